@@ -1,0 +1,55 @@
+"""Errors that reach the user as one line and a hint, and the exit codes of the contract."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Exit codes of `ralph run` (and of the other commands where they apply)."""
+
+    OK = 0  # every spec verified
+    ERROR = 1  # bad config, missing agent, corrupt state, another run is live, internal error
+    USAGE = 2  # bad command-line usage
+    MAX_ITERATIONS = 3  # --max-iterations (or another budget) reached
+    AGENTS_EXHAUSTED = 4  # every agent is rate-limited or out of quota
+    NEEDS_HUMAN = 5  # STUCK, QUESTION, escalation aborted
+    VERIFICATION_FAILED = 6  # final verification failed too many times
+    INTERRUPTED = 130  # Ctrl-C, SIGTERM, cancel
+
+
+class RalphError(Exception):
+    """An error the user can act on: `message` says what and where, `hint` what to do."""
+
+    exit_code: ExitCode = ExitCode.ERROR
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class ConfigError(RalphError):
+    """ralph.yaml or a command-line option is invalid."""
+
+
+class SpecError(RalphError):
+    """No specs, or a spec that cannot be read."""
+
+
+class StateError(RalphError):
+    """state.json (or another file under .ralph/) is corrupt or from a newer ralph."""
+
+
+class AgentError(RalphError):
+    """The agent cannot be started (missing executable, bad command)."""
+
+
+class LockError(RalphError):
+    """Another ralph run holds this project."""
+
+
+class UsageError(RalphError):
+    """Bad command-line usage that Typer cannot catch by itself."""
+
+    exit_code = ExitCode.USAGE

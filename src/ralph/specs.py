@@ -1,0 +1,99 @@
+"""Spec discovery: which files are specs, in which order, and their per-spec file names."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph.errors import SpecError
+
+ROOT_PROMPTS = ("PROMPT.md", "RALPH_TASK.md")  # both are specs when both exist, PROMPT.md first
+SPEC_DIRS = (".ralph/specs", "specs")
+SPEC_SUFFIX = ".spec.md"
+SEARCHED = "PROMPT.md or RALPH_TASK.md at the project root, *.spec.md under specs/ or .ralph/specs/"
+
+
+@dataclass(frozen=True)
+class Spec:
+    path: str  # relative to the project root, forward slashes on every platform
+    text: str
+    content_hash: str  # sha256 of the bytes on disk
+
+    @property
+    def slug(self) -> str:
+        return spec_slug(self.path)
+
+
+def spec_slug(path: str) -> str:
+    """`{name}-{hash6}`: the file name is not unique across folders, the path is."""
+    name = Path(path).name
+    if name in ROOT_PROMPTS:
+        name = "000-" + name.split(".")[0].lower().replace("_", "-")
+    elif name.endswith(".md"):
+        name = name[: -len(".md")]
+    return f"{name}-{hashlib.sha256(path.encode()).hexdigest()[:6]}"
+
+
+def sort_key(path: str) -> tuple[str, str]:
+    """PROMPT.md sorts as `000-prompt.spec.md` (always first), RALPH_TASK.md right after it."""
+    if path == "PROMPT.md":
+        return ("000-prompt.spec.md", path)
+    if path == "RALPH_TASK.md":
+        return ("000-prompt.spec.md~", path)
+    return (path, path)
+
+
+def find_spec_paths(root: Path) -> list[str]:
+    """Relative paths of every spec under `root`, in discovery order."""
+    found: set[str] = set()
+    for name in ROOT_PROMPTS:
+        if (root / name).is_file():
+            found.add(name)
+    for folder in SPEC_DIRS:
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames.sort()
+            for filename in filenames:
+                if filename.endswith(SPEC_SUFFIX):
+                    rel = Path(dirpath, filename).relative_to(root)
+                    found.add(rel.as_posix())
+    return sorted(found, key=sort_key)
+
+
+def read_spec(root: Path, path: str) -> Spec | None:
+    """Read one spec; None when it vanished since it was found (deleted mid-run)."""
+    try:
+        data = (root / path).read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SpecError(
+            f"{path}: cannot read spec ({exc.strerror or exc})",
+            "check the file's permissions, or move it out of the spec folders",
+        ) from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            f"{path}: spec is not valid UTF-8 (byte {exc.start})",
+            "save the file as UTF-8",
+        ) from exc
+    return Spec(path=path, text=text, content_hash=hashlib.sha256(data).hexdigest())
+
+
+def discover_specs(root: Path) -> list[Spec]:
+    """Read every spec; raise SpecError when there is none or one cannot be read."""
+    paths = find_spec_paths(root)
+    if not paths:
+        raise SpecError(
+            f"no specs found in {root}",
+            f"create one ({SEARCHED}), or run `ralph init` for a PROMPT.md template",
+        )
+    specs = [spec for spec in (read_spec(root, p) for p in paths) if spec is not None]
+    if not specs:
+        raise SpecError(f"no specs found in {root}", f"create one ({SEARCHED})")
+    return specs
