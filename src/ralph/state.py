@@ -1,0 +1,209 @@
+"""The spec matrix in `.ralph/state.json`: model, strict loading, atomic saving.
+
+Plain frozen dataclasses with a small hand-written validator rather than Pydantic: `ralph status`
+must start in under 150 ms and Pydantic's import alone costs about 200 ms here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ralph.errors import StateError
+
+SCHEMA_VERSION = 1
+MAX_COUNT = 3
+# Statuses a spec can carry: the agent's signals, NONE (no signal) and ERROR (failed rotation).
+STATUSES = ("DONE", "CONTINUE", "ROTATE", "STUCK", "QUESTION", "NONE", "ERROR")
+RESET_HINT = (
+    "ralph kept the file as it is; fix it by hand, or move it away to start over "
+    "(every counter then starts again at 0/3)"
+)
+
+
+@dataclass(frozen=True)
+class SpecState:
+    path: str
+    done_count: int = 0
+    last_status: str | None = None  # None: never processed
+    last_hash: str | None = None  # content hash recorded when the spec was last processed
+    modified_files: bool = False  # did its last rotation change tracked files
+    rotations: int = 0
+
+    @property
+    def needs_work(self) -> bool:
+        return self.done_count < MAX_COUNT
+
+
+@dataclass(frozen=True)
+class State:
+    schema_version: int = SCHEMA_VERSION
+    iteration: int = 0  # rotations recorded since the last `ralph reset`, across runs
+    max_iteration: int | None = None  # the iteration at which the last run stops
+    current_spec: str | None = None
+    specs: tuple[SpecState, ...] = field(default_factory=tuple)
+
+    def get(self, path: str) -> SpecState | None:
+        return next((s for s in self.specs if s.path == path), None)
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.specs) and all(not s.needs_work for s in self.specs)
+
+    def with_spec(self, updated: SpecState) -> State:
+        return replace(self, specs=tuple(updated if s.path == updated.path else s for s in self.specs))
+
+
+def state_to_json(state: State) -> dict[str, Any]:
+    return {
+        "schema_version": state.schema_version,
+        "iteration": state.iteration,
+        "max_iterations": state.max_iteration,
+        "current_spec": state.current_spec,
+        "specs": [
+            {
+                "path": s.path,
+                "done_count": s.done_count,
+                "last_status": s.last_status,
+                "last_hash": s.last_hash,
+                "modified_files": s.modified_files,
+                "rotations": s.rotations,
+            }
+            for s in state.specs
+        ],
+    }
+
+
+class _Checker:
+    """Reads one JSON document, naming the file and the key of the first thing that is wrong."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, key: str, problem: str) -> StateError:
+        return StateError(f"{self.where}: {key}: {problem}", RESET_HINT)
+
+    def int_(self, data: dict[str, Any], key: str, prefix: str, lo: int, hi: int | None) -> int:
+        value = data.get(key, lo)
+        if not isinstance(value, int) or isinstance(value, bool) or value < lo:
+            raise self.fail(prefix + key, f"expected a whole number >= {lo}, got {value!r}")
+        if hi is not None and value > hi:
+            raise self.fail(prefix + key, f"expected at most {hi}, got {value!r}")
+        return value
+
+    def opt_str(self, data: dict[str, Any], key: str, prefix: str) -> str | None:
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise self.fail(prefix + key, f"expected a string or null, got {value!r}")
+        return value
+
+
+def state_from_json(data: Any, where: str = "state.json") -> State:
+    check = _Checker(where)
+    if not isinstance(data, dict):
+        raise check.fail("(top level)", "expected a JSON object")
+    version = data.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise check.fail("schema_version", f"expected a whole number, got {version!r}")
+    if version > SCHEMA_VERSION:
+        raise StateError(
+            f"{where} was written by a newer ralph (schema {version}; this ralph reads "
+            f"{SCHEMA_VERSION})",
+            "upgrade ralph (pip install -U ralph-loop); the file was left untouched",
+        )
+    raw_specs = data.get("specs", [])
+    if not isinstance(raw_specs, list):
+        raise check.fail("specs", "expected a list")
+    specs: list[SpecState] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(raw_specs):
+        prefix = f"specs[{i}]."
+        if not isinstance(raw, dict):
+            raise check.fail(f"specs[{i}]", "expected an object")
+        path = raw.get("path")
+        if not isinstance(path, str) or not path:
+            raise check.fail(prefix + "path", f"expected a non-empty string, got {path!r}")
+        if path in seen:
+            raise check.fail(prefix + "path", f"{path!r} appears twice")
+        seen.add(path)
+        status = check.opt_str(raw, "last_status", prefix)
+        if status is not None and status not in STATUSES:
+            raise check.fail(prefix + "last_status", f"unknown status {status!r}")
+        modified = raw.get("modified_files", False)
+        if not isinstance(modified, bool):
+            raise check.fail(prefix + "modified_files", f"expected true or false, got {modified!r}")
+        specs.append(
+            SpecState(
+                path=path,
+                done_count=check.int_(raw, "done_count", prefix, 0, MAX_COUNT),
+                last_status=status,
+                last_hash=check.opt_str(raw, "last_hash", prefix),
+                modified_files=modified,
+                rotations=check.int_(raw, "rotations", prefix, 0, None),
+            )
+        )
+    max_iteration = data.get("max_iterations")
+    if max_iteration is not None:
+        max_iteration = check.int_(data, "max_iterations", "", 0, None)
+    return State(
+        schema_version=SCHEMA_VERSION,
+        iteration=check.int_(data, "iteration", "", 0, None),
+        max_iteration=max_iteration,
+        current_spec=check.opt_str(data, "current_spec", ""),
+        specs=tuple(specs),
+    )
+
+
+def load_json(path: Path, label: str) -> Any | None:
+    """Parsed JSON of `path`, None when it does not exist; StateError when unreadable."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StateError(f"{label}: cannot read ({exc.strerror or exc})", RESET_HINT) from exc
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StateError(f"{label}: not valid JSON ({exc})", RESET_HINT) from exc
+
+
+def load_state(path: Path) -> State:
+    """The saved matrix; a fresh State when there is none; StateError when it is damaged."""
+    label = _label(path)
+    data = load_json(path, label)
+    return State() if data is None else state_from_json(data, label)
+
+
+def save_state(path: Path, state: State) -> None:
+    write_json_atomic(path, state_to_json(state))
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder, fsync, then rename over the target.
+
+    A crash (or kill -9) at any moment leaves either the old file or the new one, never half of
+    one, and never a stray temporary file after a failed write.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _label(path: Path) -> str:
+    parent = path.parent.name
+    return f"{parent}/{path.name}" if parent else path.name

@@ -1,0 +1,115 @@
+"""state.json: round trip, strict loading with clear messages, atomic saving."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from ralph.errors import StateError
+from ralph.state import (
+    SCHEMA_VERSION,
+    SpecState,
+    State,
+    load_state,
+    save_state,
+    state_from_json,
+    state_to_json,
+)
+
+
+def sample() -> State:
+    return State(
+        iteration=7,
+        max_iteration=20,
+        current_spec="specs/a.spec.md",
+        specs=(
+            SpecState("PROMPT.md", 3, "DONE", "abc", False, 4),
+            SpecState("specs/a.spec.md", 1, "CONTINUE", "def", True, 2),
+            SpecState("specs/new.spec.md"),
+        ),
+    )
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    save_state(path, sample())
+    assert load_state(path) == sample()
+    data = json.loads(path.read_text())
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert {"path", "done_count", "last_status", "last_hash", "modified_files"} <= set(
+        data["specs"][0]
+    )
+
+
+def test_missing_file_is_a_fresh_state(tmp_path: Path) -> None:
+    assert load_state(tmp_path / "state.json") == State()
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d["specs"][0].update(done_count=4), "specs[0].done_count: expected at most 3"),
+        (lambda d: d["specs"][0].update(done_count="2"), "specs[0].done_count"),
+        (lambda d: d["specs"][1].update(last_status="MAYBE"), "specs[1].last_status"),
+        (lambda d: d["specs"][1].update(modified_files="yes"), "specs[1].modified_files"),
+        (lambda d: d["specs"][2].pop("path"), "specs[2].path"),
+        (lambda d: d.update(iteration=-1), "iteration"),
+        (lambda d: d.update(specs={}), "specs: expected a list"),
+        (lambda d: d["specs"].append(dict(d["specs"][0])), "appears twice"),
+    ],
+)
+def test_hand_edited_state_is_refused_with_file_and_key(
+    tmp_path: Path, mutate: object, message: str
+) -> None:
+    path = tmp_path / "state.json"
+    data = state_to_json(sample())
+    mutate(data)  # type: ignore[operator]
+    path.write_text(json.dumps(data))
+    before = path.read_bytes()
+    with pytest.raises(StateError) as err:
+        load_state(path)
+    assert message in err.value.message
+    assert "state.json" in err.value.message
+    assert path.read_bytes() == before  # the file is kept as it is
+
+
+def test_corrupt_json_is_refused_and_kept(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    path.write_text('{"schema_version": 1, "specs": [')
+    with pytest.raises(StateError, match="not valid JSON"):
+        load_state(path)
+    assert path.read_text() == '{"schema_version": 1, "specs": ['
+
+
+def test_binary_garbage_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(StateError, match="not valid JSON"):
+        load_state(path)
+
+
+def test_newer_schema_is_refused() -> None:
+    data = state_to_json(sample())
+    data["schema_version"] = SCHEMA_VERSION + 1
+    with pytest.raises(StateError, match="newer ralph"):
+        state_from_json(data)
+
+
+def test_failed_write_keeps_old_file_and_leaves_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "state.json"
+    save_state(path, sample())
+    before = path.read_bytes()
+
+    def broken_fsync(fd: int) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    with pytest.raises(OSError, match="disk full"):
+        save_state(path, State(iteration=99))
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
