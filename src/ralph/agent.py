@@ -106,8 +106,9 @@ class CommandAgent:
         """argv with the executable resolved to an absolute path; AgentError when missing."""
         exe = self.argv[0]
         if os.sep in exe or (os.altsep and os.altsep in exe):
-            candidate = (root / exe).resolve()
-            found = str(candidate) if os.access(candidate, os.X_OK) else None
+            # absolute, not resolved: a venv's python is a symlink whose target lacks the venv
+            candidate = os.path.abspath(root / exe)
+            found = candidate if os.access(candidate, os.X_OK) else None
         else:
             found = shutil.which(exe, path=self.extra_env.get("PATH", os.environ.get("PATH")))
         if found is None or not Path(found).is_file():
@@ -115,7 +116,7 @@ class CommandAgent:
                 f"agent command not found: {exe}",
                 "install it or put it on PATH, or fix --agent-command / agent.command in ralph.yaml",
             )
-        return (str(Path(found).absolute()), *self.argv[1:])
+        return (os.path.abspath(found), *self.argv[1:])
 
     def build_env(self, request: AgentRequest) -> dict[str, str]:
         env = dict(os.environ)

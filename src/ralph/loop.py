@@ -24,7 +24,7 @@ from ralph.events import (
     RunStarted,
     SpecRow,
 )
-from ralph.matrix import downgrade_verified, reconcile, record_rotation
+from ralph.matrix import Rescan, downgrade_verified, reconcile, record_rotation
 from ralph.prompt import PromptInput, build_prompt
 from ralph.runlock import RunLock
 from ralph.schedule import next_spec
@@ -99,27 +99,40 @@ class _Run:
             )
         scan = reconcile(self.state, specs)
         self.state = scan.state
-        for path in scan.added:
-            self.emit(Notice("info", f"new spec: {path}"))
+        self.report(scan, added=True)
+        return specs, scan.added
+
+    def report(self, scan: Rescan, *, added: bool) -> None:
+        if added:
+            for path in scan.added:
+                self.emit(Notice("info", f"new spec: {path}"))
         for path in scan.removed:
             self.emit(Notice("info", f"spec removed: {path}"))
         for path in scan.modified:
             self.emit(Notice("warning", f"spec changed: {path} goes back to 0/3"))
-        return specs, scan.added
 
     def run(self) -> int:
         ws = self.ws
         specs = discover_specs(self.opts.root)
+        had_specs = bool(self.state.specs)
         scan = reconcile(self.state, specs)
         self.state = scan.state
         before = self.snapshotter.take()
-        self._compare_with_last_run(before)
+        dropped = self._compare_with_last_run(before)
         self.limit = self.state.iteration + self.opts.max_iterations
         self.state = replace(self.state, max_iteration=self.limit)
         self.save()
         self._save_snapshot(before)
         append_worklog(ws.worklog, "run_start", agent=self.agent.name, iteration=self.state.iteration)
         self.emit(RunStarted(self.agent.name, self.state.iteration, self.limit, self.rows()))
+        self.report(scan, added=had_specs)
+        if dropped:
+            self.emit(
+                Notice(
+                    "warning",
+                    f"files changed since the last run: {', '.join(dropped)} 3/3 -> 2/3",
+                )
+            )
 
         current: str | None = None
         switch = False
@@ -149,27 +162,19 @@ class _Run:
             current = path
             switch = signal_ == "DONE" and not changed
 
-    def _compare_with_last_run(self, now: Snapshot) -> None:
+    def _compare_with_last_run(self, now: Snapshot) -> tuple[str, ...]:
         """Files changed while ralph was not running: verified specs need one more review."""
         data = load_json(self.ws.snapshot_file, ".ralph/snapshot.json")
         if data is None:
-            return
+            return ()
         try:
             last: Snapshot | None = Snapshot.from_json(data)
         except StateError:  # an unreadable snapshot proves nothing: assume the tree changed
             last = None
-        changes = self.snapshotter.diff(last, now) if last is not None else True
-        if changes:
-            self.state, dropped = downgrade_verified(self.state)
-            if dropped:
-                self.emit(
-                    Notice(
-                        "warning",
-                        "files changed since the last run: "
-                        + ", ".join(dropped)
-                        + " 3/3 -> 2/3",
-                    )
-                )
+        if last is not None and not self.snapshotter.diff(last, now):
+            return ()
+        self.state, dropped = downgrade_verified(self.state)
+        return dropped
 
     def _save_snapshot(self, snap: Snapshot) -> None:
         write_json_atomic(self.ws.snapshot_file, snap.to_json())

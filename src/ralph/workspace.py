@@ -86,6 +86,11 @@ class Workspace:
         """Create what a run needs; never overwrite what is there."""
         self.handoffs.mkdir(parents=True, exist_ok=True)
         self.history.mkdir(parents=True, exist_ok=True)
+        own_ignore = self.dir / ".gitignore"
+        if not own_ignore.exists():
+            # git ignores .ralph/ even in a project whose .gitignore does not mention it, so
+            # an agent's `git add -A` never commits ralph's state
+            own_ignore.write_text("# ralph's state is not committed\n*\n", encoding="utf-8")
         if not self.guardrails.exists():
             self.guardrails.write_text(GUARDRAILS_TEMPLATE, encoding="utf-8")
 

@@ -1,0 +1,653 @@
+"""Displays for the loop's events: a live Rich panel for terminals, plain lines for CI and pipes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal, Protocol, TextIO, TypeVar
+
+from ralph.events import (
+    AgentOutput,
+    Event,
+    Mode,
+    Notice,
+    RotationEnded,
+    RotationStarted,
+    RunEnded,
+    RunStarted,
+    SpecRow,
+)
+
+if TYPE_CHECKING:
+    # Type-only: importing rich at module level would cost start-up time for every command.
+    from collections.abc import Callable, Sequence
+    from types import TracebackType
+
+    from rich.console import Console, RenderableType
+    from rich.live import Live
+    from rich.panel import Panel
+    from rich.text import Text
+
+__all__ = [
+    "OUTPUT_LINES",
+    "Display",
+    "LiveDisplay",
+    "PanelView",
+    "PlainDisplay",
+    "apply_event",
+    "clean_line",
+    "make_display",
+    "render_panel",
+    "render_status_plain",
+    "render_status_table",
+]
+
+OUTPUT_LINES = 8  # agent lines the panel keeps: enough context without pushing the matrix away
+MATRIX_LIMIT = 12  # specs listed in the panel before "… and N more"
+TARGET = 3  # a spec is verified at 3/3
+
+Phase = Literal["waiting", "starting", "running", "idle", "finished"]
+
+# CSI and OSC sequences, other two-byte escapes, then lone C0/C1 control characters:
+# agent CLIs colour their output, and those bytes must never reach a log or corrupt the panel.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[@-Z\\-_]"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+
+_SIGNAL_STYLES = {
+    "DONE": "bold green",
+    "CONTINUE": "cyan",
+    "ROTATE": "yellow",
+    "STUCK": "bold red",
+    "NONE": "yellow",
+    "ERROR": "bold red",
+}
+_MODE_STYLES = {"IMPLEMENT": "cyan", "REVIEW": "magenta"}
+
+
+class Display(Protocol):
+    """What the loop talks to; every display is also a context manager that closes itself."""
+
+    def handle(self, event: Event) -> None: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Display: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+_D = TypeVar("_D", bound="_Closing")
+
+
+class _Closing:
+    """Context-manager plumbing shared by the displays."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _D) -> _D:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------- text helpers
+
+
+def clean_line(text: str) -> str:
+    """Agent text made safe to print: escape sequences and control characters removed."""
+    # A carriage return means the agent redrew the line (progress bars): only the last draw counts.
+    if "\r" in text:
+        text = text.rstrip("\r").rsplit("\r", 1)[-1]
+    return _ESCAPES.sub("", text).expandtabs(4).rstrip()
+
+
+def format_clock(seconds: float) -> str:
+    """`m:ss` (or `h:mm:ss` past an hour); negative values (clock skew) show as 0:00."""
+    total = int(max(0.0, seconds))
+    minutes, secs = divmod(total, 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}"
+
+
+def _format_seconds(seconds: float) -> str:
+    # Short rotations keep a decimal (useful for fast agents); long ones read better as m:ss.
+    if seconds < 60:
+        return f"{max(0.0, seconds):.1f} s"
+    return format_clock(seconds)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _progress(iteration: int, max_iteration: int | None) -> str:
+    return str(iteration) if max_iteration is None else f"{iteration}/{max_iteration}"
+
+
+def _counter(row: SpecRow) -> str:
+    return f"{row.done_count}/{TARGET}"
+
+
+def _status(status: str | None) -> str:
+    return "—" if status is None else status
+
+
+def _files_changed(count: int) -> str:
+    return f"{_plural(count, 'file')} changed"
+
+
+# --------------------------------------------------------------------------- panel model
+
+
+@dataclass(frozen=True)
+class PanelView:
+    """Everything the live panel shows, built only from events (so rendering needs no I/O)."""
+
+    agent: str | None = None
+    phase: Phase = "waiting"
+    spec: str | None = None
+    mode: Mode | None = None
+    iteration: int = 0
+    max_iteration: int | None = None
+    started_at: float | None = None  # of the running rotation
+    elapsed: float | None = None  # of the last finished rotation, frozen once it ended
+    matrix: tuple[SpecRow, ...] = ()
+    last: RotationEnded | None = None
+    output: tuple[str, ...] = ()  # the running rotation's last OUTPUT_LINES agent lines
+    exit_code: int | None = None
+    reason: str | None = None
+
+
+def apply_event(view: PanelView, event: Event) -> PanelView:
+    """The view after `event`; pure, so the panel can be tested without a terminal or a clock."""
+    if isinstance(event, RunStarted):
+        return replace(
+            view,
+            agent=event.agent,
+            phase="starting",
+            iteration=event.iteration,
+            max_iteration=event.max_iteration,
+            matrix=event.matrix,
+            exit_code=None,
+            reason=None,
+        )
+    if isinstance(event, RotationStarted):
+        return replace(
+            view,
+            agent=event.agent,
+            phase="running",
+            spec=event.spec,
+            mode=event.mode,
+            iteration=event.iteration,
+            max_iteration=event.max_iteration,
+            started_at=event.started_at,
+            elapsed=None,
+            matrix=event.matrix,
+            output=(),  # the previous agent's lines would be misread as this one's
+        )
+    if isinstance(event, AgentOutput):
+        line = clean_line(event.line)
+        return replace(view, output=(*view.output, line)[-OUTPUT_LINES:])
+    if isinstance(event, RotationEnded):
+        return replace(
+            view,
+            agent=event.agent,
+            phase="idle",
+            spec=event.spec,
+            mode=event.mode,
+            iteration=event.iteration,
+            max_iteration=event.max_iteration,
+            elapsed=event.elapsed,
+            matrix=event.matrix,
+            last=event,
+        )
+    if isinstance(event, RunEnded):
+        return replace(
+            view,
+            phase="finished",
+            iteration=event.iteration,
+            max_iteration=event.max_iteration,
+            matrix=event.matrix,
+            exit_code=event.exit_code,
+            reason=event.reason,
+        )
+    # Notices are printed above the panel by the live display; the panel itself does not change.
+    return view
+
+
+# --------------------------------------------------------------------------- panel rendering
+
+
+def _title(view: PanelView) -> Text:
+    from rich.text import Text
+
+    title = Text()
+    title.append(view.agent or "ralph", style="bold")
+    if view.phase == "running":
+        doing = "reviewing…" if view.mode == "REVIEW" else "implementing…"
+        title.append(f" {doing}", style=_MODE_STYLES.get(view.mode or "", ""))
+    elif view.phase == "finished":
+        if view.exit_code in (None, 0):
+            title.append(" finished", style="green")
+        else:
+            title.append(f" stopped (exit {view.exit_code})", style="red")
+    elif view.phase == "starting":
+        title.append(" starting…", style="dim")
+    elif view.phase == "idle":
+        title.append(" idle", style="dim")
+    else:
+        title.append(" waiting", style="dim")
+    return title
+
+
+def _border_style(view: PanelView) -> str:
+    if view.phase == "finished":
+        return "green" if view.exit_code in (None, 0) else "red"
+    return "blue"
+
+
+def _last_text(last: RotationEnded | None) -> Text:
+    from rich.text import Text
+
+    if last is None:
+        return Text("—", style="dim")
+    text = Text()
+    text.append(last.signal, style=_SIGNAL_STYLES.get(last.signal, "bold"))
+    text.append(f" · {_files_changed(last.files_changed)}")
+    if last.downgraded:
+        text.append(f" · {_plural(len(last.downgraded), 'spec')} 3/3→2/3", style="yellow")
+    if last.note:
+        text.append(f" · {clean_line(last.note)}", style="italic")
+    return text
+
+
+def _matrix_table(
+    matrix: Sequence[SpecRow], *, current: str | None, limit: int | None
+) -> RenderableType:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    if not matrix:
+        return Text("no specs", style="dim")
+    shown = list(matrix if limit is None else matrix[:limit])
+    # The spec being worked on must stay visible even when it sorts past the cut.
+    if current is not None and all(row.path != current for row in shown):
+        shown.extend(row for row in matrix if row.path == current)
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=1, no_wrap=True)  # marker of the current spec
+    grid.add_column(overflow="fold", ratio=1)  # path: folded rather than cut, it must stay exact
+    grid.add_column(no_wrap=True)  # counter
+    grid.add_column(no_wrap=True)  # last status
+    grid.add_column(width=1, no_wrap=True)  # verified tick
+    for row in shown:
+        is_current = row.path == current
+        verified = row.done_count >= TARGET
+        grid.add_row(
+            Text("▶", style="bold") if is_current else "",
+            Text(row.path, style="bold" if is_current else ""),
+            Text(_counter(row), style="green" if verified else ""),
+            Text(_status(row.last_status), style=_SIGNAL_STYLES.get(row.last_status or "", "dim")),
+            Text("✓", style="bold green") if verified else "",
+        )
+    hidden = len(matrix) - len(shown)
+    if hidden <= 0:
+        return grid
+    return Group(grid, Text(f"… and {hidden} more", style="dim"))
+
+
+def render_panel(view: PanelView, now: float) -> Panel:
+    """The live panel for `view` at time `now` (pure: the caller supplies the clock)."""
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    rows = Table.grid(padding=(0, 1))
+    rows.add_column(style="bold", no_wrap=True)
+    rows.add_column(ratio=1)
+
+    rows.add_row("Spec:", Text(view.spec, overflow="fold") if view.spec else Text("—", style="dim"))
+
+    iteration = Text(_progress(view.iteration, view.max_iteration))
+    if view.mode is not None:
+        iteration.append(f" [{view.mode}]", style=_MODE_STYLES[view.mode])
+    rows.add_row("Iteration:", iteration)
+
+    rows.add_row("Specs:", _matrix_table(view.matrix, current=view.spec, limit=MATRIX_LIMIT))
+
+    if view.phase == "running" and view.started_at is not None:
+        elapsed = Text(format_clock(now - view.started_at))
+    elif view.elapsed is not None:
+        elapsed = Text(format_clock(view.elapsed))
+    else:
+        elapsed = Text("—", style="dim")
+    rows.add_row("Elapsed:", elapsed)
+
+    rows.add_row("Last:", _last_text(view.last))
+
+    body: list[RenderableType] = [rows]
+    if view.output:
+        body.append(Text(""))
+        body.extend(
+            Text(line, style="dim", no_wrap=True, overflow="ellipsis") for line in view.output
+        )
+    return Panel(
+        Group(*body),
+        title=_title(view),
+        title_align="left",
+        border_style=_border_style(view),
+        padding=(0, 1),
+    )
+
+
+# --------------------------------------------------------------------------- live display
+
+
+class LiveDisplay(_Closing):
+    """A Rich live panel, refreshed ~4 times a second, with a permanent line per rotation."""
+
+    def __init__(self, console: Console, *, clock: Callable[[], float] = time.time) -> None:
+        self.console = console
+        self._clock = clock
+        self._view = PanelView()
+        self._live: Live | None = None
+
+    @property
+    def view(self) -> PanelView:
+        return self._view
+
+    def _renderable(self) -> RenderableType:
+        # Called from Live's refresh thread: it reads one immutable view, so no lock is needed.
+        return render_panel(self._view, self._clock())
+
+    def _start(self) -> Live:
+        # Started on the first event rather than in __init__ so that building a display
+        # (for example to pick one) draws nothing and starts no refresh thread.
+        if self._live is None:
+            from rich.live import Live
+
+            self._live = Live(
+                console=self.console,
+                refresh_per_second=4,
+                transient=False,
+                get_renderable=self._renderable,
+            )
+            self._live.start(refresh=True)
+        return self._live
+
+    def handle(self, event: Event) -> None:
+        self._view = apply_event(self._view, event)
+        if isinstance(event, RunEnded):
+            self.close()
+            self._print_final(event)
+            return
+        live = self._start()
+        if isinstance(event, RotationEnded):
+            self.console.print(_summary_text(event))
+        elif isinstance(event, Notice):
+            style = "bold yellow" if event.level == "warning" else "dim"
+            prefix = "warning: " if event.level == "warning" else ""
+            self.console.print(f"{prefix}{clean_line(event.message)}", style=style, markup=False)
+        if not isinstance(event, AgentOutput):
+            # Agent lines can arrive many times a second: leave those to the timed refresh.
+            live.refresh()
+
+    def _print_final(self, event: RunEnded) -> None:
+        from rich.text import Text
+
+        self.console.print(_matrix_table(event.matrix, current=None, limit=None))
+        ok = event.exit_code == 0
+        line = Text()
+        line.append(
+            "finished: " if ok else f"stopped (exit {event.exit_code}): ",
+            style="bold green" if ok else "bold red",
+        )
+        line.append(event.reason)
+        line.append(f" · iteration {_progress(event.iteration, event.max_iteration)}", style="dim")
+        self.console.print(line)
+
+    def close(self) -> None:
+        if self._live is not None and self._live.is_started:
+            # A last refresh so the panel left on screen shows the final state.
+            self._live.refresh()
+            self._live.stop()
+
+
+def _summary_text(event: RotationEnded) -> Text:
+    from rich.text import Text
+
+    text = Text()
+    text.append(f"rotation {_progress(event.iteration, event.max_iteration)} ", style="dim")
+    text.append(f"[{event.mode}] ", style=_MODE_STYLES.get(event.mode, ""))
+    text.append(f"{event.spec}: ")
+    text.append(event.signal, style=_SIGNAL_STYLES.get(event.signal, "bold"))
+    text.append(f" · {_files_changed(event.files_changed)}")
+    text.append(f" · {event.done_count}/{TARGET}", style="green" if event.done_count >= 3 else "")
+    text.append(f" · {format_clock(event.elapsed)}", style="dim")
+    if event.downgraded:
+        text.append(f" · downgraded 3/3→2/3: {', '.join(event.downgraded)}", style="yellow")
+    if event.note:
+        text.append(f" · {clean_line(event.note)}", style="italic")
+    return text
+
+
+# --------------------------------------------------------------------------- plain display
+
+
+class PlainDisplay(_Closing):
+    """One timestamped line per event, never an escape sequence: safe for CI logs and pipes."""
+
+    def __init__(
+        self,
+        stream: TextIO,
+        *,
+        verbose: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.stream = stream
+        self.verbose = verbose
+        self._clock = clock
+
+    def _write(self, text: str) -> None:
+        line = f"{time.strftime('%H:%M:%S', time.localtime(self._clock()))} {text}\n"
+        try:
+            self.stream.write(line)
+        except UnicodeEncodeError:
+            # A pipe with an ASCII-only encoding must not end the run over an arrow or a dash.
+            ascii_line = line.replace("→", "->").replace("—", "-").replace("…", "...")
+            encoding = getattr(self.stream, "encoding", None) or "ascii"
+            self.stream.write(ascii_line.encode(encoding, "replace").decode(encoding))
+        # Each line must reach a CI log as it happens, not when a buffer fills.
+        self.stream.flush()
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._write(
+                f"run started: agent {event.agent}, {_plural(len(event.matrix), 'spec')}, "
+                f"iteration {_progress(event.iteration, event.max_iteration)}"
+            )
+        elif isinstance(event, RotationStarted):
+            self._write(
+                f"rotation {_progress(event.iteration, event.max_iteration)} [{event.mode}] "
+                f"{event.spec} ({event.agent})"
+            )
+        elif isinstance(event, AgentOutput):
+            if self.verbose:
+                self._write(f"  | {clean_line(event.line)}")
+        elif isinstance(event, RotationEnded):
+            text = (
+                f"rotation {event.iteration} ended: {event.signal}, "
+                f"{_files_changed(event.files_changed)}, "
+                f"{event.spec} {event.done_count}/{TARGET} ({_format_seconds(event.elapsed)})"
+            )
+            if event.downgraded:
+                text += f", downgraded 3/3→2/3: {', '.join(event.downgraded)}"
+            if event.note:
+                text += f", note: {clean_line(event.note)}"
+            self._write(text)
+        elif isinstance(event, Notice):
+            prefix = "warning: " if event.level == "warning" else ""
+            self._write(prefix + clean_line(event.message))
+        else:
+            self._write(
+                f"run ended: {clean_line(event.reason)} (exit {event.exit_code}), "
+                f"iteration {_progress(event.iteration, event.max_iteration)}"
+            )
+            width = max((len(row.path) for row in event.matrix), default=0)
+            for row in event.matrix:
+                self._write(f"  {row.path:<{width}} {_counter(row)} {_status(row.last_status)}")
+
+    def close(self) -> None:
+        # The stream belongs to the caller (often sys.stdout): flush it, never close it.
+        with contextlib.suppress(ValueError):  # already closed by its owner
+            self.stream.flush()
+
+
+# --------------------------------------------------------------------------- choosing a display
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    if isatty is None:
+        return False
+    try:
+        tty = bool(isatty())
+    except ValueError:  # closed stream
+        return False
+    # A dumb terminal cannot move the cursor, which a live panel depends on.
+    return tty and os.environ.get("TERM", "") != "dumb"
+
+
+def make_display(
+    *,
+    stream: TextIO | None = None,
+    force_plain: bool = False,
+    no_color: bool = False,
+    verbose: bool = False,
+) -> Display:
+    """The live panel on a terminal, plain lines otherwise (or when asked to)."""
+    out: TextIO = sys.stdout if stream is None else stream
+    if force_plain or not _is_terminal(out):
+        return PlainDisplay(out, verbose=verbose)
+    from rich.console import Console
+
+    # https://no-color.org: any non-empty NO_COLOR disables colour; bold and dim stay allowed.
+    colourless = no_color or bool(os.environ.get("NO_COLOR"))
+    console = Console(file=out, no_color=colourless, highlight=False)
+    return LiveDisplay(console)
+
+
+# --------------------------------------------------------------------------- `ralph status`
+
+
+def _yes_no(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _status_caption(
+    *, iteration: int, max_iteration: int | None, running: bool, complete: bool
+) -> str:
+    return (
+        f"iteration {_progress(iteration, max_iteration)} · "
+        f"{'run live' if running else 'no run'} · "
+        f"{'complete' if complete else 'not complete'}"
+    )
+
+
+def render_status_table(
+    rows: Sequence[SpecRow],
+    *,
+    iteration: int,
+    max_iteration: int | None,
+    running: bool,
+    complete: bool,
+) -> RenderableType:
+    """The spec matrix for `ralph status` on a terminal."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    # No outer edge and short headers: long spec paths get the width instead of the borders.
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        collapse_padding=True,
+        caption=_status_caption(
+            iteration=iteration, max_iteration=max_iteration, running=running, complete=complete
+        ),
+        caption_justify="left",
+    )
+    table.add_column("Spec", overflow="fold")
+    table.add_column("Counter", no_wrap=True)
+    table.add_column("Last status", no_wrap=True)
+    table.add_column("Modified", no_wrap=True)
+    table.add_column("Needs work", no_wrap=True)
+    for row in rows:
+        verified = row.done_count >= TARGET
+        table.add_row(
+            Text(row.path),
+            Text(_counter(row), style="green" if verified else ""),
+            Text(_status(row.last_status), style=_SIGNAL_STYLES.get(row.last_status or "", "dim")),
+            _yes_no(row.modified_files),
+            Text(_yes_no(row.needs_work), style="yellow" if row.needs_work else "green"),
+        )
+    return table
+
+
+def render_status_plain(
+    rows: Sequence[SpecRow],
+    *,
+    iteration: int,
+    max_iteration: int | None,
+    running: bool,
+    complete: bool,
+) -> str:
+    """The same information as `render_status_table`, as aligned text for pipes."""
+    header = ("spec", "counter", "last status", "modified files", "needs work")
+    cells: list[tuple[str, ...]] = [header]
+    cells.extend(
+        (
+            row.path,
+            _counter(row),
+            _status(row.last_status),
+            _yes_no(row.modified_files),
+            _yes_no(row.needs_work),
+        )
+        for row in rows
+    )
+    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
+        for line in cells
+    ]
+    if not rows:
+        lines.append("(no specs)")
+    lines.append(
+        _status_caption(
+            iteration=iteration, max_iteration=max_iteration, running=running, complete=complete
+        )
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,136 @@
+"""Fixtures: a project in a temporary folder, and the real CLI run against it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from ralph.cli import app
+
+FAKES = Path(__file__).parent / "fakes"
+SCRIPTED_AGENT = FAKES / "scripted_agent.py"
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reaches the real home, picks up colours, or waits for the demo agent."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("RALPH_DEMO_DELAY", "0")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("COLUMNS", "100")
+
+
+@dataclass
+class Result:
+    exit_code: int
+    stdout: str
+    stderr: str
+    project: Project
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.project.state()
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(exit_code={self.exit_code}, stdout=\n{self.stdout}\nstderr=\n{self.stderr}\n"
+            f"state={json.dumps(self.project.state_or_none(), indent=1)})"
+        )
+
+
+@dataclass
+class Project:
+    root: Path
+
+    def write(self, files: dict[str, str]) -> None:
+        for name, content in files.items():
+            path = self.root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content)
+
+    def git(self, *args: str) -> str:
+        out = subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=self.root,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return out.stdout
+
+    def commit_all(self, message: str = "init") -> None:
+        self.git("add", "-A")
+        self.git("commit", "-qm", message)
+
+    def script(self, steps: dict[str, list[dict[str, Any]]]) -> str:
+        """Write a scripted-agent script outside the tree; returns the --agent-command."""
+        path = self.root.parent / f"{self.root.name}-script.json"
+        path.write_text(json.dumps(steps))
+        return f"{sys.executable} {SCRIPTED_AGENT} {path}"
+
+    def calls(self) -> list[dict[str, Any]]:
+        path = self.root.parent / f"{self.root.name}-script.json.calls.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+    def state(self) -> dict[str, Any]:
+        data = json.loads((self.root / ".ralph" / "state.json").read_text())
+        assert isinstance(data, dict)
+        return data
+
+    def state_or_none(self) -> dict[str, Any] | None:
+        try:
+            return self.state()
+        except (OSError, ValueError):
+            return None
+
+    def counts(self) -> dict[str, int]:
+        return {s["path"]: s["done_count"] for s in self.state()["specs"]}
+
+    def run(self, *args: str) -> Result:
+        """The CLI in-process (CliRunner): fast, and through the same code as the console."""
+        runner = CliRunner()
+        cwd = os.getcwd()
+        os.chdir(self.root)
+        try:
+            res = runner.invoke(app, list(args), catch_exceptions=False)
+        finally:
+            os.chdir(cwd)
+        return Result(res.exit_code, res.stdout, res.stderr, self)
+
+    def run_subprocess(self, *args: str, timeout: float = 60) -> Result:
+        """The CLI as a real process, for signals and kill tests."""
+        proc = subprocess.run(
+            [sys.executable, "-m", "ralph", *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        return Result(proc.returncode, proc.stdout, proc.stderr, self)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[Project]:
+    root = tmp_path / "proj"
+    root.mkdir()
+    yield Project(root)
+
+
+@pytest.fixture
+def git_project(project: Project) -> Project:
+    project.git("init", "-q")
+    return project

@@ -1,0 +1,70 @@
+"""A real agent program for tests: does what a JSON script says for each rotation of each spec.
+
+Usage: scripted_agent.py SCRIPT.json. The script maps a spec path (or "*") to a list of steps;
+the Nth rotation of a spec runs its Nth step (the last step repeats). Each call is appended to
+SCRIPT.json.calls.jsonl with the environment ralph passed, so tests can check it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def main() -> int:
+    script_path = Path(sys.argv[1])
+    script: dict[str, list[dict[str, Any]]] = json.loads(script_path.read_text())
+    prompt = sys.stdin.read()
+    spec = os.environ.get("RALPH_SPEC", "")
+    calls_path = script_path.with_name(script_path.name + ".calls.jsonl")
+    previous = calls_path.read_text().splitlines() if calls_path.exists() else []
+    nth = sum(1 for line in previous if json.loads(line)["spec"] == spec)
+    steps = script.get(spec) or script.get("*") or [{"signal": "DONE"}]
+    step = steps[min(nth, len(steps) - 1)]
+    prompt_file = os.environ.get("RALPH_PROMPT_FILE", "")
+    record = {
+        "spec": spec,
+        "mode": os.environ.get("RALPH_MODE"),
+        "iteration": os.environ.get("RALPH_ITERATION"),
+        "state_dir": os.environ.get("RALPH_STATE_DIR"),
+        "handoff": os.environ.get("RALPH_HANDOFF_FILE"),
+        "cwd": os.getcwd(),
+        "stdin_len": len(prompt),
+        "prompt_file_same": bool(prompt_file) and Path(prompt_file).read_text() == prompt,
+        "prompt_head": prompt[:200],
+    }
+    with calls_path.open("a") as f:
+        f.write(json.dumps(record) + "\n")
+
+    if step.get("echo_prompt"):
+        sys.stdout.write(prompt)
+    for path, content in step.get("write", {}).items():
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(content)
+    for path in step.get("delete", []):
+        Path(path).unlink()
+    if "commit" in step:
+        subprocess.run(["git", "add", "-A"], check=True)
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", step["commit"]],
+            check=True,
+        )
+    if "say" in step:
+        print(step["say"])
+    if "stderr" in step:
+        print(step["stderr"], file=sys.stderr)
+    sys.stdout.flush()
+    if "sleep" in step:
+        time.sleep(step["sleep"])
+    if step.get("signal"):
+        print(f"<ralph>{step['signal']}</ralph>")
+    return int(step.get("exit", 0))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
