@@ -33,7 +33,7 @@ bench: $(STAMP)
 
 # Re-record .ralph-example/.ralph from a real demo run (tests/test_example.py checks it stays in sync).
 example: $(STAMP)
-	$(BIN)/python -m ralph.example_record .ralph-example
+	$(BIN)/python -m tests.example_sync
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

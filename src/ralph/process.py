@@ -45,14 +45,14 @@ _REAP_TIMEOUT = 1.0
 class ProcessRequest:
     """What to run and the limits it runs under."""
 
-    argv: tuple[str, ...]
+    argv: tuple[str, ...]  # argv[0] already resolved to an absolute path by the caller
     cwd: Path
-    env: Mapping[str, str]
-    stdin_path: Path | None = None
-    timeout: float | None = None
-    idle_timeout: float | None = None
-    kill_grace: float = 5.0
-    tail_bytes: int = 1 << 20
+    env: Mapping[str, str]  # the complete environment: nothing is inherited implicitly
+    stdin_path: Path | None = None  # fed to stdin (the prompt); None gives /dev/null
+    timeout: float | None = None  # wall-clock seconds for the whole run
+    idle_timeout: float | None = None  # seconds without a byte on stdout or stderr
+    kill_grace: float = 5.0  # seconds between SIGTERM and SIGKILL
+    tail_bytes: int = 1 << 20  # how much of the end of each stream to keep
 
     def __post_init__(self) -> None:
         if not self.argv:
@@ -67,6 +67,8 @@ class ProcessRequest:
 class ProcessResult:
     """How the process ended and the end of what it printed."""
 
+    # Popen's returncode when the process exited on its own (negative: killed by that
+    # signal, not by ralph); None when ralph stopped it (timeout, idle, Ctrl-C, cancel).
     exit_code: int | None
     stdout_tail: bytes
     stderr_tail: bytes
@@ -256,6 +258,7 @@ class _ThreadPipes:
         # Bounded, so a flood blocks the reader threads instead of filling memory.
         self._queue: queue.Queue[tuple[StreamName, bytes]] = queue.Queue(maxsize=16)
         self._open = set(streams)
+        self._closed = threading.Event()
         for name, stream in streams.items():
             threading.Thread(target=self._pump, args=(name, stream), daemon=True).start()
 
@@ -265,8 +268,15 @@ class _ThreadPipes:
                 chunk = os.read(stream.fileno(), _CHUNK)
             except (OSError, ValueError):
                 chunk = b""
-            self._queue.put((name, chunk))
-            if not chunk:
+            # Give up once closed: nobody empties a full queue then, and a blocked put
+            # would keep this thread alive for good.
+            while not self._closed.is_set():
+                try:
+                    self._queue.put((name, chunk), timeout=0.1)
+                    break
+                except queue.Full:
+                    continue
+            if not chunk or self._closed.is_set():
                 return
 
     @property
@@ -291,6 +301,7 @@ class _ThreadPipes:
 
     def close(self) -> None:
         self._open.clear()
+        self._closed.set()
 
 
 def _alive(process: psutil.Process) -> bool:
@@ -482,9 +493,11 @@ class _Run:
             pass  # a second Ctrl-C skips the rest of the grace; SIGKILL follows
 
     def _kill(self, victims: list[psutil.Process]) -> None:
-        # Also runs when _terminate() found nothing: the group may have gained members
-        # since, and SIGKILL to an empty group is a harmless no-op.
+        # Looks at the group again rather than trusting _terminate(): it may have raised
+        # before finding anything, and processes may have joined the group during the grace.
         victims = [v for v in victims if _alive(v)]
+        if self.proc.poll() is not None and not victims and not _group_members(self.proc.pid):
+            return
         self._signal(victims, kill=True)
         end = time.monotonic() + _KILL_SETTLE
         while any(_alive(v) for v in victims) and time.monotonic() < end:

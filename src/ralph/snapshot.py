@@ -41,6 +41,8 @@ _CacheEntry = tuple[int, int, int, int, str]
 
 @dataclass(frozen=True)
 class Snapshot:
+    """The tracked files at one moment: in git mode HEAD plus the dirty paths, else every file."""
+
     kind: Literal["git", "walk"]
     head: str | None  # HEAD commit in git mode, "" before the first commit; None in walk mode
     entries: Mapping[str, str]  # root-relative posix path -> fingerprint
@@ -94,6 +96,8 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class Changes:
+    """What differs between two snapshots; false when nothing does."""
+
     paths: tuple[str, ...]  # sorted, root-relative; pseudo paths in parentheses stand for "all"
 
     def __bool__(self) -> bool:
@@ -402,7 +406,7 @@ def _parse_status(out: bytes, prefix: bytes) -> tuple[str, list[str]]:
         if kind == b"# ":
             if record.startswith(b"# branch.oid "):
                 oid = record[len(b"# branch.oid ") :].decode("ascii", "replace")
-                head = oid
+                head = "" if oid == "(initial)" else oid
             continue
         if kind == b"1 ":
             raw = [record.split(b" ", 8)[-1]]
