@@ -94,11 +94,7 @@ def run_ralph(root: Path, agent: str, *extra: str, ok: tuple[int, ...] = (0,)) -
 
 def overheads(root: Path) -> list[float]:
     lines = (root / ".ralph" / "worklog.jsonl").read_text().splitlines()
-    return [
-        e["overhead_ms"]
-        for e in map(json.loads, lines)
-        if e["event"] == "rotation_end"
-    ]
+    return [e["overhead_ms"] for e in map(json.loads, lines) if e["event"] == "rotation_end"]
 
 
 def main() -> None:

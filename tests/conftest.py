@@ -103,7 +103,7 @@ class Project:
     def run(self, *args: str) -> Result:
         """The CLI in-process (CliRunner): fast, and through the same code as the console."""
         runner = CliRunner()
-        cwd = os.getcwd()
+        cwd = Path.cwd()
         os.chdir(self.root)
         try:
             res = runner.invoke(app, list(args), catch_exceptions=False)
@@ -119,6 +119,7 @@ class Project:
             capture_output=True,
             text=True,
             timeout=timeout,
+            check=False,
         )
         return Result(proc.returncode, proc.stdout, proc.stderr, self)
 

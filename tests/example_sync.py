@@ -51,6 +51,7 @@ def run_demo(workdir: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
         text=True,
         env=env,
         timeout=300,
+        check=False,
     )
     return proc, project
 

@@ -250,12 +250,6 @@ def test_init_force_recreates_the_state_folder(project: Project) -> None:
     assert spec_row(status_json(project), "PROMPT.md")["done_count"] == 0
 
 
-@pytest.mark.xfail(
-    reason="BUG: `ralph init --force` deletes the whole .ralph/ folder (commands.init_project, "
-    "shutil.rmtree(ws.dir)), including the user's specs under .ralph/specs/, which the "
-    "contract makes a spec folder and which git does not hold (.ralph/ is ignored)",
-    strict=True,
-)
 def test_init_force_keeps_specs_under_the_state_folder(project: Project) -> None:
     project.write({".ralph/specs/api.spec.md": "# my api spec\n"})
     res = project.run("init", "--force")
@@ -694,12 +688,6 @@ def test_invalid_yaml_mapping_in_mapping_names_line_2(project: Project) -> None:
     assert_bad_config(project, "max_iterations: 3\nagent: command: x\n", "line 2")
 
 
-@pytest.mark.xfail(
-    reason="BUG: for an unclosed quote or bracket, config.parse_config reports YAML's "
-    "problem_mark (the end of the file, here 'line 4' of a 3-line file) instead of the line "
-    "where the quote was opened (context_mark, line 2)",
-    strict=True,
-)
 def test_invalid_yaml_unclosed_quote_names_its_line(project: Project) -> None:
     assert_bad_config(project, 'agent:\n  command: "abc\nmax_iterations: 3\n', "line 2")
 
@@ -729,11 +717,6 @@ def test_zero_max_iterations_in_config_is_refused(project: Project) -> None:
     assert_bad_config(project, "max_iterations: 0\n", "max_iterations")
 
 
-@pytest.mark.xfail(
-    reason="BUG: ralph.yaml `max_iterations: true` (YAML yes/true) is silently read as 1 "
-    "(pydantic lax int coercion of a bool)",
-    strict=True,
-)
 def test_boolean_max_iterations_is_refused(project: Project) -> None:
     assert_bad_config(project, "max_iterations: yes\n", "max_iterations")
 
@@ -832,33 +815,18 @@ def test_empty_agent_command_flag(project: Project) -> None:
     assert_one_error(project.run("run", "--agent-command", ""), "agent command is empty")
 
 
-@pytest.mark.xfail(
-    reason="BUG: an --agent-command with an unbalanced quote crashes with a ValueError "
-    "traceback from shlex.split in agent.make_agent",
-    strict=True,
-)
 def test_agent_command_with_unbalanced_quote(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
     res = project.run_subprocess("run", "--agent-command", "my-agent 'unclosed")
     assert_one_error(res, "my-agent 'unclosed")
 
 
-@pytest.mark.xfail(
-    reason="BUG: agent.command with an unbalanced quote in ralph.yaml crashes with a "
-    "ValueError traceback from shlex.split in agent.make_agent",
-    strict=True,
-)
 def test_config_agent_command_with_unbalanced_quote(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n", "ralph.yaml": 'agent:\n  command: "a \'b"\n'})
     res = project.run_subprocess("run")
     assert_one_error(res, "agent.command")
 
 
-@pytest.mark.xfail(
-    reason="BUG: a file named .ralph (not a folder) makes `ralph run` crash with a "
-    "FileExistsError traceback from ws.dir.mkdir in loop.run_loop",
-    strict=True,
-)
 def test_a_ralph_file_instead_of_folder(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n", ".ralph": "not a folder\n"})
     res = project.run_subprocess("run", "--agent-command", project.script({"*": DONE}))
@@ -866,11 +834,6 @@ def test_a_ralph_file_instead_of_folder(project: Project) -> None:
     assert (project.root / ".ralph").read_text() == "not a folder\n"
 
 
-@pytest.mark.xfail(
-    reason="BUG: `ralph init --force` with a file named .ralph crashes with a "
-    "FileExistsError traceback from RunLock.__enter__ (state_dir.mkdir)",
-    strict=True,
-)
 def test_init_force_over_a_ralph_file(project: Project) -> None:
     project.write({".ralph": "not a folder\n"})
     res = project.run_subprocess("init", "--force")

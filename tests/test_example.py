@@ -30,6 +30,8 @@ def test_demo_run_verifies_every_spec_and_matches_the_recording(tmp_path: Path) 
     assert out.stdout.strip() == "HELLO, ADA!"
     fresh = read_recording(project / ".ralph")
     recorded = read_recording(EXAMPLE / ".ralph")
-    assert sorted(fresh) == sorted(recorded), "run `make example` to re-record .ralph-example/.ralph"
+    assert sorted(fresh) == sorted(recorded), (
+        "run `make example` to re-record .ralph-example/.ralph"
+    )
     for name in fresh:
         assert fresh[name] == recorded[name], f"{name} differs: run `make example` to re-record"

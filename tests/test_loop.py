@@ -26,7 +26,11 @@ def test_single_prompt_reaches_three_of_three(git_project: Project) -> None:
     res = git_project.run("run", "--agent-command", cmd)
     assert res.exit_code == 0, res
     assert git_project.counts() == {"PROMPT.md": 3}
-    assert order(git_project) == [("PROMPT.md", "IMPLEMENT"), ("PROMPT.md", "REVIEW"), ("PROMPT.md", "REVIEW")]
+    assert order(git_project) == [
+        ("PROMPT.md", "IMPLEMENT"),
+        ("PROMPT.md", "REVIEW"),
+        ("PROMPT.md", "REVIEW"),
+    ]
     assert "every spec verified" in res.stdout
 
 
@@ -124,7 +128,10 @@ def test_new_spec_discovered_mid_run_interrupts_current_work(git_project: Projec
     )
     res = git_project.run("run", "--agent-command", cmd)
     assert res.exit_code == 0, res
-    assert order(git_project)[:2] == [("PROMPT.md", "IMPLEMENT"), ("specs/late.spec.md", "IMPLEMENT")]
+    assert order(git_project)[:2] == [
+        ("PROMPT.md", "IMPLEMENT"),
+        ("specs/late.spec.md", "IMPLEMENT"),
+    ]
     assert "new spec: specs/late.spec.md" in res.stdout
 
 
@@ -150,10 +157,24 @@ def test_agent_deleting_its_own_spec_does_not_crash(git_project: Project) -> Non
             "PROMPT.md": [{"signal": "DONE"}],
         }
     )
-    git_project.write({".ralph/state.json": json.dumps({
-        "schema_version": 1, "iteration": 0,
-        "specs": [{"path": "PROMPT.md", "done_count": 2, "last_status": "DONE", "last_hash": "x"}],
-    })})
+    git_project.write(
+        {
+            ".ralph/state.json": json.dumps(
+                {
+                    "schema_version": 1,
+                    "iteration": 0,
+                    "specs": [
+                        {
+                            "path": "PROMPT.md",
+                            "done_count": 2,
+                            "last_status": "DONE",
+                            "last_hash": "x",
+                        }
+                    ],
+                }
+            )
+        }
+    )
     res = git_project.run("run", "--agent-command", cmd)
     assert res.exit_code == 0, res
     assert list(git_project.counts()) == ["PROMPT.md"]
@@ -178,7 +199,12 @@ def test_modified_spec_goes_back_to_zero_and_is_reprocessed(git_project: Project
 def test_agent_ticking_its_own_spec_is_a_change_not_a_modification(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "- [ ] one\n"})
     cmd = git_project.script(
-        {"PROMPT.md": [{"write": {"PROMPT.md": "- [x] one\n"}, "signal": "DONE"}, {"signal": "DONE"}]}
+        {
+            "PROMPT.md": [
+                {"write": {"PROMPT.md": "- [x] one\n"}, "signal": "DONE"},
+                {"signal": "DONE"},
+            ]
+        }
     )
     res = git_project.run("run", "--agent-command", cmd)
     assert res.exit_code == 0, res
@@ -243,9 +269,7 @@ def test_no_signal_counts_as_continue_and_is_stored_as_none(git_project: Project
 
 def test_failed_rotation_is_error_and_noted_in_handoff(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
-    cmd = git_project.script(
-        {"PROMPT.md": [{"signal": "DONE", "exit": 3}, {"signal": "DONE"}]}
-    )
+    cmd = git_project.script({"PROMPT.md": [{"signal": "DONE", "exit": 3}, {"signal": "DONE"}]})
     res = git_project.run("run", "--agent-command", cmd, "-n", "2")
     assert res.exit_code == 3, res
     ends = [
@@ -347,7 +371,9 @@ def test_unchanged_tree_between_runs_keeps_three_of_three(git_project: Project) 
 
 
 def test_history_and_handoff_names(git_project: Project) -> None:
-    git_project.write({"PROMPT.md": "x\n", "specs/api.spec.md": "a\n", "specs/v2/api.spec.md": "b\n"})
+    git_project.write(
+        {"PROMPT.md": "x\n", "specs/api.spec.md": "a\n", "specs/v2/api.spec.md": "b\n"}
+    )
     cmd = git_project.script({"*": [{"say": "hello from the agent", "signal": "DONE"}]})
     assert git_project.run("run", "--agent-command", cmd).exit_code == 0
     import hashlib

@@ -97,26 +97,30 @@ class CommandAgent:
 
     def __init__(self, name: str, argv: Sequence[str], env: Mapping[str, str] | None = None):
         if not argv:
-            raise ConfigError("agent command is empty", "set agent.command in ralph.yaml")
+            raise ConfigError(
+                "agent command is empty", "give --agent-command or agent.command a command to run"
+            )
         self.name = name
         self.argv = tuple(argv)
         self.extra_env = dict(env or {})
 
     def resolve(self, root: Path) -> tuple[str, ...]:
-        """argv with the executable resolved to an absolute path; AgentError when missing."""
+        """argv with the executable made absolute; AgentError when it does not exist.
+
+        Absolute but not resolved: a venv's python is a symlink whose target lacks the venv.
+        """
         exe = self.argv[0]
         if os.sep in exe or (os.altsep and os.altsep in exe):
-            # absolute, not resolved: a venv's python is a symlink whose target lacks the venv
-            candidate = os.path.abspath(root / exe)
-            found = candidate if os.access(candidate, os.X_OK) else None
+            candidate = Path(root, exe).absolute()
+            found = str(candidate) if os.access(candidate, os.X_OK) else None
         else:
             found = shutil.which(exe, path=self.extra_env.get("PATH", os.environ.get("PATH")))
         if found is None or not Path(found).is_file():
             raise AgentError(
                 f"agent command not found: {exe}",
-                "install it or put it on PATH, or fix --agent-command / agent.command in ralph.yaml",
+                "install it or put it on PATH, or fix --agent-command / agent.command",
             )
-        return (os.path.abspath(found), *self.argv[1:])
+        return (str(Path(found).absolute()), *self.argv[1:])
 
     def build_env(self, request: AgentRequest) -> dict[str, str]:
         env = dict(os.environ)
@@ -171,10 +175,18 @@ class CommandAgent:
 BUILTIN = ("demo",)
 
 
-def make_agent(name: str | None, command: str | Sequence[str] | None, env: Mapping[str, str]) -> CommandAgent:
+def make_agent(
+    name: str | None, command: str | Sequence[str] | None, env: Mapping[str, str]
+) -> CommandAgent:
     """The agent a run uses: a custom command, or a built-in agent by name."""
     if command is not None:
-        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        try:
+            argv = shlex.split(command) if isinstance(command, str) else list(command)
+        except ValueError as exc:  # an unbalanced quote
+            raise ConfigError(
+                f"agent command {command!r}: {exc}",
+                "quote it as a shell would, or give agent.command as a list in ralph.yaml",
+            ) from None
         label = (name or Path(argv[0]).name) if argv else "custom"
         return CommandAgent(label, argv, env)
     if name == "demo":

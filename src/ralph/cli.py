@@ -74,7 +74,7 @@ def init(
     force: Annotated[
         bool, typer.Option("--force", help="Re-create .ralph/ even if it exists (clears it).")
     ] = False,
-    root: Root = Path("."),
+    root: Root = Path(),
 ) -> None:
     """Create .ralph/, a PROMPT.md template when there is no spec, and ignore .ralph/ in git."""
     from ralph.commands import init_project
@@ -113,7 +113,7 @@ def run(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Plain mode: also print the agent's output.")
     ] = False,
-    root: Root = Path("."),
+    root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
     from ralph.commands import RunRequest, run_project
@@ -138,7 +138,7 @@ def run(
 @app.command()
 def status(
     json_: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    root: Root = Path("."),
+    root: Root = Path(),
 ) -> None:
     """Show the spec matrix, the iteration and whether a run is live."""
     from ralph.commands import print_status
@@ -159,7 +159,7 @@ def reset(
     all_: Annotated[
         bool, typer.Option("--all", help="All of --handoffs, --history and --guardrails.")
     ] = False,
-    root: Root = Path("."),
+    root: Root = Path(),
 ) -> None:
     """Counters and iteration back to zero; each spec keeps its last status, hash and flag."""
     from ralph.commands import reset_project

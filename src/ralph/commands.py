@@ -15,7 +15,13 @@ from ralph.matrix import reconcile, reset_counters
 from ralph.runlock import RunLock, read_run
 from ralph.specs import SEARCHED, find_spec_paths, read_spec
 from ralph.state import State, load_state, save_state
-from ralph.workspace import PROMPT_TEMPLATE, GUARDRAILS_TEMPLATE, Workspace, ensure_gitignored
+from ralph.workspace import (
+    GUARDRAILS_TEMPLATE,
+    PROMPT_TEMPLATE,
+    STATE_DIR,
+    Workspace,
+    ensure_gitignored,
+)
 
 
 def init_project(root: Path, *, force: bool) -> Iterator[str]:
@@ -24,11 +30,18 @@ def init_project(root: Path, *, force: bool) -> Iterator[str]:
         if not force:
             raise LockError(
                 f"{ws.rel(ws.dir)}/ already exists in {root}",
-                "ralph init --force re-creates it (its state, handoffs and history are lost)",
+                "ralph init --force re-creates it (state, handoffs and history are lost; "
+                "specs under .ralph/specs/ are kept)",
             )
         with RunLock(ws.dir):  # never clobber the state of a live run
             pass
-        shutil.rmtree(ws.dir)
+        for entry in ws.dir.iterdir():
+            if entry.name == "specs":  # .ralph/specs/ holds the user's specs: never deleted
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
     ws.ensure()
     save_state(ws.state_file, State())
     yield f"created {ws.rel(ws.dir)}/ (state.json, guardrails.md, handoffs/, history/)"
@@ -60,6 +73,7 @@ def run_project(req: RunRequest) -> int:
     from ralph.ui import make_display
 
     config = load_config(req.root)
+    command: str | list[str] | None
     if req.agent_command is not None:
         name, command = req.agent, req.agent_command
     elif req.agent is not None:
@@ -73,7 +87,9 @@ def run_project(req: RunRequest) -> int:
         agent=agent,
         max_iterations=req.max_iterations or config.max_iterations,
         timeout=req.timeout if req.timeout is not None else config.agent.timeout,
-        idle_timeout=req.idle_timeout if req.idle_timeout is not None else config.agent.idle_timeout,
+        idle_timeout=req.idle_timeout
+        if req.idle_timeout is not None
+        else config.agent.idle_timeout,
         kill_grace=config.agent.kill_grace,
     )
     with make_display(
@@ -85,6 +101,7 @@ def run_project(req: RunRequest) -> int:
 def status_data(root: Path) -> dict[str, Any]:
     """The matrix as `status --json` prints it: the saved state, seen against the specs now."""
     ws = Workspace(root)
+    ws.check()
     state = load_state(ws.state_file)
     specs = [s for s in (read_spec(root, p) for p in find_spec_paths(root)) if s is not None]
     if not specs and not state.specs:
@@ -144,17 +161,19 @@ def print_status(root: Path, *, as_json: bool) -> None:
         print(render_status_plain(rows, **args))
 
 
-def reset_project(
-    root: Path, *, handoffs: bool, history: bool, guardrails: bool
-) -> Iterator[str]:
+def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool) -> Iterator[str]:
     ws = Workspace(root)
-    if not ws.state_file.exists():
-        yield f"nothing to reset: no {ws.rel(ws.state_file)} in {root}"
+    ws.check()
+    if not ws.dir.exists():
+        yield f"nothing to reset: no {STATE_DIR}/ in {root}"
         return
     with RunLock(ws.dir):  # refused while a live run holds the lock
-        state = load_state(ws.state_file)
-        save_state(ws.state_file, reset_counters(state))
-        yield f"counters and iteration reset ({len(state.specs)} specs keep their last status)"
+        if ws.state_file.exists():
+            state = load_state(ws.state_file)
+            save_state(ws.state_file, reset_counters(state))
+            yield f"counters and iteration reset ({len(state.specs)} specs keep their last status)"
+        else:
+            yield f"no {ws.rel(ws.state_file)}: no counters to reset"
         if handoffs and ws.handoffs.exists():
             shutil.rmtree(ws.handoffs)
             ws.handoffs.mkdir()

@@ -2,31 +2,46 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
 
 from ralph.errors import ConfigError
 
 CONFIG_FILE = "ralph.yaml"
+_TYPE_TAG = re.compile(r"(str|int|float|bool|none|list\[.*\]|dict\[.*\])")
 
 
 class AgentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str | None = None  # a built-in agent ("demo"); None with `command` for a custom one
-    command: str | list[str] | None = None  # a custom agent: the prompt arrives on stdin
-    timeout: float | None = Field(default=3600.0, gt=0)  # wall-clock seconds per rotation
-    idle_timeout: float | None = Field(default=None, gt=0)  # seconds without any output
-    kill_grace: float = Field(default=5.0, ge=0)  # SIGTERM -> SIGKILL delay for the agent's tree
-    env: dict[str, str] = Field(default_factory=dict)  # extra environment for the agent
+    # strict: YAML reads `yes` as true, and a lax int would quietly turn that into 1
+    name: StrictStr | None = None  # a built-in agent ("demo")
+    command: StrictStr | list[StrictStr] | None = None  # any command; the prompt is on stdin
+    timeout: Annotated[StrictFloat, Field(gt=0)] | None = 3600.0  # seconds per rotation
+    idle_timeout: Annotated[StrictFloat, Field(gt=0)] | None = None  # seconds without output
+    kill_grace: Annotated[StrictFloat, Field(ge=0)] = 5.0  # SIGTERM -> SIGKILL delay
+    env: dict[StrictStr, StrictStr] = Field(default_factory=dict)  # extra agent environment
 
     @field_validator("command")
     @classmethod
     def _not_empty(cls, value: str | list[str] | None) -> str | list[str] | None:
         if value is not None and not (value.strip() if isinstance(value, str) else value):
             raise ValueError("must not be empty")
+        if isinstance(value, str):
+            shlex.split(value)  # an unbalanced quote: ValueError, reported with the key
         return value
 
 
@@ -34,7 +49,7 @@ class RalphConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     agent: AgentConfig = Field(default_factory=AgentConfig)
-    max_iterations: int = Field(default=20, ge=1)
+    max_iterations: Annotated[StrictInt, Field(ge=1)] = 20
 
     @field_validator("agent", mode="before")
     @classmethod
@@ -61,7 +76,8 @@ def parse_config(text: str) -> RalphConfig:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        # an unclosed quote or bracket is reported at the end of the file: name where it opened
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ConfigError(
@@ -75,7 +91,9 @@ def parse_config(text: str) -> RalphConfig:
         return RalphConfig.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        key = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        # drop the union member names Pydantic puts in the location ("agent.command.str")
+        parts = [str(p) for p in err["loc"] if not _TYPE_TAG.fullmatch(str(p))]
+        key = ".".join(parts) or "(top level)"
         raise ConfigError(
             f"{CONFIG_FILE}: {key}: {err['msg']}",
             "see the Configuration section of the README for the keys ralph.yaml accepts",

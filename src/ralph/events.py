@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 Mode = Literal["IMPLEMENT", "REVIEW"]
 
@@ -80,4 +80,4 @@ class RunEnded:
     matrix: tuple[SpecRow, ...]
 
 
-Event = Union[RunStarted, RotationStarted, AgentOutput, RotationEnded, Notice, RunEnded]
+Event = RunStarted | RotationStarted | AgentOutput | RotationEnded | Notice | RunEnded

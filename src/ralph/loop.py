@@ -64,7 +64,7 @@ def matrix_rows(state: State) -> tuple[SpecRow, ...]:
 def run_loop(opts: RunOptions, emit: Emit) -> int:
     """Run rotations until every spec is verified or a stop condition; returns the exit code."""
     ws = Workspace(opts.root)
-    ws.dir.mkdir(parents=True, exist_ok=True)
+    ws.check()
     with RunLock(ws.dir, agent=opts.agent.name), _sigterm_as_interrupt():
         ws.ensure()
         return _Run(opts, ws, emit).run()
@@ -123,7 +123,9 @@ class _Run:
         self.state = replace(self.state, max_iteration=self.limit)
         self.save()
         self._save_snapshot(before)
-        append_worklog(ws.worklog, "run_start", agent=self.agent.name, iteration=self.state.iteration)
+        append_worklog(
+            ws.worklog, "run_start", agent=self.agent.name, iteration=self.state.iteration
+        )
         self.emit(RunStarted(self.agent.name, self.state.iteration, self.limit, self.rows()))
         self.report(scan, added=had_specs)
         if dropped:
@@ -156,7 +158,9 @@ class _Run:
             outcome = self._rotation(spec, specs, before, tick)
             before, signal_, changed, interrupted = outcome
             if interrupted:
-                return self.end(ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR")
+                return self.end(
+                    ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
+                )
             if signal_ in STOPPING:
                 return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
             current = path
@@ -222,7 +226,11 @@ class _Run:
             )
         )
         append_worklog(
-            ws.worklog, "rotation_start", iteration=iteration, spec=spec.path, mode=mode,
+            ws.worklog,
+            "rotation_start",
+            iteration=iteration,
+            spec=spec.path,
+            mode=mode,
             agent=self.agent.name,
         )
         own = time.perf_counter() - tick
@@ -264,8 +272,11 @@ class _Run:
             self.save()
             self._save_snapshot(after)
             if note is not None and signal_ == "ERROR":
-                append_note(handoff, f"rotation {iteration} failed ({note}); check its log "
-                            f"{ws.rel(ws.history_log(slug, iteration))} and carry on.")
+                append_note(
+                    handoff,
+                    f"rotation {iteration} failed ({note}); check its log "
+                    f"{ws.rel(ws.history_log(slug, iteration))} and carry on.",
+                )
             elapsed = time.time() - started
             log.close(
                 f"# ended: signal={signal_} files_changed={len(changes)} "
@@ -275,15 +286,33 @@ class _Run:
             done_count = now.done_count if now else 0
             own += time.perf_counter() - tick
             append_worklog(
-                ws.worklog, "rotation_end", iteration=iteration, spec=spec.path, signal=signal_,
-                files_changed=len(changes), changed=list(changes.paths[:50]), done_count=done_count,
-                downgraded=list(downgraded), agent_s=round(result.process.elapsed, 3),
-                overhead_ms=round(own * 1000, 2), note=note,
+                ws.worklog,
+                "rotation_end",
+                iteration=iteration,
+                spec=spec.path,
+                signal=signal_,
+                files_changed=len(changes),
+                changed=list(changes.paths[:50]),
+                done_count=done_count,
+                downgraded=list(downgraded),
+                agent_s=round(result.process.elapsed, 3),
+                overhead_ms=round(own * 1000, 2),
+                note=note,
             )
             self.emit(
                 RotationEnded(
-                    self.agent.name, spec.path, mode, iteration, self.limit, signal_, len(changes),
-                    done_count, elapsed, note, downgraded, self.rows(),
+                    self.agent.name,
+                    spec.path,
+                    mode,
+                    iteration,
+                    self.limit,
+                    signal_,
+                    len(changes),
+                    done_count,
+                    elapsed,
+                    note,
+                    downgraded,
+                    self.rows(),
                 )
             )
         return after, signal_, bool(changes), result.process.interrupted

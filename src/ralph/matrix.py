@@ -22,15 +22,17 @@ def next_count(count: int, signal: str, changed: bool) -> int:
     return 0 if changed else count
 
 
-def downgrade_verified(state: State, *, except_path: str | None = None) -> tuple[State, tuple[str, ...]]:
+def downgrade_verified(
+    state: State, *, except_path: str | None = None
+) -> tuple[State, tuple[str, ...]]:
     """Tracked files changed: every other spec at 3/3 drops to 2/3, nothing else moves."""
     dropped: list[str] = []
     specs: list[SpecState] = []
-    for s in state.specs:
-        if s.path != except_path and s.done_count == MAX_COUNT:
-            dropped.append(s.path)
-            s = replace(s, done_count=MAX_COUNT - 1)
-        specs.append(s)
+    for row in state.specs:
+        if row.path != except_path and row.done_count == MAX_COUNT:
+            dropped.append(row.path)
+            row = replace(row, done_count=MAX_COUNT - 1)  # noqa: PLW2901 -- the updated row
+        specs.append(row)
     return replace(state, specs=tuple(specs)), tuple(dropped)
 
 

@@ -82,6 +82,11 @@ class RunLock:
         self._fd: int | None = None
 
     def __enter__(self) -> RunLock:
+        if self.state_dir.exists() and not self.state_dir.is_dir():
+            raise StateError(
+                f"{self.state_dir.name} is a file, not a folder",
+                f"move the file away; ralph keeps its state in the folder {self.state_dir.name}/",
+            )
         self.state_dir.mkdir(parents=True, exist_ok=True)
         if fcntl is not None:
             fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)

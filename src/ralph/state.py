@@ -55,7 +55,9 @@ class State:
         return bool(self.specs) and all(not s.needs_work for s in self.specs)
 
     def with_spec(self, updated: SpecState) -> State:
-        return replace(self, specs=tuple(updated if s.path == updated.path else s for s in self.specs))
+        return replace(
+            self, specs=tuple(updated if s.path == updated.path else s for s in self.specs)
+        )
 
 
 def state_to_json(state: State) -> dict[str, Any]:
@@ -199,7 +201,7 @@ def write_text_atomic(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        Path(tmp).replace(path)
     finally:
         Path(tmp).unlink(missing_ok=True)
 

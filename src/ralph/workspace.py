@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from ralph.errors import StateError
+
 STATE_DIR = ".ralph"
 CURRENT_LOG_CAP = 50 << 20  # current.log is a live view; the history log keeps everything
 
@@ -82,8 +84,17 @@ class Workspace:
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
+    def check(self) -> None:
+        """StateError when `.ralph` exists but is not a folder."""
+        if self.dir.exists() and not self.dir.is_dir():
+            raise StateError(
+                f"{STATE_DIR} in {self.root} is a file, not a folder",
+                f"move the file away; ralph keeps its state in the folder {STATE_DIR}/",
+            )
+
     def ensure(self) -> None:
         """Create what a run needs; never overwrite what is there."""
+        self.check()
         self.handoffs.mkdir(parents=True, exist_ok=True)
         self.history.mkdir(parents=True, exist_ok=True)
         own_ignore = self.dir / ".gitignore"

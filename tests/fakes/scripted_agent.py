@@ -33,7 +33,7 @@ def main() -> int:
         "iteration": os.environ.get("RALPH_ITERATION"),
         "state_dir": os.environ.get("RALPH_STATE_DIR"),
         "handoff": os.environ.get("RALPH_HANDOFF_FILE"),
-        "cwd": os.getcwd(),
+        "cwd": str(Path.cwd()),
         "stdin_len": len(prompt),
         "prompt_file_same": bool(prompt_file) and Path(prompt_file).read_text() == prompt,
         "prompt_head": prompt[:200],
