@@ -23,6 +23,7 @@ from ralph.events import (
     RunStarted,
     SpecRow,
 )
+from ralph.statusview import render_status_plain, render_status_table
 from ralph.ui import (
     OUTPUT_LINES,
     LiveDisplay,
@@ -32,8 +33,6 @@ from ralph.ui import (
     clean_line,
     make_display,
     render_panel,
-    render_status_plain,
-    render_status_table,
 )
 
 # Noon local time, so the expected `HH:MM:SS` does not depend on the machine's time zone.

@@ -116,7 +116,7 @@ def run(
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
-    from ralph.commands import RunRequest, run_project
+    from ralph.runner import RunRequest, run_project
 
     with reported_errors():
         code = run_project(

@@ -1,4 +1,4 @@
-"""What each command does, below the option parsing: init, run, status, reset."""
+"""What `init`, `status` and `reset` do, below the option parsing (`run` is in runner.py)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,12 @@ import json
 import shutil
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ralph.errors import LockError, SpecError
 from ralph.matrix import reconcile, reset_counters
-from ralph.runlock import RunLock, read_run
+from ralph.runlock import RunInfo, RunLock, read_run
 from ralph.specs import SEARCHED, find_spec_paths, read_spec
 from ralph.state import State, load_state, save_state
 from ralph.workspace import (
@@ -53,67 +52,25 @@ def init_project(root: Path, *, force: bool) -> Iterator[str]:
     yield "next: ralph run --agent-command 'YOUR AGENT'  (or --agent demo to watch the loop)"
 
 
-@dataclass(frozen=True)
-class RunRequest:
-    root: Path
-    agent: str | None = None
-    agent_command: str | None = None
-    max_iterations: int | None = None
-    timeout: float | None = None
-    idle_timeout: float | None = None
-    plain: bool = False
-    no_color: bool = False
-    verbose: bool = False
-
-
-def run_project(req: RunRequest) -> int:
-    from ralph.agent import make_agent
-    from ralph.config import load_config
-    from ralph.loop import RunOptions, run_loop
-    from ralph.ui import make_display
-
-    config = load_config(req.root)
-    command: str | list[str] | None
-    if req.agent_command is not None:
-        name, command = req.agent, req.agent_command
-    elif req.agent is not None:
-        name, command = req.agent, None
-    else:
-        name, command = config.agent.name, config.agent.command
-    agent = make_agent(name, command, config.agent.env)
-    agent.resolve(req.root)  # a missing agent is an error before anything runs
-    opts = RunOptions(
-        root=req.root,
-        agent=agent,
-        max_iterations=req.max_iterations or config.max_iterations,
-        timeout=req.timeout if req.timeout is not None else config.agent.timeout,
-        idle_timeout=req.idle_timeout
-        if req.idle_timeout is not None
-        else config.agent.idle_timeout,
-        kill_grace=config.agent.kill_grace,
-    )
-    with make_display(
-        stream=sys.stdout, force_plain=req.plain, no_color=req.no_color, verbose=req.verbose
-    ) as display:
-        return run_loop(opts, display.handle)
-
-
-def status_data(root: Path) -> dict[str, Any]:
-    """The matrix as `status --json` prints it: the saved state, seen against the specs now."""
+def load_status(root: Path) -> tuple[State, RunInfo | None]:
+    """The saved matrix seen against the specs on disk now, and the live run if any."""
     ws = Workspace(root)
     ws.check()
     state = load_state(ws.state_file)
     specs = [s for s in (read_spec(root, p) for p in find_spec_paths(root)) if s is not None]
     if not specs and not state.specs:
         raise SpecError(f"no specs found in {root}", f"create one ({SEARCHED})")
-    view = reconcile(state, specs).state
-    live = read_run(ws.dir)
+    return reconcile(state, specs).state, read_run(ws.dir)
+
+
+def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
+    """`status --json`: the contract's keys, and a few more."""
     data: dict[str, Any] = {
-        "iteration": view.iteration,
-        "max_iterations": view.max_iteration,
+        "iteration": state.iteration,
+        "max_iterations": state.max_iteration,
         "running": live is not None,
-        "complete": view.complete,
-        "current_spec": view.current_spec,
+        "complete": state.complete,
+        "current_spec": state.current_spec,
         "specs": [
             {
                 "path": s.path,
@@ -124,7 +81,7 @@ def status_data(root: Path) -> dict[str, Any]:
                 "needs_work": s.needs_work,
                 "rotations": s.rotations,
             }
-            for s in view.specs
+            for s in state.specs
         ],
     }
     if live is not None:
@@ -133,32 +90,24 @@ def status_data(root: Path) -> dict[str, Any]:
 
 
 def print_status(root: Path, *, as_json: bool) -> None:
-    data = status_data(root)
+    state, live = load_status(root)
     if as_json:
-        print(json.dumps(data))
+        print(json.dumps(status_data(state, live)))
         return
-    from ralph.events import SpecRow
+    from ralph import statusview
 
-    rows = [
-        SpecRow(s["path"], s["done_count"], s["last_status"], s["modified_files"])
-        for s in data["specs"]
-    ]
     args: dict[str, Any] = {
-        "iteration": data["iteration"],
-        "max_iteration": data["max_iterations"],
-        "running": data["running"],
-        "complete": data["complete"],
+        "iteration": state.iteration,
+        "max_iteration": state.max_iteration,
+        "running": live is not None,
+        "complete": state.complete,
     }
     if sys.stdout.isatty():
         from rich.console import Console
 
-        from ralph.ui import render_status_table
-
-        Console().print(render_status_table(rows, **args))
+        Console().print(statusview.render_status_table(state.specs, **args))
     else:
-        from ralph.ui import render_status_plain
-
-        print(render_status_plain(rows, **args))
+        print(statusview.render_status_plain(state.specs, **args), end="")
 
 
 def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool) -> Iterator[str]:

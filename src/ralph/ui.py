@@ -21,6 +21,11 @@ from ralph.events import (
     RunStarted,
     SpecRow,
 )
+from ralph.statusview import SIGNAL_STYLES as _SIGNAL_STYLES
+from ralph.statusview import TARGET
+from ralph.statusview import counter as _counter
+from ralph.statusview import progress as _progress
+from ralph.statusview import status_text as _status
 
 if TYPE_CHECKING:
     # Type-only: importing rich at module level would cost start-up time for every command.
@@ -42,14 +47,10 @@ __all__ = [
     "clean_line",
     "make_display",
     "render_panel",
-    "render_status_plain",
-    "render_status_table",
 ]
 
 OUTPUT_LINES = 8  # agent lines the panel keeps: enough context without pushing the matrix away
 MATRIX_LIMIT = 12  # specs listed in the panel before "… and N more"
-TARGET = 3  # a spec is verified at 3/3
-
 Phase = Literal["waiting", "starting", "running", "idle", "finished"]
 
 # CSI and OSC sequences, other two-byte escapes, then lone C0/C1 control characters:
@@ -61,14 +62,6 @@ _ESCAPES = re.compile(
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 )
 
-_SIGNAL_STYLES = {
-    "DONE": "bold green",
-    "CONTINUE": "cyan",
-    "ROTATE": "yellow",
-    "STUCK": "bold red",
-    "NONE": "yellow",
-    "ERROR": "bold red",
-}
 _MODE_STYLES = {"IMPLEMENT": "cyan", "REVIEW": "magenta"}
 
 
@@ -140,18 +133,6 @@ def _format_seconds(seconds: float) -> str:
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def _progress(iteration: int, max_iteration: int | None) -> str:
-    return str(iteration) if max_iteration is None else f"{iteration}/{max_iteration}"
-
-
-def _counter(row: SpecRow) -> str:
-    return f"{row.done_count}/{TARGET}"
-
-
-def _status(status: str | None) -> str:
-    return "—" if status is None else status
 
 
 def _files_changed(count: int) -> str:
@@ -558,96 +539,3 @@ def make_display(
     colourless = no_color or bool(os.environ.get("NO_COLOR"))
     console = Console(file=out, no_color=colourless, highlight=False)
     return LiveDisplay(console)
-
-
-# --------------------------------------------------------------------------- `ralph status`
-
-
-def _yes_no(flag: bool) -> str:
-    return "yes" if flag else "no"
-
-
-def _status_caption(
-    *, iteration: int, max_iteration: int | None, running: bool, complete: bool
-) -> str:
-    return (
-        f"iteration {_progress(iteration, max_iteration)} · "
-        f"{'run live' if running else 'no run'} · "
-        f"{'complete' if complete else 'not complete'}"
-    )
-
-
-def render_status_table(
-    rows: Sequence[SpecRow],
-    *,
-    iteration: int,
-    max_iteration: int | None,
-    running: bool,
-    complete: bool,
-) -> RenderableType:
-    """The spec matrix for `ralph status` on a terminal."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    # No outer edge and short headers: long spec paths get the width instead of the borders.
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        collapse_padding=True,
-        caption=_status_caption(
-            iteration=iteration, max_iteration=max_iteration, running=running, complete=complete
-        ),
-        caption_justify="left",
-    )
-    table.add_column("Spec", overflow="fold")
-    table.add_column("Counter", no_wrap=True)
-    table.add_column("Last status", no_wrap=True)
-    table.add_column("Modified", no_wrap=True)
-    table.add_column("Needs work", no_wrap=True)
-    for row in rows:
-        verified = row.done_count >= TARGET
-        table.add_row(
-            Text(row.path),
-            Text(_counter(row), style="green" if verified else ""),
-            Text(_status(row.last_status), style=_SIGNAL_STYLES.get(row.last_status or "", "dim")),
-            _yes_no(row.modified_files),
-            Text(_yes_no(row.needs_work), style="yellow" if row.needs_work else "green"),
-        )
-    return table
-
-
-def render_status_plain(
-    rows: Sequence[SpecRow],
-    *,
-    iteration: int,
-    max_iteration: int | None,
-    running: bool,
-    complete: bool,
-) -> str:
-    """The same information as `render_status_table`, as aligned text for pipes."""
-    header = ("spec", "counter", "last status", "modified files", "needs work")
-    cells: list[tuple[str, ...]] = [header]
-    cells.extend(
-        (
-            row.path,
-            _counter(row),
-            _status(row.last_status),
-            _yes_no(row.modified_files),
-            _yes_no(row.needs_work),
-        )
-        for row in rows
-    )
-    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
-        for line in cells
-    ]
-    if not rows:
-        lines.append("(no specs)")
-    lines.append(
-        _status_caption(
-            iteration=iteration, max_iteration=max_iteration, running=running, complete=complete
-        )
-    )
-    return "\n".join(lines) + "\n"
