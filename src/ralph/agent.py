@@ -147,6 +147,7 @@ class CommandAgent:
         request: AgentRequest,
         on_line: Callable[[Stream, str], None],
         on_chunk: Callable[[Stream, bytes], None] | None = None,
+        on_start: Callable[[int], None] | None = None,
     ) -> AgentResult:
         splitter = LineSplitter(on_line)
 
@@ -167,6 +168,7 @@ class CommandAgent:
                 tail_bytes=max(1 << 20, 2 * len(request.prompt.encode())),
             ),
             on_output,
+            on_start=on_start,
         )
         splitter.close()
         return AgentResult(process=process, final_text=self.final_text(process))

@@ -65,13 +65,14 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     """Run rotations until every spec is verified or a stop condition; returns the exit code."""
     ws = Workspace(opts.root)
     ws.check()
-    with RunLock(ws.dir, agent=opts.agent.name), _sigterm_as_interrupt():
+    with RunLock(ws.dir, agent=opts.agent.name) as lock, _sigterm_as_interrupt():
         ws.ensure()
-        return _Run(opts, ws, emit).run()
+        return _Run(opts, ws, emit, lock).run()
 
 
 class _Run:
-    def __init__(self, opts: RunOptions, ws: Workspace, emit: Emit) -> None:
+    def __init__(self, opts: RunOptions, ws: Workspace, emit: Emit, lock: RunLock) -> None:
+        self.lock = lock
         self.opts = opts
         self.ws = ws
         self.emit = emit
@@ -193,6 +194,7 @@ class _Run:
         iteration = self.state.iteration + 1
         self.state = replace(self.state, iteration=iteration, current_spec=spec.path)
         self.save()  # the rotation number is taken even if ralph dies during it
+        self.lock.update(current_spec=spec.path, iteration=iteration, mode=mode)
         slug = spec_slug(spec.path)
         handoff = ws.handoff(slug)
         prompt = build_prompt(
@@ -252,12 +254,13 @@ class _Run:
             self.emit(AgentOutput(stream, line))
 
         try:
-            result = self.agent.run(request, on_line, log.chunk)
+            result = self.agent.run(request, on_line, log.chunk, self.lock.record_agent)
         except BaseException:
             log.close("# the agent could not be started")
             raise
         with _deferred_interrupts():
             tick = time.perf_counter()
+            self.lock.update(agent_pid=None)  # the agent's whole tree is gone by now
             after = self.snapshotter.take()
             changes = self.snapshotter.diff(before, after)
             signal_, note = self._judge(result, prompt)

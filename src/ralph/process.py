@@ -94,6 +94,7 @@ def run_process(
     request: ProcessRequest,
     on_output: OutputCallback,
     cancel: threading.Event | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> ProcessResult:
     """Run `request` to completion or until a limit, Ctrl-C or `cancel` stops it.
 
@@ -106,6 +107,8 @@ def run_process(
     run = _Run(request, proc, on_output)
     failed = True
     try:
+        if on_start is not None:  # e.g. record the agent's PID, so a later run can reap it
+            on_start(proc.pid)
         run.supervise(cancel)
         failed = False
     except KeyboardInterrupt:

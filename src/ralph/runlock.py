@@ -73,6 +73,38 @@ def _pid_file_alive(state_dir: Path) -> bool:
     return bool(psutil.pid_exists(data["pid"])) and data["pid"] != os.getpid()
 
 
+def load_json_quietly(path: Path) -> Any:
+    try:
+        return load_json(path, path.name)
+    except StateError:
+        return None
+
+
+def _reap_leftover_agent(previous: Any, state_dir: Path) -> None:
+    """A run killed with SIGKILL could not stop its agent: stop what is left of it now.
+
+    The agent leads its own process group. Only processes of that group, started no earlier
+    than the recorded agent and carrying this project's RALPH_STATE_DIR in their environment,
+    are killed, so a recycled PID never hits a stranger.
+    """
+    if not isinstance(previous, dict) or fcntl is None:
+        return
+    pgid, started = previous.get("agent_pid"), previous.get("agent_started")
+    if not isinstance(pgid, int) or not isinstance(started, (int, float)) or pgid <= 1:
+        return
+    import psutil
+
+    ours = str(state_dir.resolve())
+    for proc in psutil.process_iter(["pid", "create_time"]):
+        try:
+            if os.getpgid(proc.pid) != pgid or proc.info["create_time"] < started - 1:
+                continue
+            if proc.environ().get("RALPH_STATE_DIR") == ours:
+                proc.kill()
+        except (OSError, psutil.Error):
+            continue
+
+
 class RunLock:
     """Held for the whole of `ralph run`; `update` keeps run.json current."""
 
@@ -98,7 +130,8 @@ class RunLock:
             self._fd = fd
         elif _pid_file_alive(self.state_dir):
             raise self._refused()
-        write_json_atomic(self.state_dir / RUN_FILE, self.info)
+        _reap_leftover_agent(load_json_quietly(self.state_dir / RUN_FILE), self.state_dir)
+        write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
         return self
 
     def _refused(self) -> LockError:
@@ -113,9 +146,19 @@ class RunLock:
             "wait for it to finish, or stop it (Ctrl-C in its terminal)",
         )
 
+    def record_agent(self, pid: int) -> None:
+        """Note the running agent, so that a run taking over after a crash can stop it."""
+        import psutil
+
+        try:
+            started = psutil.Process(pid).create_time()
+        except psutil.Error:
+            started = time.time()
+        self.update(agent_pid=pid, agent_started=started)
+
     def update(self, **info: Any) -> None:
         self.info.update(info)
-        write_json_atomic(self.state_dir / RUN_FILE, self.info)
+        write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
 
     def __exit__(
         self,

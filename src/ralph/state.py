@@ -185,11 +185,11 @@ def save_state(path: Path, state: State) -> None:
     write_json_atomic(path, state_to_json(state))
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    write_text_atomic(path, json.dumps(data, indent=2) + "\n")
+def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2) + "\n", durable=durable)
 
 
-def write_text_atomic(path: Path, text: str) -> None:
+def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     """Write via a temporary file in the same folder, fsync, then rename over the target.
 
     A crash (or kill -9) at any moment leaves either the old file or the new one, never half of
@@ -200,7 +200,8 @@ def write_text_atomic(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:  # survives a power cut, not just a crash; run.json does not need it
+                os.fsync(f.fileno())
         Path(tmp).replace(path)
     finally:
         Path(tmp).unlink(missing_ok=True)
