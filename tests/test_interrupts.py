@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -111,10 +111,10 @@ def test_ctrl_c_records_the_rotation_as_error_with_its_changes(git_project: Proj
     cmd = git_project.script({"*": [{"write": {"w.txt": "partial"}, "sleep": 60}]})
     proc = start_run(git_project, cmd)
     try:
-        wait_for(lambda: (git_project.root / "w.txt").exists())
+        wait_for((git_project.root / "w.txt").exists)
         agent_pid = json.loads((git_project.root / ".ralph/run.json").read_text())["agent_pid"]
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=20)
     finally:
         proc.kill()
     assert proc.returncode == 130, err
@@ -130,7 +130,7 @@ def test_ctrl_c_records_the_rotation_as_error_with_its_changes(git_project: Proj
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_interrupt_at_any_moment_leaves_a_loadable_state(git_project: Project, sig: int) -> None:
     git_project.write({"PROMPT.md": "# goal\n", "specs/a.spec.md": "a\n", "specs/b.spec.md": "b\n"})
-    steps = [
+    steps: list[dict[str, Any]] = [
         {"write": {"f.txt": "1"}, "signal": "CONTINUE"},
         {"write": {"f.txt": "2"}, "signal": "DONE"},
         {"signal": "DONE"},

@@ -21,7 +21,7 @@ def tier(spec_state: SpecState, content_hash: str) -> int:
     return VERIFYING
 
 
-def priority(spec_state: SpecState, content_hash: str) -> tuple[int, int, tuple[str, str]]:
+def priority(spec_state: SpecState, content_hash: str) -> tuple[int, int, tuple[int, str]]:
     """Sort key: tier first; tier 4 prefers the lowest counter; then discovery order."""
     t = tier(spec_state, content_hash)
     count = spec_state.done_count if t == VERIFYING else 0

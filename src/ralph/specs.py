@@ -36,13 +36,14 @@ def spec_slug(path: str) -> str:
     return f"{name}-{hashlib.sha256(path.encode()).hexdigest()[:6]}"
 
 
-def sort_key(path: str) -> tuple[str, str]:
-    """PROMPT.md sorts as `000-prompt.spec.md` (always first), RALPH_TASK.md right after it."""
+def sort_key(path: str) -> tuple[int, str]:
+    """PROMPT.md sorts as `000-prompt.spec.md`, always first (even before `.ralph/specs/`, whose
+    dot would sort before a digit), RALPH_TASK.md right after it, then by full relative path."""
     if path == "PROMPT.md":
-        return ("000-prompt.spec.md", path)
+        return (0, "000-prompt.spec.md")
     if path == "RALPH_TASK.md":
-        return ("000-prompt.spec.md~", path)
-    return (path, path)
+        return (1, "000-ralph-task.spec.md")
+    return (2, path)
 
 
 def find_spec_paths(root: Path) -> list[str]:
