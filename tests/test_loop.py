@@ -412,3 +412,18 @@ def test_works_outside_a_git_repository(project: Project) -> None:
     res = project.run("run", "--agent-command", cmd)
     assert res.exit_code == 0, res
     assert "3/3→2/3" in res.stdout or "3/3->2/3" in res.stdout
+
+
+def test_hostile_output_is_logged_and_the_tag_still_found(git_project: Project) -> None:
+    import sys
+
+    from tests.conftest import FAKES
+
+    git_project.write({"PROMPT.md": "x\n"})
+    cmd = f"{sys.executable} {FAKES / 'noisy_agent.py'}"
+    res = git_project.run("run", "--agent-command", cmd, "-n", "1")
+    assert res.exit_code == 3, res
+    assert git_project.state()["specs"][0]["last_status"] == "DONE"
+    log = next((git_project.root / ".ralph/history").rglob("001.log"))
+    assert log.stat().st_size > 6 << 20  # the history keeps every byte
+    assert "\x1b" not in res.stdout
