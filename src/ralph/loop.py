@@ -12,7 +12,7 @@ from pathlib import Path
 from types import FrameType
 
 from ralph.agent import AgentRequest, AgentResult, CommandAgent, Stream
-from ralph.errors import ExitCode, SpecError, StateError
+from ralph.errors import ExitCode, StateError
 from ralph.events import (
     AgentOutput,
     Event,
@@ -30,7 +30,7 @@ from ralph.runlock import RunLock
 from ralph.schedule import next_spec
 from ralph.signals import parse_signal
 from ralph.snapshot import Snapshot, Snapshotter
-from ralph.specs import SEARCHED, Spec, discover_specs, find_spec_paths, read_spec, spec_slug
+from ralph.specs import Spec, discover_specs, read_spec, spec_slug
 from ralph.state import State, load_json, load_state, save_state, write_json_atomic
 from ralph.workspace import (
     RotationLog,
@@ -79,6 +79,7 @@ class _Run:
         self.agent = opts.agent
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
         self.snapshotter = Snapshotter(opts.root)
+        self.limit = self.state.iteration + opts.max_iterations  # this run stops there
 
     def save(self) -> None:
         save_state(self.ws.state_file, self.state)
@@ -92,12 +93,7 @@ class _Run:
         return matrix_rows(self.state)
 
     def rescan(self) -> tuple[list[Spec], tuple[str, ...]]:
-        found = (read_spec(self.opts.root, path) for path in find_spec_paths(self.opts.root))
-        specs = [spec for spec in found if spec is not None]
-        if not specs:
-            raise SpecError(
-                "every spec was removed during the run", f"specs are looked for as: {SEARCHED}"
-            )
+        specs = discover_specs(self.opts.root)  # SpecError when every spec was removed
         scan = reconcile(self.state, specs)
         self.state = scan.state
         self.report(scan, added=True)
@@ -120,7 +116,6 @@ class _Run:
         self.state = scan.state
         before = self.snapshotter.take()
         dropped = self._compare_with_last_run(before)
-        self.limit = self.state.iteration + self.opts.max_iterations
         self.state = replace(self.state, max_iteration=self.limit)
         self.save()
         self._save_snapshot(before)
