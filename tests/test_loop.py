@@ -427,3 +427,14 @@ def test_hostile_output_is_logged_and_the_tag_still_found(git_project: Project) 
     log = next((git_project.root / ".ralph/history").rglob("001.log"))
     assert log.stat().st_size > 6 << 20  # the history keeps every byte
     assert "\x1b" not in res.stdout
+
+
+def test_damaged_snapshot_counts_as_changed_not_as_an_error(git_project: Project) -> None:
+    git_project.write({"PROMPT.md": "x\n"})
+    cmd = git_project.script({"*": [{"signal": "DONE"}]})
+    assert git_project.run("run", "--agent-command", cmd).exit_code == 0
+    (git_project.root / ".ralph/snapshot.json").write_text("{garbage")
+    res = git_project.run("run", "--agent-command", cmd)
+    assert res.exit_code == 0, res
+    assert "files changed since the last run" in res.stdout
+    assert len(git_project.calls()) == 4  # one more review after the drop to 2/3

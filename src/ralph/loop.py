@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -151,7 +151,7 @@ class _Run:
             path = next_spec(specs, self.state, current, switch=switch, new=new)
             assert path is not None  # not complete, so some spec needs work
             spec = next(s for s in specs if s.path == path)
-            outcome = self._rotation(spec, specs, before, tick)
+            outcome = self._rotation(spec, before, tick)
             before, signal_, changed, interrupted = outcome
             if interrupted:
                 return self.end(
@@ -164,10 +164,10 @@ class _Run:
 
     def _compare_with_last_run(self, now: Snapshot) -> tuple[str, ...]:
         """Files changed while ralph was not running: verified specs need one more review."""
-        data = load_json(self.ws.snapshot_file, ".ralph/snapshot.json")
-        if data is None:
-            return ()
+        if not self.ws.snapshot_file.exists():
+            return ()  # the first run: nothing to compare with
         try:
+            data = load_json(self.ws.snapshot_file, ".ralph/snapshot.json")
             last: Snapshot | None = Snapshot.from_json(data)
         except StateError:  # an unreadable snapshot proves nothing: assume the tree changed
             last = None
@@ -180,7 +180,7 @@ class _Run:
         write_json_atomic(self.ws.snapshot_file, snap.to_json())
 
     def _rotation(
-        self, spec: Spec, specs: Sequence[Spec], before: Snapshot, tick: float
+        self, spec: Spec, before: Snapshot, tick: float
     ) -> tuple[Snapshot, str, bool, bool]:
         ws, opts = self.ws, self.opts
         row = self.state.get(spec.path)
