@@ -2,8 +2,9 @@
 
 Each test drives the real CLI against a real project folder with a real agent program
 (tests/fakes/scripted_agent.py, sometimes behind a small observer that copies what ralph handed
-it). Nothing of ralph's own is mocked. Tests marked `xfail(strict=True)` document a behaviour
-that contradicts a seed or the mission README; they start failing (XPASS) once it is fixed.
+it). Nothing of ralph's own is mocked. A behaviour that contradicts a seed or the mission
+README is recorded here as `@pytest.mark.xfail(reason="BUG: ...", strict=True)` until it is
+fixed (tests/test_own_specs.py lets a spec checkbox stay unticked only for such a test).
 """
 
 from __future__ import annotations
@@ -160,28 +161,22 @@ def test_discovery_sorts_ralph_specs_by_full_path(project: Project) -> None:
     ]
 
 
-@pytest.mark.xfail(
-    reason="BUG: src/ralph/specs.py sort_key() sorts PROMPT.md as the literal string "
-    "'000-prompt.spec.md', but '.ralph/specs/...' < '000-...' ('.' is 0x2e, '0' is 0x30), so "
-    "specs under .ralph/specs/ come before PROMPT.md and RALPH_TASK.md; the seed says "
-    "PROMPT.md is always first",
-    strict=True,
-)
 def test_prompt_md_sorts_before_specs_under_ralph_specs(project: Project) -> None:
+    # "000-prompt.spec.md" as a plain string would sort after ".ralph/..." ('.' < '0'):
+    # PROMPT.md is first all the same, then RALPH_TASK.md, then every path in order
     project.write(DISCOVERED)
-    assert status_paths(project)[:3] == [
+    assert status_paths(project) == [
         "PROMPT.md",
         "RALPH_TASK.md",
         ".ralph/specs/deep/er/y.spec.md",
+        ".ralph/specs/x.spec.md",
+        "specs/a.spec.md",
+        "specs/a/z.spec.md",
+        "specs/b.spec.md",
+        "specs/sub/deeper/c.spec.md",
     ]
 
 
-@pytest.mark.xfail(
-    reason="BUG: src/ralph/schedule.py priority() breaks ties with specs.sort_key(), which "
-    "puts .ralph/specs/ before PROMPT.md, so a new .ralph/specs/ spec runs before a new "
-    "PROMPT.md although PROMPT.md sorts first (seed: always first)",
-    strict=True,
-)
 def test_new_prompt_md_runs_before_a_new_spec_under_ralph_specs(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n", ".ralph/specs/a.spec.md": "# a\n"})
     res = project.run("run", "--agent-command", project.script({"*": DONE}), "-n", "1")
@@ -523,26 +518,30 @@ def test_spec_added_under_ralph_specs_mid_run_interrupts_current_spec(
     assert order(git_project) == ["PROMPT.md", late]
     assert f"new spec: {late}" in res.stdout
     prompt = rows(git_project)["PROMPT.md"]
-    # writing under .ralph/ is not a change of tracked files
+    # a new spec file is a change of tracked files, even under .ralph/specs/
     assert (prompt["last_status"], prompt["modified_files"], prompt["done_count"]) == (
         "CONTINUE",
-        False,
+        True,
         0,
     )
 
 
-def test_agent_editing_its_own_spec_under_ralph_specs_is_not_a_tracked_change(
+def test_agent_editing_its_own_spec_under_ralph_specs_is_a_change(
     git_project: Project,
 ) -> None:
     spec = ".ralph/specs/x.spec.md"
     git_project.write({spec: "- [ ] one\n"})
-    cmd = git_project.script({spec: [{"write": {spec: "- [x] one\n"}, "signal": "DONE"}, *DONE]})
+    cmd = git_project.script(
+        {spec: [{"signal": "DONE"}, {"write": {spec: "- [x] one\n"}, "signal": "DONE"}, *DONE]}
+    )
     res = git_project.run("run", "--agent-command", cmd)
     assert res.exit_code == 0, res
-    # .ralph/ is never in the snapshot: the ticking DONE counts as a DONE without changes
-    # (1/3 from 0/3), and the new hash is recorded, so the spec is not "modified" either
-    assert modes(git_project) == ["IMPLEMENT", "REVIEW", "REVIEW"]
-    assert [e["files_changed"] for e in rotation_ends(git_project)] == [0, 0, 0]
+    # spec files are tracked files even where no snapshot looks (.ralph/): the review that
+    # ticks a box has changed files, so it is 1/3 again, not 2/3; the new hash is recorded,
+    # so the spec is not "modified" (it stays in REVIEW mode)
+    assert modes(git_project) == ["IMPLEMENT", "REVIEW", "REVIEW", "REVIEW"]
+    assert [e["files_changed"] for e in rotation_ends(git_project)] == [0, 1, 0, 0]
+    assert [e["done_count"] for e in rotation_ends(git_project)] == [1, 1, 2, 3]
     row = rows(git_project)[spec]
     assert (row["done_count"], row["modified_files"]) == (3, False)
     assert row["last_hash"] == sha("- [x] one\n")

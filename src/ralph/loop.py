@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,8 +29,8 @@ from ralph.prompt import PromptInput, build_prompt
 from ralph.runlock import RunLock
 from ralph.schedule import next_spec
 from ralph.signals import parse_signal
-from ralph.snapshot import Snapshot, Snapshotter
-from ralph.specs import Spec, discover_specs, read_spec, spec_slug
+from ralph.snapshot import Changes, Snapshot, Snapshotter
+from ralph.specs import Spec, discover_specs, find_spec_paths, read_spec, spec_slug
 from ralph.state import State, load_json, load_state, save_state, write_json_atomic
 from ralph.workspace import (
     RotationLog,
@@ -151,7 +151,7 @@ class _Run:
             path = next_spec(specs, self.state, current, switch=switch, new=new)
             assert path is not None  # not complete, so some spec needs work
             spec = next(s for s in specs if s.path == path)
-            outcome = self._rotation(spec, before, tick)
+            outcome = self._rotation(spec, specs, before, tick)
             before, signal_, changed, interrupted = outcome
             if interrupted:
                 return self.end(
@@ -180,7 +180,7 @@ class _Run:
         write_json_atomic(self.ws.snapshot_file, snap.to_json())
 
     def _rotation(
-        self, spec: Spec, before: Snapshot, tick: float
+        self, spec: Spec, specs: Sequence[Spec], before: Snapshot, tick: float
     ) -> tuple[Snapshot, str, bool, bool]:
         ws, opts = self.ws, self.opts
         row = self.state.get(spec.path)
@@ -258,6 +258,7 @@ class _Run:
             self.lock.update(agent_pid=None)  # the agent's whole tree is gone by now
             after = self.snapshotter.take()
             changes = self.snapshotter.diff(before, after)
+            changes = _with_hidden_spec_changes(changes, specs, self.opts.root)
             signal_, note = self._judge(result, prompt)
             fresh = read_spec(opts.root, spec.path)
             self.state, downgraded = record_rotation(
@@ -323,6 +324,28 @@ class _Run:
         if found is None:
             return "NONE", "no signal in the agent's output; counted as CONTINUE"
         return found, None
+
+
+def _with_hidden_spec_changes(changes: Changes, before: Sequence[Spec], root: Path) -> Changes:
+    """Spec files are tracked files, also under `.ralph/specs/`, which no snapshot includes.
+
+    An agent that ticks boxes in (or adds, or deletes) such a spec has changed files.
+    """
+    hidden_before = {s.path: s.content_hash for s in before if s.path.startswith(".ralph/")}
+    hidden_after = {}
+    for path in find_spec_paths(root):
+        if path.startswith(".ralph/"):
+            spec = read_spec(root, path)
+            if spec is not None:
+                hidden_after[path] = spec.content_hash
+    moved = {
+        path
+        for path in hidden_before.keys() | hidden_after.keys()
+        if hidden_before.get(path) != hidden_after.get(path)
+    }
+    if not moved:
+        return changes
+    return Changes(tuple(sorted(set(changes.paths) | moved)))
 
 
 @contextmanager
