@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from ralph.cli import main
+from ralph.entry import main
 
 main()

@@ -6,7 +6,6 @@ so `ralph --help` and `ralph status` start fast.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ralph import __version__
-from ralph.errors import ExitCode, RalphError
+from ralph.errors import RalphError, report
 
 app = typer.Typer(
     name="ralph",
@@ -43,14 +42,8 @@ def reported_errors() -> Iterator[None]:
     """RalphError -> one `error:` line and a `hint:` on stderr, and its exit code."""
     try:
         yield
-    except RalphError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"hint: {exc.hint}", file=sys.stderr)
-        raise typer.Exit(int(exc.exit_code)) from None
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+    except (RalphError, KeyboardInterrupt) as exc:
+        raise typer.Exit(report(exc)) from None
 
 
 def _version(value: bool) -> None:

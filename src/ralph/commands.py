@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +23,8 @@ from ralph.workspace import (
 
 
 def init_project(root: Path, *, force: bool) -> Iterator[str]:
+    import shutil
+
     ws = Workspace(root)
     if ws.dir.exists():
         if not force:
@@ -111,6 +112,8 @@ def print_status(root: Path, *, as_json: bool) -> None:
 
 
 def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool) -> Iterator[str]:
+    import shutil
+
     ws = Workspace(root)
     ws.check()
     if not ws.dir.exists():

@@ -18,6 +18,20 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # Ctrl-C, SIGTERM, cancel
 
 
+def report(exc: BaseException) -> int:
+    """Print a RalphError (or Ctrl-C) as one `error:` line and a `hint:` on stderr."""
+    import sys
+
+    if isinstance(exc, KeyboardInterrupt):
+        print("interrupted", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+    assert isinstance(exc, RalphError)
+    print(f"error: {exc.message}", file=sys.stderr)
+    if exc.hint:
+        print(f"hint: {exc.hint}", file=sys.stderr)
+    return int(exc.exit_code)
+
+
 class RalphError(Exception):
     """An error the user can act on: `message` says what and where, `hint` what to do."""
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -195,6 +194,8 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     A crash (or kill -9) at any moment leaves either the old file or the new one, never half of
     one, and never a stray temporary file after a failed write.
     """
+    import tempfile  # only writers pay for it: `ralph status` never writes
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

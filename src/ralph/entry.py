@@ -1,0 +1,49 @@
+"""The `ralph` console script. `ralph status` skips Typer, whose import alone costs ~100 ms.
+
+Scripts and shell prompts poll `ralph status [--json]`, so it has to start fast; every other
+command line (and any status line with other options) goes through Typer in cli.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def plain_status_root(args: Sequence[str]) -> Path | None:
+    """The project root when `args` is exactly `status [--json] [-C DIR]`, else None."""
+    if not args or args[0] != "status":
+        return None
+    root = Path()
+    seen_json = seen_root = False
+    rest = list(args[1:])
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--json" and not seen_json:
+            seen_json = True
+        elif arg in ("-C", "--project") and rest and not seen_root:
+            root, seen_root = Path(rest.pop(0)), True
+        elif arg.startswith("--project=") and not seen_root:
+            root, seen_root = Path(arg.partition("=")[2]), True
+        else:
+            return None  # anything else: Typer parses it and explains what is wrong
+    return root if root.is_dir() else None
+
+
+def main(argv: Sequence[str] | None = None) -> Any:
+    args = list(sys.argv[1:] if argv is None else argv)
+    root = plain_status_root(args)
+    if root is None:
+        from ralph.cli import main as cli_main
+
+        return cli_main(args)
+    from ralph.commands import print_status
+    from ralph.errors import RalphError, report
+
+    try:
+        print_status(root.resolve(), as_json="--json" in args)
+    except (RalphError, KeyboardInterrupt) as exc:
+        sys.exit(report(exc))
+    return None
