@@ -31,9 +31,11 @@ test: lint unit
 bench: $(STAMP)
 	$(BIN)/python bench/overhead.py
 
-# Re-record .ralph-example/.ralph from a real demo run (tests/test_example.py checks it stays in sync).
+# Re-record .ralph-example/.ralph from a real demo run (tests/test_example.py checks it stays in
+# sync). .ralph/ is git-ignored everywhere, so the recording is committed with `git add -f`.
 example: $(STAMP)
 	$(BIN)/python -m tests.example_sync
+	git add -f .ralph-example/.ralph
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

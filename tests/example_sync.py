@@ -16,7 +16,15 @@ from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parent.parent / ".ralph-example"
 # Files of a run that differ from run to run (times, PIDs, commits) or duplicate others.
-SKIPPED = {"run.json", "run.lock", "snapshot.json", "current.log", "prompt.md", "worklog.jsonl"}
+SKIPPED = {
+    ".gitignore",  # .ralph/ ignores itself; the recording is committed with `git add -f`
+    "run.json",
+    "run.lock",
+    "snapshot.json",
+    "current.log",
+    "prompt.md",
+    "worklog.jsonl",
+}
 _VOLATILE = [
     (re.compile(r"started=\S+"), "started=<time>"),
     (re.compile(r"elapsed=[0-9.]+s"), "elapsed=<s>"),
