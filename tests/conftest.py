@@ -97,6 +97,11 @@ class Project:
         except (OSError, ValueError):
             return None
 
+    def rotation_ends(self) -> list[dict[str, Any]]:
+        """The `rotation_end` records of .ralph/worklog.jsonl, in order."""
+        lines = (self.root / ".ralph" / "worklog.jsonl").read_text().splitlines()
+        return [e for e in map(json.loads, lines) if e.get("event") == "rotation_end"]
+
     def counts(self) -> dict[str, int]:
         return {s["path"]: s["done_count"] for s in self.state()["specs"]}
 

@@ -83,11 +83,6 @@ def modes(project: Project) -> list[str]:
     return [c["mode"] for c in project.calls()]
 
 
-def rotation_ends(project: Project) -> list[dict[str, Any]]:
-    lines = (project.root / ".ralph" / "worklog.jsonl").read_text().splitlines()
-    return [e for e in map(json.loads, lines) if e.get("event") == "rotation_end"]
-
-
 def seed_state(project: Project, specs: list[dict[str, Any]]) -> None:
     """Write a state.json as an earlier run would have left it (`"hash": True`: matches disk)."""
     for row in specs:
@@ -317,7 +312,7 @@ def test_non_done_keeps_focus_and_follows_the_counter_rules(
     # through both non-DONE rotations until its DONE without changes
     a, b = "specs/a.spec.md", "specs/b.spec.md"
     assert order(git_project) == [a, b, a, a, a]
-    ends = rotation_ends(git_project)
+    ends = git_project.rotation_ends()
     assert [e["signal"] for e in ends] == ["DONE", "DONE", status, status, "DONE"]
     if changed:  # non-DONE with changes: 0/3, and IMPLEMENT again
         assert [e["done_count"] for e in ends] == [1, 1, 0, 0, 1]
@@ -362,7 +357,7 @@ def test_example_5_selective_propagation_end_to_end(
     assert after[b] == before[b]
     assert after[c] == before[c]
     assert after[d]["modified_files"] is True
-    assert rotation_ends(git_project)[0]["downgraded"] == [a]
+    assert git_project.rotation_ends()[0]["downgraded"] == [a]
 
 
 @pytest.mark.slow
@@ -540,8 +535,8 @@ def test_agent_editing_its_own_spec_under_ralph_specs_is_a_change(
     # ticks a box has changed files, so it is 1/3 again, not 2/3; the new hash is recorded,
     # so the spec is not "modified" (it stays in REVIEW mode)
     assert modes(git_project) == ["IMPLEMENT", "REVIEW", "REVIEW", "REVIEW"]
-    assert [e["files_changed"] for e in rotation_ends(git_project)] == [0, 1, 0, 0]
-    assert [e["done_count"] for e in rotation_ends(git_project)] == [1, 1, 2, 3]
+    assert [e["files_changed"] for e in git_project.rotation_ends()] == [0, 1, 0, 0]
+    assert [e["done_count"] for e in git_project.rotation_ends()] == [1, 1, 2, 3]
     row = rows(git_project)[spec]
     assert (row["done_count"], row["modified_files"]) == (3, False)
     assert row["last_hash"] == sha("- [x] one\n")
@@ -742,7 +737,7 @@ def test_ignored_files_never_count_as_changes(project: Project, kind: str) -> No
     cmd = project.script({"*": [{"write": junk, "signal": "DONE"}]})
     res = project.run("run", "--agent-command", cmd)
     assert res.exit_code == 0, res
-    assert [e["files_changed"] for e in rotation_ends(project)] == [0, 0, 0]
+    assert [e["files_changed"] for e in project.rotation_ends()] == [0, 0, 0]
     assert modes(project) == ["IMPLEMENT", "REVIEW", "REVIEW"]
 
 
