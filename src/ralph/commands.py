@@ -123,7 +123,9 @@ def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool
         if ws.state_file.exists():
             state = load_state(ws.state_file)
             save_state(ws.state_file, reset_counters(state))
-            yield f"counters and iteration reset ({len(state.specs)} specs keep their last status)"
+            n = len(state.specs)
+            keep = "1 spec keeps its" if n == 1 else f"{n} specs keep their"
+            yield f"counters and iteration reset ({keep} last status, hash and flag)"
         else:
             yield f"no {ws.rel(ws.state_file)}: no counters to reset"
         if handoffs and ws.handoffs.exists():
