@@ -438,7 +438,7 @@ def live_run(project: Project, steps: list[dict[str, Any]]) -> Iterator[subproce
 @pytest.mark.slow
 def test_a_live_run_is_seen_and_protected(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    with live_run(project, [{"sleep": 10, "signal": "DONE"}]) as proc:
+    with live_run(project, [{"sleep": 60, "signal": "DONE"}]) as proc:
         # status sees it
         data = status_json(project)
         assert data["running"] is True
@@ -487,7 +487,7 @@ def test_a_live_run_is_seen_and_protected(project: Project) -> None:
 @pytest.mark.slow
 def test_sigterm_stops_a_live_run_with_130(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    with live_run(project, [{"sleep": 10, "signal": "DONE"}]) as proc:
+    with live_run(project, [{"sleep": 60, "signal": "DONE"}]) as proc:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 130
     assert status_json(project)["running"] is False

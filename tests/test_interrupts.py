@@ -151,7 +151,9 @@ def test_interrupt_at_any_moment_leaves_a_loadable_state(git_project: Project, s
         assert status.exit_code == 0, status  # never half-written, never refused
         data = json.loads(status.stdout)
         assert all(0 <= s["done_count"] <= 3 for s in data["specs"])
-        assert not list((git_project.root / ".ralph").glob(".*.tmp"))
+        if sig == signal.SIGINT:  # Python cleans up on Ctrl-C; SIGKILL leaves no chance
+            assert not list((git_project.root / ".ralph").glob(".*.tmp"))
     final = git_project.run_subprocess("run", "--agent-command", cmd, "-n", "30")
     assert final.exit_code == 0, final
     assert set(git_project.counts().values()) == {3}
+    assert not list((git_project.root / ".ralph").glob(".*.tmp"))  # leftovers swept

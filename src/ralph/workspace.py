@@ -93,10 +93,13 @@ class Workspace:
             )
 
     def ensure(self) -> None:
-        """Create what a run needs; never overwrite what is there."""
+        """Create what a run needs; never overwrite what is there. Call it holding the lock."""
         self.check()
         self.handoffs.mkdir(parents=True, exist_ok=True)
         self.history.mkdir(parents=True, exist_ok=True)
+        for stale in self.dir.glob(".*.tmp"):
+            # half-written by a run killed with SIGKILL mid-write; the real file is intact
+            stale.unlink(missing_ok=True)
         own_ignore = self.dir / ".gitignore"
         if not own_ignore.exists():
             # git ignores .ralph/ even in a project whose .gitignore does not mention it, so
