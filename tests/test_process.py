@@ -246,6 +246,18 @@ def test_setsid_grandchild_is_killed_when_the_agent_exits(tmp_path: Path) -> Non
     assert is_gone(grandchild)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="child subreaper is Linux-only")
+def test_grandchild_of_an_agent_that_exits_at_once_is_still_killed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "grandchild.pid"
+    result = run_process(request(fake("quick_forker", str(pid_file)), tmp_path), Recorder())
+
+    assert result.exit_code == 0
+    grandchild = read_pid(pid_file)
+    assert is_gone(grandchild)
+    # reaped too: no zombie of it is left with ralph, its adoptive parent
+    assert not psutil.pid_exists(grandchild) or psutil.Process(grandchild).ppid() != os.getpid()
+
+
 @posix_only
 def test_setsid_grandchild_is_killed_on_timeout(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"

@@ -11,9 +11,10 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Literal
 
@@ -39,6 +40,77 @@ _DRAIN_AFTER_EXIT = 1.0
 # to reach EOF. Something unkillable (D state) must not hang ralph.
 _KILL_SETTLE = 0.5
 _REAP_TIMEOUT = 1.0
+# Every agent process tree carries this variable with a value unique to the run, so its
+# orphans can be told apart from any other process (see _Adopted).
+MARKER = "RALPH_AGENT_RUN"
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _become_subreaper() -> bool:
+    """On Linux, make orphaned descendants re-parent to ralph instead of to init.
+
+    A grandchild that calls setsid() and outlives an agent which exits at once is never seen
+    by the periodic scan of the agent's tree; as ralph's child it can still be found.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+_SUBREAPER: bool | None = None
+
+
+class _Adopted:
+    """Orphans of one agent run that were re-parented to ralph (the child subreaper)."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.seen: set[int] = set()  # ours, so ours to reap once they are zombies
+
+    def find(self) -> list[psutil.Process]:
+        if not _SUBREAPER:
+            return []
+        found: list[psutil.Process] = []
+        for pid in _direct_children():
+            try:
+                child = psutil.Process(pid)
+                if child.status() == psutil.STATUS_ZOMBIE:
+                    continue
+                if child.environ().get(MARKER) == self.token:
+                    self.seen.add(pid)
+                    found.append(child)
+                    found.extend(child.children(recursive=True))
+            except psutil.Error:
+                continue
+        return found
+
+    def reap(self) -> None:
+        """Collect the exit status of adopted orphans, so no zombie of ours stays behind."""
+        for pid in list(self.seen):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                self.seen.discard(pid)
+
+
+def _direct_children() -> list[int]:
+    """PIDs of ralph's own children: cheap on Linux, a /proc scan elsewhere."""
+    pids: list[int] = []
+    try:
+        for task in os.scandir("/proc/self/task"):
+            with open(f"{task.path}/children") as f:  # noqa: PTH123 -- a /proc file, hot path
+                pids.extend(int(p) for p in f.read().split())
+    except OSError:
+        return [c.pid for c in psutil.Process().children()]
+    return pids
 
 
 @dataclass(frozen=True)
@@ -102,9 +174,14 @@ def run_process(
     reported, not raised; only a failure to start raises AgentError. KeyboardInterrupt is
     turned into `interrupted=True` so the caller can record the rotation before exiting.
     """
+    global _SUBREAPER  # noqa: PLW0603 -- a process-wide setting, made once
+    if _SUBREAPER is None:
+        _SUBREAPER = _become_subreaper()
+    token = uuid.uuid4().hex
+    request = replace(request, env={**request.env, MARKER: token})
     started = time.time()
     proc = _spawn(request)
-    run = _Run(request, proc, on_output)
+    run = _Run(request, proc, on_output, _Adopted(token))
     failed = True
     try:
         if on_start is not None:  # e.g. record the agent's PID, so a later run can reap it
@@ -370,8 +447,13 @@ class _Run:
     """State of one running agent: its pipes, tails, descendants and why it stopped."""
 
     def __init__(
-        self, request: ProcessRequest, proc: subprocess.Popen[bytes], on_output: OutputCallback
+        self,
+        request: ProcessRequest,
+        proc: subprocess.Popen[bytes],
+        on_output: OutputCallback,
+        adopted: _Adopted,
     ) -> None:
+        self.adopted = adopted
         self.request = request
         self.proc = proc
         self.on_output: OutputCallback | None = on_output
@@ -480,6 +562,8 @@ class _Run:
             # A last look before the agent dies and its children are re-parented.
             self.tree.scan()
         victims.extend(self.tree.victims())
+        known = {v.pid for v in victims}
+        victims.extend(p for p in self.adopted.find() if p.pid not in known)
         if self.proc.poll() is not None and not victims:
             return  # clean exit, nothing left behind: the usual case
         self._signal(victims, kill=False)
@@ -530,6 +614,7 @@ class _Run:
     def _reap(self) -> None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(_REAP_TIMEOUT)
+        self.adopted.reap()
 
     def _final_drain(self) -> None:
         end = time.monotonic() + _KILL_SETTLE
