@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 import psutil
 
@@ -222,18 +222,12 @@ def _spawn(request: ProcessRequest) -> subprocess.Popen[bytes]:
                 f"{request.stdin_path}: {exc.strerror or exc}",
                 "check that the prompt file exists and is readable",
             ) from exc
+    # Own session and process group (on Windows: process group): Ctrl-C at the terminal does
+    # not reach the agent (ralph decides how it stops) and killpg() reaches all it starts.
+    isolation: dict[str, Any] = {"start_new_session": True}
+    if sys.platform == "win32":
+        isolation = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
     try:
-        if sys.platform == "win32":
-            return subprocess.Popen(
-                request.argv,
-                cwd=request.cwd,
-                env=dict(request.env),
-                stdin=stdin,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                # Keeps Ctrl-C at the console away from the agent, like a new session.
-                creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
-            )
         return subprocess.Popen(
             request.argv,
             cwd=request.cwd,
@@ -241,9 +235,7 @@ def _spawn(request: ProcessRequest) -> subprocess.Popen[bytes]:
             stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            # Own session and process group: Ctrl-C at the terminal does not reach the
-            # agent (ralph decides how it stops) and killpg() reaches all it starts.
-            start_new_session=True,
+            **isolation,
         )
     except OSError as exc:
         raise AgentError(
