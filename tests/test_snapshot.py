@@ -509,15 +509,44 @@ def test_merge_conflict(repo: Path) -> None:
     assert changed_since(snapper, before) == ()
 
 
-def test_nested_repository_is_one_entry(repo: Path) -> None:
+def test_nested_repository_is_one_entry_fingerprinted_by_its_content(repo: Path) -> None:
     snapper = Snapshotter(repo)
     before = snapper.take()
     nested = repo / "vendor/lib"
     write(nested / "x.txt", "x\n")
     init_repo(nested)
     after = snapper.take()
-    assert after.entries == {"vendor/lib": "dir"}
+    assert list(after.entries) == ["vendor/lib"]
+    assert after.entries["vendor/lib"].startswith("dir:")
     assert snapper.diff(before, after).paths == ("vendor/lib",)
+    assert changed_since(snapper, after) == ()  # nothing inside changed: same fingerprint
+    write(nested / "x.txt", "x\nmore\n")  # an edit inside the nested repository
+    assert changed_since(snapper, after) == ("vendor/lib",)
+    again = snapper.take()
+    commit_all(nested)  # a commit inside it, work tree unchanged otherwise
+    assert changed_since(snapper, again) == ("vendor/lib",)
+
+
+def test_edit_inside_a_dirty_submodule_is_a_change(repo: Path) -> None:
+    lib = repo.parent / "lib-origin"
+    init_repo(lib)
+    write(lib / "a.txt", "a\n")
+    commit_all(lib)
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    commit_all(repo)
+    write(repo / "lib/a.txt", "a\nchanged\n")  # dirty before the rotation
+    snapper = Snapshotter(repo)
+    before = snapper.take()
+    assert changed_since(snapper, before) == ()
+    write(repo / "lib/a.txt", "a\nchanged again\n")  # the agent edits it further
+    assert changed_since(snapper, before) == ("lib",)
+
+
+def test_repository_git_refuses_is_an_error_not_a_silent_walk(repo: Path) -> None:
+    # An owner check git applies in CI containers; simulated with an unreadable config.
+    (repo / ".git" / "config").write_text("[core\nbroken")
+    with pytest.raises(StateError, match="git cannot read the repository"):
+        Snapshotter(repo)
 
 
 def test_untracked_symlink_committed_unchanged(repo: Path) -> None:

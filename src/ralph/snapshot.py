@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
@@ -148,6 +149,7 @@ class Snapshotter:
         self._cache: dict[str, _CacheEntry] = {}
         self._ralphignore = _load_ignore(self.root / RALPHIGNORE, strict=True)
         self._dir_ignored: dict[str, bool] = {}
+        self._nested: dict[str, Snapshotter] = {}  # nested repositories and submodules
         self._prefix = b""  # the project root relative to the git top level, "sub/dir/"
         self._algo = "sha1"
         self.kind: Literal["git", "walk"] = "git" if self._probe_git() else "walk"
@@ -189,6 +191,15 @@ class Snapshotter:
         except OSError:  # no git executable
             return False
         lines = proc.stdout.split(b"\n")
+        if proc.returncode != 0 and b"not a git repository" not in proc.stderr:
+            # A repository git refuses to read (e.g. "dubious ownership" in CI containers):
+            # walking the tree instead would miss nested .gitignore files and git's excludes.
+            reason = proc.stderr.decode(errors="replace").strip().splitlines() or ["error"]
+            raise StateError(
+                f"git cannot read the repository at {self.root}: {reason[0]}",
+                "fix what git reports; for a repository owned by another user: "
+                "git config --global --add safe.directory <path>",
+            )
         if proc.returncode != 0 or len(lines) < 2 or lines[0] != b"true":
             return False
         self._prefix = lines[1]
@@ -340,6 +351,22 @@ class Snapshotter:
 
     # -- fingerprints --------------------------------------------------------------------------
 
+    def _nested_fingerprint(self, rel: str) -> str:
+        """A nested repository or submodule, which git lists as one entry: what is inside it.
+
+        Its own snapshot (HEAD plus dirty files) changes whenever a file in it does.
+        """
+        child = self._nested.get(rel)
+        if child is None:
+            try:
+                child = self._nested[rel] = Snapshotter(self.root / rel)
+            except StateError:
+                return DIRECTORY
+        snap = child.take()
+        self.hashed_files += child.hashed_files
+        data = json.dumps(snap.to_json(), sort_keys=True).encode()
+        return f"{DIRECTORY}:{hashlib.sha256(data).hexdigest()}"
+
     def _fingerprint(
         self,
         rel: str,
@@ -360,7 +387,7 @@ class Snapshotter:
         except OSError:
             return UNREADABLE
         if stat.S_ISDIR(st.st_mode):
-            return DIRECTORY
+            return self._nested_fingerprint(rel)
         if not stat.S_ISREG(st.st_mode):
             return f"special:{stat.S_IFMT(st.st_mode):o}"
         key = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
