@@ -424,3 +424,16 @@ def test_ctrl_c_returns_an_interrupted_result_and_kills_the_program(tmp_path: Pa
     assert fields["exit_code"] is None
     assert fields["timed_out"] is False
     assert is_gone(child)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="child subreaper is Linux-only")
+def test_orphans_that_end_on_their_own_are_reaped(tmp_path: Path) -> None:
+    def zombies() -> set[int]:
+        return {c.pid for c in psutil.Process().children() if c.status() == psutil.STATUS_ZOMBIE}
+
+    before = zombies()
+    script = "(sleep 0.1 &); sleep 0.6; echo done"  # the orphan ends while the agent runs
+    for _ in range(3):
+        result = run_process(request(("/bin/sh", "-c", script), tmp_path), Recorder())
+        assert result.exit_code == 0
+    assert zombies() - before == set()

@@ -42,7 +42,7 @@ def reported_errors() -> Iterator[None]:
     """RalphError -> one `error:` line and a `hint:` on stderr, and its exit code."""
     try:
         yield
-    except (RalphError, KeyboardInterrupt) as exc:
+    except (RalphError, OSError, KeyboardInterrupt) as exc:
         raise typer.Exit(report(exc)) from None
 
 

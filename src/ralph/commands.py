@@ -26,24 +26,25 @@ def init_project(root: Path, *, force: bool) -> Iterator[str]:
     import shutil
 
     ws = Workspace(root)
-    if ws.dir.exists():
-        if not force:
-            raise LockError(
-                f"{ws.rel(ws.dir)}/ already exists in {root}",
-                "ralph init --force re-creates it (state, handoffs and history are lost; "
-                "specs under .ralph/specs/ are kept)",
-            )
-        with RunLock(ws.dir):  # never clobber the state of a live run
-            pass
-        for entry in ws.dir.iterdir():
-            if entry.name == "specs":  # .ralph/specs/ holds the user's specs: never deleted
-                continue
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
-    ws.ensure()
-    save_state(ws.state_file, State())
+    ws.check()
+    if ws.state_file.exists() and not force:
+        raise LockError(
+            f"{ws.rel(ws.dir)}/ already exists in {root}",
+            "ralph init --force re-creates it (state, handoffs and history are lost; "
+            "specs under .ralph/specs/ are kept)",
+        )
+    with RunLock(ws.dir):  # never clobber the state of a live run
+        if force:
+            for entry in ws.dir.iterdir():
+                # .ralph/specs/ holds the user's specs; run.lock is held right now
+                if entry.name in ("specs", "run.lock", "run.json"):
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+        ws.ensure()
+        save_state(ws.state_file, State())
     yield f"created {ws.rel(ws.dir)}/ (state.json, guardrails.md, handoffs/, history/)"
     if not find_spec_paths(root):
         (root / "PROMPT.md").write_text(PROMPT_TEMPLATE, encoding="utf-8")

@@ -44,6 +44,6 @@ def main(argv: Sequence[str] | None = None) -> Any:
 
     try:
         print_status(root.resolve(), as_json="--json" in args)
-    except (RalphError, KeyboardInterrupt) as exc:
+    except (RalphError, OSError, KeyboardInterrupt) as exc:
         sys.exit(report(exc))
     return None

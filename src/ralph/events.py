@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ralph.state import MAX_COUNT
+
 Mode = Literal["IMPLEMENT", "REVIEW"]
 
 
@@ -19,7 +21,7 @@ class SpecRow:
 
     @property
     def needs_work(self) -> bool:
-        return self.done_count < 3
+        return self.done_count < MAX_COUNT
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -30,7 +31,7 @@ from ralph.runlock import RunLock
 from ralph.schedule import next_spec
 from ralph.signals import parse_signal
 from ralph.snapshot import Changes, Snapshot, Snapshotter
-from ralph.specs import Spec, discover_specs, find_spec_paths, read_spec, spec_slug
+from ralph.specs import Spec, discover_specs, find_spec_paths, spec_file_hash, spec_slug
 from ralph.state import State, load_json, load_state, save_state, write_json_atomic
 from ralph.workspace import (
     RotationLog,
@@ -65,7 +66,8 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     """Run rotations until every spec is verified or a stop condition; returns the exit code."""
     ws = Workspace(opts.root)
     ws.check()
-    with RunLock(ws.dir, agent=opts.agent.name) as lock, _sigterm_as_interrupt():
+    discover_specs(opts.root)  # no specs: say so before creating anything
+    with RunLock(ws.dir, agent=opts.agent.name) as lock, _stop_signals_as_interrupt():
         ws.ensure()
         return _Run(opts, ws, emit, lock).run()
 
@@ -80,6 +82,7 @@ class _Run:
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
         self.snapshotter = Snapshotter(opts.root)
         self.limit = self.state.iteration + opts.max_iterations  # this run stops there
+        self.hidden: dict[str, str] = {}  # hashes of the specs under .ralph/specs/
 
     def save(self) -> None:
         save_state(self.ws.state_file, self.state)
@@ -115,10 +118,11 @@ class _Run:
         scan = reconcile(self.state, specs)
         self.state = scan.state
         before = self.snapshotter.take()
+        self.hidden = hidden_spec_hashes(self.opts.root)
         dropped = self._compare_with_last_run(before)
         self.state = replace(self.state, max_iteration=self.limit)
         self.save()
-        self._save_snapshot(before)
+        self._save_snapshot(before, self.hidden)
         append_worklog(
             ws.worklog, "run_start", agent=self.agent.name, iteration=self.state.iteration
         )
@@ -151,7 +155,7 @@ class _Run:
             path = next_spec(specs, self.state, current, switch=switch, new=new)
             assert path is not None  # not complete, so some spec needs work
             spec = next(s for s in specs if s.path == path)
-            outcome = self._rotation(spec, specs, before, tick)
+            outcome = self._rotation(spec, before, tick)
             before, signal_, changed, interrupted = outcome
             if interrupted:
                 return self.end(
@@ -163,24 +167,33 @@ class _Run:
             switch = signal_ == "DONE" and not changed
 
     def _compare_with_last_run(self, now: Snapshot) -> tuple[str, ...]:
-        """Files changed while ralph was not running: verified specs need one more review."""
-        if not self.ws.snapshot_file.exists():
-            return ()  # the first run: nothing to compare with
+        """Files changed while ralph was not running: verified specs need one more review.
+
+        A missing or unreadable snapshot proves nothing, so after a first rotation it counts
+        as a change; only a project ralph never ran in has nothing to compare with.
+        """
+        if not self.ws.snapshot_file.exists() and self.state.iteration == 0:
+            return ()
         try:
             data = load_json(self.ws.snapshot_file, ".ralph/snapshot.json")
-            last: Snapshot | None = Snapshot.from_json(data)
-        except StateError:  # an unreadable snapshot proves nothing: assume the tree changed
-            last = None
-        if last is not None and not self.snapshotter.diff(last, now):
+            if not isinstance(data, dict):
+                raise StateError("snapshot.json: not an object")
+            last = Snapshot.from_json(data.get("tree"))
+            hidden = data.get("hidden_specs")
+        except StateError:
+            last, hidden = None, None
+        if last is not None and hidden == self.hidden and not self.snapshotter.diff(last, now):
             return ()
         self.state, dropped = downgrade_verified(self.state)
         return dropped
 
-    def _save_snapshot(self, snap: Snapshot) -> None:
-        write_json_atomic(self.ws.snapshot_file, snap.to_json())
+    def _save_snapshot(self, snap: Snapshot, hidden: dict[str, str]) -> None:
+        """The tree as of the last recorded rotation, with the specs no snapshot includes."""
+        self.hidden = hidden
+        write_json_atomic(self.ws.snapshot_file, {"tree": snap.to_json(), "hidden_specs": hidden})
 
     def _rotation(
-        self, spec: Spec, specs: Sequence[Spec], before: Snapshot, tick: float
+        self, spec: Spec, before: Snapshot, tick: float
     ) -> tuple[Snapshot, str, bool, bool]:
         ws, opts = self.ws, self.opts
         row = self.state.get(spec.path)
@@ -250,31 +263,43 @@ class _Run:
 
         try:
             result = self.agent.run(request, on_line, log.chunk, self.lock.record_agent)
-        except BaseException:
-            log.close("# the agent could not be started")
+        except BaseException as exc:
+            log.close(f"# ralph stopped the rotation: {exc!r}")
             raise
         with _deferred_interrupts():
             tick = time.perf_counter()
-            self.lock.update(agent_pid=None)  # the agent's whole tree is gone by now
-            after = self.snapshotter.take()
-            changes = self.snapshotter.diff(before, after)
-            changes = _with_hidden_spec_changes(changes, specs, self.opts.root)
+            # Nothing may stop the rotation from being recorded before the state is saved:
+            # a failed snapshot counts as "changed" and is raised only afterwards.
+            failure: StateError | None = None
+            after: Snapshot | None = None
+            try:
+                after = self.snapshotter.take()
+                changes = self.snapshotter.diff(before, after)
+            except StateError as exc:
+                failure = exc
+                changes = Changes((f"(snapshot failed: {exc.message})",))
+            hidden = hidden_spec_hashes(opts.root)
+            changes = _with_hidden_spec_changes(changes, self.hidden, hidden)
             signal_, note = self._judge(result, prompt)
-            fresh = read_spec(opts.root, spec.path)
             self.state, downgraded = record_rotation(
                 self.state,
                 spec.path,
                 signal_,
                 bool(changes),
-                fresh.content_hash if fresh else None,
+                spec_file_hash(opts.root, spec.path),
             )
             self.save()
-            self._save_snapshot(after)
+            if failure is not None:
+                log.close(f"# ralph could not take a snapshot: {failure.message}")
+                raise failure
+            assert after is not None
+            self._save_snapshot(after, hidden)
+            self.lock.update(agent_pid=None)  # the agent's whole tree is gone by now
             if note is not None and signal_ == "ERROR":
                 append_note(
                     handoff,
                     f"rotation {iteration} failed ({note}); check its log "
-                    f"{ws.rel(ws.history_log(slug, iteration))} and carry on.",
+                    f"{ws.rel(log.path)} and carry on.",
                 )
             elapsed = time.time() - started
             log.close(
@@ -326,62 +351,62 @@ class _Run:
         return found, None
 
 
-def _with_hidden_spec_changes(changes: Changes, before: Sequence[Spec], root: Path) -> Changes:
-    """Spec files are tracked files, also under `.ralph/specs/`, which no snapshot includes.
-
-    An agent that ticks boxes in (or adds, or deletes) such a spec has changed files.
-    """
-    hidden_before = {s.path: s.content_hash for s in before if s.path.startswith(".ralph/")}
-    hidden_after = {}
+def hidden_spec_hashes(root: Path) -> dict[str, str]:
+    """Spec files under `.ralph/specs/`: tracked files that no snapshot includes."""
+    hashes: dict[str, str] = {}
     for path in find_spec_paths(root):
         if path.startswith(".ralph/"):
-            spec = read_spec(root, path)
-            if spec is not None:
-                hidden_after[path] = spec.content_hash
-    moved = {
-        path
-        for path in hidden_before.keys() | hidden_after.keys()
-        if hidden_before.get(path) != hidden_after.get(path)
-    }
+            digest = spec_file_hash(root, path)
+            hashes[path] = digest if digest is not None else "(unreadable)"
+    return hashes
+
+
+def _with_hidden_spec_changes(
+    changes: Changes, before: dict[str, str], after: dict[str, str]
+) -> Changes:
+    """Add the spec files under `.ralph/specs/` that were edited, added or deleted."""
+    moved = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
     if not moved:
         return changes
     return Changes(tuple(sorted(set(changes.paths) | moved)))
 
 
+# Signals that end a run the way Ctrl-C does: a CI job cancelled (SIGTERM), an ssh session
+# or terminal gone (SIGHUP). The agent runs in its own session and never receives them.
+_STOP_SIGNALS = tuple(
+    sig for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if sig
+)
+
+
 @contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a CI job being cancelled) stops a run the way Ctrl-C does."""
+def _handled(
+    signals: tuple[int, ...], handler: Callable[[int, FrameType | None], None]
+) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield  # signal handlers can only be set from the main thread
         return
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous = {sig: signal.signal(sig, handler) for sig in signals}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_signals_as_interrupt() -> contextlib.AbstractContextManager[None]:
+    """SIGTERM and SIGHUP stop a run the way Ctrl-C does: the agent is stopped, state saved."""
+    return _handled(_STOP_SIGNALS, _raise_interrupt)
 
 
 @contextmanager
 def _deferred_interrupts() -> Iterator[None]:
-    """Hold Ctrl-C / SIGTERM while a rotation is recorded, then act on it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    """Hold Ctrl-C, SIGTERM and SIGHUP while a rotation is recorded, then act on them."""
     pending: list[int] = []
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        pending.append(signum)
-
-    old_int = signal.signal(signal.SIGINT, handler)
-    old_term = signal.signal(signal.SIGTERM, handler)
-    try:
+    with _handled((signal.SIGINT, *_STOP_SIGNALS), lambda signum, frame: pending.append(signum)):
         yield
-    finally:
-        signal.signal(signal.SIGINT, old_int)
-        signal.signal(signal.SIGTERM, old_term)
     if pending:
         raise KeyboardInterrupt

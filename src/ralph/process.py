@@ -72,15 +72,20 @@ class _Adopted:
     def __init__(self, token: str) -> None:
         self.token = token
         self.seen: set[int] = set()  # ours, so ours to reap once they are zombies
+        # Children ralph had before the agent started are someone else's to wait for.
+        self.before = set(_direct_children()) if _SUBREAPER else set()
 
     def find(self) -> list[psutil.Process]:
         if not _SUBREAPER:
             return []
         found: list[psutil.Process] = []
         for pid in _direct_children():
+            if pid in self.before:
+                continue
             try:
                 child = psutil.Process(pid)
                 if child.status() == psutil.STATUS_ZOMBIE:
+                    self.seen.add(pid)  # an orphan that ended on its own: reaped below
                     continue
                 if child.environ().get(MARKER) == self.token:
                     self.seen.add(pid)

@@ -52,8 +52,8 @@ Spec: {p.spec_path} (verification {p.done_count}/3)
 You start with a fresh context: everything you know comes from the files. Before you end,
 rewrite the handoff file `{p.handoff_path}` with what you did, what you found and what is left,
 for the next rotation. Add project-wide lessons (commands that work, traps to avoid) to
-`{p.guardrails_path}`; every agent on every spec reads it. Do not edit files under `.ralph/`
-other than these two.
+`{p.guardrails_path}`; every agent on every spec reads it. Do not edit other files under
+`.ralph/`, except your spec itself (tick its boxes) and `.ralph/question.md` (to ask a question).
 
 ## The spec ({p.spec_path})
 {p.spec_text.rstrip()}

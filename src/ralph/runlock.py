@@ -6,6 +6,7 @@ run.json left by a killed run (its PID dead) is simply taken over by the next ru
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass
@@ -157,8 +158,11 @@ class RunLock:
         self.update(agent_pid=pid, agent_started=started)
 
     def update(self, **info: Any) -> None:
+        """Best effort: run.json informs humans and `status`; a failed write must not stop
+        a run (the lock, not this file, is what keeps a second run out)."""
         self.info.update(info)
-        write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
+        with contextlib.suppress(OSError):
+            write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
 
     def __exit__(
         self,
@@ -166,7 +170,8 @@ class RunLock:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        (self.state_dir / RUN_FILE).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (self.state_dir / RUN_FILE).unlink(missing_ok=True)
         if self._fd is not None and fcntl is not None:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)

@@ -21,10 +21,6 @@ class Spec:
     text: str
     content_hash: str  # sha256 of the bytes on disk
 
-    @property
-    def slug(self) -> str:
-        return spec_slug(self.path)
-
 
 def spec_slug(path: str) -> str:
     """`{name}-{hash6}`: the file name is not unique across folders, the path is."""
@@ -84,6 +80,17 @@ def read_spec(root: Path, path: str) -> Spec | None:
             "save the file as UTF-8",
         ) from exc
     return Spec(path=path, text=text, content_hash=hashlib.sha256(data).hexdigest())
+
+
+def spec_file_hash(root: Path, path: str) -> str | None:
+    """The content hash of a spec file as it is now; None when it is gone or unreadable.
+
+    Never raises: it is used while a rotation is recorded, which must not be lost.
+    """
+    try:
+        return hashlib.sha256((root / path).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def discover_specs(root: Path) -> list[Spec]:

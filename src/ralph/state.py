@@ -199,6 +199,8 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            if hasattr(os, "fchmod"):  # mkstemp makes it owner-only; state is not a secret
+                os.fchmod(f.fileno(), 0o644)
             f.write(text)
             f.flush()
             if durable:  # survives a power cut, not just a crash; run.json does not need it

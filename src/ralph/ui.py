@@ -21,8 +21,8 @@ from ralph.events import (
     RunStarted,
     SpecRow,
 )
+from ralph.state import MAX_COUNT as TARGET
 from ralph.statusview import SIGNAL_STYLES as _SIGNAL_STYLES
-from ralph.statusview import TARGET
 from ralph.statusview import counter as _counter
 from ralph.statusview import progress as _progress
 from ralph.statusview import status_text as _status
@@ -426,7 +426,9 @@ def _summary_text(event: RotationEnded) -> Text:
     text.append(f"{event.spec}: ")
     text.append(event.signal, style=_SIGNAL_STYLES.get(event.signal, "bold"))
     text.append(f" · {_files_changed(event.files_changed)}")
-    text.append(f" · {event.done_count}/{TARGET}", style="green" if event.done_count >= 3 else "")
+    text.append(
+        f" · {event.done_count}/{TARGET}", style="green" if event.done_count >= TARGET else ""
+    )
     text.append(f" · {format_clock(event.elapsed)}", style="dim")
     if event.downgraded:
         text.append(f" · downgraded 3/3→2/3: {', '.join(event.downgraded)}", style="yellow")

@@ -137,12 +137,25 @@ def ensure_gitignored(root: Path) -> bool:
     return True
 
 
+def _open_new(path: Path) -> tuple[Path, BinaryIO]:
+    """Create `path`, or `NNN-2.log`, `NNN-3.log`...: numbers restart after `ralph reset`,
+    and an earlier run's log is never overwritten."""
+    candidate = path
+    n = 1
+    while True:
+        try:
+            return candidate, candidate.open("xb")
+        except FileExistsError:
+            n += 1
+            candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+
+
 class RotationLog:
     """Writes one rotation's raw output to its history log and, capped, to current.log."""
 
     def __init__(self, history_path: Path, current_path: Path, header: str) -> None:
         history_path.parent.mkdir(parents=True, exist_ok=True)
-        self._history: BinaryIO = history_path.open("wb")
+        self.path, self._history = _open_new(history_path)
         self._current: BinaryIO = current_path.open("wb")  # one rotation at a time
         self._current_written = 0
         self._write(header.encode() + b"\n")
