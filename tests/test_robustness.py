@@ -116,3 +116,27 @@ def test_hangup_stops_the_run_and_its_agent(git_project: Project) -> None:
         assert psutil.Process(agent).status() == psutil.STATUS_ZOMBIE
     row = git_project.state()["specs"][0]
     assert (row["last_status"], row["modified_files"]) == ("ERROR", True)
+
+
+def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project) -> None:
+    from pathlib import Path
+
+    from ralph.agent import make_agent
+    from ralph.events import Event
+    from ralph.loop import RunOptions, run_loop
+
+    git_project.write({"PROMPT.md": "x\n"})
+    cmd = git_project.script({"*": [{"signal": "DONE"}]})
+    shown: list[Event] = []
+
+    def closed_terminal(event: Event) -> None:
+        shown.append(event)
+        raise OSError(5, "Input/output error")  # what writing to a hung-up tty raises
+
+    agent = make_agent(None, cmd, {})
+    code = run_loop(
+        RunOptions(root=Path(git_project.root), agent=agent, max_iterations=5), closed_terminal
+    )
+    assert code == 0
+    assert len(shown) == 1  # dropped after the first failure
+    assert git_project.counts() == {"PROMPT.md": 3}

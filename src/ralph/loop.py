@@ -77,12 +77,22 @@ class _Run:
         self.lock = lock
         self.opts = opts
         self.ws = ws
-        self.emit = emit
+        self._display: Emit | None = emit
         self.agent = opts.agent
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
         self.snapshotter = Snapshotter(opts.root)
         self.limit = self.state.iteration + opts.max_iterations  # this run stops there
         self.hidden: dict[str, str] = {}  # hashes of the specs under .ralph/specs/
+
+    def emit(self, event: Event) -> None:
+        """Tell the display; a display that can no longer write (the terminal was closed, a
+        pipe reader went away) is dropped rather than allowed to stop the run."""
+        if self._display is None:
+            return
+        try:
+            self._display(event)
+        except OSError:
+            self._display = None
 
     def save(self) -> None:
         save_state(self.ws.state_file, self.state)
