@@ -254,7 +254,7 @@ def test_last_row_shows_downgrades_and_note() -> None:
 
 
 def test_output_keeps_the_last_lines_without_escape_codes() -> None:
-    lines = [AgentOutput("stdout", f"\x1b[32mline {i:02d}\x1b[0m") for i in range(12)]
+    lines = [AgentOutput("stdout", (f"\x1b[32mline {i:02d}\x1b[0m",)) for i in range(12)]
     text = panel_text([started(), *lines])
     assert "line 11" in text
     assert f"line {12 - OUTPUT_LINES:02d}" in text
@@ -264,18 +264,18 @@ def test_output_keeps_the_last_lines_without_escape_codes() -> None:
 
 
 def test_output_is_bounded_in_the_view() -> None:
-    view = view_of([started(), *(AgentOutput("stdout", str(i)) for i in range(50))])
+    view = view_of([started(), *(AgentOutput("stdout", (str(i),)) for i in range(50))])
     assert view.output == tuple(str(i) for i in range(50 - OUTPUT_LINES, 50))
 
 
 def test_a_new_rotation_clears_the_previous_output() -> None:
-    view = view_of([started(), AgentOutput("stdout", "old"), ended(), started(iteration=2)])
+    view = view_of([started(), AgentOutput("stdout", ("old",)), ended(), started(iteration=2)])
     assert view.output == ()
 
 
 def test_apply_event_does_not_change_its_input() -> None:
     before = view_of([started()])
-    after = apply_event(before, AgentOutput("stdout", "x"))
+    after = apply_event(before, AgentOutput("stdout", ("x",)))
     assert before.output == ()
     assert after.output == ("x",)
     assert apply_event(after, Notice("warning", "careful")) is after
@@ -285,7 +285,7 @@ def test_long_lines_stay_within_the_width() -> None:
     text = panel_text(
         [
             started("specs/" + "deep/" * 20 + "x.spec.md", matrix=THREE),
-            AgentOutput("stdout", "y" * 300),
+            AgentOutput("stdout", ("y" * 300,)),
         ]
     )
     assert max(len(line) for line in text.splitlines()) <= 80
@@ -293,7 +293,7 @@ def test_long_lines_stay_within_the_width() -> None:
 
 
 def test_markup_in_agent_text_is_not_interpreted() -> None:
-    text = panel_text([started(), AgentOutput("stdout", "[bold]x[/bold] [link]")])
+    text = panel_text([started(), AgentOutput("stdout", ("[bold]x[/bold] [link]",))])
     assert "[bold]x[/bold] [link]" in text
 
 
@@ -305,7 +305,7 @@ def full_run() -> list[Event]:
     return [
         RunStarted("demo", 0, 20, PROMPT),
         started(),
-        AgentOutput("stdout", "working"),
+        AgentOutput("stdout", ("working",)),
         ended(matrix=after),
         Notice("warning", "no signal found"),
         RunEnded(1, "max iterations reached", 1, 20, after),
@@ -363,15 +363,17 @@ def test_plain_run_end_aligns_the_matrix() -> None:
 
 
 def test_plain_hides_agent_output_unless_verbose() -> None:
-    assert plain_lines([AgentOutput("stdout", "hello")]) == []
-    assert plain_lines([AgentOutput("stdout", "hello")], verbose=True) == ["12:00:01   | hello"]
+    assert plain_lines([AgentOutput("stdout", ("hello",))]) == []
+    assert plain_lines([AgentOutput("stdout", ("hello",))], verbose=True) == ["12:00:01   | hello"]
 
 
 def test_plain_never_writes_escape_codes() -> None:
     events: list[Event] = [
         *full_run()[:3],
-        AgentOutput("stdout", "\x1b[1;31mred\x1b[0m and \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\"),
-        AgentOutput("stderr", "50%\r100%\x07"),
+        AgentOutput(
+            "stdout", ("\x1b[1;31mred\x1b[0m and \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\",)
+        ),
+        AgentOutput("stderr", ("50%\r100%\x07",)),
         Notice("warning", "\x1b[33mcoloured\x1b[0m warning"),
     ]
     lines = plain_lines(events, verbose=True)

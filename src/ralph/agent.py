@@ -64,31 +64,41 @@ class AgentResult:
 
 
 class LineSplitter:
-    """Turns raw chunks into bounded, decoded lines for displays (memory stays bounded)."""
+    """Turns raw chunks into bounded, decoded lines for displays (memory stays bounded).
 
-    def __init__(self, emit: Callable[[Stream, str], None]) -> None:
+    One call per chunk, not per line: an agent printing millions of short lines must not be
+    slowed down by ralph reading them.
+    """
+
+    def __init__(self, emit: Callable[[Stream, tuple[str, ...]], None]) -> None:
         self._emit = emit
         self._partial: dict[Stream, bytes] = {"stdout": b"", "stderr": b""}
 
     def feed(self, stream: Stream, chunk: bytes) -> None:
         data = self._partial[stream] + chunk
-        *lines, rest = data.split(b"\n")
-        for line in lines:
-            self._emit(stream, _decode(line))
-        if len(rest) > MAX_LINE * 4:  # a line that never ends: show its start, drop the rest
-            self._emit(stream, _decode(rest) + " …")
-            rest = b""
-        self._partial[stream] = rest
+        end = data.rfind(b"\n")
+        lines: list[str] = []
+        if end >= 0:
+            # A newline byte never occurs inside a multi-byte UTF-8 character: decoding the
+            # complete lines in one go is safe, and much faster than line by line.
+            lines = [_bound(line) for line in data[:end].decode("utf-8", "replace").split("\n")]
+            data = data[end + 1 :]
+        if len(data) > MAX_LINE * 4:  # a line that never ends: show its start, drop the rest
+            lines.append(_bound(data.decode("utf-8", "replace")) + " …")
+            data = b""
+        self._partial[stream] = data
+        if lines:
+            self._emit(stream, tuple(lines))
 
     def close(self) -> None:
         for stream, rest in self._partial.items():
             if rest:
-                self._emit(stream, _decode(rest))
+                self._emit(stream, (_bound(rest.decode("utf-8", "replace")),))
         self._partial = {"stdout": b"", "stderr": b""}
 
 
-def _decode(line: bytes) -> str:
-    text = line.decode("utf-8", errors="replace").rstrip("\r")
+def _bound(text: str) -> str:
+    text = text.rstrip("\r")
     return text if len(text) <= MAX_LINE else text[:MAX_LINE] + " …"
 
 
@@ -145,11 +155,11 @@ class CommandAgent:
     def run(
         self,
         request: AgentRequest,
-        on_line: Callable[[Stream, str], None],
+        on_lines: Callable[[Stream, tuple[str, ...]], None],
         on_chunk: Callable[[Stream, bytes], None] | None = None,
         on_start: Callable[[int], None] | None = None,
     ) -> AgentResult:
-        splitter = LineSplitter(on_line)
+        splitter = LineSplitter(on_lines)
 
         def on_output(stream: Stream, chunk: bytes) -> None:
             if on_chunk is not None:

@@ -45,10 +45,10 @@ class RotationStarted:
 
 @dataclass(frozen=True)
 class AgentOutput:
-    """One readable line the agent printed (already decoded, bounded in length)."""
+    """Readable lines the agent printed (decoded, each bounded in length), one chunk's worth."""
 
     stream: Literal["stdout", "stderr"]
-    line: str
+    lines: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -268,11 +268,11 @@ class _Run:
             kill_grace=opts.kill_grace,
         )
 
-        def on_line(stream: Stream, line: str) -> None:
-            self.emit(AgentOutput(stream, line))
+        def on_lines(stream: Stream, lines: tuple[str, ...]) -> None:
+            self.emit(AgentOutput(stream, lines))
 
         try:
-            result = self.agent.run(request, on_line, log.chunk, self.lock.record_agent)
+            result = self.agent.run(request, on_lines, log.chunk, self.lock.record_agent)
         except BaseException as exc:
             log.close(f"# ralph stopped the rotation: {exc!r}")
             raise

@@ -189,8 +189,8 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             output=(),  # the previous agent's lines would be misread as this one's
         )
     if isinstance(event, AgentOutput):
-        line = clean_line(event.line)
-        return replace(view, output=(*view.output, line)[-OUTPUT_LINES:])
+        shown = tuple(clean_line(line) for line in event.lines[-OUTPUT_LINES:])
+        return replace(view, output=(*view.output, *shown)[-OUTPUT_LINES:])
     if isinstance(event, RotationEnded):
         return replace(
             view,
@@ -454,8 +454,10 @@ class PlainDisplay(_Closing):
         self.verbose = verbose
         self._clock = clock
 
-    def _write(self, text: str) -> None:
-        line = f"{time.strftime('%H:%M:%S', time.localtime(self._clock()))} {text}\n"
+    def _write(self, *texts: str) -> None:
+        """One timestamped line per text, written and flushed together."""
+        stamp = time.strftime("%H:%M:%S", time.localtime(self._clock()))
+        line = "".join(f"{stamp} {text}\n" for text in texts)
         try:
             self.stream.write(line)
         except UnicodeEncodeError:
@@ -479,7 +481,7 @@ class PlainDisplay(_Closing):
             )
         elif isinstance(event, AgentOutput):
             if self.verbose:
-                self._write(f"  | {clean_line(event.line)}")
+                self._write(*(f"  | {clean_line(line)}" for line in event.lines))
         elif isinstance(event, RotationEnded):
             text = (
                 f"rotation {event.iteration} ended: {event.signal}, "
