@@ -24,6 +24,7 @@ ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "NO_COLOR": "1"}
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)  # measure start-up as an installed ralph runs it
 
 DONE_AGENT = "#!/bin/sh\ncat > /dev/null\necho '<ralph>DONE</ralph>'\n"
+LINES_AGENT = "#!/bin/sh\ncat > /dev/null\nyes | head -c 20000000\necho '<ralph>DONE</ralph>'\n"
 FLOOD_AGENT = (
     "#!/bin/sh\ncat > /dev/null\n"
     "head -c 1073741824 /dev/zero | tr '\\0' 'x'\necho\necho '<ralph>DONE</ralph>'\n"
@@ -53,6 +54,8 @@ def make_tree(root: Path, files: int) -> None:
         (root / "specs" / f"s{n}.spec.md").write_text(f"# spec {n}\n- [ ] nothing\n")
     (root / "agent.sh").write_text(DONE_AGENT)
     (root / "flood.sh").write_text(FLOOD_AGENT)
+    (root / "lines.sh").write_text(LINES_AGENT)
+    (root / "lines.sh").chmod(0o755)
     (root / "agent.sh").chmod(0o755)
     (root / "flood.sh").chmod(0o755)
     (root / ".gitignore").write_text(".ralph/\nnode_modules/\n")
@@ -124,6 +127,13 @@ def main() -> None:
         t = time.perf_counter()
         rss = run_ralph(small, "./flood.sh", "--max-iterations", "1", ok=(3,))
         print(f"  max RSS {rss:.1f} MB, one 1 GB rotation in {time.perf_counter() - t:.1f} s")
+
+        print()
+        print("an agent that prints 10 million 2-byte lines (20 MB)")
+        t = time.perf_counter()
+        rss = run_ralph(small, "./lines.sh", "--max-iterations", "1", ok=(3,))
+        elapsed = time.perf_counter() - t
+        print(f"  read in {elapsed:.1f} s ({10 / elapsed:.1f} M lines/s), max RSS {rss:.1f} MB")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
