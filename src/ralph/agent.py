@@ -40,9 +40,34 @@ class AgentRequest:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """What one rotation cost, as far as the agent's output reports it."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None  # None: the agent does not report a price
+
+
+FaultKind = Literal["rate_limit", "auth", "overflow"]
+
+
+@dataclass(frozen=True)
+class AgentFault:
+    """A failure that is not the work's fault and must be handled its own way: a usage or rate
+    limit (bench the agent until `resets_at`, epoch seconds, when known), an auth or
+    configuration error (stop the run at once), a context overflow (ROTATE with a note)."""
+
+    kind: FaultKind
+    message: str  # the agent's own words, one line
+    resets_at: float | None = None
+
+
+@dataclass(frozen=True)
 class AgentResult:
     process: ProcessResult
     final_text: str | None  # the agent's final message, where its output format reports one
+    usage: Usage | None = None  # None: the agent reported nothing
+    fault: AgentFault | None = None
 
     @property
     def output_text(self) -> str:
