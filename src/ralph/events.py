@@ -7,7 +7,8 @@ from typing import Literal
 
 from ralph.state import MAX_COUNT
 
-Mode = Literal["IMPLEMENT", "REVIEW"]
+# JUDGE: a semantic check's judge (ralph.checks), answering VERIFIED or NOT_VERIFIED
+Mode = Literal["IMPLEMENT", "REVIEW", "JUDGE"]
 
 
 @dataclass(frozen=True)
