@@ -303,7 +303,8 @@ def test_multi_stage_required_stages_gate_and_optional_only_warn(tmp_path: Path)
         "checks:\n  - name: qa\n    method: multi_stage\n    config:\n      stages:\n"
         "        - {name: style, method: external, required: false, config: {command: 'exit 1'}}\n"
         f"        - {{name: unit, method: external, config: {{command: 'echo u >> {ran}'}}}}\n"
-        f"        - {{name: e2e, method: external, config: {{command: 'echo e >> {ran}; exit 4'}}}}\n"
+        "        - {name: e2e, method: external,\n"
+        f"           config: {{command: 'echo e >> {ran}; exit 4'}}}}\n"
         f"        - {{name: last, method: external, config: {{command: 'echo l >> {ran}'}}}}\n",
     )
     gate = run_gate(path, tmp_path)
@@ -362,12 +363,17 @@ def test_unchanged_tree_is_not_tested_again(tmp_path: Path) -> None:
 def test_independent_external_checks_run_in_parallel(tmp_path: Path) -> None:
     # Each check waits (bounded) until the other has started: only a parallel run passes.
     a, b = tmp_path / "a", tmp_path / "b"
-    wait = "i=0; while [ ! -f {other} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; test -f {other}"
+    wait = (
+        "i=0; while [ ! -f {other} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
+        "test -f {other}"
+    )
+    cmd_a = f"touch {a}; {wait.format(other=b)}"
+    cmd_b = f"touch {b}; {wait.format(other=a)}"
     path = spec(
         tmp_path,
         "parallel_checks: true\nchecks:\n"
-        f"  - {{name: a, method: external, config: {{command: 'touch {a}; {wait.format(other=b)}'}}}}\n"
-        f"  - {{name: b, method: external, config: {{command: 'touch {b}; {wait.format(other=a)}'}}}}\n",
+        f"  - {{name: a, method: external, config: {{command: '{cmd_a}'}}}}\n"
+        f"  - {{name: b, method: external, config: {{command: '{cmd_b}'}}}}\n",
     )
     gate = run_gate(path, tmp_path)
     assert gate.passed, gate.reasons
