@@ -21,6 +21,7 @@ from ralph.checks import (
     run_command,
     run_gate,
 )
+from ralph.claims import VState
 from ralph.errors import SpecError
 from ralph.frontmatter import ExternalConfig
 
@@ -185,13 +186,13 @@ def test_role_criteria_apply_by_mode(tmp_path: Path) -> None:
 
 
 def test_strict_tier_compares_the_claim_with_the_disk(tmp_path: Path) -> None:
-    transitions: list[object] = []
+    transitions: list[tuple[VState, VState]] = []
     path = spec(tmp_path, "verification: strict\n", "# s\n- [x] one\n- [ ] two\n")
     gate = run_gate(path, tmp_path, on_transition=lambda a, b: transitions.append((a, b)))
     assert gate.reasons == (
         "checkboxes: status: claimed complete, on disk incomplete (1 of 2 boxes unticked)",
     )
-    assert [b.value for _, b in transitions] == [  # type: ignore[attr-defined]
+    assert [b.value for _, b in transitions] == [
         "read_state",
         "mismatch",
         "retry",
