@@ -68,6 +68,9 @@ class AgentResult:
     final_text: str | None  # the agent's final message, where its output format reports one
     usage: Usage | None = None  # None: the agent reported nothing
     fault: AgentFault | None = None
+    # The agent reported a failure of its own (an error result, a rate limit...), possibly with
+    # exit code 0 (aider, pi --mode json): one line, in its own words.
+    error: str | None = None
 
     @property
     def output_text(self) -> str:
@@ -75,7 +78,7 @@ class AgentResult:
 
     @property
     def failure(self) -> str | None:
-        """Why the rotation failed, or None when the agent exited 0 on its own."""
+        """Why the rotation failed, or None when the agent finished on its own without error."""
         p = self.process
         if p.interrupted:
             return "interrupted"
@@ -84,42 +87,95 @@ class AgentResult:
         if p.idle_timed_out:
             return f"no output for too long (idle timeout), stopped after {p.elapsed:.0f} s"
         if p.exit_code != 0:
-            return f"exit code {p.exit_code}"
-        return None
+            why = f"exit code {p.exit_code}"
+            return f"{why}: {self.error}" if self.error else why
+        return self.error
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an output parser read from a finished rotation."""
+
+    final_text: str | None = None  # None: scan the plain output for the signal
+    usage: Usage | None = None
+    fault: AgentFault | None = None
+    error: str | None = None
+
+
+class OutputParser:
+    """Reads an agent's output line by line as it arrives, in bounded memory.
+
+    `feed` gets complete lines (decoded, at most MAX_EVENT characters) and returns the readable
+    lines displays and current.log show; `finish` says what the rotation produced. This base
+    class is the plain-text parser of custom commands: lines are shown as they are, and the
+    signal is looked for in the output itself.
+    """
+
+    def feed(self, stream: Stream, lines: Sequence[str]) -> tuple[str, ...]:
+        return tuple(_bound(line) for line in lines)
+
+    def finish(self, process: ProcessResult) -> Outcome:
+        return Outcome()
 
 
 class LineSplitter:
-    """Turns raw chunks into bounded, decoded lines for displays (memory stays bounded).
+    """Turns raw chunks into decoded lines of at most `max_line` bytes (memory stays bounded).
 
     One call per chunk, not per line: an agent printing millions of short lines must not be
-    slowed down by ralph reading them.
+    slowed down by ralph reading them. A longer line is cut: its start is kept (marked " …")
+    and the rest is skipped up to the next newline.
     """
 
-    def __init__(self, emit: Callable[[Stream, tuple[str, ...]], None]) -> None:
+    def __init__(
+        self, emit: Callable[[Stream, tuple[str, ...]], None], max_line: int = MAX_LINE * 4
+    ) -> None:
         self._emit = emit
-        self._partial: dict[Stream, bytes] = {"stdout": b"", "stderr": b""}
+        self._max = max_line
+        # Pieces of each stream's unfinished line: a list, so a long line costs one join.
+        self._partial: dict[Stream, list[bytes]] = {"stdout": [], "stderr": []}
+        self._size: dict[Stream, int] = {"stdout": 0, "stderr": 0}
+        self._skipping: dict[Stream, bool] = {"stdout": False, "stderr": False}
 
     def feed(self, stream: Stream, chunk: bytes) -> None:
-        data = self._partial[stream] + chunk
-        end = data.rfind(b"\n")
         lines: list[str] = []
+        end = chunk.rfind(b"\n")
         if end >= 0:
-            # A newline byte never occurs inside a multi-byte UTF-8 character: decoding the
-            # complete lines in one go is safe, and much faster than line by line.
-            lines = [_bound(line) for line in data[:end].decode("utf-8", "replace").split("\n")]
-            data = data[end + 1 :]
-        if len(data) > MAX_LINE * 4:  # a line that never ends: show its start, drop the rest
-            lines.append(_bound(data.decode("utf-8", "replace")) + " …")
-            data = b""
-        self._partial[stream] = data
+            data: bytes | None = chunk[:end]
+            if self._skipping[stream]:
+                # Up to the first newline, the chunk is the rest of the line being skipped.
+                first = chunk.find(b"\n")
+                data = chunk[first + 1 : end] if first < end else None
+                self._skipping[stream] = False
+            else:
+                data = b"".join([*self._partial[stream], chunk[:end]])
+            if data is not None:
+                # A newline byte never occurs inside a multi-byte UTF-8 character: decoding
+                # the complete lines in one go is safe, and much faster than line by line.
+                lines = [self._cut(line) for line in data.decode("utf-8", "replace").split("\n")]
+            rest = chunk[end + 1 :]
+            self._partial[stream] = [rest] if rest else []
+            self._size[stream] = len(rest)
+        elif not self._skipping[stream]:
+            self._partial[stream].append(chunk)
+            self._size[stream] += len(chunk)
+        if self._size[stream] > self._max:
+            head = b"".join(self._partial[stream])[: self._max]
+            lines.append(head.decode("utf-8", "replace") + " …")
+            self._partial[stream], self._size[stream] = [], 0
+            self._skipping[stream] = True
         if lines:
             self._emit(stream, tuple(lines))
 
+    def _cut(self, line: str) -> str:
+        line = line.rstrip("\r")
+        return line if len(line) <= self._max else line[: self._max] + " …"
+
     def close(self) -> None:
-        for stream, rest in self._partial.items():
-            if rest:
-                self._emit(stream, (_bound(rest.decode("utf-8", "replace")),))
-        self._partial = {"stdout": b"", "stderr": b""}
+        for stream, parts in self._partial.items():
+            if parts and not self._skipping[stream]:
+                self._emit(stream, (self._cut(b"".join(parts).decode("utf-8", "replace")),))
+        self._partial = {"stdout": [], "stderr": []}
+        self._size = {"stdout": 0, "stderr": 0}
 
 
 def _bound(text: str) -> str:
@@ -127,10 +183,21 @@ def _bound(text: str) -> str:
     return text if len(text) <= MAX_LINE else text[:MAX_LINE] + " …"
 
 
+def bound_line(text: str) -> str:
+    """One display line: at most MAX_LINE characters, no line breaks."""
+    return _bound(" ".join(text.split()) if "\n" in text or "\r" in text else text)
+
+
 class CommandAgent:
     """Any command: the prompt arrives on stdin and in RALPH_PROMPT_FILE."""
 
-    def __init__(self, name: str, argv: Sequence[str], env: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        env: Mapping[str, str] | None = None,
+        model: str | None = None,
+    ):
         if not argv:
             raise ConfigError(
                 "agent command is empty", "give --agent-command or agent.command a command to run"
@@ -138,6 +205,7 @@ class CommandAgent:
         self.name = name
         self.argv = tuple(argv)
         self.extra_env = dict(env or {})
+        self.model = model
 
     def resolve(self, root: Path) -> tuple[str, ...]:
         """argv with the executable made absolute; AgentError when it does not exist.
@@ -153,12 +221,20 @@ class CommandAgent:
         if found is None or not Path(found).is_file():
             raise AgentError(
                 f"agent command not found: {exe}",
-                "install it or put it on PATH, or fix --agent-command / agent.command",
+                self.install_hint(),
             )
         return (str(Path(found).absolute()), *self.argv[1:])
 
+    def install_hint(self) -> str:
+        return "install it or put it on PATH, or fix --agent-command / agent.command"
+
+    def default_env(self) -> dict[str, str]:
+        """Variables the agent runs with unless the user's `env:` says otherwise."""
+        return {}
+
     def build_env(self, request: AgentRequest) -> dict[str, str]:
         env = dict(os.environ)
+        env.update(self.default_env())
         env.update(self.extra_env)
         env.update(
             {
@@ -171,11 +247,20 @@ class CommandAgent:
                 "PWD": str(request.root),  # some CLIs take their working folder from $PWD
             }
         )
+        if self.model is not None:
+            env["RALPH_MODEL"] = self.model
         return env
 
-    def final_text(self, process: ProcessResult) -> str | None:
-        """Plain-text agents report no separate final message: the output is scanned."""
-        return None
+    def command(self, request: AgentRequest) -> tuple[tuple[str, ...], Path | None]:
+        """The command line and the file fed to its stdin (None: /dev/null)."""
+        return self.resolve(request.root), request.prompt_file
+
+    def parser(self) -> OutputParser:
+        """A fresh parser for one rotation's output."""
+        return OutputParser()
+
+    #: longest line the parser gets whole; structured agents print big JSON events
+    max_event = MAX_LINE * 4
 
     def run(
         self,
@@ -184,19 +269,29 @@ class CommandAgent:
         on_chunk: Callable[[Stream, bytes], None] | None = None,
         on_start: Callable[[int], None] | None = None,
     ) -> AgentResult:
-        splitter = LineSplitter(on_lines)
+        """Run one rotation. `on_chunk` gets the raw output (the history log), `on_lines` the
+        readable rendering (current.log and the displays)."""
+        parser = self.parser()
+
+        def on_split(stream: Stream, lines: tuple[str, ...]) -> None:
+            shown = parser.feed(stream, lines)
+            if shown:
+                on_lines(stream, shown)
+
+        splitter = LineSplitter(on_split, self.max_event)
 
         def on_output(stream: Stream, chunk: bytes) -> None:
             if on_chunk is not None:
                 on_chunk(stream, chunk)
             splitter.feed(stream, chunk)
 
+        argv, stdin = self.command(request)
         process = run_process(
             ProcessRequest(
-                argv=self.resolve(request.root),
+                argv=argv,
                 cwd=request.root,
                 env=self.build_env(request),
-                stdin_path=request.prompt_file,
+                stdin_path=stdin,
                 timeout=request.timeout,
                 idle_timeout=request.idle_timeout,
                 kill_grace=request.kill_grace,
@@ -206,16 +301,32 @@ class CommandAgent:
             on_start=on_start,
         )
         splitter.close()
-        return AgentResult(process=process, final_text=self.final_text(process))
+        outcome = parser.finish(process)
+        return AgentResult(
+            process=process,
+            final_text=outcome.final_text,
+            usage=outcome.usage,
+            fault=outcome.fault,
+            error=outcome.error,
+        )
 
 
-BUILTIN = ("demo",)
+# Every name `--agent` accepts; ralph.agents.REGISTRY holds the real CLIs among them.
+BUILTIN = ("claude", "demo")
 
 
 def make_agent(
-    name: str | None, command: str | Sequence[str] | None, env: Mapping[str, str]
+    name: str | None,
+    command: str | Sequence[str] | None,
+    env: Mapping[str, str],
+    model: str | None = None,
+    args: Sequence[str] = (),
 ) -> CommandAgent:
-    """The agent a run uses: a custom command, or a built-in agent by name."""
+    """The agent a run uses: a custom command, or a built-in agent by name.
+
+    `model` and `args` (from --model, `model:` and `args:`) go where each CLI takes them; a
+    custom command gets the args appended and the model in RALPH_MODEL.
+    """
     if command is not None:
         try:
             argv = shlex.split(command) if isinstance(command, str) else list(command)
@@ -225,15 +336,22 @@ def make_agent(
                 "quote it as a shell would, or give agent.command as a list in ralph.yaml",
             ) from None
         label = (name or Path(argv[0]).name) if argv else "custom"
-        return CommandAgent(label, argv, env)
+        return CommandAgent(label, [*argv, *args] if argv else argv, env, model)
     if name == "demo":
-        return CommandAgent("demo", [sys.executable, "-m", "ralph.demo_agent"], env)
+        return CommandAgent("demo", [sys.executable, "-m", "ralph.demo_agent", *args], env, model)
     if name is None:
         raise ConfigError(
             "no agent configured",
-            "pass --agent demo or --agent-command 'CMD', or set agent.command in ralph.yaml",
+            "pass --agent claude (or another built-in agent) or --agent-command 'CMD', "
+            "or set agent.name / agent.command in ralph.yaml",
         )
-    raise ConfigError(
-        f"unknown agent: {name}",
-        f"built-in agents: {', '.join(BUILTIN)}; for any other command use --agent-command 'CMD'",
-    )
+    from ralph.agents import REGISTRY
+
+    adapter = REGISTRY.get(name)
+    if adapter is None:
+        raise ConfigError(
+            f"unknown agent: {name}",
+            f"built-in agents: {', '.join(BUILTIN)}; for any other command use --agent-command "
+            "'CMD'",
+        )
+    return adapter(env=env, model=model, args=args)

@@ -81,11 +81,18 @@ def init(
 def run(
     agent: Annotated[
         Optional[str],  # noqa: UP045 -- Typer reads the annotation at run time on Python 3.10
-        typer.Option("--agent", help="Built-in agent to run: demo."),
+        typer.Option(
+            "--agent",
+            help="Built-in agent to run: claude, codex, gemini, cursor, opencode, pi, aider, demo.",
+        ),
     ] = None,
     agent_command: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option("--agent-command", help="Any command; the prompt arrives on stdin."),
+    ] = None,
+    model: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--model", help="Model for the agent (its own --model/-m flag)."),
     ] = None,
     max_iterations: Annotated[
         Optional[int],  # noqa: UP045
@@ -117,6 +124,7 @@ def run(
                 root=root.resolve(),
                 agent=agent,
                 agent_command=agent_command,
+                model=model,
                 max_iterations=max_iterations,
                 timeout=timeout,
                 idle_timeout=idle_timeout,

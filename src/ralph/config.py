@@ -28,12 +28,14 @@ class AgentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # strict: YAML reads `yes` as true, and a lax int would quietly turn that into 1
-    name: StrictStr | None = None  # a built-in agent ("demo")
+    name: StrictStr | None = None  # a built-in agent ("claude", "codex", ..., "demo")
     command: StrictStr | list[StrictStr] | None = None  # any command; the prompt is on stdin
     timeout: Annotated[StrictFloat, Field(gt=0)] | None = 3600.0  # seconds per rotation
     idle_timeout: Annotated[StrictFloat, Field(gt=0)] | None = None  # seconds without output
     kill_grace: Annotated[StrictFloat, Field(ge=0)] = 5.0  # SIGTERM -> SIGKILL delay
     env: dict[StrictStr, StrictStr] = Field(default_factory=dict)  # extra agent environment
+    model: StrictStr | None = None  # passed with the CLI's own model flag (--model overrides)
+    args: list[StrictStr] = Field(default_factory=list)  # extra arguments for the CLI
 
     @field_validator("command")
     @classmethod

@@ -269,6 +269,7 @@ class _Run:
         )
 
         def on_lines(stream: Stream, lines: tuple[str, ...]) -> None:
+            log.lines(stream, lines)  # the adapter's readable rendering; raw goes to history
             self.emit(AgentOutput(stream, lines))
 
         try:

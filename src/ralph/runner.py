@@ -12,6 +12,7 @@ class RunRequest:
     root: Path
     agent: str | None = None
     agent_command: str | None = None
+    model: str | None = None
     max_iterations: int | None = None
     timeout: float | None = None
     idle_timeout: float | None = None
@@ -34,7 +35,12 @@ def run_project(req: RunRequest) -> int:
         name, command = req.agent, None
     else:
         name, command = config.agent.name, config.agent.command
-    agent = make_agent(name, command, config.agent.env)
+    # `model:` and `args:` belong to the agent ralph.yaml configures, not to another one
+    # picked with --agent for this run
+    configured = command is config.agent.command and name == config.agent.name
+    model = req.model if req.model is not None else config.agent.model if configured else None
+    args = config.agent.args if configured else []
+    agent = make_agent(name, command, config.agent.env, model, args)
     agent.resolve(req.root)  # a missing agent is an error before anything runs
     opts = RunOptions(
         root=req.root,

@@ -151,17 +151,19 @@ def _open_new(path: Path) -> tuple[Path, BinaryIO]:
 
 
 class RotationLog:
-    """Writes one rotation's raw output to its history log and, capped, to current.log."""
+    """One rotation's output: raw in its history log, readable (the adapter's rendering, one line
+    per assistant message or tool call) in current.log, capped."""
 
     def __init__(self, history_path: Path, current_path: Path, header: str) -> None:
         history_path.parent.mkdir(parents=True, exist_ok=True)
         self.path, self._history = _open_new(history_path)
         self._current: BinaryIO = current_path.open("wb")  # one rotation at a time
         self._current_written = 0
-        self._write(header.encode() + b"\n")
-
-    def _write(self, data: bytes) -> None:
+        data = header.encode() + b"\n"
         self._history.write(data)
+        self._write_current(data)
+
+    def _write_current(self, data: bytes) -> None:
         if self._current_written < CURRENT_LOG_CAP:
             room = CURRENT_LOG_CAP - self._current_written
             self._current.write(data[:room])
@@ -170,10 +172,17 @@ class RotationLog:
                 self._current.write(b"\n[current.log capped; the history log has the rest]\n")
 
     def chunk(self, stream: str, data: bytes) -> None:
-        self._write(data)
+        """Raw output, exactly as the agent printed it: the history log."""
+        self._history.write(data)
+
+    def lines(self, stream: str, lines: tuple[str, ...]) -> None:
+        """The readable rendering: current.log."""
+        self._write_current("".join(f"{line}\n" for line in lines).encode("utf-8", "replace"))
 
     def close(self, footer: str) -> None:
-        self._write(b"\n" + footer.encode() + b"\n")
+        data = b"\n" + footer.encode() + b"\n"
+        self._history.write(data)
+        self._write_current(data)
         for f in (self._history, self._current):
             f.flush()
             f.close()
