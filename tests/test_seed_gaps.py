@@ -88,6 +88,9 @@ def seed_state(project: Project, specs: list[dict[str, Any]]) -> None:
     for row in specs:
         row.setdefault("modified_files", False)
         row.setdefault("rotations", 1)
+        row.setdefault("implement_rotations", 0)
+        row.setdefault("review_rotations", 0)
+        row.setdefault("blocked", None)
         if row.pop("hash", False):
             row["last_hash"] = hashlib.sha256((project.root / row["path"]).read_bytes()).hexdigest()
     data = {"schema_version": 1, "iteration": 0, "specs": specs}
@@ -594,6 +597,9 @@ def test_spec_state_updates_only_after_it_is_processed(git_project: Project) -> 
         "last_hash": sha("a\n"),
         "modified_files": False,
         "rotations": 1,
+        "implement_rotations": 1,
+        "review_rotations": 0,
+        "blocked": None,
     }
     # while b's first rotation runs, b is still unprocessed: no status, no hash
     during_2 = seen_state(seen, 2)
@@ -632,6 +638,9 @@ def test_spec_list_changes_mid_run_preserve_unchanged_specs(git_project: Project
         "last_hash": sha("a\n"),
         "modified_files": False,
         "rotations": 1,
+        "implement_rotations": 1,
+        "review_rotations": 0,
+        "blocked": None,
     }
 
 

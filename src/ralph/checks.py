@@ -216,6 +216,17 @@ class AgentJudge:
         return parse_verdict(text, agent.name)
 
 
+def agent_words(output: str, prompt: str, final_text: str | None) -> str:
+    """What the agent itself said: its final message where its CLI reports one, otherwise its
+    output without verbatim copies of the prompt (an echo is not the agent's word)."""
+    if final_text is not None:
+        return final_text
+    text = output.replace("\r\n", "\n")
+    if prompt:
+        text = text.replace(prompt.replace("\r\n", "\n"), "\n")
+    return text
+
+
 def parse_verdict(text: str, who: str = "judge") -> JudgeAnswer:
     """The last VERIFIED / NOT_VERIFIED line of the judge's answer."""
     found: JudgeAnswer | None = None

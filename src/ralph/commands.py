@@ -82,6 +82,7 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
                 "last_hash": s.last_hash,
                 "needs_work": s.needs_work,
                 "rotations": s.rotations,
+                "blocked": s.blocked,  # why it stopped at an iteration cap (front matter)
             }
             for s in state.specs
         ],
@@ -110,6 +111,9 @@ def print_status(root: Path, *, as_json: bool) -> None:
         Console().print(statusview.render_status_table(state.specs, **args))
     else:
         print(statusview.render_status_plain(state.specs, **args), end="")
+    for s in state.specs:
+        if s.blocked:
+            print(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)")
 
 
 def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool) -> Iterator[str]:

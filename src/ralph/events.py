@@ -59,7 +59,9 @@ class RotationEnded:
     mode: Mode
     iteration: int
     max_iteration: int
-    signal: str  # DONE, CONTINUE, ROTATE, STUCK, NONE (no signal) or ERROR (failed rotation)
+    # DONE, CONTINUE, ROTATE, STUCK, NONE (no signal), ERROR (failed rotation), REFUSED (a DONE
+    # whose completion checks failed; the note says which)
+    signal: str
     files_changed: int
     done_count: int  # the spec's counter after this rotation
     elapsed: float  # seconds the rotation took

@@ -13,6 +13,9 @@ from pathlib import Path
 from types import FrameType
 
 from ralph.agent import AgentRequest, AgentResult, CommandAgent, Stream
+from ralph.caps import count_rotation, mark_blocked
+from ralph.checks import agent_words
+from ralph.donegate import DoneGate, Verdict, validate_front_matter
 from ralph.errors import ExitCode, StateError
 from ralph.events import (
     AgentOutput,
@@ -66,7 +69,8 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     """Run rotations until every spec is verified or a stop condition; returns the exit code."""
     ws = Workspace(opts.root)
     ws.check()
-    discover_specs(opts.root)  # no specs: say so before creating anything
+    # no specs, or a spec with invalid front matter: say so before creating anything
+    validate_front_matter(discover_specs(opts.root))
     with RunLock(ws.dir, agent=opts.agent.name) as lock, _stop_signals_as_interrupt():
         ws.ensure()
         return _Run(opts, ws, emit, lock).run()
@@ -83,6 +87,8 @@ class _Run:
         self.snapshotter = Snapshotter(opts.root)
         self.limit = self.state.iteration + opts.max_iterations  # this run stops there
         self.hidden: dict[str, str] = {}  # hashes of the specs under .ralph/specs/
+        # The judge of semantic checks: the run's agent until a pool offers a different one.
+        self.gate = DoneGate(opts.root, ws, lambda: self.agent)
 
     def emit(self, event: Event) -> None:
         """Tell the display; a display that can no longer write (the terminal was closed, a
@@ -162,8 +168,10 @@ class _Run:
                     ExitCode.MAX_ITERATIONS,
                     f"max iterations reached ({self.opts.max_iterations} rotations this run)",
                 )
-            path = next_spec(specs, self.state, current, switch=switch, new=new)
-            assert path is not None  # not complete, so some spec needs work
+            runnable = self._unblocked(specs)
+            path = next_spec(runnable, self.state, current, switch=switch, new=new)
+            if path is None:  # every spec that needs work is at an iteration cap
+                return self.end(ExitCode.MAX_ITERATIONS, self._blocked_reason())
             spec = next(s for s in specs if s.path == path)
             outcome = self._rotation(spec, before, tick)
             before, signal_, changed, interrupted = outcome
@@ -175,6 +183,58 @@ class _Run:
                 return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
             current = path
             switch = signal_ == "DONE" and not changed
+
+    def _unblocked(self, specs: list[Spec]) -> list[Spec]:
+        """The specs that may run: those at an iteration cap of their front matter are
+        recorded as blocked (for `ralph status`) and skipped; the others go on."""
+        blocked = self.gate.blocked(specs, self.state)
+        marked = mark_blocked(self.state, blocked)
+        if marked != self.state:
+            self.state = marked
+            self.save()
+            for path, reason in blocked.items():
+                self.emit(Notice("warning", f"{path} stopped: {reason}"))
+                append_worklog(self.ws.worklog, "spec_blocked", spec=path, reason=reason)
+        return [s for s in specs if s.path not in blocked]
+
+    def _blocked_reason(self) -> str:
+        blocked = [f"{s.path} ({s.blocked})" for s in self.state.specs if s.blocked]
+        return "iteration cap reached: " + ", ".join(blocked)
+
+    def _tree_key(self) -> str | None:
+        """The tree as it is now, as a key for the check cache; None when unknown."""
+        import hashlib
+        import json
+
+        try:
+            snap = self.snapshotter.take()
+        except StateError:
+            return None
+        data = [snap.to_json(), hidden_spec_hashes(self.opts.root)]
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    def _gate(
+        self,
+        spec: Spec,
+        mode: Mode,
+        iteration: int,
+        result: AgentResult,
+        prompt: str,
+        handoff: Path,
+    ) -> Verdict:
+        """The verdict on a DONE: the checks run on the tree the agent left."""
+        try:
+            return self.gate.judge_done(
+                spec,
+                mode=mode,
+                iteration=iteration,
+                output=agent_words(result.output_text, prompt, result.final_text),
+                prompt=prompt,
+                tree=self._tree_key,
+                handoff=handoff,
+            )
+        except KeyboardInterrupt:
+            return Verdict("ERROR", "interrupted while running the DONE checks", True)
 
     def _compare_with_last_run(self, now: Snapshot) -> tuple[str, ...]:
         """Files changed while ralph was not running: verified specs need one more review.
@@ -230,6 +290,7 @@ class _Run:
                 other_specs=tuple(
                     (s.path, s.done_count) for s in self.state.specs if s.path != spec.path
                 ),
+                checks_text=self.gate.prompt_section(spec, mode),
             )
         )
         ws.prompt_file.write_text(prompt, encoding="utf-8")
@@ -277,6 +338,11 @@ class _Run:
         except BaseException as exc:
             log.close(f"# ralph stopped the rotation: {exc!r}")
             raise
+        signal_, note = self._judge(result, prompt)
+        interrupted = result.process.interrupted
+        if signal_ == "DONE":
+            verdict = self._gate(spec, mode, iteration, result, prompt, handoff)
+            signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
         with _deferred_interrupts():
             tick = time.perf_counter()
             # Nothing may stop the rotation from being recorded before the state is saved:
@@ -291,7 +357,6 @@ class _Run:
                 changes = Changes((f"(snapshot failed: {exc.message})",))
             hidden = hidden_spec_hashes(opts.root)
             changes = _with_hidden_spec_changes(changes, self.hidden, hidden)
-            signal_, note = self._judge(result, prompt)
             self.state, downgraded = record_rotation(
                 self.state,
                 spec.path,
@@ -299,6 +364,7 @@ class _Run:
                 bool(changes),
                 spec_file_hash(opts.root, spec.path),
             )
+            self.state = count_rotation(self.state, spec.path, mode)
             self.save()
             if failure is not None:
                 log.close(f"# ralph could not take a snapshot: {failure.message}")
@@ -350,7 +416,7 @@ class _Run:
                     self.rows(),
                 )
             )
-        return after, signal_, bool(changes), result.process.interrupted
+        return after, signal_, bool(changes), interrupted
 
     def _judge(self, result: AgentResult, prompt: str) -> tuple[str, str | None]:
         failure = result.failure

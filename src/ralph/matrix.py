@@ -97,11 +97,18 @@ def reconcile(state: State, specs: Sequence[Spec]) -> Rescan:
 
 
 def reset_counters(state: State) -> State:
-    """`ralph reset`: counters and iteration back to zero; last status, hash and flag are kept."""
+    """`ralph reset`: counters and iteration back to zero; last status, hash and flag are kept.
+
+    The per-mode rotation counts go back to zero too, so the front matter's iteration caps
+    start over (a spec blocked by one may run again).
+    """
     return replace(
         state,
         iteration=0,
         max_iteration=None,
         current_spec=None,
-        specs=tuple(replace(s, done_count=0) for s in state.specs),
+        specs=tuple(
+            replace(s, done_count=0, implement_rotations=0, review_rotations=0, blocked=None)
+            for s in state.specs
+        ),
     )

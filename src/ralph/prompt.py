@@ -36,12 +36,14 @@ class PromptInput:
     guardrails_path: str
     guardrails_text: str
     other_specs: tuple[tuple[str, int], ...] = ()  # (path, done_count) of the other specs
+    checks_text: str = ""  # what a DONE must pass (front matter), the last refusal (donegate)
 
 
 def build_prompt(p: PromptInput) -> str:
     others = "\n".join(f"- {path}: {count}/3" for path, count in p.other_specs) or "- (none)"
     handoff = p.handoff_text.strip() or "(empty: this is the first rotation on this spec)"
     guardrails = p.guardrails_text.strip() or "(empty)"
+    checks = f"\n{p.checks_text.rstrip()}\n" if p.checks_text.strip() else ""
     return f"""\
 # ralph rotation {p.iteration}/{p.max_iteration} [{p.mode}]
 
@@ -57,7 +59,7 @@ for the next rotation. Add project-wide lessons (commands that work, traps to av
 
 ## The spec ({p.spec_path})
 {p.spec_text.rstrip()}
-
+{checks}
 ## Handoff from the previous rotation ({p.handoff_path})
 {handoff}
 

@@ -16,8 +16,9 @@ from ralph.errors import StateError
 
 SCHEMA_VERSION = 1
 MAX_COUNT = 3
-# Statuses a spec can carry: the agent's signals, NONE (no signal) and ERROR (failed rotation).
-STATUSES = ("DONE", "CONTINUE", "ROTATE", "STUCK", "QUESTION", "NONE", "ERROR")
+# Statuses a spec can carry: the agent's signals, NONE (no signal), ERROR (failed rotation) and
+# REFUSED (the agent said DONE but a completion check failed; counted as CONTINUE).
+STATUSES = ("DONE", "CONTINUE", "ROTATE", "STUCK", "QUESTION", "NONE", "ERROR", "REFUSED")
 RESET_HINT = (
     "ralph kept the file as it is; fix it by hand, or move it away to start over "
     "(every counter then starts again at 0/3)"
@@ -32,6 +33,10 @@ class SpecState:
     last_hash: str | None = None  # content hash recorded when the spec was last processed
     modified_files: bool = False  # did its last rotation change tracked files
     rotations: int = 0
+    # Rotations per mode since the last `ralph reset`: the front matter's iteration caps.
+    implement_rotations: int = 0
+    review_rotations: int = 0
+    blocked: str | None = None  # why the spec hit an iteration cap; None: it may run
 
     @property
     def needs_work(self) -> bool:
@@ -73,6 +78,9 @@ def state_to_json(state: State) -> dict[str, Any]:
                 "last_hash": s.last_hash,
                 "modified_files": s.modified_files,
                 "rotations": s.rotations,
+                "implement_rotations": s.implement_rotations,
+                "review_rotations": s.review_rotations,
+                "blocked": s.blocked,
             }
             for s in state.specs
         ],
@@ -145,6 +153,9 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
                 last_hash=check.opt_str(raw, "last_hash", prefix),
                 modified_files=modified,
                 rotations=check.int_(raw, "rotations", prefix, 0, None),
+                implement_rotations=check.int_(raw, "implement_rotations", prefix, 0, None),
+                review_rotations=check.int_(raw, "review_rotations", prefix, 0, None),
+                blocked=check.opt_str(raw, "blocked", prefix),
             )
         )
     max_iteration = data.get("max_iterations")

@@ -22,6 +22,7 @@ SIGNAL_STYLES = {
     "QUESTION": "bold red",
     "NONE": "yellow",
     "ERROR": "bold red",
+    "REFUSED": "bold yellow",  # said DONE, but a completion check failed
 }
 
 

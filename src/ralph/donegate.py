@@ -1,0 +1,242 @@
+"""The DONE gate of a run: a DONE counts only when the spec's checks pass.
+
+The loop calls `DoneGate` at a few points (which specs are blocked by an iteration cap, what the
+prompt says about the checks, and the verdict on a DONE), so loop.py stays a list of steps.
+A refused DONE is recorded as REFUSED (counted as CONTINUE): the reasons go to the worklog, the
+spec's handoff and the next prompt, and the display shows "DONE refused: ...".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph.caps import cap_reason
+from ralph.checks import AgentJudge, CheckCache, CheckResult, GateResult, run_gate
+from ralph.claims import VState
+from ralph.errors import SpecError
+from ralph.frontmatter import SpecMeta, parse_front_matter, split_front_matter
+from ralph.specs import Spec
+from ralph.state import State
+from ralph.workspace import Workspace, append_note, append_worklog
+
+if TYPE_CHECKING:
+    from ralph.agent import CommandAgent
+
+REFUSED = "REFUSED"
+NOTE_REASONS = 3  # reasons shown on the one-line display note
+
+
+@dataclass(frozen=True)
+class Verdict:
+    signal: str  # DONE (it counts), REFUSED, or ERROR (interrupted while checking)
+    note: str | None  # for the display: "DONE refused: ..." or the warnings of a passed DONE
+    interrupted: bool = False
+    gate: GateResult | None = None
+
+
+def validate_front_matter(specs: Sequence[Spec]) -> None:
+    """Before a run starts: the first spec whose front matter is invalid, as a SpecError."""
+    for spec in specs:
+        parse_front_matter(spec.path, spec.text)
+
+
+class DoneGate:
+    def __init__(self, root: Path, ws: Workspace, judge_agent: Callable[[], CommandAgent]):
+        self.root = root
+        self.ws = ws
+        self.judge_agent = judge_agent
+        self.cache = CheckCache()
+        self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
+        self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
+
+    def meta(self, spec: Spec) -> tuple[SpecMeta | None, str | None]:
+        """(front matter or None, the error message when it is invalid); parsed once per
+        content. A spec whose front matter broke mid-run is not a crash: its DONEs are refused
+        until it is fixed."""
+        key = (spec.path, spec.content_hash)
+        found = self._metas.get(key)
+        if found is None:
+            try:
+                found = (parse_front_matter(spec.path, spec.text), None)
+            except SpecError as exc:
+                found = (None, exc.message)
+            self._metas[key] = found
+        return found
+
+    def blocked(self, specs: Sequence[Spec], state: State) -> dict[str, str]:
+        """Specs that hit an iteration cap of their front matter, with the reason."""
+        out: dict[str, str] = {}
+        for spec in specs:
+            row = state.get(spec.path)
+            if row is None or not row.needs_work:
+                continue
+            reason = cap_reason(self.meta(spec)[0], row)
+            if reason is not None:
+                out[spec.path] = reason
+        return out
+
+    def prompt_section(self, spec: Spec, mode: str) -> str:
+        """What the agent must know: which checks its DONE must pass, and the last refusal."""
+        meta, error = self.meta(spec)
+        lines: list[str] = []
+        if error is not None:
+            lines.append(
+                f"- The front matter of this spec is invalid ({error}); a DONE is "
+                "refused until it is fixed."
+            )
+        if meta is not None and meta.gates_done:
+            if meta.outcome:
+                lines.append(f"- Outcome: {meta.outcome}")
+            lines.extend(f"- Acceptance criterion: {c}" for c in meta.criteria)
+            if meta.test_command:
+                lines.append(f"- Test command (must exit 0): `{meta.test_command}`")
+            for check in meta.checks:
+                what = getattr(check.config, "command", None) or check.method
+                optional = "" if check.required else " (optional: only warns)"
+                lines.append(
+                    f"- Check {check.name or check.method} ({check.method}): {what}" + optional
+                )
+            if meta.verification == "strict":
+                lines.append(
+                    "- Strict tier: every checkbox of this spec must be ticked, and "
+                    "ralph compares that claim with the file on disk."
+                )
+            for role_name in (
+                ("coder", "tester", "qa") if mode == "IMPLEMENT" else ("reviewer", "tester", "qa")
+            ):
+                role = meta.role(role_name)
+                if role is not None:
+                    lines.append(
+                        f"- As {role_name}: when this is true: {role.description}, print "
+                        f"`<promise>{role.promise}</promise>` on its own line "
+                        f"(verified by {role.verification_method})."
+                    )
+        refusal = self.refusals.get(spec.path)
+        if not lines and refusal is None:
+            return ""
+        text = "## What your DONE must pass\n"
+        if lines:
+            text += (
+                "ralph runs these when you say DONE and counts the DONE only if they pass; "
+                "a refused DONE counts as CONTINUE.\n" + "\n".join(lines) + "\n"
+            )
+        if refusal is not None:
+            text += f"\n### Your last DONE on this spec was refused\n{refusal}\n"
+        return text
+
+    def judge_done(
+        self,
+        spec: Spec,
+        *,
+        mode: str,
+        iteration: int,
+        output: str,
+        prompt: str,
+        tree: Callable[[], str | None],
+        handoff: Path,
+    ) -> Verdict:
+        """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
+        meta, error = self.meta(spec)
+        if error is None and meta is None:
+            return Verdict("DONE", None)
+        now = _read(self.root / spec.path)
+        if error is None and now is not None and _front(now) != _front(spec.text):
+            error = (
+                "the agent changed the spec's front matter (its checks) during the "
+                "rotation; only a person may change them"
+            )
+        if error is not None:
+            return self._refuse(spec, iteration, handoff, (f"front matter: {error}",), "")
+        assert meta is not None
+        if not meta.gates_done:
+            return Verdict("DONE", None)
+
+        def on_result(result: CheckResult) -> None:
+            append_worklog(
+                self.ws.worklog, "check", iteration=iteration, spec=spec.path, **result.to_json()
+            )
+
+        def on_transition(old: VState, new: VState) -> None:
+            append_worklog(
+                self.ws.worklog,
+                "claim_transition",
+                iteration=iteration,
+                spec=spec.path,
+                from_state=old.value,
+                to_state=new.value,
+            )
+
+        agent = self.judge_agent()
+        try:
+            gate = run_gate(
+                spec.path,
+                self.root,
+                spec_text=spec.text,
+                meta=meta,
+                mode=mode,
+                output=output,
+                prompt=prompt,
+                judge=AgentJudge(agent, self.root, self.ws.dir, spec.path, iteration),
+                cache=self.cache,
+                tree=tree(),
+                on_result=on_result,
+                on_transition=on_transition,
+            )
+        except KeyboardInterrupt:
+            gate = GateResult(False, (), interrupted=True)
+        append_worklog(
+            self.ws.worklog,
+            "done_gate",
+            iteration=iteration,
+            spec=spec.path,
+            passed=gate.passed,
+            interrupted=gate.interrupted,
+            reasons=list(gate.reasons),
+            warnings=list(gate.warnings),
+        )
+        if gate.interrupted:
+            return Verdict("ERROR", "interrupted while running the DONE checks", True, gate)
+        if not gate.passed:
+            return self._refuse(spec, iteration, handoff, gate.reasons, gate.report(), gate)
+        self.refusals.pop(spec.path, None)
+        warn = "; ".join(gate.warnings)
+        return Verdict("DONE", f"checks passed, warnings: {warn}" if warn else None, False, gate)
+
+    def _refuse(
+        self,
+        spec: Spec,
+        iteration: int,
+        handoff: Path,
+        reasons: Sequence[str],
+        report: str,
+        gate: GateResult | None = None,
+    ) -> Verdict:
+        detail = report or "\n".join(f"- {r}" for r in reasons)
+        self.refusals[spec.path] = detail
+        append_note(
+            handoff,
+            f"rotation {iteration}: your DONE was refused, because these checks failed:\n\n"
+            + "\n".join(f"    {line}" for line in detail.splitlines())
+            + "\n\nFix them before you say DONE again.",
+        )
+        shown = list(reasons[:NOTE_REASONS])
+        if len(reasons) > NOTE_REASONS:
+            shown.append(f"and {len(reasons) - NOTE_REASONS} more")
+        return Verdict(REFUSED, "DONE refused: " + "; ".join(shown), False, gate)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _front(text: str) -> str | None:
+    try:
+        return split_front_matter(text)[0]
+    except ValueError:
+        return "(unclosed)"
