@@ -74,7 +74,7 @@ class Project:
         self.git("add", "-A")
         self.git("commit", "-qm", message)
 
-    def script(self, steps: dict[str, list[dict[str, Any]]]) -> str:
+    def script(self, steps: dict[str, Any]) -> str:
         """Write a scripted-agent script outside the tree; returns the --agent-command."""
         path = self.root.parent / f"{self.root.name}-script.json"
         path.write_text(json.dumps(steps))

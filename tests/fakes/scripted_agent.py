@@ -1,8 +1,9 @@
 """A real agent program for tests: does what a JSON script says for each rotation of each spec.
 
 Usage: scripted_agent.py SCRIPT.json. The script maps a spec path (or "*") to a list of steps;
-the Nth rotation of a spec runs its Nth step (the last step repeats). Each call is appended to
-SCRIPT.json.calls.jsonl with the environment ralph passed, so tests can check it.
+the Nth rotation of a spec runs its Nth step (the last step repeats). Run as a semantic check's
+judge (RALPH_MODE=JUDGE) it prints the script's "JUDGE" answer (default VERIFIED). Each call is
+appended to SCRIPT.json.calls.jsonl with the environment ralph passed, so tests can check it.
 """
 
 from __future__ import annotations
@@ -18,10 +19,16 @@ from typing import Any
 
 def main() -> int:
     script_path = Path(sys.argv[1])
-    script: dict[str, list[dict[str, Any]]] = json.loads(script_path.read_text())
+    script: dict[str, Any] = json.loads(script_path.read_text())
     prompt = sys.stdin.read()
     spec = os.environ.get("RALPH_SPEC", "")
     calls_path = script_path.with_name(script_path.name + ".calls.jsonl")
+    if os.environ.get("RALPH_MODE") == "JUDGE":
+        # a semantic check's judge: answer as the script's "JUDGE" key says
+        with calls_path.with_name(calls_path.name + ".judge").open("a") as f:
+            f.write(json.dumps({"spec": spec}) + "\n")
+        print(script.get("JUDGE", "VERIFIED"))
+        return 0
     previous = calls_path.read_text().splitlines() if calls_path.exists() else []
     nth = sum(1 for line in previous if json.loads(line)["spec"] == spec)
     steps = script.get(spec) or script.get("*") or [{"signal": "DONE"}]

@@ -1,0 +1,213 @@
+"""The DONE gate end to end: `ralph run` with real agents (tests/fakes) on specs with front
+matter. A DONE counts only when the spec's checks pass; iteration caps stop a spec for good."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Project
+
+DONE = [{"signal": "DONE"}]
+
+
+def status(project: Project) -> dict[str, Any]:
+    res = project.run("status", "--json")
+    assert res.exit_code == 0, res
+    data = json.loads(res.stdout)
+    assert isinstance(data, dict)
+    return data
+
+
+def worklog(project: Project, event: str) -> list[dict[str, Any]]:
+    lines = (project.root / ".ralph" / "worklog.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["event"] == event]
+
+
+def front(**keys: str) -> str:
+    return "---\n" + "".join(f"{k}: {v}\n" for k, v in keys.items()) + "---\n"
+
+
+def test_done_over_a_failing_test_command_is_refused(git_project: Project) -> None:
+    p = git_project
+    p.write({"PROMPT.md": front(test_command="'echo 2 tests failed; exit 1'") + "# goal\n"})
+    res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "3")
+    assert res.exit_code == 3, res
+    row = p.state()["specs"][0]
+    assert (row["done_count"], row["last_status"]) == (0, "REFUSED")
+    assert "DONE refused: test_command: exit code 1, expected 0" in res.stdout
+    # the reasons reach the worklog, the handoff and the next prompt
+    checks = worklog(p, "check")
+    assert [(c["name"], c["passed"]) for c in checks][:1] == [("test_command", False)]
+    handoff = next((p.root / ".ralph" / "handoffs").iterdir()).read_text()
+    assert "your DONE was refused" in handoff and "2 tests failed" in handoff
+    prompt = (p.root / ".ralph" / "prompt.md").read_text()
+    assert "### Your last DONE on this spec was refused" in prompt
+    assert "2 tests failed" in prompt
+    assert [s["last_status"] for s in status(p)["specs"]] == ["REFUSED"]
+
+
+def test_done_with_passing_checks_counts_and_unchanged_tree_is_not_retested(
+    git_project: Project, tmp_path: Path
+) -> None:
+    p = git_project
+    runs = tmp_path / "runs"
+    p.write(
+        {
+            "PROMPT.md": front(test_command=f"'echo run >> {runs}'") + "# goal\n- [ ] make x\n",
+        }
+    )
+    script = p.script({"*": [{"write": {"x.py": "x = 1\n"}, "signal": "DONE"}, *DONE]})
+    res = p.run("run", "--agent-command", script)
+    assert res.exit_code == 0, res
+    assert p.counts() == {"PROMPT.md": 3}
+    assert "refused" not in res.stdout
+    # three DONEs, but the two reviews saw the same tree as the first check: one run
+    assert runs.read_text().split() == ["run"]
+    assert [c["cached"] for c in worklog(p, "check")] == [False, True, True]
+
+
+def test_strict_tier_refuses_a_done_with_unticked_boxes(git_project: Project) -> None:
+    p = git_project
+    text = front(verification="strict") + "# goal\n- [ ] first\n- [ ] second\n"
+    ticked = text.replace("[ ]", "[x]")
+    p.write({"PROMPT.md": text})
+    script = p.script({"*": [{"signal": "DONE"}, {"write": {"PROMPT.md": ticked}, **DONE[0]}]})
+    res = p.run("run", "--agent-command", script)
+    assert res.exit_code == 0, res
+    assert [e["signal"] for e in p.rotation_ends()] == ["REFUSED", "DONE", "DONE", "DONE"]
+    assert "checkboxes: status: claimed complete, on disk incomplete (2 of 2" in res.stdout
+    states = [t["to_state"] for t in worklog(p, "claim_transition")]
+    assert states[:6] == ["read_state", "mismatch", "retry", "read_state", "mismatch", "escalate"]
+    assert states[6:9] == ["read_state", "match", "pass"]
+
+
+def test_refused_done_counts_as_continue_for_the_counter(git_project: Project) -> None:
+    p = git_project
+    flag = p.root.parent / "flag"
+    p.write({"PROMPT.md": front(test_command=f"'test ! -f {flag}'") + "# goal\n"})
+    # DONE, DONE (2/3) then the check starts failing without any file change
+    script = p.script({"*": [*DONE, *DONE, {"signal": "DONE"}]})
+    res = p.run("run", "--agent-command", script, "-n", "2")
+    assert res.exit_code == 3 and p.counts() == {"PROMPT.md": 2}
+    flag.write_text("x")
+    res = p.run("run", "--agent-command", script, "-n", "1")
+    assert res.exit_code == 3
+    row = p.state()["specs"][0]
+    assert (row["done_count"], row["last_status"], row["modified_files"]) == (2, "REFUSED", False)
+
+
+def test_semantic_check_asks_the_runs_agent_as_judge(git_project: Project) -> None:
+    p = git_project
+    p.write(
+        {
+            "PROMPT.md": "---\nacceptance_criteria: [greets the user]\nchecks:\n"
+            "  - method: semantic\n    config: {check_for: '{{acceptance_criteria}}'}\n---\n"
+            "# goal\n"
+        }
+    )
+    script = p.script({"*": DONE, "JUDGE": "NOT_VERIFIED: no greeting anywhere"})
+    res = p.run("run", "--agent-command", script, "-n", "2")
+    assert res.exit_code == 3, res
+    assert "DONE refused: semantic: NOT_VERIFIED: no greeting anywhere" in res.stdout
+    judged = Path(str(p.root.parent / f"{p.root.name}-script.json.calls.jsonl.judge"))
+    assert len(judged.read_text().splitlines()) == 2
+    ok = p.script({"*": DONE, "JUDGE": "VERIFIED"})
+    assert p.run("run", "--agent-command", ok).exit_code == 0
+
+
+def test_promise_of_the_coder_must_be_the_agents_own(git_project: Project) -> None:
+    p = git_project
+    p.write(
+        {
+            "PROMPT.md": "---\ncoder: {promise: BUILT, description: it is built}\n---\n# goal\n",
+        }
+    )
+    echo = p.script({"*": [{"echo_prompt": True, "signal": "DONE"}]})
+    res = p.run("run", "--agent-command", echo, "-n", "2")
+    assert res.exit_code == 3
+    assert "coder.promise: the agent did not print <promise>BUILT</promise>" in res.stdout
+    honest = p.script({"*": [{"say": "<promise>BUILT</promise>", "signal": "DONE"}]})
+    assert p.run("run", "--agent-command", honest).exit_code == 0
+
+
+def test_spec_iteration_cap_blocks_that_spec_and_the_others_go_on(git_project: Project) -> None:
+    p = git_project
+    a, b = "specs/a.spec.md", "specs/b.spec.md"
+    p.write({a: front(max_iterations="2") + "# a\n", b: "# b\n"})
+    script = p.script({a: [{"signal": "CONTINUE"}], b: DONE})
+    res = p.run("run", "--agent-command", script, "-n", "20")
+    assert res.exit_code == 3, res
+    assert "iteration cap reached: specs/a.spec.md (max_iterations 2 reached" in res.stdout
+    rows = {s["path"]: s for s in status(p)["specs"]}
+    assert rows[b]["done_count"] == 3 and rows[b]["blocked"] is None
+    assert rows[a]["blocked"] == "max_iterations 2 reached (2 rotations)"
+    assert [c["spec"] for c in p.calls()].count(a) == 2
+    # the cap holds across runs until `ralph reset`
+    assert p.run("run", "--agent-command", script).exit_code == 3
+    assert [c["spec"] for c in p.calls()].count(a) == 2
+    assert p.run("reset").exit_code == 0
+    assert p.run("run", "--agent-command", script, "-n", "1").exit_code == 3
+    assert [c["spec"] for c in p.calls()].count(a) == 3
+
+
+def test_role_iteration_cap_counts_its_own_mode(git_project: Project) -> None:
+    p = git_project
+    p.write(
+        {"PROMPT.md": "---\ncoder: {promise: P, description: d, max_iterations: 2}\n---\n# goal\n"}
+    )
+    res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "9")
+    assert res.exit_code == 3, res
+    assert len(p.calls()) == 2  # two IMPLEMENT rotations refused (no promise), then blocked
+    row = status(p)["specs"][0]
+    assert row["blocked"] == "coder.max_iterations 2 reached (2 IMPLEMENT rotations)"
+
+
+def test_bad_front_matter_stops_before_anything_runs(git_project: Project) -> None:
+    p = git_project
+    p.write({"PROMPT.md": "---\ntest_comand: make test\n---\n# goal\n"})
+    res = p.run("run", "--agent-command", p.script({"*": DONE}))
+    assert res.exit_code == 1
+    assert res.stderr.splitlines()[0] == (
+        "error: PROMPT.md: front matter: test_comand: unknown key"
+    )
+    assert "Traceback" not in res.stderr
+    assert p.calls() == []
+    assert not (p.root / ".ralph" / "state.json").exists()
+
+
+def test_front_matter_broken_mid_run_refuses_done_without_crashing(git_project: Project) -> None:
+    p = git_project
+    text = front(test_command="'true'") + "# goal\n"
+    p.write({"PROMPT.md": text, "specs/other.spec.md": "# other\n"})
+    broken = "---\ntest_command: [unclosed\n---\n# goal\n"
+    script = p.script(
+        {"PROMPT.md": [{"write": {"PROMPT.md": broken}, "signal": "DONE"}, *DONE], "*": DONE}
+    )
+    res = p.run("run", "--agent-command", script, "-n", "4")
+    assert res.exit_code == 3, res
+    ends = p.rotation_ends()
+    assert [e["signal"] for e in ends[:2]] == ["REFUSED", "REFUSED"]
+    assert "front matter" in res.stdout and "Traceback" not in res.stderr
+    assert p.state()["iteration"] == 4
+
+
+def test_agent_that_edits_the_front_matter_is_refused(git_project: Project) -> None:
+    p = git_project
+    text = front(test_command="'exit 1'") + "# goal\n"
+    p.write({"PROMPT.md": text})
+    script = p.script({"*": [{"write": {"PROMPT.md": "# goal\n"}, "signal": "DONE"}]})
+    res = p.run("run", "--agent-command", script, "-n", "1")
+    assert res.exit_code == 3
+    assert "the agent changed the spec's front matter" in res.stdout
+    assert p.state()["specs"][0]["last_status"] == "REFUSED"
+
+
+def test_spec_without_front_matter_runs_no_checks(git_project: Project) -> None:
+    p = git_project
+    p.write({"PROMPT.md": "# goal\n- [ ] open box\n"})
+    res = p.run("run", "--agent-command", p.script({"*": DONE}))
+    assert res.exit_code == 0, res
+    assert worklog(p, "check") == [] and worklog(p, "done_gate") == []
+    assert "What your DONE must pass" not in (p.root / ".ralph" / "prompt.md").read_text()
