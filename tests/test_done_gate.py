@@ -4,8 +4,15 @@ matter. A DONE counts only when the spec's checks pass; iteration caps stop a sp
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
+
+import psutil
+import pytest
 
 from tests.conftest import Project
 
@@ -211,3 +218,77 @@ def test_spec_without_front_matter_runs_no_checks(git_project: Project) -> None:
     assert res.exit_code == 0, res
     assert worklog(p, "check") == [] and worklog(p, "done_gate") == []
     assert "What your DONE must pass" not in (p.root / ".ralph" / "prompt.md").read_text()
+
+
+def test_prompt_lists_what_done_must_pass(git_project: Project) -> None:
+    p = git_project
+    p.write(
+        {
+            "PROMPT.md": "---\noutcome: it greets\nacceptance_criteria: [says hello]\n"
+            "test_command: 'true'\nverification: strict\n"
+            "checks: [{name: lint, method: external, config: {command: ruff check}}]\n"
+            "coder: {promise: GREETS, description: greeting printed}\n---\n# goal\n"
+        }
+    )
+    assert p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "1").exit_code == 3
+    prompt = p.calls()[0]["prompt_head"]
+    assert prompt.startswith("# ralph rotation 1/1 [IMPLEMENT]")
+    text = (p.root / ".ralph" / "prompt.md").read_text()
+    section = text.split("## What your DONE must pass\n", 1)[1].split("\n## ", 1)[0]
+    for line in (
+        "- Outcome: it greets",
+        "- Acceptance criterion: says hello",
+        "- Test command (must exit 0): `true`",
+        "- Check lint (external): ruff check",
+        "- Strict tier: every checkbox of this spec must be ticked",
+        "- As coder: when this is true: greeting printed, print `<promise>GREETS</promise>`",
+    ):
+        assert line in section, line
+
+
+def test_check_that_cannot_start_refuses_and_the_loop_goes_on(git_project: Project) -> None:
+    p = git_project
+    p.write(
+        {
+            "PROMPT.md": "---\nchecks:\n  - method: external\n"
+            "    config: {command: 'true', working_dir: gone}\n---\n# goal\n",
+        }
+    )
+    res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "3")
+    assert res.exit_code == 3, res
+    assert "external: cannot start: working directory gone does not exist" in res.stdout
+    assert [e["signal"] for e in p.rotation_ends()] == ["REFUSED"] * 3
+    assert p.counts() == {"PROMPT.md": 0}
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_check_records_error_and_kills_the_check(git_project: Project) -> None:
+    p = git_project
+    marker, pidfile = p.root.parent / "started", p.root.parent / "pid"
+    p.write(
+        {
+            "PROMPT.md": f"---\ntest_command: 'echo $$ > {pidfile}; touch {marker}; sleep 60'\n"
+            "---\n# goal\n"
+        }
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ralph", "run", "--agent-command", p.script({"*": DONE})],
+        cwd=p.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not marker.exists():
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    row = p.state()["specs"][0]
+    assert (row["last_status"], row["done_count"]) == ("ERROR", 0)
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() < deadline, "the check's shell survived Ctrl-C"
+        time.sleep(0.05)

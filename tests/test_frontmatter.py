@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ralph.errors import SpecError
@@ -157,3 +159,13 @@ def test_bad_front_matter_is_one_line_naming_file_and_key(front: str, message: s
 def test_unclosed_front_matter_is_an_error() -> None:
     with pytest.raises(SpecError, match="never closed"):
         parse_front_matter("PROMPT.md", "---\ntest_command: x\n# no closing line\n")
+
+
+def test_the_readme_example_spec_is_valid() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Front matter and checks\n", 1)[1]
+    example = section.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
+    meta = parse_front_matter("README.md", example + "\n")
+    assert meta is not None
+    assert [c.name for c in meta.checks] == ["lint", "no-todos", "qa"]
+    assert meta.coder is not None and meta.coder.max_iterations == 15

@@ -25,11 +25,14 @@ OWN_SPECS = (
     "specs/engine.spec.md",
     "specs/multi-spec-mode.spec.md",
     "specs/verification-counter.spec.md",
+    "specs/completion-criteria.spec.md",
 )
 # One checkbox per seed checkbox: the project's spec may add, never drop.
 SEED_CHECKBOXES = {
     "specs/verification-counter.spec.md": 10,
     "specs/multi-spec-mode.spec.md": 54,
+    # the seed has no checkboxes: one box per requirement, translated (see the spec's intro)
+    "specs/completion-criteria.spec.md": 31,
 }
 CHECKBOX = re.compile(r"^(?P<indent>\s*)[-*] \[(?P<mark>[ xX])\] (?P<text>.*)$")
 REFERENCE = re.compile(r"`(?P<file>tests/[^`:\s]+\.py)::(?P<name>[^`\s]+)`")
@@ -168,6 +171,23 @@ def test_one_checkbox_per_seed_checkbox(spec: str, count: int) -> None:
 
 def test_ralph_discovers_its_own_specs() -> None:
     assert set(OWN_SPECS) <= set(find_spec_paths(REPO))
+
+
+def test_own_specs_front_matter_is_valid() -> None:
+    from ralph.donegate import validate_front_matter
+    from ralph.specs import discover_specs
+
+    validate_front_matter(discover_specs(REPO))  # raises SpecError naming file and key
+
+
+def test_coverage_gate_is_part_of_make_test() -> None:
+    """The seeds require 100 % line and branch coverage of the verification state machine."""
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^test: .*\bcoverage\b", makefile, re.M)
+    modules = re.search(r"^COVERAGE_100 := (.*)$", makefile, re.M)
+    assert modules is not None and "--cov=ralph.claims" in modules[1].split()
+    recipe = makefile.split("\ncoverage:", 1)[1].split("\n\n", 1)[0]
+    assert "--cov-branch" in recipe and "--cov-fail-under=100" in recipe
 
 
 # --------------------------------------------------------------------------- the checker's checker

@@ -202,8 +202,12 @@ class DoneGate:
         if not gate.passed:
             return self._refuse(spec, iteration, handoff, gate.reasons, gate.report(), gate)
         self.refusals.pop(spec.path, None)
-        warn = "; ".join(gate.warnings)
-        return Verdict("DONE", f"checks passed, warnings: {warn}" if warn else None, False, gate)
+        ran = [r for r in gate.results if not r.skipped]
+        names = ", ".join(r.name + (" (cached)" if r.cached else "") for r in ran)
+        note = f"checks passed: {names}" if ran else None
+        if gate.warnings:
+            note = f"{note}; warnings: {'; '.join(gate.warnings)}"
+        return Verdict("DONE", note, False, gate)
 
     def _refuse(
         self,
