@@ -292,3 +292,37 @@ def test_ctrl_c_during_a_check_records_error_and_kills_the_check(git_project: Pr
     while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
         assert time.monotonic() < deadline, "the check's shell survived Ctrl-C"
         time.sleep(0.05)
+
+
+def test_check_all_runs_every_specs_checks_for_the_final_verification(tmp_path: Path) -> None:
+    from ralph.agent import CommandAgent
+    from ralph.donegate import DoneGate
+    from ralph.specs import discover_specs
+    from ralph.workspace import Workspace
+
+    root = tmp_path / "p"
+    (root / "specs").mkdir(parents=True)
+    (root / "specs" / "a.spec.md").write_text(front(test_command="'exit 1'") + "# a\n")
+    (root / "specs" / "b.spec.md").write_text("# b: no checks\n")
+    (root / "specs" / "c.spec.md").write_text(
+        "---\ncoder: {promise: X, description: d}\nchecks: [{method: external, config: "
+        "{command: 'true'}}]\n---\n# c\n"
+    )
+    (root / "specs" / "d.spec.md").write_text("---\nnope: 1\n---\n# d\n")
+    ws = Workspace(root)
+    ws.ensure()
+    gate = DoneGate(root, ws, lambda: CommandAgent("judge", ["true"]))
+    found = gate.check_all(discover_specs(root), iteration=7, tree=lambda: None)
+    verdicts = {path: g.passed for path, g in found}
+    assert verdicts == {"specs/a.spec.md": False, "specs/c.spec.md": True, "specs/d.spec.md": False}
+    assert dict(found)["specs/d.spec.md"].reasons == (
+        "front matter: specs/d.spec.md: front matter: nope: unknown key",
+    )
+    logged = worklog_at(root)
+    assert {e["spec"] for e in logged} == {"specs/a.spec.md", "specs/c.spec.md"}
+    assert all(e["iteration"] == 7 for e in logged)
+
+
+def worklog_at(root: Path) -> list[dict[str, Any]]:
+    lines = (root / ".ralph" / "worklog.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["event"] == "check"]

@@ -169,3 +169,18 @@ def test_the_readme_example_spec_is_valid() -> None:
     assert meta is not None
     assert [c.name for c in meta.checks] == ["lint", "no-todos", "qa"]
     assert meta.coder is not None and meta.coder.max_iterations == 15
+
+
+def test_the_verification_phase_seeds_own_front_matter_is_accepted() -> None:
+    seed = Path(__file__).resolve().parents[1] / ".." / "shared" / "mission" / "seeds"
+    path = seed / "verification-phase-task.md"
+    if not path.exists():
+        pytest.skip("../shared is not beside the repository")
+    meta = parse_front_matter("RALPH_TASK.md", path.read_text(encoding="utf-8"))
+    assert meta is not None
+    assert (meta.task, meta.test_command, meta.max_iterations) == (
+        "Add verification phase after RALPH COMPLETE",
+        "make test",
+        25,
+    )
+    assert len(meta.criteria) == 13

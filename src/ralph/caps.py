@@ -29,7 +29,7 @@ def cap_reason(meta: SpecMeta | None, row: SpecState) -> str | None:
         return None
     total = row.implement_rotations + row.review_rotations
     if meta.max_iterations is not None and total >= meta.max_iterations:
-        return f"max_iterations {meta.max_iterations} reached ({total} rotations)"
+        return f"max_iterations {meta.max_iterations} reached ({_rotations(total)})"
     mode = next_mode(row)
     for name, role_mode in ROLE_MODES.items():
         role = meta.role(name)
@@ -42,9 +42,14 @@ def cap_reason(meta: SpecMeta | None, row: SpecState) -> str | None:
         else:
             continue
         if used >= role.max_iterations:
-            what = f"{role_mode} rotations" if role_mode else "rotations"
-            return f"{name}.max_iterations {role.max_iterations} reached ({used} {what})"
+            what = _rotations(used, role_mode)
+            return f"{name}.max_iterations {role.max_iterations} reached ({what})"
     return None
+
+
+def _rotations(n: int, mode: str | None = None) -> str:
+    kind = f"{mode} rotation" if mode else "rotation"
+    return f"{n} {kind}" + ("" if n == 1 else "s")
 
 
 def count_rotation(state: State, path: str, mode: str) -> State:

@@ -154,11 +154,6 @@ class DoneGate:
         if not meta.gates_done:
             return Verdict("DONE", None)
 
-        def on_result(result: CheckResult) -> None:
-            append_worklog(
-                self.ws.worklog, "check", iteration=iteration, spec=spec.path, **result.to_json()
-            )
-
         def on_transition(old: VState, new: VState) -> None:
             append_worklog(
                 self.ws.worklog,
@@ -182,7 +177,7 @@ class DoneGate:
                 judge=AgentJudge(agent, self.root, self.ws.dir, spec.path, iteration),
                 cache=self.cache,
                 tree=tree(),
-                on_result=on_result,
+                on_result=self._logger(iteration, spec.path),
                 on_transition=on_transition,
             )
         except KeyboardInterrupt:
@@ -208,6 +203,50 @@ class DoneGate:
         if gate.warnings:
             note = f"{note}; warnings: {'; '.join(gate.warnings)}"
         return Verdict("DONE", note, False, gate)
+
+    def check_all(
+        self, specs: Sequence[Spec], *, iteration: int, tree: Callable[[], str | None]
+    ) -> list[tuple[str, GateResult]]:
+        """The final verification's view: every spec's checks on the tree as it is (VERIFY
+        mode: no promises asked). A VERIFY_PASS must not override a failed one. Specs whose
+        front matter is invalid fail; specs without any check are left out."""
+        out: list[tuple[str, GateResult]] = []
+        key: str | None = None
+        for spec in specs:
+            meta, error = self.meta(spec)
+            if error is not None:
+                bad = CheckResult("front matter", "front_matter", False, summary=error)
+                out.append((spec.path, GateResult(False, (bad,))))
+                continue
+            if meta is None or not meta.gates_done:
+                continue
+            if key is None:
+                key = tree()
+            gate = run_gate(
+                spec.path,
+                self.root,
+                spec_text=spec.text,
+                meta=meta,
+                mode="VERIFY",
+                judge=AgentJudge(self.judge_agent(), self.root, self.ws.dir, spec.path, iteration),
+                cache=self.cache,
+                tree=key,
+                on_result=self._logger(iteration, spec.path),
+            )
+            out.append((spec.path, gate))
+            if gate.interrupted:
+                break
+        return out
+
+    def _logger(self, iteration: int, path: str) -> Callable[[CheckResult], None]:
+        """Each check and its result, as a `check` worklog event."""
+
+        def log(result: CheckResult) -> None:
+            append_worklog(
+                self.ws.worklog, "check", iteration=iteration, spec=path, **result.to_json()
+            )
+
+        return log
 
     def _refuse(
         self,
