@@ -206,11 +206,30 @@ def test_agent_that_edits_the_front_matter_is_refused(git_project: Project) -> N
     p = git_project
     text = front(test_command="'exit 1'") + "# goal\n"
     p.write({"PROMPT.md": text})
-    script = p.script({"*": [{"write": {"PROMPT.md": "# goal\n"}, "signal": "DONE"}]})
-    res = p.run("run", "--agent-command", script, "-n", "1")
+    # it drops the failing check and says DONE, then says DONE again on the checkless spec
+    script = p.script({"*": [{"write": {"PROMPT.md": "# goal\n"}, "signal": "DONE"}, *DONE]})
+    res = p.run("run", "--agent-command", script, "-n", "3")
     assert res.exit_code == 3
     assert "the agent changed the spec's front matter" in res.stdout
-    assert p.state()["specs"][0]["last_status"] == "REFUSED"
+    assert "it was last changed by an agent, not a person" in res.stdout
+    assert [e["signal"] for e in p.rotation_ends()] == ["REFUSED"] * 3
+    assert p.counts() == {"PROMPT.md": 0}
+    # a person accepts the change: the spec may be verified without those checks
+    assert p.run("reset").exit_code == 0
+    assert p.run("run", "--agent-command", script).exit_code == 0
+
+
+def test_front_matter_restored_by_a_person_is_trusted_again(git_project: Project) -> None:
+    p = git_project
+    text = front(test_command="'true'") + "# goal\n"
+    p.write({"PROMPT.md": text})
+    weaker = front(test_command="'exit 0'") + "# goal\n"
+    script = p.script({"*": [{"write": {"PROMPT.md": weaker}, "signal": "DONE"}, *DONE]})
+    assert p.run("run", "--agent-command", script, "-n", "2").exit_code == 3
+    assert [e["signal"] for e in p.rotation_ends()] == ["REFUSED", "REFUSED"]
+    p.write({"PROMPT.md": text})  # the person puts their front matter back
+    assert p.run("run", "--agent-command", script).exit_code == 0
+    assert p.state()["specs"][0]["agent_front_matter"] is None
 
 
 def test_spec_without_front_matter_runs_no_checks(git_project: Project) -> None:

@@ -91,6 +91,7 @@ def seed_state(project: Project, specs: list[dict[str, Any]]) -> None:
         row.setdefault("implement_rotations", 0)
         row.setdefault("review_rotations", 0)
         row.setdefault("blocked", None)
+        row.setdefault("agent_front_matter", None)
         if row.pop("hash", False):
             row["last_hash"] = hashlib.sha256((project.root / row["path"]).read_bytes()).hexdigest()
     data = {"schema_version": 1, "iteration": 0, "specs": specs}
@@ -600,6 +601,7 @@ def test_spec_state_updates_only_after_it_is_processed(git_project: Project) -> 
         "implement_rotations": 1,
         "review_rotations": 0,
         "blocked": None,
+        "agent_front_matter": None,
     }
     # while b's first rotation runs, b is still unprocessed: no status, no hash
     during_2 = seen_state(seen, 2)
@@ -641,6 +643,7 @@ def test_spec_list_changes_mid_run_preserve_unchanged_specs(git_project: Project
         "implement_rotations": 1,
         "review_rotations": 0,
         "blocked": None,
+        "agent_front_matter": None,
     }
 
 

@@ -8,8 +8,9 @@ spec's handoff and the next prompt, and the display shows "DONE refused: ...".
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -127,6 +128,25 @@ class DoneGate:
             text += f"\n### Your last DONE on this spec was refused\n{refusal}\n"
         return text
 
+    def track_front_matter(self, spec: Spec, state: State) -> State:
+        """After a rotation: remember front matter the agent wrote (its hash), and forget the
+        mark once the front matter on disk is something else (a person changed it)."""
+        row = state.get(spec.path)
+        now = _read(self.root / spec.path)
+        if row is None or now is None:
+            return state
+        front = _front(now)
+        mark = row.agent_front_matter
+        if front != _front(spec.text):
+            mark = _digest(front)
+        elif mark is not None and _digest(front) != mark:
+            mark = None
+        return (
+            state
+            if mark == row.agent_front_matter
+            else state.with_spec(replace(row, agent_front_matter=mark))
+        )
+
     def judge_done(
         self,
         spec: Spec,
@@ -137,17 +157,23 @@ class DoneGate:
         prompt: str,
         tree: Callable[[], str | None],
         handoff: Path,
+        agent_front_matter: str | None = None,
     ) -> Verdict:
         """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
         meta, error = self.meta(spec)
-        if error is None and meta is None:
-            return Verdict("DONE", None)
         now = _read(self.root / spec.path)
         if error is None and now is not None and _front(now) != _front(spec.text):
             error = (
                 "the agent changed the spec's front matter (its checks) during the "
                 "rotation; only a person may change them"
             )
+        elif error is None and agent_front_matter == _digest(_front(spec.text)):
+            error = (
+                "it was last changed by an agent, not a person: restore it, or accept it by "
+                "editing it yourself or with `ralph reset`"
+            )
+        if error is None and meta is None:
+            return Verdict("DONE", None)
         if error is not None:
             return self._refuse(spec, iteration, handoff, (f"front matter: {error}",), "")
         assert meta is not None
@@ -276,6 +302,10 @@ def _read(path: Path) -> str | None:
         return path.read_bytes().decode("utf-8", errors="replace")
     except OSError:
         return None
+
+
+def _digest(front: str | None) -> str:
+    return hashlib.sha256((front or "").encode()).hexdigest()
 
 
 def _front(text: str) -> str | None:

@@ -223,6 +223,7 @@ class _Run:
         handoff: Path,
     ) -> Verdict:
         """The verdict on a DONE: the checks run on the tree the agent left."""
+        row = self.state.get(spec.path)
         try:
             return self.gate.judge_done(
                 spec,
@@ -232,6 +233,7 @@ class _Run:
                 prompt=prompt,
                 tree=self._tree_key,
                 handoff=handoff,
+                agent_front_matter=row.agent_front_matter if row else None,
             )
         except KeyboardInterrupt:
             return Verdict("ERROR", "interrupted while running the DONE checks", True)
@@ -365,6 +367,7 @@ class _Run:
                 spec_file_hash(opts.root, spec.path),
             )
             self.state = count_rotation(self.state, spec.path, mode)
+            self.state = self.gate.track_front_matter(spec, self.state)
             self.save()
             if failure is not None:
                 log.close(f"# ralph could not take a snapshot: {failure.message}")

@@ -100,7 +100,8 @@ def reset_counters(state: State) -> State:
     """`ralph reset`: counters and iteration back to zero; last status, hash and flag are kept.
 
     The per-mode rotation counts go back to zero too, so the front matter's iteration caps
-    start over (a spec blocked by one may run again).
+    start over (a spec blocked by one may run again), and front matter an agent wrote is
+    accepted.
     """
     return replace(
         state,
@@ -108,7 +109,14 @@ def reset_counters(state: State) -> State:
         max_iteration=None,
         current_spec=None,
         specs=tuple(
-            replace(s, done_count=0, implement_rotations=0, review_rotations=0, blocked=None)
+            replace(
+                s,
+                done_count=0,
+                implement_rotations=0,
+                review_rotations=0,
+                blocked=None,
+                agent_front_matter=None,  # the person running reset accepts the front matter
+            )
             for s in state.specs
         ),
     )

@@ -37,6 +37,9 @@ class SpecState:
     implement_rotations: int = 0
     review_rotations: int = 0
     blocked: str | None = None  # why the spec hit an iteration cap; None: it may run
+    # sha256 of front matter an agent wrote during a rotation: until a person changes it again
+    # (or runs `ralph reset`), DONEs are refused, so an agent cannot drop the checks it fails.
+    agent_front_matter: str | None = None
 
     @property
     def needs_work(self) -> bool:
@@ -81,6 +84,7 @@ def state_to_json(state: State) -> dict[str, Any]:
                 "implement_rotations": s.implement_rotations,
                 "review_rotations": s.review_rotations,
                 "blocked": s.blocked,
+                "agent_front_matter": s.agent_front_matter,
             }
             for s in state.specs
         ],
@@ -156,6 +160,7 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
                 implement_rotations=check.int_(raw, "implement_rotations", prefix, 0, None),
                 review_rotations=check.int_(raw, "review_rotations", prefix, 0, None),
                 blocked=check.opt_str(raw, "blocked", prefix),
+                agent_front_matter=check.opt_str(raw, "agent_front_matter", prefix),
             )
         )
     max_iteration = data.get("max_iterations")
