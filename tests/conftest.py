@@ -29,6 +29,9 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.delenv("NO_COLOR", raising=False)
+    # CI sets these; tests choose the environment they test (headless is tested explicitly).
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     monkeypatch.setenv("COLUMNS", "100")
 
 

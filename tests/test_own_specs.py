@@ -23,6 +23,7 @@ from ralph.specs import find_spec_paths
 REPO = Path(__file__).resolve().parents[1]
 OWN_SPECS = (
     "specs/engine.spec.md",
+    "specs/headless-and-operator.spec.md",
     "specs/multi-spec-mode.spec.md",
     "specs/verification-counter.spec.md",
     "specs/completion-criteria.spec.md",

@@ -11,6 +11,7 @@ import os
 import shlex
 import shutil
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -268,9 +269,12 @@ class CommandAgent:
         on_lines: Callable[[Stream, tuple[str, ...]], None],
         on_chunk: Callable[[Stream, bytes], None] | None = None,
         on_start: Callable[[int], None] | None = None,
+        *,
+        cancel: threading.Event | None = None,
     ) -> AgentResult:
         """Run one rotation. `on_chunk` gets the raw output (the history log), `on_lines` the
-        readable rendering (current.log and the displays)."""
+        readable rendering (current.log and the displays). `cancel` set stops the agent's whole
+        process tree at once."""
         parser = self.parser()
 
         def on_split(stream: Stream, lines: tuple[str, ...]) -> None:
@@ -298,6 +302,7 @@ class CommandAgent:
                 tail_bytes=max(1 << 20, 2 * len(request.prompt.encode())),
             ),
             on_output,
+            cancel=cancel,
             on_start=on_start,
         )
         splitter.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -20,7 +21,6 @@ app = typer.Typer(
     name="ralph",
     help="Run an AI coding agent in a loop until every spec is verified (0/3 -> 3/3).",
     no_args_is_help=True,
-    add_completion=False,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
@@ -77,8 +77,55 @@ def init(
             print(line)
 
 
+class LogFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+# `ralph run` options that --continue does not take from the saved run.
+_NOT_SAVED = frozenset({"root", "continue_"})
+_PATH_OPTIONS = frozenset({"junit", "report_json"})
+# Options of which one given again replaces the others' saved values.
+_EXCLUSIVE = (("agent", "agent_command"), ("quiet", "verbose"))
+
+
+def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, Any]:
+    """The options this run uses: as given, and with --continue the saved ones for the rest."""
+    from ralph.runner import load_run_options
+
+    given = {
+        k: v.value if isinstance(v, Enum) else v
+        for k, v in ctx.params.items()
+        if k not in _NOT_SAVED
+    }
+    for name in _PATH_OPTIONS:  # saved absolute, so --continue from anywhere writes the same file
+        if isinstance(given.get(name), (str, Path)):
+            given[name] = str(Path(given[name]).absolute())
+    if not continue_:
+        return given
+    saved = load_run_options(root)
+
+    def defaulted(name: str) -> bool:
+        # By name: Typer may bring its own copy of Click, whose enum is not importable as such.
+        source = ctx.get_parameter_source(name)
+        return getattr(source, "name", "DEFAULT") in ("DEFAULT", "DEFAULT_MAP")
+
+    merged = dict(given)
+    for name, value in saved.items():
+        if name in merged and defaulted(name):
+            merged[name] = value  # options given again override the saved ones
+    for group in _EXCLUSIVE:
+        chosen = [name for name in group if not defaulted(name)]
+        if chosen:  # `--agent demo` again replaces a saved --agent-command, and the like
+            for name in group:
+                if name not in chosen:
+                    merged[name] = given[name]
+    return merged
+
+
 @app.command()
 def run(
+    ctx: typer.Context,
     agent: Annotated[
         Optional[str],  # noqa: UP045 -- Typer reads the annotation at run time on Python 3.10
         typer.Option(
@@ -107,45 +154,208 @@ def run(
         typer.Option("--idle-timeout", min=0.001, help="Seconds the agent may print nothing."),
     ] = None,
     plain: Annotated[
-        bool, typer.Option("--plain", help="One plain line per event, even on a terminal.")
+        bool,
+        typer.Option(
+            "--headless",
+            "--plain",
+            help="No live panel, no prompts: one timestamped line per event (automatic when "
+            "stdout is not a terminal or CI is set).",
+        ),
     ] = False,
-    no_color: Annotated[bool, typer.Option("--no-color", help="No colours.")] = False,
+    log_format: Annotated[
+        LogFormat,
+        typer.Option(
+            "--log-format",
+            help="Headless lines as text, or as JSON lines (one object per event) on stdout.",
+        ),
+    ] = LogFormat.text,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")] = False,
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Plain mode: also print the agent's output.")
+        bool, typer.Option("--verbose", "-v", help="Headless: also print the agent's output.")
+    ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="Print only warnings and how the run ended."),
+    ] = False,
+    junit: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--junit",
+            dir_okay=False,
+            help="Write a JUnit XML report here at the end (one test case per spec).",
+        ),
+    ] = None,
+    report_json: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--report-json", dir_okay=False, help="Write the final matrix and totals as JSON."
+        ),
+    ] = None,
+    notify: Annotated[
+        bool,
+        typer.Option("--notify", help="A desktop notification when the run ends (if available)."),
+    ] = False,
+    continue_: Annotated[
+        bool,
+        typer.Option(
+            "--continue",
+            help="Resume with the options the last run started with; options given override.",
+        ),
     ] = False,
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
     from ralph.runner import RunRequest, run_project
 
+    if quiet and verbose:
+        raise typer.BadParameter("--quiet and --verbose contradict each other; give one")
     with reported_errors():
-        code = run_project(
-            RunRequest(
-                root=root.resolve(),
-                agent=agent,
-                agent_command=agent_command,
-                model=model,
-                max_iterations=max_iterations,
-                timeout=timeout,
-                idle_timeout=idle_timeout,
-                plain=plain,
-                no_color=no_color,
-                verbose=verbose,
-            )
-        )
+        root = root.resolve()
+        options = _run_options(ctx, continue_, root)
+        request = {k: v for k, v in options.items() if k in RunRequest.__dataclass_fields__}
+        for name in _PATH_OPTIONS:
+            if request.get(name) is not None:
+                request[name] = Path(request[name])
+        code = run_project(RunRequest(root=root, saved_options=options, **request))
     raise typer.Exit(code)
 
 
 @app.command()
 def status(
     json_: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    watch: Annotated[
+        bool, typer.Option("--watch", "-w", help="Redraw the matrix until Ctrl-C.")
+    ] = False,
+    interval: Annotated[
+        float, typer.Option("--interval", min=0.1, help="Seconds between redraws (--watch).")
+    ] = 2.0,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")] = False,
     root: Root = Path(),
 ) -> None:
     """Show the spec matrix, the iteration and whether a run is live."""
     from ralph.commands import print_status
 
+    if watch and json_:
+        raise typer.BadParameter("--watch redraws a table; for JSON poll ralph status --json")
     with reported_errors():
-        print_status(root.resolve(), as_json=json_)
+        if not watch:
+            print_status(root.resolve(), as_json=json_, no_color=no_color)
+            return
+        from ralph.operate import watch_status
+
+        try:
+            watch_status(root.resolve(), interval=interval, no_color=no_color)
+        except KeyboardInterrupt:
+            return  # Ctrl-C is how a watch ends: not an error
+
+
+def _page(text: str, *, pager: bool) -> None:
+    """Long output goes through a pager on a terminal (never in a pipe, CI or tests)."""
+    import os
+    import shutil
+    import sys
+
+    from ralph.ui import ci_environment, is_terminal
+
+    rows = shutil.get_terminal_size().lines
+    if pager and is_terminal(sys.stdout) and not ci_environment() and text.count("\n") >= rows:
+        import pydoc
+
+        os.environ.setdefault("LESS", "FRX")  # quit if one screen, keep colours, no clearing
+        pydoc.pager(text)
+        return
+    sys.stdout.write(text)
+
+
+@app.command()
+def history(
+    rotation: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Argument(help="Show this rotation's log instead of the list.", min=1),
+    ] = None,
+    spec: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--spec", "-s", help="Only the rotations of this spec (path)."),
+    ] = None,
+    tail: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--tail", min=0, help="With a rotation: only its last N lines."),
+    ] = None,
+    json_: Annotated[bool, typer.Option("--json", help="The list as JSON.")] = False,
+    pager: Annotated[
+        bool, typer.Option("--pager/--no-pager", help="Page long output on a terminal.")
+    ] = True,
+    root: Root = Path(),
+) -> None:
+    """List past rotations, or show one rotation's log (`ralph history 12`)."""
+    import json
+
+    from ralph import history as h
+
+    with reported_errors():
+        root = root.resolve()
+        if rotation is not None:
+            _row, path = h.find_log(root, rotation)
+            _page(h.log_text(path, tail), pager=pager)
+            return
+        if tail is not None:
+            raise typer.BadParameter(
+                "--tail goes with a rotation number: ralph history 12 --tail 50"
+            )
+        rows = h.list_rotations(root, spec)
+        if json_:
+            print(json.dumps([h.rotation_data(r) for r in rows]))
+        elif not rows:
+            where = f" of {spec}" if spec else ""
+            print(f"no rotations{where} recorded yet")
+        else:
+            _page(h.render_table(rows), pager=pager)
+
+
+@app.command()
+def inspect(
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow", "-f", help="Stream the live rotation's output until the run ends."
+        ),
+    ] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    root: Root = Path(),
+) -> None:
+    """Is a run live, and what is it doing: pid, spec, rotation, since when, which agent."""
+    import json
+    import sys
+
+    from ralph import operate
+
+    with reported_errors():
+        root = root.resolve()
+        if follow:
+            operate.follow(root, sys.stdout)
+            return
+        data = operate.inspect_data(root)
+        if json_:
+            print(json.dumps(data))
+        else:
+            print("\n".join(operate.inspect_lines(data)))
+
+
+@app.command()
+def cancel(
+    now: Annotated[
+        bool,
+        typer.Option("--now", help="Stop the agent now (state saved) instead of after it."),
+    ] = False,
+    wait: Annotated[bool, typer.Option("--wait", help="Return once the run has stopped.")] = False,
+    root: Root = Path(),
+) -> None:
+    """Ask the live run to stop after the current rotation (or --now); it exits 130."""
+    from ralph.operate import cancel_run
+
+    with reported_errors():
+        for line in cancel_run(root.resolve(), now=now, wait=wait):
+            print(line, flush=True)
 
 
 @app.command()

@@ -92,7 +92,7 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
     return data
 
 
-def print_status(root: Path, *, as_json: bool) -> None:
+def print_status(root: Path, *, as_json: bool, no_color: bool = False) -> None:
     state, live = load_status(root)
     if as_json:
         print(json.dumps(status_data(state, live)))
@@ -108,7 +108,10 @@ def print_status(root: Path, *, as_json: bool) -> None:
     if sys.stdout.isatty():
         from rich.console import Console
 
-        Console().print(statusview.render_status_table(state.specs, **args))
+        # Rich itself honours NO_COLOR; --no-color says the same from the command line.
+        Console(no_color=True if no_color else None).print(
+            statusview.render_status_table(state.specs, **args)
+        )
     else:
         print(statusview.render_status_plain(state.specs, **args), end="")
     for s in state.specs:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any, Literal
 
 from ralph.state import MAX_COUNT
 
@@ -86,3 +86,32 @@ class RunEnded:
 
 
 Event = RunStarted | RotationStarted | AgentOutput | RotationEnded | Notice | RunEnded
+
+
+def event_name(event: object) -> str:
+    """`RotationEnded` -> `rotation_ended`: the name tools see in `--log-format json`."""
+    name = type(event).__name__
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
+def event_fields(event: object) -> dict[str, Any]:
+    """An event's fields as JSON-ready values, whatever the event type and its fields:
+    events added later (check results, usage) flow through displays and reports unchanged."""
+    if not is_dataclass(event) or isinstance(event, type):
+        return {}
+    return {f.name: _plain(getattr(event, f.name)) for f in fields(event)}
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        if isinstance(value, SpecRow):
+            out["needs_work"] = value.needs_work
+        return out
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)

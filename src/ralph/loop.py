@@ -13,6 +13,7 @@ from pathlib import Path
 from types import FrameType
 
 from ralph.agent import AgentRequest, AgentResult, CommandAgent, Stream
+from ralph.cancel import CancelWatch
 from ralph.caps import count_rotation, mark_blocked
 from ralph.checks import agent_words
 from ralph.donegate import DoneGate, Verdict, validate_front_matter
@@ -57,6 +58,9 @@ class RunOptions:
     timeout: float | None = None
     idle_timeout: float | None = None
     kill_grace: float = 5.0
+    # Files ralph itself writes into the tree at the end of a run (--junit, --report-json):
+    # the next run must not take them for changes made while ralph was not running.
+    own_files: tuple[str, ...] = ()
 
 
 def matrix_rows(state: State) -> tuple[SpecRow, ...]:
@@ -71,14 +75,21 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     ws.check()
     # no specs, or a spec with invalid front matter: say so before creating anything
     validate_front_matter(discover_specs(opts.root))
-    with RunLock(ws.dir, agent=opts.agent.name) as lock, _stop_signals_as_interrupt():
+    with (
+        RunLock(ws.dir, agent=opts.agent.name) as lock,
+        _stop_signals_as_interrupt(),
+        CancelWatch(ws.dir) as cancel,
+    ):
         ws.ensure()
-        return _Run(opts, ws, emit, lock).run()
+        return _Run(opts, ws, emit, lock, cancel).run()
 
 
 class _Run:
-    def __init__(self, opts: RunOptions, ws: Workspace, emit: Emit, lock: RunLock) -> None:
+    def __init__(
+        self, opts: RunOptions, ws: Workspace, emit: Emit, lock: RunLock, cancel: CancelWatch
+    ) -> None:
         self.lock = lock
+        self.cancel = cancel
         self.opts = opts
         self.ws = ws
         self._display: Emit | None = emit
@@ -163,6 +174,11 @@ class _Run:
             first = False
             if self.state.complete:
                 return self.end(ExitCode.OK, "every spec verified (3/3)")
+            if self.cancel.requested:
+                return self.end(
+                    ExitCode.INTERRUPTED,
+                    "cancelled (ralph cancel): stopped after the current rotation",
+                )
             if self.state.iteration >= self.limit:
                 return self.end(
                     ExitCode.MAX_ITERATIONS,
@@ -176,6 +192,12 @@ class _Run:
             outcome = self._rotation(spec, before, tick)
             before, signal_, changed, interrupted = outcome
             if interrupted:
+                if self.cancel.now.is_set():
+                    return self.end(
+                        ExitCode.INTERRUPTED,
+                        "cancelled now (ralph cancel --now): the agent was stopped and the "
+                        "rotation recorded as ERROR",
+                    )
                 return self.end(
                     ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
                 )
@@ -254,8 +276,10 @@ class _Run:
             hidden = data.get("hidden_specs")
         except StateError:
             last, hidden = None, None
-        if last is not None and hidden == self.hidden and not self.snapshotter.diff(last, now):
-            return ()
+        if last is not None and hidden == self.hidden:
+            changed = self.snapshotter.diff(last, now).paths
+            if all(path in self.opts.own_files for path in changed):
+                return ()
         self.state, dropped = downgrade_verified(self.state)
         return dropped
 
@@ -274,7 +298,9 @@ class _Run:
         iteration = self.state.iteration + 1
         self.state = replace(self.state, iteration=iteration, current_spec=spec.path)
         self.save()  # the rotation number is taken even if ralph dies during it
-        self.lock.update(current_spec=spec.path, iteration=iteration, mode=mode)
+        self.lock.update(
+            current_spec=spec.path, iteration=iteration, mode=mode, rotation_started=time.time()
+        )
         slug = spec_slug(spec.path)
         handoff = ws.handoff(slug)
         prompt = build_prompt(
@@ -336,7 +362,9 @@ class _Run:
             self.emit(AgentOutput(stream, lines))
 
         try:
-            result = self.agent.run(request, on_lines, log.chunk, self.lock.record_agent)
+            result = self.agent.run(
+                request, on_lines, log.chunk, self.lock.record_agent, cancel=self.cancel.now
+            )
         except BaseException as exc:
             log.close(f"# ralph stopped the rotation: {exc!r}")
             raise
@@ -402,6 +430,7 @@ class _Run:
                 agent_s=round(result.process.elapsed, 3),
                 overhead_ms=round(own * 1000, 2),
                 note=note,
+                log=ws.rel(log.path),
             )
             self.emit(
                 RotationEnded(
@@ -424,6 +453,8 @@ class _Run:
     def _judge(self, result: AgentResult, prompt: str) -> tuple[str, str | None]:
         failure = result.failure
         if failure is not None:
+            if failure == "interrupted" and self.cancel.now.is_set():
+                return "ERROR", "cancelled (ralph cancel --now)"
             return "ERROR", failure
         found = parse_signal(result.output_text, prompt, result.final_text)
         if found is None:

@@ -1,10 +1,20 @@
-"""`ralph run` below the option parsing: configuration, agent and display around the loop."""
+"""`ralph run` below the option parsing: config, agent, display and reports around the loop."""
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from ralph.errors import ExitCode, RalphError, StateError, UsageError
+from ralph.events import Event, RunStarted, SpecRow
+from ralph.reports import RunReport
+from ralph.workspace import STATE_DIR
+
+OPTIONS_FILE = "run-options.json"
 
 
 @dataclass(frozen=True)
@@ -16,12 +26,85 @@ class RunRequest:
     max_iterations: int | None = None
     timeout: float | None = None
     idle_timeout: float | None = None
-    plain: bool = False
+    plain: bool = False  # headless forced (`--headless`, or its older name `--plain`)
     no_color: bool = False
     verbose: bool = False
+    quiet: bool = False
+    log_format: str = "text"  # text | json
+    junit: Path | None = None
+    report_json: Path | None = None
+    notify: bool = False
+    # The options as given (after --continue merged the saved ones): saved in .ralph/ once
+    # the run has started, for the next `ralph run --continue`.
+    saved_options: dict[str, Any] | None = field(default=None, compare=False)
+
+
+def save_run_options(root: Path, options: dict[str, Any]) -> None:
+    from ralph.state import write_json_atomic
+
+    write_json_atomic(
+        root / STATE_DIR / OPTIONS_FILE,
+        {"schema_version": 1, "saved_at": time.time(), "options": options},
+    )
+
+
+def load_run_options(root: Path) -> dict[str, Any]:
+    """The options the last run started with; an error when there are none."""
+    from ralph.state import load_json
+
+    path = root / STATE_DIR / OPTIONS_FILE
+    data = load_json(path, f"{STATE_DIR}/{OPTIONS_FILE}")
+    if data is None:
+        raise UsageError(
+            f"nothing to continue: no saved run options in {root / STATE_DIR}",
+            "start a run with ralph run (its options are saved then), or drop --continue",
+        )
+    if not isinstance(data, dict) or not isinstance(data.get("options"), dict):
+        raise StateError(
+            f"{STATE_DIR}/{OPTIONS_FILE}: expected an object with 'options'",
+            "delete the file and give the options again",
+        )
+    options: dict[str, Any] = data["options"]
+    return options
+
+
+class _ReportSink:
+    """Folds the loop's events into a RunReport for the end-of-run reports."""
+
+    def __init__(self) -> None:
+        self.report = RunReport()
+        self.last_matrix: tuple[SpecRow, ...] | None = None
+
+    def handle(self, event: Event) -> None:
+        from ralph.reports import apply_event
+
+        self.report = apply_event(self.report, event, time.time())
+        matrix = getattr(event, "matrix", None)
+        if isinstance(matrix, tuple):
+            self.last_matrix = matrix
 
 
 def run_project(req: RunRequest) -> int:
+    sink = _ReportSink()
+    code: int = int(ExitCode.ERROR)
+    reason = "ralph stopped with an error"
+    try:
+        code = _run(req, sink.handle)
+        return code
+    except RalphError as exc:
+        code, reason = int(exc.exit_code), exc.message
+        raise
+    except KeyboardInterrupt:
+        code, reason = int(ExitCode.INTERRUPTED), "interrupted"
+        raise
+    except OSError as exc:
+        reason = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        raise
+    finally:
+        _finish(req, sink, code, reason)
+
+
+def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
     from ralph.agent import make_agent
     from ralph.config import load_config
     from ralph.loop import RunOptions, run_loop
@@ -51,8 +134,106 @@ def run_project(req: RunRequest) -> int:
         if req.idle_timeout is not None
         else config.agent.idle_timeout,
         kill_grace=config.agent.kill_grace,
+        own_files=own_files(req.root, (req.junit, req.report_json)),
     )
     with make_display(
-        stream=sys.stdout, force_plain=req.plain, no_color=req.no_color, verbose=req.verbose
+        stream=sys.stdout,
+        force_plain=req.plain,
+        no_color=req.no_color,
+        verbose=req.verbose,
+        quiet=req.quiet,
+        log_format="json" if req.log_format == "json" else "text",
     ) as display:
-        return run_loop(opts, display.handle)
+
+        def emit(event: Event) -> None:
+            observe(event)
+            if isinstance(event, RunStarted) and req.saved_options is not None:
+                # Saved once the run holds the project: a refused run leaves them alone.
+                save_run_options(req.root, req.saved_options)
+            display.handle(event)
+
+        return run_loop(opts, emit)
+
+
+def own_files(root: Path, paths: tuple[Path | None, ...]) -> tuple[str, ...]:
+    """The report files that lie inside the project, relative to it, forward slashes."""
+    found: list[str] = []
+    base = root.resolve()
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            found.append(path.resolve().relative_to(base).as_posix())
+        except ValueError:  # outside the project: no snapshot sees it
+            continue
+    return tuple(found)
+
+
+def _final_matrix(req: RunRequest, sink: _ReportSink) -> tuple[SpecRow, ...]:
+    if sink.last_matrix is not None:
+        return sink.last_matrix
+    from ralph.specs import find_spec_paths
+    from ralph.state import load_state
+
+    try:
+        state = load_state(req.root / STATE_DIR / "state.json")
+        if state.specs:
+            return tuple(
+                SpecRow(s.path, s.done_count, s.last_status, s.modified_files)
+                for s in state.specs
+            )
+        # Never run here: the specs on disk, none of them processed, so a report lists them.
+        return tuple(SpecRow(path, 0, None, False) for path in find_spec_paths(req.root))
+    except (RalphError, OSError):
+        return ()
+
+
+def _finish(req: RunRequest, sink: _ReportSink, code: int, reason: str) -> None:
+    """Reports and the notification: after every run, however it ended; never raises."""
+    from ralph.reports import finish
+
+    report = finish(
+        sink.report,
+        exit_code=code,
+        reason=reason,
+        now=time.time(),
+        matrix=_final_matrix(req, sink) if sink.report.exit_code is None else None,
+    )
+    write_reports(report, junit=req.junit, report_json=req.report_json)
+    if req.notify:
+        from ralph.notify import notify_run_end
+
+        notify_run_end(report)
+
+
+def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | None) -> None:
+    """Each report atomically (a CI step never reads half of one); a report that cannot be
+    written is said on stderr and does not change the run's exit code."""
+    import json
+    import os
+
+    from ralph.reports import junit_xml, markdown_summary, report_data
+    from ralph.state import write_text_atomic
+
+    outputs: list[tuple[Path, Callable[[], str]]] = []
+    if junit is not None:
+        outputs.append((junit, lambda: junit_xml(report)))
+    if report_json is not None:
+        outputs.append((report_json, lambda: json.dumps(report_data(report), indent=2) + "\n"))
+    for path, render in outputs:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(path, render())
+        except OSError as exc:
+            print(f"error: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            # Appended, as GitHub expects: other steps of the job write to the same file.
+            with Path(summary).open("a", encoding="utf-8") as f:
+                f.write(markdown_summary(report))
+        except OSError as exc:
+            print(
+                f"error: cannot append to GITHUB_STEP_SUMMARY ({summary}): {exc.strerror or exc}",
+                file=sys.stderr,
+            )

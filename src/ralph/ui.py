@@ -20,6 +20,8 @@ from ralph.events import (
     RunEnded,
     RunStarted,
     SpecRow,
+    event_fields,
+    event_name,
 )
 from ralph.state import MAX_COUNT as TARGET
 from ralph.statusview import SIGNAL_STYLES as _SIGNAL_STYLES
@@ -29,7 +31,7 @@ from ralph.statusview import status_text as _status
 
 if TYPE_CHECKING:
     # Type-only: importing rich at module level would cost start-up time for every command.
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from types import TracebackType
 
     from rich.console import Console, RenderableType
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OUTPUT_LINES",
     "Display",
+    "JsonDisplay",
     "LiveDisplay",
     "PanelView",
     "PlainDisplay",
@@ -440,6 +443,68 @@ def _summary_text(event: RotationEnded) -> Text:
 # --------------------------------------------------------------------------- plain display
 
 
+# Fields each display already renders in its own words; any other field an event carries (a
+# later addition such as usage or a check result) is appended as `name value`, never dropped.
+_RENDERED: dict[type, frozenset[str]] = {
+    RunStarted: frozenset({"agent", "iteration", "max_iteration", "matrix"}),
+    RotationStarted: frozenset(
+        {"agent", "spec", "mode", "iteration", "max_iteration", "started_at", "matrix"}
+    ),
+    RotationEnded: frozenset(
+        [
+            "agent",
+            "spec",
+            "mode",
+            "iteration",
+            "max_iteration",
+            "signal",
+            "files_changed",
+            "done_count",
+            "elapsed",
+            "note",
+            "downgraded",
+            "matrix",
+        ]
+    ),
+    Notice: frozenset({"level", "message"}),
+    RunEnded: frozenset({"exit_code", "reason", "iteration", "max_iteration", "matrix"}),
+}
+
+
+def _value_text(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict):
+        inner = ", ".join(f"{k} {_value_text(v)}" for k, v in value.items() if v not in (None, ""))
+        return "{" + inner + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_value_text(v) for v in value) + "]"
+    return clean_line(str(value))
+
+
+def extra_fields_text(event: Event) -> str:
+    """`, name value` for each field of `event` the plain line does not already say."""
+    known = _RENDERED.get(type(event), frozenset({"matrix"}))
+    parts = [
+        f"{name.replace('_', ' ')} {_value_text(value)}"
+        for name, value in event_fields(event).items()
+        if name not in known and value not in (None, "", [], {})
+    ]
+    return "".join(f", {part}" for part in parts)
+
+
+def _wants(event: Event, *, verbose: bool, quiet: bool) -> bool:
+    """Which events a headless display prints: agent output only when verbose; when quiet,
+    only warnings and the end of the run."""
+    if isinstance(event, AgentOutput):
+        return verbose and not quiet
+    if quiet:
+        return isinstance(event, RunEnded) or (
+            isinstance(event, Notice) and event.level == "warning"
+        )
+    return True
+
+
 class PlainDisplay(_Closing):
     """One timestamped line per event, never an escape sequence: safe for CI logs and pipes."""
 
@@ -448,10 +513,12 @@ class PlainDisplay(_Closing):
         stream: TextIO,
         *,
         verbose: bool = False,
+        quiet: bool = False,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.stream = stream
         self.verbose = verbose
+        self.quiet = quiet
         self._clock = clock
 
     def _write(self, *texts: str) -> None:
@@ -469,19 +536,21 @@ class PlainDisplay(_Closing):
         self.stream.flush()
 
     def handle(self, event: Event) -> None:
+        if not _wants(event, verbose=self.verbose, quiet=self.quiet):
+            return
+        extra = extra_fields_text(event)
         if isinstance(event, RunStarted):
             self._write(
                 f"run started: agent {event.agent}, {_plural(len(event.matrix), 'spec')}, "
-                f"iteration {_progress(event.iteration, event.max_iteration)}"
+                f"iteration {_progress(event.iteration, event.max_iteration)}{extra}"
             )
         elif isinstance(event, RotationStarted):
             self._write(
                 f"rotation {_progress(event.iteration, event.max_iteration)} [{event.mode}] "
-                f"{event.spec} ({event.agent})"
+                f"{event.spec} ({event.agent}){extra}"
             )
         elif isinstance(event, AgentOutput):
-            if self.verbose:
-                self._write(*(f"  | {clean_line(line)}" for line in event.lines))
+            self._write(*(f"  | {clean_line(line)}" for line in event.lines))
         elif isinstance(event, RotationEnded):
             text = (
                 f"rotation {event.iteration} ended: {event.signal}, "
@@ -492,18 +561,22 @@ class PlainDisplay(_Closing):
                 text += f", downgraded 3/3→2/3: {', '.join(event.downgraded)}"
             if event.note:
                 text += f", note: {clean_line(event.note)}"
-            self._write(text)
+            self._write(text + extra)
         elif isinstance(event, Notice):
             prefix = "warning: " if event.level == "warning" else ""
-            self._write(prefix + clean_line(event.message))
-        else:
+            self._write(prefix + clean_line(event.message) + extra)
+        elif isinstance(event, RunEnded):
             self._write(
                 f"run ended: {clean_line(event.reason)} (exit {event.exit_code}), "
-                f"iteration {_progress(event.iteration, event.max_iteration)}"
+                f"iteration {_progress(event.iteration, event.max_iteration)}{extra}"
             )
+            if self.quiet:
+                return
             width = max((len(row.path) for row in event.matrix), default=0)
             for row in event.matrix:
                 self._write(f"  {row.path:<{width}} {_counter(row)} {_status(row.last_status)}")
+        else:  # an event type this display does not know yet: its name and fields
+            self._write(event_name(event).replace("_", " ") + ":" + extra.lstrip(","))
 
     def close(self) -> None:
         # The stream belongs to the caller (often sys.stdout): flush it, never close it.
@@ -511,10 +584,47 @@ class PlainDisplay(_Closing):
             self.stream.flush()
 
 
+class JsonDisplay(_Closing):
+    """`--log-format json`: one JSON object per event on one line, for other tools to read.
+
+    Each object has `ts` (epoch seconds), `event` (`rotation_ended`...) and the event's fields,
+    whatever they are, so fields added to events later appear without changes here.
+    """
+
+    def __init__(
+        self,
+        stream: TextIO,
+        *,
+        verbose: bool = False,
+        quiet: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.stream = stream
+        self.verbose = verbose
+        self.quiet = quiet
+        self._clock = clock
+
+    def handle(self, event: Event) -> None:
+        import json
+
+        if not _wants(event, verbose=self.verbose, quiet=self.quiet):
+            return
+        record = {"ts": round(self._clock(), 3), "event": event_name(event), **event_fields(event)}
+        if isinstance(event, AgentOutput):
+            record["lines"] = [clean_line(line) for line in event.lines]
+        # ensure_ascii: a log reader with a narrow encoding still gets valid JSON.
+        self.stream.write(json.dumps(record, default=str) + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        with contextlib.suppress(ValueError):
+            self.stream.flush()
+
+
 # --------------------------------------------------------------------------- choosing a display
 
 
-def _is_terminal(stream: object) -> bool:
+def is_terminal(stream: object) -> bool:
     isatty = getattr(stream, "isatty", None)
     if isatty is None:
         return False
@@ -526,20 +636,41 @@ def _is_terminal(stream: object) -> bool:
     return tty and os.environ.get("TERM", "") != "dumb"
 
 
+LogFormat = Literal["text", "json"]
+
+
+def ci_environment(env: Mapping[str, str] | None = None) -> bool:
+    """`CI` set to anything but empty, 0 or false: the convention every CI service follows."""
+    value = (os.environ if env is None else env).get("CI", "")
+    return value.strip().lower() not in ("", "0", "false", "no")
+
+
+def is_headless(stream: object, *, forced: bool = False) -> bool:
+    """No live panel and no prompts: asked for, in CI, or when stdout is not a terminal."""
+    return forced or ci_environment() or not is_terminal(stream)
+
+
+def colour_disabled(no_color: bool = False) -> bool:
+    # https://no-color.org: any non-empty NO_COLOR disables colour; bold and dim stay allowed.
+    return no_color or bool(os.environ.get("NO_COLOR"))
+
+
 def make_display(
     *,
     stream: TextIO | None = None,
     force_plain: bool = False,
     no_color: bool = False,
     verbose: bool = False,
+    quiet: bool = False,
+    log_format: LogFormat = "text",
 ) -> Display:
-    """The live panel on a terminal, plain lines otherwise (or when asked to)."""
+    """The live panel on a terminal; plain lines (or JSON lines) when headless or asked to."""
     out: TextIO = sys.stdout if stream is None else stream
-    if force_plain or not _is_terminal(out):
-        return PlainDisplay(out, verbose=verbose)
+    if log_format == "json":
+        return JsonDisplay(out, verbose=verbose, quiet=quiet)
+    if quiet or is_headless(out, forced=force_plain):
+        return PlainDisplay(out, verbose=verbose, quiet=quiet)
     from rich.console import Console
 
-    # https://no-color.org: any non-empty NO_COLOR disables colour; bold and dim stay allowed.
-    colourless = no_color or bool(os.environ.get("NO_COLOR"))
-    console = Console(file=out, no_color=colourless, highlight=False)
+    console = Console(file=out, no_color=colour_disabled(no_color), highlight=False)
     return LiveDisplay(console)

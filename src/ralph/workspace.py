@@ -162,6 +162,7 @@ class RotationLog:
         data = header.encode() + b"\n"
         self._history.write(data)
         self._write_current(data)
+        self._current.flush()  # a follower sees the new rotation's header at once
 
     def _write_current(self, data: bytes) -> None:
         if self._current_written < CURRENT_LOG_CAP:
@@ -178,6 +179,8 @@ class RotationLog:
     def lines(self, stream: str, lines: tuple[str, ...]) -> None:
         """The readable rendering: current.log."""
         self._write_current("".join(f"{line}\n" for line in lines).encode("utf-8", "replace"))
+        # current.log is read live (`ralph inspect --follow`): each batch reaches it at once.
+        self._current.flush()
 
     def close(self, footer: str) -> None:
         data = b"\n" + footer.encode() + b"\n"
