@@ -28,6 +28,7 @@ SKIPPED = {
 _VOLATILE = [
     (re.compile(r"started=\S+"), "started=<time>"),
     (re.compile(r"elapsed=[0-9.]+s"), "elapsed=<s>"),
+    (re.compile(r'"saved_at": [0-9.]+'), '"saved_at": "<time>"'),
 ]
 
 
