@@ -145,8 +145,15 @@ def test_interrupt_at_any_moment_leaves_a_loadable_state(git_project: Project, s
             out, err = proc.communicate(timeout=20)
         finally:
             proc.kill()
-        # -SIGINT: the signal came before Python had even installed its handler
-        assert proc.returncode in (0, 130, -signal.SIGKILL, -signal.SIGINT), (delay, out, err)
+        # -SIGINT: the signal came before Python had even installed its handler; 1 with
+        # "Could not import runpy module": it came while the interpreter itself was starting
+        # (a loaded machine), before any of ralph ran.
+        before_ralph = proc.returncode == 1 and "Could not import runpy module" in err
+        assert before_ralph or proc.returncode in (0, 130, -signal.SIGKILL, -signal.SIGINT), (
+            delay,
+            out,
+            err,
+        )
         status = git_project.run_subprocess("status", "--json")
         assert status.exit_code == 0, status  # never half-written, never refused
         data = json.loads(status.stdout)
