@@ -124,6 +124,7 @@ def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project)
     from ralph.agent import make_agent
     from ralph.events import Event
     from ralph.loop import RunOptions, run_loop
+    from ralph.pool import Member
 
     git_project.write({"PROMPT.md": "x\n"})
     cmd = git_project.script({"*": [{"signal": "DONE"}]})
@@ -135,7 +136,8 @@ def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project)
 
     agent = make_agent(None, cmd, {})
     code = run_loop(
-        RunOptions(root=Path(git_project.root), agent=agent, max_iterations=5), closed_terminal
+        RunOptions(root=Path(git_project.root), pool=(Member(agent),), max_iterations=5),
+        closed_terminal,
     )
     assert code == 0
     assert len(shown) == 1  # dropped after the first failure

@@ -291,6 +291,15 @@ def test_counter_rules_from_two_of_three_across_a_restart(
     assert row["modified_files"] is ("write" in step)
 
 
+# A custom command reports no usage: the rotation is counted, its tokens and price unknown.
+ONE_UNREPORTED_ROTATION = {
+    "rotations": 1,
+    "input_tokens": 0,
+    "output_tokens": 0,
+    "cost_usd": 0.0,
+    "unpriced": 1,
+}
+
 NON_DONE_STEPS: dict[str, dict[str, Any]] = {
     "CONTINUE": {"signal": "CONTINUE"},
     "ROTATE": {"signal": "ROTATE"},
@@ -602,6 +611,7 @@ def test_spec_state_updates_only_after_it_is_processed(git_project: Project) -> 
         "review_rotations": 0,
         "blocked": None,
         "agent_front_matter": None,
+        "usage": ONE_UNREPORTED_ROTATION,
     }
     # while b's first rotation runs, b is still unprocessed: no status, no hash
     during_2 = seen_state(seen, 2)
@@ -644,6 +654,7 @@ def test_spec_list_changes_mid_run_preserve_unchanged_specs(git_project: Project
         "review_rotations": 0,
         "blocked": None,
         "agent_front_matter": None,
+        "usage": ONE_UNREPORTED_ROTATION,
     }
 
 

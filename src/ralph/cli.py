@@ -123,27 +123,64 @@ def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, A
     return merged
 
 
+def _check_pool_options(options: dict[str, Any]) -> None:
+    from ralph.errors import UsageError
+    from ralph.pool import ROTATIONS
+
+    rotation, max_cost = options.get("rotation"), options.get("max_cost")
+    if rotation is not None and rotation not in ROTATIONS:
+        raise UsageError(
+            f"--rotation {rotation}: unknown policy", f"use one of: {', '.join(ROTATIONS)}"
+        )
+    if max_cost is not None and not max_cost > 0:
+        raise UsageError(f"--max-cost {max_cost}: must be more than 0", "give a USD amount")
+
+
 @app.command()
 def run(
     ctx: typer.Context,
     agent: Annotated[
-        Optional[str],  # noqa: UP045 -- Typer reads the annotation at run time on Python 3.10
+        Optional[list[str]],  # noqa: UP045 -- Typer reads the annotation at run time on Python 3.10
         typer.Option(
             "--agent",
-            help="Built-in agent to run: claude, codex, gemini, cursor, opencode, pi, aider, demo.",
+            help="Agent to run: claude, codex, gemini, cursor, opencode, pi, aider, demo, or a "
+            "name from ralph.yaml. Repeat it to form a pool.",
         ),
     ] = None,
     agent_command: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--agent-command",
+            help="Any command; the prompt arrives on stdin. Repeat it (or add --agent) "
+            "to form a pool.",
+        ),
+    ] = None,
+    rotation: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--agent-command", help="Any command; the prompt arrives on stdin."),
+        typer.Option(
+            "--rotation",
+            help="How a pool takes turns: round-robin (default) or fallback (first available "
+            "agent in the order given).",
+        ),
     ] = None,
     model: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--model", help="Model for the agent (its own --model/-m flag)."),
+        typer.Option(
+            "--model",
+            help="Model for the agent (its own --model/-m flag); in a pool, every agent's.",
+        ),
     ] = None,
     max_iterations: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option("--max-iterations", "-n", min=1, help="Rotations this run may make."),
+    ] = None,
+    max_cost: Annotated[
+        Optional[float],  # noqa: UP045
+        typer.Option("--max-cost", help="USD this run may spend (as the agents report it)."),
+    ] = None,
+    max_tokens: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--max-tokens", min=1, help="Tokens (in + out) this run may use."),
     ] = None,
     timeout: Annotated[
         Optional[float],  # noqa: UP045
@@ -212,6 +249,7 @@ def run(
     with reported_errors():
         root = root.resolve()
         options = _run_options(ctx, continue_, root)
+        _check_pool_options(options)
         request = {k: v for k, v in options.items() if k in RunRequest.__dataclass_fields__}
         for name in _PATH_OPTIONS:
             if request.get(name) is not None:

@@ -12,7 +12,7 @@ from ralph.errors import LockError, SpecError
 from ralph.matrix import reconcile, reset_counters
 from ralph.runlock import RunInfo, RunLock, read_run
 from ralph.specs import SEARCHED, find_spec_paths, read_spec
-from ralph.state import State, load_state, save_state
+from ralph.state import State, load_state, save_state, tally_to_json
 from ralph.workspace import (
     GUARDRAILS_TEMPLATE,
     PROMPT_TEMPLATE,
@@ -83,9 +83,13 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
                 "needs_work": s.needs_work,
                 "rotations": s.rotations,
                 "blocked": s.blocked,  # why it stopped at an iteration cap (front matter)
+                "usage": tally_to_json(s.usage),
+                "last_changed_by": s.last_changed_by,
             }
             for s in state.specs
         ],
+        "usage": tally_to_json(state.usage),  # every rotation since the state was created
+        "agents": {name: tally_to_json(t) for name, t in state.agent_usage},
     }
     if live is not None:
         data["run"] = live.data
@@ -104,6 +108,8 @@ def print_status(root: Path, *, as_json: bool, no_color: bool = False) -> None:
         "max_iteration": state.max_iteration,
         "running": live is not None,
         "complete": state.complete,
+        "usage": state.usage,
+        "agents": state.agent_usage,
     }
     if sys.stdout.isatty():
         from rich.console import Console

@@ -5,17 +5,19 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from ralph.errors import ConfigError
@@ -46,18 +48,73 @@ class AgentConfig(BaseModel):
             shlex.split(value)  # an unbalanced quote: ValueError, reported with the key
         return value
 
+    @property
+    def configured(self) -> bool:
+        return self.name is not None or self.command is not None
+
+
+class PoolConfig(BaseModel):
+    """How the agents of a pool take turns and what happens when one fails (see pool.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rotation: Literal["round-robin", "fallback"] = "round-robin"
+    fresh_eyes: StrictBool = True  # REVIEW prefers another agent than the last one to change files
+    backoff: Annotated[StrictFloat, Field(gt=0)] = 900.0  # rate limit without a reset time
+    max_failures: Annotated[StrictInt, Field(ge=1)] | None = 3  # failures in a row -> evicted
+    max_wait: Annotated[StrictFloat, Field(ge=0)] = 6 * 3600.0  # longest wait for a reset
+
+
+def _agent_shorthand(value: Any) -> Any:
+    # `agent: demo` is short for `agent: {name: demo}`.
+    return {"name": value} if isinstance(value, str) else value
+
 
 class RalphConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     agent: AgentConfig = Field(default_factory=AgentConfig)
+    agents: list[AgentConfig] | None = None  # a pool; `agent:` is a pool of one
+    pool: PoolConfig = Field(default_factory=PoolConfig)
     max_iterations: Annotated[StrictInt, Field(ge=1)] = 20
+    max_cost: Annotated[StrictFloat, Field(gt=0)] | None = None  # USD this run may spend
+    max_tokens: Annotated[StrictInt, Field(ge=1)] | None = None  # tokens in+out this run
 
     @field_validator("agent", mode="before")
     @classmethod
     def _agent_shorthand(cls, value: Any) -> Any:
-        # `agent: demo` is short for `agent: {name: demo}`.
-        return {"name": value} if isinstance(value, str) else value
+        return _agent_shorthand(value)
+
+    @field_validator("agents", mode="before")
+    @classmethod
+    def _agents_shorthand(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [_agent_shorthand(item) for item in value]
+        return value
+
+    @field_validator("agents")
+    @classmethod
+    def _agents_named(cls, value: list[AgentConfig] | None) -> list[AgentConfig] | None:
+        if value is not None:
+            if not value:
+                raise ValueError("list at least one agent, or leave the key out")
+            for item in value:
+                if not item.configured:
+                    raise ValueError("each agent needs a name (a built-in agent) or a command")
+        return value
+
+    @model_validator(mode="after")
+    def _one_way_to_name_agents(self) -> RalphConfig:
+        if self.agents is not None and "agent" in self.model_fields_set:
+            raise ValueError("give either agent: (one agent) or agents: (a pool), not both")
+        return self
+
+    @property
+    def members(self) -> list[AgentConfig]:
+        """The agents the file names: the pool, or the single agent, or none."""
+        if self.agents is not None:
+            return list(self.agents)
+        return [self.agent] if self.agent.configured else []
 
 
 def load_config(root: Path) -> RalphConfig:

@@ -64,6 +64,12 @@ class AgentError(RalphError):
     """The agent cannot be started (missing executable, bad command)."""
 
 
+class AgentsExhausted(RalphError):
+    """Every agent of the pool is rate-limited or out of quota, with no known time to wait for."""
+
+    exit_code = ExitCode.AGENTS_EXHAUSTED
+
+
 class LockError(RalphError):
     """Another ralph run holds this project."""
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, Literal
 
-from ralph.state import MAX_COUNT
+from ralph.pool import Seat
+from ralph.state import MAX_COUNT, Tally
 
 # JUDGE: a semantic check's judge (ralph.checks), answering VERIFIED or NOT_VERIFIED
 Mode = Literal["IMPLEMENT", "REVIEW", "JUDGE"]
@@ -68,6 +69,7 @@ class RotationEnded:
     note: str | None  # why a rotation failed, or a warning (no signal)
     downgraded: tuple[str, ...]  # other specs that dropped from 3/3 to 2/3
     matrix: tuple[SpecRow, ...]
+    usage: Tally | None = None  # this rotation's tokens and cost (rotations=1), as reported
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,36 @@ class RunEnded:
     iteration: int
     max_iteration: int
     matrix: tuple[SpecRow, ...]
+    usage: Tally | None = None  # what this run spent, as reported
 
 
-Event = RunStarted | RotationStarted | AgentOutput | RotationEnded | Notice | RunEnded
+@dataclass(frozen=True)
+class PoolChanged:
+    """An agent of the pool was benched (rate limit), evicted (failures) or came back."""
+
+    seats: tuple[Seat, ...]
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """No agent is available: ralph waits until `until` (epoch seconds) for a limit to reset.
+
+    Sent when the wait starts and then about once a minute, so plain logs show a countdown."""
+
+    until: float
+    reason: str
+
+
+Event = (
+    RunStarted
+    | RotationStarted
+    | AgentOutput
+    | RotationEnded
+    | Notice
+    | RunEnded
+    | PoolChanged
+    | Waiting
+)
 
 
 def event_name(event: object) -> str:

@@ -8,35 +8,53 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
+from typing import NoReturn
 
-from ralph.agent import AgentRequest, AgentResult, CommandAgent, Stream
+from ralph.agent import AgentFault, AgentRequest, AgentResult, CommandAgent, Stream
 from ralph.cancel import CancelWatch
 from ralph.caps import count_rotation, mark_blocked
 from ralph.checks import agent_words
 from ralph.donegate import DoneGate, Verdict, validate_front_matter
-from ralph.errors import ExitCode, StateError
+from ralph.errors import AgentError, AgentsExhausted, ExitCode, StateError
 from ralph.events import (
     AgentOutput,
     Event,
     Mode,
     Notice,
+    PoolChanged,
     RotationEnded,
     RotationStarted,
     RunEnded,
     RunStarted,
     SpecRow,
+    Waiting,
 )
 from ralph.matrix import Rescan, downgrade_verified, reconcile, record_rotation
+from ralph.pool import (
+    Choice,
+    Exhausted,
+    Member,
+    Pick,
+    Pool,
+    PoolPolicy,
+    Wait,
+    after_rotation,
+    choose,
+    clock,
+    describe,
+    release_due,
+)
 from ralph.prompt import PromptInput, build_prompt
 from ralph.runlock import RunLock
 from ralph.schedule import next_spec
 from ralph.signals import parse_signal
 from ralph.snapshot import Changes, Snapshot, Snapshotter
 from ralph.specs import Spec, discover_specs, find_spec_paths, spec_file_hash, spec_slug
-from ralph.state import State, load_json, load_state, save_state, write_json_atomic
+from ralph.state import State, Tally, load_json, load_state, save_state, write_json_atomic
+from ralph.usage import minus, over_budget, record_usage
 from ralph.workspace import (
     RotationLog,
     Workspace,
@@ -48,19 +66,28 @@ from ralph.workspace import (
 
 Emit = Callable[[Event], None]
 STOPPING = {"STUCK": "the agent is stuck", "QUESTION": "the agent has a question"}
+WAIT_TICK = 60.0  # seconds between countdown events while waiting for a rate limit to reset
+AUTH_HINT = (
+    "log the agent in (or fix its API key or configuration: run it once by hand to see), "
+    "then run ralph again"
+)
 
 
 @dataclass(frozen=True)
 class RunOptions:
     root: Path
-    agent: CommandAgent
+    pool: tuple[Member, ...]  # one agent or more, each with its own limits
     max_iterations: int
-    timeout: float | None = None
-    idle_timeout: float | None = None
-    kill_grace: float = 5.0
+    policy: PoolPolicy = field(default_factory=PoolPolicy)
+    max_cost: float | None = None  # USD this run may spend, as the agents report it
+    max_tokens: int | None = None  # tokens (in + out) this run may use
     # Files ralph itself writes into the tree at the end of a run (--junit, --report-json):
     # the next run must not take them for changes made while ralph was not running.
     own_files: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return ", ".join(m.name for m in self.pool)
 
 
 def matrix_rows(state: State) -> tuple[SpecRow, ...]:
@@ -76,7 +103,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     # no specs, or a spec with invalid front matter: say so before creating anything
     validate_front_matter(discover_specs(opts.root))
     with (
-        RunLock(ws.dir, agent=opts.agent.name) as lock,
+        RunLock(ws.dir, agent=opts.label, agents=[m.name for m in opts.pool]) as lock,
         _stop_signals_as_interrupt(),
         CancelWatch(ws.dir) as cancel,
     ):
@@ -93,13 +120,18 @@ class _Run:
         self.opts = opts
         self.ws = ws
         self._display: Emit | None = emit
-        self.agent = opts.agent
+        self.members = {m.name: m for m in opts.pool}
+        self.pool = Pool.of(list(self.members))
+        self.member = opts.pool[0]  # the agent of the current (or next) rotation
+        self.agent = self.member.agent
+        self.last_result: AgentResult | None = None  # of the last rotation, for the pool
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
+        self.usage_at_start = self.state.usage  # budgets count what this run spends
         self.snapshotter = Snapshotter(opts.root)
         self.limit = self.state.iteration + opts.max_iterations  # this run stops there
         self.hidden: dict[str, str] = {}  # hashes of the specs under .ralph/specs/
         # The judge of semantic checks: the run's agent until a pool offers a different one.
-        self.gate = DoneGate(opts.root, ws, lambda: self.agent)
+        self.gate = DoneGate(opts.root, ws, self._reviewer)
 
     def emit(self, event: Event) -> None:
         """Tell the display; a display that can no longer write (the terminal was closed, a
@@ -115,9 +147,22 @@ class _Run:
         save_state(self.ws.state_file, self.state)
 
     def end(self, code: ExitCode, reason: str) -> int:
-        self.emit(RunEnded(int(code), reason, self.state.iteration, self.limit, self.rows()))
-        append_worklog(self.ws.worklog, "run_end", exit_code=int(code), reason=reason)
+        spent = self.spent()
+        self.emit(RunEnded(int(code), reason, self.state.iteration, self.limit, self.rows(), spent))
+        append_worklog(
+            self.ws.worklog,
+            "run_end",
+            exit_code=int(code),
+            reason=reason,
+            input_tokens=spent.input_tokens,
+            output_tokens=spent.output_tokens,
+            cost_usd=round(spent.cost_usd, 6),
+        )
         return int(code)
+
+    def spent(self) -> Tally:
+        """What this run has spent so far, as the agents reported it."""
+        return minus(self.state.usage, self.usage_at_start)
 
     def rows(self) -> tuple[SpecRow, ...]:
         return matrix_rows(self.state)
@@ -151,9 +196,16 @@ class _Run:
         self.save()
         self._save_snapshot(before, self.hidden)
         append_worklog(
-            ws.worklog, "run_start", agent=self.agent.name, iteration=self.state.iteration
+            ws.worklog,
+            "run_start",
+            agent=self.opts.label,
+            agents=list(self.members),
+            rotation=self.opts.policy.rotation,
+            iteration=self.state.iteration,
         )
-        self.emit(RunStarted(self.agent.name, self.state.iteration, self.limit, self.rows()))
+        self.emit(RunStarted(self.opts.label, self.state.iteration, self.limit, self.rows()))
+        if len(self.members) > 1:
+            self.emit(PoolChanged(self.pool.seats))
         self.report(scan, added=had_specs)
         if dropped:
             self.emit(
@@ -184,11 +236,23 @@ class _Run:
                     ExitCode.MAX_ITERATIONS,
                     f"max iterations reached ({self.opts.max_iterations} rotations this run)",
                 )
+            reason = over_budget(self.spent(), self.opts.max_cost, self.opts.max_tokens)
+            if reason is not None:
+                return self.end(ExitCode.MAX_ITERATIONS, reason)
             runnable = self._unblocked(specs)
             path = next_spec(runnable, self.state, current, switch=switch, new=new)
             if path is None:  # every spec that needs work is at an iteration cap
                 return self.end(ExitCode.MAX_ITERATIONS, self._blocked_reason())
             spec = next(s for s in specs if s.path == path)
+            choice = self._choose_agent(spec)
+            if isinstance(choice, Wait):
+                stopped = self._wait(choice)
+                if stopped is not None:
+                    return stopped
+                continue  # re-scan and choose again: specs may have changed meanwhile
+            if isinstance(choice, Exhausted):
+                self._exhausted(choice)  # raises
+            self._use(choice)
             outcome = self._rotation(spec, before, tick)
             before, signal_, changed, interrupted = outcome
             if interrupted:
@@ -201,10 +265,121 @@ class _Run:
                 return self.end(
                     ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
                 )
+            self._settle_agent()
             if signal_ in STOPPING:
                 return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
             current = path
             switch = signal_ == "DONE" and not changed
+
+    # ------------------------------------------------------------------ the agent pool
+
+    def _choose_agent(self, spec: Spec) -> Choice:
+        """The agent for the next rotation of `spec`, or a wait, or why the run must stop."""
+        row = self.state.get(spec.path)
+        review = row is not None and row.done_count > 0
+        avoid = row.last_changed_by if row is not None else None
+        now = time.time()
+        released = release_due(self.pool, now)
+        if released != self.pool:
+            self.pool = released
+            self._pool_changed()
+        return choose(self.pool, self.opts.policy, now, review=review, avoid=avoid)
+
+    def _reviewer(self) -> CommandAgent:
+        """The agent that judges a semantic check: another available agent of the pool than
+        the one whose DONE is judged, when there is one (the pool's rotation is not moved)."""
+        now = time.time()
+        others = [s.name for s in self.pool.seats if s.available(now) and s.name != self.agent.name]
+        return self.members[others[0]].agent if others else self.agent
+
+    def _use(self, pick: Pick) -> None:
+        self.pool = pick.pool
+        self.member = self.members[pick.name]
+        self.agent = self.member.agent
+
+    def _exhausted(self, out: Exhausted) -> NoReturn:
+        """Stop the run: every agent is out. Recorded like any end, then raised as the error
+        the user sees (exit 4 with when to retry, or exit 1 when every agent was evicted)."""
+        if out.evicted:
+            self.end(ExitCode.ERROR, out.reason)
+            raise AgentError(
+                out.reason,
+                "see the agents' logs under .ralph/history/, fix what fails, then run again",
+            )
+        retry = f"after {clock(out.retry_at)}" if out.retry_at is not None else "later"
+        self.end(ExitCode.AGENTS_EXHAUSTED, f"{out.reason}; retry {retry}")
+        raise AgentsExhausted(out.reason, f"run ralph again {retry}")
+
+    def _wait(self, wait: Wait) -> int | None:
+        """Sleep until an agent's limit resets, telling the displays; Ctrl-C ends the run."""
+        append_worklog(self.ws.worklog, "wait", until=round(wait.until, 3), reason=wait.reason)
+        self.lock.update(waiting_until=wait.until, current_spec=None)
+        self.emit(Waiting(wait.until, wait.reason))
+        next_tick = time.time() + WAIT_TICK
+        try:
+            while (left := wait.until - time.time()) > 0:
+                time.sleep(min(left, 1.0))
+                if time.time() >= next_tick and wait.until - time.time() > 0:
+                    self.emit(Waiting(wait.until, wait.reason))
+                    next_tick += WAIT_TICK
+        except KeyboardInterrupt:
+            return self.end(
+                ExitCode.INTERRUPTED, "interrupted while waiting for a rate limit to reset"
+            )
+        self.lock.update(waiting_until=None)
+        return None
+
+    def _settle_agent(self) -> None:
+        """The pool after the rotation: bench a rate-limited agent, count or clear failures,
+        evict after too many; an auth error ends the run (it would fail every time)."""
+        result = self.last_result
+        if result is None:
+            return
+        name, now = self.agent.name, time.time()
+        fault = result.fault
+        if fault is not None and fault.kind == "auth":
+            reason = f"{name}: {fault.message}"
+            self.end(ExitCode.ERROR, f"auth or configuration error from {reason}")
+            raise AgentError(f"{name} refused to run: {fault.message}", AUTH_HINT)
+        policy = self.opts.policy
+        if fault is not None and fault.kind == "rate_limit":
+            self.pool = after_rotation(
+                self.pool,
+                policy,
+                name,
+                "rate_limited",
+                now,
+                resets_at=fault.resets_at,
+                reason=fault.message,
+            )
+            seat = self.pool.seat(name)
+            self.emit(Notice("warning", f"{describe(seat)}: {fault.message}"))
+        elif fault is None and result.failure is not None:  # an overflow is not a crash
+            self.pool = after_rotation(
+                self.pool, policy, name, "failed", now, reason=result.failure
+            )
+            seat = self.pool.seat(name)
+            if seat.evicted:
+                self.emit(
+                    Notice(
+                        "warning",
+                        f"{name} leaves the pool after {seat.failures} failed rotations "
+                        f"in a row (last: {result.failure})",
+                    )
+                )
+        else:
+            self.pool = after_rotation(self.pool, policy, name, "ok", now)
+        self._pool_changed()
+
+    def _pool_changed(self) -> None:
+        self.lock.update(
+            pool=[
+                {"name": s.name, "status": describe(s), "failures": s.failures}
+                for s in self.pool.seats
+            ]
+        )
+        if len(self.members) > 1 or any(not s.available(time.time()) for s in self.pool.seats):
+            self.emit(PoolChanged(self.pool.seats))
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:
         """The specs that may run: those at an iteration cap of their front matter are
@@ -299,7 +474,11 @@ class _Run:
         self.state = replace(self.state, iteration=iteration, current_spec=spec.path)
         self.save()  # the rotation number is taken even if ralph dies during it
         self.lock.update(
-            current_spec=spec.path, iteration=iteration, mode=mode, rotation_started=time.time()
+            current_spec=spec.path,
+            iteration=iteration,
+            mode=mode,
+            rotation_started=time.time(),
+            agent=self.agent.name,
         )
         slug = spec_slug(spec.path)
         handoff = ws.handoff(slug)
@@ -352,9 +531,9 @@ class _Run:
             iteration=iteration,
             state_dir=ws.dir.resolve(),
             handoff_file=handoff.resolve(),
-            timeout=opts.timeout,
-            idle_timeout=opts.idle_timeout,
-            kill_grace=opts.kill_grace,
+            timeout=self.member.timeout,
+            idle_timeout=self.member.idle_timeout,
+            kill_grace=self.member.kill_grace,
         )
 
         def on_lines(stream: Stream, lines: tuple[str, ...]) -> None:
@@ -368,6 +547,7 @@ class _Run:
         except BaseException as exc:
             log.close(f"# ralph stopped the rotation: {exc!r}")
             raise
+        self.last_result = result
         signal_, note = self._judge(result, prompt)
         interrupted = result.process.interrupted
         if signal_ == "DONE":
@@ -396,6 +576,7 @@ class _Run:
             )
             self.state = count_rotation(self.state, spec.path, mode)
             self.state = self.gate.track_front_matter(spec, self.state)
+            self.state = _account(self.state, spec.path, self.agent.name, result, bool(changes))
             self.save()
             if failure is not None:
                 log.close(f"# ralph could not take a snapshot: {failure.message}")
@@ -403,12 +584,9 @@ class _Run:
             assert after is not None
             self._save_snapshot(after, hidden)
             self.lock.update(agent_pid=None)  # the agent's whole tree is gone by now
-            if note is not None and signal_ == "ERROR":
-                append_note(
-                    handoff,
-                    f"rotation {iteration} failed ({note}); check its log "
-                    f"{ws.rel(log.path)} and carry on.",
-                )
+            handoff_note = _handoff_note(signal_, note, result.fault, iteration, ws.rel(log.path))
+            if handoff_note is not None:
+                append_note(handoff, handoff_note)
             elapsed = time.time() - started
             log.close(
                 f"# ended: signal={signal_} files_changed={len(changes)} "
@@ -431,6 +609,8 @@ class _Run:
                 overhead_ms=round(own * 1000, 2),
                 note=note,
                 log=ws.rel(log.path),
+                agent=self.agent.name,
+                **_usage_fields(result),
             )
             self.emit(
                 RotationEnded(
@@ -446,11 +626,19 @@ class _Run:
                     note,
                     downgraded,
                     self.rows(),
+                    _rotation_tally(result),
                 )
             )
         return after, signal_, bool(changes), interrupted
 
     def _judge(self, result: AgentResult, prompt: str) -> tuple[str, str | None]:
+        fault = result.fault
+        if fault is not None and not result.process.interrupted:
+            if fault.kind == "overflow":  # the work may go on in a fresh context: not a crash
+                return "ROTATE", f"context overflow: {fault.message}"
+            if fault.kind == "rate_limit":  # never DONE: the agent was cut off
+                return "ERROR", f"rate limit: {fault.message}"
+            return "ERROR", f"auth or configuration error: {fault.message}"
         failure = result.failure
         if failure is not None:
             if failure == "interrupted" and self.cancel.now.is_set():
@@ -521,3 +709,56 @@ def _deferred_interrupts() -> Iterator[None]:
         yield
     if pending:
         raise KeyboardInterrupt
+
+
+def _account(state: State, spec: str, agent: str, result: AgentResult, changed: bool) -> State:
+    """Count the rotation's usage, and remember who last changed the spec's files (the next
+    REVIEW prefers someone else: fresh eyes)."""
+    state = record_usage(state, spec, agent, result.usage)
+    row = state.get(spec)
+    if changed and row is not None:
+        state = state.with_spec(replace(row, last_changed_by=agent))
+    return state
+
+
+def _rotation_tally(result: AgentResult) -> Tally | None:
+    usage = result.usage
+    if usage is None:
+        return None
+    return Tally(
+        rotations=1,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cost_usd=usage.cost_usd or 0.0,
+        unpriced=int(usage.cost_usd is None),
+    )
+
+
+def _usage_fields(result: AgentResult) -> dict[str, object]:
+    """The worklog's usage keys of a rotation: null where the agent reported nothing."""
+    usage = result.usage
+    return {
+        "input_tokens": usage.input_tokens if usage else None,
+        "output_tokens": usage.output_tokens if usage else None,
+        "cost_usd": usage.cost_usd if usage else None,
+        "fault": result.fault.kind if result.fault else None,
+    }
+
+
+def _handoff_note(
+    signal_: str, note: str | None, fault: AgentFault | None, iteration: int, log: str
+) -> str | None:
+    """What the next rotation of the spec must know about this one, when it did not end well."""
+    if fault is not None and fault.kind == "overflow":
+        return (
+            f"rotation {iteration} ran out of context ({fault.message}); its changes are kept. "
+            "Start from this handoff, read only what the next step needs, and keep steps small."
+        )
+    if fault is not None and fault.kind == "rate_limit":
+        return (
+            f"rotation {iteration} was cut off by the agent's usage limit ({fault.message}); "
+            f"its changes are kept. Check its log {log} and carry on from where it stopped."
+        )
+    if note is not None and signal_ == "ERROR":
+        return f"rotation {iteration} failed ({note}); check its log {log} and carry on."
+    return None

@@ -1,4 +1,4 @@
-"""`ralph run` below the option parsing: config, agent, display and reports around the loop."""
+"""`ralph run` below the option parsing: config, agent pool, display and reports around the loop."""
 
 from __future__ import annotations
 
@@ -7,12 +7,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph.errors import ExitCode, RalphError, StateError, UsageError
 from ralph.events import Event, RunStarted, SpecRow
 from ralph.reports import RunReport
 from ralph.workspace import STATE_DIR
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ralph.config import AgentConfig, RalphConfig
+    from ralph.pool import Member, PoolPolicy
 
 OPTIONS_FILE = "run-options.json"
 
@@ -20,12 +26,16 @@ OPTIONS_FILE = "run-options.json"
 @dataclass(frozen=True)
 class RunRequest:
     root: Path
-    agent: str | None = None
-    agent_command: str | None = None
-    model: str | None = None
+    # Named as the command-line options (saved for --continue): each may be repeated, in order.
+    agent: Sequence[str] | None = None  # --agent
+    agent_command: Sequence[str] | None = None  # --agent-command
+    model: str | None = None  # --model: for every agent of this run
     max_iterations: int | None = None
     timeout: float | None = None
     idle_timeout: float | None = None
+    rotation: str | None = None
+    max_cost: float | None = None
+    max_tokens: int | None = None
     plain: bool = False  # headless forced (`--headless`, or its older name `--plain`)
     no_color: bool = False
     verbose: bool = False
@@ -105,35 +115,19 @@ def run_project(req: RunRequest) -> int:
 
 
 def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
-    from ralph.agent import make_agent
     from ralph.config import load_config
     from ralph.loop import RunOptions, run_loop
     from ralph.ui import make_display
 
     config = load_config(req.root)
-    command: str | list[str] | None
-    if req.agent_command is not None:
-        name, command = req.agent, req.agent_command
-    elif req.agent is not None:
-        name, command = req.agent, None
-    else:
-        name, command = config.agent.name, config.agent.command
-    # `model:` and `args:` belong to the agent ralph.yaml configures, not to another one
-    # picked with --agent for this run
-    configured = command is config.agent.command and name == config.agent.name
-    model = req.model if req.model is not None else config.agent.model if configured else None
-    args = config.agent.args if configured else []
-    agent = make_agent(name, command, config.agent.env, model, args)
-    agent.resolve(req.root)  # a missing agent is an error before anything runs
+    members = build_pool(req, config)
     opts = RunOptions(
         root=req.root,
-        agent=agent,
+        pool=members,
+        policy=build_policy(req, config),
         max_iterations=req.max_iterations or config.max_iterations,
-        timeout=req.timeout if req.timeout is not None else config.agent.timeout,
-        idle_timeout=req.idle_timeout
-        if req.idle_timeout is not None
-        else config.agent.idle_timeout,
-        kill_grace=config.agent.kill_grace,
+        max_cost=req.max_cost if req.max_cost is not None else config.max_cost,
+        max_tokens=req.max_tokens if req.max_tokens is not None else config.max_tokens,
         own_files=own_files(req.root, (req.junit, req.report_json)),
     )
     with make_display(
@@ -236,3 +230,80 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
                 f"error: cannot append to GITHUB_STEP_SUMMARY ({summary}): {exc.strerror or exc}",
                 file=sys.stderr,
             )
+
+
+def build_policy(req: RunRequest, config: RalphConfig) -> PoolPolicy:
+    from ralph.pool import ROTATIONS, PoolPolicy
+
+    p = config.pool
+    rotation = p.rotation
+    if req.rotation is not None:
+        rotation = next(r for r in ROTATIONS if r == req.rotation)  # the CLI checked it
+    return PoolPolicy(
+        rotation=rotation,
+        fresh_eyes=p.fresh_eyes,
+        backoff=p.backoff,
+        max_failures=p.max_failures,
+        max_wait=p.max_wait,
+    )
+
+
+def build_pool(req: RunRequest, config: RalphConfig) -> tuple[Member, ...]:
+    """The agents of this run, each with its own limits; every executable checked up front.
+
+    Agents named on the command line replace those of ralph.yaml: built-in agents first, in
+    the order given, then custom commands. `--agent NAME` picks the ralph.yaml entry of that
+    name when there is one (so its command, limits and environment come along); any other
+    agent takes the limits and environment of the `agent:` block. Names are made unique
+    (`python`, `python#2`) because benching, eviction and cost are kept per agent.
+    """
+    from ralph.agent import make_agent
+    from ralph.pool import Member
+
+    # (settings, name, command, whether the entry's model: and args: belong to this agent)
+    chosen: list[tuple[AgentConfig, str | None, str | list[str] | None, bool]] = []
+    names, commands = _listed(req.agent), _listed(req.agent_command)
+    if names or commands:
+        named = {m.name: m for m in config.members if m.name is not None}
+        for wanted in names:
+            entry = named.get(wanted)
+            if entry is not None:
+                chosen.append((entry, entry.name, entry.command, True))
+            else:
+                chosen.append((config.agent, wanted, None, False))
+        chosen.extend((config.agent, None, command, False) for command in commands)
+    else:
+        chosen = [(m, m.name, m.command, True) for m in config.members] or [
+            (config.agent, None, None, True)
+        ]
+
+    members: list[Member] = []
+    taken: set[str] = set()
+    for entry, name, command, own in chosen:
+        model = req.model if req.model is not None else entry.model if own else None
+        agent = make_agent(name, command, entry.env, model, entry.args if own else [])
+        agent.resolve(req.root)  # a missing agent is an error before anything runs
+        base, n = agent.name, 1
+        while agent.name in taken:
+            n += 1
+            agent.name = f"{base}#{n}"
+        taken.add(agent.name)
+        members.append(
+            Member(
+                agent=agent,
+                timeout=req.timeout if req.timeout is not None else entry.timeout,
+                idle_timeout=req.idle_timeout
+                if req.idle_timeout is not None
+                else entry.idle_timeout,
+                kill_grace=entry.kill_grace,
+            )
+        )
+    return tuple(members)
+
+
+def _listed(value: Sequence[str] | str | None) -> tuple[str, ...]:
+    """A repeatable option's values; a single string is one value (run options saved by a
+    ralph from before pools hold `--agent` as a string)."""
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)

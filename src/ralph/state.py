@@ -26,6 +26,21 @@ RESET_HINT = (
 
 
 @dataclass(frozen=True)
+class Tally:
+    """Tokens and cost of some rotations, as far as the agents reported them."""
+
+    rotations: int = 0  # rotations counted here
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0  # the sum of the prices reported
+    unpriced: int = 0  # rotations that reported no price: cost_usd is then a lower bound
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True)
 class SpecState:
     path: str
     done_count: int = 0
@@ -40,6 +55,8 @@ class SpecState:
     # sha256 of front matter an agent wrote during a rotation: until a person changes it again
     # (or runs `ralph reset`), DONEs are refused, so an agent cannot drop the checks it fails.
     agent_front_matter: str | None = None
+    usage: Tally = field(default_factory=Tally)
+    last_changed_by: str | None = None  # the agent whose rotation last changed files
 
     @property
     def needs_work(self) -> bool:
@@ -53,6 +70,8 @@ class State:
     max_iteration: int | None = None  # the iteration at which the last run stops
     current_spec: str | None = None
     specs: tuple[SpecState, ...] = field(default_factory=tuple)
+    usage: Tally = field(default_factory=Tally)  # every rotation since the state was created
+    agent_usage: tuple[tuple[str, Tally], ...] = ()  # the same, per agent, in first-use order
 
     def get(self, path: str) -> SpecState | None:
         return next((s for s in self.specs if s.path == path), None)
@@ -73,21 +92,40 @@ def state_to_json(state: State) -> dict[str, Any]:
         "iteration": state.iteration,
         "max_iterations": state.max_iteration,
         "current_spec": state.current_spec,
-        "specs": [
-            {
-                "path": s.path,
-                "done_count": s.done_count,
-                "last_status": s.last_status,
-                "last_hash": s.last_hash,
-                "modified_files": s.modified_files,
-                "rotations": s.rotations,
-                "implement_rotations": s.implement_rotations,
-                "review_rotations": s.review_rotations,
-                "blocked": s.blocked,
-                "agent_front_matter": s.agent_front_matter,
-            }
-            for s in state.specs
-        ],
+        "specs": [spec_to_json(s) for s in state.specs],
+        "usage": tally_to_json(state.usage),
+        "agents": {name: tally_to_json(t) for name, t in state.agent_usage},
+    }
+
+
+def spec_to_json(s: SpecState) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "path": s.path,
+        "done_count": s.done_count,
+        "last_status": s.last_status,
+        "last_hash": s.last_hash,
+        "modified_files": s.modified_files,
+        "rotations": s.rotations,
+        "implement_rotations": s.implement_rotations,
+        "review_rotations": s.review_rotations,
+        "blocked": s.blocked,
+        "agent_front_matter": s.agent_front_matter,
+    }
+    # Optional keys (usage counting came later): written once they mean something.
+    if s.usage.rotations:
+        data["usage"] = tally_to_json(s.usage)
+    if s.last_changed_by is not None:
+        data["last_changed_by"] = s.last_changed_by
+    return data
+
+
+def tally_to_json(t: Tally) -> dict[str, Any]:
+    return {
+        "rotations": t.rotations,
+        "input_tokens": t.input_tokens,
+        "output_tokens": t.output_tokens,
+        "cost_usd": round(t.cost_usd, 6),
+        "unpriced": t.unpriced,
     }
 
 
@@ -107,6 +145,25 @@ class _Checker:
         if hi is not None and value > hi:
             raise self.fail(prefix + key, f"expected at most {hi}, got {value!r}")
         return value
+
+    def tally(self, data: dict[str, Any], key: str, prefix: str) -> Tally:
+        """An optional usage record (state files before usage counting have none)."""
+        raw = data.get(key)
+        if raw is None:
+            return Tally()
+        if not isinstance(raw, dict):
+            raise self.fail(prefix + key, f"expected an object, got {raw!r}")
+        sub = f"{prefix}{key}."
+        cost = raw.get("cost_usd", 0.0)
+        if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not cost >= 0:
+            raise self.fail(sub + "cost_usd", f"expected a number >= 0, got {cost!r}")
+        return Tally(
+            rotations=self.int_(raw, "rotations", sub, 0, None),
+            input_tokens=self.int_(raw, "input_tokens", sub, 0, None),
+            output_tokens=self.int_(raw, "output_tokens", sub, 0, None),
+            cost_usd=float(cost),
+            unpriced=self.int_(raw, "unpriced", sub, 0, None),
+        )
 
     def opt_str(self, data: dict[str, Any], key: str, prefix: str) -> str | None:
         value = data.get(key)
@@ -161,6 +218,8 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
                 review_rotations=check.int_(raw, "review_rotations", prefix, 0, None),
                 blocked=check.opt_str(raw, "blocked", prefix),
                 agent_front_matter=check.opt_str(raw, "agent_front_matter", prefix),
+                usage=check.tally(raw, "usage", prefix),
+                last_changed_by=check.opt_str(raw, "last_changed_by", prefix),
             )
         )
     max_iteration = data.get("max_iterations")
@@ -172,7 +231,18 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
         max_iteration=max_iteration,
         current_spec=check.opt_str(data, "current_spec", ""),
         specs=tuple(specs),
+        usage=check.tally(data, "usage", ""),
+        agent_usage=_agent_usage(check, data),
     )
+
+
+def _agent_usage(check: _Checker, data: dict[str, Any]) -> tuple[tuple[str, Tally], ...]:
+    raw = data.get("agents")
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise check.fail("agents", f"expected an object, got {raw!r}")
+    return tuple((str(name), check.tally(raw, str(name), "agents.")) for name in raw)
 
 
 def load_json(path: Path, label: str) -> Any | None:

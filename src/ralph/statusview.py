@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
 from ralph.state import MAX_COUNT as TARGET  # a spec is verified at 3/3
+from ralph.state import Tally
+from ralph.usage import format_tally
 
 SIGNAL_STYLES = {
     "DONE": "bold green",
@@ -67,6 +69,16 @@ def _status_caption(
     )
 
 
+def usage_lines(usage: Tally | None, agents: Sequence[tuple[str, Tally]]) -> list[str]:
+    """`usage: 12.3k in · 4.5k out · $0.42`, then one line per agent when there are several."""
+    if usage is None or not usage.rotations:
+        return []
+    lines = [f"usage: {format_tally(usage)}"]
+    if len(agents) > 1:
+        lines.extend(f"  {name}: {format_tally(t)} ({t.rotations} rotations)" for name, t in agents)
+    return lines
+
+
 def render_status_table(
     rows: Sequence[MatrixRow],
     *,
@@ -74,6 +86,8 @@ def render_status_table(
     max_iteration: int | None,
     running: bool,
     complete: bool,
+    usage: Tally | None = None,
+    agents: Sequence[tuple[str, Tally]] = (),
 ) -> RenderableType:
     """The spec matrix for `ralph status` on a terminal."""
     from rich import box
@@ -85,8 +99,16 @@ def render_status_table(
         box=box.SIMPLE_HEAD,
         show_edge=False,
         collapse_padding=True,
-        caption=_status_caption(
-            iteration=iteration, max_iteration=max_iteration, running=running, complete=complete
+        caption="\n".join(
+            [
+                _status_caption(
+                    iteration=iteration,
+                    max_iteration=max_iteration,
+                    running=running,
+                    complete=complete,
+                ),
+                *usage_lines(usage, agents),
+            ]
         ),
         caption_justify="left",
     )
@@ -116,6 +138,8 @@ def render_status_plain(
     max_iteration: int | None,
     running: bool,
     complete: bool,
+    usage: Tally | None = None,
+    agents: Sequence[tuple[str, Tally]] = (),
 ) -> str:
     """The same information as `render_status_table`, as aligned text for pipes."""
     header = ("spec", "counter", "last status", "modified files", "needs work")
@@ -142,4 +166,5 @@ def render_status_plain(
             iteration=iteration, max_iteration=max_iteration, running=running, complete=complete
         )
     )
+    lines.extend(usage_lines(usage, agents))
     return "\n".join(lines) + "\n"

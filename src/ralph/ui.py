@@ -7,7 +7,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, Protocol, TextIO, TypeVar
 
 from ralph.events import (
@@ -15,19 +15,24 @@ from ralph.events import (
     Event,
     Mode,
     Notice,
+    PoolChanged,
     RotationEnded,
     RotationStarted,
     RunEnded,
     RunStarted,
     SpecRow,
+    Waiting,
     event_fields,
     event_name,
 )
+from ralph.pool import Seat, describe
 from ralph.state import MAX_COUNT as TARGET
+from ralph.state import Tally
 from ralph.statusview import SIGNAL_STYLES as _SIGNAL_STYLES
 from ralph.statusview import counter as _counter
 from ralph.statusview import progress as _progress
 from ralph.statusview import status_text as _status
+from ralph.usage import UNREPORTED, format_tally, merge
 
 if TYPE_CHECKING:
     # Type-only: importing rich at module level would cost start-up time for every command.
@@ -162,6 +167,18 @@ class PanelView:
     output: tuple[str, ...] = ()  # the running rotation's last OUTPUT_LINES agent lines
     exit_code: int | None = None
     reason: str | None = None
+    run_usage: Tally = field(default_factory=Tally)  # what this run spent, as reported
+    agent_usage: tuple[tuple[str, Tally], ...] = ()  # the same per agent
+    seats: tuple[Seat, ...] = ()  # the pool's agents: benched, evicted or ready
+    waiting_until: float | None = None  # no agent available: waiting for a limit to reset
+    waiting_reason: str | None = None
+
+
+def _count_usage(view: PanelView, event: RotationEnded) -> PanelView:
+    spent = event.usage if event.usage is not None else UNREPORTED
+    agents = dict(view.agent_usage)
+    agents[event.agent] = merge(agents.get(event.agent, Tally()), spent)
+    return replace(view, run_usage=merge(view.run_usage, spent), agent_usage=tuple(agents.items()))
 
 
 def apply_event(view: PanelView, event: Event) -> PanelView:
@@ -176,6 +193,10 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             matrix=event.matrix,
             exit_code=None,
             reason=None,
+            run_usage=Tally(),
+            agent_usage=(),
+            waiting_until=None,
+            waiting_reason=None,
         )
     if isinstance(event, RotationStarted):
         return replace(
@@ -190,11 +211,14 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             elapsed=None,
             matrix=event.matrix,
             output=(),  # the previous agent's lines would be misread as this one's
+            waiting_until=None,
+            waiting_reason=None,
         )
     if isinstance(event, AgentOutput):
         shown = tuple(clean_line(line) for line in event.lines[-OUTPUT_LINES:])
         return replace(view, output=(*view.output, *shown)[-OUTPUT_LINES:])
     if isinstance(event, RotationEnded):
+        view = _count_usage(view, event)
         return replace(
             view,
             agent=event.agent,
@@ -216,6 +240,19 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             matrix=event.matrix,
             exit_code=event.exit_code,
             reason=event.reason,
+            waiting_until=None,
+            waiting_reason=None,
+        )
+    if isinstance(event, PoolChanged):
+        return replace(view, seats=event.seats)
+    if isinstance(event, Waiting):
+        return replace(
+            view,
+            phase="waiting",
+            waiting_until=event.until,
+            waiting_reason=event.reason,
+            started_at=None,
+            output=(),
         )
     # Notices are printed above the panel by the live display; the panel itself does not change.
     return view
@@ -241,6 +278,8 @@ def _title(view: PanelView) -> Text:
         title.append(" starting…", style="dim")
     elif view.phase == "idle":
         title.append(" idle", style="dim")
+    elif view.waiting_until is not None:
+        title.append(" waiting for a rate limit to reset", style="yellow")
     else:
         title.append(" waiting", style="dim")
     return title
@@ -302,6 +341,30 @@ def _matrix_table(
     return Group(grid, Text(f"… and {hidden} more", style="dim"))
 
 
+def _usage_text(view: PanelView) -> Text:
+    from rich.text import Text
+
+    text = Text(format_tally(view.run_usage))
+    if len(view.agent_usage) > 1:
+        for name, tally in view.agent_usage:
+            text.append(f"\n{name}: {format_tally(tally)}", style="dim")
+    return text
+
+
+def _seats_text(seats: Sequence[Seat], now: float) -> Text:
+    from rich.text import Text
+
+    text = Text()
+    for i, seat in enumerate(seats):
+        if i:
+            text.append(" · ", style="dim")
+        if seat.available(now):
+            text.append(seat.name, style="green")
+        else:
+            text.append(describe(seat), style="red" if seat.evicted else "yellow")
+    return text
+
+
 def render_panel(view: PanelView, now: float) -> Panel:
     """The live panel for `view` at time `now` (pure: the caller supplies the clock)."""
     from rich.console import Group
@@ -331,6 +394,17 @@ def render_panel(view: PanelView, now: float) -> Panel:
     rows.add_row("Elapsed:", elapsed)
 
     rows.add_row("Last:", _last_text(view.last))
+
+    if view.run_usage.rotations:
+        rows.add_row("Usage:", _usage_text(view))
+    if len(view.seats) > 1 or any(not s.available(now) for s in view.seats):
+        rows.add_row("Agents:", _seats_text(view.seats, now))
+    if view.waiting_until is not None:
+        waiting = Text(f"{format_clock(view.waiting_until - now)} left", style="bold yellow")
+        if view.waiting_reason:
+            waiting.append(f" · {clean_line(view.waiting_reason)}", style="yellow")
+        waiting.append(" · Ctrl-C stops", style="dim")
+        rows.add_row("Waiting:", waiting)
 
     body: list[RenderableType] = [rows]
     if view.output:
@@ -411,6 +485,8 @@ class LiveDisplay(_Closing):
         )
         line.append(event.reason)
         line.append(f" · iteration {_progress(event.iteration, event.max_iteration)}", style="dim")
+        if event.usage is not None and event.usage.rotations:
+            line.append(f" · usage {format_tally(event.usage)}", style="dim")
         self.console.print(line)
 
     def close(self) -> None:
@@ -437,6 +513,8 @@ def _summary_text(event: RotationEnded) -> Text:
         text.append(f" · downgraded 3/3→2/3: {', '.join(event.downgraded)}", style="yellow")
     if event.note:
         text.append(f" · {clean_line(event.note)}", style="italic")
+    if event.usage is not None:
+        text.append(f" · {format_tally(event.usage)}", style="dim")
     return text
 
 
@@ -464,10 +542,13 @@ _RENDERED: dict[type, frozenset[str]] = {
             "note",
             "downgraded",
             "matrix",
+            "usage",
         ]
     ),
     Notice: frozenset({"level", "message"}),
-    RunEnded: frozenset({"exit_code", "reason", "iteration", "max_iteration", "matrix"}),
+    RunEnded: frozenset({"exit_code", "reason", "iteration", "max_iteration", "matrix", "usage"}),
+    PoolChanged: frozenset({"seats"}),
+    Waiting: frozenset({"until", "reason"}),
 }
 
 
@@ -499,7 +580,7 @@ def _wants(event: Event, *, verbose: bool, quiet: bool) -> bool:
     if isinstance(event, AgentOutput):
         return verbose and not quiet
     if quiet:
-        return isinstance(event, RunEnded) or (
+        return isinstance(event, (RunEnded, Waiting)) or (
             isinstance(event, Notice) and event.level == "warning"
         )
     return True
@@ -561,7 +642,17 @@ class PlainDisplay(_Closing):
                 text += f", downgraded 3/3→2/3: {', '.join(event.downgraded)}"
             if event.note:
                 text += f", note: {clean_line(event.note)}"
+            if event.usage is not None:
+                text += f", usage: {format_tally(event.usage)}"
             self._write(text + extra)
+        elif isinstance(event, PoolChanged):
+            pass  # benching and eviction each come with a Notice line
+        elif isinstance(event, Waiting):
+            left = format_clock(event.until - self._clock())
+            until = time.strftime("%H:%M:%S", time.localtime(event.until))
+            self._write(
+                f"waiting until {until} ({left} left): {clean_line(event.reason)}; Ctrl-C stops"
+            )
         elif isinstance(event, Notice):
             prefix = "warning: " if event.level == "warning" else ""
             self._write(prefix + clean_line(event.message) + extra)
@@ -575,6 +666,8 @@ class PlainDisplay(_Closing):
             width = max((len(row.path) for row in event.matrix), default=0)
             for row in event.matrix:
                 self._write(f"  {row.path:<{width}} {_counter(row)} {_status(row.last_status)}")
+            if event.usage is not None and event.usage.rotations:
+                self._write(f"usage this run: {format_tally(event.usage)}")
         else:  # an event type this display does not know yet: its name and fields
             self._write(event_name(event).replace("_", " ") + ":" + extra.lstrip(","))
 

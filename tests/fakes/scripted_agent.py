@@ -44,6 +44,7 @@ def main() -> int:
         "stdin_len": len(prompt),
         "prompt_file_same": bool(prompt_file) and Path(prompt_file).read_text() == prompt,
         "prompt_head": prompt[:200],
+        "run_json": _run_json(os.environ.get("RALPH_STATE_DIR", "")),
     }
     with calls_path.open("a") as f:
         f.write(json.dumps(record) + "\n")
@@ -71,6 +72,14 @@ def main() -> int:
     if step.get("signal"):
         print(f"<ralph>{step['signal']}</ralph>")
     return int(step.get("exit", 0))
+
+
+def _run_json(state_dir: str) -> Any:
+    """What `.ralph/run.json` said while this rotation ran (the live run's record)."""
+    try:
+        return json.loads((Path(state_dir) / "run.json").read_text())
+    except (OSError, ValueError):
+        return None
 
 
 if __name__ == "__main__":
