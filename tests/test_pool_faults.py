@@ -18,9 +18,6 @@ import pytest
 
 from tests.conftest import FAKES, Project
 
-# Until the Claude Code adapter has landed, `--agent claude` does not exist (removed after).
-pytest.importorskip("ralph.agents.claude", reason="the Claude Code adapter has not landed yet")
-
 FAKE_CLAUDE = FAKES / "fake_claude.py"
 Script = Callable[[list[dict[str, Any]]], Path]
 
