@@ -175,6 +175,18 @@ def test_agent_and_agent_command_together_form_a_pool(git_project: Project) -> N
     assert used(git_project) == ["demo", Path(sys.executable).name]  # built-in agents first
 
 
+def test_an_unknown_agent_name_names_the_custom_commands_in_order(git_project: Project) -> None:
+    git_project.write({"PROMPT.md": "goal\n"})
+    one = " ".join(agent(git_project, "one", {"*": DONE}))
+    two = " ".join(agent(git_project, "two", {"*": DONE}))
+    res = git_project.run(
+        "run", "--agent", "fast", "--agent-command", one, "--agent", "slow", "--agent-command", two
+    )
+    assert res.exit_code == 0, res
+    assert used(git_project) == ["fast", "slow", "fast"]
+    assert len(calls(git_project, "one")) == 2
+
+
 def test_agent_flag_picks_a_named_agent_of_ralph_yaml(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "goal\n"})
     two_agents(git_project)

@@ -257,7 +257,7 @@ def build_pool(req: RunRequest, config: RalphConfig) -> tuple[Member, ...]:
     agent takes the limits and environment of the `agent:` block. Names are made unique
     (`python`, `python#2`) because benching, eviction and cost are kept per agent.
     """
-    from ralph.agent import make_agent
+    from ralph.agent import BUILTIN, make_agent
     from ralph.pool import Member
 
     # (settings, name, command, whether the entry's model: and args: belong to this agent)
@@ -265,13 +265,21 @@ def build_pool(req: RunRequest, config: RalphConfig) -> tuple[Member, ...]:
     names, commands = _listed(req.agent), _listed(req.agent_command)
     if names or commands:
         named = {m.name: m for m in config.members if m.name is not None}
+        # `--agent NAME --agent-command CMD`, NAME no agent ralph knows: NAME names CMD
+        # (in order, one name per command), as it always has
+        labels = [n for n in names if n not in named and n not in BUILTIN]
+        if not labels or len(labels) > len(commands):
+            labels = []
         for wanted in names:
             entry = named.get(wanted)
             if entry is not None:
                 chosen.append((entry, entry.name, entry.command, True))
-            else:
+            elif wanted not in labels:
                 chosen.append((config.agent, wanted, None, False))
-        chosen.extend((config.agent, None, command, False) for command in commands)
+        chosen.extend(
+            (config.agent, labels[i] if i < len(labels) else None, command, False)
+            for i, command in enumerate(commands)
+        )
     else:
         chosen = [(m, m.name, m.command, True) for m in config.members] or [
             (config.agent, None, None, True)

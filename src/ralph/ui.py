@@ -341,6 +341,11 @@ def _matrix_table(
     return Group(grid, Text(f"… and {hidden} more", style="dim"))
 
 
+def _reported(tally: Tally) -> bool:
+    """Did any rotation report tokens or a price (custom commands report neither)?"""
+    return bool(tally.tokens) or tally.unpriced < tally.rotations
+
+
 def _usage_text(view: PanelView) -> Text:
     from rich.text import Text
 
@@ -395,7 +400,7 @@ def render_panel(view: PanelView, now: float) -> Panel:
 
     rows.add_row("Last:", _last_text(view.last))
 
-    if view.run_usage.rotations:
+    if _reported(view.run_usage):
         rows.add_row("Usage:", _usage_text(view))
     if len(view.seats) > 1 or any(not s.available(now) for s in view.seats):
         rows.add_row("Agents:", _seats_text(view.seats, now))
@@ -485,7 +490,7 @@ class LiveDisplay(_Closing):
         )
         line.append(event.reason)
         line.append(f" · iteration {_progress(event.iteration, event.max_iteration)}", style="dim")
-        if event.usage is not None and event.usage.rotations:
+        if event.usage is not None and _reported(event.usage):
             line.append(f" · usage {format_tally(event.usage)}", style="dim")
         self.console.print(line)
 
@@ -666,7 +671,7 @@ class PlainDisplay(_Closing):
             width = max((len(row.path) for row in event.matrix), default=0)
             for row in event.matrix:
                 self._write(f"  {row.path:<{width}} {_counter(row)} {_status(row.last_status)}")
-            if event.usage is not None and event.usage.rotations:
+            if event.usage is not None and _reported(event.usage):
                 self._write(f"usage this run: {format_tally(event.usage)}")
         else:  # an event type this display does not know yet: its name and fields
             self._write(event_name(event).replace("_", " ") + ":" + extra.lstrip(","))
