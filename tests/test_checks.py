@@ -385,3 +385,14 @@ def test_check_results_are_reported_as_they_finish(tmp_path: Path) -> None:
     path = spec(tmp_path, "test_command: 'true'\n")
     run_gate(path, tmp_path, on_result=lambda r: seen.append(json.dumps(r.to_json())))
     assert json.loads(seen[0])["name"] == "test_command"
+
+
+def test_check_commands_know_their_spec_and_name(tmp_path: Path) -> None:
+    out = tmp_path / "env"
+    path = spec(
+        tmp_path,
+        f"checks: [{{name: envy, method: external, config: "
+        f"{{command: 'echo $RALPH_SPEC $RALPH_CHECK $EXTRA > {out}'}}}}]\n",
+    )
+    assert run_gate(path, tmp_path, env={"PATH": "/usr/bin:/bin", "EXTRA": "x"}).passed
+    assert out.read_text().split() == ["specs/a.spec.md", "envy", "x"]

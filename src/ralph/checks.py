@@ -493,7 +493,10 @@ class _Gate:
             hit = gi.cache.get(gi.tree, key)
             if hit is not None:
                 return replace(hit, name=name, required=required, cached=True, seconds=0.0)
-        result = run_command(cfg, gi.root, gi.env, gi.cancel, name=name, required=required)
+        # A check can tell which spec and check it runs for (one script for several checks).
+        env = {**(gi.env if gi.env is not None else os.environ)}
+        env.update({"RALPH_SPEC": gi.spec_path, "RALPH_CHECK": name})
+        result = run_command(cfg, gi.root, env, gi.cancel, name=name, required=required)
         if cacheable and gi.cache is not None:
             gi.cache.put(gi.tree, key, result)
         return result
