@@ -198,7 +198,10 @@ def test_front_matter_broken_mid_run_refuses_done_without_crashing(git_project: 
     assert res.exit_code == 3, res
     ends = p.rotation_ends()
     assert [e["signal"] for e in ends[:2]] == ["REFUSED", "REFUSED"]
-    assert "front matter" in res.stdout and "Traceback" not in res.stderr
+    assert "Traceback" not in res.stderr
+    warning = "PROMPT.md: line 2: front matter is not valid YAML"
+    assert res.stdout.count(warning) >= 1
+    assert f"{warning} (" in res.stdout and "its DONEs are refused until it is fixed" in res.stdout
     assert p.state()["iteration"] == 4
 
 

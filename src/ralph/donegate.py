@@ -52,6 +52,7 @@ class DoneGate:
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
         self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
+        self._reported: set[tuple[str, str]] = set()
 
     def meta(self, spec: Spec) -> tuple[SpecMeta | None, str | None]:
         """(front matter or None, the error message when it is invalid); parsed once per
@@ -66,6 +67,16 @@ class DoneGate:
                 found = (None, exc.message)
             self._metas[key] = found
         return found
+
+    def new_errors(self, specs: Sequence[Spec]) -> list[str]:
+        """Front-matter errors not reported yet (a spec broken or added mid-run), once each."""
+        out: list[str] = []
+        for spec in specs:
+            error = self.meta(spec)[1]
+            if error is not None and (spec.path, spec.content_hash) not in self._reported:
+                self._reported.add((spec.path, spec.content_hash))
+                out.append(error)
+        return out
 
     def blocked(self, specs: Sequence[Spec], state: State) -> dict[str, str]:
         """Specs that hit an iteration cap of their front matter, with the reason."""

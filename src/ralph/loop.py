@@ -384,6 +384,8 @@ class _Run:
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:
         """The specs that may run: those at an iteration cap of their front matter are
         recorded as blocked (for `ralph status`) and skipped; the others go on."""
+        for error in self.gate.new_errors(specs):
+            self.emit(Notice("warning", f"{error}: its DONEs are refused until it is fixed"))
         blocked = self.gate.blocked(specs, self.state)
         marked = mark_blocked(self.state, blocked)
         if marked != self.state:
