@@ -233,6 +233,16 @@ def test_spec_without_checkboxes_is_done_in_both_modes(project: Path) -> None:
     assert tree(project) == before
 
 
+def test_judge_answers_verified_only_when_every_box_and_file_is_right(project: Path) -> None:
+    before = tree(project)
+    first = run_agent(project, "PROMPT.md", "JUDGE")
+    assert first.signal.startswith("NOT_VERIFIED: unticked: `greet/core.py`")
+    assert tree(project) == before  # a judge writes nothing, not even a handoff
+    assert not (project / ".ralph" / "handoffs").exists()
+    implement_all(project)
+    assert run_agent(project, "PROMPT.md", "JUDGE").signal == "VERIFIED"
+
+
 def test_verify_passes_only_when_every_box_and_file_is_right(project: Path) -> None:
     assert run_agent(project, "PROMPT.md", "VERIFY").signal == "<ralph>VERIFY_FAIL</ralph>"
     implement_all(project)

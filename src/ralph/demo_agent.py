@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 BOXES_PER_ROTATION = 2  # one box per rotation is more realistic; two keeps `make demo` short
 DEFAULT_DELAY = 0.6  # seconds: long enough to watch the live panel, short enough not to bore
 MEMORY_FILE = "demo-agent.json"
-MODES = ("IMPLEMENT", "REVIEW", "VERIFY")
+MODES = ("IMPLEMENT", "REVIEW", "VERIFY", "JUDGE")
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
@@ -389,6 +389,13 @@ def main() -> int:
     for rel in spec.unsafe:
         say.say("skip", f"file={rel} points outside the project; not writing it")
 
+    if mode == "JUDGE":
+        # A semantic check's judge: the same look as VERIFY, answered VERIFIED / NOT_VERIFIED,
+        # and nothing written (a judge judges, it does not fix).
+        outcome = run_verify(spec, root, say)
+        ok = outcome.signal == "VERIFY_PASS"
+        print("VERIFIED" if ok else f"NOT_VERIFIED: {outcome.reason}", flush=True)
+        return 0
     state_dir = Path(env.get("RALPH_STATE_DIR") or root / ".ralph")
     try:
         if mode == "IMPLEMENT":
