@@ -130,7 +130,7 @@ class _Run:
         self.snapshotter = Snapshotter(opts.root)
         self.limit = self.state.iteration + opts.max_iterations  # this run stops there
         self.hidden: dict[str, str] = {}  # hashes of the specs under .ralph/specs/
-        # The judge of semantic checks: the run's agent until a pool offers a different one.
+        # The judge of semantic checks: another agent of the pool than the coder, when it has one.
         self.gate = DoneGate(opts.root, ws, self._reviewer)
 
     def emit(self, event: Event) -> None:
