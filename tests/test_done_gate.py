@@ -14,7 +14,7 @@ from typing import Any
 import psutil
 import pytest
 
-from tests.conftest import Project
+from tests.conftest import FAKES, Project
 
 DONE = [{"signal": "DONE"}]
 
@@ -350,3 +350,30 @@ def test_check_all_runs_every_specs_checks_for_the_final_verification(tmp_path: 
 def worklog_at(root: Path) -> list[dict[str, Any]]:
     lines = (root / ".ralph" / "worklog.jsonl").read_text().splitlines()
     return [e for e in map(json.loads, lines) if e["event"] == "check"]
+
+
+def test_semantic_judge_is_another_agent_of_the_pool_than_the_coder(git_project: Project) -> None:
+    p = git_project
+    p.write(
+        {
+            "PROMPT.md": "---\nchecks:\n  - method: semantic\n    config: {check_for: [x]}\n"
+            "---\n# goal\n",
+        }
+    )
+    commands = []
+    for name in ("alpha", "beta"):
+        script = p.root.parent / f"{name}.json"
+        script.write_text(json.dumps({"*": DONE, "JUDGE": f"NOT_VERIFIED: judged by {name}"}))
+        commands.append([sys.executable, str(FAKES / "scripted_agent.py"), str(script)])
+    agents = [{"name": n, "command": c} for n, c in zip(("alpha", "beta"), commands, strict=True)]
+    p.write({"ralph.yaml": json.dumps({"agents": agents})})
+    res = p.run("run", "-n", "2")
+    assert res.exit_code == 3, res
+    ends = p.rotation_ends()
+    coders = [e["agent"] for e in ends]
+    assert coders == ["alpha", "beta"]  # round robin
+    notes = [e["note"] for e in ends]
+    assert notes == [
+        "DONE refused: semantic: NOT_VERIFIED: judged by beta",
+        "DONE refused: semantic: NOT_VERIFIED: judged by alpha",
+    ]
