@@ -23,6 +23,7 @@ SKIPPED = {
     "snapshot.json",
     "current.log",
     "prompt.md",
+    "judge-prompt.md",  # a semantic check's last judge prompt: like prompt.md
     "worklog.jsonl",
 }
 _VOLATILE = [
