@@ -150,6 +150,8 @@ def test_spec_iteration_cap_blocks_that_spec_and_the_others_go_on(git_project: P
     rows = {s["path"]: s for s in status(p)["specs"]}
     assert rows[b]["done_count"] == 3 and rows[b]["blocked"] is None
     assert rows[a]["blocked"] == "max_iterations 2 reached (2 rotations)"
+    assert res.stdout.count("specs/a.spec.md stopped: max_iterations 2 reached") == 1
+    assert [e["spec"] for e in worklog(p, "spec_blocked")] == [a]
     plain = p.run("status").stdout
     assert "blocked: specs/a.spec.md: max_iterations 2 reached (2 rotations)" in plain
     assert [c["spec"] for c in p.calls()].count(a) == 2

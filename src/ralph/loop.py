@@ -389,11 +389,13 @@ class _Run:
         blocked = self.gate.blocked(specs, self.state)
         marked = mark_blocked(self.state, blocked)
         if marked != self.state:
+            before = {s.path: s.blocked for s in self.state.specs}
             self.state = marked
             self.save()
             for path, reason in blocked.items():
-                self.emit(Notice("warning", f"{path} stopped: {reason}"))
-                append_worklog(self.ws.worklog, "spec_blocked", spec=path, reason=reason)
+                if before.get(path) != reason:  # newly stopped: say so once
+                    self.emit(Notice("warning", f"{path} stopped: {reason}"))
+                    append_worklog(self.ws.worklog, "spec_blocked", spec=path, reason=reason)
         return [s for s in specs if s.path not in blocked]
 
     def _blocked_reason(self) -> str:
