@@ -27,6 +27,7 @@ OWN_SPECS = (
     "specs/multi-spec-mode.spec.md",
     "specs/verification-counter.spec.md",
     "specs/completion-criteria.spec.md",
+    "specs/agent-pool.spec.md",
 )
 # One checkbox per seed checkbox: the project's spec may add, never drop.
 SEED_CHECKBOXES = {

@@ -156,14 +156,7 @@ def test_ctrl_c_during_the_wait_ends_the_run_cleanly(git_project: Project, claud
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        log = git_project.root / ".ralph" / "worklog.jsonl"
-        while time.monotonic() < deadline:
-            if log.exists() and '"event": "wait"' in log.read_text():
-                break
-            time.sleep(0.1)
-        else:
-            pytest.fail("ralph never started waiting")
+        wait_for_event(git_project, "wait")
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
     finally:
@@ -173,6 +166,38 @@ def test_ctrl_c_during_the_wait_ends_the_run_cleanly(git_project: Project, claud
     end = worklog(git_project, "run_end")[-1]
     assert end["exit_code"] == 130 and "waiting for a rate limit" in end["reason"]
     assert not (git_project.root / ".ralph" / "run.json").exists()
+
+
+def test_ralph_cancel_during_the_wait_ends_the_run(git_project: Project, claude: Script) -> None:
+    git_project.write({"PROMPT.md": "goal\n"})
+    claude([{"kind": "rate_limit", "resets_in": 120}])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ralph", "run", "--plain", "--agent", "claude"],
+        cwd=git_project.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_event(git_project, "wait")
+        cancel = git_project.run_subprocess("cancel")
+        assert cancel.exit_code == 0, cancel
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, (out, err)
+    end = worklog(git_project, "run_end")[-1]
+    assert "cancelled (ralph cancel) while waiting" in end["reason"]
+
+
+def wait_for_event(project: Project, event: str) -> None:
+    log = project.root / ".ralph" / "worklog.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if log.exists() and f'"event": "{event}"' in log.read_text():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"no {event} event in the worklog")
 
 
 # ------------------------------------------------------------------ auth, overflow
@@ -216,8 +241,19 @@ def test_usage_and_cost_reach_state_worklog_display_and_status(
     git_project.write({"PROMPT.md": "goal\n"})
     claude([DONE])
     other = git_project.script({"*": [{"signal": "DONE"}]})
-    res = git_project.run("run", "--plain", "--agent", "claude", "--agent-command", other)
+    report = git_project.root.parent / "report.json"
+    res = git_project.run(
+        "run",
+        "--plain",
+        "--agent",
+        "claude",
+        "--agent-command",
+        other,
+        "--report-json",
+        str(report),
+    )
     assert res.exit_code == 0, res
+    assert json.loads(report.read_text())["totals"]["cost_usd"] == 0.1  # the CI report sums it
     ends = git_project.rotation_ends()
     assert [(e["agent"], e["input_tokens"], e["cost_usd"]) for e in ends] == [
         ("claude", 1000, 0.05),

@@ -75,6 +75,9 @@ def test_round_robin_alternates_and_every_record_names_the_agent_used(
     # per-agent rotation counts in the state
     agents = git_project.state()["agents"]
     assert {k: v["rotations"] for k, v in agents.items()} == {"alpha": 2, "beta": 1}
+    # custom commands report no usage: counted, but `ralph status` has nothing to show for it
+    assert git_project.state()["usage"]["unpriced"] == 3
+    assert "usage:" not in git_project.run_subprocess("status").stdout
 
 
 @pytest.mark.parametrize("how", ["flag", "yaml"])
@@ -373,3 +376,23 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def test_a_semantic_checks_judge_is_another_agent_of_the_pool(git_project: Project) -> None:
+    git_project.write(
+        {
+            "PROMPT.md": "---\nacceptance_criteria: [greets the user]\nchecks:\n"
+            "  - method: semantic\n    config: {check_for: '{{acceptance_criteria}}'}\n---\n"
+            "# goal\n"
+        }
+    )
+    two_agents(git_project, pool={"rotation": "fallback"})
+    res = git_project.run("run", "-n", "1")
+    assert res.exit_code == 3, res
+    assert used(git_project) == ["alpha"]
+
+    def judged(name: str) -> int:
+        path = git_project.root.parent / f"{name}-script.json.calls.jsonl.judge"
+        return len(path.read_text().splitlines()) if path.exists() else 0
+
+    assert (judged("alpha"), judged("beta")) == (0, 1)  # alpha's DONE, judged by beta

@@ -318,7 +318,12 @@ class _Run:
         next_tick = time.time() + WAIT_TICK
         try:
             while (left := wait.until - time.time()) > 0:
-                time.sleep(min(left, 1.0))
+                if self.cancel.requested:  # `ralph cancel`, with or without --now
+                    return self.end(
+                        ExitCode.INTERRUPTED,
+                        "cancelled (ralph cancel) while waiting for a rate limit to reset",
+                    )
+                time.sleep(min(left, 0.5))
                 if time.time() >= next_tick and wait.until - time.time() > 0:
                     self.emit(Waiting(wait.until, wait.reason))
                     next_tick += WAIT_TICK

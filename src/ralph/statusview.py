@@ -71,8 +71,8 @@ def _status_caption(
 
 def usage_lines(usage: Tally | None, agents: Sequence[tuple[str, Tally]]) -> list[str]:
     """`usage: 12.3k in · 4.5k out · $0.42`, then one line per agent when there are several."""
-    if usage is None or not usage.rotations:
-        return []
+    if usage is None or (not usage.tokens and usage.unpriced == usage.rotations):
+        return []  # nothing reported (custom commands report no usage)
     lines = [f"usage: {format_tally(usage)}"]
     if len(agents) > 1:
         lines.extend(f"  {name}: {format_tally(t)} ({t.rotations} rotations)" for name, t in agents)
