@@ -68,6 +68,9 @@ class TestVerificationLoop:
         assert compare(Claim(), Boxes(3, 1)) == (
             "status: claimed complete, on disk incomplete (1 of 3 boxes unticked)"
         )
+        assert compare(Claim(), Boxes(1, 1)) == (
+            "status: claimed complete, on disk incomplete (1 of 1 box unticked)"
+        )
 
     def test_mismatched_count_fails_with_details(self) -> None:
         assert compare(Claim("incomplete", 1), Boxes(3, 2)) == "count: claimed 1 open, on disk 2"

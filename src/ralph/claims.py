@@ -102,7 +102,7 @@ def compare(expected: Claim, actual: Boxes | None) -> str | None:
     if expected.status != actual.status:
         return (
             f"status: claimed {expected.status}, on disk {actual.status} "
-            f"({actual.open} of {actual.total} boxes unticked)"
+            f"({actual.open} of {actual.total} box{'' if actual.total == 1 else 'es'} unticked)"
         )
     if expected.open != actual.open:
         return f"count: claimed {expected.open} open, on disk {actual.open}"
