@@ -396,3 +396,29 @@ def test_check_commands_know_their_spec_and_name(tmp_path: Path) -> None:
     )
     assert run_gate(path, tmp_path, env={"PATH": "/usr/bin:/bin", "EXTRA": "x"}).passed
     assert out.read_text().split() == ["specs/a.spec.md", "envy", "x"]
+
+
+def test_judge_verdict_stands_while_the_tree_is_unchanged(tmp_path: Path) -> None:
+    log = tmp_path / "judge.log"
+    path = spec(
+        tmp_path,
+        "checks:\n  - method: semantic\n    config: {check_for: [x], negative_patterns: [TODO]}\n"
+        "  - name: fresh\n    method: semantic\n    cache: false\n    config: {check_for: [y]}\n",
+    )
+    cache, j = CheckCache(), judge(tmp_path, "VERIFIED", log)
+    first = run_gate(path, tmp_path, output="ok", judge=j, cache=cache, tree="t1")
+    again = run_gate(path, tmp_path, output="ok", judge=j, cache=cache, tree="t1")
+    assert first.passed and again.passed
+    assert [r.cached for r in again.results] == [True, False]
+    # negative patterns still look at the new output; a changed tree asks again
+    todo = run_gate(path, tmp_path, output="TODO", judge=j, cache=cache, tree="t1")
+    assert todo.reasons == ("semantic-1: negative pattern in the agent's output: 'TODO'",)
+    run_gate(path, tmp_path, output="ok", judge=j, cache=cache, tree="t2")
+    asked = [json.loads(line)["criteria"] for line in log.read_text().splitlines()]
+    # t1: both; t1 again: only the uncached one; TODO: rejected, the rest skipped; t2: both
+    assert asked == [["- x"], ["- y"], ["- y"], ["- x"], ["- y"]]
+    # a failed judge is never cached
+    crash = judge(tmp_path, "crash", log)
+    run_gate(path, tmp_path, output="x y", judge=crash, cache=cache, tree="t3")
+    again3 = run_gate(path, tmp_path, output="x y", judge=crash, cache=cache, tree="t3")
+    assert not any(r.cached for r in again3.results)

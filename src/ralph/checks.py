@@ -399,7 +399,9 @@ class _Gate:
             promise: str | None = getattr(item, "promise", None)  # roles have one, checks not
             config = _config(item)
             if isinstance(config, SemanticConfig):
-                self.add(self.semantic(name, config, required, promise))
+                self.add(
+                    self.semantic(name, config, required, promise, getattr(item, "cache", True))
+                )
             elif isinstance(config, MultiStageConfig):
                 self.add(self.multi_stage(name, config.stages, config.require_all, required))
         passed = not self.interrupted and not any(r.blocking for r in self.results)
@@ -502,7 +504,12 @@ class _Gate:
         return result
 
     def semantic(
-        self, name: str, cfg: SemanticConfig, required: bool, promise: str | None
+        self,
+        name: str,
+        cfg: SemanticConfig,
+        required: bool,
+        promise: str | None,
+        cacheable: bool = True,
     ) -> CheckResult:
         gi = self.gi
         started = time.perf_counter()
@@ -518,6 +525,12 @@ class _Gate:
                     seconds=time.perf_counter() - started,
                 )
         criteria = self.criteria(cfg)
+        # A judge's verdict is about the tree: while the tree is unchanged it stands, and the
+        # agent call (the costly part) is not repeated. A failed judge is never cached.
+        key = json.dumps([gi.spec_path, "judge", criteria, cfg.model], sort_keys=True)
+        hit = gi.cache.get(gi.tree, key) if cacheable and gi.cache is not None else None
+        if hit is not None:
+            return replace(hit, name=name, required=required, cached=True, seconds=0.0)
         answer = JudgeAnswer(None, "no judge available")
         if gi.judge is not None:
             prompt = judge_prompt(gi.spec_path, gi.spec_text, criteria, gi.output)
@@ -530,7 +543,7 @@ class _Gate:
         seconds = time.perf_counter() - started
         if answer.verdict is not None:
             verdict = "VERIFIED" if answer.verdict else "NOT_VERIFIED"
-            return CheckResult(
+            judged = CheckResult(
                 name,
                 "semantic",
                 answer.verdict,
@@ -538,6 +551,9 @@ class _Gate:
                 f"{verdict}: {answer.reason}",
                 seconds=seconds,
             )
+            if cacheable and gi.cache is not None:
+                gi.cache.put(gi.tree, key, judged)
+            return judged
         # The judge failed: string matching decides for this DONE (the seed's fallback).
         fallback = self.fallback(criteria, promise)
         return CheckResult(
@@ -583,7 +599,9 @@ class _Gate:
                     f"{name}/{stage_name}", stage.config, stage.required, stage.cache
                 )
             elif isinstance(stage, SemanticCheck):
-                res = self.semantic(f"{name}/{stage_name}", stage.config, stage.required, None)
+                res = self.semantic(
+                    f"{name}/{stage_name}", stage.config, stage.required, None, stage.cache
+                )
             else:
                 assert isinstance(stage, StringMatchCheck)
                 res = self.string_match(
