@@ -398,7 +398,7 @@ def test_check_commands_know_their_spec_and_name(tmp_path: Path) -> None:
     assert out.read_text().split() == ["specs/a.spec.md", "envy", "x"]
 
 
-def test_judge_verdict_stands_while_the_tree_is_unchanged(tmp_path: Path) -> None:
+def test_verified_stands_while_the_tree_is_unchanged(tmp_path: Path) -> None:
     log = tmp_path / "judge.log"
     path = spec(
         tmp_path,
@@ -417,7 +417,14 @@ def test_judge_verdict_stands_while_the_tree_is_unchanged(tmp_path: Path) -> Non
     asked = [json.loads(line)["criteria"] for line in log.read_text().splitlines()]
     # t1: both; t1 again: only the uncached one; TODO: rejected, the rest skipped; t2: both
     assert asked == [["- x"], ["- y"], ["- y"], ["- x"], ["- y"]]
-    # a failed judge is never cached
+    # NOT_VERIFIED is asked again (another judge may see it otherwise), as is a failed judge
+    no = judge(tmp_path, "NOT_VERIFIED: nope", log)
+    run_gate(path, tmp_path, output="ok", judge=no, cache=cache, tree="t4")
+    assert (
+        not run_gate(path, tmp_path, output="ok", judge=no, cache=cache, tree="t4")
+        .results[0]
+        .cached
+    )
     crash = judge(tmp_path, "crash", log)
     run_gate(path, tmp_path, output="x y", judge=crash, cache=cache, tree="t3")
     again3 = run_gate(path, tmp_path, output="x y", judge=crash, cache=cache, tree="t3")

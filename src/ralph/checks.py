@@ -525,8 +525,9 @@ class _Gate:
                     seconds=time.perf_counter() - started,
                 )
         criteria = self.criteria(cfg)
-        # A judge's verdict is about the tree: while the tree is unchanged it stands, and the
-        # agent call (the costly part) is not repeated. A failed judge is never cached.
+        # VERIFIED is about the tree: while the tree is unchanged it stands, and the agent call
+        # (the costly part) is not repeated. NOT_VERIFIED is asked again (maybe of another
+        # judge: fresh eyes); a failed judge is never cached.
         key = json.dumps([gi.spec_path, "judge", criteria, cfg.model], sort_keys=True)
         hit = gi.cache.get(gi.tree, key) if cacheable and gi.cache is not None else None
         if hit is not None:
@@ -551,7 +552,7 @@ class _Gate:
                 f"{verdict}: {answer.reason}",
                 seconds=seconds,
             )
-            if cacheable and gi.cache is not None:
+            if answer.verdict and cacheable and gi.cache is not None:
                 gi.cache.put(gi.tree, key, judged)
             return judged
         # The judge failed: string matching decides for this DONE (the seed's fallback).
