@@ -30,13 +30,16 @@ DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
 STAMP = re.compile(r"^\d\d:\d\d:\d\d ")
 
 
-def run_in_terminal(project: Project, *args: str, env: dict[str, str]) -> tuple[int, str]:
-    """`ralph ARGS` with stdout and stderr on a real pseudo-terminal; (exit code, output)."""
+def run_in_terminal(
+    project: Project, *args: str, env: dict[str, str], stdin_tty: bool = False
+) -> tuple[int, str]:
+    """`ralph ARGS` with stdout and stderr (and stdin if asked) on a real pseudo-terminal;
+    (exit code, output)."""
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "ralph", *args],
         cwd=project.root,
-        stdin=subprocess.DEVNULL,
+        stdin=slave if stdin_tty else subprocess.DEVNULL,
         stdout=slave,
         stderr=slave,
         env={**os.environ, "TERM": "xterm-256color", **env},

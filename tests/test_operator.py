@@ -18,6 +18,7 @@ import psutil
 import pytest
 
 from tests.conftest import FAKES, Project
+from tests.test_headless import run_in_terminal
 
 DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
 
@@ -153,6 +154,13 @@ def test_inspect_without_a_run(project: Project) -> None:
     assert res.stdout.strip() == "no run is live"
     data = json.loads(project.run("inspect", "--json").stdout)
     assert data == {"running": False}
+    assert project.run("run", "--agent-command", project.script({"*": DONE})).exit_code == 0
+    data = json.loads(project.run("inspect", "--json").stdout)
+    assert data["running"] is False
+    assert data["last_run"]["exit_code"] == 0
+    assert data["last_run"]["reason"] == "every spec verified (3/3)"
+    text = project.run("inspect").stdout
+    assert "last run: ended" in text and "(exit 0): every spec verified" in text
 
 
 @pytest.mark.slow
@@ -256,6 +264,30 @@ def test_history_shows_one_rotations_log_and_its_tail(project: Project) -> None:
     assert len(tail.stdout.splitlines()) == 2
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("env", "args", "paged"),
+    [({}, (), True), ({"CI": "true"}, (), False), ({}, ("--no-pager",), False)],
+    ids=["terminal", "CI", "--no-pager"],
+)
+def test_history_pages_long_output_on_a_terminal_only(
+    project: Project, tmp_path: Path, env: dict[str, str], args: tuple[str, ...], paged: bool
+) -> None:
+    three_rotations(project)
+    paged_to = tmp_path / "paged.txt"
+    pager = tmp_path / "pager.py"
+    pager.write_text(f"import sys\nopen({str(paged_to)!r}, 'w').write(sys.stdin.read())\n")
+    env = {**env, "PAGER": f"{sys.executable} {pager}", "LINES": "3", "COLUMNS": "200"}
+    code, out = run_in_terminal(project, "history", *args, env=env, stdin_tty=True)
+    assert code == 0, out
+    if paged:
+        assert "specs/b.spec.md" in paged_to.read_text()
+        assert "specs/b.spec.md" not in out
+    else:
+        assert not paged_to.exists()
+        assert "specs/b.spec.md" in out
+
+
 def test_history_unknown_rotation_is_an_error(project: Project) -> None:
     three_rotations(project)
     res = project.run("history", "99")
@@ -316,6 +348,32 @@ def test_status_watch_refreshes_until_ctrl_c(project: Project) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
+def test_status_watch_on_a_terminal_redraws_the_table(project: Project) -> None:
+    project.write({"PROMPT.md": "# goal\n"})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)",
+         sys.executable, "-m", "ralph", "status", "--watch", "--interval", "0.2"],
+        cwd=project.root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        time.sleep(3)  # several redraws; the test checks that it keeps running, not the timing
+        assert proc.poll() is None
+        for child in psutil.Process(proc.pid).children(recursive=True):
+            child.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    text = out.decode("utf-8", "replace")
+    assert "PROMPT.md" in text and "Counter" in text  # the Rich table, not the plain one
+    assert "Traceback" not in text + err.decode()
+
+
 def test_status_watch_and_json_do_not_mix(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
     assert project.run("status", "--watch", "--json").exit_code == 2
@@ -348,6 +406,36 @@ def test_continue_replaces_a_saved_agent_command_with_a_given_agent(project: Pro
     assert res.exit_code == 3, res
     assert "(demo)" in res.stdout
     assert len(project.calls()) == 1
+
+
+def test_continue_with_a_damaged_saved_option_is_one_clear_error(project: Project) -> None:
+    project.write({"PROMPT.md": "# goal\n"})
+    agent = project.script({"*": [{"signal": "CONTINUE"}]})
+    assert project.run("run", "--agent-command", agent, "-n", "1").exit_code == 3
+    path = project.root / ".ralph" / "run-options.json"
+    data = json.loads(path.read_text())
+    data["options"]["max_iterations"] = "many"
+    path.write_text(json.dumps(data))
+    res = project.run("run", "--continue")
+    assert res.exit_code == 1, res
+    assert "run-options.json: option max_iterations: 'many' is not valid" in res.stderr
+    assert "Traceback" not in res.stderr
+    again = project.run("run", "--continue", "-n", "1")  # the damaged option given again
+    assert again.exit_code == 3, again
+    assert len(project.calls()) == 2
+
+
+def test_a_report_of_the_last_run_is_not_a_change_for_a_run_without_it(
+    git_project: Project,
+) -> None:
+    git_project.write({"PROMPT.md": "# goal\n"})
+    agent = git_project.script({"*": DONE})
+    first = git_project.run("run", "--agent-command", agent, "--report-json", "report.json")
+    assert first.exit_code == 0, first
+    second = git_project.run("run", "--agent-command", agent)
+    assert second.exit_code == 0, second
+    assert "files changed since the last run" not in second.stdout
+    assert len(git_project.calls()) == 3
 
 
 def test_continue_without_a_saved_run_is_a_usage_error(project: Project) -> None:

@@ -103,13 +103,14 @@ def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, A
             given[name] = str(Path(given[name]).absolute())
     if not continue_:
         return given
-    saved = load_run_options(root)
 
     def defaulted(name: str) -> bool:
         # By name: Typer may bring its own copy of Click, whose enum is not importable as such.
         source = ctx.get_parameter_source(name)
         return getattr(source, "name", "DEFAULT") in ("DEFAULT", "DEFAULT_MAP")
 
+    saved = load_run_options(root)
+    saved = _checked_options(ctx, {k: v for k, v in saved.items() if k in given and defaulted(k)})
     merged = dict(given)
     for name, value in saved.items():
         if name in merged and defaulted(name):
@@ -134,6 +135,28 @@ def _check_pool_options(options: dict[str, Any]) -> None:
         )
     if max_cost is not None and not max_cost > 0:
         raise UsageError(f"--max-cost {max_cost}: must be more than 0", "give a USD amount")
+
+
+def _checked_options(ctx: typer.Context, saved: dict[str, Any]) -> dict[str, Any]:
+    """Saved options converted by their own option types: a hand-edited file with a wrong
+    value is one clear error, not a traceback later."""
+    from ralph.errors import StateError
+
+    params = {p.name: p for p in ctx.command.params}
+    checked: dict[str, Any] = {}
+    for name, value in saved.items():
+        param = params.get(name)
+        if param is None or name in _NOT_SAVED:
+            continue  # an option this ralph does not have (any more): ignored
+        try:
+            converted = value if value is None else param.type_cast_value(ctx, value)
+        except Exception as exc:  # Click's BadParameter and whatever a type raises
+            raise StateError(
+                f".ralph/run-options.json: option {name}: {value!r} is not valid ({exc})",
+                "fix or delete the file, or give the options again without --continue",
+            ) from None
+        checked[name] = converted.value if isinstance(converted, Enum) else converted
+    return checked
 
 
 @app.command()

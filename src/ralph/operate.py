@@ -45,9 +45,13 @@ def inspect_data(root: Path, now: float | None = None) -> dict[str, Any]:
     live = read_run(ws.dir)
     now = time.time() if now is None else now
     if live is None:
-        return {"running": False}
+        data: dict[str, Any] = {"running": False}
+        last = last_run(ws)
+        if last is not None:
+            data["last_run"] = last
+        return data
     info = live.data
-    data: dict[str, Any] = {
+    data = {
         "running": True,
         "pid": live.pid,
         "started_at": live.started_at,
@@ -67,9 +71,36 @@ def inspect_data(root: Path, now: float | None = None) -> dict[str, Any]:
     return data
 
 
+def last_run(ws: Workspace) -> dict[str, Any] | None:
+    """How the last run ended, from the worklog's last run_start / run_end records."""
+    from ralph.history import read_worklog
+
+    start: dict[str, Any] | None = None
+    end: dict[str, Any] | None = None
+    for rec in read_worklog(ws.worklog):
+        if rec.get("event") == "run_start":
+            start, end = rec, None
+        elif rec.get("event") == "run_end":
+            end = rec
+    if start is None:
+        return None
+    out: dict[str, Any] = {"started_at": start.get("ts"), "agent": start.get("agent")}
+    if end is None:  # killed before it could say how it ended
+        out.update(ended_at=None, exit_code=None, reason="ended without a record (killed?)")
+    else:
+        out.update(ended_at=end.get("ts"), exit_code=end.get("exit_code"), reason=end.get("reason"))
+    return out
+
+
 def inspect_lines(data: dict[str, Any]) -> list[str]:
     if not data["running"]:
-        return ["no run is live"]
+        lines = ["no run is live"]
+        last = data.get("last_run")
+        if last is not None:
+            when = _when(last["ended_at"]) if last.get("ended_at") else "?"
+            code = "" if last.get("exit_code") is None else f" (exit {last['exit_code']})"
+            lines.append(f"last run: ended {when}{code}: {last.get('reason')}")
+        return lines
     lines = [
         f"run live: pid {data['pid']}, since {_when(data['started_at'])} "
         f"({_clock(data['running_for'] or 0)})",

@@ -128,7 +128,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         max_iterations=req.max_iterations or config.max_iterations,
         max_cost=req.max_cost if req.max_cost is not None else config.max_cost,
         max_tokens=req.max_tokens if req.max_tokens is not None else config.max_tokens,
-        own_files=own_files(req.root, (req.junit, req.report_json)),
+        own_files=own_files(req.root, (req.junit, req.report_json, *_last_reports(req.root))),
     )
     with make_display(
         stream=sys.stdout,
@@ -147,6 +147,18 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
             display.handle(event)
 
         return run_loop(opts, emit)
+
+
+def _last_reports(root: Path) -> tuple[Path | None, ...]:
+    """The reports the last run wrote (its saved options): written after its last snapshot."""
+    try:
+        saved = load_run_options(root)
+    except RalphError:
+        return ()
+    return tuple(
+        Path(saved[name]) if isinstance(saved.get(name), str) else None
+        for name in ("junit", "report_json")
+    )
 
 
 def own_files(root: Path, paths: tuple[Path | None, ...]) -> tuple[str, ...]:
