@@ -312,9 +312,10 @@ class _Run:
 
     def _wait(self, wait: Wait) -> int | None:
         """Sleep until an agent's limit resets, telling the displays; Ctrl-C ends the run."""
+        # The displays hear first: whoever sees the worklog's record can rely on the log line.
+        self.emit(Waiting(wait.until, wait.reason))
         append_worklog(self.ws.worklog, "wait", until=round(wait.until, 3), reason=wait.reason)
         self.lock.update(waiting_until=wait.until, current_spec=None)
-        self.emit(Waiting(wait.until, wait.reason))
         next_tick = time.time() + WAIT_TICK
         try:
             while (left := wait.until - time.time()) > 0:
