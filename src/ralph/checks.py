@@ -358,7 +358,7 @@ class _Gate:
         for check in meta.checks:
             if isinstance(check, StringMatchCheck):
                 self.add(
-                    self.string_match(_name(check, meta), check.config.promise, check.required)
+                    self.string_match(check_name(check, meta), check.config.promise, check.required)
                 )
         for name, role in roles:
             self.add(self.string_match(f"{name}.promise", role.promise, True))
@@ -369,7 +369,9 @@ class _Gate:
             externals.append(("test_command", cfg, True, True))
         for check in meta.checks:
             if isinstance(check, ExternalCheck):
-                externals.append((_name(check, meta), check.config, check.required, check.cache))
+                externals.append(
+                    (check_name(check, meta), check.config, check.required, check.cache)
+                )
         for name, role in roles:
             if isinstance(role, ExternalRole) and not self.promise_failed(name):
                 externals.append((name, role.verification_config, True, True))
@@ -378,7 +380,7 @@ class _Gate:
                 self.add(result)
         # 3. the expensive ones (an agent as judge) only when everything so far passed
         costly: list[tuple[str, AnyCheck | AnyRole, bool]] = [
-            (_name(c, meta), c, c.required)
+            (check_name(c, meta), c, c.required)
             for c in meta.checks
             if isinstance(c, (SemanticCheck, MultiStageCheck))
         ]
@@ -647,7 +649,8 @@ class _Gate:
         )
 
 
-def _name(check: AnyCheck, meta: SpecMeta) -> str:
+def check_name(check: AnyCheck, meta: SpecMeta) -> str:
+    """The name a check is reported by: its `name`, else its method (numbered when repeated)."""
     if check.name:
         return check.name
     same = [c for c in meta.checks if c.method == check.method]

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.caps import cap_reason
-from ralph.checks import AgentJudge, CheckCache, CheckResult, GateResult, run_gate
+from ralph.checks import (
+    ROLES_BY_MODE,
+    AgentJudge,
+    CheckCache,
+    CheckResult,
+    GateResult,
+    check_name,
+    run_gate,
+)
 from ralph.claims import VState
 from ralph.errors import SpecError
 from ralph.frontmatter import SpecMeta, parse_front_matter, split_front_matter
@@ -109,16 +117,14 @@ class DoneGate:
                 what = getattr(check.config, "command", None) or check.method
                 optional = "" if check.required else " (optional: only warns)"
                 lines.append(
-                    f"- Check {check.name or check.method} ({check.method}): {what}" + optional
+                    f"- Check {check_name(check, meta)} ({check.method}): {what}{optional}"
                 )
             if meta.verification == "strict":
                 lines.append(
                     "- Strict tier: every checkbox of this spec must be ticked, and "
                     "ralph compares that claim with the file on disk."
                 )
-            for role_name in (
-                ("coder", "tester", "qa") if mode == "IMPLEMENT" else ("reviewer", "tester", "qa")
-            ):
+            for role_name in ROLES_BY_MODE.get(mode, ()):
                 role = meta.role(role_name)
                 if role is not None:
                     lines.append(
