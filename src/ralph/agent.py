@@ -317,7 +317,7 @@ class CommandAgent:
 
 
 # Every name `--agent` accepts; ralph.agents.REGISTRY holds the real CLIs among them.
-BUILTIN = ("claude", "demo")
+BUILTIN = ("claude", "codex", "demo")
 
 
 def make_agent(

@@ -6,5 +6,6 @@ from __future__ import annotations
 
 from ralph.agents.base import BuiltinAgent
 from ralph.agents.claude import ClaudeAgent
+from ralph.agents.codex import CodexAgent
 
-REGISTRY: dict[str, type[BuiltinAgent]] = {agent.key: agent for agent in (ClaudeAgent,)}
+REGISTRY: dict[str, type[BuiltinAgent]] = {agent.key: agent for agent in (ClaudeAgent, CodexAgent)}
