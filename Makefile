@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_DIR := build/demo
 
-.PHONY: demo test lint unit coverage bench example clean
+.PHONY: demo test lint unit coverage e2e e2e-agents bench example clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,8 +23,20 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
-unit: $(STAMP)
+# The real agent CLIs the end-to-end tests drive (tests/test_e2e_agents.py), installed with npm
+# into a cache folder outside the repository; without npm the e2e tests are skipped, saying why.
+E2E_DIR ?= $(HOME)/.cache/ralph-e2e
+E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0
+export RALPH_E2E_DIR := $(E2E_DIR)
+
+e2e-agents:
+	@tests/install_agents.sh "$(E2E_DIR)" $(E2E_PACKAGES)
+
+unit: $(STAMP) e2e-agents
 	$(BIN)/pytest -q
+
+e2e: $(STAMP) e2e-agents
+	$(BIN)/pytest -q -p no:cacheprovider tests/test_e2e_agents.py -rs
 
 # Modules the seeds require fully tested: 100 % of lines AND branches, by their own tests.
 # Add a module with its test file (--cov=ralph.x and tests/test_x.py).

@@ -317,7 +317,7 @@ class CommandAgent:
 
 
 # Every name `--agent` accepts; ralph.agents.REGISTRY holds the real CLIs among them.
-BUILTIN = ("claude", "codex", "demo")
+BUILTIN = ("claude", "codex", "gemini", "cursor", "opencode", "pi", "aider", "demo")
 
 
 def make_agent(

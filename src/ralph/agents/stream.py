@@ -103,6 +103,8 @@ def usage_line(usage: Usage | None) -> str:
 class JsonLinesParser(OutputParser):
     """JSON events on stdout, free text on stderr. Subclasses implement `event` and `outcome`."""
 
+    skip_prefixes: tuple[str, ...] = ()  # events not worth parsing (kept raw in history)
+
     def __init__(self) -> None:
         self.stderr: deque[str] = deque(maxlen=STDERR_KEPT)
         self.stdout_text: deque[str] = deque(maxlen=STDERR_KEPT)  # non-JSON stdout lines
@@ -119,6 +121,8 @@ class JsonLinesParser(OutputParser):
                 shown.append(bound_line(stripped))
                 continue
             event: Any = None
+            if self.skip_prefixes and stripped.startswith(self.skip_prefixes):
+                continue
             if stripped.startswith("{"):
                 try:
                     event = json.loads(stripped)

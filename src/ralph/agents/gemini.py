@@ -1,0 +1,127 @@
+"""Gemini CLI: `gemini --output-format stream-json --yolo --skip-trust -p PROMPT`.
+
+Final text: the assistant `message` deltas after the last tool event, joined (the result event
+carries no text). Usage: `result.stats` (input and output tokens; no cost). Failure: a result
+with `status: "error"` (`error.message`), stderr, and exit codes: 41 auth, 52 config, 55
+untrusted folder; API errors exit with the HTTP status truncated to a byte (429 -> 173).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ralph.agent import FaultKind, Outcome, OutputParser
+from ralph.agents.base import BuiltinAgent, fits_argument
+from ralph.agents.faults import fault_from, one_line
+from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
+from ralph.process import ProcessResult
+
+# Exit codes that say what went wrong by themselves (src + obs, see the reference).
+_EXIT_KINDS: dict[int, FaultKind] = {41: "auth", 52: "auth", 55: "auth", 173: "rate_limit"}
+STDIN_PROMPT = "The instructions for this rotation were given on standard input: follow them."
+
+
+class GeminiParser(JsonLinesParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.final = ""  # assistant text since the last tool event
+        self.pending = ""  # streamed text not shown yet (shown line by line)
+        self.result: dict[str, Any] | None = None
+        self.usage = UsageCounter()
+
+    def event(self, event: dict[str, Any]) -> list[str]:
+        kind = event.get("type")
+        if kind == "message":
+            if event.get("role") != "assistant":
+                return []  # the user message is the prompt, echoed: never shown or scanned
+            chunk = text(event.get("content"))
+            self.final += chunk
+            self.pending += chunk
+            if "\n" not in self.pending:
+                return []
+            done, _, self.pending = self.pending.rpartition("\n")
+            return done.split("\n")
+        shown = self._flush()
+        if kind == "init":
+            shown.append(f"[gemini] model {text(event.get('model'))}".rstrip())
+        elif kind == "tool_use":
+            self.final = ""
+            shown.append(tool_line(text(event.get("tool_name")), event.get("parameters")))
+        elif kind == "tool_result":
+            self.final = ""
+            if event.get("status") == "error":
+                message = text(obj(event.get("error")).get("message"))
+                shown.append(f"[tool error] {one_line(message, 200)}")
+        elif kind == "error":
+            shown.append(f"[error] {text(event.get('message'))}")
+        elif kind == "result":
+            self.result = event
+            stats = obj(event.get("stats"))
+            tokens_in, tokens_out = _tokens(stats)
+            if stats:
+                self.usage.add(tokens_in, tokens_out)
+            line = f"[result] {text(event.get('status')) or 'done'}"
+            if stats:
+                line += f", {int(tokens_in):,} tokens in, {int(tokens_out):,} out"
+            shown.append(line)
+        return shown
+
+    def _flush(self) -> list[str]:
+        pending, self.pending = self.pending, ""
+        return [pending] if pending.strip() else []
+
+    def outcome(self, process: ProcessResult, now: float) -> Outcome:
+        usage = self.usage.usage()
+        result = self.result or {}
+        ok = result.get("status") == "success" and process.exit_code == 0
+        if ok:
+            return Outcome(self.final, usage)
+        message = text(obj(result.get("error")).get("message")) or None
+        code = process.exit_code
+        kind = _EXIT_KINDS.get(code) if isinstance(code, int) else None
+        fault = fault_from(message, now, kind=kind)
+        if fault is None and kind is not None:
+            fault = fault_from(message or "\n".join(self.error_lines()), now, kind=kind)
+        extra_fault, error = self.fault_or_stderr(message, now)
+        fault = fault or extra_fault
+        if error is None and process.exit_code == 0:
+            error = "Gemini CLI ended without a successful result"
+        return Outcome(self.final, usage, fault, error)
+
+
+def _tokens(stats: dict[str, Any]) -> tuple[float, float]:
+    if "input_tokens" in stats or "output_tokens" in stats:
+        return number(stats.get("input_tokens")), number(stats.get("output_tokens"))
+    total_in = total_out = 0.0
+    for model in obj(stats.get("models")).values():
+        tokens = obj(obj(model).get("tokens"))
+        total_in += number(tokens.get("prompt") or tokens.get("input"))
+        total_out += number(tokens.get("candidates") or tokens.get("output"))
+    return total_in, total_out
+
+
+class GeminiAgent(BuiltinAgent):
+    key = "gemini"
+    title = "Gemini CLI"
+    executables = ("gemini",)
+    install = "npm install -g @google/gemini-cli"
+    env_defaults = {"GEMINI_TELEMETRY_ENABLED": "false"}  # noqa: RUF012 -- read-only
+
+    def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:
+        # The prompt is an argument; a longer one goes to stdin, which Gemini appends to -p.
+        fits = fits_argument(prompt)
+        return [
+            exe,
+            "--output-format",
+            "stream-json",
+            "--yolo",
+            "--skip-trust",  # else YOLO is downgraded in a folder never trusted interactively
+            *(["-m", self.model] if self.model else []),
+            *self.args,
+            "-p",
+            prompt if fits else STDIN_PROMPT,
+        ], not fits
+
+    def parser(self) -> OutputParser:
+        return GeminiParser()

@@ -1,0 +1,125 @@
+"""opencode: `opencode run --format json --auto PROMPT` (a long prompt is attached with -f).
+
+Final text: the last `text` event's `.part.text`. Usage: each `step_finish` part's `tokens`
+(input plus cache reads and writes, output) and `cost` (USD), summed. Failure: an `error`
+event (`error.name`, `error.data.message`, `statusCode`, `responseHeaders["retry-after"]`),
+exit code 1. opencode takes its working directory from $PWD, which ralph sets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ralph.agent import FaultKind, Outcome, OutputParser
+from ralph.agents.base import BuiltinAgent, fits_argument
+from ralph.agents.faults import fault_from, one_line
+from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
+from ralph.process import ProcessResult
+
+ATTACHED_PROMPT = (
+    "Your instructions for this rotation are in the attached file: follow them exactly."
+)
+
+
+class OpenCodeParser(JsonLinesParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.final: str | None = None
+        self.usage = UsageCounter()
+        self.error: dict[str, Any] | None = None
+        self.error_at: float | None = None  # when the error event arrived (for retry-after)
+
+    def event(self, event: dict[str, Any]) -> list[str]:
+        kind = event.get("type")
+        part = obj(event.get("part"))
+        if kind == "text":
+            message = text(part.get("text"))
+            if message.strip():
+                self.final = message
+                return [message]
+            return []
+        if kind == "tool_use":
+            state = obj(part.get("state"))
+            shown = [tool_line(text(part.get("tool")), state.get("input"))]
+            if state.get("status") == "error":
+                shown.append(f"[tool error] {one_line(text(state.get('error')), 200)}")
+            return shown
+        if kind == "step_finish":
+            tokens = obj(part.get("tokens"))
+            cache = obj(tokens.get("cache"))
+            cost = part.get("cost")
+            self.usage.add(
+                number(tokens.get("input"))
+                + number(cache.get("read"))
+                + number(cache.get("write")),
+                number(tokens.get("output")) + number(tokens.get("reasoning")),
+                number(cost) if isinstance(cost, (int, float)) else None,
+            )
+            return []
+        if kind == "error":
+            import time
+
+            self.error = obj(event.get("error"))
+            self.error_at = time.time()
+            data = obj(self.error.get("data"))
+            return [f"[error] {text(self.error.get('name'))}: {text(data.get('message'))}"]
+        return []
+
+    def outcome(self, process: ProcessResult, now: float) -> Outcome:
+        usage = self.usage.usage()
+        if self.error is None and process.exit_code == 0:
+            return Outcome(self.final or "", usage)
+        error = self.error or {}
+        data = obj(error.get("data"))
+        message = text(data.get("message")) or text(error.get("name")) or None
+        status = data.get("statusCode")
+        name = text(error.get("name"))
+        kind: FaultKind | None = None
+        if status == 429:
+            kind = "rate_limit"
+        elif status in (401, 403) or "Auth" in name:
+            kind = "auth"
+        elif "ContextOverflow" in name:
+            kind = "overflow"
+        resets_at = None
+        retry_after = obj(data.get("responseHeaders")).get("retry-after")
+        if kind == "rate_limit" and isinstance(retry_after, str):
+            try:
+                resets_at = (self.error_at or now) + float(retry_after)
+            except ValueError:
+                resets_at = None
+        fault = fault_from(message, now, kind=kind, resets_at=resets_at)
+        other, line = self.fault_or_stderr(message, now)
+        if line is None and process.exit_code == 0:
+            line = "opencode reported an error"
+        return Outcome(self.final or "", usage, fault or other, line)
+
+
+class OpenCodeAgent(BuiltinAgent):
+    key = "opencode"
+    title = "opencode"
+    executables = ("opencode",)
+    install = "npm install -g opencode-ai"
+    env_defaults = {  # noqa: RUF012 -- read-only class data
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+    }
+
+    def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:
+        fits = fits_argument(prompt)
+        return [
+            exe,
+            "run",
+            "--format",
+            "json",
+            "--auto",  # approve permissions that are not explicitly denied
+            *(["-m", self.model] if self.model else []),  # provider/model
+            *self.args,
+            *([] if fits else ["-f", str(prompt_file)]),
+            "--",
+            prompt if fits else ATTACHED_PROMPT,
+        ], False
+
+    def parser(self) -> OutputParser:
+        return OpenCodeParser()

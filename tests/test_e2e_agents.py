@@ -1,0 +1,441 @@
+"""End to end: the REAL agent CLIs, driven by ralph, against the scripted local mock LLM API.
+
+The CLIs are installed by `make test` (tests/install_agents.sh, npm) into a cache folder outside
+the repository, RALPH_E2E_DIR (default ~/.cache/ralph-e2e); the mock is the project's shared
+one (../shared/tools/mock-llm). Everything stays on 127.0.0.1: the API base URL points at the
+mock, and so do HTTPS_PROXY/HTTP_PROXY, so any other host a CLI tries is refused locally. A
+test whose CLI or mock is missing is skipped and says why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ralph.agent import AgentRequest, AgentResult, make_agent
+from ralph.signals import parse_signal
+from tests.conftest import Project
+
+REPO = Path(__file__).resolve().parents[1]
+MOCK_DIR = Path(os.environ.get("RALPH_MOCK_LLM", REPO.parent / "shared" / "tools" / "mock-llm"))
+MOCK = MOCK_DIR / "mock_anthropic.py"
+# Resolved at import, before the autouse fixture points HOME at a temporary folder.
+E2E_DIR = Path(os.environ.get("RALPH_E2E_DIR", Path.home() / ".cache" / "ralph-e2e"))
+BIN = E2E_DIR / "node_modules" / ".bin"
+CLIS = {
+    "claude": "claude",
+    "codex": "codex",
+    "gemini": "gemini",
+    "pi": "pi",
+    "opencode": "opencode",
+}
+ROTATION_TIMEOUT = 120.0  # seconds; a real CLI against the local mock takes 1-20
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform == "win32", reason="the CLIs' npm shims need a POSIX shell"),
+]
+
+
+def need(agent: str) -> Path:
+    """The CLI's executable, or skip the test saying how to get it."""
+    if not MOCK.is_file():
+        pytest.skip(f"the mock LLM server is not at {MOCK} (set RALPH_MOCK_LLM)")
+    exe = BIN / CLIS[agent]
+    if not exe.exists():
+        pytest.skip(
+            f"{agent} CLI not installed in {E2E_DIR}: `make test` installs Claude Code and Codex "
+            "there with npm when npm is available (tests/install_agents.sh)"
+        )
+    return exe
+
+
+@dataclass
+class Mock:
+    port: int
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def requests(self) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+
+
+@dataclass
+class Setup:
+    """What a real CLI needs to talk to the mock: environment, extra args, model."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    args: list[str] = field(default_factory=list)
+    model: str | None = None
+
+
+@pytest.fixture
+def mock_llm(tmp_path: Path) -> Iterator[Any]:
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(script: dict[str, Any] | Path, cwd: Path) -> Mock:
+        if isinstance(script, dict):
+            path = tmp_path / f"script-{len(procs)}.json"
+            path.write_text(json.dumps(script))
+        else:
+            path = script
+        port_file = tmp_path / f"mock-{len(procs)}.port"
+        log = tmp_path / f"mock-{len(procs)}.jsonl"
+        out = (tmp_path / f"mock-{len(procs)}.out").open("wb")
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                str(MOCK),
+                "--script",
+                str(path),
+                "--port",
+                "0",
+                "--port-file",
+                str(port_file),
+                "--log",
+                str(log),
+                "--cwd",
+                str(cwd),
+                "--max-seconds",
+                "600",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        out.close()
+        procs.append(proc)
+        end = time.monotonic() + 20
+        while not (port_file.exists() and port_file.read_text().strip()):
+            assert proc.poll() is None, "the mock LLM server exited at start"
+            assert time.monotonic() < end, "the mock LLM server did not start"
+            time.sleep(0.05)
+        return Mock(int(port_file.read_text()), log)
+
+    yield start
+    for proc in procs:  # by PID, bounded
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+def setup_for(agent: str, mock: Mock, home: Path, monkeypatch: pytest.MonkeyPatch) -> Setup:
+    """Point the CLI at the mock, in a private HOME; trap every other host."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "tmp").mkdir(exist_ok=True)
+    for key in list(os.environ):
+        if key.startswith(("ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_")):
+            monkeypatch.delenv(key)
+    for key, value in {
+        "HOME": str(home),
+        "TMPDIR": str(home / "tmp"),
+        "HTTPS_PROXY": mock.url,
+        "HTTP_PROXY": mock.url,
+        "https_proxy": mock.url,
+        "http_proxy": mock.url,
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }.items():
+        monkeypatch.setenv(key, value)
+    if agent == "claude":
+        env = {
+            "ANTHROPIC_BASE_URL": mock.url,
+            "ANTHROPIC_API_KEY": "sk-ant-mock",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "CLAUDE_CODE_MAX_RETRIES": "1",
+            "IS_SANDBOX": "1",  # these tests may run as root
+        }
+        return Setup(env)
+    if agent == "codex":
+        (home / ".codex").mkdir(exist_ok=True)
+        provider = (
+            f'{{name="mock",base_url="{mock.url}/v1",env_key="MOCK_API_KEY",'
+            'wire_api="responses",request_max_retries=0,stream_max_retries=0}'
+        )
+        args = ["-c", "model_provider=mock", "-c", f"model_providers.mock={provider}"]
+        args += ["--disable", "plugins", "--disable", "apps"]
+        return Setup({"CODEX_HOME": str(home / ".codex"), "MOCK_API_KEY": "mock"}, args, "gpt-mock")
+    if agent == "gemini":
+        (home / ".gemini").mkdir(exist_ok=True)
+        settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+        (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+        env = {"GEMINI_API_KEY": "mock", "GOOGLE_GEMINI_BASE_URL": mock.url}
+        return Setup(env, [], "gemini-2.5-pro")
+    if agent == "pi":
+        agent_dir = home / ".pi" / "agent"
+        agent_dir.mkdir(parents=True, exist_ok=True)
+        model = {"id": "claude-mock", "contextWindow": 200000, "maxTokens": 8192}
+        providers = {
+            "mock": {
+                "baseUrl": mock.url,
+                "api": "anthropic-messages",
+                "apiKey": "mock",
+                "models": [model],
+            }
+        }
+        (agent_dir / "models.json").write_text(json.dumps({"providers": providers}))
+        return Setup({"PI_OFFLINE": "1"}, ["--provider", "mock"], "claude-mock")
+    assert agent == "opencode"
+    config = {
+        "autoupdate": False,
+        "share": "disabled",
+        "provider": {
+            "mock": {
+                "npm": "@ai-sdk/anthropic",
+                "name": "Mock",
+                "options": {"baseURL": mock.url + "/v1", "apiKey": "mock"},
+                "models": {
+                    "claude-mock": {"name": "Mock", "limit": {"context": 200000, "output": 8192}}
+                },
+            }
+        },
+    }
+    env = {"OPENCODE_CONFIG_CONTENT": json.dumps(config), "OPENCODE_DISABLE_MODELS_FETCH": "1"}
+    return Setup(env, [], "mock/claude-mock")
+
+
+def put_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def one_rotation(agent: str, setup: Setup, root: Path, prompt: str) -> AgentResult:
+    """One rotation through the adapter, as the loop runs it."""
+    built = make_agent(agent, None, setup.env, setup.model, setup.args)
+    prompt_file = root.parent / f"{root.name}-prompt.md"
+    prompt_file.write_text(prompt)
+    request = AgentRequest(
+        prompt=prompt,
+        prompt_file=prompt_file,
+        root=root,
+        spec="PROMPT.md",
+        mode="IMPLEMENT",
+        iteration=1,
+        state_dir=root / ".ralph",
+        handoff_file=root / "handoff.md",
+        timeout=ROTATION_TIMEOUT,
+        idle_timeout=ROTATION_TIMEOUT,
+    )
+    return built.run(request, lambda stream, lines: None)
+
+
+def ralph_yaml(agent: str, setup: Setup) -> str:
+    config = {
+        "agent": {
+            "name": agent,
+            "env": setup.env,
+            "args": setup.args,
+            "timeout": ROTATION_TIMEOUT,
+            "idle_timeout": ROTATION_TIMEOUT,
+            **({"model": setup.model} if setup.model else {}),
+        },
+        "max_iterations": 8,
+    }
+    return json.dumps(config)  # JSON is YAML
+
+
+def write_step(agent: str, name: str, content: str) -> dict[str, Any]:
+    if agent == "codex":
+        command = f"printf '{content}\\n' > {{cwd}}/{name}"
+        return {"tool_use": {"name": "exec_command", "input": {"cmd": command}}}
+    return {
+        "tool_use": {
+            "name": "Write",
+            "input": {"file_path": f"{{cwd}}/{name}", "content": f"{content}\n"},
+        }
+    }
+
+
+def full_run_script(agent: str) -> dict[str, Any]:
+    """IMPLEMENT writes a file and continues, then writes another and says DONE (1/3), then two
+    REVIEW rotations change nothing and say DONE (2/3, 3/3)."""
+    return {
+        "rotations": [
+            {
+                "steps": [
+                    {"text": "Starting.", **write_step(agent, "progress.txt", "step 1")},
+                    {"text": "Part one done. <ralph>CONTINUE</ralph>"},
+                ]
+            },
+            {
+                "steps": [
+                    {
+                        "text": "Finishing.",
+                        **write_step(agent, "hello.txt", "hello from the real CLI"),
+                    },
+                    {
+                        "text": "Implemented. <ralph>DONE</ralph>",
+                        "usage": {"input_tokens": 5000, "output_tokens": 300},
+                    },
+                ]
+            },
+            {"steps": [{"text": "Reviewed: all good. <ralph>DONE</ralph>"}]},
+            {"steps": [{"text": "Verified again. <ralph>DONE</ralph>"}]},
+        ],
+        "exhausted_rotations": "repeat_last",
+    }
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_a_full_run_reaches_three_of_three_with_real_files(
+    agent: str,
+    git_project: Project,
+    tmp_path: Path,
+    mock_llm: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    need(agent)
+    mock = mock_llm(full_run_script(agent), git_project.root)
+    setup = setup_for(agent, mock, tmp_path / "home", monkeypatch)
+    put_on_path(monkeypatch)
+    git_project.write(
+        {"PROMPT.md": "# Goal\n\nCreate hello.txt.\n", "ralph.yaml": ralph_yaml(agent, setup)}
+    )
+    git_project.commit_all()
+    result = git_project.run_subprocess("run", "--plain", timeout=600)
+    assert result.exit_code == 0, result
+    assert git_project.counts() == {"PROMPT.md": 3}
+    assert (git_project.root / "hello.txt").read_text() == "hello from the real CLI\n"
+    assert (git_project.root / "progress.txt").read_text() == "step 1\n"
+    ends = git_project.rotation_ends()
+    assert [e["signal"] for e in ends] == ["CONTINUE", "DONE", "DONE", "DONE"]
+    assert [e["done_count"] for e in ends] == [0, 1, 2, 3]
+    current = (git_project.root / ".ralph" / "current.log").read_text()
+    assert "Verified again. <ralph>DONE</ralph>" in current
+    assert '{"type":' not in current  # the readable rendering, not the raw stream
+    history = sorted((git_project.root / ".ralph" / "history").glob("*/00[2].log"))
+    assert history and '"type":' in history[0].read_text()  # the raw stream
+    assert not [r for r in mock.requests() if r.get("kind") == "blocked_egress"]
+
+
+def test_claude_usage_and_cost_come_from_the_real_result(
+    tmp_path: Path, mock_llm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    need("claude")
+    root = tmp_path / "work"
+    root.mkdir()
+    script = {
+        "steps": [
+            {
+                "text": "Done. <ralph>DONE</ralph>",
+                "usage": {"input_tokens": 1200, "output_tokens": 80},
+            }
+        ]
+    }
+    mock = mock_llm(script, root)
+    setup = setup_for("claude", mock, tmp_path / "home", monkeypatch)
+    put_on_path(monkeypatch)
+    result = one_rotation("claude", setup, root, "Say DONE.")
+    assert result.failure is None, result.process.stderr_tail
+    assert parse_signal(result.output_text, "Say DONE.", result.final_text) == "DONE"
+    assert result.usage is not None
+    assert result.usage.input_tokens >= 1200 and result.usage.output_tokens > 0
+    assert result.usage.cost_usd is not None and result.usage.cost_usd > 0
+
+
+@pytest.mark.parametrize(
+    ("agent", "script", "auth", "kind", "resets_at"),
+    [
+        ("claude", "subscription-limit.json", "oauth", "rate_limit", 1893456000.0),
+        ("claude", "prompt-too-long.json", "apikey", "overflow", None),
+        (
+            "claude",
+            {
+                "steps": [
+                    {
+                        "error": {
+                            "status": 401,
+                            "type": "authentication_error",
+                            "message": "invalid x-api-key",
+                        }
+                    }
+                ]
+            },
+            "apikey",
+            "auth",
+            None,
+        ),
+        ("codex", "codex-usage-limit.json", "", "rate_limit", "local 2030-01-01"),
+    ],
+    ids=["claude-rate-limit", "claude-overflow", "claude-auth", "codex-usage-limit"],
+)
+def test_faults_from_the_real_cli(
+    agent: str,
+    script: str | dict[str, Any],
+    auth: str,
+    kind: str,
+    resets_at: float | str | None,
+    tmp_path: Path,
+    mock_llm: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from datetime import datetime
+
+    need(agent)
+    root = tmp_path / "work"
+    root.mkdir()
+    mock = mock_llm(MOCK_DIR / "examples" / script if isinstance(script, str) else script, root)
+    setup = setup_for(agent, mock, tmp_path / "home", monkeypatch)
+    if auth == "oauth":  # the subscription path: rate_limit_event and "You've hit your ..."
+        del setup.env["ANTHROPIC_API_KEY"]
+        setup.env["CLAUDE_CODE_OAUTH_TOKEN"] = "sk-ant-oat01-mock"
+    put_on_path(monkeypatch)
+    result = one_rotation(agent, setup, root, "Do the work.")
+    assert result.failure is not None
+    assert result.fault is not None, (result.error, result.process.stderr_tail)
+    assert result.fault.kind == kind
+    if resets_at == "local 2030-01-01":
+        resets_at = datetime(2030, 1, 1).timestamp()
+    assert result.fault.resets_at == resets_at
+
+
+@pytest.mark.parametrize("agent", ["gemini", "pi", "opencode"])
+def test_other_clis_write_a_file_and_signal_done(
+    agent: str, tmp_path: Path, mock_llm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    need(agent)
+    root = tmp_path / "work"
+    root.mkdir()
+    tool = {
+        "gemini": {
+            "name": "write_file",
+            "input": {"file_path": "{cwd}/hello.txt", "content": "hi\n"},
+        },
+        "pi": {"name": "write", "input": {"path": "hello.txt", "content": "hi\n"}},
+        "opencode": {"name": "write", "input": {"filePath": "{cwd}/hello.txt", "content": "hi\n"}},
+    }[agent]
+    script = {
+        "rotations": [
+            {
+                "steps": [
+                    {"text": "Writing.", "tool_use": tool},
+                    {"text": "Wrote it. <ralph>DONE</ralph>"},
+                ]
+            }
+        ]
+    }
+    mock = mock_llm(script, root)
+    setup = setup_for(agent, mock, tmp_path / "home", monkeypatch)
+    put_on_path(monkeypatch)
+    prompt = "# ralph rotation\n\n- never a tag here: <ralph>STUCK</ralph>\nWrite hello.txt."
+    result = one_rotation(agent, setup, root, prompt)
+    assert result.failure is None, (result.error, result.process.stderr_tail[-2000:])
+    assert (root / "hello.txt").read_text() == "hi\n"
+    assert parse_signal(result.output_text, prompt, result.final_text) == "DONE"
+    assert result.usage is not None and result.usage.input_tokens > 0
