@@ -169,6 +169,21 @@ def test_telemetry_and_updates_off(
 # --- Gemini ---------------------------------------------------------------------------------
 
 
+def test_gemini_auto_update_and_usage_statistics_off_through_system_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", raising=False)
+    env = GeminiAgent().build_env(request(tmp_path))
+    defaults = json.loads(Path(env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"]).read_text())
+    assert defaults["general"]["enableAutoUpdate"] is False
+    assert defaults["privacy"]["usageStatisticsEnabled"] is False
+    assert Path(env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"]).parent == tmp_path / ".ralph"
+    own = {"GEMINI_CLI_SYSTEM_DEFAULTS_PATH": "/etc/mine.json"}
+    assert GeminiAgent(env=own).build_env(request(tmp_path))["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"] == (
+        "/etc/mine.json"
+    )
+
+
 def test_gemini_success() -> None:
     result, shown = replay(GeminiAgent(), fixture("gemini-write-done.stdout"))
     assert result.final_text == "Created hello.txt. <ralph>DONE</ralph>"  # after the last tool

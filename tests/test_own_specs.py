@@ -22,6 +22,7 @@ from ralph.specs import find_spec_paths
 
 REPO = Path(__file__).resolve().parents[1]
 OWN_SPECS = (
+    "specs/agents.spec.md",
     "specs/engine.spec.md",
     "specs/headless-and-operator.spec.md",
     "specs/multi-spec-mode.spec.md",

@@ -420,6 +420,24 @@ def cancel(
 
 
 @app.command()
+def agents(
+    json_: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    root: Root = Path(),
+) -> None:
+    """List the built-in agents: installed or not (with the version), and how each is run."""
+    import json
+
+    from ralph.agents.listing import list_agents, render
+
+    with reported_errors():
+        rows = list_agents(root.resolve())
+        if json_:
+            print(json.dumps({"agents": rows}))
+        else:
+            print(render(rows), end="")
+
+
+@app.command()
 def reset(
     handoffs: Annotated[bool, typer.Option("--handoffs", help="Also delete the handoffs.")] = False,
     history: Annotated[

@@ -8,10 +8,11 @@ untrusted folder; API errors exit with the HTTP status truncated to a byte (429 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from ralph.agent import FaultKind, Outcome, OutputParser
+from ralph.agent import AgentRequest, FaultKind, Outcome, OutputParser
 from ralph.agents.base import BuiltinAgent, fits_argument
 from ralph.agents.faults import fault_from, one_line
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
@@ -19,6 +20,13 @@ from ralph.process import ProcessResult
 
 # Exit codes that say what went wrong by themselves (src + obs, see the reference).
 _EXIT_KINDS: dict[int, FaultKind] = {41: "auth", 52: "auth", 55: "auth", 173: "rate_limit"}
+# Gemini has no environment switch for auto-update and usage statistics, only settings: ralph
+# gives it a system-defaults file, the lowest layer, which the user's own settings override.
+SYSTEM_DEFAULTS = {
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+    "privacy": {"usageStatisticsEnabled": False},
+}
+DEFAULTS_VAR = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"
 STDIN_PROMPT = "The instructions for this rotation were given on standard input: follow them."
 
 
@@ -107,6 +115,15 @@ class GeminiAgent(BuiltinAgent):
     executables = ("gemini",)
     install = "npm install -g @google/gemini-cli"
     env_defaults = {"GEMINI_TELEMETRY_ENABLED": "false"}  # noqa: RUF012 -- read-only
+
+    def build_env(self, request: AgentRequest) -> dict[str, str]:
+        env = super().build_env(request)
+        if DEFAULTS_VAR not in env:  # a system-defaults file of the user's own wins
+            path = request.state_dir / "gemini-system-defaults.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(SYSTEM_DEFAULTS, indent=2) + "\n", encoding="utf-8")
+            env[DEFAULTS_VAR] = str(path)
+        return env
 
     def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:
         # The prompt is an argument; a longer one goes to stdin, which Gemini appends to -p.
