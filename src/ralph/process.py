@@ -95,15 +95,24 @@ class _Adopted:
                 continue
         return found
 
-    def reap(self) -> None:
-        """Collect the exit status of adopted orphans, so no zombie of ours stays behind."""
-        for pid in list(self.seen):
-            try:
-                done, _ = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done = pid
-            if done:
-                self.seen.discard(pid)
+    def reap(self, wait: float = 0.0) -> None:
+        """Collect the exit status of adopted orphans, so no zombie of ours stays behind.
+
+        Waits up to `wait` seconds for the ones just killed: on a loaded machine a SIGKILLed
+        process can take a moment to become a zombie that waitpid() can collect.
+        """
+        end = time.monotonic() + wait
+        while True:
+            for pid in list(self.seen):
+                try:
+                    done, _ = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    done = pid
+                if done:
+                    self.seen.discard(pid)
+            if not self.seen or time.monotonic() >= end:
+                return
+            time.sleep(0.01)
 
 
 def _direct_children() -> list[int]:
@@ -185,8 +194,12 @@ def run_process(
     token = uuid.uuid4().hex
     request = replace(request, env={**request.env, MARKER: token})
     started = time.time()
+    # Taken before the spawn: an agent that forks an orphan at once would otherwise have it
+    # counted among the children ralph already had, and never reaped.
+    adopted = _Adopted(token)
     proc = _spawn(request)
-    run = _Run(request, proc, on_output, _Adopted(token))
+    adopted.before.add(proc.pid)  # the agent itself is Popen's to wait for
+    run = _Run(request, proc, on_output, adopted)
     failed = True
     try:
         if on_start is not None:  # e.g. record the agent's PID, so a later run can reap it
@@ -611,7 +624,9 @@ class _Run:
     def _reap(self) -> None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(_REAP_TIMEOUT)
-        self.adopted.reap()
+        # An orphan that ended on its own since the last look is a zombie of ours by now.
+        self.adopted.find()
+        self.adopted.reap(_REAP_TIMEOUT)
 
     def _final_drain(self) -> None:
         end = time.monotonic() + _KILL_SETTLE

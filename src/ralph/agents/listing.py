@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +74,8 @@ def list_agents(root: Path) -> list[dict[str, Any]]:
                 args=config.args if own else (),
             )
         )
-    with ThreadPoolExecutor(max_workers=len(agents)) as pool:
-        rows = list(pool.map(describe, agents))
+    # One at a time: each probe reaps its own orphans, and must never collect another's child.
+    rows = [describe(agent) for agent in agents]
     rows.append(
         {
             "name": "demo",
