@@ -379,3 +379,20 @@ def test_semantic_judge_is_another_agent_of_the_pool_than_the_coder(git_project:
         "DONE refused: semantic: NOT_VERIFIED: judged by beta",
         "DONE refused: semantic: NOT_VERIFIED: judged by alpha",
     ]
+
+
+def test_files_changed_by_checks_count_as_changes_of_that_rotation(git_project: Project) -> None:
+    p = git_project
+    counter = p.root.parent / "n"
+    # every run of the check writes a new tracked file: the tree is never the same twice
+    cmd = (
+        f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); "
+        f"echo $n > {counter}; echo $n > out.txt"
+    )
+    p.write({"PROMPT.md": front(test_command=f"'{cmd}'") + "# goal\n"})
+    res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "4")
+    assert res.exit_code == 3, res
+    ends = p.rotation_ends()
+    assert [e["signal"] for e in ends] == ["DONE"] * 4
+    assert all("out.txt" in e["changed"] for e in ends)
+    assert p.counts() == {"PROMPT.md": 1}  # DONE with changes, again and again: never verified
