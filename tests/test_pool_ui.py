@@ -102,7 +102,7 @@ def test_the_panel_counts_down_while_waiting() -> None:
         Waiting(T0 + 125, "every agent is rate-limited (claude until 14:05)"),
     ]
     text = panel(events, now=T0)
-    assert "waiting for a rate limit to reset" in text  # the title
+    assert "ralph waiting for a rate limit to reset" in text  # the title: no agent at work
     assert "2:05 left" in text and "Ctrl-C stops" in text
     assert "1:05 left" in panel(events, now=T0 + 60)  # the clock drives the countdown
     # the next rotation ends the wait

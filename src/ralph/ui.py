@@ -265,7 +265,9 @@ def _title(view: PanelView) -> Text:
     from rich.text import Text
 
     title = Text()
-    title.append(view.agent or "ralph", style="bold")
+    # while waiting no agent is at work: the last one's name would read as if it were
+    name = "ralph" if view.waiting_until is not None else view.agent or "ralph"
+    title.append(name, style="bold")
     if view.phase == "running":
         doing = "reviewing…" if view.mode == "REVIEW" else "implementing…"
         title.append(f" {doing}", style=_MODE_STYLES.get(view.mode or "", ""))
