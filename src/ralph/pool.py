@@ -17,6 +17,7 @@ so each rule is tested without running anything.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
@@ -159,8 +160,6 @@ def describe(seat: Seat) -> str:
 
 
 def clock(epoch: float) -> str:
-    import time
-
     return time.strftime("%H:%M", time.localtime(epoch))
 
 
