@@ -12,6 +12,8 @@ from ralph.pool import (
     Wait,
     after_rotation,
     choose,
+    clock,
+    describe,
     release_due,
 )
 
@@ -167,3 +169,13 @@ def test_a_pool_needs_unique_names() -> None:
         Pool.of(["a", "a"])
     with pytest.raises(ValueError, match="at least one"):
         Pool.of([])
+
+
+def test_times_in_messages_carry_the_day_when_it_is_not_today() -> None:
+    import time
+
+    noon = time.mktime((2030, 1, 7, 12, 0, 0, 0, 0, -1))  # a Monday, local time
+    assert clock(noon + 3600, noon) == "13:00"
+    assert clock(noon + 3 * 86400, noon) == "Thu 10 Jan 12:00"  # a weekly limit
+    seat = after_rotation(Pool.of(["a"]), RR, "a", "rate_limited", noon, resets_at=noon + 86400)
+    assert describe(seat.seat("a"), noon) == "a until Tue 08 Jan 12:00"

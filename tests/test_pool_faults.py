@@ -157,6 +157,10 @@ def test_ctrl_c_during_the_wait_ends_the_run_cleanly(git_project: Project, claud
     )
     try:
         wait_for_event(git_project, "wait")
+        # `ralph status --json` shows the live run waiting, and why
+        run = json.loads(git_project.run_subprocess("status", "--json").stdout)["run"]
+        assert run["waiting_until"] > time.time()
+        assert run["pool"][0]["status"].startswith("claude until ")
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
     finally:

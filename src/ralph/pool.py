@@ -141,7 +141,7 @@ def _nobody_ready(pool: Pool, policy: PoolPolicy, now: float) -> Wait | Exhauste
             + (f" ({why})" if why else ""),
         )
     back = min(s.benched_until or now for s in benched)
-    told = ", ".join(describe(s) for s in benched)
+    told = ", ".join(describe(s, now) for s in benched)
     if any(s.reset_known for s in benched) and back - now <= policy.max_wait:
         return Wait(until=back, reason=f"every agent is rate-limited ({told})")
     return Exhausted(
@@ -149,18 +149,23 @@ def _nobody_ready(pool: Pool, policy: PoolPolicy, now: float) -> Wait | Exhauste
     )
 
 
-def describe(seat: Seat) -> str:
+def describe(seat: Seat, now: float | None = None) -> str:
     """`claude until 14:05` / `codex back-off until 13:20` / `pi evicted`, for messages."""
     if seat.evicted:
         return f"{seat.name} evicted"
     if seat.benched_until is None:
         return f"{seat.name} ready"
     kind = "until" if seat.reset_known else "back-off until"
-    return f"{seat.name} {kind} {clock(seat.benched_until)}"
+    return f"{seat.name} {kind} {clock(seat.benched_until, now)}"
 
 
-def clock(epoch: float) -> str:
-    return time.strftime("%H:%M", time.localtime(epoch))
+def clock(epoch: float, now: float | None = None) -> str:
+    """`14:05` today (local time); `Mon 24 Nov 10:00` on another day (a weekly limit)."""
+    when = time.localtime(epoch)
+    today = time.localtime(time.time() if now is None else now)
+    if (when.tm_year, when.tm_yday) == (today.tm_year, today.tm_yday):
+        return time.strftime("%H:%M", when)
+    return time.strftime("%a %d %b %H:%M", when)
 
 
 def after_rotation(

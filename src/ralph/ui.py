@@ -368,7 +368,7 @@ def _seats_text(seats: Sequence[Seat], now: float) -> Text:
         if seat.available(now):
             text.append(seat.name, style="green")
         else:
-            text.append(describe(seat), style="red" if seat.evicted else "yellow")
+            text.append(describe(seat, now), style="red" if seat.evicted else "yellow")
     return text
 
 
