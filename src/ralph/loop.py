@@ -312,10 +312,11 @@ class _Run:
 
     def _wait(self, wait: Wait) -> int | None:
         """Sleep until an agent's limit resets, telling the displays; Ctrl-C ends the run."""
-        # The displays hear first: whoever sees the worklog's record can rely on the log line.
+        # The worklog's record comes last: whoever sees it can rely on the display's line and
+        # on run.json saying the run waits.
         self.emit(Waiting(wait.until, wait.reason))
-        append_worklog(self.ws.worklog, "wait", until=round(wait.until, 3), reason=wait.reason)
         self.lock.update(waiting_until=wait.until, current_spec=None)
+        append_worklog(self.ws.worklog, "wait", until=round(wait.until, 3), reason=wait.reason)
         next_tick = time.time() + WAIT_TICK
         try:
             while (left := wait.until - time.time()) > 0:
