@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -272,6 +272,16 @@ def test_json_display_carries_unknown_fields_and_events() -> None:
         "passed": False,
     }
     assert third["level"] == "warning"
+
+
+def test_an_unpriced_usage_is_no_cost() -> None:
+    from ralph.reports import rotation_cost
+    from ralph.state import Tally
+
+    unpriced = Tally(rotations=1, input_tokens=5, cost_usd=0.0, unpriced=1)
+    priced = Tally(rotations=1, input_tokens=5, cost_usd=0.5, unpriced=0)
+    assert rotation_cost(replace(costly(), cost_usd=None, usage=unpriced)) is None
+    assert rotation_cost(replace(costly(), cost_usd=None, usage=priced)) == 0.5
 
 
 def test_reports_sum_a_cost_an_event_carries() -> None:

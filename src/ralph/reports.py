@@ -80,7 +80,9 @@ def rotation_cost(event: Event) -> float | None:
     cost = data.get("cost_usd")
     usage = data.get("usage")
     if cost is None and isinstance(usage, dict):
-        cost = usage.get("cost_usd")
+        # A tally whose every rotation went unpriced has a 0.0 that means "unknown", not free.
+        priced = usage.get("rotations", 1) != usage.get("unpriced", 0)
+        cost = usage.get("cost_usd") if priced else None
     return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
 
 
