@@ -125,6 +125,41 @@ def test_cancel_now_stops_the_agent_tree_and_saves_state(project: Project) -> No
     assert end["note"] == "cancelled (ralph cancel --now)"
 
 
+@pytest.mark.slow
+def test_cancel_now_stops_running_done_checks(project: Project, tmp_path: Path) -> None:
+    marker = tmp_path / "check.pid"
+    project.write(
+        {"PROMPT.md": f"---\ntest_command: echo $$ > {marker}; exec sleep 120\n---\n# goal\n"}
+    )
+    agent = project.script({"*": DONE})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ralph", "run", "--agent-command", agent],
+        cwd=project.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: marker.exists() and marker.read_text().strip().isdigit())
+        check = int(marker.read_text())
+        started = time.monotonic()
+        res = project.run_subprocess("cancel", "--now", "--wait")
+        assert res.exit_code == 0, res
+        out, _ = proc.communicate(timeout=60)
+        assert time.monotonic() - started < 60  # not the check's 120 s
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, out
+    assert "cancelled now (ralph cancel --now)" in out
+    wait_for(lambda: gone(check), 10)
+    assert project.state()["specs"][0]["last_status"] == "ERROR"
+    assert project.rotation_ends()[-1]["note"] == (
+        "cancelled (ralph cancel --now) while running the DONE checks"
+    )
+
+
 def test_cancel_without_a_live_run_is_an_error(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
     res = project.run("cancel")

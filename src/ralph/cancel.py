@@ -12,6 +12,7 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Literal
@@ -54,6 +55,8 @@ class CancelWatch:
         self.now = threading.Event()  # set on `--now`: stops the running agent
         self.mode: CancelMode | None = None
         self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._linked: list[threading.Event] = []
         self._thread: threading.Thread | None = None
 
     @property
@@ -68,7 +71,25 @@ class CancelWatch:
         if mode is not None:
             self.mode = mode
             if mode == "now":
-                self.now.set()
+                with self._lock:
+                    self.now.set()
+                    for event in self._linked:
+                        event.set()
+
+    @contextlib.contextmanager
+    def linked(self) -> Iterator[threading.Event]:
+        """An event of its own that `--now` sets too: for work (the DONE checks) that sets
+        its event for reasons of its own, which must not read as a cancel of the run."""
+        event = threading.Event()
+        with self._lock:
+            self._linked.append(event)
+            if self.now.is_set():
+                event.set()
+        try:
+            yield event
+        finally:
+            with self._lock:
+                self._linked.remove(event)
 
     def _watch(self) -> None:
         while not self._stop.wait(POLL_SECONDS):

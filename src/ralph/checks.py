@@ -173,8 +173,15 @@ class AgentJudge:
     (`CommandAgent.run`, so `run_process`), asked to answer VERIFIED or NOT_VERIFIED."""
 
     def __init__(
-        self, agent: CommandAgent, root: Path, state_dir: Path, spec: str, iteration: int
+        self,
+        agent: CommandAgent,
+        root: Path,
+        state_dir: Path,
+        spec: str,
+        iteration: int,
+        cancel: threading.Event | None = None,
     ) -> None:
+        self.cancel = cancel  # set: the judge's process tree is stopped (ralph cancel --now)
         self.agent = agent
         self.root = root
         self.state_dir = state_dir
@@ -203,7 +210,7 @@ class AgentJudge:
             kill_grace=KILL_GRACE,
         )
         try:
-            result = agent.run(request, lambda stream, lines: None)
+            result = agent.run(request, lambda stream, lines: None, cancel=self.cancel)
         except AgentError as exc:
             return JudgeAnswer(None, f"the judge ({agent.name}) could not start: {exc.message}")
         if result.process.interrupted:
@@ -300,8 +307,10 @@ def run_gate(
     env: Mapping[str, str] | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
     on_transition: Callable[[VState, VState], None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> GateResult:
-    """Run every check of `spec_path` (read from disk unless `spec_text` is given).
+    """Run every check of `spec_path` (read from disk unless `spec_text` is given). `cancel`
+    set (`ralph cancel --now`) stops the running checks: the verdict is then void.
 
     A spec without front matter passes at once. Bad front matter raises SpecError.
     """
@@ -324,6 +333,7 @@ def run_gate(
         tree=tree,
         env=env,
         on_transition=on_transition,
+        cancel=cancel if cancel is not None else threading.Event(),
     )
     return _Gate(gi, on_result).run()
 

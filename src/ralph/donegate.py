@@ -9,6 +9,7 @@ spec's handoff and the next prompt, and the display shows "DONE refused: ...".
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -175,6 +176,7 @@ class DoneGate:
         tree: Callable[[], str | None],
         handoff: Path,
         agent_front_matter: str | None = None,
+        cancel: threading.Event | None = None,
     ) -> Verdict:
         """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
         meta, error = self.meta(spec)
@@ -217,11 +219,12 @@ class DoneGate:
                 mode=mode,
                 output=output,
                 prompt=prompt,
-                judge=AgentJudge(agent, self.root, self.ws.dir, spec.path, iteration),
+                judge=AgentJudge(agent, self.root, self.ws.dir, spec.path, iteration, cancel),
                 cache=self.cache,
                 tree=tree(),
                 on_result=self._logger(iteration, spec.path),
                 on_transition=on_transition,
+                cancel=cancel,
             )
         except KeyboardInterrupt:
             gate = GateResult(False, (), interrupted=True)

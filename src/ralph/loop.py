@@ -433,16 +433,18 @@ class _Run:
         """The verdict on a DONE: the checks run on the tree the agent left."""
         row = self.state.get(spec.path)
         try:
-            return self.gate.judge_done(
-                spec,
-                mode=mode,
-                iteration=iteration,
-                output=agent_words(result.output_text, prompt, result.final_text),
-                prompt=prompt,
-                tree=self._tree_key,
-                handoff=handoff,
-                agent_front_matter=row.agent_front_matter if row else None,
-            )
+            with self.cancel.linked() as stop:  # `ralph cancel --now` stops the checks too
+                return self.gate.judge_done(
+                    spec,
+                    mode=mode,
+                    iteration=iteration,
+                    output=agent_words(result.output_text, prompt, result.final_text),
+                    prompt=prompt,
+                    tree=self._tree_key,
+                    handoff=handoff,
+                    agent_front_matter=row.agent_front_matter if row else None,
+                    cancel=stop,
+                )
         except KeyboardInterrupt:
             return Verdict("ERROR", "interrupted while running the DONE checks", True)
 
@@ -564,6 +566,8 @@ class _Run:
         if signal_ == "DONE":
             verdict = self._gate(spec, mode, iteration, result, prompt, handoff)
             signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
+            if interrupted and self.cancel.now.is_set():
+                note = "cancelled (ralph cancel --now) while running the DONE checks"
         with _deferred_interrupts():
             tick = time.perf_counter()
             # Nothing may stop the rotation from being recorded before the state is saved:
