@@ -119,9 +119,14 @@ def _direct_children() -> list[int]:
     """PIDs of ralph's own children: cheap on Linux, a /proc scan elsewhere."""
     pids: list[int] = []
     try:
-        for task in os.scandir("/proc/self/task"):
-            with open(f"{task.path}/children") as f:  # noqa: PTH123 -- a /proc file, hot path
-                pids.extend(int(p) for p in f.read().split())
+        # Closed explicitly: a thread ending mid-scan must not leave the iterator to the GC.
+        with os.scandir("/proc/self/task") as tasks:
+            for task in tasks:
+                try:
+                    with open(f"{task.path}/children") as f:  # noqa: PTH123 -- /proc, hot path
+                        pids.extend(int(p) for p in f.read().split())
+                except FileNotFoundError:  # that thread has just ended (a watcher, a pool)
+                    continue
     except OSError:
         return [c.pid for c in psutil.Process().children()]
     return pids
