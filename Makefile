@@ -40,8 +40,8 @@ e2e: $(STAMP) e2e-agents
 
 # Modules the seeds require fully tested: 100 % of lines AND branches, by their own tests.
 # Add a module with its test file (--cov=ralph.x and tests/test_x.py).
-COVERAGE_100 := --cov=ralph.claims
-COVERAGE_TESTS := tests/test_claims.py
+COVERAGE_100 := --cov=ralph.claims --cov=ralph.breaker
+COVERAGE_TESTS := tests/test_claims.py tests/test_breaker.py
 
 coverage: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider $(COVERAGE_TESTS) $(COVERAGE_100) \

@@ -83,11 +83,25 @@ class Project:
         path.write_text(json.dumps(steps))
         return f"{sys.executable} {SCRIPTED_AGENT} {path}"
 
-    def calls(self) -> list[dict[str, Any]]:
+    def all_calls(self) -> list[dict[str, Any]]:
+        """Every call of the scripted agent, final verifications included, in order."""
         path = self.root.parent / f"{self.root.name}-script.json.calls.jsonl"
         if not path.exists():
             return []
         return [json.loads(line) for line in path.read_text().splitlines()]
+
+    def calls(self) -> list[dict[str, Any]]:
+        """The scripted agent's spec rotations (final verifications left out)."""
+        return [c for c in self.all_calls() if c["mode"] != "VERIFY"]
+
+    def verify_calls(self) -> list[dict[str, Any]]:
+        return [c for c in self.all_calls() if c["mode"] == "VERIFY"]
+
+    def worklog(self, event: str | None = None) -> list[dict[str, Any]]:
+        """The records of .ralph/worklog.jsonl (of one kind of event), in order."""
+        path = self.root / ".ralph" / "worklog.jsonl"
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        return [r for r in records if event is None or r.get("event") == event]
 
     def state(self) -> dict[str, Any]:
         data = json.loads((self.root / ".ralph" / "state.json").read_text())

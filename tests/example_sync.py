@@ -30,7 +30,9 @@ _VOLATILE = [
     (re.compile(r"started=\S+"), "started=<time>"),
     (re.compile(r"elapsed=[0-9.]+s"), "elapsed=<s>"),
     (re.compile(r'"saved_at": [0-9.]+'), '"saved_at": "<time>"'),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}"), "<time>"),  # progress.md
 ]
+_ARCHIVE = re.compile(r"^archive/\d{8}-\d{6}(-\d+)?/")  # a verified run's archive folder
 
 
 def normalize(text: str) -> str:
@@ -43,7 +45,7 @@ def read_recording(state_dir: Path) -> dict[str, str]:
     files: dict[str, str] = {}
     for path in sorted(state_dir.rglob("*")):
         if path.is_file() and path.name not in SKIPPED:
-            rel = path.relative_to(state_dir).as_posix()
+            rel = _ARCHIVE.sub("archive/YYYYmmdd-HHMMSS/", path.relative_to(state_dir).as_posix())
             files[rel] = normalize(path.read_text(encoding="utf-8", errors="replace"))
     return files
 

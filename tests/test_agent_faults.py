@@ -33,7 +33,8 @@ def request(root: Path, prompt: str = "the prompt", **limits: float) -> AgentReq
         state_dir=root / ".ralph",
         handoff_file=root / "h.md",
         kill_grace=limits.pop("kill_grace", 0.5),
-        **limits,
+        timeout=limits.pop("timeout", None),
+        idle_timeout=limits.pop("idle_timeout", None),
     )
 
 

@@ -309,7 +309,8 @@ def test_status_json_when_complete(project: Project) -> None:
     data = status_json(project)
     assert data["complete"] is True
     assert data["running"] is False
-    assert data["iteration"] == 3
+    assert data["iteration"] == 4  # three rotations and the final verification
+    assert data["final_verification"]["passed"] is True
     row = spec_row(data, "PROMPT.md")
     assert row["done_count"] == 3
     assert row["needs_work"] is False

@@ -37,7 +37,9 @@ def test_dishonest_agent_is_never_verified(git_project: Project, kind: str) -> N
     p.write({"specs/calc.spec.md": SPEC.format(python=sys.executable)})
     p.commit_all()
     res = p.run("run", "--agent-command", f"{sys.executable} {DISHONEST} {kind}", "-n", "5")
-    assert res.exit_code == 3, res
+    # three refused DONEs in a row open the circuit breaker: headless, that aborts (exit 5);
+    # the echo gives no signal at all and runs into the iteration limit (exit 3)
+    assert res.exit_code == (3 if kind == "echo" else 5), res
     assert "every spec verified" not in res.stdout
     row = p.state()["specs"][0]
     assert row["done_count"] < 3
@@ -47,6 +49,24 @@ def test_dishonest_agent_is_never_verified(git_project: Project, kind: str) -> N
     assert all(s["done_count"] < 3 and s["needs_work"] for s in data["specs"])
     signals = {e["signal"] for e in p.rotation_ends()}
     assert "DONE" not in signals  # not a single DONE was counted
+
+
+@pytest.mark.parametrize("choice", ["continue", "accept"])
+def test_even_a_user_override_never_makes_a_failing_test_command_verified(
+    git_project: Project, choice: str
+) -> None:
+    """The user goes on without the DONE checks (or accepts the spec): the final verification
+    still runs the spec's test command itself, and it fails."""
+    p = git_project
+    p.write({"specs/calc.spec.md": SPEC.format(python=sys.executable)})
+    p.commit_all()
+    cmd = f"{sys.executable} {DISHONEST} liar"
+    res = p.run("run", "--agent-command", cmd, "--on-escalation", choice, "-n", "30")
+    assert res.exit_code != 0, res
+    assert "every spec verified" not in res.stdout
+    state = p.state()
+    assert state["final_verification"]["passed"] is False
+    assert not (p.root / ".ralph/archive").exists()
 
 
 def test_a_done_first_then_more_edits_is_judged_on_the_final_tree(git_project: Project) -> None:

@@ -39,7 +39,7 @@ def front(**keys: str) -> str:
 def test_done_over_a_failing_test_command_is_refused(git_project: Project) -> None:
     p = git_project
     p.write({"PROMPT.md": front(test_command="'echo 2 tests failed; exit 1'") + "# goal\n"})
-    res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "3")
+    res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "2")
     assert res.exit_code == 3, res
     row = p.state()["specs"][0]
     assert (row["done_count"], row["last_status"]) == (0, "REFUSED")
@@ -70,9 +70,10 @@ def test_done_with_passing_checks_counts_and_unchanged_tree_is_not_retested(
     assert res.exit_code == 0, res
     assert p.counts() == {"PROMPT.md": 3}
     assert "refused" not in res.stdout
-    # three DONEs, but the two reviews saw the same tree as the first check: one run
-    assert runs.read_text().split() == ["run"]
-    assert [c["cached"] for c in worklog(p, "check")] == [False, True, True]
+    # three DONEs, but the two reviews saw the same tree as the first check: one run; the
+    # final verification then runs it once more itself (it never trusts a cache)
+    assert runs.read_text().split() == ["run", "run"]
+    assert [c["cached"] for c in worklog(p, "check")] == [False, True, True, False]
 
 
 def test_strict_tier_refuses_a_done_with_unticked_boxes(git_project: Project) -> None:
@@ -197,14 +198,15 @@ def test_front_matter_broken_mid_run_refuses_done_without_crashing(git_project: 
         {"PROMPT.md": [{"write": {"PROMPT.md": broken}, "signal": "DONE"}, *DONE], "*": DONE}
     )
     res = p.run("run", "--agent-command", script, "-n", "4")
-    assert res.exit_code == 3, res
+    # refused until fixed: the third refusal in a row opens the circuit breaker (exit 5)
+    assert res.exit_code == 5, res
     ends = p.rotation_ends()
-    assert [e["signal"] for e in ends[:2]] == ["REFUSED", "REFUSED"]
+    assert [e["signal"] for e in ends] == ["REFUSED"] * 3
     assert "Traceback" not in res.stderr
     warning = "PROMPT.md: line 2: front matter is not valid YAML"
     assert res.stdout.count(warning) >= 1
     assert f"{warning} (" in res.stdout and "its DONEs are refused until it is fixed" in res.stdout
-    assert p.state()["iteration"] == 4
+    assert p.state()["iteration"] == 3
 
 
 def test_agent_that_edits_the_front_matter_is_refused(git_project: Project) -> None:
@@ -214,7 +216,7 @@ def test_agent_that_edits_the_front_matter_is_refused(git_project: Project) -> N
     # it drops the failing check and says DONE, then says DONE again on the checkless spec
     script = p.script({"*": [{"write": {"PROMPT.md": "# goal\n"}, "signal": "DONE"}, *DONE]})
     res = p.run("run", "--agent-command", script, "-n", "3")
-    assert res.exit_code == 3
+    assert res.exit_code == 5  # the third refusal in a row opens the circuit breaker
     assert "the agent changed the spec's front matter" in res.stdout
     assert "it was last changed by an agent, not a person" in res.stdout
     assert [e["signal"] for e in p.rotation_ends()] == ["REFUSED"] * 3
@@ -281,7 +283,9 @@ def test_check_that_cannot_start_refuses_and_the_loop_goes_on(git_project: Proje
         }
     )
     res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "3")
-    assert res.exit_code == 3, res
+    # the third refused DONE in a row opens the circuit breaker: headless, that aborts
+    assert res.exit_code == 5, res
+    assert "circuit breaker open" in res.stdout
     assert "external: cannot start: working directory gone does not exist" in res.stdout
     assert [e["signal"] for e in p.rotation_ends()] == ["REFUSED"] * 3
     assert p.counts() == {"PROMPT.md": 0}

@@ -304,9 +304,12 @@ def test_agent_environment_and_prompt(git_project: Project) -> None:
     assert first["prompt_file_same"] is True
     assert first["handoff"].endswith(".ralph/handoffs/x.spec-" + first["handoff"][-9:-3] + ".md")
     assert [c["mode"] for c in git_project.calls()] == ["IMPLEMENT", "REVIEW", "REVIEW"]
+    # the last prompt is the final verification's: every spec's text, in VERIFY mode
     prompt = (git_project.root / ".ralph/prompt.md").read_text()
     assert "# the spec text" in prompt
-    assert "[REVIEW]" in prompt
+    assert "[VERIFY]" in prompt
+    (verify,) = git_project.verify_calls()
+    assert (verify["iteration"], verify["specs"]) == ("4", ["specs/sub/x.spec.md"])
 
 
 def test_prompt_larger_than_the_argument_limit(git_project: Project) -> None:
@@ -382,12 +385,14 @@ def test_history_and_handoff_names(git_project: Project) -> None:
             slug("000-prompt", "PROMPT.md"),
             slug("api.spec", "specs/api.spec.md"),
             slug("api.spec", "specs/v2/api.spec.md"),
+            "final-verification",  # the final verification's own history
         ]
     )
     logs = sorted((history / slug("000-prompt", "PROMPT.md")).iterdir())
     assert [p.name for p in logs] == ["001.log", "004.log", "007.log"]
     assert "hello from the agent" in logs[0].read_text()
-    assert "hello from the agent" in (git_project.root / ".ralph/current.log").read_text()
+    # current.log is the last rotation's: the final verification's
+    assert "final verification" in (git_project.root / ".ralph/current.log").read_text()
 
 
 def test_hostile_output_is_logged_and_the_tag_still_found(git_project: Project) -> None:

@@ -29,6 +29,8 @@ OWN_SPECS = (
     "specs/verification-counter.spec.md",
     "specs/completion-criteria.spec.md",
     "specs/agent-pool.spec.md",
+    "specs/verification-phase.spec.md",
+    "specs/verification-system.spec.md",
 )
 # One checkbox per seed checkbox: the project's spec may add, never drop.
 SEED_CHECKBOXES = {
@@ -36,6 +38,8 @@ SEED_CHECKBOXES = {
     "specs/multi-spec-mode.spec.md": 54,
     # the seed has no checkboxes: one box per requirement, translated (see the spec's intro)
     "specs/completion-criteria.spec.md": 31,
+    "specs/verification-phase.spec.md": 13,
+    "specs/verification-system.spec.md": 39,
 }
 CHECKBOX = re.compile(r"^(?P<indent>\s*)[-*] \[(?P<mark>[ xX])\] (?P<text>.*)$")
 REFERENCE = re.compile(r"`(?P<file>tests/[^`:\s]+\.py)::(?P<name>[^`\s]+)`")
@@ -184,11 +188,13 @@ def test_own_specs_front_matter_is_valid() -> None:
 
 
 def test_coverage_gate_is_part_of_make_test() -> None:
-    """The seeds require 100 % line and branch coverage of the verification state machine."""
+    """The seeds require 100 % line and branch coverage of the verification state machine and
+    of the circuit breaker."""
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^test: .*\bcoverage\b", makefile, re.M)
     modules = re.search(r"^COVERAGE_100 := (.*)$", makefile, re.M)
-    assert modules is not None and "--cov=ralph.claims" in modules[1].split()
+    assert modules is not None
+    assert {"--cov=ralph.claims", "--cov=ralph.breaker"} <= set(modules[1].split())
     recipe = makefile.split("\ncoverage:", 1)[1].split("\n\n", 1)[0]
     assert "--cov-branch" in recipe and "--cov-fail-under=100" in recipe
 

@@ -249,7 +249,7 @@ def test_single_prompt_md_is_a_matrix_of_one(git_project: Project) -> None:
     assert modes(git_project) == ["IMPLEMENT", "REVIEW", "REVIEW"]
     ralph = git_project.root / ".ralph"
     name = slug("000-prompt", "PROMPT.md")
-    assert [p.name for p in (ralph / "history").iterdir()] == [name]
+    assert sorted(p.name for p in (ralph / "history").iterdir()) == [name, "final-verification"]
     assert sorted(p.name for p in (ralph / "history" / name).iterdir()) == [
         "001.log",
         "002.log",
@@ -404,7 +404,7 @@ def test_counter_state_persists_across_real_process_restarts(git_project: Projec
         "specs/api.spec.md",
     ]
     assert git_project.counts() == {"PROMPT.md": 3, "specs/api.spec.md": 3}
-    assert git_project.state()["iteration"] == 7
+    assert git_project.state()["iteration"] == 8  # 7 rotations and the final verification
 
 
 # --------------------------------------------------------------------------- priorities
@@ -671,7 +671,8 @@ def test_spec_list_changes_between_runs_preserve_unchanged_specs(git_project: Pr
     assert order(git_project)[6:] == [".ralph/specs/added.spec.md"]
     # as the next rotation starts: the removed spec is gone, the added one is new, and
     # PROMPT.md keeps its state; spec files are tracked files, so it lost only its 3/3
-    during = seen_state(seen, 7)
+    # (rotation 7 was the first run's final verification)
+    during = seen_state(seen, 8)
     assert set(during) == {"PROMPT.md", ".ralph/specs/added.spec.md"}
     assert during["PROMPT.md"] == {**before, "done_count": 2}
 

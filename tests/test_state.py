@@ -113,3 +113,49 @@ def test_failed_write_keeps_old_file_and_leaves_no_temp(
         save_state(path, State(iteration=99))
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
+
+
+def test_breaker_final_verification_and_overrides_round_trip(tmp_path: Path) -> None:
+    from ralph.breaker import Breaker
+    from ralph.state import FinalVerification
+
+    state = State(
+        specs=(SpecState("PROMPT.md", 3, "DONE", "abc", False, 4, override="user_accepted"),),
+        final=FinalVerification(passed=False, failures=2, last_failure="tests fail"),
+        breaker=Breaker("OPEN", 3, 1234.5, ("a", "b"), "PROMPT.md"),
+    )
+    path = tmp_path / "state.json"
+    save_state(path, state)
+    assert load_state(path) == state
+    # a state.json written before these keys existed loads with their defaults
+    old = state_to_json(state)
+    for key in ("final_verification", "breaker"):
+        del old[key]
+    loaded = state_from_json(old)
+    assert (loaded.breaker, loaded.final) == (Breaker(), FinalVerification())
+
+
+@pytest.mark.parametrize(
+    ("patch", "key"),
+    [
+        ({"breaker": {"state": "AJAR"}}, "breaker.state"),
+        ({"breaker": {"opened_at": "soon"}}, "breaker.opened_at"),
+        ({"breaker": {"reasons": [1]}}, "breaker.reasons"),
+        ({"breaker": []}, "breaker"),
+        ({"final_verification": {"passed": "yes"}}, "final_verification.passed"),
+        ({"final_verification": {"failures": -1}}, "final_verification.failures"),
+    ],
+)
+def test_a_damaged_breaker_or_verification_record_names_its_key(
+    patch: dict[str, object], key: str
+) -> None:
+    data = {**state_to_json(sample()), **patch}
+    with pytest.raises(StateError, match=rf"state.json: {key}: "):
+        state_from_json(data)
+
+
+def test_an_unknown_override_is_refused() -> None:
+    data = state_to_json(sample())
+    data["specs"][0]["override"] = "trusted"
+    with pytest.raises(StateError, match=r"specs\[0\]\.override: expected one of"):
+        state_from_json(data)

@@ -38,6 +38,7 @@ class AgentRequest:
     timeout: float | None = None
     idle_timeout: float | None = None
     kill_grace: float = 5.0
+    specs: tuple[str, ...] = ()  # every spec, for a final verification (RALPH_SPECS)
 
 
 @dataclass(frozen=True)
@@ -245,6 +246,7 @@ class CommandAgent:
                 "RALPH_ITERATION": str(request.iteration),
                 "RALPH_STATE_DIR": str(request.state_dir),
                 "RALPH_HANDOFF_FILE": str(request.handoff_file),
+                "RALPH_SPECS": "\n".join(request.specs or (request.spec,)),
                 "PWD": str(request.root),  # some CLIs take their working folder from $PWD
             }
         )

@@ -25,6 +25,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+class EscalationChoice(str, Enum):
+    abort = "abort"
+    accept = "accept"
+    continue_ = "continue"
+
+
 Root = Annotated[
     Path,
     typer.Option(
@@ -262,6 +269,15 @@ def run(
             help="Resume with the options the last run started with; options given override.",
         ),
     ] = False,
+    on_escalation: Annotated[
+        Optional[EscalationChoice],  # noqa: UP045
+        typer.Option(
+            "--on-escalation",
+            help="When the circuit breaker opens and no one can be asked (no terminal, or CI): "
+            "abort (default), accept or continue.",
+            case_sensitive=False,
+        ),
+    ] = None,
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
@@ -291,6 +307,10 @@ def status(
         float, typer.Option("--interval", min=0.1, help="Seconds between redraws (--watch).")
     ] = 2.0,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")] = False,
+    log: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--log", min=1, help="Also show the last N worklog events."),
+    ] = None,
     root: Root = Path(),
 ) -> None:
     """Show the spec matrix, the iteration and whether a run is live."""
@@ -300,7 +320,7 @@ def status(
         raise typer.BadParameter("--watch redraws a table; for JSON poll ralph status --json")
     with reported_errors():
         if not watch:
-            print_status(root.resolve(), as_json=json_, no_color=no_color)
+            print_status(root.resolve(), as_json=json_, no_color=no_color, log=log)
             return
         from ralph.operate import watch_status
 

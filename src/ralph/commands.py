@@ -85,21 +85,76 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
                 "blocked": s.blocked,  # why it stopped at an iteration cap (front matter)
                 "usage": tally_to_json(s.usage),
                 "last_changed_by": s.last_changed_by,
+                "override": s.override,
             }
             for s in state.specs
         ],
         "usage": tally_to_json(state.usage),  # every rotation since the state was created
         "agents": {name: tally_to_json(t) for name, t in state.agent_usage},
+        "final_verification": {
+            "passed": state.final.passed,
+            "failures": state.final.failures,
+            "bypassed": state.final.bypassed,
+            "accepted": state.final.accepted,
+            "last_failure": state.final.last_failure,
+        },
+        "breaker": {
+            "state": state.breaker.state,
+            "failures": state.breaker.failures,
+            "opened_at": state.breaker.opened_at,
+        },
     }
     if live is not None:
         data["run"] = live.data
     return data
 
 
-def print_status(root: Path, *, as_json: bool, no_color: bool = False) -> None:
+def worklog_tail(path: Path, count: int) -> list[dict[str, Any]]:
+    """The last `count` events of the worklog; a damaged line is shown as such, not fatal."""
+    from collections import deque
+
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            lines = deque((line for line in f if line.strip()), maxlen=count)
+    except FileNotFoundError:
+        return []
+    events: list[dict[str, Any]] = []
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            event = None
+        events.append(event if isinstance(event, dict) else {"event": "(unreadable line)"})
+    return events
+
+
+def format_event(event: dict[str, Any]) -> str:
+    import time
+
+    ts = event.get("ts")
+    when = (
+        time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+        if isinstance(ts, (int, float))
+        else "?"
+    )
+    rest = " ".join(
+        f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
+        for k, v in event.items()
+        if k not in ("ts", "event")
+    )
+    return f"{when} {event.get('event', '?')} {rest}".rstrip()
+
+
+def print_status(
+    root: Path, *, as_json: bool, no_color: bool = False, log: int | None = None
+) -> None:
     state, live = load_status(root)
+    events = worklog_tail(Workspace(root).worklog, log) if log else None
     if as_json:
-        print(json.dumps(status_data(state, live)))
+        data = status_data(state, live)
+        if events is not None:
+            data["worklog"] = events
+        print(json.dumps(data))
         return
     from ralph import statusview
 
@@ -123,6 +178,10 @@ def print_status(root: Path, *, as_json: bool, no_color: bool = False) -> None:
     for s in state.specs:
         if s.blocked:
             print(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)")
+    if events is not None:
+        print(f"worklog (last {len(events)} of .ralph/worklog.jsonl):")
+        for event in events:
+            print("  " + format_event(event))
 
 
 def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool) -> Iterator[str]:

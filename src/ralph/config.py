@@ -70,6 +70,16 @@ def _agent_shorthand(value: Any) -> Any:
     return {"name": value} if isinstance(value, str) else value
 
 
+class BreakerConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    threshold: Annotated[StrictInt, Field(ge=1)] = 3  # consecutive failures that open it
+    cooldown: Annotated[StrictFloat, Field(ge=0)] = 300.0  # seconds before one trial
+
+
+EscalationChoice = Literal["abort", "accept", "continue"]
+
+
 class RalphConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -79,6 +89,22 @@ class RalphConfig(BaseModel):
     max_iterations: Annotated[StrictInt, Field(ge=1)] = 20
     max_cost: Annotated[StrictFloat, Field(gt=0)] | None = None  # USD this run may spend
     max_tokens: Annotated[StrictInt, Field(ge=1)] | None = None  # tokens in+out this run
+    # the independent verification once every spec is at 3/3
+    final_verification: StrictBool = True
+    max_verification_failures: Annotated[StrictInt, Field(ge=1)] = 3
+    # the project's tests, run by ralph itself in the final verification (shell syntax)
+    test_command: StrictStr | None = None
+    test_timeout: Annotated[StrictFloat, Field(gt=0)] = 1800.0
+    breaker: BreakerConfig = Field(default_factory=BreakerConfig)
+    on_escalation: EscalationChoice = "abort"  # what a headless run does when the breaker opens
+    latency_budget_ms: Annotated[StrictFloat, Field(gt=0)] = 3000.0
+
+    @field_validator("test_command")
+    @classmethod
+    def _command_not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("must not be empty")
+        return value
 
     @field_validator("agent", mode="before")
     @classmethod

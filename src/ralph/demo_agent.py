@@ -289,6 +289,29 @@ def run_verify(spec: Spec, root: Path, say: Narrator) -> Outcome:
     return Outcome("VERIFY_PASS", "every box is ticked and every file matches the spec")
 
 
+def _verify_all(first: Spec, root: Path, say: Narrator, listed: str) -> Outcome:
+    """A final verification covers every spec ralph lists in RALPH_SPECS (one per line)."""
+    paths = [p.strip() for p in listed.splitlines() if p.strip()] or [first.path]
+    problems: list[str] = []
+    for rel in paths:
+        if rel == first.path:
+            spec = first
+        else:
+            try:
+                spec = parse_spec(rel, (root / rel).read_bytes().decode("utf-8"))
+            except (OSError, UnicodeDecodeError):
+                say.say("fail", f"cannot read {rel}")
+                problems.append(f"{rel}: unreadable")
+                continue
+        say.say("check", rel)
+        outcome = run_verify(spec, root, say)
+        if outcome.signal != "VERIFY_PASS":
+            problems.append(f"{rel}: {outcome.reason}")
+    if problems:
+        return Outcome("VERIFY_FAIL", "; ".join(problems))
+    return Outcome("VERIFY_PASS", f"all {len(paths)} spec(s) ticked and every file matches")
+
+
 def render_handoff(spec: Spec, mode: str, iteration: str, outcome: Outcome) -> str:
     """The note the next rotation (a fresh context) starts from."""
     lines = [
@@ -407,7 +430,7 @@ def main() -> int:
             _save_json(memory, {"reviews": reviews})
             outcome = run_review(spec, root, say, reviews[spec_rel])
         else:
-            outcome = run_verify(spec, root, say)
+            outcome = _verify_all(spec, root, say, env.get("RALPH_SPECS", ""))
         rendered = spec.render()
         if rendered != text:
             (root / spec_rel).write_bytes(rendered.encode("utf-8"))

@@ -8,8 +8,9 @@ from typing import Any, Literal
 from ralph.pool import Seat
 from ralph.state import MAX_COUNT, Tally
 
-# JUDGE: a semantic check's judge (ralph.checks), answering VERIFIED or NOT_VERIFIED
-Mode = Literal["IMPLEMENT", "REVIEW", "JUDGE"]
+# JUDGE: a semantic check's judge (ralph.checks), answering VERIFIED or NOT_VERIFIED;
+# VERIFY: the final verification once every spec is at 3/3
+Mode = Literal["IMPLEMENT", "REVIEW", "JUDGE", "VERIFY"]
 
 
 @dataclass(frozen=True)

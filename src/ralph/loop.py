@@ -13,12 +13,17 @@ from pathlib import Path
 from types import FrameType
 from typing import NoReturn
 
+from ralph import breaker as breakers
+from ralph import final_verification as fv
 from ralph.agent import AgentFault, AgentRequest, AgentResult, CommandAgent, Stream
+from ralph.archive import archive_run
+from ralph.budget import DEFAULT_BUDGET_MS, LatencyBudget
 from ralph.cancel import CancelWatch
 from ralph.caps import count_rotation, mark_blocked
-from ralph.checks import agent_words
+from ralph.checks import CheckResult, agent_words, run_command
 from ralph.donegate import DoneGate, Verdict, validate_front_matter
 from ralph.errors import AgentError, AgentsExhausted, ExitCode, StateError
+from ralph.escalation import BYPASSED, Decide, Escalation, apply_choice
 from ralph.events import (
     AgentOutput,
     Event,
@@ -32,6 +37,8 @@ from ralph.events import (
     SpecRow,
     Waiting,
 )
+from ralph.frontmatter import ExternalConfig
+from ralph.journal import append_error, append_progress, recent_errors
 from ralph.matrix import Rescan, downgrade_verified, reconcile, record_rotation
 from ralph.pool import (
     Choice,
@@ -47,10 +54,18 @@ from ralph.pool import (
     describe,
     release_due,
 )
-from ralph.prompt import PromptInput, build_prompt
+from ralph.prompt import PromptInput, VerifyInput, build_prompt, build_verification_prompt
+from ralph.question import (
+    QuestionAndAnswer,
+    answered,
+    archive_answered,
+    pending,
+    shown,
+    write_fallback_question,
+)
 from ralph.runlock import RunLock
 from ralph.schedule import next_spec
-from ralph.signals import parse_signal
+from ralph.signals import VERDICTS, parse_signal
 from ralph.snapshot import Changes, Snapshot, Snapshotter
 from ralph.specs import Spec, discover_specs, find_spec_paths, spec_file_hash, spec_slug
 from ralph.state import State, Tally, load_json, load_state, save_state, write_json_atomic
@@ -71,6 +86,8 @@ AUTH_HINT = (
     "log the agent in (or fix its API key or configuration: run it once by hand to see), "
     "then run ralph again"
 )
+# Outcomes that count as failures for the circuit breaker (REFUSED: a DONE the checks refused).
+FAILED_STATUSES = frozenset({"ERROR", "REFUSED"})
 
 
 @dataclass(frozen=True)
@@ -84,6 +101,14 @@ class RunOptions:
     # Files ralph itself writes into the tree at the end of a run (--junit, --report-json):
     # the next run must not take them for changes made while ralph was not running.
     own_files: tuple[str, ...] = ()
+    final_verification: bool = True
+    max_verification_failures: int = 3
+    test_command: str | None = None  # run by ralph itself in the final verification
+    test_timeout: float | None = 1800.0
+    breaker_threshold: int = breakers.DEFAULT_THRESHOLD
+    breaker_cooldown: float = breakers.DEFAULT_COOLDOWN
+    decide: Decide | None = None  # asks the user when the breaker opens; None: abort
+    latency_budget_ms: float = DEFAULT_BUDGET_MS
 
     @property
     def label(self) -> str:
@@ -132,6 +157,8 @@ class _Run:
         self.hidden: dict[str, str] = {}  # hashes of the specs under .ralph/specs/
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
         self.gate = DoneGate(opts.root, ws, self._reviewer)
+        self.answer: QuestionAndAnswer | None = None  # delivered with the next prompt
+        self.escalate_now = False  # the last outcome opened the circuit breaker
 
     def emit(self, event: Event) -> None:
         """Tell the display; a display that can no longer write (the terminal was closed, a
@@ -214,6 +241,9 @@ class _Run:
                     f"files changed since the last run: {', '.join(dropped)} 3/3 -> 2/3",
                 )
             )
+        stop = self._take_answer()
+        if stop is not None:
+            return stop
 
         current: str | None = None
         switch = False
@@ -225,7 +255,11 @@ class _Run:
                 specs, new = self.rescan()
             first = False
             if self.state.complete:
-                return self.end(ExitCode.OK, "every spec verified (3/3)")
+                code, before = self._complete(specs, before)
+                if code is not None:
+                    return code
+                current, switch, new = None, False, ()  # the failed verification's findings
+                continue
             if self.cancel.requested:
                 return self.end(
                     ExitCode.INTERRUPTED,
@@ -244,6 +278,9 @@ class _Run:
             if path is None:  # every spec that needs work is at an iteration cap
                 return self.end(ExitCode.MAX_ITERATIONS, self._blocked_reason())
             spec = next(s for s in specs if s.path == path)
+            stop = self._admit()
+            if stop is not None:
+                return stop
             choice = self._choose_agent(spec)
             if isinstance(choice, Wait):
                 stopped = self._wait(choice)
@@ -266,8 +303,13 @@ class _Run:
                     ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
                 )
             self._settle_agent()
+            if signal_ == "QUESTION":
+                return self._stop_for_question(path)
             if signal_ in STOPPING:
                 return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
+            stop = self._escalate_if_open()
+            if stop is not None:
+                return stop
             current = path
             switch = signal_ == "DONE" and not changed
 
@@ -421,6 +463,11 @@ class _Run:
         data = [snap.to_json(), hidden_spec_hashes(self.opts.root)]
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
+    def _bypassed(self, path: str) -> bool:
+        """The user chose to go on without verification for this spec (a recorded risk)."""
+        row = self.state.get(path)
+        return row is not None and row.override == BYPASSED
+
     def _gate(
         self,
         spec: Spec,
@@ -480,12 +527,15 @@ class _Run:
         self, spec: Spec, before: Snapshot, tick: float
     ) -> tuple[Snapshot, str, bool, bool]:
         ws, opts = self.ws, self.opts
+        budget = LatencyBudget(opts.latency_budget_ms)
+        budget.record("rescan", (time.perf_counter() - tick) * 1000)
         row = self.state.get(spec.path)
         assert row is not None
         mode: Mode = "IMPLEMENT" if row.done_count == 0 else "REVIEW"
         iteration = self.state.iteration + 1
         self.state = replace(self.state, iteration=iteration, current_spec=spec.path)
-        self.save()  # the rotation number is taken even if ralph dies during it
+        with budget.operation("state_save"):
+            self.save()  # the rotation number is taken even if ralph dies during it
         self.lock.update(
             current_spec=spec.path,
             iteration=iteration,
@@ -495,25 +545,30 @@ class _Run:
         )
         slug = spec_slug(spec.path)
         handoff = ws.handoff(slug)
-        prompt = build_prompt(
-            PromptInput(
-                spec_path=spec.path,
-                spec_text=spec.text,
-                mode=mode,
-                iteration=iteration,
-                max_iteration=self.limit,
-                done_count=row.done_count,
-                handoff_path=ws.rel(handoff),
-                handoff_text=read_text(handoff),
-                guardrails_path=ws.rel(ws.guardrails),
-                guardrails_text=read_text(ws.guardrails),
-                other_specs=tuple(
-                    (s.path, s.done_count) for s in self.state.specs if s.path != spec.path
-                ),
-                checks_text=self.gate.prompt_section(spec, mode),
+        answer = self.answer
+        with budget.operation("prompt"):
+            prompt = build_prompt(
+                PromptInput(
+                    spec_path=spec.path,
+                    spec_text=spec.text,
+                    mode=mode,
+                    iteration=iteration,
+                    max_iteration=self.limit,
+                    done_count=row.done_count,
+                    handoff_path=ws.rel(handoff),
+                    handoff_text=read_text(handoff),
+                    guardrails_path=ws.rel(ws.guardrails),
+                    guardrails_text=read_text(ws.guardrails),
+                    other_specs=tuple(
+                        (s.path, s.done_count) for s in self.state.specs if s.path != spec.path
+                    ),
+                    recent_errors=recent_errors(ws.errors_log),
+                    question=answer.question if answer else None,
+                    answer=answer.answer if answer else None,
+                    checks_text=self.gate.prompt_section(spec, mode),
+                )
             )
-        )
-        ws.prompt_file.write_text(prompt, encoding="utf-8")
+            ws.prompt_file.write_text(prompt, encoding="utf-8")
         started = time.time()
         log = RotationLog(
             ws.history_log(slug, iteration),
@@ -548,67 +603,103 @@ class _Run:
             idle_timeout=self.member.idle_timeout,
             kill_grace=self.member.kill_grace,
         )
-
-        def on_lines(stream: Stream, lines: tuple[str, ...]) -> None:
-            log.lines(stream, lines)  # the adapter's readable rendering; raw goes to history
-            self.emit(AgentOutput(stream, lines))
-
-        try:
-            result = self.agent.run(
-                request, on_lines, log.chunk, self.lock.record_agent, cancel=self.cancel.now
-            )
-        except BaseException as exc:
-            log.close(f"# ralph stopped the rotation: {exc!r}")
-            raise
+        result = self._run_agent(request, log)
         self.last_result = result
         signal_, note = self._judge(result, prompt)
         interrupted = result.process.interrupted
         if signal_ == "DONE":
-            verdict = self._gate(spec, mode, iteration, result, prompt, handoff)
-            signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
-            if interrupted and self.cancel.now.is_set():
-                note = "cancelled (ralph cancel --now) while running the DONE checks"
+            if self._bypassed(spec.path):
+                append_worklog(
+                    ws.worklog, "gate_bypassed", iteration=iteration, spec=spec.path, risk=True
+                )
+            else:
+                verdict = self._gate(spec, mode, iteration, result, prompt, handoff)
+                signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
+                if interrupted and self.cancel.now.is_set():
+                    note = "cancelled (ralph cancel --now) while running the DONE checks"
         with _deferred_interrupts():
             tick = time.perf_counter()
             # Nothing may stop the rotation from being recorded before the state is saved:
             # a failed snapshot counts as "changed" and is raised only afterwards.
             failure: StateError | None = None
             after: Snapshot | None = None
-            try:
-                after = self.snapshotter.take()
-                changes = self.snapshotter.diff(before, after)
-            except StateError as exc:
-                failure = exc
-                changes = Changes((f"(snapshot failed: {exc.message})",))
-            hidden = hidden_spec_hashes(opts.root)
-            changes = _with_hidden_spec_changes(changes, self.hidden, hidden)
-            self.state, downgraded = record_rotation(
-                self.state,
-                spec.path,
-                signal_,
-                bool(changes),
-                spec_file_hash(opts.root, spec.path),
-            )
-            self.state = count_rotation(self.state, spec.path, mode)
-            self.state = self.gate.track_front_matter(spec, self.state)
-            self.state = _account(self.state, spec.path, self.agent.name, result, bool(changes))
-            self.save()
+            with budget.operation("snapshot"):
+                try:
+                    after = self.snapshotter.take()
+                    changes = self.snapshotter.diff(before, after)
+                except StateError as exc:
+                    failure = exc
+                    changes = Changes((f"(snapshot failed: {exc.message})",))
+                hidden = hidden_spec_hashes(opts.root)
+                changes = _with_hidden_spec_changes(changes, self.hidden, hidden)
+            with budget.operation("bookkeeping"):
+                self.state, downgraded = record_rotation(
+                    self.state,
+                    spec.path,
+                    signal_,
+                    bool(changes),
+                    spec_file_hash(opts.root, spec.path),
+                )
+                self.state = count_rotation(self.state, spec.path, mode)
+                self.state = self.gate.track_front_matter(spec, self.state)
+                self.state = _account(self.state, spec.path, self.agent.name, result, bool(changes))
+                if not interrupted:  # the user stopped it: not the agent's fault
+                    self._feed_breaker(
+                        signal_ not in FAILED_STATUSES,
+                        f"rotation {iteration} on {spec.path}: {signal_}"
+                        + (f" ({note})" if note else ""),
+                        spec.path,
+                    )
+            with budget.operation("state_save"):
+                self.save()
             if failure is not None:
                 log.close(f"# ralph could not take a snapshot: {failure.message}")
                 raise failure
             assert after is not None
-            self._save_snapshot(after, hidden)
+            with budget.operation("snapshot_save"):
+                self._save_snapshot(after, hidden)
             self.lock.update(agent_pid=None)  # the agent's whole tree is gone by now
             handoff_note = _handoff_note(signal_, note, result.fault, iteration, ws.rel(log.path))
             if handoff_note is not None:
                 append_note(handoff, handoff_note)
             elapsed = time.time() - started
-            log.close(
-                f"# ended: signal={signal_} files_changed={len(changes)} "
-                f"elapsed={elapsed:.1f}s" + (f" note={note}" if note else "")
-            )
             now = self.state.get(spec.path)
             done_count = now.done_count if now else 0
+            with budget.operation("logs"):
+                if signal_ in FAILED_STATUSES:  # a failed rotation or a refused DONE
+                    what = "failed" if signal_ == "ERROR" else "DONE refused"
+                    append_error(
+                        ws.errors_log,
+                        f"rotation {iteration} {spec.path} [{mode}] {what}: {note or signal_} "
+                        f"(log {ws.rel(log.path)})",
+                    )
+                log.close(
+                    f"# ended: signal={signal_} files_changed={len(changes)} "
+                    f"elapsed={elapsed:.1f}s" + (f" note={note}" if note else "")
+                )
+                if answer is not None:
+                    # delivered: a later rotation must not get the same answer again
+                    moved = archive_answered(ws)
+                    self.answer = None
+                    append_worklog(ws.worklog, "answer_delivered", archived=ws.rel(moved))
+                append_progress(
+                    ws.progress,
+                    f"rotation {iteration} [{mode}] {spec.path}: {signal_}, "
+                    f"{len(changes)} file(s) changed, {done_count}/3"
+                    + (f" ({note})" if note else ""),
+                )
+                append_worklog(
+                    ws.worklog, "signal", iteration=iteration, spec=spec.path, signal=signal_
+                )
+                paths = list(changes.paths[:50]) if budget.optional("changed_paths") else []
+                append_worklog(
+                    ws.worklog,
+                    "files_changed",
+                    iteration=iteration,
+                    spec=spec.path,
+                    count=len(changes),
+                    paths=paths,
+                )
             own += time.perf_counter() - tick
             append_worklog(
                 ws.worklog,
@@ -617,7 +708,7 @@ class _Run:
                 spec=spec.path,
                 signal=signal_,
                 files_changed=len(changes),
-                changed=list(changes.paths[:50]),
+                changed=paths,
                 done_count=done_count,
                 downgraded=list(downgraded),
                 agent_s=round(result.process.elapsed, 3),
@@ -627,6 +718,7 @@ class _Run:
                 agent=self.agent.name,
                 **_usage_fields(result),
             )
+            self._record_budget(iteration, budget)
             self.emit(
                 RotationEnded(
                     self.agent.name,
@@ -646,6 +738,21 @@ class _Run:
             )
         return after, signal_, bool(changes), interrupted
 
+    def _run_agent(
+        self, request: AgentRequest, log: RotationLog, agent: CommandAgent | None = None
+    ) -> AgentResult:
+        def on_lines(stream: Stream, lines: tuple[str, ...]) -> None:
+            log.lines(stream, lines)  # the adapter's readable rendering; raw goes to history
+            self.emit(AgentOutput(stream, lines))
+
+        try:
+            return (agent or self.agent).run(
+                request, on_lines, log.chunk, self.lock.record_agent, cancel=self.cancel.now
+            )
+        except BaseException as exc:
+            log.close(f"# ralph stopped the rotation: {exc!r}")
+            raise
+
     def _judge(self, result: AgentResult, prompt: str) -> tuple[str, str | None]:
         fault = result.fault
         if fault is not None and not result.process.interrupted:
@@ -662,7 +769,429 @@ class _Run:
         found = parse_signal(result.output_text, prompt, result.final_text)
         if found is None:
             return "NONE", "no signal in the agent's output; counted as CONTINUE"
+        if found in VERDICTS:
+            return "NONE", f"{found} only counts in a final verification; counted as CONTINUE"
         return found, None
+
+    def _record_budget(self, iteration: int, budget: LatencyBudget) -> None:
+        append_worklog(self.ws.worklog, "budget", iteration=iteration, **budget.to_json())
+        if budget.exceeded:
+            self.emit(
+                Notice(
+                    "warning",
+                    f"ralph's own work in rotation {iteration} took {budget.used_ms:.0f} ms, "
+                    f"over its {budget.total_ms:.0f} ms budget",
+                )
+            )
+
+    # ------------------------------------------------------------------ breaker and escalation
+
+    def _feed_breaker(self, success: bool, reason: str, subject: str) -> None:
+        """Feed one outcome to the circuit breaker (the caller saves the state)."""
+        now = time.time()
+        breaker, change = breakers.record(
+            self.state.breaker,
+            success=success,
+            now=now,
+            threshold=self.opts.breaker_threshold,
+            reason=reason,
+            subject=subject,
+        )
+        self.state = replace(self.state, breaker=breaker)
+        if change is not None:
+            self._breaker_changed(change)
+            self.escalate_now = change.after == breakers.OPEN
+
+    def _breaker_changed(self, change: breakers.Transition) -> None:
+        append_worklog(
+            self.ws.worklog,
+            "breaker",
+            before=change.before,
+            after=change.after,
+            reason=change.reason,
+            failures=self.state.breaker.failures,
+        )
+        if change.after == breakers.OPEN:
+            reasons = "; ".join(self.state.breaker.reasons[-3:])
+            append_error(self.ws.errors_log, f"circuit breaker opened ({change.reason}): {reasons}")
+            self.emit(Notice("warning", f"circuit breaker open: {change.reason}"))
+        else:
+            self.emit(Notice("info", f"circuit breaker {change.before} -> {change.after}"))
+
+    def _admit(self) -> int | None:
+        """Before an attempt: an open breaker lets one trial through once its cooldown is
+        over; before that, it is a human's call."""
+        breaker, allowed, change = breakers.admit(
+            self.state.breaker, now=time.time(), cooldown=self.opts.breaker_cooldown
+        )
+        if change is not None:
+            self.state = replace(self.state, breaker=breaker)
+            self.save()
+            self._breaker_changed(change)
+        if allowed:
+            return None
+        return self._escalate()
+
+    def _escalate_if_open(self) -> int | None:
+        if not self.escalate_now:
+            return None
+        self.escalate_now = False
+        return self._escalate()
+
+    def _escalate(self) -> int | None:
+        """Ask (or, headless, apply --on-escalation); the exit code when the run ends."""
+        b = self.state.breaker
+        spec = None if b.subject in (None, fv.SUBJECT) else b.subject
+        e = Escalation(
+            spec=spec,
+            failures=b.failures,
+            reasons=b.reasons,
+            cooldown_left=breakers.cooldown_left(
+                b, now=time.time(), cooldown=self.opts.breaker_cooldown
+            ),
+        )
+        choice = self.opts.decide(e) if self.opts.decide is not None else "abort"
+        self.state = apply_choice(self.state, e, choice)
+        self.save()
+        append_worklog(
+            self.ws.worklog,
+            "escalation",
+            subject=e.key,
+            choice=choice,
+            failures=e.failures,
+            reasons=list(e.reasons),
+            outcome={"accept": "user_accepted", "abort": "aborted", "continue": "bypassed"}[choice],
+        )
+        append_progress(self.ws.progress, f"escalation on {e.subject}: the user chose {choice}")
+        if choice == "abort":
+            return self.end(
+                ExitCode.NEEDS_HUMAN,
+                f"aborted after {e.failures} failures in a row on {e.subject} "
+                "(circuit breaker open); partial work kept",
+            )
+        _, change = breakers.reset(b, f"user chose {choice}")
+        if change is not None:
+            self._breaker_changed(change)
+        if choice == "accept":
+            self.emit(Notice("warning", f"{e.subject} accepted as verified by the user"))
+        else:
+            self.emit(Notice("warning", f"going on without verification for {e.subject} (a risk)"))
+            append_error(self.ws.errors_log, f"risk: {e.subject} goes on without verification")
+        return None
+
+    # ------------------------------------------------------------------ questions
+
+    def _take_answer(self) -> int | None:
+        """A pending question: with an answer it goes into the next prompt; without one the
+        run stops before starting any agent (it would only be asked again)."""
+        question = pending(self.ws)
+        if question is None:
+            return None
+        self.answer = answered(self.ws)
+        if self.answer is not None:
+            self.emit(Notice("info", "passing your answer (.ralph/answer.md) to the agent"))
+            return None
+        self.emit(Notice("warning", "question waiting for an answer:\n" + shown(question)))
+        return self.end(
+            ExitCode.NEEDS_HUMAN,
+            "a question is waiting for your answer in .ralph/question.md: write it to "
+            ".ralph/answer.md and run again (or delete .ralph/question.md to go on without)",
+        )
+
+    def _stop_for_question(self, path: str) -> int:
+        output = read_text(self.ws.current_log)
+        if write_fallback_question(self.ws, path, output):
+            self.emit(
+                Notice("warning", "the agent did not write .ralph/question.md; saved its output")
+            )
+        question = pending(self.ws) or ""
+        append_worklog(self.ws.worklog, "question", spec=path)
+        self.emit(Notice("warning", f"question from the agent on {path}:\n" + shown(question)))
+        return self.end(
+            ExitCode.NEEDS_HUMAN,
+            f"the agent has a question on {path} (.ralph/question.md): write your answer to "
+            ".ralph/answer.md and run ralph again",
+        )
+
+    # ------------------------------------------------------------------ final verification
+
+    def _complete(self, specs: list[Spec], before: Snapshot) -> tuple[int | None, Snapshot]:
+        """Every spec is at 3/3: verify independently, or end the run."""
+        final = self.state.final
+        if not self.opts.final_verification:
+            return self.end(ExitCode.OK, "every spec verified (3/3)"), before
+        if final.passed:
+            self.emit(Notice("info", "the final verification passed; nothing changed since"))
+            return self.end(ExitCode.OK, "every spec verified (3/3)"), before
+        if final.accepted:
+            return self._finish(
+                "every spec at 3/3; the final verification was accepted by the user (user_accepted)"
+            ), before
+        if final.bypassed:
+            self.emit(Notice("warning", "the final verification was skipped by the user (risk)"))
+            return self.end(
+                ExitCode.OK, "every spec verified (3/3); final verification skipped (risk)"
+            ), before
+        if final.failures >= self.opts.max_verification_failures:
+            # an earlier run gave up; this run is the user's decision to try again
+            self.state = replace(self.state, final=replace(final, failures=0))
+        if self.state.iteration >= self.limit:
+            # The work is done within the limit; its verification is bounded on its own (by
+            # max_verification_failures), so it always gets its rotation.
+            self.limit = self.state.iteration + 1
+            self.state = replace(self.state, max_iteration=self.limit)
+        stop = self._admit()
+        if stop is not None:
+            return stop, before
+        before, verdict, interrupted = self._verify(specs, before)
+        if interrupted:
+            return self.end(
+                ExitCode.INTERRUPTED, "interrupted during the final verification"
+            ), before
+        if verdict.passed:
+            self.emit(Notice("info", "final verification passed"))
+            return self._finish("every spec verified (3/3)"), before
+        failures = self.state.final.failures
+        if failures >= self.opts.max_verification_failures:
+            self.emit(
+                Notice(
+                    "warning",
+                    f"the final verification failed {failures} times in a row; "
+                    f"the last time: {verdict.summary}",
+                )
+            )
+            return self.end(
+                ExitCode.VERIFICATION_FAILED,
+                f"final verification failed {failures} times in a row: {verdict.summary}",
+            ), before
+        stop = self._escalate_if_open()
+        return stop, before
+
+    def _own_checks(
+        self, specs: list[Spec], iteration: int, log: RotationLog
+    ) -> tuple[list[str], bool]:
+        """The project's test command and every spec's checks (the DONE gate's runner, on the
+        tree as it is now); the failures, and whether Ctrl-C stopped them."""
+        opts, failed = self.opts, list[str]()
+        if opts.test_command:
+            config = ExternalConfig(command=opts.test_command, timeout=opts.test_timeout or 1800.0)
+            outcome = run_command(config, opts.root, name="test_command (ralph.yaml)")
+            append_worklog(
+                self.ws.worklog, "check", iteration=iteration, spec=None, **outcome.to_json()
+            )
+            log.chunk("stdout", _check_line(outcome.name, config.command, outcome).encode())
+            if outcome.interrupted:
+                return failed, True
+            if not outcome.passed:
+                tail = " | ".join(outcome.output.strip().splitlines()[-5:])
+                failed.append(
+                    f"`{config.command}` ({outcome.name}) failed: {outcome.summary}"
+                    + (f"; output ends: {tail}" if tail else "")
+                )
+        try:
+            # no tree key: the final verification never takes a cached result
+            found = self.gate.check_all(specs, iteration=iteration, tree=lambda: None)
+        except KeyboardInterrupt:
+            return failed, True
+        for path, gate in found:
+            if gate.interrupted:
+                return failed, True
+            for result in gate.results:
+                if not result.skipped:
+                    log.chunk("stdout", _check_line(f"{path}: {result.name}", "", result).encode())
+            failed.extend(f"{path}: {reason}" for reason in gate.reasons)
+        return failed, False
+
+    def _finish(self, reason: str) -> int:
+        folder = archive_run(self.ws)
+        append_worklog(self.ws.worklog, "archived", folder=self.ws.rel(folder))
+        self.emit(Notice("info", f"run archived in {self.ws.rel(folder)}/"))
+        return self.end(ExitCode.OK, reason)
+
+    def _verify(self, specs: list[Spec], before: Snapshot) -> tuple[Snapshot, fv.Verdict, bool]:
+        ws, opts = self.ws, self.opts
+        # fresh eyes: another available agent of the pool than the one that completed
+        verifier = self._reviewer()
+        member = self.members[verifier.name]
+        budget = LatencyBudget(opts.latency_budget_ms)
+        iteration = self.state.iteration + 1
+        attempt = self.state.final.failures + 1
+        first = specs[0].path
+        self.state = replace(self.state, iteration=iteration, current_spec=None)
+        self.save()
+        self.lock.update(current_spec=None, iteration=iteration, mode="VERIFY")
+        report = ws.handoff(fv.SLUG)
+        commands = fv.announced_commands(specs, self.gate.meta, opts.test_command)
+        prompt = build_verification_prompt(
+            VerifyInput(
+                iteration=iteration,
+                max_iteration=self.limit,
+                attempt=attempt,
+                max_failures=opts.max_verification_failures,
+                specs=tuple((s.path, s.text) for s in specs),
+                test_commands=commands,
+                report_path=ws.rel(report),
+                guardrails_path=ws.rel(ws.guardrails),
+                guardrails_text=read_text(ws.guardrails),
+                last_failure=self.state.final.last_failure,
+                recent_errors=recent_errors(ws.errors_log),
+            )
+        )
+        ws.prompt_file.write_text(prompt, encoding="utf-8")
+        started = time.time()
+        log = RotationLog(
+            ws.history_log(fv.SLUG, iteration),
+            ws.current_log,
+            f"# ralph final verification {attempt} (rotation {iteration}) "
+            f"agent={verifier.name} started={stamp(started)}",
+        )
+        self.emit(
+            RotationStarted(
+                verifier.name,
+                "(all specs)",
+                "VERIFY",
+                iteration,
+                self.limit,
+                started,
+                self.rows(),
+            )
+        )
+        append_worklog(
+            ws.worklog,
+            "verification",
+            transition="started",
+            attempt=attempt,
+            iteration=iteration,
+            agent=verifier.name,
+        )
+        request = AgentRequest(
+            prompt=prompt,
+            prompt_file=ws.prompt_file,
+            root=opts.root,
+            spec=first,
+            mode="VERIFY",
+            iteration=iteration,
+            state_dir=ws.dir.resolve(),
+            handoff_file=report.resolve(),
+            timeout=member.timeout,
+            idle_timeout=member.idle_timeout,
+            kill_grace=member.kill_grace,
+            specs=tuple(s.path for s in specs),
+        )
+        result = self._run_agent(request, log, verifier)
+        failure = result.failure
+        tag = None if failure else parse_signal(result.output_text, prompt, result.final_text)
+        append_worklog(
+            ws.worklog,
+            "verification",
+            transition="answered",
+            attempt=attempt,
+            iteration=iteration,
+            tag=tag,
+            failure=failure,
+        )
+        # ralph runs the tests itself: the verifier's word alone never verifies anything
+        interrupted = result.process.interrupted
+        failed_checks: list[str] = []
+        if not interrupted:
+            failed_checks, interrupted = self._own_checks(specs, iteration, log)
+        with _deferred_interrupts():
+            failed_snapshot: StateError | None = None
+            with budget.operation("snapshot"):
+                try:
+                    after = self.snapshotter.take()
+                    changes = self.snapshotter.diff(before, after)
+                except StateError as exc:
+                    failed_snapshot, after = exc, before
+                    changes = Changes((f"(snapshot failed: {exc.message})",))
+                hidden = hidden_spec_hashes(opts.root)
+                changes = _with_hidden_spec_changes(changes, self.hidden, hidden)
+            with budget.operation("bookkeeping"):
+                verdict = fv.judge(
+                    tag, "interrupted" if interrupted else failure, changes.paths, failed_checks
+                )
+                dropped: tuple[str, ...] = ()
+                if interrupted:  # the user stopped it: no verdict either way
+                    pass
+                elif verdict.passed:
+                    self.state = fv.after_pass(self.state)
+                else:
+                    self.state, dropped = fv.after_failure(self.state, verdict)
+                if not interrupted:
+                    self._feed_breaker(
+                        verdict.passed,
+                        f"final verification {attempt}: {verdict.summary}",
+                        fv.SUBJECT,
+                    )
+            with budget.operation("state_save"):
+                self.save()
+            if failed_snapshot is not None:
+                log.close(f"# ralph could not take a snapshot: {failed_snapshot.message}")
+                raise failed_snapshot
+            self._save_snapshot(after, hidden)
+            self.lock.update(agent_pid=None)
+            elapsed = time.time() - started
+            with budget.operation("logs"):
+                log.close(
+                    f"# ended: verdict={'PASS' if verdict.passed else 'FAIL'} "
+                    f"files_changed={len(changes)} elapsed={elapsed:.1f}s"
+                )
+                status = "VERIFY_PASS" if verdict.passed else "VERIFY_FAIL"
+                append_progress(
+                    ws.progress,
+                    f"final verification {attempt} (rotation {iteration}): "
+                    + ("PASS" if verdict.passed else f"FAIL: {verdict.summary}"),
+                )
+                if not verdict.passed:
+                    append_error(
+                        ws.errors_log,
+                        f"final verification {attempt} (rotation {iteration}) failed: "
+                        f"{verdict.summary} (log {ws.rel(log.path)})",
+                    )
+                    note = (
+                        f"final verification {attempt} (rotation {iteration}) failed: "
+                        f"{verdict.summary}. The verifier's report: {ws.rel(report)}; "
+                        f"its log: {ws.rel(log.path)}. Check this spec against it."
+                    )
+                    for spec in specs:
+                        append_note(ws.handoff(spec_slug(spec.path)), note)
+                append_worklog(
+                    ws.worklog,
+                    "verification",
+                    transition="passed" if verdict.passed else "failed",
+                    attempt=attempt,
+                    iteration=iteration,
+                    reasons=list(verdict.reasons),
+                    files_changed=len(changes),
+                    downgraded=list(dropped),
+                    failures=self.state.final.failures,
+                )
+            self._record_budget(iteration, budget)
+            self.emit(
+                RotationEnded(
+                    verifier.name,
+                    "(all specs)",
+                    "VERIFY",
+                    iteration,
+                    self.limit,
+                    status,
+                    len(changes),
+                    3 if verdict.passed else 2,
+                    elapsed,
+                    None if verdict.passed else verdict.summary,
+                    dropped,
+                    self.rows(),
+                )
+            )
+        return after, verdict, interrupted
+
+
+def _check_line(name: str, command: str, result: CheckResult) -> str:
+    """One check ralph ran in a final verification, for its history log."""
+    what = f" `{command}`" if command else ""
+    verdict = "passed" if result.passed else "FAILED"
+    output = f"{result.output}\n" if not result.passed and result.output else ""
+    return f"\n# ralph ran {name}{what}: {verdict} ({result.summary})\n{output}"
 
 
 def hidden_spec_hashes(root: Path) -> dict[str, str]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from ralph.breaker import Breaker
 from ralph.specs import Spec
-from ralph.state import MAX_COUNT, SpecState, State
+from ralph.state import MAX_COUNT, FinalVerification, SpecState, State
 
 DONE = "DONE"
 
@@ -58,6 +59,8 @@ def record_rotation(
         modified_files=changed,
         rotations=spec.rotations + 1,
     )
+    # A final verification speaks for the tree it saw; any later rotation makes it stale.
+    state = replace(state, final=replace(state.final, passed=False))
     return state.with_spec(updated), downgraded
 
 
@@ -87,7 +90,8 @@ def reconcile(state: State, specs: Sequence[Spec]) -> Rescan:
             continue
         if old.last_hash is not None and old.last_hash != spec.content_hash and old.done_count:
             modified.append(spec.path)
-            old = replace(old, done_count=0)
+            # new requirements: an earlier "accept" or "go on without verification" is void
+            old = replace(old, done_count=0, override=None)
         rows.append(old)
     present = {spec.path for spec in specs}
     removed = tuple(s.path for s in state.specs if s.path not in present)
@@ -102,6 +106,8 @@ def reset_counters(state: State) -> State:
     The per-mode rotation counts go back to zero too, so the front matter's iteration caps
     start over (a spec blocked by one may run again), and front matter an agent wrote is
     accepted.
+    The final verification's record and the circuit breaker start over too: a reset is the
+    user's explicit decision to start the verification from scratch.
     """
     return replace(
         state,
@@ -116,7 +122,10 @@ def reset_counters(state: State) -> State:
                 review_rotations=0,
                 blocked=None,
                 agent_front_matter=None,  # the person running reset accepts the front matter
+                override=None,
             )
             for s in state.specs
         ),
+        final=FinalVerification(),
+        breaker=Breaker(),
     )

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ralph.errors import ExitCode, RalphError, StateError, UsageError
 from ralph.events import Event, RunStarted, SpecRow
@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from ralph.pool import Member, PoolPolicy
 
 OPTIONS_FILE = "run-options.json"
+
+if TYPE_CHECKING:
+    from ralph.escalation import Choice, Decide, Escalation
+    from ralph.ui import Display
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,7 @@ class RunRequest:
     junit: Path | None = None
     report_json: Path | None = None
     notify: bool = False
+    on_escalation: str | None = None  # abort | accept | continue, for a headless run
     # The options as given (after --continue merged the saved ones): saved in .ralph/ once
     # the run has started, for the next `ralph run --continue`.
     saved_options: dict[str, Any] | None = field(default=None, compare=False)
@@ -129,6 +134,13 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         max_cost=req.max_cost if req.max_cost is not None else config.max_cost,
         max_tokens=req.max_tokens if req.max_tokens is not None else config.max_tokens,
         own_files=own_files(req.root, (req.junit, req.report_json, *_last_reports(req.root))),
+        final_verification=config.final_verification,
+        max_verification_failures=config.max_verification_failures,
+        test_command=config.test_command,
+        test_timeout=config.test_timeout,
+        breaker_threshold=config.breaker.threshold,
+        breaker_cooldown=config.breaker.cooldown,
+        latency_budget_ms=config.latency_budget_ms,
     )
     with make_display(
         stream=sys.stdout,
@@ -146,7 +158,23 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
                 save_run_options(req.root, req.saved_options)
             display.handle(event)
 
-        return run_loop(opts, emit)
+        decide = _decider(display, req.on_escalation or config.on_escalation)
+        return run_loop(replace(opts, decide=decide), emit)
+
+
+def _decider(display: Display, headless_choice: str) -> Decide:
+    """On a terminal ask the user; headless (no terminal, or CI) take the configured choice."""
+    from ralph.escalation import ask, describe, is_headless
+
+    def decide(e: Escalation) -> Choice:
+        if is_headless(sys.stdin):
+            print(describe(e), file=sys.stderr, end="")
+            print(f"headless: --on-escalation {headless_choice}", file=sys.stderr, flush=True)
+            return cast("Choice", headless_choice)
+        display.close()  # a live panel would draw over the question; the next event restores it
+        return ask(e, sys.stdin, sys.stderr)
+
+    return decide
 
 
 def _last_reports(root: Path) -> tuple[Path | None, ...]:

@@ -14,7 +14,11 @@ SIGNALS: Final = {
     "STUCK": "STUCK",
     "GUTTER": "STUCK",
     "QUESTION": "QUESTION",
+    "VERIFY_PASS": "VERIFY_PASS",
+    "VERIFY_FAIL": "VERIFY_FAIL",
 }
+# The verdicts of a final verification rotation; in any other rotation they mean nothing.
+VERDICTS: Final = frozenset({"VERIFY_PASS", "VERIFY_FAIL"})
 TAG: Final = re.compile(r"<ralph>\s*([A-Za-z_]+)\s*</ralph>")
 
 # The protocol as the prompt states it. These lines carry tags as *instructions*; an agent that
@@ -30,8 +34,17 @@ End your reply with exactly one signal tag on its own line; ralph reads the last
 - `<ralph>QUESTION</ralph>` when you need an answer from a human (write it to .ralph/question.md).
 Aliases: `<ralph>COMPLETE</ralph>` means DONE and `<ralph>GUTTER</ralph>` means STUCK.
 """
+VERIFY_PROTOCOL: Final = """\
+## How to end this verification
+End your reply with exactly one verdict tag on its own line; ralph reads the last one:
+- `<ralph>VERIFY_PASS</ralph>` when the tests pass and every spec is really met.
+- `<ralph>VERIFY_FAIL</ralph>` when anything is missing or wrong (explain what first).
+"""
 _PROTOCOL_LINES: Final = frozenset(
-    line.strip() for line in PROTOCOL.splitlines() if TAG.search(line)
+    line.strip()
+    for text in (PROTOCOL, VERIFY_PROTOCOL)
+    for line in text.splitlines()
+    if TAG.search(line)
 )
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ralph.breaker import STATES as BREAKER_STATES
+from ralph.breaker import Breaker
 from ralph.errors import StateError
 
 SCHEMA_VERSION = 1
@@ -19,6 +21,9 @@ MAX_COUNT = 3
 # Statuses a spec can carry: the agent's signals, NONE (no signal), ERROR (failed rotation) and
 # REFUSED (the agent said DONE but a completion check failed; counted as CONTINUE).
 STATUSES = ("DONE", "CONTINUE", "ROTATE", "STUCK", "QUESTION", "NONE", "ERROR", "REFUSED")
+# How a human resolved an escalation for a spec: its state taken as verified, or its
+# verification skipped (a risk the user took).
+OVERRIDES = ("user_accepted", "bypassed")
 RESET_HINT = (
     "ralph kept the file as it is; fix it by hand, or move it away to start over "
     "(every counter then starts again at 0/3)"
@@ -57,10 +62,22 @@ class SpecState:
     agent_front_matter: str | None = None
     usage: Tally = field(default_factory=Tally)
     last_changed_by: str | None = None  # the agent whose rotation last changed files
+    override: str | None = None  # one of OVERRIDES, set by an escalation choice
 
     @property
     def needs_work(self) -> bool:
         return self.done_count < MAX_COUNT
+
+
+@dataclass(frozen=True)
+class FinalVerification:
+    """The independent verification once every spec is at 3/3."""
+
+    passed: bool = False  # the last one passed and no rotation has run since
+    failures: int = 0  # consecutive failed verifications
+    bypassed: bool = False  # the user chose to go on without it (a risk)
+    accepted: bool = False  # the user took the state as verified (user_accepted)
+    last_failure: str | None = None  # what the last failed one found
 
 
 @dataclass(frozen=True)
@@ -72,6 +89,8 @@ class State:
     specs: tuple[SpecState, ...] = field(default_factory=tuple)
     usage: Tally = field(default_factory=Tally)  # every rotation since the state was created
     agent_usage: tuple[tuple[str, Tally], ...] = ()  # the same, per agent, in first-use order
+    final: FinalVerification = field(default_factory=FinalVerification)
+    breaker: Breaker = field(default_factory=Breaker)
 
     def get(self, path: str) -> SpecState | None:
         return next((s for s in self.specs if s.path == path), None)
@@ -95,6 +114,20 @@ def state_to_json(state: State) -> dict[str, Any]:
         "specs": [spec_to_json(s) for s in state.specs],
         "usage": tally_to_json(state.usage),
         "agents": {name: tally_to_json(t) for name, t in state.agent_usage},
+        "final_verification": {
+            "passed": state.final.passed,
+            "failures": state.final.failures,
+            "bypassed": state.final.bypassed,
+            "accepted": state.final.accepted,
+            "last_failure": state.final.last_failure,
+        },
+        "breaker": {
+            "state": state.breaker.state,
+            "failures": state.breaker.failures,
+            "opened_at": state.breaker.opened_at,
+            "reasons": list(state.breaker.reasons),
+            "subject": state.breaker.subject,
+        },
     }
 
 
@@ -116,6 +149,8 @@ def spec_to_json(s: SpecState) -> dict[str, Any]:
         data["usage"] = tally_to_json(s.usage)
     if s.last_changed_by is not None:
         data["last_changed_by"] = s.last_changed_by
+    if s.override is not None:
+        data["override"] = s.override
     return data
 
 
@@ -164,6 +199,18 @@ class _Checker:
             cost_usd=float(cost),
             unpriced=self.int_(raw, "unpriced", sub, 0, None),
         )
+
+    def bool_(self, data: dict[str, Any], key: str, prefix: str) -> bool:
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            raise self.fail(prefix + key, f"expected true or false, got {value!r}")
+        return value
+
+    def obj(self, data: dict[str, Any], key: str) -> dict[str, Any]:
+        value = data.get(key, {})
+        if not isinstance(value, dict):
+            raise self.fail(key, "expected an object")
+        return value
 
     def opt_str(self, data: dict[str, Any], key: str, prefix: str) -> str | None:
         value = data.get(key)
@@ -220,6 +267,7 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
                 agent_front_matter=check.opt_str(raw, "agent_front_matter", prefix),
                 usage=check.tally(raw, "usage", prefix),
                 last_changed_by=check.opt_str(raw, "last_changed_by", prefix),
+                override=_choice(check, raw, "override", prefix, OVERRIDES),
             )
         )
     max_iteration = data.get("max_iterations")
@@ -233,6 +281,48 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
         specs=tuple(specs),
         usage=check.tally(data, "usage", ""),
         agent_usage=_agent_usage(check, data),
+        final=_final_from_json(check, check.obj(data, "final_verification")),
+        breaker=_breaker_from_json(check, check.obj(data, "breaker")),
+    )
+
+
+def _choice(
+    check: _Checker, data: dict[str, Any], key: str, prefix: str, allowed: tuple[str, ...]
+) -> str | None:
+    value = check.opt_str(data, key, prefix)
+    if value is not None and value not in allowed:
+        raise check.fail(prefix + key, f"expected one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def _final_from_json(check: _Checker, raw: dict[str, Any]) -> FinalVerification:
+    prefix = "final_verification."
+    return FinalVerification(
+        passed=check.bool_(raw, "passed", prefix),
+        failures=check.int_(raw, "failures", prefix, 0, None),
+        bypassed=check.bool_(raw, "bypassed", prefix),
+        accepted=check.bool_(raw, "accepted", prefix),
+        last_failure=check.opt_str(raw, "last_failure", prefix),
+    )
+
+
+def _breaker_from_json(check: _Checker, raw: dict[str, Any]) -> Breaker:
+    prefix = "breaker."
+    state = _choice(check, raw, "state", prefix, BREAKER_STATES) or "CLOSED"
+    opened_at = raw.get("opened_at")
+    if opened_at is not None and (
+        not isinstance(opened_at, (int, float)) or isinstance(opened_at, bool)
+    ):
+        raise check.fail(prefix + "opened_at", f"expected a number or null, got {opened_at!r}")
+    reasons = raw.get("reasons", [])
+    if not isinstance(reasons, list) or not all(isinstance(r, str) for r in reasons):
+        raise check.fail(prefix + "reasons", "expected a list of strings")
+    return Breaker(
+        state=state,  # type: ignore[arg-type]  # checked against STATES above
+        failures=check.int_(raw, "failures", prefix, 0, None),
+        opened_at=None if opened_at is None else float(opened_at),
+        reasons=tuple(reasons),
+        subject=check.opt_str(raw, "subject", prefix),
     )
 
 

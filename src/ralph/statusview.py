@@ -25,6 +25,8 @@ SIGNAL_STYLES = {
     "NONE": "yellow",
     "ERROR": "bold red",
     "REFUSED": "bold yellow",  # said DONE, but a completion check failed
+    "VERIFY_PASS": "bold green",
+    "VERIFY_FAIL": "bold red",
 }
 
 

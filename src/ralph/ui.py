@@ -70,7 +70,8 @@ _ESCAPES = re.compile(
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 )
 
-_MODE_STYLES = {"IMPLEMENT": "cyan", "REVIEW": "magenta"}
+_MODE_STYLES = {"IMPLEMENT": "cyan", "REVIEW": "magenta", "VERIFY": "bold blue"}
+_DOING = {"IMPLEMENT": "implementing…", "REVIEW": "reviewing…", "VERIFY": "verifying…"}
 
 
 class Display(Protocol):
@@ -269,7 +270,7 @@ def _title(view: PanelView) -> Text:
     name = "ralph" if view.waiting_until is not None else view.agent or "ralph"
     title.append(name, style="bold")
     if view.phase == "running":
-        doing = "reviewing…" if view.mode == "REVIEW" else "implementing…"
+        doing = _DOING.get(view.mode or "", "implementing…")
         title.append(f" {doing}", style=_MODE_STYLES.get(view.mode or "", ""))
     elif view.phase == "finished":
         if view.exit_code in (None, 0):
@@ -451,6 +452,8 @@ class LiveDisplay(_Closing):
     def _start(self) -> Live:
         # Started on the first event rather than in __init__ so that building a display
         # (for example to pick one) draws nothing and starts no refresh thread.
+        if self._live is not None and not self._live.is_started:
+            self._live.start(refresh=True)  # paused to ask the user something; back on
         if self._live is None:
             from rich.live import Live
 

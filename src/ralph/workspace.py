@@ -75,6 +75,26 @@ class Workspace:
     def history(self) -> Path:
         return self.dir / "history"
 
+    @property
+    def progress(self) -> Path:
+        return self.dir / "progress.md"
+
+    @property
+    def errors_log(self) -> Path:
+        return self.dir / "errors.log"
+
+    @property
+    def question(self) -> Path:
+        return self.dir / "question.md"
+
+    @property
+    def answer(self) -> Path:
+        return self.dir / "answer.md"
+
+    @property
+    def archive(self) -> Path:
+        return self.dir / "archive"
+
     def handoff(self, slug: str) -> Path:
         return self.handoffs / f"{slug}.md"
 

@@ -2,8 +2,10 @@
 
 Usage: scripted_agent.py SCRIPT.json. The script maps a spec path (or "*") to a list of steps;
 the Nth rotation of a spec runs its Nth step (the last step repeats). Run as a semantic check's
-judge (RALPH_MODE=JUDGE) it prints the script's "JUDGE" answer (default VERIFIED). Each call is
-appended to SCRIPT.json.calls.jsonl with the environment ralph passed, so tests can check it.
+judge (RALPH_MODE=JUDGE) it prints the script's "JUDGE" answer (default VERIFIED). A final
+verification (RALPH_MODE=VERIFY) runs the steps under "VERIFY" instead (default: answer
+VERIFY_PASS). Each call is appended to SCRIPT.json.calls.jsonl with the environment ralph
+passed, so tests can check it.
 """
 
 from __future__ import annotations
@@ -22,21 +24,31 @@ def main() -> int:
     script: dict[str, Any] = json.loads(script_path.read_text())
     prompt = sys.stdin.read()
     spec = os.environ.get("RALPH_SPEC", "")
+    mode = os.environ.get("RALPH_MODE")
     calls_path = script_path.with_name(script_path.name + ".calls.jsonl")
-    if os.environ.get("RALPH_MODE") == "JUDGE":
+    if mode == "JUDGE":
         # a semantic check's judge: answer as the script's "JUDGE" key says
         with calls_path.with_name(calls_path.name + ".judge").open("a") as f:
             f.write(json.dumps({"spec": spec}) + "\n")
         print(script.get("JUDGE", "VERIFIED"))
         return 0
-    previous = calls_path.read_text().splitlines() if calls_path.exists() else []
-    nth = sum(1 for line in previous if json.loads(line)["spec"] == spec)
-    steps = script.get(spec) or script.get("*") or [{"signal": "DONE"}]
+    previous = (
+        [json.loads(line) for line in calls_path.read_text().splitlines()]
+        if calls_path.exists()
+        else []
+    )
+    if mode == "VERIFY":
+        nth = sum(1 for call in previous if call["mode"] == "VERIFY")
+        steps = script.get("VERIFY") or [{"signal": "VERIFY_PASS"}]
+    else:
+        nth = sum(1 for call in previous if call["spec"] == spec and call["mode"] != "VERIFY")
+        steps = script.get(spec) or script.get("*") or [{"signal": "DONE"}]
     step = steps[min(nth, len(steps) - 1)]
     prompt_file = os.environ.get("RALPH_PROMPT_FILE", "")
     record = {
         "spec": spec,
-        "mode": os.environ.get("RALPH_MODE"),
+        "mode": mode,
+        "specs": os.environ.get("RALPH_SPECS", "").split("\n"),
         "iteration": os.environ.get("RALPH_ITERATION"),
         "state_dir": os.environ.get("RALPH_STATE_DIR"),
         "handoff": os.environ.get("RALPH_HANDOFF_FILE"),

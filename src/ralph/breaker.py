@@ -1,0 +1,96 @@
+"""The circuit breaker over repeated failures: pure, so every transition is unit-tested.
+
+Failures are refused DONEs, failed final verifications and failed rotations (crash, error exit,
+timeout); any other outcome is a success. Failures count in a row whatever they are about; a
+success resets them only when it is about the subject of the latest failure (the same spec, or
+the final verification), so a spec that keeps failing is not hidden by another spec's progress,
+and review rotations between failed verifications do not hide those. After `threshold`
+consecutive failures the breaker opens
+and ralph escalates to a human. An open breaker blocks until its cooldown has passed, then lets
+exactly one trial through (HALF_OPEN): a success closes it, a failure opens it again. The
+breaker lives in `state.json`, so restarting ralph never resets it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Final, Literal
+
+BreakerState = Literal["CLOSED", "OPEN", "HALF_OPEN"]
+CLOSED: Final = "CLOSED"
+OPEN: Final = "OPEN"
+HALF_OPEN: Final = "HALF_OPEN"
+STATES: Final = (CLOSED, OPEN, HALF_OPEN)
+DEFAULT_THRESHOLD: Final = 3
+DEFAULT_COOLDOWN: Final = 300.0  # seconds
+KEPT_REASONS: Final = 5  # the last failures, shown when ralph escalates
+
+
+@dataclass(frozen=True)
+class Breaker:
+    state: BreakerState = CLOSED
+    failures: int = 0  # consecutive failures since the last success
+    opened_at: float | None = None  # epoch seconds when it last opened
+    reasons: tuple[str, ...] = ()  # the most recent failures, oldest first
+    subject: str | None = None  # what the latest failure was about (a spec path)
+
+
+@dataclass(frozen=True)
+class Transition:
+    before: BreakerState
+    after: BreakerState
+    reason: str
+
+
+def record(
+    breaker: Breaker,
+    *,
+    success: bool,
+    now: float,
+    threshold: int,
+    reason: str = "",
+    subject: str | None = None,
+) -> tuple[Breaker, Transition | None]:
+    """The breaker after one outcome, and the state transition it caused (None: no change)."""
+    if success:
+        if breaker.subject is not None and subject is not None and subject != breaker.subject:
+            return breaker, None  # another spec doing fine says nothing about the failing one
+        after = Breaker()
+        if breaker.state == CLOSED:
+            return after, None
+        return after, Transition(breaker.state, CLOSED, "success")
+    failures = breaker.failures + 1
+    reasons = (*breaker.reasons, reason)[-KEPT_REASONS:]
+    failed = replace(breaker, failures=failures, reasons=reasons, subject=subject)
+    if breaker.state == OPEN:  # a failure while blocked (the user chose to go on): stays open
+        return failed, None
+    if breaker.state == HALF_OPEN or failures >= threshold:
+        why = "the trial failed" if breaker.state == HALF_OPEN else f"{failures} failures in a row"
+        return replace(failed, state=OPEN, opened_at=now), Transition(breaker.state, OPEN, why)
+    return failed, None
+
+
+def cooldown_left(breaker: Breaker, *, now: float, cooldown: float) -> float:
+    """Seconds until an open breaker allows a trial; 0 when it is not open or the time is up."""
+    if breaker.state != OPEN or breaker.opened_at is None:
+        return 0.0
+    return max(0.0, breaker.opened_at + cooldown - now)
+
+
+def admit(
+    breaker: Breaker, *, now: float, cooldown: float
+) -> tuple[Breaker, bool, Transition | None]:
+    """May the next attempt run? An open breaker whose cooldown is over becomes HALF_OPEN and
+    lets one trial through; one still cooling down refuses."""
+    if breaker.state != OPEN:
+        return breaker, True, None
+    if cooldown_left(breaker, now=now, cooldown=cooldown) > 0:
+        return breaker, False, None
+    return replace(breaker, state=HALF_OPEN), True, Transition(OPEN, HALF_OPEN, "cooldown over")
+
+
+def reset(breaker: Breaker, why: str) -> tuple[Breaker, Transition | None]:
+    """A human resolved the escalation: back to CLOSED with no failures counted."""
+    if breaker.state == CLOSED:
+        return Breaker(), None
+    return Breaker(), Transition(breaker.state, CLOSED, why)

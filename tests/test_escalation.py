@@ -1,0 +1,283 @@
+"""Circuit breaker in the loop, and escalation: Accept / Abort / Continue (seed T3.3, T3.4).
+
+Headless runs (CliRunner's stdin is no terminal) decide by `--on-escalation`; the terminal
+question is tested through a real pseudo-terminal.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import select
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ralph.escalation import (
+    Escalation,
+    apply_choice,
+    ask,
+    describe,
+    is_headless,
+    parse_choice,
+)
+from ralph.state import SpecState, State
+from tests.conftest import Project
+
+SPEC = "# goal\n- [ ] the work\n"
+CRASH = [{"say": "Traceback: boom", "exit": 1}]
+
+
+def escalation(spec: str | None = "PROMPT.md") -> Escalation:
+    return Escalation(spec=spec, failures=3, reasons=("r1", "r2", "r3"), cooldown_left=120)
+
+
+# --------------------------------------------------------------------------- pure parts
+
+
+def test_three_choices_are_presented_with_what_failed() -> None:
+    text = describe(escalation())
+    assert "3 failures in a row on PROMPT.md" in text
+    assert "  - r1\n  - r2\n  - r3\n" in text
+    for option in ("[1] Accept", "[2] Abort", "[3] Continue"):
+        assert option in text
+    assert "wait 120 s" in text
+    assert "the final verification" in describe(escalation(None))
+
+
+@pytest.mark.parametrize(
+    ("typed", "choice"),
+    [("1", "accept"), ("accept", "accept"), (" Ab\n", "abort"), ("3", "continue"), ("x", None)],
+)
+def test_parse_choice(typed: str, choice: str | None) -> None:
+    assert parse_choice(typed) == choice
+
+
+def test_ask_repeats_until_a_valid_answer_and_end_of_input_aborts() -> None:
+    out = io.StringIO()
+    assert ask(escalation(), io.StringIO("maybe\n3\n"), out) == "continue"
+    assert "not a choice: 'maybe'" in out.getvalue()
+    assert ask(escalation(), io.StringIO(""), io.StringIO()) == "abort"
+    assert ask(escalation(), io.StringIO("?\n" * 10), io.StringIO()) == "abort"
+
+
+def test_headless_when_no_terminal_or_ci_is_set() -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert is_headless(io.StringIO(), {}) is True
+    assert is_headless(None, {}) is True
+    assert is_headless(Tty(), {}) is False
+    assert is_headless(Tty(), {"CI": "true"}) is True
+    assert is_headless(Tty(), {"CI": "false"}) is False
+
+
+def test_apply_choice_records_each_resolution() -> None:
+    state = State(specs=(SpecState("PROMPT.md", done_count=1),))
+    accepted = apply_choice(state, escalation(), "accept")
+    assert (accepted.specs[0].done_count, accepted.specs[0].override) == (3, "user_accepted")
+    bypassed = apply_choice(state, escalation(), "continue")
+    assert (bypassed.specs[0].done_count, bypassed.specs[0].override) == (1, "bypassed")
+    assert apply_choice(state, escalation(), "abort") == state
+    assert apply_choice(state, escalation(None), "accept").final.accepted is True
+    assert apply_choice(state, escalation(None), "continue").final.bypassed is True
+    assert apply_choice(state, escalation("gone.spec.md"), "accept").specs == state.specs
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def test_three_failed_rotations_open_the_breaker_and_headless_default_aborts(
+    git_project: Project,
+) -> None:
+    git_project.write({"PROMPT.md": SPEC})
+    cmd = git_project.script({"*": CRASH})
+    res = git_project.run("run", "--agent-command", cmd)
+    assert res.exit_code == 5, res
+    assert len(git_project.calls()) == 3  # not one rotation more
+    assert "aborted after 3 failures in a row on PROMPT.md" in res.stdout
+    assert "[1] Accept" in res.stderr and "--on-escalation abort" in res.stderr
+    state = git_project.state()
+    assert state["breaker"]["state"] == "OPEN"
+    assert state["breaker"]["failures"] == 3
+    breaker = git_project.worklog("breaker")
+    assert [(b["before"], b["after"]) for b in breaker] == [("CLOSED", "OPEN")]
+    (choice,) = git_project.worklog("escalation")
+    assert (choice["choice"], choice["outcome"], choice["subject"]) == (
+        "abort",
+        "aborted",
+        "PROMPT.md",
+    )
+    assert "circuit breaker opened" in (git_project.root / ".ralph/errors.log").read_text()
+    # a restart does not reset it: within the cooldown it asks again before any agent runs
+    again = git_project.run("run", "--agent-command", cmd)
+    assert again.exit_code == 5, again
+    assert len(git_project.calls()) == 3
+
+
+def test_accept_takes_the_spec_as_verified(git_project: Project) -> None:
+    git_project.write({"PROMPT.md": SPEC})
+    cmd = git_project.script({"*": CRASH})
+    res = git_project.run("run", "--agent-command", cmd, "--on-escalation", "accept")
+    assert res.exit_code == 0, res
+    spec = git_project.state()["specs"][0]
+    assert (spec["done_count"], spec["override"]) == (3, "user_accepted")
+    assert git_project.state()["breaker"]["state"] == "CLOSED"
+    (choice,) = git_project.worklog("escalation")
+    assert choice["outcome"] == "user_accepted"
+    assert "accepted as verified by the user" in res.stdout
+    status = git_project.run("status", "--json")
+    assert '"override": "user_accepted"' in status.stdout
+
+
+def test_continue_goes_on_without_verification_recorded_as_a_risk(git_project: Project) -> None:
+    git_project.write({"PROMPT.md": SPEC})
+    cmd = git_project.script({"*": [*CRASH * 3, {"signal": "DONE"}]})
+    res = git_project.run("run", "--agent-command", cmd, "--on-escalation", "continue")
+    assert res.exit_code == 0, res
+    spec = git_project.state()["specs"][0]
+    assert spec["override"] == "bypassed"
+    assert "going on without verification for PROMPT.md" in res.stdout
+    (archived,) = (git_project.root / ".ralph/archive").iterdir()  # the run was verified
+    assert "risk: PROMPT.md" in (archived / "errors.log").read_text()
+    assert [e["choice"] for e in git_project.worklog("escalation")] == ["continue"]
+    assert len(git_project.calls()) == 6  # three failures, then DONE three times
+
+
+def test_the_headless_choice_can_come_from_ralph_yaml(git_project: Project) -> None:
+    git_project.write(
+        {"PROMPT.md": SPEC, "ralph.yaml": "on_escalation: accept\nbreaker: {threshold: 2}\n"}
+    )
+    res = git_project.run("run", "--agent-command", git_project.script({"*": CRASH}))
+    assert res.exit_code == 0, res
+    assert len(git_project.calls()) == 2
+    assert git_project.worklog("escalation")[0]["choice"] == "accept"
+
+
+def test_after_the_cooldown_one_trial_runs_and_its_success_closes_the_breaker(
+    git_project: Project,
+) -> None:
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "breaker: {cooldown: 0}\n"})
+    crash = git_project.script({"*": CRASH})
+    assert git_project.run("run", "--agent-command", crash).exit_code == 5
+    fixed = git_project.script({"*": [{"signal": "DONE"}]})
+    res = git_project.run("run", "--agent-command", fixed)
+    assert res.exit_code == 0, res
+    transitions = [(b["before"], b["after"]) for b in git_project.worklog("breaker")]
+    assert transitions == [("CLOSED", "OPEN"), ("OPEN", "HALF_OPEN"), ("HALF_OPEN", "CLOSED")]
+
+
+def test_a_failed_trial_opens_it_again(git_project: Project) -> None:
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "breaker: {cooldown: 0}\n"})
+    crash = git_project.script({"*": CRASH})
+    assert git_project.run("run", "--agent-command", crash).exit_code == 5
+    res = git_project.run("run", "--agent-command", crash)
+    assert res.exit_code == 5, res
+    assert len(git_project.calls()) == 4  # exactly one trial
+    transitions = [(b["before"], b["after"]) for b in git_project.worklog("breaker")]
+    assert transitions[-2:] == [("OPEN", "HALF_OPEN"), ("HALF_OPEN", "OPEN")]
+
+
+def test_other_specs_progress_does_not_hide_a_spec_that_keeps_failing(
+    git_project: Project,
+) -> None:
+    git_project.write({"PROMPT.md": SPEC, "specs/b.spec.md": "# b\n"})
+    cmd = git_project.script(
+        {
+            "PROMPT.md": [{"write": {"a.py": "1"}, "exit": 1}, {"exit": 1}, {"exit": 1}],
+            "specs/b.spec.md": [{"signal": "DONE"}],
+        }
+    )
+    res = git_project.run("run", "--agent-command", cmd, "-n", "20")
+    assert res.exit_code == 5, res
+    assert "3 failures in a row on PROMPT.md" in res.stdout
+
+
+# --------------------------------------------------------------------------- on a terminal
+
+
+def _read_until(fd: int, needle: bytes, seen: bytearray, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while needle not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"never saw {needle!r} in:\n{seen.decode(errors='replace')}")
+        ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen.extend(chunk)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+@pytest.mark.parametrize(("typed", "code", "override"), [("1", 0, "user_accepted"), ("2", 5, None)])
+def test_on_a_terminal_ralph_asks(
+    git_project: Project, typed: str, code: int, override: str | None
+) -> None:
+    import pty
+
+    git_project.write({"PROMPT.md": SPEC})
+    cmd = git_project.script({"*": CRASH})
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "CI"}  # a CI job's env would be headless
+    env.update(TERM="xterm", COLUMNS="100", LINES="40")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ralph", "run", "--agent-command", cmd],
+        cwd=git_project.root,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        close_fds=True,
+    )
+    os.close(slave)
+    seen = bytearray()
+    try:
+        _read_until(master, b"Enter choice (1/2/3): ", seen)
+        assert b"[3] Continue" in seen
+        os.write(master, b"what?\n")  # not a choice: asked again
+        _read_until(master, b"not a choice", seen)
+        os.write(master, typed.encode() + b"\n")
+        _read_until(master, b"finished" if code == 0 else b"stopped (exit 5)", seen)
+        assert proc.wait(timeout=60) == code
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(master)
+    spec = git_project.state()["specs"][0]
+    assert spec.get("override") == override
+    assert git_project.worklog("escalation")[0]["choice"] == ("accept" if typed == "1" else "abort")
+
+
+def test_escalation_choices_in_status_json(git_project: Project) -> None:
+    git_project.write({"PROMPT.md": SPEC})
+    git_project.run(
+        "run",
+        "--agent-command",
+        git_project.script({"*": CRASH}),
+        "--on-escalation",
+        "continue",
+        "-n",
+        "4",
+    )
+    status = git_project.run("status", "--json")
+    assert '"state": "CLOSED"' in status.stdout
+    assert '"override": "bypassed"' in status.stdout
+
+
+def test_ralph_reset_closes_the_breaker(git_project: Project) -> None:
+    git_project.write({"PROMPT.md": SPEC})
+    cmd = git_project.script({"*": [*CRASH * 3, {"signal": "DONE"}]})
+    assert git_project.run("run", "--agent-command", cmd).exit_code == 5
+    assert git_project.run("reset").exit_code == 0
+    assert git_project.state()["breaker"]["state"] == "CLOSED"
+    res = git_project.run("run", "--agent-command", cmd)
+    assert res.exit_code == 0, res
