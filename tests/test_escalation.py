@@ -134,7 +134,8 @@ def test_accept_takes_the_spec_as_verified(git_project: Project) -> None:
 
 
 def test_continue_goes_on_without_verification_recorded_as_a_risk(git_project: Project) -> None:
-    git_project.write({"PROMPT.md": SPEC})
+    # the pool would evict an agent after 3 failures too: this one stays, the breaker decides
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "pool: {max_failures: null}\n"})
     cmd = git_project.script({"*": [*CRASH * 3, {"signal": "DONE"}]})
     res = git_project.run("run", "--agent-command", cmd, "--on-escalation", "continue")
     assert res.exit_code == 0, res

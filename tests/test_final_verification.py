@@ -349,3 +349,30 @@ def test_a_specs_own_test_command_and_external_checks_run_in_the_verification(
     ]
     last = git_project.state()["final_verification"]["last_failure"]
     assert "PROMPT.md: test_command: exit code 1" in last
+
+
+def test_the_verifier_is_another_agent_of_the_pool_than_the_one_that_completed(
+    git_project: Project,
+) -> None:
+    git_project.write({"PROMPT.md": SPEC, "specs/b.spec.md": "# b\n"})
+    first = git_project.script({"*": DONE})
+    other_script = git_project.root.parent / "other-script.json"
+    other_script.write_text(json.dumps({"*": DONE}))
+    second = f"{sys.executable} {Path(first.split()[1])} {other_script}"
+    res = git_project.run("run", "--agent-command", first, "--agent-command", second)
+    assert res.exit_code == 0, res
+    calls = {
+        "first": git_project.all_calls(),
+        "second": [
+            json.loads(line)
+            for line in other_script.with_name("other-script.json.calls.jsonl")
+            .read_text()
+            .splitlines()
+        ],
+    }
+    by_iteration = {int(c["iteration"]): (who, c["mode"]) for who, cs in calls.items() for c in cs}
+    last = max(by_iteration)
+    verifier, mode = by_iteration[last]
+    completer, _ = by_iteration[last - 1]
+    assert mode == "VERIFY"
+    assert verifier != completer

@@ -667,10 +667,10 @@ class _Run:
             done_count = now.done_count if now else 0
             with budget.operation("logs"):
                 if signal_ in FAILED_STATUSES:  # a failed rotation or a refused DONE
-                    what = "failed" if signal_ == "ERROR" else "DONE refused"
+                    what = f"failed: {note}" if signal_ == "ERROR" else (note or "DONE refused")
                     append_error(
                         ws.errors_log,
-                        f"rotation {iteration} {spec.path} [{mode}] {what}: {note or signal_} "
+                        f"rotation {iteration} {spec.path} [{mode}] {what} "
                         f"(log {ws.rel(log.path)})",
                     )
                 log.close(
