@@ -92,7 +92,8 @@ def test_a_rate_limit_benches_the_agent_and_the_next_rotation_goes_to_another(
 def test_a_single_agent_waits_for_a_known_reset_then_carries_on(
     git_project: Project, claude: Script
 ) -> None:
-    git_project.write({"PROMPT.md": "goal\n"})
+    # (this fake Claude has no VERIFY answer: the final verification is not what is tested)
+    git_project.write({"PROMPT.md": "goal\n", "ralph.yaml": "final_verification: false\n"})
     script = claude([{"kind": "rate_limit", "resets_in": 2}, DONE])
     started = time.monotonic()
     res = git_project.run("run", "--plain", "--agent", "claude")

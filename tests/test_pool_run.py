@@ -25,8 +25,10 @@ def agent(project: Project, name: str, steps: Steps) -> list[str]:
 
 
 def calls(project: Project, name: str) -> list[dict[str, Any]]:
+    """The agent's spec rotations (a final verification's call is left out)."""
     path = project.root.parent / f"{name}-script.json.calls.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    found = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return [c for c in found if c["mode"] != "VERIFY"]
 
 
 def pool_yaml(project: Project, agents: list[dict[str, Any]], **extra: Any) -> None:
@@ -65,7 +67,7 @@ def test_round_robin_alternates_and_every_record_names_the_agent_used(
     assert worklog(git_project, "run_start")[0]["agents"] == ["alpha", "beta"]
     # each history log's header names its agent
     logs = sorted((git_project.root / ".ralph" / "history").rglob("*.log"))
-    heads = [p.read_text().splitlines()[0] for p in logs]
+    heads = [p.read_text().splitlines()[0] for p in logs if p.parent.name != "final-verification"]
     assert [h.split("agent=")[1].split()[0] for h in heads] == ["alpha", "beta", "alpha"]
     # run.json, as each agent saw it while it ran, names that agent
     assert [c["run_json"]["agent"] for c in calls(git_project, "alpha")] == ["alpha", "alpha"]
@@ -350,6 +352,7 @@ def test_every_agent_evicted_stops_the_run_with_exit_1(git_project: Project) -> 
             {"name": "b", "command": agent(git_project, "b", {"*": [{"exit": 2}]})},
         ],
         pool={"max_failures": 2},
+        breaker={"threshold": 10},  # the circuit breaker would stop it first (3 in a row)
     )
     res = git_project.run("run", "-n", "20")
     assert res.exit_code == 1, res
@@ -362,11 +365,23 @@ def test_every_agent_evicted_stops_the_run_with_exit_1(git_project: Project) -> 
 
 
 def test_a_single_failing_agent_is_evicted_after_the_default_three(git_project: Project) -> None:
-    git_project.write({"PROMPT.md": "goal\n"})
+    # the circuit breaker (also 3 in a row by default) would ask a human first: raised here
+    git_project.write({"PROMPT.md": "goal\n", "ralph.yaml": "breaker: {threshold: 10}\n"})
     cmd = git_project.script({"*": [{"exit": 1}]})
     res = git_project.run("run", "--agent-command", cmd, "-n", "20")
     assert res.exit_code == 1, res
     assert len(git_project.rotation_ends()) == 3
+
+
+def test_the_breaker_asks_before_the_last_agent_is_evicted(git_project: Project) -> None:
+    """Both stop a single agent that fails 3 times in a row; the human is asked (headless:
+    abort, exit 5) rather than the run ending as an error."""
+    git_project.write({"PROMPT.md": "goal\n"})
+    cmd = git_project.script({"*": [{"exit": 1}]})
+    res = git_project.run("run", "--agent-command", cmd, "-n", "20")
+    assert res.exit_code == 5, res
+    assert len(git_project.rotation_ends()) == 3
+    assert "circuit breaker open" in res.stdout
 
 
 def _alive(pid: int) -> bool:

@@ -278,9 +278,6 @@ class _Run:
             if path is None:  # every spec that needs work is at an iteration cap
                 return self.end(ExitCode.MAX_ITERATIONS, self._blocked_reason())
             spec = next(s for s in specs if s.path == path)
-            stop = self._admit()
-            if stop is not None:
-                return stop
             choice = self._choose_agent(spec)
             if isinstance(choice, Wait):
                 stopped = self._wait(choice)
@@ -288,7 +285,10 @@ class _Run:
                     return stopped
                 continue  # re-scan and choose again: specs may have changed meanwhile
             if isinstance(choice, Exhausted):
-                self._exhausted(choice)  # raises
+                self._exhausted(choice)  # raises: with no agent left, there is nothing to ask
+            stop = self._admit()
+            if stop is not None:
+                return stop
             self._use(choice)
             outcome = self._rotation(spec, before, tick)
             before, signal_, changed, interrupted = outcome
