@@ -171,7 +171,9 @@ class _Run:
             self._display = None
 
     def save(self) -> None:
-        save_state(self.ws.state_file, self.state)
+        # never half a save: an interrupt waits for it (the atomic write leaves no temp file)
+        with _deferred_interrupts():
+            save_state(self.ws.state_file, self.state)
 
     def end(self, code: ExitCode, reason: str) -> int:
         spent = self.spent()
@@ -1247,12 +1249,28 @@ def _stop_signals_as_interrupt() -> contextlib.AbstractContextManager[None]:
 
 @contextmanager
 def _deferred_interrupts() -> Iterator[None]:
-    """Hold Ctrl-C, SIGTERM and SIGHUP while a rotation is recorded, then act on them."""
-    pending: list[int] = []
-    with _handled((signal.SIGINT, *_STOP_SIGNALS), lambda signum, frame: pending.append(signum)):
+    """Hold Ctrl-C, SIGTERM and SIGHUP while a rotation is recorded, then act on them.
+
+    Re-entrant: inside an outer block an inner one changes nothing, so the interrupt is acted
+    on only once the outermost block is done."""
+    global _DEFERRING  # noqa: PLW0603 -- signal handling is process-wide
+    if _DEFERRING:
         yield
+        return
+    pending: list[int] = []
+    _DEFERRING = True
+    try:
+        with _handled(
+            (signal.SIGINT, *_STOP_SIGNALS), lambda signum, frame: pending.append(signum)
+        ):
+            yield
+    finally:
+        _DEFERRING = False
     if pending:
         raise KeyboardInterrupt
+
+
+_DEFERRING = False
 
 
 def _account(state: State, spec: str, agent: str, result: AgentResult, changed: bool) -> State:
