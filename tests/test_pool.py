@@ -122,6 +122,16 @@ def test_a_reset_further_away_than_max_wait_is_exhausted_not_a_wait() -> None:
     assert isinstance(choose(near, policy, NOW, review=False, avoid=None), Wait)
 
 
+def test_a_far_reset_and_a_guessed_backoff_are_not_worth_waiting_for() -> None:
+    policy = PoolPolicy(max_wait=3600, backoff=600)
+    pool = Pool.of(["a", "b"])
+    pool = after_rotation(pool, policy, "a", "rate_limited", NOW, resets_at=NOW + 86400 * 30)
+    pool = after_rotation(pool, policy, "b", "rate_limited", NOW)
+    choice = choose(pool, policy, NOW, review=False, avoid=None)
+    assert isinstance(choice, Exhausted) and not choice.evicted
+    assert choice.retry_at == NOW + 600  # b's back-off is the first chance to try again
+
+
 def test_failures_in_a_row_evict_and_a_good_rotation_clears_the_count() -> None:
     policy = PoolPolicy(max_failures=2)
     pool = Pool.of(["a", "b"])

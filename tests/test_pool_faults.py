@@ -325,3 +325,54 @@ def test_bad_budget_flags(project: Project) -> None:
     assert res.exit_code == 2 and "--max-cost 0.0: must be more than 0" in res.stderr
     res = project.run("run", "--agent", "demo", "--max-tokens", "0")
     assert res.exit_code == 2
+
+
+# ------------------------------------------------------------------ across adapters
+
+
+def test_a_pool_of_two_real_adapters_rotates_past_a_rate_limit(
+    git_project: Project, claude: Script, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code benched for an hour; the Codex adapter (recorded `codex exec --json` output)
+    carries the run to 3/3, its tokens counted, its price unknown."""
+    from tests.agent_helpers import fake_cli, fixture
+
+    git_project.write({"PROMPT.md": "goal\n"})
+    claude([{"kind": "rate_limit", "resets_in": 3600}])
+    codex = fake_cli(
+        tmp_path / "codex-bin",
+        "codex",
+        monkeypatch,
+        stdout=fixture("codex-write-done.stdout"),
+        stderr=fixture("codex-write-done.stderr"),
+    )
+    res = git_project.run("run", "--agent", "claude", "--agent", "codex")
+    assert res.exit_code == 0, res
+    assert used(git_project) == [("claude", "ERROR")] + [("codex", "DONE")] * 3
+    assert len(codex.read_text().splitlines()) == 3
+    agents = git_project.state()["agents"]
+    assert agents["codex"]["input_tokens"] == 3 * 1334 and agents["codex"]["unpriced"] == 3
+
+
+def test_every_adapter_out_of_quota_and_nothing_near_to_wait_for_is_exit_4(
+    git_project: Project, claude: Script, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude's API 429 (no reset time) and Codex's usage limit ("try again at Jan 1st, 2030
+    12:00 AM", far past max_wait): nobody to wait for, exit 4."""
+    from tests.agent_helpers import fake_cli, fixture
+
+    git_project.write({"PROMPT.md": "goal\n"})
+    claude([{"kind": "rate_limit"}])
+    fake_cli(
+        tmp_path / "codex-bin",
+        "codex",
+        monkeypatch,
+        stdout=fixture("codex-usage-limit.stdout"),
+        stderr=fixture("codex-usage-limit.stderr"),
+        exit_code=1,
+    )
+    res = git_project.run("run", "--agent", "claude", "--agent", "codex", "-n", "10")
+    assert res.exit_code == 4, res
+    assert used(git_project) == [("claude", "ERROR"), ("codex", "ERROR")]
+    assert "codex until" in res.stderr and "claude back-off until" in res.stderr
+    assert [e["fault"] for e in git_project.rotation_ends()] == ["rate_limit", "rate_limit"]

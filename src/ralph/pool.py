@@ -142,7 +142,9 @@ def _nobody_ready(pool: Pool, policy: PoolPolicy, now: float) -> Wait | Exhauste
         )
     back = min(s.benched_until or now for s in benched)
     told = ", ".join(describe(s, now) for s in benched)
-    if any(s.reset_known for s in benched) and back - now <= policy.max_wait:
+    # Worth waiting for: a reset the agent announced, near enough. Until then ralph may as well
+    # retry an agent whose back-off (a guess) ends sooner; guesses alone are not waited for.
+    if any(s.reset_known and (s.benched_until or now) - now <= policy.max_wait for s in benched):
         return Wait(until=back, reason=f"every agent is rate-limited ({told})")
     return Exhausted(
         evicted=False, retry_at=back, reason=f"every agent is rate-limited or out ({told})"
