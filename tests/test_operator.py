@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -407,6 +408,20 @@ def test_status_watch_on_a_terminal_redraws_the_table(project: Project) -> None:
     text = out.decode("utf-8", "replace")
     assert "PROMPT.md" in text and "Counter" in text  # the Rich table, not the plain one
     assert "Traceback" not in text + err.decode()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["--no-color", "NO_COLOR", None])
+def test_status_on_a_terminal_honours_no_color(project: Project, how: str | None) -> None:
+    project.write({"PROMPT.md": "# goal\n"})
+    assert project.run("run", "--agent-command", project.script({"*": DONE})).exit_code == 0
+    args = ["status", "--no-color"] if how == "--no-color" else ["status"]
+    env = {"NO_COLOR": "1"} if how == "NO_COLOR" else {}
+    code, out = run_in_terminal(project, *args, env=env)
+    assert code == 0, out
+    colours = re.findall(r"\x1b\[(?:[0-9;]*;)?(3[0-7]|9[0-7])m", out)
+    assert "PROMPT.md" in out
+    assert bool(colours) is (how is None), (how, out)  # the control: colours by default
 
 
 def test_status_watch_and_json_do_not_mix(project: Project) -> None:
