@@ -123,6 +123,31 @@ def test_reset_time_is_read_from_the_text_when_there_is_no_event() -> None:
     assert (result.fault.kind, result.fault.resets_at) == ("rate_limit", RESET_2030)
 
 
+def test_the_events_reset_time_wins_over_a_text_without_one() -> None:
+    limit = {
+        "type": "rate_limit_event",
+        "rate_limit_info": {
+            "status": "rejected",
+            "resetsAt": 1800000000,
+            "rateLimitType": "seven_day",
+        },
+    }
+    allowed = {"type": "rate_limit_event", "rate_limit_info": {"status": "allowed", "resetsAt": 1}}
+    result_event = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": True,
+        "api_error_status": 429,
+        "result": "You've hit your weekly limit",
+    }
+    events = [allowed, limit, result_event]
+    stdout = "".join(json.dumps(e) + "\n" for e in events).encode()
+    result, shown = replay(ClaudeAgent(), stdout, exit_code=1)
+    assert result.fault is not None
+    assert (result.fault.kind, result.fault.resets_at) == ("rate_limit", 1800000000.0)
+    assert shown[0] == "[rate limit] rejected (seven_day)"
+
+
 def test_api_429_is_a_rate_limit_without_a_reset_time() -> None:
     result = replay_fixture(ClaudeAgent(), "claude-api-429", exit_code=1)
     assert result.fault is not None
@@ -182,8 +207,17 @@ def test_the_signal_comes_from_the_result_never_from_an_echoed_prompt_or_tool_re
         {"type": "result", "subtype": "success", "is_error": False, "result": "more to do"},
     ]
     stdout = "".join(json.dumps(e) + "\n" for e in events).encode()
-    result, _ = replay(ClaudeAgent(), prompt.encode() + b"\n" + stdout)
+    failed_tool = {
+        "type": "user",
+        "message": {
+            "content": [{"type": "tool_result", "is_error": True, "content": "No such file"}]
+        },
+    }
+    stdout += json.dumps(failed_tool).encode() + b"\n"
+    result, shown = replay(ClaudeAgent(), prompt.encode() + b"\n" + stdout)
     assert result.final_text == "more to do"
+    assert "[tool error] No such file" in shown
+    assert not any("cat says" in line for line in shown)  # tool output is not shown
     assert parse_signal(result.output_text, prompt, result.final_text) is None
 
 
@@ -215,4 +249,5 @@ def test_a_line_beyond_the_event_limit_is_cut_and_the_stream_goes_on() -> None:
     stdout = endless + b'"}]}}\n' + fixture("claude-write-done.stdout")
     result, shown = replay(agent, stdout, chunk=700)
     assert result.final_text == "Created hello.txt. <ralph>DONE</ralph>"
-    assert any(line.endswith(" …") and "yyy" in line for line in shown)
+    assert sum(line.endswith(" …") and "yyy" in line for line in shown) == 1
+    assert not any(line.startswith("yyy") for line in shown)  # the rest of it is skipped

@@ -113,10 +113,13 @@ def test_opencode_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert stdin is None
 
 
-def test_opencode_long_prompt_is_attached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    argv, _ = command("opencode", tmp_path, monkeypatch, BIG)
+def test_opencode_long_prompt_goes_to_stdin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv, stdin = command("opencode", tmp_path, monkeypatch, BIG)
     assert BIG not in argv
-    assert argv[argv.index("-f") + 1] == str(tmp_path / "prompt.md")
+    assert "-f" not in argv  # an attached file is cut at 50 KB
+    assert stdin == tmp_path / "prompt.md"
 
 
 def test_pi_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

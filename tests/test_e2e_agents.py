@@ -88,7 +88,7 @@ class Setup:
 def mock_llm(tmp_path: Path) -> Iterator[Any]:
     procs: list[subprocess.Popen[bytes]] = []
 
-    def start(script: dict[str, Any] | Path, cwd: Path) -> Mock:
+    def start(script: dict[str, Any] | Path, cwd: Path, dump: bool = False) -> Mock:
         if isinstance(script, dict):
             path = tmp_path / f"script-{len(procs)}.json"
             path.write_text(json.dumps(script))
@@ -113,6 +113,7 @@ def mock_llm(tmp_path: Path) -> Iterator[Any]:
                 str(cwd),
                 "--max-seconds",
                 "600",
+                *(["--dump-bodies"] if dump else []),
             ],
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -442,3 +443,25 @@ def test_other_clis_write_a_file_and_signal_done(
     assert (root / "hello.txt").read_text() == "hi\n"
     assert parse_signal(result.output_text, prompt, result.final_text) == "DONE"
     assert result.usage is not None and result.usage.input_tokens > 0
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "pi", "opencode"])
+def test_a_prompt_beyond_the_argument_limit_reaches_the_model_whole(
+    agent: str, tmp_path: Path, mock_llm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linux refuses one argument over 128 KiB: the prompt goes through stdin or a file, and
+    the model still gets all of it (the marker at its very end)."""
+    need(agent)
+    root = tmp_path / "work"
+    root.mkdir()
+    script = {"rotations": [{"steps": [{"text": "Read it all. <ralph>DONE</ralph>"}]}]}
+    mock = mock_llm(script, root, dump=True)
+    setup = setup_for(agent, mock, tmp_path / "home", monkeypatch)
+    put_on_path(monkeypatch)
+    prompt = "# ralph rotation\n\n" + "Background line, nothing to do.\n" * 6000
+    prompt += "The secret word is PINEAPPLE-7731.\n"
+    assert len(prompt.encode()) > 150_000
+    result = one_rotation(agent, setup, root, prompt)
+    assert result.failure is None, (result.error, result.process.stderr_tail[-2000:])
+    assert parse_signal(result.output_text, prompt, result.final_text) == "DONE"
+    assert "PINEAPPLE-7731" in mock.log.read_text()  # the model saw the end of the prompt

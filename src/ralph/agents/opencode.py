@@ -1,4 +1,4 @@
-"""opencode: `opencode run --format json --auto PROMPT` (a long prompt is attached with -f).
+"""opencode: `opencode run --format json --auto PROMPT` (a long prompt goes to stdin).
 
 Final text: the last `text` event's `.part.text`. Usage: each `step_finish` part's `tokens`
 (input plus cache reads and writes, output) and `cost` (USD), summed. Failure: an `error`
@@ -17,9 +17,8 @@ from ralph.agents.faults import fault_from, one_line
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.process import ProcessResult
 
-ATTACHED_PROMPT = (
-    "Your instructions for this rotation are in the attached file: follow them exactly."
-)
+# opencode appends piped stdin to the message; `-f FILE` would inline only its first 50 KB.
+STDIN_PROMPT = "The instructions for this rotation follow, given on standard input: follow them."
 
 
 class OpenCodeParser(JsonLinesParser):
@@ -116,10 +115,9 @@ class OpenCodeAgent(BuiltinAgent):
             "--auto",  # approve permissions that are not explicitly denied
             *(["-m", self.model] if self.model else []),  # provider/model
             *self.args,
-            *([] if fits else ["-f", str(prompt_file)]),
             "--",
-            prompt if fits else ATTACHED_PROMPT,
-        ], False
+            prompt if fits else STDIN_PROMPT,
+        ], not fits
 
     def parser(self) -> OutputParser:
         return OpenCodeParser()
