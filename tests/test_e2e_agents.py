@@ -462,6 +462,10 @@ def test_a_prompt_beyond_the_argument_limit_reaches_the_model_whole(
     prompt += "The secret word is PINEAPPLE-7731.\n"
     assert len(prompt.encode()) > 150_000
     result = one_rotation(agent, setup, root, prompt)
-    assert result.failure is None, (result.error, result.process.stderr_tail[-2000:])
+    assert result.failure is None, (result.error, result.output_text[-3000:])
     assert parse_signal(result.output_text, prompt, result.final_text) == "DONE"
-    assert "PINEAPPLE-7731" in mock.log.read_text()  # the model saw the end of the prompt
+    seen = mock.log.read_text()
+    if agent == "gemini":  # told where the prompt file is, for the model to read it
+        assert str(root.parent / f"{root.name}-prompt.md") in seen
+    else:
+        assert "PINEAPPLE-7731" in seen  # the model saw the end of the prompt

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.agent import AgentRequest, FaultKind, Outcome, OutputParser
-from ralph.agents.base import BuiltinAgent, fits_argument
+from ralph.agents.base import BuiltinAgent, fits_argument, pointer_prompt
 from ralph.agents.faults import fault_from, one_line
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.process import ProcessResult
@@ -27,7 +27,6 @@ SYSTEM_DEFAULTS = {
     "privacy": {"usageStatisticsEnabled": False},
 }
 DEFAULTS_VAR = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"
-STDIN_PROMPT = "The instructions for this rotation were given on standard input: follow them."
 
 
 class GeminiParser(JsonLinesParser):
@@ -126,7 +125,9 @@ class GeminiAgent(BuiltinAgent):
         return env
 
     def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:
-        # The prompt is an argument; a longer one goes to stdin, which Gemini appends to -p.
+        # The prompt is an argument; a longer one stays in its file for the agent to read. Not
+        # stdin: Gemini reads it only if it arrives within 500 ms of its start, and its
+        # stream-json echo of a huge prompt was seen cut short, without a result, on exit.
         fits = fits_argument(prompt)
         return [
             exe,
@@ -137,8 +138,8 @@ class GeminiAgent(BuiltinAgent):
             *(["-m", self.model] if self.model else []),
             *self.args,
             "-p",
-            prompt if fits else STDIN_PROMPT,
-        ], not fits
+            prompt if fits else pointer_prompt(prompt_file),
+        ], False
 
     def parser(self) -> OutputParser:
         return GeminiParser()

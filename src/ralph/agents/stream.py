@@ -109,6 +109,7 @@ class JsonLinesParser(OutputParser):
         self.stderr: deque[str] = deque(maxlen=STDERR_KEPT)
         self.stdout_text: deque[str] = deque(maxlen=STDERR_KEPT)  # non-JSON stdout lines
         self.events = 0
+        self.exit_code: int | None = None
 
     def feed(self, stream: Stream, lines: Sequence[str]) -> tuple[str, ...]:
         shown: list[str] = []
@@ -145,6 +146,7 @@ class JsonLinesParser(OutputParser):
         raise NotImplementedError
 
     def finish(self, process: ProcessResult) -> Outcome:
+        self.exit_code = process.exit_code
         return self.outcome(process, time.time())
 
     def outcome(self, process: ProcessResult, now: float) -> Outcome:
@@ -164,6 +166,7 @@ class JsonLinesParser(OutputParser):
         error = one_line(message) if message else None
         if error is None and fault is not None:
             error = fault.message
-        if error is None and self.stderr:
+        if error is None and self.stderr and self.exit_code not in (0, None):
+            # a crash's last words; after exit 0 the last stderr line is more likely a warning
             error = one_line(self.stderr[-1])
         return fault, error
