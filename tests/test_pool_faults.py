@@ -337,7 +337,8 @@ def test_a_pool_of_two_real_adapters_rotates_past_a_rate_limit(
     carries the run to 3/3, its tokens counted, its price unknown."""
     from tests.agent_helpers import fake_cli, fixture
 
-    git_project.write({"PROMPT.md": "goal\n"})
+    # (the recorded Codex output has no VERIFY answer: the final verification is not tested here)
+    git_project.write({"PROMPT.md": "goal\n", "ralph.yaml": "final_verification: false\n"})
     claude([{"kind": "rate_limit", "resets_in": 3600}])
     codex = fake_cli(
         tmp_path / "codex-bin",
