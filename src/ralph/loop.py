@@ -358,11 +358,11 @@ class _Run:
         """Sleep until an agent's limit resets, telling the displays; Ctrl-C ends the run."""
         # The worklog's record comes last: whoever sees it can rely on the display's line and
         # on run.json saying the run waits.
-        self.emit(Waiting(wait.until, wait.reason))
-        self.lock.update(waiting_until=wait.until, current_spec=None)
-        append_worklog(self.ws.worklog, "wait", until=round(wait.until, 3), reason=wait.reason)
         next_tick = time.time() + WAIT_TICK
         try:
+            self.emit(Waiting(wait.until, wait.reason))
+            self._note_run(waiting_until=wait.until, current_spec=None)
+            append_worklog(self.ws.worklog, "wait", until=round(wait.until, 3), reason=wait.reason)
             while (left := wait.until - time.time()) > 0:
                 if self.cancel.requested:  # `ralph cancel`, with or without --now
                     return self.end(
@@ -373,11 +373,11 @@ class _Run:
                 if time.time() >= next_tick and wait.until - time.time() > 0:
                     self.emit(Waiting(wait.until, wait.reason))
                     next_tick += WAIT_TICK
+            self._note_run(waiting_until=None)
         except KeyboardInterrupt:
             return self.end(
                 ExitCode.INTERRUPTED, "interrupted while waiting for a rate limit to reset"
             )
-        self.lock.update(waiting_until=None)
         return None
 
     def _settle_agent(self) -> None:
@@ -422,8 +422,13 @@ class _Run:
             self.pool = after_rotation(self.pool, policy, name, "ok", now)
         self._pool_changed()
 
+    def _note_run(self, **info: object) -> None:
+        """run.json gets the pool's news; Ctrl-C waits for the write (no stray temp file)."""
+        with _deferred_interrupts():
+            self.lock.update(**info)
+
     def _pool_changed(self) -> None:
-        self.lock.update(
+        self._note_run(
             pool=[
                 {"name": s.name, "status": describe(s), "failures": s.failures}
                 for s in self.pool.seats
