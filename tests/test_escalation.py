@@ -282,3 +282,35 @@ def test_ralph_reset_closes_the_breaker(git_project: Project) -> None:
     assert git_project.state()["breaker"]["state"] == "CLOSED"
     res = git_project.run("run", "--agent-command", cmd)
     assert res.exit_code == 0, res
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_headless_on_a_terminal_never_prompts(git_project: Project) -> None:
+    """--headless on a real terminal: --on-escalation decides (abort by default), no question."""
+    import pty
+
+    git_project.write({"PROMPT.md": SPEC})
+    cmd = git_project.script({"*": CRASH})
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env.update(TERM="xterm", COLUMNS="100", LINES="40")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ralph", "run", "--agent-command", cmd, "--headless"],
+        cwd=git_project.root,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        close_fds=True,
+    )
+    os.close(slave)
+    seen = bytearray()
+    try:
+        _read_until(master, b"headless: --on-escalation abort", seen)
+        assert proc.wait(timeout=60) == 5
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(master)
+    assert b"Enter choice" not in seen

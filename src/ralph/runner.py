@@ -158,16 +158,18 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
                 save_run_options(req.root, req.saved_options)
             display.handle(event)
 
-        decide = _decider(display, req.on_escalation or config.on_escalation)
+        decide = _decider(display, req.on_escalation or config.on_escalation, forced=req.plain)
         return run_loop(replace(opts, decide=decide), emit)
 
 
-def _decider(display: Display, headless_choice: str) -> Decide:
-    """On a terminal ask the user; headless (no terminal, or CI) take the configured choice."""
+def _decider(display: Display, headless_choice: str, *, forced: bool = False) -> Decide:
+    """On a terminal ask the user; headless (--headless, CI, no terminal on stdin or stdout)
+    take the configured choice: a headless run never prompts."""
     from ralph.escalation import ask, describe, is_headless
+    from ralph.ui import is_terminal
 
     def decide(e: Escalation) -> Choice:
-        if is_headless(sys.stdin):
+        if forced or is_headless(sys.stdin) or not is_terminal(sys.stdout):
             print(describe(e), file=sys.stderr, end="")
             print(f"headless: --on-escalation {headless_choice}", file=sys.stderr, flush=True)
             return cast("Choice", headless_choice)
