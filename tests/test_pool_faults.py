@@ -266,15 +266,16 @@ def test_usage_and_cost_reach_state_worklog_display_and_status(
         ("claude", 1000, 0.05),
     ]
     state = git_project.state()
+    # three spec rotations and the final verification (by the other agent: fresh eyes)
     assert state["usage"] == {
-        "rotations": 3,
+        "rotations": 4,
         "input_tokens": 2000,
         "output_tokens": 200,
         "cost_usd": 0.1,
-        "unpriced": 1,
+        "unpriced": 2,
     }
     assert state["agents"]["claude"]["cost_usd"] == 0.1
-    assert state["agents"][Path(sys.executable).name]["unpriced"] == 1
+    assert state["agents"][Path(sys.executable).name]["unpriced"] == 2
     assert state["specs"][0]["usage"]["input_tokens"] == 2000
     assert "usage: 1.0k in · 100 out · $0.05" in res.stdout  # each claude rotation line
     assert "usage this run: 2.0k in · 200 out · $0.10+" in res.stdout
@@ -285,6 +286,19 @@ def test_usage_and_cost_reach_state_worklog_display_and_status(
     plain = git_project.run_subprocess("status")
     assert "usage: 2.0k in · 200 out · $0.10+" in plain.stdout
     assert "claude: 2.0k in · 200 out · $0.10 (2 rotations)" in plain.stdout
+
+
+def test_the_final_verifications_usage_counts_too(git_project: Project, claude: Script) -> None:
+    git_project.write({"PROMPT.md": "goal\n"})
+    verify = {"kind": "verify_pass", "input": 500, "output": 50, "cost": 0.02}
+    claude([DONE, DONE, DONE, verify])
+    res = git_project.run("run", "--plain", "--agent", "claude")
+    assert res.exit_code == 0, res
+    state = git_project.state()
+    assert state["usage"]["rotations"] == 4
+    assert state["usage"]["input_tokens"] == 3500
+    assert state["usage"]["cost_usd"] == pytest.approx(0.17)
+    assert state["specs"][0]["usage"]["input_tokens"] == 3000  # the spec's own rotations only
 
 
 @pytest.mark.parametrize(

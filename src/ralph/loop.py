@@ -1086,6 +1086,8 @@ class _Run:
             specs=tuple(s.path for s in specs),
         )
         result = self._run_agent(request, log, verifier)
+        # its tokens and cost count like any rotation's (run totals, per agent; no spec)
+        self.state = record_usage(self.state, fv.SUBJECT, verifier.name, result.usage)
         failure = result.failure
         tag = None if failure else parse_signal(result.output_text, prompt, result.final_text)
         append_worklog(

@@ -4,7 +4,8 @@ Reads the prompt on stdin like the real CLI, then does the next step of the JSON
 FAKE_CLAUDE_SCRIPT (the Nth call runs step N; the last step repeats) and prints the stream-json
 events the real CLI prints for it (shapes recorded from Claude Code 2.1.197 against the mock):
 
-- {"kind": "done"|"continue", "write": {path: text}, "input": N, "output": N, "cost": USD}
+- {"kind": "done"|"continue"|"verify_pass"|"verify_fail", "write": {path: text}, "input": N,
+  "output": N, "cost": USD}
 - {"kind": "rate_limit", "resets_in": S}: a subscription limit with a `rate_limit_event`
   whose resetsAt is now + S; without "resets_in", an API 429 that gives no reset time
 - {"kind": "auth"}: "Invalid API key"; {"kind": "overflow"}: "Prompt is too long"
@@ -79,7 +80,7 @@ def main() -> int:
     for path, content in step.get("write", {}).items():
         Path(path).write_text(content)
     kind = step["kind"]
-    if kind in ("done", "continue"):
+    if kind in ("done", "continue", "verify_pass", "verify_fail"):
         text = f"Worked. <ralph>{kind.upper()}</ralph>"
         assistant(text)
         result(
