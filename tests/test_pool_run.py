@@ -79,7 +79,7 @@ def test_round_robin_alternates_and_every_record_names_the_agent_used(
     # beta also ran the final verification (fresh eyes: alpha completed the spec)
     assert {k: v["rotations"] for k, v in agents.items()} == {"alpha": 2, "beta": 2}
     # custom commands report no usage: counted, but `ralph status` has nothing to show for it
-    assert git_project.state()["usage"]["unpriced"] == 3
+    assert git_project.state()["usage"]["unpriced"] == 4  # with the verification
     assert "usage:" not in git_project.run_subprocess("status").stdout
 
 
