@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import psutil
@@ -90,7 +91,7 @@ def test_normal_exit_collects_output_cwd_env_and_exit_code(tmp_path: Path) -> No
     assert out.joined("stdout") == result.stdout_tail
     assert out.joined("stderr") == result.stderr_tail
     assert result.started <= result.ended
-    assert result.elapsed == result.ended - result.started
+    assert result.elapsed == pytest.approx(result.ended - result.started, abs=0.05)
 
 
 def test_non_zero_exit_is_data_not_an_exception(tmp_path: Path) -> None:
@@ -437,3 +438,15 @@ def test_orphans_that_end_on_their_own_are_reaped(tmp_path: Path) -> None:
         result = run_process(request(("/bin/sh", "-c", script), tmp_path), Recorder())
         assert result.exit_code == 0
     assert zombies() - before == set()
+
+
+def test_elapsed_is_measured_on_the_monotonic_clock(tmp_path: Path) -> None:
+    # A wall clock stepped during the run (NTP, a resumed VM) must not change how long the
+    # agent took: started/ended are for logs, the duration is what timeouts and reports use.
+    result = run_process(request(fake("ticker", "1", "0"), tmp_path), Recorder())
+    stepped = replace(result, ended=result.started + 3600.0)
+
+    assert result.duration is not None
+    assert 0.0 < result.duration < 60.0
+    assert stepped.elapsed == result.duration
+    assert replace(result, duration=None, ended=result.started - 5).elapsed == 0.0

@@ -165,15 +165,20 @@ class ProcessResult:
     stderr_tail: bytes
     stdout_bytes: int
     stderr_bytes: int
-    started: float
+    started: float  # wall clock, for logs and reports
     ended: float
     timed_out: bool
     idle_timed_out: bool
     interrupted: bool
+    # Measured on the monotonic clock: a wall clock stepped while the agent ran (NTP, a VM
+    # resumed) must not make a one-second rotation look like a long one, or a negative one.
+    duration: float | None = None
 
     @property
     def elapsed(self) -> float:
-        return self.ended - self.started
+        if self.duration is not None:
+            return self.duration
+        return max(0.0, self.ended - self.started)
 
     @property
     def ok(self) -> bool:
@@ -199,6 +204,7 @@ def run_process(
     token = uuid.uuid4().hex
     request = replace(request, env={**request.env, MARKER: token})
     started = time.time()
+    clock = time.monotonic()
     # Taken before the spawn: an agent that forks an orphan at once would otherwise have it
     # counted among the children ralph already had, and never reaped.
     adopted = _Adopted(token)
@@ -227,6 +233,7 @@ def run_process(
         stderr_bytes=run.tails["stderr"].total,
         started=started,
         ended=time.time(),
+        duration=time.monotonic() - clock,
         timed_out=run.timed_out,
         idle_timed_out=run.idle_timed_out,
         interrupted=run.interrupted,
