@@ -114,6 +114,10 @@ class OutputParser:
     """
 
     def feed(self, stream: Stream, lines: Sequence[str]) -> tuple[str, ...]:
+        # LineSplitter's lines carry no trailing "\r": when none is too long (the usual
+        # case), they are shown as they are, without a Python call per line.
+        if max(map(len, lines), default=0) <= MAX_LINE:
+            return tuple(lines)
         return tuple(_bound(line) for line in lines)
 
     def finish(self, process: ProcessResult) -> Outcome:
@@ -153,7 +157,12 @@ class LineSplitter:
             if data is not None:
                 # A newline byte never occurs inside a multi-byte UTF-8 character: decoding
                 # the complete lines in one go is safe, and much faster than line by line.
-                lines = [self._cut(line) for line in data.decode("utf-8", "replace").split("\n")]
+                text = data.decode("utf-8", "replace")
+                lines = text.split("\n")
+                # Per-line work only when some line needs it: millions of short lines stay
+                # cheap to read.
+                if "\r" in text or max(map(len, lines)) > self._max:
+                    lines = [self._cut(line) for line in lines]
             rest = chunk[end + 1 :]
             self._partial[stream] = [rest] if rest else []
             self._size[stream] = len(rest)

@@ -198,7 +198,9 @@ class RotationLog:
 
     def lines(self, stream: str, lines: tuple[str, ...]) -> None:
         """The readable rendering: current.log."""
-        self._write_current("".join(f"{line}\n" for line in lines).encode("utf-8", "replace"))
+        if not lines:
+            return
+        self._write_current(("\n".join(lines) + "\n").encode("utf-8", "replace"))
         # current.log is read live (`ralph inspect --follow`): each batch reaches it at once.
         self._current.flush()
 
