@@ -596,8 +596,8 @@ def _wants(event: Event, *, verbose: bool, quiet: bool) -> bool:
     return True
 
 
-class PlainDisplay(_Closing):
-    """One timestamped line per event, never an escape sequence: safe for CI logs and pipes."""
+class _LineDisplay(_Closing):
+    """A display that writes whole lines to a stream (plain text or JSON), stamped by `clock`."""
 
     def __init__(
         self,
@@ -611,6 +611,10 @@ class PlainDisplay(_Closing):
         self.verbose = verbose
         self.quiet = quiet
         self._clock = clock
+
+
+class PlainDisplay(_LineDisplay):
+    """One timestamped line per event, never an escape sequence: safe for CI logs and pipes."""
 
     def _write(self, *texts: str) -> None:
         """One timestamped line per text, written and flushed together."""
@@ -687,25 +691,12 @@ class PlainDisplay(_Closing):
             self.stream.flush()
 
 
-class JsonDisplay(_Closing):
+class JsonDisplay(_LineDisplay):
     """`--log-format json`: one JSON object per event on one line, for other tools to read.
 
     Each object has `ts` (epoch seconds), `event` (`rotation_ended`...) and the event's fields,
     whatever they are, so fields added to events later appear without changes here.
     """
-
-    def __init__(
-        self,
-        stream: TextIO,
-        *,
-        verbose: bool = False,
-        quiet: bool = False,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.stream = stream
-        self.verbose = verbose
-        self.quiet = quiet
-        self._clock = clock
 
     def handle(self, event: Event) -> None:
         import json
