@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agent import AgentResult, CommandAgent, LineSplitter, Stream
+from ralph.agent import AgentRequest, AgentResult, CommandAgent, LineSplitter, Stream
 from ralph.process import ProcessResult
 
 FIXTURES = Path(__file__).parent / "fixtures" / "agents"
@@ -105,3 +105,19 @@ def wrapper(bin_dir: Path, name: str, command: str) -> Path:
     path.write_text(f'#!/bin/sh\n{command} "$@"\n')
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
+
+
+def request(root: Path, prompt: str = "do the work") -> AgentRequest:
+    """One IMPLEMENT rotation's request for PROMPT.md, its prompt written to disk."""
+    prompt_file = root / "prompt.md"
+    prompt_file.write_text(prompt)
+    return AgentRequest(
+        prompt=prompt,
+        prompt_file=prompt_file,
+        root=root,
+        spec="PROMPT.md",
+        mode="IMPLEMENT",
+        iteration=1,
+        state_dir=root / ".ralph",
+        handoff_file=root / "h.md",
+    )

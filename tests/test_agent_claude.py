@@ -7,27 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agent import AgentRequest, Usage, make_agent
+from ralph.agent import Usage, make_agent
 from ralph.agents.claude import ClaudeAgent
 from ralph.signals import parse_signal
-from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture
+from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture, request
 
 RESET_2030 = 1893456000.0  # 2030-01-01 00:00 UTC, what the mock's subscription limit sends
-
-
-def request(root: Path, prompt: str = "do the work") -> AgentRequest:
-    prompt_file = root / "prompt.md"
-    prompt_file.write_text(prompt)
-    return AgentRequest(
-        prompt=prompt,
-        prompt_file=prompt_file,
-        root=root,
-        spec="PROMPT.md",
-        mode="IMPLEMENT",
-        iteration=1,
-        state_dir=root / ".ralph",
-        handoff_file=root / "h.md",
-    )
 
 
 def test_command_line_is_headless_bypassed_streaming_with_the_prompt_on_stdin(

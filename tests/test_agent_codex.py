@@ -8,25 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agent import AgentRequest, Usage, make_agent
+from ralph.agent import Usage, make_agent
 from ralph.agents.codex import CodexAgent
 from ralph.signals import parse_signal
-from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture
-
-
-def request(root: Path, prompt: str = "do the work") -> AgentRequest:
-    prompt_file = root / "prompt.md"
-    prompt_file.write_text(prompt)
-    return AgentRequest(
-        prompt=prompt,
-        prompt_file=prompt_file,
-        root=root,
-        spec="PROMPT.md",
-        mode="IMPLEMENT",
-        iteration=1,
-        state_dir=root / ".ralph",
-        handoff_file=root / "h.md",
-    )
+from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture, request
 
 
 def test_command_line_reads_the_prompt_from_stdin(

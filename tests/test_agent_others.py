@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agent import AgentRequest, CommandAgent, Usage, make_agent
+from ralph.agent import CommandAgent, Usage, make_agent
 from ralph.agents.aider import AiderAgent
 from ralph.agents.base import ARG_PROMPT_MAX
 from ralph.agents.cursor import CursorAgent
@@ -16,24 +16,9 @@ from ralph.agents.gemini import GeminiAgent
 from ralph.agents.opencode import OpenCodeAgent
 from ralph.agents.pi import PiAgent
 from ralph.signals import parse_signal
-from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture
+from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture, request
 
 BIG = "x" * (ARG_PROMPT_MAX + 1)
-
-
-def request(root: Path, prompt: str = "do the work") -> AgentRequest:
-    prompt_file = root / "prompt.md"
-    prompt_file.write_text(prompt)
-    return AgentRequest(
-        prompt=prompt,
-        prompt_file=prompt_file,
-        root=root,
-        spec="PROMPT.md",
-        mode="IMPLEMENT",
-        iteration=1,
-        state_dir=root / ".ralph",
-        handoff_file=root / "h.md",
-    )
 
 
 def command(
