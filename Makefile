@@ -33,14 +33,14 @@ e2e-agents:
 	@tests/install_agents.sh "$(E2E_DIR)" $(E2E_PACKAGES)
 
 unit: $(STAMP) e2e-agents
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto
 
 e2e: $(STAMP) e2e-agents
 	$(BIN)/pytest -q -p no:cacheprovider tests/test_e2e_agents.py -rs
 
 # Modules the seeds require fully tested: 100 % of lines AND branches, by their own tests.
 # Add a module with its test file (--cov=ralph.x and tests/test_x.py).
-COVERAGE_100 := --cov=ralph.claims --cov=ralph.breaker
+COVERAGE_100 := --cov=ralph.checks.claims --cov=ralph.rules.breaker
 COVERAGE_TESTS := tests/test_claims.py tests/test_breaker.py
 
 coverage: $(STAMP)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agent import AgentRequest, AgentResult, CommandAgent, LineSplitter, Stream
+from ralph.agents.command import AgentRequest, AgentResult, CommandAgent, LineSplitter, Stream
 from ralph.process import ProcessResult
 
 FIXTURES = Path(__file__).parent / "fixtures" / "agents"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agent import Usage, make_agent
 from ralph.agents.claude import ClaudeAgent
-from ralph.signals import parse_signal
+from ralph.agents.command import Usage, make_agent
+from ralph.rules.signals import parse_signal
 from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture, request
 
 RESET_2030 = 1893456000.0  # 2030-01-01 00:00 UTC, what the mock's subscription limit sends

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agent import Usage, make_agent
 from ralph.agents.codex import CodexAgent
-from ralph.signals import parse_signal
+from ralph.agents.command import Usage, make_agent
+from ralph.rules.signals import parse_signal
 from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture, request
 
 

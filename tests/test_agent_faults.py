@@ -11,7 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ralph.agent import AgentRequest, AgentResult, CommandAgent, Stream, make_agent
+from ralph.agents.command import AgentRequest, AgentResult, CommandAgent, Stream, make_agent
 from tests.agent_helpers import FAKES, fake_cli, fixture, wrapper
 from tests.conftest import Project
 from tests.test_process import is_gone, read_pid

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agent import BUILTIN
+from ralph.agents.command import BUILTIN
 from tests.agent_helpers import fake_cli, fixture
 from tests.conftest import Project
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.breaker import (
+from ralph.rules.breaker import (
     CLOSED,
     DEFAULT_COOLDOWN,
     DEFAULT_THRESHOLD,

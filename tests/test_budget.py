@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.budget import DEFAULT_BUDGET_MS, LatencyBudget
+from ralph.rules.budget import DEFAULT_BUDGET_MS, LatencyBudget
 from tests.conftest import Project
 
 

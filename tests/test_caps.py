@@ -1,10 +1,10 @@
-"""Iteration caps from the front matter (ralph.caps): which rotations each cap counts."""
+"""Iteration caps from the front matter (ralph.rules.caps): which rotations each cap counts."""
 
 from __future__ import annotations
 
-from ralph.caps import cap_reason, count_rotation, mark_blocked
-from ralph.frontmatter import SpecMeta, parse_front_matter
-from ralph.state import SpecState, State
+from ralph.rules.caps import cap_reason, count_rotation, mark_blocked
+from ralph.specs.frontmatter import SpecMeta, parse_front_matter
+from ralph.store.state import SpecState, State
 
 
 def meta(front: str) -> SpecMeta:

@@ -1,4 +1,4 @@
-"""Completion checks (ralph.checks): every method of the completion-criteria seed with its
+"""Completion checks (ralph.checks.methods): every method of the completion-criteria seed with its
 configuration keys and error handling, run for real (commands through run_process, the judge
 through CommandAgent.run)."""
 
@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agent import CommandAgent
-from ralph.checks import (
+from ralph.agents.command import CommandAgent
+from ralph.checks.claims import VState
+from ralph.checks.methods import (
     AgentJudge,
     CheckCache,
     JudgeAnswer,
@@ -21,9 +22,8 @@ from ralph.checks import (
     run_command,
     run_gate,
 )
-from ralph.claims import VState
 from ralph.errors import SpecError
-from ralph.frontmatter import ExternalConfig
+from ralph.specs.frontmatter import ExternalConfig
 
 FAKES = Path(__file__).parent / "fakes"
 PY = sys.executable

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from ralph.claims import (
+from ralph.checks.claims import (
     READ_TIMEOUT_MS,
     RETRY_DELAY_MS,
     Boxes,

@@ -23,7 +23,7 @@ import psutil
 import pytest
 
 from ralph import __version__
-from ralph.workspace import GUARDRAILS_TEMPLATE, PROMPT_TEMPLATE
+from ralph.store.workspace import GUARDRAILS_TEMPLATE, PROMPT_TEMPLATE
 from tests.conftest import Project, Result
 
 DONE: list[dict[str, Any]] = [{"signal": "DONE"}]

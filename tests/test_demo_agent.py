@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 EXAMPLE = Path(__file__).resolve().parent.parent / ".ralph-example"
-AGENT = [sys.executable, "-m", "ralph.demo_agent"]
+AGENT = [sys.executable, "-m", "ralph.agents.demo"]
 PROMPT = "You are working on a spec.\n<ralph>DONE</ralph> is how you say you are finished.\n"
 
 

@@ -325,10 +325,10 @@ def test_ctrl_c_during_a_check_records_error_and_kills_the_check(git_project: Pr
 
 
 def test_check_all_runs_every_specs_checks_for_the_final_verification(tmp_path: Path) -> None:
-    from ralph.agent import CommandAgent
-    from ralph.donegate import DoneGate
-    from ralph.specs import discover_specs
-    from ralph.workspace import Workspace
+    from ralph.agents.command import CommandAgent
+    from ralph.checks.gate import DoneGate
+    from ralph.specs.discovery import discover_specs
+    from ralph.store.workspace import Workspace
 
     root = tmp_path / "p"
     (root / "specs").mkdir(parents=True)

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from ralph.agent import AgentRequest, AgentResult, make_agent
-from ralph.signals import parse_signal
+from ralph.agents.command import AgentRequest, AgentResult, make_agent
+from ralph.rules.signals import parse_signal
 from tests.conftest import Project
 
 REPO = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from ralph.escalation import (
+from ralph.run.escalation import (
     Escalation,
     apply_choice,
     ask,
@@ -23,7 +23,7 @@ from ralph.escalation import (
     is_headless,
     parse_choice,
 )
-from ralph.state import SpecState, State
+from ralph.store.state import SpecState, State
 from tests.conftest import Project
 
 SPEC = "# goal\n- [ ] the work\n"

@@ -10,8 +10,8 @@ import json
 import sys
 from pathlib import Path
 
-from ralph.final_verification import judge
-from ralph.signals import parse_signal
+from ralph.rules.signals import parse_signal
+from ralph.rules.verification import judge
 from tests.conftest import Project
 
 DONE = [{"signal": "DONE"}]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ralph.errors import SpecError
-from ralph.frontmatter import (
+from ralph.specs.frontmatter import (
     ExternalRole,
     MultiStageCheck,
     SemanticRole,

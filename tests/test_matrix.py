@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.matrix import (
+from ralph.rules.matrix import (
     downgrade_verified,
     next_count,
     reconcile,
     record_rotation,
     reset_counters,
 )
-from ralph.specs import Spec
-from ralph.state import SpecState, State
+from ralph.specs.discovery import Spec
+from ralph.store.state import SpecState, State
 
 NON_DONE = ["CONTINUE", "ROTATE", "STUCK", "NONE", "ERROR"]
 

@@ -170,7 +170,7 @@ def test_cancel_without_a_live_run_is_an_error(project: Project) -> None:
 
 
 def test_a_stale_cancel_request_does_not_stop_a_later_run(project: Project) -> None:
-    from ralph.cancel import request_cancel
+    from ralph.store.cancel import request_cancel
 
     project.write({"PROMPT.md": "# goal\n"})
     (project.root / ".ralph").mkdir()
@@ -337,7 +337,7 @@ def test_history_tail_needs_a_rotation(project: Project) -> None:
 
 
 def test_history_reads_cost_when_the_worklog_has_it(project: Project) -> None:
-    from ralph.history import rotations_from_worklog
+    from ralph.commands.history import rotations_from_worklog
 
     rows = rotations_from_worklog(
         [

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.specs import find_spec_paths
+from ralph.specs.discovery import find_spec_paths
 
 REPO = Path(__file__).resolve().parents[1]
 OWN_SPECS = (
@@ -181,8 +181,8 @@ def test_ralph_discovers_its_own_specs() -> None:
 
 
 def test_own_specs_front_matter_is_valid() -> None:
-    from ralph.donegate import validate_front_matter
-    from ralph.specs import discover_specs
+    from ralph.checks.gate import validate_front_matter
+    from ralph.specs.discovery import discover_specs
 
     validate_front_matter(discover_specs(REPO))  # raises SpecError naming file and key
 
@@ -194,7 +194,7 @@ def test_coverage_gate_is_part_of_make_test() -> None:
     assert re.search(r"^test: .*\bcoverage\b", makefile, re.M)
     modules = re.search(r"^COVERAGE_100 := (.*)$", makefile, re.M)
     assert modules is not None
-    assert {"--cov=ralph.claims", "--cov=ralph.breaker"} <= set(modules[1].split())
+    assert {"--cov=ralph.checks.claims", "--cov=ralph.rules.breaker"} <= set(modules[1].split())
     recipe = makefile.split("\ncoverage:", 1)[1].split("\n\n", 1)[0]
     assert "--cov-branch" in recipe and "--cov-fail-under=100" in recipe
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.pool import (
+from ralph.rules.pool import (
     Exhausted,
     Pick,
     Pool,

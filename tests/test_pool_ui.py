@@ -8,7 +8,8 @@ import time
 
 from rich.console import Console
 
-from ralph.events import (
+from ralph.rules.pool import Seat
+from ralph.run.events import (
     Event,
     PoolChanged,
     RotationEnded,
@@ -18,9 +19,8 @@ from ralph.events import (
     SpecRow,
     Waiting,
 )
-from ralph.pool import Seat
-from ralph.state import Tally
-from ralph.ui import PanelView, PlainDisplay, apply_event, render_panel
+from ralph.store.state import Tally
+from ralph.ui.display import PanelView, PlainDisplay, apply_event, render_panel
 
 ROWS = (SpecRow("PROMPT.md", 0, None, False),)
 T0 = 1_000_000.0

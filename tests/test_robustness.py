@@ -121,10 +121,10 @@ def test_hangup_stops_the_run_and_its_agent(git_project: Project) -> None:
 def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project) -> None:
     from pathlib import Path
 
-    from ralph.agent import make_agent
-    from ralph.events import Event
-    from ralph.loop import RunOptions, run_loop
-    from ralph.pool import Member
+    from ralph.agents.command import make_agent
+    from ralph.rules.pool import Member
+    from ralph.run.events import Event
+    from ralph.run.loop import RunOptions, run_loop
 
     git_project.write({"PROMPT.md": "x\n"})
     cmd = git_project.script({"*": [{"signal": "DONE"}]})

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ralph.schedule import MODIFIED, NEW, UNFINISHED, VERIFYING, next_spec, tier
-from ralph.specs import Spec
-from ralph.state import SpecState, State
+from ralph.rules.schedule import MODIFIED, NEW, UNFINISHED, VERIFYING, next_spec, tier
+from ralph.specs.discovery import Spec
+from ralph.store.state import SpecState, State
 
 
 def specs(*paths: str) -> list[Spec]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.prompt import PromptInput, build_prompt
-from ralph.signals import PROTOCOL, parse_signal
+from ralph.rules.prompt import PromptInput, build_prompt
+from ralph.rules.signals import PROTOCOL, parse_signal
 
 
 @pytest.mark.parametrize(

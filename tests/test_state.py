@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ralph.errors import StateError
-from ralph.state import (
+from ralph.store.state import (
     SCHEMA_VERSION,
     SpecState,
     State,
@@ -116,8 +116,8 @@ def test_failed_write_keeps_old_file_and_leaves_no_temp(
 
 
 def test_breaker_final_verification_and_overrides_round_trip(tmp_path: Path) -> None:
-    from ralph.breaker import Breaker
-    from ralph.state import FinalVerification
+    from ralph.rules.breaker import Breaker
+    from ralph.store.state import FinalVerification
 
     state = State(
         specs=(SpecState("PROMPT.md", 3, "DONE", "abc", False, 4, override="user_accepted"),),

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 import pytest
 from rich.console import Console, RenderableType
 
-from ralph.events import (
+from ralph.run.events import (
     AgentOutput,
     Event,
     Mode,
@@ -23,8 +23,7 @@ from ralph.events import (
     RunStarted,
     SpecRow,
 )
-from ralph.statusview import render_status_plain, render_status_table
-from ralph.ui import (
+from ralph.ui.display import (
     OUTPUT_LINES,
     LiveDisplay,
     PanelView,
@@ -34,6 +33,7 @@ from ralph.ui import (
     make_display,
     render_panel,
 )
+from ralph.ui.statustable import render_status_plain, render_status_table
 
 # Noon local time, so the expected `HH:MM:SS` does not depend on the machine's time zone.
 NOON = time.mktime((2024, 1, 15, 12, 0, 1, 0, 15, -1))
@@ -562,7 +562,8 @@ def test_status_plain_without_specs() -> None:
 
 def test_importing_ui_does_not_load_rich() -> None:
     code = (
-        "import sys, ralph.ui; print(sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))"
+        "import sys, ralph.ui.display; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from ralph.errors import StateError
-from ralph.state import SpecState, State, Tally, load_state, save_state, state_from_json
-from ralph.usage import (
+from ralph.rules.usage import (
     add,
     agent_tally,
     format_cost,
@@ -20,6 +19,7 @@ from ralph.usage import (
     over_budget,
     record_usage,
 )
+from ralph.store.state import SpecState, State, Tally, load_state, save_state, state_from_json
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ def init(
     root: Root = Path(),
 ) -> None:
     """Create .ralph/, a PROMPT.md template when there is no spec, and ignore .ralph/ in git."""
-    from ralph.commands import init_project
+    from ralph.commands.project import init_project
 
     with reported_errors():
         for line in init_project(root.resolve(), force=force):
@@ -98,7 +98,7 @@ _EXCLUSIVE = (("agent", "agent_command"), ("quiet", "verbose"))
 
 def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, Any]:
     """The options this run uses: as given, and with --continue the saved ones for the rest."""
-    from ralph.runner import load_run_options
+    from ralph.commands.run import load_run_options
 
     given = {
         k: v.value if isinstance(v, Enum) else v
@@ -133,7 +133,7 @@ def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, A
 
 def _check_pool_options(options: dict[str, Any]) -> None:
     from ralph.errors import UsageError
-    from ralph.pool import ROTATIONS
+    from ralph.rules.pool import ROTATIONS
 
     rotation, max_cost = options.get("rotation"), options.get("max_cost")
     if rotation is not None and rotation not in ROTATIONS:
@@ -281,7 +281,7 @@ def run(
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
-    from ralph.runner import RunRequest, run_project
+    from ralph.commands.run import RunRequest, run_project
 
     if quiet and verbose:
         raise typer.BadParameter("--quiet and --verbose contradict each other; give one")
@@ -314,7 +314,7 @@ def status(
     root: Root = Path(),
 ) -> None:
     """Show the spec matrix, the iteration and whether a run is live."""
-    from ralph.commands import print_status
+    from ralph.commands.project import print_status
 
     if watch and json_:
         raise typer.BadParameter("--watch redraws a table; for JSON poll ralph status --json")
@@ -322,7 +322,7 @@ def status(
         if not watch:
             print_status(root.resolve(), as_json=json_, no_color=no_color, log=log)
             return
-        from ralph.operate import watch_status
+        from ralph.commands.operate import watch_status
 
         try:
             watch_status(root.resolve(), interval=interval, no_color=no_color)
@@ -336,7 +336,7 @@ def _page(text: str, *, pager: bool) -> None:
     import shutil
     import sys
 
-    from ralph.ui import ci_environment, is_terminal
+    from ralph.ui.display import ci_environment, is_terminal
 
     rows = shutil.get_terminal_size().lines
     if pager and is_terminal(sys.stdout) and not ci_environment() and text.count("\n") >= rows:
@@ -371,7 +371,7 @@ def history(
     """List past rotations, or show one rotation's log (`ralph history 12`)."""
     import json
 
-    from ralph import history as h
+    from ralph.commands import history as h
 
     with reported_errors():
         root = root.resolve()
@@ -408,7 +408,7 @@ def inspect(
     import json
     import sys
 
-    from ralph import operate
+    from ralph.commands import operate
 
     with reported_errors():
         root = root.resolve()
@@ -432,7 +432,7 @@ def cancel(
     root: Root = Path(),
 ) -> None:
     """Ask the live run to stop after the current rotation (or --now); it exits 130."""
-    from ralph.operate import cancel_run
+    from ralph.commands.operate import cancel_run
 
     with reported_errors():
         for line in cancel_run(root.resolve(), now=now, wait=wait):
@@ -447,7 +447,7 @@ def agents(
     """List the built-in agents: installed or not (with the version), and how each is run."""
     import json
 
-    from ralph.agents.listing import list_agents, render
+    from ralph.commands.agents import list_agents, render
 
     with reported_errors():
         rows = list_agents(root.resolve())
@@ -472,7 +472,7 @@ def reset(
     root: Root = Path(),
 ) -> None:
     """Counters and iteration back to zero; each spec keeps its last status, hash and flag."""
-    from ralph.commands import reset_project
+    from ralph.commands.project import reset_project
 
     with reported_errors():
         for line in reset_project(

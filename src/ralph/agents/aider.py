@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from ralph.agent import AgentFault, FaultKind, Outcome, OutputParser, Stream, bound_line
 from ralph.agents.base import BuiltinAgent
+from ralph.agents.command import AgentFault, FaultKind, Outcome, OutputParser, Stream, bound_line
 from ralph.agents.faults import fault_from
 from ralph.agents.stream import UsageCounter
 from ralph.process import ProcessResult

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ralph.agent import FaultKind, Outcome, OutputParser
 from ralph.agents.base import BuiltinAgent
+from ralph.agents.command import FaultKind, Outcome, OutputParser
 from ralph.agents.faults import fault_from, one_line
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.agents.stream import usage_line as format_usage
@@ -120,7 +120,7 @@ class ClaudeParser(JsonLinesParser):
 
     @staticmethod
     def _usage_of(event: dict[str, Any]) -> Any:
-        from ralph.agent import Usage
+        from ralph.agents.command import Usage
 
         usage = obj(event.get("usage"))
         cost = event.get("total_cost_usd")

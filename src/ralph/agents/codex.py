@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ralph.agent import Outcome, OutputParser
 from ralph.agents.base import BuiltinAgent
+from ralph.agents.command import Outcome, OutputParser
 from ralph.agents.faults import one_line
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.process import ProcessResult

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ralph.agent import AgentRequest, FaultKind, Outcome, OutputParser
 from ralph.agents.base import BuiltinAgent, fits_argument, pointer_prompt
+from ralph.agents.command import AgentRequest, FaultKind, Outcome, OutputParser
 from ralph.agents.faults import fault_from, one_line
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.process import ProcessResult

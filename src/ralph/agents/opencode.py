@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ralph.agent import FaultKind, Outcome, OutputParser
 from ralph.agents.base import BuiltinAgent, fits_argument
+from ralph.agents.command import FaultKind, Outcome, OutputParser
 from ralph.agents.faults import fault_from, one_line
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.process import ProcessResult

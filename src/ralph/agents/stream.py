@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from ralph.agent import (
+from ralph.agents.command import (
     MAX_LINE,
     AgentFault,
     Outcome,

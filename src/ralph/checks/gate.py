@@ -1,0 +1,335 @@
+"""The DONE gate of a run: a DONE counts only when the spec's checks pass.
+
+The loop calls `DoneGate` at a few points (which specs are blocked by an iteration cap, what the
+prompt says about the checks, and the verdict on a DONE), so loop.py stays a list of steps.
+A refused DONE is recorded as REFUSED (counted as CONTINUE): the reasons go to the worklog, the
+spec's handoff and the next prompt, and the display shows "DONE refused: ...".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph.checks.claims import VState
+from ralph.checks.methods import (
+    ROLES_BY_MODE,
+    AgentJudge,
+    CheckCache,
+    CheckResult,
+    GateResult,
+    check_name,
+    run_gate,
+)
+from ralph.errors import SpecError
+from ralph.rules.caps import cap_reason
+from ralph.specs.discovery import Spec
+from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
+from ralph.store.state import State
+from ralph.store.workspace import Workspace, append_note, append_worklog
+
+if TYPE_CHECKING:
+    from ralph.agents.command import CommandAgent
+
+REFUSED = "REFUSED"
+NOTE_REASONS = 3  # reasons shown on the one-line display note
+
+
+@dataclass(frozen=True)
+class Verdict:
+    signal: str  # DONE (it counts), REFUSED, or ERROR (interrupted while checking)
+    note: str | None  # for the display: "DONE refused: ..." or the warnings of a passed DONE
+    interrupted: bool = False
+    gate: GateResult | None = None
+
+
+def validate_front_matter(specs: Sequence[Spec]) -> None:
+    """Before a run starts: the first spec whose front matter is invalid, as a SpecError."""
+    for spec in specs:
+        parse_front_matter(spec.path, spec.text)
+
+
+class DoneGate:
+    def __init__(self, root: Path, ws: Workspace, judge_agent: Callable[[], CommandAgent]):
+        self.root = root
+        self.ws = ws
+        self.judge_agent = judge_agent
+        self.cache = CheckCache()
+        self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
+        self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
+        self._reported: set[tuple[str, str]] = set()
+
+    def meta(self, spec: Spec) -> tuple[SpecMeta | None, str | None]:
+        """(front matter or None, the error message when it is invalid); parsed once per
+        content. A spec whose front matter broke mid-run is not a crash: its DONEs are refused
+        until it is fixed."""
+        key = (spec.path, spec.content_hash)
+        found = self._metas.get(key)
+        if found is None:
+            try:
+                found = (parse_front_matter(spec.path, spec.text), None)
+            except SpecError as exc:
+                found = (None, exc.message)
+            self._metas[key] = found
+        return found
+
+    def new_errors(self, specs: Sequence[Spec]) -> list[str]:
+        """Front-matter errors not reported yet (a spec broken or added mid-run), once each."""
+        out: list[str] = []
+        for spec in specs:
+            error = self.meta(spec)[1]
+            if error is not None and (spec.path, spec.content_hash) not in self._reported:
+                self._reported.add((spec.path, spec.content_hash))
+                out.append(error)
+        return out
+
+    def blocked(self, specs: Sequence[Spec], state: State) -> dict[str, str]:
+        """Specs that hit an iteration cap of their front matter, with the reason."""
+        out: dict[str, str] = {}
+        for spec in specs:
+            row = state.get(spec.path)
+            if row is None or not row.needs_work:
+                continue
+            reason = cap_reason(self.meta(spec)[0], row)
+            if reason is not None:
+                out[spec.path] = reason
+        return out
+
+    def prompt_section(self, spec: Spec, mode: str) -> str:
+        """What the agent must know: which checks its DONE must pass, and the last refusal."""
+        meta, error = self.meta(spec)
+        lines: list[str] = []
+        if error is not None:
+            lines.append(
+                f"- The front matter of this spec is invalid ({error}); a DONE is "
+                "refused until it is fixed."
+            )
+        if meta is not None and meta.gates_done:
+            if meta.outcome:
+                lines.append(f"- Outcome: {meta.outcome}")
+            lines.extend(f"- Acceptance criterion: {c}" for c in meta.criteria)
+            if meta.test_command:
+                lines.append(f"- Test command (must exit 0): `{meta.test_command}`")
+            for check in meta.checks:
+                what = getattr(check.config, "command", None) or check.method
+                optional = "" if check.required else " (optional: only warns)"
+                lines.append(
+                    f"- Check {check_name(check, meta)} ({check.method}): {what}{optional}"
+                )
+            if meta.verification == "strict":
+                lines.append(
+                    "- Strict tier: every checkbox of this spec must be ticked, and "
+                    "ralph compares that claim with the file on disk."
+                )
+            for role_name in ROLES_BY_MODE.get(mode, ()):
+                role = meta.role(role_name)
+                if role is not None:
+                    lines.append(
+                        f"- As {role_name}: when this is true: {role.description}, print "
+                        f"`<promise>{role.promise}</promise>` on its own line "
+                        f"(verified by {role.verification_method})."
+                    )
+        refusal = self.refusals.get(spec.path)
+        if not lines and refusal is None:
+            return ""
+        text = "## What your DONE must pass\n"
+        if lines:
+            text += (
+                "ralph runs these when you say DONE and counts the DONE only if they pass; "
+                "a refused DONE counts as CONTINUE.\n" + "\n".join(lines) + "\n"
+            )
+        if refusal is not None:
+            text += f"\n### Your last DONE on this spec was refused\n{refusal}\n"
+        return text
+
+    def track_front_matter(self, spec: Spec, state: State) -> State:
+        """After a rotation: remember front matter the agent wrote (its hash), and forget the
+        mark once the front matter on disk is something else (a person changed it)."""
+        row = state.get(spec.path)
+        now = _read(self.root / spec.path)
+        if row is None or now is None:
+            return state
+        front = _front(now)
+        mark = row.agent_front_matter
+        if front != _front(spec.text):
+            mark = _digest(front)
+        elif mark is not None and _digest(front) != mark:
+            mark = None
+        return (
+            state
+            if mark == row.agent_front_matter
+            else state.with_spec(replace(row, agent_front_matter=mark))
+        )
+
+    def judge_done(
+        self,
+        spec: Spec,
+        *,
+        mode: str,
+        iteration: int,
+        output: str,
+        prompt: str,
+        tree: Callable[[], str | None],
+        handoff: Path,
+        agent_front_matter: str | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Verdict:
+        """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
+        meta, error = self.meta(spec)
+        now = _read(self.root / spec.path)
+        if error is None and now is not None and _front(now) != _front(spec.text):
+            error = (
+                "the agent changed the spec's front matter (its checks) during the "
+                "rotation; only a person may change them"
+            )
+        elif error is None and agent_front_matter == _digest(_front(spec.text)):
+            error = (
+                "it was last changed by an agent, not a person: restore it, or accept it by "
+                "editing it yourself or with `ralph reset`"
+            )
+        if error is None and meta is None:
+            return Verdict("DONE", None)
+        if error is not None:
+            return self._refuse(spec, iteration, handoff, (f"front matter: {error}",), "")
+        assert meta is not None
+        if not meta.gates_done:
+            return Verdict("DONE", None)
+
+        def on_transition(old: VState, new: VState) -> None:
+            append_worklog(
+                self.ws.worklog,
+                "claim_transition",
+                iteration=iteration,
+                spec=spec.path,
+                from_state=old.value,
+                to_state=new.value,
+            )
+
+        agent = self.judge_agent()
+        try:
+            gate = run_gate(
+                spec.path,
+                self.root,
+                spec_text=spec.text,
+                meta=meta,
+                mode=mode,
+                output=output,
+                prompt=prompt,
+                judge=AgentJudge(agent, self.root, self.ws.dir, spec.path, iteration, cancel),
+                cache=self.cache,
+                tree=tree(),
+                on_result=self._logger(iteration, spec.path),
+                on_transition=on_transition,
+                cancel=cancel,
+            )
+        except KeyboardInterrupt:
+            gate = GateResult(False, (), interrupted=True)
+        append_worklog(
+            self.ws.worklog,
+            "done_gate",
+            iteration=iteration,
+            spec=spec.path,
+            passed=gate.passed,
+            interrupted=gate.interrupted,
+            reasons=list(gate.reasons),
+            warnings=list(gate.warnings),
+        )
+        if gate.interrupted:
+            return Verdict("ERROR", "interrupted while running the DONE checks", True, gate)
+        if not gate.passed:
+            return self._refuse(spec, iteration, handoff, gate.reasons, gate.report(), gate)
+        self.refusals.pop(spec.path, None)
+        ran = [r for r in gate.results if not r.skipped]
+        names = ", ".join(r.name + (" (cached)" if r.cached else "") for r in ran)
+        note = f"checks passed: {names}" if ran else None
+        if gate.warnings:
+            note = f"{note}; warnings: {'; '.join(gate.warnings)}"
+        return Verdict("DONE", note, False, gate)
+
+    def check_all(
+        self, specs: Sequence[Spec], *, iteration: int, tree: Callable[[], str | None]
+    ) -> list[tuple[str, GateResult]]:
+        """The final verification's view: every spec's checks on the tree as it is (VERIFY
+        mode: no promises asked). A VERIFY_PASS must not override a failed one. Specs whose
+        front matter is invalid fail; specs without any check are left out."""
+        out: list[tuple[str, GateResult]] = []
+        key: str | None = None
+        for spec in specs:
+            meta, error = self.meta(spec)
+            if error is not None:
+                bad = CheckResult("front matter", "front_matter", False, summary=error)
+                out.append((spec.path, GateResult(False, (bad,))))
+                continue
+            if meta is None or not meta.gates_done:
+                continue
+            if key is None:
+                key = tree()
+            gate = run_gate(
+                spec.path,
+                self.root,
+                spec_text=spec.text,
+                meta=meta,
+                mode="VERIFY",
+                judge=AgentJudge(self.judge_agent(), self.root, self.ws.dir, spec.path, iteration),
+                cache=self.cache,
+                tree=key,
+                on_result=self._logger(iteration, spec.path),
+            )
+            out.append((spec.path, gate))
+            if gate.interrupted:
+                break
+        return out
+
+    def _logger(self, iteration: int, path: str) -> Callable[[CheckResult], None]:
+        """Each check and its result, as a `check` worklog event."""
+
+        def log(result: CheckResult) -> None:
+            append_worklog(
+                self.ws.worklog, "check", iteration=iteration, spec=path, **result.to_json()
+            )
+
+        return log
+
+    def _refuse(
+        self,
+        spec: Spec,
+        iteration: int,
+        handoff: Path,
+        reasons: Sequence[str],
+        report: str,
+        gate: GateResult | None = None,
+    ) -> Verdict:
+        detail = report or "\n".join(f"- {r}" for r in reasons)
+        self.refusals[spec.path] = detail
+        append_note(
+            handoff,
+            f"rotation {iteration}: your DONE was refused, because these checks failed:\n\n"
+            + "\n".join(f"    {line}" for line in detail.splitlines())
+            + "\n\nFix them before you say DONE again.",
+        )
+        shown = list(reasons[:NOTE_REASONS])
+        if len(reasons) > NOTE_REASONS:
+            shown.append(f"and {len(reasons) - NOTE_REASONS} more")
+        return Verdict(REFUSED, "DONE refused: " + "; ".join(shown), False, gate)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _digest(front: str | None) -> str:
+    return hashlib.sha256((front or "").encode()).hexdigest()
+
+
+def _front(text: str) -> str | None:
+    try:
+        return split_front_matter(text)[0]
+    except ValueError:
+        return "(unclosed)"

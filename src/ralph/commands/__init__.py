@@ -1,0 +1,1 @@
+"""The commands, one module each: what `ralph <command>` does below the option parsing."""

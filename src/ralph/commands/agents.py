@@ -1,0 +1,105 @@
+"""`ralph agents`: every built-in agent, whether it is installed (and its version), and the
+command line a rotation runs."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from ralph.agents import REGISTRY
+from ralph.agents.base import BuiltinAgent
+
+VERSION_TIMEOUT = 15.0  # seconds for `CLI --version` (a node CLI can take a few on a cold cache)
+_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?")
+
+
+def probe_version(agent: BuiltinAgent, exe: str) -> str | None:
+    """The version `exe --version` prints, or None when it fails or says nothing useful."""
+    from ralph.process import ProcessRequest, run_process
+
+    env = {**os.environ, **agent.default_env(), **agent.extra_env}
+    out: list[bytes] = []
+    try:
+        result = run_process(
+            ProcessRequest(
+                argv=(exe, "--version"),
+                cwd=Path.cwd(),
+                env=env,
+                timeout=VERSION_TIMEOUT,
+                kill_grace=1.0,
+                tail_bytes=4096,
+            ),
+            lambda stream, chunk: out.append(chunk) if stream == "stdout" else None,
+        )
+    except Exception:  # a broken CLI is reported as "no version", never a crash
+        return None
+    if result.exit_code != 0:
+        return None
+    text = result.stdout_tail.decode("utf-8", "replace") or result.stderr_tail.decode("utf-8")
+    match = _VERSION.search(text)
+    return match.group(0) if match else None
+
+
+def describe(agent: BuiltinAgent) -> dict[str, Any]:
+    path = agent.find()
+    return {
+        "name": agent.key,
+        "title": agent.title,
+        "installed": path is not None,
+        "path": path,
+        "version": probe_version(agent, path) if path else None,
+        "command": agent.invocation(path),
+        "model": agent.model,
+        "env": agent.default_env(),
+        "install": agent.install,
+    }
+
+
+def list_agents(root: Path) -> list[dict[str, Any]]:
+    """Every built-in agent, with ralph.yaml's `model:`, `args:` and `env:` where they apply."""
+    from ralph import __version__
+    from ralph.store.config import load_config
+
+    config = load_config(root).agent
+    agents: list[BuiltinAgent] = []
+    for key, cls in REGISTRY.items():
+        own = config.name == key and config.command is None
+        agents.append(
+            cls(
+                env=config.env,
+                model=config.model if own else None,
+                args=config.args if own else (),
+            )
+        )
+    # One at a time: each probe reaps its own orphans, and must never collect another's child.
+    rows = [describe(agent) for agent in agents]
+    rows.append(
+        {
+            "name": "demo",
+            "title": "ralph's scripted demo agent",
+            "installed": True,
+            "path": sys.executable,
+            "version": __version__,
+            "command": "python -m ralph.agents.demo < .ralph/prompt.md",
+            "model": None,
+            "env": {},
+            "install": "ships with ralph",
+        }
+    )
+    return rows
+
+
+def render(rows: list[dict[str, Any]]) -> str:
+    width = max(len(row["name"]) for row in rows)
+    lines: list[str] = []
+    for row in rows:
+        if row["installed"]:
+            state = f"installed {row['version'] or '(version unknown)'}  {row['path']}"
+        else:
+            state = f"not installed ({row['install']})"
+        lines.append(f"{row['name']:<{width}}  {row['title']}: {state}")
+        lines.append(f"{'':<{width}}  $ {row['command']}")
+    return "\n".join(lines) + "\n"

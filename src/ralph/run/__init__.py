@@ -1,0 +1,1 @@
+"""A run over rotations: the loop, one rotation, the final verification, and their records."""

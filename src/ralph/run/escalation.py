@@ -1,0 +1,119 @@
+"""Escalation to a human when the circuit breaker opens: Accept, Abort or Continue.
+
+On a terminal ralph asks; headless (no terminal, or `CI` set) `--on-escalation` decides, so a CI
+job never waits for an answer nobody can give. What each choice does to the state is a pure
+function here; asking is the only I/O.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Final, Literal, TextIO
+
+from ralph.rules.breaker import Breaker
+from ralph.store.state import MAX_COUNT, State
+
+Choice = Literal["accept", "abort", "continue"]
+CHOICES: Final[tuple[Choice, ...]] = ("accept", "abort", "continue")
+ACCEPTED: Final = "user_accepted"
+BYPASSED: Final = "bypassed"
+MAX_ASKS: Final = 5  # unreadable answers before ralph takes the safe choice (abort)
+
+
+@dataclass(frozen=True)
+class Escalation:
+    """What failed, for whom: `spec` is None when the final verification kept failing."""
+
+    spec: str | None
+    failures: int
+    reasons: tuple[str, ...]
+    cooldown_left: float  # seconds until the breaker would allow one more trial
+
+    @property
+    def subject(self) -> str:
+        return self.spec if self.spec is not None else "the final verification"
+
+    @property
+    def key(self) -> str:
+        """The subject as the worklog records it."""
+        return self.spec if self.spec is not None else "final-verification"
+
+
+Decide = Callable[[Escalation], Choice]
+
+
+def describe(e: Escalation) -> str:
+    """The question ralph puts to the user: what kept failing, and the three choices."""
+    reasons = "\n".join(f"  - {r}" for r in e.reasons) or "  - (no details recorded)"
+    wait = (
+        f" (or wait {e.cooldown_left:.0f} s and run again for one more trial)"
+        if e.cooldown_left > 0
+        else ""
+    )
+    return (
+        f"Circuit breaker open: {e.failures} failures in a row on {e.subject}:\n"
+        f"{reasons}\n"
+        "Choose:\n"
+        f"  [1] Accept   - take the current state of {e.subject} as verified (user_accepted)\n"
+        f"  [2] Abort    - stop the run now, partial work kept (exit 5){wait}\n"
+        f"  [3] Continue - go on without verification for {e.subject} (recorded as a risk)\n"
+    )
+
+
+def parse_choice(text: str) -> Choice | None:
+    answer = text.strip().lower()
+    for number, choice in enumerate(CHOICES, start=1):
+        if answer in (str(number), choice, choice[:2]):
+            return choice
+    return None
+
+
+def ask(e: Escalation, read: TextIO, write: TextIO) -> Choice:
+    """Ask on a terminal until the answer is one of the choices; end of input means Abort."""
+    write.write("\n" + describe(e))
+    for _ in range(MAX_ASKS):
+        write.write("Enter choice (1/2/3): ")
+        write.flush()
+        line = read.readline()
+        if not line:  # end of input: nobody is there to answer
+            write.write("\n")
+            return "abort"
+        choice = parse_choice(line)
+        if choice is not None:
+            return choice
+        write.write(f"not a choice: {line.strip()!r}; type 1, 2 or 3\n")
+    return "abort"
+
+
+def is_headless(stdin: TextIO | None, env: dict[str, str] | None = None) -> bool:
+    """No one can answer: stdin is not a terminal, or a CI system runs ralph."""
+    environ = os.environ if env is None else env
+    if environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        return True
+    try:
+        return stdin is None or not stdin.isatty()
+    except ValueError:  # closed
+        return True
+
+
+def apply_choice(state: State, e: Escalation, choice: Choice) -> State:
+    """The state after the user's choice. Abort keeps the breaker open: a new run within its
+    cooldown asks again. Accept and Continue are the human's resolution: the breaker closes."""
+    if choice == "abort":
+        return state
+    state = replace(state, breaker=Breaker())
+    if e.spec is None:
+        final = (
+            replace(state.final, accepted=True, failures=0)
+            if choice == "accept"
+            else replace(state.final, bypassed=True, failures=0)
+        )
+        return replace(state, final=final)
+    row = state.get(e.spec)
+    if row is None:  # the spec was removed meanwhile
+        return state
+    if choice == "accept":
+        return state.with_spec(replace(row, done_count=MAX_COUNT, override=ACCEPTED))
+    return state.with_spec(replace(row, override=BYPASSED))

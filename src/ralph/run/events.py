@@ -1,0 +1,147 @@
+"""What the loop tells its displays: plain frozen records, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any, Literal
+
+from ralph.rules.pool import Seat
+from ralph.store.state import MAX_COUNT, Tally
+
+# JUDGE: a semantic check's judge (ralph.checks.methods), answering VERIFIED or NOT_VERIFIED;
+# VERIFY: the final verification once every spec is at 3/3
+Mode = Literal["IMPLEMENT", "REVIEW", "JUDGE", "VERIFY"]
+
+
+@dataclass(frozen=True)
+class SpecRow:
+    """One line of the spec matrix as a display shows it."""
+
+    path: str
+    done_count: int
+    last_status: str | None  # None: never processed
+    modified_files: bool
+
+    @property
+    def needs_work(self) -> bool:
+        return self.done_count < MAX_COUNT
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    agent: str
+    iteration: int  # rotations recorded before this run (keeps counting across runs)
+    max_iteration: int  # the run stops once `iteration` reaches this
+    matrix: tuple[SpecRow, ...]
+
+
+@dataclass(frozen=True)
+class RotationStarted:
+    agent: str
+    spec: str  # path relative to the project root, forward slashes
+    mode: Mode
+    iteration: int  # number of this rotation (1-based, global)
+    max_iteration: int
+    started_at: float  # time.time() when the agent was started
+    matrix: tuple[SpecRow, ...]
+
+
+@dataclass(frozen=True)
+class AgentOutput:
+    """Readable lines the agent printed (decoded, each bounded in length), one chunk's worth."""
+
+    stream: Literal["stdout", "stderr"]
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RotationEnded:
+    agent: str
+    spec: str
+    mode: Mode
+    iteration: int
+    max_iteration: int
+    # DONE, CONTINUE, ROTATE, STUCK, NONE (no signal), ERROR (failed rotation), REFUSED (a DONE
+    # whose completion checks failed; the note says which)
+    signal: str
+    files_changed: int
+    done_count: int  # the spec's counter after this rotation
+    elapsed: float  # seconds the rotation took
+    note: str | None  # why a rotation failed, or a warning (no signal)
+    downgraded: tuple[str, ...]  # other specs that dropped from 3/3 to 2/3
+    matrix: tuple[SpecRow, ...]
+    usage: Tally | None = None  # this rotation's tokens and cost (rotations=1), as reported
+
+
+@dataclass(frozen=True)
+class Notice:
+    level: Literal["info", "warning"]
+    message: str
+
+
+@dataclass(frozen=True)
+class RunEnded:
+    exit_code: int
+    reason: str
+    iteration: int
+    max_iteration: int
+    matrix: tuple[SpecRow, ...]
+    usage: Tally | None = None  # what this run spent, as reported
+
+
+@dataclass(frozen=True)
+class PoolChanged:
+    """An agent of the pool was benched (rate limit), evicted (failures) or came back."""
+
+    seats: tuple[Seat, ...]
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """No agent is available: ralph waits until `until` (epoch seconds) for a limit to reset.
+
+    Sent when the wait starts and then about once a minute, so plain logs show a countdown."""
+
+    until: float
+    reason: str
+
+
+Event = (
+    RunStarted
+    | RotationStarted
+    | AgentOutput
+    | RotationEnded
+    | Notice
+    | RunEnded
+    | PoolChanged
+    | Waiting
+)
+
+
+def event_name(event: object) -> str:
+    """`RotationEnded` -> `rotation_ended`: the name tools see in `--log-format json`."""
+    name = type(event).__name__
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
+def event_fields(event: object) -> dict[str, Any]:
+    """An event's fields as JSON-ready values, whatever the event type and its fields:
+    events added later (check results, usage) flow through displays and reports unchanged."""
+    if not is_dataclass(event) or isinstance(event, type):
+        return {}
+    return {f.name: _plain(getattr(event, f.name)) for f in fields(event)}
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        if isinstance(value, SpecRow):
+            out["needs_work"] = value.needs_work
+        return out
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)

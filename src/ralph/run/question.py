@@ -1,0 +1,75 @@
+"""The QUESTION round trip: the agent asks in `.ralph/question.md`, the user answers in
+`.ralph/answer.md`, and the next `ralph run` hands both to the agent.
+
+A question is pending while `question.md` exists. A run refuses to start an agent while a
+question is pending and unanswered (it would only ask again); once `answer.md` holds an answer,
+the next rotation's prompt carries the question and the answer, and after that rotation is
+recorded both files move to `.ralph/archive/questions/<time>/`, so nothing the user wrote is
+lost and the same answer is not delivered twice.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph.store.archive import unique_dir
+from ralph.store.workspace import Workspace, read_text
+
+MAX_SHOWN_LINES = 30  # of a question, in the run's final message
+
+
+@dataclass(frozen=True)
+class QuestionAndAnswer:
+    question: str
+    answer: str
+
+
+def write_fallback_question(ws: Workspace, spec: str, output_tail: str) -> bool:
+    """The agent signalled QUESTION without writing question.md: keep its last words there so
+    the question is not lost. True when ralph wrote the file."""
+    if read_text(ws.question).strip():
+        return False
+    tail = "\n".join(output_tail.strip().splitlines()[-20:])
+    ws.question.write_text(
+        f"# Question from the agent working on {spec}\n\n"
+        "(the agent signalled QUESTION without writing this file; its last output was:)\n\n"
+        f"```\n{tail}\n```\n",
+        encoding="utf-8",
+    )
+    return True
+
+
+def shown(text: str) -> str:
+    """A question as the run's last message shows it: bounded, never empty."""
+    lines = text.strip().splitlines() or ["(empty)"]
+    if len(lines) > MAX_SHOWN_LINES:
+        lines = [*lines[:MAX_SHOWN_LINES], f"… ({len(lines) - MAX_SHOWN_LINES} more lines)"]
+    return "\n".join(lines)
+
+
+def pending(ws: Workspace) -> str | None:
+    """The question waiting for the user's answer, or None."""
+    text = read_text(ws.question)
+    return text if text.strip() else None
+
+
+def answered(ws: Workspace) -> QuestionAndAnswer | None:
+    """The pending question with the user's answer, once answer.md has one."""
+    question = pending(ws)
+    answer = read_text(ws.answer)
+    if question is None or not answer.strip():
+        return None
+    return QuestionAndAnswer(question.strip(), answer.strip())
+
+
+def archive_answered(ws: Workspace, now: float | None = None) -> Path:
+    """Move question.md and answer.md to archive/questions/<time>/ once delivered."""
+    name = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    target = unique_dir(ws.archive / "questions", name)
+    target.mkdir(parents=True)
+    for path in (ws.question, ws.answer):
+        if path.exists():
+            path.replace(target / path.name)
+    return target

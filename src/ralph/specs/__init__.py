@@ -1,0 +1,1 @@
+"""Spec files: which files are specs, and their front matter."""

@@ -1,0 +1,38 @@
+"""Archiving a verified run: `.ralph/archive/<time>/` keeps its state, progress and worklog.
+
+state.json and worklog.jsonl are copied (the state stays live for `ralph status`; the worklog is
+append-only and never truncated); progress.md, errors.log and the verifier's report are moved,
+so the next piece of work starts a fresh record.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from ralph.store.workspace import Workspace
+
+VERIFICATION_REPORT = "handoffs/final-verification.md"
+
+
+def unique_dir(parent: Path, name: str) -> Path:
+    target = parent / name
+    n = 1
+    while target.exists():
+        n += 1
+        target = parent / f"{name}-{n}"
+    return target
+
+
+def archive_run(ws: Workspace, now: float | None = None) -> Path:
+    """Archive the run that just passed its final verification; returns the folder."""
+    target = unique_dir(ws.archive, time.strftime("%Y%m%d-%H%M%S", time.localtime(now)))
+    target.mkdir(parents=True)
+    for path in (ws.state_file, ws.worklog):
+        if path.exists():
+            shutil.copy2(path, target / path.name)
+    for path in (ws.progress, ws.errors_log, ws.dir / VERIFICATION_REPORT):
+        if path.exists():
+            path.replace(target / path.name)
+    return target

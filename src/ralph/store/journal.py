@@ -1,0 +1,39 @@
+"""`.ralph/progress.md` and `.ralph/errors.log`: the human-readable record of a run.
+
+progress.md gets one line per rotation and per verification attempt; errors.log gets every
+failure (failed rotations, refused DONEs, failed verifications, failed checks, the breaker
+opening), and the next prompt shows its most recent lines so the agent can avoid them.
+Both are append-only; ralph archives them when a run is verified.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ralph.store.workspace import read_text, stamp
+
+PROGRESS_HEADER = "# Progress\n\nOne line per rotation and per verification attempt, by ralph.\n\n"
+RECENT_ERRORS = 5  # lines of errors.log the next prompt shows
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def append_progress(path: Path, line: str, now: float | None = None) -> None:
+    new = not path.exists()
+    with path.open("a", encoding="utf-8") as f:
+        if new:
+            f.write(PROGRESS_HEADER)
+        f.write(f"- {stamp(now)} {_one_line(line)}\n")
+
+
+def append_error(path: Path, line: str, now: float | None = None) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        f.write(f"{stamp(now)} {_one_line(line)}\n")
+
+
+def recent_errors(path: Path, limit: int = RECENT_ERRORS) -> tuple[str, ...]:
+    """The last `limit` lines of errors.log (none when it does not exist)."""
+    lines = [line for line in read_text(path).splitlines() if line.strip()]
+    return tuple(lines[-limit:])

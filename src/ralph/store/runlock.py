@@ -1,0 +1,178 @@
+"""One run per project: an OS lock on `.ralph/run.lock` plus `.ralph/run.json` for humans.
+
+The lock is what decides: the OS releases it when the process dies, however it dies, so a
+run.json left by a killed run (its PID dead) is simply taken over by the next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from ralph.errors import LockError, StateError
+from ralph.store.state import load_json, write_json_atomic
+
+try:
+    import fcntl
+except ImportError:  # Windows: fall back to checking the PID recorded in run.json
+    fcntl = None  # type: ignore[assignment]
+
+LOCK_FILE = "run.lock"
+RUN_FILE = "run.json"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    pid: int
+    started_at: float
+    data: dict[str, Any]
+
+
+def read_run(state_dir: Path) -> RunInfo | None:
+    """run.json of the live run, or None when no run is live (stale files are ignored)."""
+    if not is_live(state_dir):
+        return None
+    try:
+        data = load_json(state_dir / RUN_FILE, f".ralph/{RUN_FILE}")
+    except StateError:  # a damaged run.json must not break `status`
+        data = None
+    if not isinstance(data, dict):
+        return RunInfo(pid=0, started_at=0.0, data={})
+    return RunInfo(int(data.get("pid", 0)), float(data.get("started_at", 0.0)), data)
+
+
+def is_live(state_dir: Path) -> bool:
+    lock = state_dir / LOCK_FILE
+    if fcntl is None:
+        return _pid_file_alive(state_dir)
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def _pid_file_alive(state_dir: Path) -> bool:
+    data = load_json(state_dir / RUN_FILE, RUN_FILE)
+    if not isinstance(data, dict) or not isinstance(data.get("pid"), int):
+        return False
+    import psutil
+
+    return bool(psutil.pid_exists(data["pid"])) and data["pid"] != os.getpid()
+
+
+def load_json_quietly(path: Path) -> Any:
+    try:
+        return load_json(path, path.name)
+    except StateError:
+        return None
+
+
+def _reap_leftover_agent(previous: Any, state_dir: Path) -> None:
+    """A run killed with SIGKILL could not stop its agent: stop what is left of it now.
+
+    The agent leads its own process group. Only processes of that group, started no earlier
+    than the recorded agent and carrying this project's RALPH_STATE_DIR in their environment,
+    are killed, so a recycled PID never hits a stranger.
+    """
+    if not isinstance(previous, dict) or fcntl is None:
+        return
+    pgid, started = previous.get("agent_pid"), previous.get("agent_started")
+    if not isinstance(pgid, int) or not isinstance(started, (int, float)) or pgid <= 1:
+        return
+    import psutil
+
+    ours = str(state_dir.resolve())
+    for proc in psutil.process_iter(["pid", "create_time"]):
+        try:
+            if os.getpgid(proc.pid) != pgid or proc.info["create_time"] < started - 1:
+                continue
+            if proc.environ().get("RALPH_STATE_DIR") == ours:
+                proc.kill()
+        except (OSError, psutil.Error):
+            continue
+
+
+class RunLock:
+    """Held for the whole of `ralph run`; `update` keeps run.json current."""
+
+    def __init__(self, state_dir: Path, **info: Any) -> None:
+        self.state_dir = state_dir
+        self.info: dict[str, Any] = {"pid": os.getpid(), "started_at": time.time(), **info}
+        self._fd: int | None = None
+
+    def __enter__(self) -> RunLock:
+        if self.state_dir.exists() and not self.state_dir.is_dir():
+            raise StateError(
+                f"{self.state_dir.name} is a file, not a folder",
+                f"move the file away; ralph keeps its state in the folder {self.state_dir.name}/",
+            )
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        if fcntl is not None:
+            fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise self._refused() from None
+            self._fd = fd
+        elif _pid_file_alive(self.state_dir):
+            raise self._refused()
+        _reap_leftover_agent(load_json_quietly(self.state_dir / RUN_FILE), self.state_dir)
+        write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
+        return self
+
+    def _refused(self) -> LockError:
+        other = load_json(self.state_dir / RUN_FILE, RUN_FILE)
+        who = ""
+        if isinstance(other, dict):
+            since = time.strftime("%H:%M:%S", time.localtime(float(other.get("started_at", 0))))
+            who = f" (pid {other.get('pid')}, since {since}"
+            who += f", on {other['current_spec']})" if other.get("current_spec") else ")"
+        return LockError(
+            f"another ralph run is live in this project{who}",
+            "wait for it to finish, or stop it (Ctrl-C in its terminal)",
+        )
+
+    def record_agent(self, pid: int) -> None:
+        """Note the running agent, so that a run taking over after a crash can stop it."""
+        import psutil
+
+        try:
+            started = psutil.Process(pid).create_time()
+        except psutil.Error:
+            started = time.time()
+        self.update(agent_pid=pid, agent_started=started)
+
+    def update(self, **info: Any) -> None:
+        """Best effort: run.json informs humans and `status`; a failed write must not stop
+        a run (the lock, not this file, is what keeps a second run out)."""
+        self.info.update(info)
+        with contextlib.suppress(OSError):
+            write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with contextlib.suppress(OSError):
+            (self.state_dir / RUN_FILE).unlink(missing_ok=True)
+        if self._fd is not None and fcntl is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None

@@ -1,0 +1,391 @@
+"""The spec matrix in `.ralph/state.json`: model, strict loading, atomic saving.
+
+Plain frozen dataclasses with a small hand-written validator rather than Pydantic: `ralph status`
+must start in under 150 ms and Pydantic's import alone costs about 200 ms here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ralph.errors import StateError
+from ralph.rules.breaker import STATES as BREAKER_STATES
+from ralph.rules.breaker import Breaker
+
+SCHEMA_VERSION = 1
+MAX_COUNT = 3
+# Statuses a spec can carry: the agent's signals, NONE (no signal), ERROR (failed rotation) and
+# REFUSED (the agent said DONE but a completion check failed; counted as CONTINUE).
+STATUSES = ("DONE", "CONTINUE", "ROTATE", "STUCK", "QUESTION", "NONE", "ERROR", "REFUSED")
+# How a human resolved an escalation for a spec: its state taken as verified, or its
+# verification skipped (a risk the user took).
+OVERRIDES = ("user_accepted", "bypassed")
+RESET_HINT = (
+    "ralph kept the file as it is; fix it by hand, or move it away to start over "
+    "(every counter then starts again at 0/3)"
+)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Tokens and cost of some rotations, as far as the agents reported them."""
+
+    rotations: int = 0  # rotations counted here
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0  # the sum of the prices reported
+    unpriced: int = 0  # rotations that reported no price: cost_usd is then a lower bound
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True)
+class SpecState:
+    path: str
+    done_count: int = 0
+    last_status: str | None = None  # None: never processed
+    last_hash: str | None = None  # content hash recorded when the spec was last processed
+    modified_files: bool = False  # did its last rotation change tracked files
+    rotations: int = 0
+    # Rotations per mode since the last `ralph reset`: the front matter's iteration caps.
+    implement_rotations: int = 0
+    review_rotations: int = 0
+    blocked: str | None = None  # why the spec hit an iteration cap; None: it may run
+    # sha256 of front matter an agent wrote during a rotation: until a person changes it again
+    # (or runs `ralph reset`), DONEs are refused, so an agent cannot drop the checks it fails.
+    agent_front_matter: str | None = None
+    usage: Tally = field(default_factory=Tally)
+    last_changed_by: str | None = None  # the agent whose rotation last changed files
+    override: str | None = None  # one of OVERRIDES, set by an escalation choice
+
+    @property
+    def needs_work(self) -> bool:
+        return self.done_count < MAX_COUNT
+
+
+@dataclass(frozen=True)
+class FinalVerification:
+    """The independent verification once every spec is at 3/3."""
+
+    passed: bool = False  # the last one passed and no rotation has run since
+    failures: int = 0  # consecutive failed verifications
+    bypassed: bool = False  # the user chose to go on without it (a risk)
+    accepted: bool = False  # the user took the state as verified (user_accepted)
+    last_failure: str | None = None  # what the last failed one found
+
+
+@dataclass(frozen=True)
+class State:
+    schema_version: int = SCHEMA_VERSION
+    iteration: int = 0  # rotations recorded since the last `ralph reset`, across runs
+    max_iteration: int | None = None  # the iteration at which the last run stops
+    current_spec: str | None = None
+    specs: tuple[SpecState, ...] = field(default_factory=tuple)
+    usage: Tally = field(default_factory=Tally)  # every rotation since the state was created
+    agent_usage: tuple[tuple[str, Tally], ...] = ()  # the same, per agent, in first-use order
+    final: FinalVerification = field(default_factory=FinalVerification)
+    breaker: Breaker = field(default_factory=Breaker)
+
+    def get(self, path: str) -> SpecState | None:
+        return next((s for s in self.specs if s.path == path), None)
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.specs) and all(not s.needs_work for s in self.specs)
+
+    def with_spec(self, updated: SpecState) -> State:
+        return replace(
+            self, specs=tuple(updated if s.path == updated.path else s for s in self.specs)
+        )
+
+
+def state_to_json(state: State) -> dict[str, Any]:
+    return {
+        "schema_version": state.schema_version,
+        "iteration": state.iteration,
+        "max_iterations": state.max_iteration,
+        "current_spec": state.current_spec,
+        "specs": [spec_to_json(s) for s in state.specs],
+        "usage": tally_to_json(state.usage),
+        "agents": {name: tally_to_json(t) for name, t in state.agent_usage},
+        "final_verification": {
+            "passed": state.final.passed,
+            "failures": state.final.failures,
+            "bypassed": state.final.bypassed,
+            "accepted": state.final.accepted,
+            "last_failure": state.final.last_failure,
+        },
+        "breaker": {
+            "state": state.breaker.state,
+            "failures": state.breaker.failures,
+            "opened_at": state.breaker.opened_at,
+            "reasons": list(state.breaker.reasons),
+            "subject": state.breaker.subject,
+        },
+    }
+
+
+def spec_to_json(s: SpecState) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "path": s.path,
+        "done_count": s.done_count,
+        "last_status": s.last_status,
+        "last_hash": s.last_hash,
+        "modified_files": s.modified_files,
+        "rotations": s.rotations,
+        "implement_rotations": s.implement_rotations,
+        "review_rotations": s.review_rotations,
+        "blocked": s.blocked,
+        "agent_front_matter": s.agent_front_matter,
+    }
+    # Optional keys (usage counting came later): written once they mean something.
+    if s.usage.rotations:
+        data["usage"] = tally_to_json(s.usage)
+    if s.last_changed_by is not None:
+        data["last_changed_by"] = s.last_changed_by
+    if s.override is not None:
+        data["override"] = s.override
+    return data
+
+
+def tally_to_json(t: Tally) -> dict[str, Any]:
+    return {
+        "rotations": t.rotations,
+        "input_tokens": t.input_tokens,
+        "output_tokens": t.output_tokens,
+        "cost_usd": round(t.cost_usd, 6),
+        "unpriced": t.unpriced,
+    }
+
+
+class _Checker:
+    """Reads one JSON document, naming the file and the key of the first thing that is wrong."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, key: str, problem: str) -> StateError:
+        return StateError(f"{self.where}: {key}: {problem}", RESET_HINT)
+
+    def int_(self, data: dict[str, Any], key: str, prefix: str, lo: int, hi: int | None) -> int:
+        value = data.get(key, lo)
+        if not isinstance(value, int) or isinstance(value, bool) or value < lo:
+            raise self.fail(prefix + key, f"expected a whole number >= {lo}, got {value!r}")
+        if hi is not None and value > hi:
+            raise self.fail(prefix + key, f"expected at most {hi}, got {value!r}")
+        return value
+
+    def tally(self, data: dict[str, Any], key: str, prefix: str) -> Tally:
+        """An optional usage record (state files before usage counting have none)."""
+        raw = data.get(key)
+        if raw is None:
+            return Tally()
+        if not isinstance(raw, dict):
+            raise self.fail(prefix + key, f"expected an object, got {raw!r}")
+        sub = f"{prefix}{key}."
+        cost = raw.get("cost_usd", 0.0)
+        if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not cost >= 0:
+            raise self.fail(sub + "cost_usd", f"expected a number >= 0, got {cost!r}")
+        return Tally(
+            rotations=self.int_(raw, "rotations", sub, 0, None),
+            input_tokens=self.int_(raw, "input_tokens", sub, 0, None),
+            output_tokens=self.int_(raw, "output_tokens", sub, 0, None),
+            cost_usd=float(cost),
+            unpriced=self.int_(raw, "unpriced", sub, 0, None),
+        )
+
+    def bool_(self, data: dict[str, Any], key: str, prefix: str) -> bool:
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            raise self.fail(prefix + key, f"expected true or false, got {value!r}")
+        return value
+
+    def obj(self, data: dict[str, Any], key: str) -> dict[str, Any]:
+        value = data.get(key, {})
+        if not isinstance(value, dict):
+            raise self.fail(key, "expected an object")
+        return value
+
+    def opt_str(self, data: dict[str, Any], key: str, prefix: str) -> str | None:
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise self.fail(prefix + key, f"expected a string or null, got {value!r}")
+        return value
+
+
+def state_from_json(data: Any, where: str = "state.json") -> State:
+    check = _Checker(where)
+    if not isinstance(data, dict):
+        raise check.fail("(top level)", "expected a JSON object")
+    version = data.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise check.fail("schema_version", f"expected a whole number, got {version!r}")
+    if version > SCHEMA_VERSION:
+        raise StateError(
+            f"{where} was written by a newer ralph (schema {version}; this ralph reads "
+            f"{SCHEMA_VERSION})",
+            "upgrade ralph (pip install -U ralph-loop); the file was left untouched",
+        )
+    raw_specs = data.get("specs", [])
+    if not isinstance(raw_specs, list):
+        raise check.fail("specs", "expected a list")
+    specs: list[SpecState] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(raw_specs):
+        prefix = f"specs[{i}]."
+        if not isinstance(raw, dict):
+            raise check.fail(f"specs[{i}]", "expected an object")
+        path = raw.get("path")
+        if not isinstance(path, str) or not path:
+            raise check.fail(prefix + "path", f"expected a non-empty string, got {path!r}")
+        if path in seen:
+            raise check.fail(prefix + "path", f"{path!r} appears twice")
+        seen.add(path)
+        status = check.opt_str(raw, "last_status", prefix)
+        if status is not None and status not in STATUSES:
+            raise check.fail(prefix + "last_status", f"unknown status {status!r}")
+        modified = raw.get("modified_files", False)
+        if not isinstance(modified, bool):
+            raise check.fail(prefix + "modified_files", f"expected true or false, got {modified!r}")
+        specs.append(
+            SpecState(
+                path=path,
+                done_count=check.int_(raw, "done_count", prefix, 0, MAX_COUNT),
+                last_status=status,
+                last_hash=check.opt_str(raw, "last_hash", prefix),
+                modified_files=modified,
+                rotations=check.int_(raw, "rotations", prefix, 0, None),
+                implement_rotations=check.int_(raw, "implement_rotations", prefix, 0, None),
+                review_rotations=check.int_(raw, "review_rotations", prefix, 0, None),
+                blocked=check.opt_str(raw, "blocked", prefix),
+                agent_front_matter=check.opt_str(raw, "agent_front_matter", prefix),
+                usage=check.tally(raw, "usage", prefix),
+                last_changed_by=check.opt_str(raw, "last_changed_by", prefix),
+                override=_choice(check, raw, "override", prefix, OVERRIDES),
+            )
+        )
+    max_iteration = data.get("max_iterations")
+    if max_iteration is not None:
+        max_iteration = check.int_(data, "max_iterations", "", 0, None)
+    return State(
+        schema_version=SCHEMA_VERSION,
+        iteration=check.int_(data, "iteration", "", 0, None),
+        max_iteration=max_iteration,
+        current_spec=check.opt_str(data, "current_spec", ""),
+        specs=tuple(specs),
+        usage=check.tally(data, "usage", ""),
+        agent_usage=_agent_usage(check, data),
+        final=_final_from_json(check, check.obj(data, "final_verification")),
+        breaker=_breaker_from_json(check, check.obj(data, "breaker")),
+    )
+
+
+def _choice(
+    check: _Checker, data: dict[str, Any], key: str, prefix: str, allowed: tuple[str, ...]
+) -> str | None:
+    value = check.opt_str(data, key, prefix)
+    if value is not None and value not in allowed:
+        raise check.fail(prefix + key, f"expected one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def _final_from_json(check: _Checker, raw: dict[str, Any]) -> FinalVerification:
+    prefix = "final_verification."
+    return FinalVerification(
+        passed=check.bool_(raw, "passed", prefix),
+        failures=check.int_(raw, "failures", prefix, 0, None),
+        bypassed=check.bool_(raw, "bypassed", prefix),
+        accepted=check.bool_(raw, "accepted", prefix),
+        last_failure=check.opt_str(raw, "last_failure", prefix),
+    )
+
+
+def _breaker_from_json(check: _Checker, raw: dict[str, Any]) -> Breaker:
+    prefix = "breaker."
+    state = _choice(check, raw, "state", prefix, BREAKER_STATES) or "CLOSED"
+    opened_at = raw.get("opened_at")
+    if opened_at is not None and (
+        not isinstance(opened_at, (int, float)) or isinstance(opened_at, bool)
+    ):
+        raise check.fail(prefix + "opened_at", f"expected a number or null, got {opened_at!r}")
+    reasons = raw.get("reasons", [])
+    if not isinstance(reasons, list) or not all(isinstance(r, str) for r in reasons):
+        raise check.fail(prefix + "reasons", "expected a list of strings")
+    return Breaker(
+        state=state,  # type: ignore[arg-type]  # checked against STATES above
+        failures=check.int_(raw, "failures", prefix, 0, None),
+        opened_at=None if opened_at is None else float(opened_at),
+        reasons=tuple(reasons),
+        subject=check.opt_str(raw, "subject", prefix),
+    )
+
+
+def _agent_usage(check: _Checker, data: dict[str, Any]) -> tuple[tuple[str, Tally], ...]:
+    raw = data.get("agents")
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise check.fail("agents", f"expected an object, got {raw!r}")
+    return tuple((str(name), check.tally(raw, str(name), "agents.")) for name in raw)
+
+
+def load_json(path: Path, label: str) -> Any | None:
+    """Parsed JSON of `path`, None when it does not exist; StateError when unreadable."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StateError(f"{label}: cannot read ({exc.strerror or exc})", RESET_HINT) from exc
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StateError(f"{label}: not valid JSON ({exc})", RESET_HINT) from exc
+
+
+def load_state(path: Path) -> State:
+    """The saved matrix; a fresh State when there is none; StateError when it is damaged."""
+    label = _label(path)
+    data = load_json(path, label)
+    return State() if data is None else state_from_json(data, label)
+
+
+def save_state(path: Path, state: State) -> None:
+    write_json_atomic(path, state_to_json(state))
+
+
+def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2) + "\n", durable=durable)
+
+
+def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+    """Write via a temporary file in the same folder, fsync, then rename over the target.
+
+    A crash (or kill -9) at any moment leaves either the old file or the new one, never half of
+    one, and never a stray temporary file after a failed write.
+    """
+    import tempfile  # only writers pay for it: `ralph status` never writes
+
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            if hasattr(os, "fchmod"):  # mkstemp makes it owner-only; state is not a secret
+                os.fchmod(f.fileno(), 0o644)
+            f.write(text)
+            f.flush()
+            if durable:  # survives a power cut, not just a crash; run.json does not need it
+                os.fsync(f.fileno())
+        Path(tmp).replace(path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _label(path: Path) -> str:
+    parent = path.parent.name
+    return f"{parent}/{path.name}" if parent else path.name
