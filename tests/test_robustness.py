@@ -122,7 +122,7 @@ def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project)
     from pathlib import Path
 
     from ralph.agents.command import make_agent
-    from ralph.rules.pool import Member
+    from ralph.agents.member import Member
     from ralph.run.events import Event
     from ralph.run.loop import RunOptions, run_loop
 

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 import pytest
 from rich.console import Console, RenderableType
 
+from ralph.rules.prompt import Mode
 from ralph.run.events import (
     AgentOutput,
     Event,
-    Mode,
     Notice,
     RotationEnded,
     RotationStarted,

@@ -19,7 +19,7 @@ from typing import Literal
 
 from ralph.errors import AgentError, ConfigError
 from ralph.process import ProcessRequest, ProcessResult, run_process
-from ralph.run.events import Mode
+from ralph.rules.prompt import Mode
 
 MAX_LINE = 2000  # characters of one output line a display gets; the history log keeps all
 Stream = Literal["stdout", "stderr"]

@@ -17,7 +17,8 @@ from ralph.ui.reports import RunReport
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ralph.rules.pool import Member, PoolPolicy
+    from ralph.agents.member import Member
+    from ralph.rules.pool import PoolPolicy
     from ralph.store.config import AgentConfig, RalphConfig
 
 OPTIONS_FILE = "run-options.json"
@@ -300,7 +301,7 @@ def build_pool(req: RunRequest, config: RalphConfig) -> tuple[Member, ...]:
     (`python`, `python#2`) because benching, eviction and cost are kept per agent.
     """
     from ralph.agents.command import BUILTIN, make_agent
-    from ralph.rules.pool import Member
+    from ralph.agents.member import Member
 
     # (settings, name, command, whether the entry's model: and args: belong to this agent)
     chosen: list[tuple[AgentConfig, str | None, str | list[str] | None, bool]] = []

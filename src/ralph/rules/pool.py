@@ -20,28 +20,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from ralph.agents.command import CommandAgent
+from typing import Literal
 
 Rotation = Literal["round-robin", "fallback"]
 ROTATIONS: tuple[Rotation, ...] = ("round-robin", "fallback")
 Outcome = Literal["ok", "failed", "rate_limited"]
-
-
-@dataclass(frozen=True)
-class Member:
-    """One agent of the pool and its own limits for a rotation."""
-
-    agent: CommandAgent
-    timeout: float | None = None  # wall-clock seconds per rotation
-    idle_timeout: float | None = None  # seconds without output
-    kill_grace: float = 5.0  # SIGTERM -> SIGKILL of the agent's process tree
-
-    @property
-    def name(self) -> str:
-        return self.agent.name
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from ralph.rules.signals import PROTOCOL, VERIFY_PROTOCOL
-from ralph.run.events import Mode
+
+# JUDGE: a semantic check's judge (ralph.checks.methods), answering VERIFIED or NOT_VERIFIED;
+# VERIFY: the final verification once every spec is at 3/3
+Mode = Literal["IMPLEMENT", "REVIEW", "JUDGE", "VERIFY"]
 
 _MODE_TEXT = {
     "IMPLEMENT": (

@@ -6,11 +6,8 @@ from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, Literal
 
 from ralph.rules.pool import Seat
+from ralph.rules.prompt import Mode
 from ralph.store.state import MAX_COUNT, Tally
-
-# JUDGE: a semantic check's judge (ralph.checks.methods), answering VERIFIED or NOT_VERIFIED;
-# VERIFY: the final verification once every spec is at 3/3
-Mode = Literal["IMPLEMENT", "REVIEW", "JUDGE", "VERIFY"]
 
 
 @dataclass(frozen=True)

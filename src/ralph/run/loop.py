@@ -14,6 +14,7 @@ from types import FrameType
 from typing import NoReturn
 
 from ralph.agents.command import AgentFault, AgentRequest, AgentResult, CommandAgent, Stream
+from ralph.agents.member import Member
 from ralph.checks.gate import DoneGate, Verdict, validate_front_matter
 from ralph.checks.methods import CheckResult, agent_words, run_command
 from ralph.errors import AgentError, AgentsExhausted, ExitCode, StateError
@@ -25,7 +26,6 @@ from ralph.rules.matrix import Rescan, downgrade_verified, reconcile, record_rot
 from ralph.rules.pool import (
     Choice,
     Exhausted,
-    Member,
     Pick,
     Pool,
     PoolPolicy,
@@ -36,7 +36,13 @@ from ralph.rules.pool import (
     describe,
     release_due,
 )
-from ralph.rules.prompt import PromptInput, VerifyInput, build_prompt, build_verification_prompt
+from ralph.rules.prompt import (
+    Mode,
+    PromptInput,
+    VerifyInput,
+    build_prompt,
+    build_verification_prompt,
+)
 from ralph.rules.schedule import next_spec
 from ralph.rules.signals import VERDICTS, parse_signal
 from ralph.rules.usage import minus, over_budget, record_usage
@@ -44,7 +50,6 @@ from ralph.run.escalation import BYPASSED, Decide, Escalation, apply_choice
 from ralph.run.events import (
     AgentOutput,
     Event,
-    Mode,
     Notice,
     PoolChanged,
     RotationEnded,

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, Protocol, TextIO, TypeVar
 
 from ralph.rules.pool import Seat, describe
+from ralph.rules.prompt import Mode
 from ralph.rules.usage import UNREPORTED, format_tally, merge
 from ralph.run.events import (
     AgentOutput,
     Event,
-    Mode,
     Notice,
     PoolChanged,
     RotationEnded,
