@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ralph.rules.caps import cap_reason, count_rotation, mark_blocked
+from ralph.rules.state import SpecState, State
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
-from ralph.store.state import SpecState, State
 
 
 def meta(front: str) -> SpecMeta:

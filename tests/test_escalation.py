@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from ralph.rules.state import SpecState, State
 from ralph.run.escalation import (
     Escalation,
     apply_choice,
@@ -23,7 +24,6 @@ from ralph.run.escalation import (
     is_headless,
     parse_choice,
 )
-from ralph.store.state import SpecState, State
 from tests.conftest import Project
 
 SPEC = "# goal\n- [ ] the work\n"

@@ -275,7 +275,7 @@ def test_json_display_carries_unknown_fields_and_events() -> None:
 
 
 def test_an_unpriced_usage_is_no_cost() -> None:
-    from ralph.store.state import Tally
+    from ralph.rules.state import Tally
     from ralph.ui.reports import rotation_cost
 
     unpriced = Tally(rotations=1, input_tokens=5, cost_usd=0.0, unpriced=1)

@@ -11,8 +11,8 @@ from ralph.rules.matrix import (
     record_rotation,
     reset_counters,
 )
-from ralph.specs.discovery import Spec
-from ralph.store.state import SpecState, State
+from ralph.rules.spec import Spec
+from ralph.rules.state import SpecState, State
 
 NON_DONE = ["CONTINUE", "ROTATE", "STUCK", "NONE", "ERROR"]
 

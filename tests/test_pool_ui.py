@@ -9,6 +9,7 @@ import time
 from rich.console import Console
 
 from ralph.rules.pool import Seat
+from ralph.rules.state import Tally
 from ralph.run.events import (
     Event,
     PoolChanged,
@@ -19,7 +20,6 @@ from ralph.run.events import (
     SpecRow,
     Waiting,
 )
-from ralph.store.state import Tally
 from ralph.ui.display import PanelView, PlainDisplay, apply_event, render_panel
 
 ROWS = (SpecRow("PROMPT.md", 0, None, False),)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ralph.rules.schedule import MODIFIED, NEW, UNFINISHED, VERIFYING, next_spec, tier
-from ralph.specs.discovery import Spec
-from ralph.store.state import SpecState, State
+from ralph.rules.spec import Spec
+from ralph.rules.state import SpecState, State
 
 
 def specs(*paths: str) -> list[Spec]:

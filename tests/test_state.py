@@ -9,15 +9,8 @@ from pathlib import Path
 import pytest
 
 from ralph.errors import StateError
-from ralph.store.state import (
-    SCHEMA_VERSION,
-    SpecState,
-    State,
-    load_state,
-    save_state,
-    state_from_json,
-    state_to_json,
-)
+from ralph.rules.state import SCHEMA_VERSION, SpecState, State, state_to_json
+from ralph.store.state import load_state, save_state, state_from_json
 
 
 def sample() -> State:
@@ -117,7 +110,7 @@ def test_failed_write_keeps_old_file_and_leaves_no_temp(
 
 def test_breaker_final_verification_and_overrides_round_trip(tmp_path: Path) -> None:
     from ralph.rules.breaker import Breaker
-    from ralph.store.state import FinalVerification
+    from ralph.rules.state import FinalVerification
 
     state = State(
         specs=(SpecState("PROMPT.md", 3, "DONE", "abc", False, 4, override="user_accepted"),),

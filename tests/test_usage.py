@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ralph.errors import StateError
+from ralph.rules.state import SpecState, State, Tally
 from ralph.rules.usage import (
     add,
     agent_tally,
@@ -19,7 +20,7 @@ from ralph.rules.usage import (
     over_budget,
     record_usage,
 )
-from ralph.store.state import SpecState, State, Tally, load_state, save_state, state_from_json
+from ralph.store.state import load_state, save_state, state_from_json
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ from ralph.checks.methods import (
 )
 from ralph.errors import SpecError
 from ralph.rules.caps import cap_reason
-from ralph.specs.discovery import Spec
+from ralph.rules.spec import Spec
+from ralph.rules.state import State
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
-from ralph.store.state import State
 from ralph.store.workspace import Workspace, append_note, append_worklog
 
 if TYPE_CHECKING:

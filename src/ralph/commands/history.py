@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.errors import RalphError
-from ralph.specs.discovery import spec_slug
+from ralph.rules.spec import spec_slug
 from ralph.store.workspace import Workspace
 
 

@@ -10,9 +10,10 @@ from typing import Any
 
 from ralph.errors import LockError, SpecError
 from ralph.rules.matrix import reconcile, reset_counters
+from ralph.rules.state import State, tally_to_json
 from ralph.specs.discovery import SEARCHED, find_spec_paths, read_spec
 from ralph.store.runlock import RunInfo, RunLock, read_run
-from ralph.store.state import State, load_state, save_state, tally_to_json
+from ralph.store.state import load_state, save_state
 from ralph.store.workspace import (
     GUARDRAILS_TEMPLATE,
     PROMPT_TEMPLATE,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
+from ralph.rules.state import SpecState, State
 from ralph.specs.frontmatter import SpecMeta
-from ralph.store.state import SpecState, State
 
 ROLE_MODES = {"coder": "IMPLEMENT", "reviewer": "REVIEW", "tester": None, "qa": None}
 

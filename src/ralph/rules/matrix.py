@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ralph.rules.breaker import Breaker
-from ralph.specs.discovery import Spec
-from ralph.store.state import MAX_COUNT, FinalVerification, SpecState, State
+from ralph.rules.spec import Spec
+from ralph.rules.state import MAX_COUNT, FinalVerification, SpecState, State
 
 DONE = "DONE"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from ralph.specs.discovery import Spec, sort_key
-from ralph.store.state import SpecState, State
+from ralph.rules.spec import Spec, sort_key
+from ralph.rules.state import SpecState, State
 
 NEW, MODIFIED, UNFINISHED, VERIFYING = 1, 2, 3, 4
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
-from ralph.store.state import State, Tally
+from ralph.rules.state import State, Tally
 
 
 class Spent(Protocol):

@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from ralph.rules.matrix import downgrade_verified
-from ralph.specs.discovery import Spec
+from ralph.rules.spec import Spec
+from ralph.rules.state import State
 from ralph.specs.frontmatter import ExternalCheck, SpecMeta
-from ralph.store.state import State
 
 SLUG: Final = "final-verification"  # its handoff (the verifier's report) and history folder
 SUBJECT: Final = ":final-verification"  # the breaker's subject for a failed verification

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Final, Literal, TextIO
 
 from ralph.rules.breaker import Breaker
-from ralph.store.state import MAX_COUNT, State
+from ralph.rules.state import MAX_COUNT, State
 
 Choice = Literal["accept", "abort", "continue"]
 CHOICES: Final[tuple[Choice, ...]] = ("accept", "abort", "continue")

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from ralph.rules.pool import Seat
 from ralph.rules.prompt import Mode
-from ralph.store.state import MAX_COUNT, Tally
+from ralph.rules.state import MAX_COUNT, Tally
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,8 @@ from ralph.rules.prompt import (
 )
 from ralph.rules.schedule import next_spec
 from ralph.rules.signals import VERDICTS, parse_signal
+from ralph.rules.spec import Spec, spec_slug
+from ralph.rules.state import State, Tally
 from ralph.rules.usage import minus, over_budget, record_usage
 from ralph.run.escalation import BYPASSED, Decide, Escalation, apply_choice
 from ralph.run.events import (
@@ -67,14 +69,14 @@ from ralph.run.question import (
     shown,
     write_fallback_question,
 )
-from ralph.specs.discovery import Spec, discover_specs, find_spec_paths, spec_file_hash, spec_slug
+from ralph.specs.discovery import discover_specs, find_spec_paths, spec_file_hash
 from ralph.specs.frontmatter import ExternalConfig
 from ralph.store.archive import archive_run
 from ralph.store.cancel import CancelWatch
 from ralph.store.journal import append_error, append_progress, recent_errors
 from ralph.store.runlock import RunLock
 from ralph.store.snapshot import Changes, Snapshot, Snapshotter
-from ralph.store.state import State, Tally, load_json, load_state, save_state, write_json_atomic
+from ralph.store.state import load_json, load_state, save_state, write_json_atomic
 from ralph.store.workspace import (
     RotationLog,
     Workspace,

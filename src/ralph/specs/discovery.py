@@ -4,42 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import SpecError
+from ralph.rules.spec import ROOT_PROMPTS, Spec, sort_key
 
-ROOT_PROMPTS = ("PROMPT.md", "RALPH_TASK.md")  # both are specs when both exist, PROMPT.md first
 SPEC_DIRS = (".ralph/specs", "specs")
 SPEC_SUFFIX = ".spec.md"
 SEARCHED = "PROMPT.md or RALPH_TASK.md at the project root, *.spec.md under specs/ or .ralph/specs/"
-
-
-@dataclass(frozen=True)
-class Spec:
-    path: str  # relative to the project root, forward slashes on every platform
-    text: str
-    content_hash: str  # sha256 of the bytes on disk
-
-
-def spec_slug(path: str) -> str:
-    """`{name}-{hash6}`: the file name is not unique across folders, the path is."""
-    name = Path(path).name
-    if name in ROOT_PROMPTS:
-        name = "000-" + name.split(".")[0].lower().replace("_", "-")
-    elif name.endswith(".md"):
-        name = name[: -len(".md")]
-    return f"{name}-{hashlib.sha256(path.encode()).hexdigest()[:6]}"
-
-
-def sort_key(path: str) -> tuple[int, str]:
-    """PROMPT.md sorts as `000-prompt.spec.md`, always first (even before `.ralph/specs/`, whose
-    dot would sort before a digit), RALPH_TASK.md right after it, then by full relative path."""
-    if path == "PROMPT.md":
-        return (0, "000-prompt.spec.md")
-    if path == "RALPH_TASK.md":
-        return (1, "000-ralph-task.spec.md")
-    return (2, path)
 
 
 def find_spec_paths(root: Path) -> list[str]:

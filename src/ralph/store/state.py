@@ -1,167 +1,35 @@
-"""The spec matrix in `.ralph/state.json`: model, strict loading, atomic saving.
+"""`.ralph/state.json` on disk: strict loading (naming the bad key), atomic saving.
 
-Plain frozen dataclasses with a small hand-written validator rather than Pydantic: `ralph status`
-must start in under 150 ms and Pydantic's import alone costs about 200 ms here.
+A small hand-written validator rather than Pydantic: `ralph status` must start in under 150 ms
+and Pydantic's import alone costs about 200 ms here.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ralph.errors import StateError
 from ralph.rules.breaker import STATES as BREAKER_STATES
 from ralph.rules.breaker import Breaker
+from ralph.rules.state import (
+    MAX_COUNT,
+    OVERRIDES,
+    SCHEMA_VERSION,
+    STATUSES,
+    FinalVerification,
+    SpecState,
+    State,
+    Tally,
+    state_to_json,
+)
 
-SCHEMA_VERSION = 1
-MAX_COUNT = 3
-# Statuses a spec can carry: the agent's signals, NONE (no signal), ERROR (failed rotation) and
-# REFUSED (the agent said DONE but a completion check failed; counted as CONTINUE).
-STATUSES = ("DONE", "CONTINUE", "ROTATE", "STUCK", "QUESTION", "NONE", "ERROR", "REFUSED")
-# How a human resolved an escalation for a spec: its state taken as verified, or its
-# verification skipped (a risk the user took).
-OVERRIDES = ("user_accepted", "bypassed")
 RESET_HINT = (
     "ralph kept the file as it is; fix it by hand, or move it away to start over "
     "(every counter then starts again at 0/3)"
 )
-
-
-@dataclass(frozen=True)
-class Tally:
-    """Tokens and cost of some rotations, as far as the agents reported them."""
-
-    rotations: int = 0  # rotations counted here
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0  # the sum of the prices reported
-    unpriced: int = 0  # rotations that reported no price: cost_usd is then a lower bound
-
-    @property
-    def tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-
-@dataclass(frozen=True)
-class SpecState:
-    path: str
-    done_count: int = 0
-    last_status: str | None = None  # None: never processed
-    last_hash: str | None = None  # content hash recorded when the spec was last processed
-    modified_files: bool = False  # did its last rotation change tracked files
-    rotations: int = 0
-    # Rotations per mode since the last `ralph reset`: the front matter's iteration caps.
-    implement_rotations: int = 0
-    review_rotations: int = 0
-    blocked: str | None = None  # why the spec hit an iteration cap; None: it may run
-    # sha256 of front matter an agent wrote during a rotation: until a person changes it again
-    # (or runs `ralph reset`), DONEs are refused, so an agent cannot drop the checks it fails.
-    agent_front_matter: str | None = None
-    usage: Tally = field(default_factory=Tally)
-    last_changed_by: str | None = None  # the agent whose rotation last changed files
-    override: str | None = None  # one of OVERRIDES, set by an escalation choice
-
-    @property
-    def needs_work(self) -> bool:
-        return self.done_count < MAX_COUNT
-
-
-@dataclass(frozen=True)
-class FinalVerification:
-    """The independent verification once every spec is at 3/3."""
-
-    passed: bool = False  # the last one passed and no rotation has run since
-    failures: int = 0  # consecutive failed verifications
-    bypassed: bool = False  # the user chose to go on without it (a risk)
-    accepted: bool = False  # the user took the state as verified (user_accepted)
-    last_failure: str | None = None  # what the last failed one found
-
-
-@dataclass(frozen=True)
-class State:
-    schema_version: int = SCHEMA_VERSION
-    iteration: int = 0  # rotations recorded since the last `ralph reset`, across runs
-    max_iteration: int | None = None  # the iteration at which the last run stops
-    current_spec: str | None = None
-    specs: tuple[SpecState, ...] = field(default_factory=tuple)
-    usage: Tally = field(default_factory=Tally)  # every rotation since the state was created
-    agent_usage: tuple[tuple[str, Tally], ...] = ()  # the same, per agent, in first-use order
-    final: FinalVerification = field(default_factory=FinalVerification)
-    breaker: Breaker = field(default_factory=Breaker)
-
-    def get(self, path: str) -> SpecState | None:
-        return next((s for s in self.specs if s.path == path), None)
-
-    @property
-    def complete(self) -> bool:
-        return bool(self.specs) and all(not s.needs_work for s in self.specs)
-
-    def with_spec(self, updated: SpecState) -> State:
-        return replace(
-            self, specs=tuple(updated if s.path == updated.path else s for s in self.specs)
-        )
-
-
-def state_to_json(state: State) -> dict[str, Any]:
-    return {
-        "schema_version": state.schema_version,
-        "iteration": state.iteration,
-        "max_iterations": state.max_iteration,
-        "current_spec": state.current_spec,
-        "specs": [spec_to_json(s) for s in state.specs],
-        "usage": tally_to_json(state.usage),
-        "agents": {name: tally_to_json(t) for name, t in state.agent_usage},
-        "final_verification": {
-            "passed": state.final.passed,
-            "failures": state.final.failures,
-            "bypassed": state.final.bypassed,
-            "accepted": state.final.accepted,
-            "last_failure": state.final.last_failure,
-        },
-        "breaker": {
-            "state": state.breaker.state,
-            "failures": state.breaker.failures,
-            "opened_at": state.breaker.opened_at,
-            "reasons": list(state.breaker.reasons),
-            "subject": state.breaker.subject,
-        },
-    }
-
-
-def spec_to_json(s: SpecState) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "path": s.path,
-        "done_count": s.done_count,
-        "last_status": s.last_status,
-        "last_hash": s.last_hash,
-        "modified_files": s.modified_files,
-        "rotations": s.rotations,
-        "implement_rotations": s.implement_rotations,
-        "review_rotations": s.review_rotations,
-        "blocked": s.blocked,
-        "agent_front_matter": s.agent_front_matter,
-    }
-    # Optional keys (usage counting came later): written once they mean something.
-    if s.usage.rotations:
-        data["usage"] = tally_to_json(s.usage)
-    if s.last_changed_by is not None:
-        data["last_changed_by"] = s.last_changed_by
-    if s.override is not None:
-        data["override"] = s.override
-    return data
-
-
-def tally_to_json(t: Tally) -> dict[str, Any]:
-    return {
-        "rotations": t.rotations,
-        "input_tokens": t.input_tokens,
-        "output_tokens": t.output_tokens,
-        "cost_usd": round(t.cost_usd, 6),
-        "unpriced": t.unpriced,
-    }
 
 
 class _Checker:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Literal, Protocol, TextIO, TypeVar
 
 from ralph.rules.pool import Seat, describe
 from ralph.rules.prompt import Mode
+from ralph.rules.state import MAX_COUNT as TARGET
+from ralph.rules.state import Tally
 from ralph.rules.usage import UNREPORTED, format_tally, merge
 from ralph.run.events import (
     AgentOutput,
@@ -27,8 +29,6 @@ from ralph.run.events import (
     event_fields,
     event_name,
 )
-from ralph.store.state import MAX_COUNT as TARGET
-from ralph.store.state import Tally
 from ralph.ui.statustable import SIGNAL_STYLES as _SIGNAL_STYLES
 from ralph.ui.statustable import counter as _counter
 from ralph.ui.statustable import progress as _progress

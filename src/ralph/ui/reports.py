@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ralph.rules.state import MAX_COUNT
 from ralph.run.events import (
     Event,
     RotationEnded,
@@ -20,7 +21,6 @@ from ralph.run.events import (
     SpecRow,
     event_fields,
 )
-from ralph.store.state import MAX_COUNT
 
 # Characters XML 1.0 cannot carry at all (an agent's note may contain any of them).
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

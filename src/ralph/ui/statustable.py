@@ -12,9 +12,9 @@ if TYPE_CHECKING:
 
     from rich.console import RenderableType
 
+from ralph.rules.state import MAX_COUNT as TARGET
+from ralph.rules.state import Tally
 from ralph.rules.usage import format_tally
-from ralph.store.state import MAX_COUNT as TARGET  # a spec is verified at 3/3
-from ralph.store.state import Tally
 
 SIGNAL_STYLES = {
     "DONE": "bold green",
