@@ -14,6 +14,8 @@ BOXES_PER_ROTATION = 2  # one box per rotation is more realistic; two keeps `mak
 
 @dataclass
 class Outcome:
+    """How a rotation of the demo ends: its signal, why, and what it did (for the handoff)."""
+
     signal: str
     reason: str
     done: list[str] = field(default_factory=list)
