@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agents.command import AgentRequest, AgentResult, CommandAgent, LineSplitter, Stream
+from ralph.agents.command import CommandAgent
+from ralph.agents.output import LineSplitter, Stream
+from ralph.agents.request import AgentRequest
+from ralph.agents.result import AgentResult
 from ralph.process import ProcessResult
 
 FIXTURES = Path(__file__).parent / "fixtures" / "agents"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from ralph.agents.claude import ClaudeAgent
-from ralph.agents.command import Usage, make_agent
+from ralph.agents.registry import make_agent
+from ralph.agents.result import Usage
 from ralph.rules.signals import parse_signal
 from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture, request
 

@@ -11,7 +11,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ralph.agents.command import AgentRequest, AgentResult, CommandAgent, Stream, make_agent
+from ralph.agents.command import CommandAgent
+from ralph.agents.output import Stream
+from ralph.agents.registry import make_agent
+from ralph.agents.request import AgentRequest
+from ralph.agents.result import AgentResult
 from tests.agent_helpers import FAKES, fake_cli, fixture, wrapper
 from tests.conftest import Project
 from tests.test_process import is_gone, read_pid

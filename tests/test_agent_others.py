@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from ralph.agents.aider import AiderAgent
-from ralph.agents.base import ARG_PROMPT_MAX
-from ralph.agents.command import CommandAgent, Usage, make_agent
+from ralph.agents.builtin import ARG_PROMPT_MAX
+from ralph.agents.command import CommandAgent
 from ralph.agents.cursor import CursorAgent
 from ralph.agents.gemini import GeminiAgent
 from ralph.agents.opencode import OpenCodeAgent
 from ralph.agents.pi import PiAgent
+from ralph.agents.registry import make_agent
+from ralph.agents.result import Usage
 from ralph.rules.signals import parse_signal
 from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture, request
 

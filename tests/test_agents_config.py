@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
-from ralph.agents.command import BUILTIN
+from ralph.agents.command import CommandAgent
+from ralph.agents.registry import REGISTRY, make_agent
 from tests.agent_helpers import fake_cli, fixture
 from tests.conftest import Project
 
@@ -102,7 +105,7 @@ def test_unknown_agent_lists_the_built_in_ones(project: Project) -> None:
     result = project.run("run", "--agent", "clod")
     assert result.exit_code == 1
     assert "unknown agent: clod" in result.stderr
-    assert f"built-in agents: {', '.join(BUILTIN)}" in result.stderr
+    assert f"built-in agents: {', '.join(REGISTRY)}" in result.stderr
 
 
 def test_a_missing_cli_says_how_to_install_it(
@@ -116,9 +119,36 @@ def test_a_missing_cli_says_how_to_install_it(
     assert "npm install -g @anthropic-ai/claude-code" in result.stderr
 
 
-def test_every_built_in_name_is_an_agent() -> None:
-    from ralph.agents import REGISTRY
-
-    assert set(BUILTIN) == {*REGISTRY, "demo"}
+def test_every_registered_name_makes_its_agent() -> None:
     for name, agent in REGISTRY.items():
         assert agent.key == name
+        assert make_agent(name, None, {}).name == name
+
+
+class _SaysDone(CommandAgent):
+    """An agent CLI ralph did not know: a program that writes a file and says DONE."""
+
+    key = "says-done"
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        model: str | None = None,
+        args: Sequence[str] = (),
+    ) -> None:
+        script = "open('made.txt', 'w').write('x'); print('<ralph>DONE</ralph>')"
+        super().__init__(self.key, [sys.executable, "-c", script, *args], env, model)
+
+
+def test_one_registry_entry_is_all_a_new_agent_needs(
+    git_project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(REGISTRY, _SaysDone.key, _SaysDone)
+    git_project.write({"PROMPT.md": "# goal\n", "ralph.yaml": "agent: says-done\n"})
+    assert git_project.run("run", "-n", "1").exit_code == 3
+    assert (git_project.root / "made.txt").exists()
+    result = git_project.run("run", "-n", "1", "--agent", "nope")
+    assert (
+        "built-in agents: claude, codex, gemini, cursor, opencode, pi, aider, demo, says-done"
+        in (result.stderr)
+    )

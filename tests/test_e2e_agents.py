@@ -22,7 +22,9 @@ from typing import Any
 
 import pytest
 
-from ralph.agents.command import AgentRequest, AgentResult, make_agent
+from ralph.agents.registry import make_agent
+from ralph.agents.request import AgentRequest
+from ralph.agents.result import AgentResult
 from ralph.rules.signals import parse_signal
 from tests.conftest import Project
 

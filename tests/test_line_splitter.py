@@ -3,7 +3,7 @@ work that long lines and carriage returns need."""
 
 from __future__ import annotations
 
-from ralph.agents.command import MAX_LINE, LineSplitter, OutputParser, Stream
+from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser, Stream
 
 
 def split(*chunks: bytes, max_line: int = 50) -> list[str]:

@@ -121,8 +121,8 @@ def test_hangup_stops_the_run_and_its_agent(git_project: Project) -> None:
 def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project) -> None:
     from pathlib import Path
 
-    from ralph.agents.command import make_agent
     from ralph.agents.member import Member
+    from ralph.agents.registry import make_agent
     from ralph.run.events import Event
     from ralph.run.loop import RunOptions, run_loop
 

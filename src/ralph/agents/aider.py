@@ -13,9 +13,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from ralph.agents.base import BuiltinAgent
-from ralph.agents.command import AgentFault, FaultKind, Outcome, OutputParser, Stream, bound_line
+from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.faults import fault_from
+from ralph.agents.output import OutputParser, Stream, bound_line
+from ralph.agents.result import AgentFault, FaultKind, Outcome
 from ralph.agents.stream import UsageCounter
 from ralph.process import ProcessResult
 

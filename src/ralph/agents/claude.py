@@ -12,9 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ralph.agents.base import BuiltinAgent
-from ralph.agents.command import FaultKind, Outcome, OutputParser
+from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.faults import fault_from, one_line
+from ralph.agents.output import OutputParser
+from ralph.agents.result import FaultKind, Outcome, Usage
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.agents.stream import usage_line as format_usage
 from ralph.process import ProcessResult
@@ -119,9 +120,7 @@ class ClaudeParser(JsonLinesParser):
         return ", ".join(parts)
 
     @staticmethod
-    def _usage_of(event: dict[str, Any]) -> Any:
-        from ralph.agents.command import Usage
-
+    def _usage_of(event: dict[str, Any]) -> Usage:
         usage = obj(event.get("usage"))
         cost = event.get("total_cost_usd")
         return Usage(

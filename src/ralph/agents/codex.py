@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ralph.agents.base import BuiltinAgent
-from ralph.agents.command import Outcome, OutputParser
+from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.faults import one_line
+from ralph.agents.output import OutputParser
+from ralph.agents.result import Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.process import ProcessResult
 

@@ -1,4 +1,4 @@
-"""Agents: how ralph turns one rotation's request into a process and reads its result.
+"""The command agent: any command run for one rotation, the prompt on stdin and in a file.
 
 Every agent is a command run through `ralph.process.run_process`. Built-in agents for the real
 CLIs subclass `CommandAgent` and override how the command line is built and where the final
@@ -8,195 +8,16 @@ message is found in their structured output.
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
-import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
+from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser, Stream
+from ralph.agents.request import AgentRequest
+from ralph.agents.result import AgentResult
 from ralph.errors import AgentError, ConfigError
-from ralph.process import ProcessRequest, ProcessResult, run_process
-from ralph.rules.prompt import Mode
-
-MAX_LINE = 2000  # characters of one output line a display gets; the history log keeps all
-Stream = Literal["stdout", "stderr"]
-
-
-@dataclass(frozen=True)
-class AgentRequest:
-    prompt: str
-    prompt_file: Path  # the prompt, also written to disk (RALPH_PROMPT_FILE)
-    root: Path
-    spec: str  # relative to root, forward slashes
-    mode: Mode
-    iteration: int
-    state_dir: Path
-    handoff_file: Path
-    timeout: float | None = None
-    idle_timeout: float | None = None
-    kill_grace: float = 5.0
-    specs: tuple[str, ...] = ()  # every spec, for a final verification (RALPH_SPECS)
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What one rotation cost, as far as the agent's output reports it."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float | None = None  # None: the agent does not report a price
-
-
-FaultKind = Literal["rate_limit", "auth", "overflow"]
-
-
-@dataclass(frozen=True)
-class AgentFault:
-    """A failure that is not the work's fault and must be handled its own way: a usage or rate
-    limit (bench the agent until `resets_at`, epoch seconds, when known), an auth or
-    configuration error (stop the run at once), a context overflow (ROTATE with a note)."""
-
-    kind: FaultKind
-    message: str  # the agent's own words, one line
-    resets_at: float | None = None
-
-
-@dataclass(frozen=True)
-class AgentResult:
-    process: ProcessResult
-    final_text: str | None  # the agent's final message, where its output format reports one
-    usage: Usage | None = None  # None: the agent reported nothing
-    fault: AgentFault | None = None
-    # The agent reported a failure of its own (an error result, a rate limit...), possibly with
-    # exit code 0 (aider, pi --mode json): one line, in its own words.
-    error: str | None = None
-
-    @property
-    def output_text(self) -> str:
-        return self.process.stdout_tail.decode("utf-8", errors="replace")
-
-    @property
-    def failure(self) -> str | None:
-        """Why the rotation failed, or None when the agent finished on its own without error."""
-        p = self.process
-        if p.interrupted:
-            return "interrupted"
-        if p.timed_out:
-            return f"timed out after {p.elapsed:.0f} s"
-        if p.idle_timed_out:
-            return f"no output for too long (idle timeout), stopped after {p.elapsed:.0f} s"
-        if p.exit_code != 0:
-            why = f"exit code {p.exit_code}"
-            return f"{why}: {self.error}" if self.error else why
-        return self.error
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What an output parser read from a finished rotation."""
-
-    final_text: str | None = None  # None: scan the plain output for the signal
-    usage: Usage | None = None
-    fault: AgentFault | None = None
-    error: str | None = None
-
-
-class OutputParser:
-    """Reads an agent's output line by line as it arrives, in bounded memory.
-
-    `feed` gets complete lines (decoded, at most MAX_EVENT characters) and returns the readable
-    lines displays and current.log show; `finish` says what the rotation produced. This base
-    class is the plain-text parser of custom commands: lines are shown as they are, and the
-    signal is looked for in the output itself.
-    """
-
-    def feed(self, stream: Stream, lines: Sequence[str]) -> tuple[str, ...]:
-        # LineSplitter's lines carry no trailing "\r": when none is too long (the usual
-        # case), they are shown as they are, without a Python call per line.
-        if max(map(len, lines), default=0) <= MAX_LINE:
-            return tuple(lines)
-        return tuple(_bound(line) for line in lines)
-
-    def finish(self, process: ProcessResult) -> Outcome:
-        return Outcome()
-
-
-class LineSplitter:
-    """Turns raw chunks into decoded lines of at most `max_line` bytes (memory stays bounded).
-
-    One call per chunk, not per line: an agent printing millions of short lines must not be
-    slowed down by ralph reading them. A longer line is cut: its start is kept (marked " …")
-    and the rest is skipped up to the next newline.
-    """
-
-    def __init__(
-        self, emit: Callable[[Stream, tuple[str, ...]], None], max_line: int = MAX_LINE * 4
-    ) -> None:
-        self._emit = emit
-        self._max = max_line
-        # Pieces of each stream's unfinished line: a list, so a long line costs one join.
-        self._partial: dict[Stream, list[bytes]] = {"stdout": [], "stderr": []}
-        self._size: dict[Stream, int] = {"stdout": 0, "stderr": 0}
-        self._skipping: dict[Stream, bool] = {"stdout": False, "stderr": False}
-
-    def feed(self, stream: Stream, chunk: bytes) -> None:
-        lines: list[str] = []
-        end = chunk.rfind(b"\n")
-        if end >= 0:
-            data: bytes | None = chunk[:end]
-            if self._skipping[stream]:
-                # Up to the first newline, the chunk is the rest of the line being skipped.
-                first = chunk.find(b"\n")
-                data = chunk[first + 1 : end] if first < end else None
-                self._skipping[stream] = False
-            else:
-                data = b"".join([*self._partial[stream], chunk[:end]])
-            if data is not None:
-                # A newline byte never occurs inside a multi-byte UTF-8 character: decoding
-                # the complete lines in one go is safe, and much faster than line by line.
-                text = data.decode("utf-8", "replace")
-                lines = text.split("\n")
-                # Per-line work only when some line needs it: millions of short lines stay
-                # cheap to read.
-                if "\r" in text or max(map(len, lines)) > self._max:
-                    lines = [self._cut(line) for line in lines]
-            rest = chunk[end + 1 :]
-            self._partial[stream] = [rest] if rest else []
-            self._size[stream] = len(rest)
-        elif not self._skipping[stream]:
-            self._partial[stream].append(chunk)
-            self._size[stream] += len(chunk)
-        if self._size[stream] > self._max:
-            head = b"".join(self._partial[stream])[: self._max]
-            lines.append(head.decode("utf-8", "replace") + " …")
-            self._partial[stream], self._size[stream] = [], 0
-            self._skipping[stream] = True
-        if lines:
-            self._emit(stream, tuple(lines))
-
-    def _cut(self, line: str) -> str:
-        line = line.rstrip("\r")
-        return line if len(line) <= self._max else line[: self._max] + " …"
-
-    def close(self) -> None:
-        for stream, parts in self._partial.items():
-            if parts and not self._skipping[stream]:
-                self._emit(stream, (self._cut(b"".join(parts).decode("utf-8", "replace")),))
-        self._partial = {"stdout": [], "stderr": []}
-        self._size = {"stdout": 0, "stderr": 0}
-
-
-def _bound(text: str) -> str:
-    text = text.rstrip("\r")
-    return text if len(text) <= MAX_LINE else text[:MAX_LINE] + " …"
-
-
-def bound_line(text: str) -> str:
-    """One display line: at most MAX_LINE characters, no line breaks."""
-    return _bound(" ".join(text.split()) if "\n" in text or "\r" in text else text)
+from ralph.process import ProcessRequest, run_process
 
 
 class CommandAgent:
@@ -325,49 +146,3 @@ class CommandAgent:
             fault=outcome.fault,
             error=outcome.error,
         )
-
-
-# Every name `--agent` accepts; ralph.agents.REGISTRY holds the real CLIs among them.
-BUILTIN = ("claude", "codex", "gemini", "cursor", "opencode", "pi", "aider", "demo")
-
-
-def make_agent(
-    name: str | None,
-    command: str | Sequence[str] | None,
-    env: Mapping[str, str],
-    model: str | None = None,
-    args: Sequence[str] = (),
-) -> CommandAgent:
-    """The agent a run uses: a custom command, or a built-in agent by name.
-
-    `model` and `args` (from --model, `model:` and `args:`) go where each CLI takes them; a
-    custom command gets the args appended and the model in RALPH_MODEL.
-    """
-    if command is not None:
-        try:
-            argv = shlex.split(command) if isinstance(command, str) else list(command)
-        except ValueError as exc:  # an unbalanced quote
-            raise ConfigError(
-                f"agent command {command!r}: {exc}",
-                "quote it as a shell would, or give agent.command as a list in ralph.yaml",
-            ) from None
-        label = (name or Path(argv[0]).name) if argv else "custom"
-        return CommandAgent(label, [*argv, *args] if argv else argv, env, model)
-    if name == "demo":
-        return CommandAgent("demo", [sys.executable, "-m", "ralph.agents.demo", *args], env, model)
-    if name is None:
-        raise ConfigError(
-            "no agent configured",
-            "pass --agent claude (or another built-in agent) or --agent-command 'CMD', "
-            "or set agent.name / agent.command in ralph.yaml",
-        )
-    from ralph.agents import REGISTRY
-
-    adapter = REGISTRY.get(name)
-    if adapter is None:
-        raise ConfigError(
-            f"unknown agent: {name}",
-            f"built-in agents: {', '.join(BUILTIN)}; for any other command use --agent-command "
-            "'CMD'",
-        )
-    return adapter(env=env, model=model, args=args)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ralph.agents.base import BuiltinAgent, fits_argument, pointer_prompt
-from ralph.agents.command import Outcome, OutputParser, Usage
+from ralph.agents.builtin import BuiltinAgent, fits_argument, pointer_prompt
 from ralph.agents.faults import one_line
+from ralph.agents.output import OutputParser
+from ralph.agents.result import Outcome, Usage
 from ralph.agents.stream import JsonLinesParser, number, obj, text, tool_line, usage_line
 from ralph.process import ProcessResult
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone, tzinfo
 
-from ralph.agents.command import AgentFault, FaultKind
+from ralph.agents.result import AgentFault, FaultKind
 
 _I = re.IGNORECASE
 # Checked in this order: "Prompt is too long · ... (limit 200000)" is an overflow, and

@@ -12,9 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ralph.agents.base import BuiltinAgent, fits_argument, pointer_prompt
-from ralph.agents.command import AgentRequest, FaultKind, Outcome, OutputParser
+from ralph.agents.builtin import BuiltinAgent, fits_argument, pointer_prompt
 from ralph.agents.faults import fault_from, one_line
+from ralph.agents.output import OutputParser
+from ralph.agents.request import AgentRequest
+from ralph.agents.result import FaultKind, Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.process import ProcessResult
 

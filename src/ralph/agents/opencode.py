@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ralph.agents.base import BuiltinAgent, fits_argument
-from ralph.agents.command import FaultKind, Outcome, OutputParser
+from ralph.agents.builtin import BuiltinAgent, fits_argument
 from ralph.agents.faults import fault_from, one_line
+from ralph.agents.output import OutputParser
+from ralph.agents.result import FaultKind, Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.process import ProcessResult
 

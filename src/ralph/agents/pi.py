@@ -12,9 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ralph.agents.base import BuiltinAgent, fits_argument
-from ralph.agents.command import Outcome, OutputParser
+from ralph.agents.builtin import BuiltinAgent, fits_argument
 from ralph.agents.faults import fault_from
+from ralph.agents.output import OutputParser
+from ralph.agents.result import Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.process import ProcessResult
 

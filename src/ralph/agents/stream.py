@@ -13,16 +13,9 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from ralph.agents.command import (
-    MAX_LINE,
-    AgentFault,
-    Outcome,
-    OutputParser,
-    Stream,
-    Usage,
-    bound_line,
-)
 from ralph.agents.faults import fault_from, fault_in_lines, one_line
+from ralph.agents.output import MAX_LINE, OutputParser, Stream, bound_line
+from ralph.agents.result import AgentFault, Outcome, Usage
 from ralph.process import ProcessResult
 
 STDERR_KEPT = 40  # lines of stderr kept to explain a failure (each at most MAX_LINE)

@@ -189,7 +189,7 @@ class AgentJudge:
         self.iteration = iteration
 
     def __call__(self, prompt: str, timeout: float, model: str | None) -> JudgeAnswer:
-        from ralph.agents.command import AgentRequest
+        from ralph.agents.request import AgentRequest
 
         agent = self.agent
         if model is not None:

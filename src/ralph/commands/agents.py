@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ralph.agents import REGISTRY
-from ralph.agents.base import BuiltinAgent
+from ralph.agents.builtin import BuiltinAgent
+from ralph.agents.registry import clis
 
 VERSION_TIMEOUT = 15.0  # seconds for `CLI --version` (a node CLI can take a few on a cold cache)
 _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?")
@@ -65,7 +65,7 @@ def list_agents(root: Path) -> list[dict[str, Any]]:
 
     config = load_config(root).agent
     agents: list[BuiltinAgent] = []
-    for key, cls in REGISTRY.items():
+    for key, cls in clis().items():
         own = config.name == key and config.command is None
         agents.append(
             cls(

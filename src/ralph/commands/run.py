@@ -300,8 +300,8 @@ def build_pool(req: RunRequest, config: RalphConfig) -> tuple[Member, ...]:
     agent takes the limits and environment of the `agent:` block. Names are made unique
     (`python`, `python#2`) because benching, eviction and cost are kept per agent.
     """
-    from ralph.agents.command import BUILTIN, make_agent
     from ralph.agents.member import Member
+    from ralph.agents.registry import REGISTRY, make_agent
 
     # (settings, name, command, whether the entry's model: and args: belong to this agent)
     chosen: list[tuple[AgentConfig, str | None, str | list[str] | None, bool]] = []
@@ -310,7 +310,7 @@ def build_pool(req: RunRequest, config: RalphConfig) -> tuple[Member, ...]:
         named = {m.name: m for m in config.members if m.name is not None}
         # `--agent NAME --agent-command CMD`, NAME no agent ralph knows: NAME names CMD
         # (in order, one name per command), as it always has
-        labels = [n for n in names if n not in named and n not in BUILTIN]
+        labels = [n for n in names if n not in named and n not in REGISTRY]
         if not labels or len(labels) > len(commands):
             labels = []
         for wanted in names:

@@ -13,8 +13,11 @@ from pathlib import Path
 from types import FrameType
 from typing import NoReturn
 
-from ralph.agents.command import AgentFault, AgentRequest, AgentResult, CommandAgent, Stream
+from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
+from ralph.agents.output import Stream
+from ralph.agents.request import AgentRequest
+from ralph.agents.result import AgentFault, AgentResult
 from ralph.checks.gate import DoneGate, Verdict, validate_front_matter
 from ralph.checks.methods import CheckResult, agent_words, run_command
 from ralph.errors import AgentError, AgentsExhausted, ExitCode, StateError

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from ralph.agents.command import AgentRequest, CommandAgent
+from ralph.agents.command import CommandAgent
+from ralph.agents.request import AgentRequest
 from ralph.errors import AgentError
 
 # Linux refuses a single argument longer than 128 KiB (MAX_ARG_STRLEN); a prompt longer than

@@ -1,0 +1,1 @@
+"""The built-in `demo` agent: a scripted, offline stand-in for a coding agent CLI."""

@@ -1,0 +1,24 @@
+"""What ralph asks of an agent for one rotation: the prompt, the spec, the mode, the limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph.rules.prompt import Mode
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    prompt: str
+    prompt_file: Path  # the prompt, also written to disk (RALPH_PROMPT_FILE)
+    root: Path
+    spec: str  # relative to root, forward slashes
+    mode: Mode
+    iteration: int
+    state_dir: Path
+    handoff_file: Path
+    timeout: float | None = None
+    idle_timeout: float | None = None
+    kill_grace: float = 5.0
+    specs: tuple[str, ...] = ()  # every spec, for a final verification (RALPH_SPECS)

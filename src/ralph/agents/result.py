@@ -1,0 +1,71 @@
+"""What one rotation of an agent produced: its process, final text, usage, fault or error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ralph.process import ProcessResult
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What one rotation cost, as far as the agent's output reports it."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None  # None: the agent does not report a price
+
+
+FaultKind = Literal["rate_limit", "auth", "overflow"]
+
+
+@dataclass(frozen=True)
+class AgentFault:
+    """A failure that is not the work's fault and must be handled its own way: a usage or rate
+    limit (bench the agent until `resets_at`, epoch seconds, when known), an auth or
+    configuration error (stop the run at once), a context overflow (ROTATE with a note)."""
+
+    kind: FaultKind
+    message: str  # the agent's own words, one line
+    resets_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an output parser read from a finished rotation."""
+
+    final_text: str | None = None  # None: scan the plain output for the signal
+    usage: Usage | None = None
+    fault: AgentFault | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class AgentResult:
+    process: ProcessResult
+    final_text: str | None  # the agent's final message, where its output format reports one
+    usage: Usage | None = None  # None: the agent reported nothing
+    fault: AgentFault | None = None
+    # The agent reported a failure of its own (an error result, a rate limit...), possibly with
+    # exit code 0 (aider, pi --mode json): one line, in its own words.
+    error: str | None = None
+
+    @property
+    def output_text(self) -> str:
+        return self.process.stdout_tail.decode("utf-8", errors="replace")
+
+    @property
+    def failure(self) -> str | None:
+        """Why the rotation failed, or None when the agent finished on its own without error."""
+        p = self.process
+        if p.interrupted:
+            return "interrupted"
+        if p.timed_out:
+            return f"timed out after {p.elapsed:.0f} s"
+        if p.idle_timed_out:
+            return f"no output for too long (idle timeout), stopped after {p.elapsed:.0f} s"
+        if p.exit_code != 0:
+            why = f"exit code {p.exit_code}"
+            return f"{why}: {self.error}" if self.error else why
+        return self.error
