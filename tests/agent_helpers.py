@@ -15,7 +15,7 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.output import LineSplitter, Stream
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
-from ralph.process import ProcessResult
+from ralph.process.request import ProcessResult
 
 FIXTURES = Path(__file__).parent / "fixtures" / "agents"
 FAKES = Path(__file__).parent / "fakes"

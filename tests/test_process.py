@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import signal
@@ -16,7 +17,8 @@ import psutil
 import pytest
 
 from ralph.errors import AgentError
-from ralph.process import ProcessRequest, ProcessResult, StreamName, run_process
+from ralph.process.request import ProcessRequest, ProcessResult, StreamName
+from ralph.process.runner import run_process
 
 FAKES = Path(__file__).resolve().parent / "fakes"
 
@@ -450,3 +452,23 @@ def test_elapsed_is_measured_on_the_monotonic_clock(tmp_path: Path) -> None:
     assert 0.0 < result.duration < 60.0
     assert stepped.elapsed == result.duration
     assert replace(result, duration=None, ended=result.started - 5).elapsed == 0.0
+
+
+def test_only_the_process_package_starts_processes() -> None:
+    """Limits, kills and orphan reaping hold only for processes started in ralph.process."""
+    src = Path(__file__).resolve().parents[1] / "src" / "ralph"
+    starters: list[str] = []
+    popens: list[str] = []
+    for path in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            owner = node.func.value
+            name = f"{owner.id}.{node.func.attr}" if isinstance(owner, ast.Name) else ""
+            if name == "subprocess.Popen":
+                popens.append(path.name)
+            starts = ("subprocess.", "os.exec", "os.spawn", "os.posix_spawn", "os.system")
+            if (name.startswith(starts) or name == "os.fork") and path.parent.name != "process":
+                starters.append(f"{path.relative_to(src).as_posix()}: {name}")
+    assert starters == []
+    assert popens == ["spawn.py"]  # capture.py: subprocess.run, for short commands (git)

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from ralph.errors import StateError
-from ralph.store.snapshot import DELETED, Changes, Snapshot, Snapshotter, diff_entries
+from ralph.store.fingerprint import DELETED
+from ralph.store.snapshot import Changes, Snapshot, Snapshotter, diff_entries
 
 ZERO = "0" * 40
 A, B, C = "a" * 40, "b" * 40, "c" * 40

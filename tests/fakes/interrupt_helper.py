@@ -8,7 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from ralph.process import ProcessRequest, run_process
+from ralph.process.request import ProcessRequest
+from ralph.process.runner import run_process
 
 here = Path(__file__).resolve().parent
 request = ProcessRequest(

@@ -18,7 +18,7 @@ from ralph.agents.faults import fault_from
 from ralph.agents.output import OutputParser, Stream, bound_line
 from ralph.agents.result import AgentFault, FaultKind, Outcome
 from ralph.agents.stream import UsageCounter
-from ralph.process import ProcessResult
+from ralph.process.request import ProcessResult
 
 _TOKENS = re.compile(
     r"^Tokens: (?P<sent>[\d.,]+)(?P<sk>[kKmM]?) sent(?:, [^,.]* cache \w+)*"

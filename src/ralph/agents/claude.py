@@ -18,7 +18,7 @@ from ralph.agents.output import OutputParser
 from ralph.agents.result import FaultKind, Outcome, Usage
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.agents.stream import usage_line as format_usage
-from ralph.process import ProcessResult
+from ralph.process.request import ProcessResult
 
 # The `error` field of a synthetic assistant message, where it decides the kind by itself.
 _ERROR_KINDS: dict[str, FaultKind] = {

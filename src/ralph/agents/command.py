@@ -1,7 +1,7 @@
 """The command agent: any command run for one rotation, the prompt on stdin and in a file.
 
-Every agent is a command run through `ralph.process.run_process`. Built-in agents for the real
-CLIs subclass `CommandAgent` and override how the command line is built and where the final
+Every agent is a command run through `ralph.process.runner.run_process`. Built-in agents for the
+real CLIs subclass `CommandAgent` and override how the command line is built and where the final
 message is found in their structured output.
 """
 
@@ -17,7 +17,8 @@ from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser, Stream
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.errors import AgentError, ConfigError
-from ralph.process import ProcessRequest, run_process
+from ralph.process.request import ProcessRequest
+from ralph.process.runner import run_process
 
 
 class CommandAgent:

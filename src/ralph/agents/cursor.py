@@ -16,7 +16,7 @@ from ralph.agents.faults import one_line
 from ralph.agents.output import OutputParser
 from ralph.agents.result import Outcome, Usage
 from ralph.agents.stream import JsonLinesParser, number, obj, text, tool_line, usage_line
-from ralph.process import ProcessResult
+from ralph.process.request import ProcessResult
 
 
 class CursorParser(JsonLinesParser):

@@ -18,7 +18,7 @@ from ralph.agents.output import OutputParser
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import FaultKind, Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
-from ralph.process import ProcessResult
+from ralph.process.request import ProcessResult
 
 # Exit codes that say what went wrong by themselves (src + obs, see the reference).
 _EXIT_KINDS: dict[int, FaultKind] = {41: "auth", 52: "auth", 55: "auth", 173: "rate_limit"}

@@ -16,7 +16,7 @@ from ralph.agents.faults import fault_from, one_line
 from ralph.agents.output import OutputParser
 from ralph.agents.result import FaultKind, Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
-from ralph.process import ProcessResult
+from ralph.process.request import ProcessResult
 
 # opencode appends piped stdin to the message; `-f FILE` would inline only its first 50 KB.
 STDIN_PROMPT = "The instructions for this rotation follow, given on standard input: follow them."

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from ralph.agents.result import Outcome
-from ralph.process import ProcessResult
+from ralph.process.request import ProcessResult
 
 MAX_LINE = 2000  # characters of one output line a display gets; the history log keeps all
 Stream = Literal["stdout", "stderr"]

@@ -17,7 +17,7 @@ from ralph.agents.faults import fault_from
 from ralph.agents.output import OutputParser
 from ralph.agents.result import Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
-from ralph.process import ProcessResult
+from ralph.process.request import ProcessResult
 
 ATTACHED_PROMPT = (
     "Your instructions for this rotation are in the attached file: follow them exactly."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ralph.process import ProcessResult
+from ralph.process.request import ProcessResult
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 from ralph.agents.faults import fault_from, fault_in_lines, one_line
 from ralph.agents.output import MAX_LINE, OutputParser, Stream, bound_line
 from ralph.agents.result import AgentFault, Outcome, Usage
-from ralph.process import ProcessResult
+from ralph.process.request import ProcessResult
 
 STDERR_KEPT = 40  # lines of stderr kept to explain a failure (each at most MAX_LINE)
 SUMMARY_MAX = 160  # characters of a tool call's argument shown on its line

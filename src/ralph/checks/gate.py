@@ -30,7 +30,9 @@ from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
-from ralph.store.workspace import Workspace, append_note, append_worklog
+from ralph.store.journal import append_note
+from ralph.store.worklog import append_worklog
+from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent

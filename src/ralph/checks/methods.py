@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.claims import STRICT, Boxes, Claim, VerificationMachine, VState, count_boxes
 from ralph.errors import AgentError
-from ralph.process import ProcessRequest, run_process
+from ralph.process.request import ProcessRequest
+from ralph.process.runner import run_process
 from ralph.specs.frontmatter import (
     ACCEPTANCE_PLACEHOLDER,
     AnyCheck,

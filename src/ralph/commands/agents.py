@@ -18,7 +18,8 @@ _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?")
 
 def probe_version(agent: BuiltinAgent, exe: str) -> str | None:
     """The version `exe --version` prints, or None when it fails or says nothing useful."""
-    from ralph.process import ProcessRequest, run_process
+    from ralph.process.request import ProcessRequest
+    from ralph.process.runner import run_process
 
     env = {**os.environ, **agent.default_env(), **agent.extra_env}
     out: list[bytes] = []

@@ -56,7 +56,7 @@ class RunRequest:
 
 
 def save_run_options(root: Path, options: dict[str, Any]) -> None:
-    from ralph.store.state import write_json_atomic
+    from ralph.store.files import write_json_atomic
 
     write_json_atomic(
         root / STATE_DIR / OPTIONS_FILE,
@@ -66,7 +66,7 @@ def save_run_options(root: Path, options: dict[str, Any]) -> None:
 
 def load_run_options(root: Path) -> dict[str, Any]:
     """The options the last run started with; an error when there are none."""
-    from ralph.store.state import load_json
+    from ralph.store.files import load_json
 
     path = root / STATE_DIR / OPTIONS_FILE
     data = load_json(path, f"{STATE_DIR}/{OPTIONS_FILE}")
@@ -248,7 +248,7 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
     import json
     import os
 
-    from ralph.store.state import write_text_atomic
+    from ralph.store.files import write_text_atomic
     from ralph.ui.reports import junit_xml, markdown_summary, report_data
 
     outputs: list[tuple[Path, Callable[[], str]]] = []

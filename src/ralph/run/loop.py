@@ -76,18 +76,14 @@ from ralph.specs.discovery import discover_specs, find_spec_paths, spec_file_has
 from ralph.specs.frontmatter import ExternalConfig
 from ralph.store.archive import archive_run
 from ralph.store.cancel import CancelWatch
-from ralph.store.journal import append_error, append_progress, recent_errors
+from ralph.store.files import load_json, read_text, write_json_atomic
+from ralph.store.journal import append_error, append_note, append_progress, recent_errors, stamp
+from ralph.store.rotationlog import RotationLog
 from ralph.store.runlock import RunLock
 from ralph.store.snapshot import Changes, Snapshot, Snapshotter
-from ralph.store.state import load_json, load_state, save_state, write_json_atomic
-from ralph.store.workspace import (
-    RotationLog,
-    Workspace,
-    append_note,
-    append_worklog,
-    read_text,
-    stamp,
-)
+from ralph.store.state import load_state, save_state
+from ralph.store.worklog import append_worklog
+from ralph.store.workspace import Workspace
 
 Emit = Callable[[Event], None]
 STOPPING = {"STUCK": "the agent is stuck", "QUESTION": "the agent has a question"}

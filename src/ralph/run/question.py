@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.store.archive import unique_dir
-from ralph.store.workspace import Workspace, read_text
+from ralph.store.files import read_text
+from ralph.store.workspace import Workspace
 
 MAX_SHOWN_LINES = 30  # of a question, in the run's final message
 

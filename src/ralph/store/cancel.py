@@ -3,7 +3,7 @@
 A file rather than a signal: it works the same on every platform, names the run it is meant
 for (a stale request never stops a later run), and says how to stop (after the current
 rotation, or now). The run polls it from a small thread, so `--now` reaches an agent that is
-busy, through the `cancel` event `process.run_process` already honours.
+busy, through the `cancel` event `ralph.process.runner.run_process` already honours.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal
 
-from ralph.store.state import load_json, write_json_atomic
+from ralph.store.files import load_json, write_json_atomic
 
 CANCEL_FILE = "cancel.json"
 POLL_SECONDS = 0.2

@@ -1,19 +1,25 @@
-"""`.ralph/progress.md` and `.ralph/errors.log`: the human-readable record of a run.
+"""progress.md, errors.log and ralph's notes in handoffs: the human-readable record of a run.
 
 progress.md gets one line per rotation and per verification attempt; errors.log gets every
 failure (failed rotations, refused DONEs, failed verifications, failed checks, the breaker
 opening), and the next prompt shows its most recent lines so the agent can avoid them.
-Both are append-only; ralph archives them when a run is verified.
+Both are append-only; ralph archives them when a run is verified. A note from ralph at the end
+of a handoff tells the next rotation on that spec what happened.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from ralph.store.workspace import read_text, stamp
+from ralph.store.files import read_text
 
 PROGRESS_HEADER = "# Progress\n\nOne line per rotation and per verification attempt, by ralph.\n\n"
 RECENT_ERRORS = 5  # lines of errors.log the next prompt shows
+
+
+def stamp(now: float | None = None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(now))
 
 
 def _one_line(text: str) -> str:
@@ -37,3 +43,10 @@ def recent_errors(path: Path, limit: int = RECENT_ERRORS) -> tuple[str, ...]:
     """The last `limit` lines of errors.log (none when it does not exist)."""
     lines = [line for line in read_text(path).splitlines() if line.strip()]
     return tuple(lines[-limit:])
+
+
+def append_note(path: Path, note: str) -> None:
+    """Add a note from ralph to a handoff, so the next rotation knows what happened."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as f:
+        f.write(f"\n\n> **Note from ralph:** {note}\n")

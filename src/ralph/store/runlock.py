@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any
 
 from ralph.errors import LockError, StateError
-from ralph.store.state import load_json, write_json_atomic
+from ralph.store.files import load_json, write_json_atomic
 
 try:
     import fcntl

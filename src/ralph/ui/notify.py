@@ -47,7 +47,8 @@ def notify_run_end(report: RunReport) -> None:
     argv = notifier_command(*notification_text(report))
     if argv is None:
         return
-    from ralph.process import ProcessRequest, run_process
+    from ralph.process.request import ProcessRequest
+    from ralph.process.runner import run_process
 
     try:
         run_process(
