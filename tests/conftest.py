@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,10 +15,21 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from ralph.agents.registry import REGISTRY
 from ralph.cli import app
+from tests.fakes.scripted_inline import ScriptedInlineAgent, inline_agent
 
 FAKES = Path(__file__).parent / "fakes"
 SCRIPTED_AGENT = FAKES / "scripted_agent.py"
+
+# The suite creates and deletes some 20,000 small files (git repositories, state written with
+# fsync): on a disk-backed /tmp that cost more than the tests themselves (measured: deleting one
+# session's folders took 25 s on an ext4 mounted with discard). Temporary folders go to memory
+# where the machine has one, unless TMPDIR already says where they go.
+_MEMORY = Path("/dev/shm")
+if "TMPDIR" not in os.environ and _MEMORY.is_dir() and os.access(_MEMORY, os.W_OK | os.X_OK):
+    os.environ["TMPDIR"] = str(_MEMORY)
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
 
 
 @pytest.fixture(autouse=True)
@@ -56,6 +68,7 @@ class Result:
 @dataclass
 class Project:
     root: Path
+    monkeypatch: pytest.MonkeyPatch
 
     def write(self, files: dict[str, str]) -> None:
         for name, content in files.items():
@@ -79,9 +92,20 @@ class Project:
 
     def script(self, steps: dict[str, Any]) -> str:
         """Write a scripted-agent script outside the tree; returns the --agent-command."""
+        return f"{sys.executable} {SCRIPTED_AGENT} {self._script_file(steps)}"
+
+    def fake(self, steps: dict[str, Any]) -> tuple[str, str]:
+        """The same script played in-process (tests/fakes/scripted_inline.py), without starting
+        Python for every rotation; returns the run's agent options. For tests whose subject is
+        not the agent's process (its PID, signals, timeouts): those use `script`."""
+        path = self._script_file(steps)
+        self.monkeypatch.setitem(REGISTRY, ScriptedInlineAgent.key, inline_agent(path))
+        return ("--agent", ScriptedInlineAgent.key)
+
+    def _script_file(self, steps: dict[str, Any]) -> Path:
         path = self.root.parent / f"{self.root.name}-script.json"
         path.write_text(json.dumps(steps))
-        return f"{sys.executable} {SCRIPTED_AGENT} {path}"
+        return path
 
     def all_calls(self) -> list[dict[str, Any]]:
         """Every call of the scripted agent, final verifications included, in order."""
@@ -147,10 +171,10 @@ class Project:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Iterator[Project]:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Project]:
     root = tmp_path / "proj"
     root.mkdir()
-    yield Project(root)
+    yield Project(root, monkeypatch)
 
 
 @pytest.fixture

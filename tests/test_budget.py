@@ -59,7 +59,7 @@ def test_can_afford_and_exceeded() -> None:
 
 def test_each_rotation_records_its_budget_in_the_worklog(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "# goal\n"})
-    res = git_project.run("run", "--agent-command", git_project.script({"*": [{"signal": "DONE"}]}))
+    res = git_project.run("run", *git_project.fake({"*": [{"signal": "DONE"}]}))
     assert res.exit_code == 0, res
     budgets = git_project.worklog("budget")
     assert [b["iteration"] for b in budgets] == [1, 2, 3, 4]  # the verification too
@@ -73,8 +73,8 @@ def test_each_rotation_records_its_budget_in_the_worklog(git_project: Project) -
 
 def test_a_tiny_budget_skips_optional_work_and_warns(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "# goal\n", "ralph.yaml": "latency_budget_ms: 0.001\n"})
-    cmd = git_project.script({"*": [{"write": {"a.py": "1"}, "signal": "CONTINUE"}]})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "1")
+    cmd = git_project.fake({"*": [{"write": {"a.py": "1"}, "signal": "CONTINUE"}]})
+    res = git_project.run("run", *cmd, "-n", "1")
     assert res.exit_code == 3, res
     (budget,) = git_project.worklog("budget")
     assert budget["skipped"] == ["changed_paths"]

@@ -68,7 +68,7 @@ def assert_one_error(res: Result, *needles: str, code: int = 1) -> str:
 
 def verified(project: Project, spec: str = "PROMPT.md") -> Result:
     """A run that brings a single spec to 3/3 with a DONE-only agent."""
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert project.counts() == {spec: 3}
     return res
@@ -281,8 +281,8 @@ def test_project_option_must_exist(project: Project, tmp_path: Path) -> None:
 
 def test_status_json_after_a_run_has_the_contract_keys(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n", "specs/api.spec.md": "# api\n"})
-    agent = project.script({"*": DONE})
-    res = project.run("run", "--agent-command", agent, "--max-iterations", "4")
+    agent = project.fake({"*": DONE})
+    res = project.run("run", *agent, "--max-iterations", "4")
     assert res.exit_code == 3, res
     data = status_json(project)
     assert data.keys() >= CONTRACT_KEYS
@@ -357,8 +357,8 @@ def test_status_without_state_lists_specs_at_zero(project: Project) -> None:
 
 def test_status_plain_lists_each_spec_without_ansi(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n", "specs/api.spec.md": "# api\n"})
-    agent = project.script({"*": DONE})
-    assert project.run("run", "--agent-command", agent, "-n", "4").exit_code == 3
+    agent = project.fake({"*": DONE})
+    assert project.run("run", *agent, "-n", "4").exit_code == 3
     counts = project.counts()
     res = project.run("status")
     assert res.exit_code == 0, res
@@ -390,7 +390,7 @@ def test_status_without_specs_or_state_says_where_specs_are_looked_for(
 
 
 def test_run_without_specs_says_where_specs_are_looked_for(project: Project) -> None:
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert_one_error(res, "no specs")
     assert "PROMPT.md" in res.stderr
     assert "specs/" in res.stderr
@@ -513,7 +513,7 @@ def test_a_stale_run_json_does_not_block_a_run(project: Project) -> None:
     pid = dead_pid()
     (ralph / "run.json").write_text(json.dumps({"pid": pid, "started_at": time.time() - 60}))
     assert status_json(project)["running"] is False
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert project.counts() == {"PROMPT.md": 3}
     assert len(project.calls()) == 3
@@ -526,7 +526,7 @@ def test_a_stale_run_json_and_unlocked_lock_file_do_not_block(project: Project) 
     ralph.mkdir()
     (ralph / "run.lock").write_text("")
     (ralph / "run.json").write_text(json.dumps({"pid": dead_pid(), "started_at": 0}))
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert project.counts() == {"PROMPT.md": 3}
     assert project.run("reset").exit_code == 0
@@ -538,7 +538,7 @@ def test_a_stale_run_json_and_unlocked_lock_file_do_not_block(project: Project) 
 def run_with_memory(project: Project) -> dict[str, Any]:
     """A run that leaves counters, handoffs, history and guardrails behind."""
     project.write({"PROMPT.md": "# goal\n", "specs/api.spec.md": "# api\n"})
-    agent = project.script(
+    agent = project.fake(
         {
             "*": [
                 {
@@ -552,7 +552,7 @@ def run_with_memory(project: Project) -> dict[str, Any]:
             ]
         }
     )
-    res = project.run("run", "--agent-command", agent, "-n", "4")
+    res = project.run("run", *agent, "-n", "4")
     assert res.exit_code == 3, res
     (project.root / ".ralph" / "guardrails.md").write_text("# Guardrails\n\nuse make test\n")
     return project.state()
@@ -630,7 +630,7 @@ def test_reset_keeps_the_users_work(project: Project) -> None:
 
 def test_reset_all_keeps_specs_under_the_state_folder(project: Project) -> None:
     project.write({".ralph/specs/inner.spec.md": "# inner\n"})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert project.counts() == {".ralph/specs/inner.spec.md": 3}
     assert project.run("reset", "--all").exit_code == 0
@@ -651,8 +651,8 @@ def test_reset_then_run_starts_from_zero(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
     verified(project)
     assert project.run("reset").exit_code == 0
-    agent = project.script({"*": DONE})
-    res = project.run("run", "--agent-command", agent, "-n", "1")
+    agent = project.fake({"*": DONE})
+    res = project.run("run", *agent, "-n", "1")
     assert res.exit_code == 3, res
     assert project.counts() == {"PROMPT.md": 1}
     assert project.state()["iteration"] == 1
@@ -670,7 +670,7 @@ def test_reset_refuses_a_corrupt_state_and_keeps_it(project: Project) -> None:
 
 def assert_bad_config(project: Project, yaml_text: str, *needles: str) -> None:
     project.write({"PROMPT.md": "# goal\n", "ralph.yaml": yaml_text})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert_one_error(res, "ralph.yaml", *needles)
     assert project.calls() == []
     assert not (project.root / ".ralph" / "state.json").exists()
@@ -678,7 +678,7 @@ def assert_bad_config(project: Project, yaml_text: str, *needles: str) -> None:
 
 def test_invalid_yaml_names_the_file_and_line(project: Project) -> None:
     assert_bad_config(project, "max_iterations: 3\nagent:\n  command: [unclosed\n", "line ")
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     line = assert_one_error(res)
     match = re.search(r"line (\d+)", line)
     assert match is not None and 3 <= int(match.group(1)) <= 4, line
@@ -699,7 +699,7 @@ def test_invalid_yaml_unclosed_quote_names_its_line(project: Project) -> None:
 def test_config_that_is_not_utf8(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
     (project.root / "ralph.yaml").write_bytes("agent: caf\xe9\n".encode("latin-1"))
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert_one_error(res, "ralph.yaml")
     assert "UTF-8" in res.stderr
     assert project.calls() == []
@@ -739,7 +739,7 @@ def test_top_level_yaml_list_is_refused(project: Project) -> None:
 
 def test_empty_ralph_yaml_means_defaults(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n", "ralph.yaml": "# nothing yet\n"})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert project.state()["max_iterations"] == 20
 
@@ -750,7 +750,7 @@ def test_corrupt_state_is_refused_and_kept_byte_for_byte(project: Project) -> No
     state_file = project.root / ".ralph" / "state.json"
     state_file.parent.mkdir()
     state_file.write_bytes(raw)
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert_one_error(res, "state.json")
     assert state_file.read_bytes() == raw
     assert project.calls() == []
@@ -765,7 +765,7 @@ def test_state_with_a_wrong_value_is_refused_and_kept(project: Project) -> None:
         {"schema_version": 1, "iteration": 0, "specs": [{"path": "PROMPT.md", "done_count": 7}]}
     )
     project.write({"PROMPT.md": "# goal\n", ".ralph/state.json": raw})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert_one_error(res, "state.json", "done_count")
     assert (project.root / ".ralph" / "state.json").read_text() == raw
     assert project.calls() == []
@@ -774,7 +774,7 @@ def test_state_with_a_wrong_value_is_refused_and_kept(project: Project) -> None:
 def test_state_from_a_newer_ralph_is_refused(project: Project) -> None:
     raw = json.dumps({"schema_version": 99, "iteration": 1, "specs": []})
     project.write({"PROMPT.md": "# goal\n", ".ralph/state.json": raw})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert_one_error(res, "newer ralph")
     assert (project.root / ".ralph" / "state.json").read_text() == raw
     assert project.calls() == []
@@ -788,7 +788,7 @@ def test_a_spec_that_is_not_utf8_is_named(project: Project) -> None:
     bad = project.root / "specs" / "latin1.spec.md"
     bad.parent.mkdir()
     bad.write_bytes("caf\xe9\n".encode("latin-1"))
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert_one_error(res, "specs/latin1.spec.md", "UTF-8")
     assert project.calls() == []
     assert_one_error(project.run("status"), "specs/latin1.spec.md")
@@ -847,9 +847,7 @@ def test_init_force_over_a_ralph_file(project: Project) -> None:
 
 def test_zero_max_iterations_flag_is_a_usage_error(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    res = project.run(
-        "run", "--agent-command", project.script({"*": DONE}), "--max-iterations", "0"
-    )
+    res = project.run("run", *project.fake({"*": DONE}), "--max-iterations", "0")
     assert res.exit_code == 2, res
     assert "Traceback" not in res.stderr
     assert "--max-iterations" in res.stderr
@@ -887,7 +885,7 @@ def test_unknown_agent_name_in_config(project: Project) -> None:
 
 def test_config_max_iterations_is_used(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n", "ralph.yaml": "max_iterations: 2\n"})
-    res = project.run("run", "--agent-command", project.script({"*": CONTINUE}))
+    res = project.run("run", *project.fake({"*": CONTINUE}))
     assert res.exit_code == 3, res
     assert len(project.calls()) == 2
     assert project.state()["iteration"] == 2
@@ -896,24 +894,24 @@ def test_config_max_iterations_is_used(project: Project) -> None:
 
 def test_max_iterations_flag_overrides_config(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n", "ralph.yaml": "max_iterations: 2\n"})
-    res = project.run("run", "--agent-command", project.script({"*": CONTINUE}), "-n", "1")
+    res = project.run("run", *project.fake({"*": CONTINUE}), "-n", "1")
     assert res.exit_code == 3, res
     assert len(project.calls()) == 1
 
 
 def test_max_iterations_flag_can_raise_the_config_limit(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n", "ralph.yaml": "max_iterations: 1\n"})
-    agent = project.script({"*": CONTINUE})
-    res = project.run("run", "--agent-command", agent, "--max-iterations", "3")
+    agent = project.fake({"*": CONTINUE})
+    res = project.run("run", *agent, "--max-iterations", "3")
     assert res.exit_code == 3, res
     assert len(project.calls()) == 3
 
 
 def test_max_iterations_caps_this_run_and_iteration_keeps_counting(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    agent = project.script({"*": CONTINUE})
-    assert project.run("run", "--agent-command", agent, "-n", "2").exit_code == 3
-    assert project.run("run", "--agent-command", agent, "-n", "2").exit_code == 3
+    agent = project.fake({"*": CONTINUE})
+    assert project.run("run", *agent, "-n", "2").exit_code == 3
+    assert project.run("run", *agent, "-n", "2").exit_code == 3
     assert len(project.calls()) == 4
     data = status_json(project)
     assert data["iteration"] == 4
@@ -941,14 +939,14 @@ def test_config_agent_command_as_a_list(project: Project) -> None:
 
 
 def test_agent_command_flag_overrides_config(project: Project) -> None:
-    used = project.script({"*": DONE})
+    used = project.fake({"*": DONE})
     project.write(
         {
             "PROMPT.md": "# goal\n",
             "ralph.yaml": "agent:\n  command: no-such-agent-xyz\n",
         }
     )
-    res = project.run("run", "--agent-command", used)
+    res = project.run("run", *used)
     assert res.exit_code == 0, res
     assert len(project.calls()) == 3
 
@@ -991,7 +989,7 @@ def test_run_exit_0_when_verified_and_output_is_plain(project: Project) -> None:
     assert "Traceback" not in res.stderr
     assert len(project.calls()) == 3
     # a second run on a verified project has nothing to do
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert len(project.calls()) == 3
 
@@ -999,14 +997,14 @@ def test_run_exit_0_when_verified_and_output_is_plain(project: Project) -> None:
 @pytest.mark.parametrize(("signal_", "code"), [("STUCK", 5), ("QUESTION", 5), ("GUTTER", 5)])
 def test_run_stops_for_a_human(project: Project, signal_: str, code: int) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    res = project.run("run", "--agent-command", project.script({"*": [{"signal": signal_}]}))
+    res = project.run("run", *project.fake({"*": [{"signal": signal_}]}))
     assert res.exit_code == code, res
     assert len(project.calls()) == 1
 
 
 def test_run_reports_max_iterations_with_3(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    res = project.run("run", "--agent-command", project.script({"*": CONTINUE}), "-n", "3")
+    res = project.run("run", *project.fake({"*": CONTINUE}), "-n", "3")
     assert res.exit_code == 3, res
     assert len(project.calls()) == 3
     data = status_json(project)
@@ -1018,7 +1016,7 @@ def test_run_project_option(project: Project, tmp_path: Path) -> None:
     other = tmp_path / "elsewhere"
     other.mkdir()
     (other / "PROMPT.md").write_text("# goal\n")
-    res = project.run("run", "-C", str(other), "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", "-C", str(other), *project.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert json.loads((other / ".ralph" / "state.json").read_text())["specs"][0]["done_count"] == 3
     assert not (project.root / ".ralph").exists()

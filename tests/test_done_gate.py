@@ -39,7 +39,7 @@ def front(**keys: str) -> str:
 def test_done_over_a_failing_test_command_is_refused(git_project: Project) -> None:
     p = git_project
     p.write({"PROMPT.md": front(test_command="'echo 2 tests failed; exit 1'") + "# goal\n"})
-    res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "2")
+    res = p.run("run", *p.fake({"*": DONE}), "-n", "2")
     assert res.exit_code == 3, res
     row = p.state()["specs"][0]
     assert (row["done_count"], row["last_status"]) == (0, "REFUSED")
@@ -65,8 +65,8 @@ def test_done_with_passing_checks_counts_and_unchanged_tree_is_not_retested(
             "PROMPT.md": front(test_command=f"'echo run >> {runs}'") + "# goal\n- [ ] make x\n",
         }
     )
-    script = p.script({"*": [{"write": {"x.py": "x = 1\n"}, "signal": "DONE"}, *DONE]})
-    res = p.run("run", "--agent-command", script)
+    script = p.fake({"*": [{"write": {"x.py": "x = 1\n"}, "signal": "DONE"}, *DONE]})
+    res = p.run("run", *script)
     assert res.exit_code == 0, res
     assert p.counts() == {"PROMPT.md": 3}
     assert "refused" not in res.stdout
@@ -81,8 +81,8 @@ def test_strict_tier_refuses_a_done_with_unticked_boxes(git_project: Project) ->
     text = front(verification="strict") + "# goal\n- [ ] first\n- [ ] second\n"
     ticked = text.replace("[ ]", "[x]")
     p.write({"PROMPT.md": text})
-    script = p.script({"*": [{"signal": "DONE"}, {"write": {"PROMPT.md": ticked}, **DONE[0]}]})
-    res = p.run("run", "--agent-command", script)
+    script = p.fake({"*": [{"signal": "DONE"}, {"write": {"PROMPT.md": ticked}, **DONE[0]}]})
+    res = p.run("run", *script)
     assert res.exit_code == 0, res
     assert [e["signal"] for e in p.rotation_ends()] == ["REFUSED", "DONE", "DONE", "DONE"]
     assert "checkboxes: status: claimed complete, on disk incomplete (2 of 2" in res.stdout
@@ -96,11 +96,11 @@ def test_refused_done_counts_as_continue_for_the_counter(git_project: Project) -
     flag = p.root.parent / "flag"
     p.write({"PROMPT.md": front(test_command=f"'test ! -f {flag}'") + "# goal\n"})
     # DONE, DONE (2/3) then the check starts failing without any file change
-    script = p.script({"*": [*DONE, *DONE, {"signal": "DONE"}]})
-    res = p.run("run", "--agent-command", script, "-n", "2")
+    script = p.fake({"*": [*DONE, *DONE, {"signal": "DONE"}]})
+    res = p.run("run", *script, "-n", "2")
     assert res.exit_code == 3 and p.counts() == {"PROMPT.md": 2}
     flag.write_text("x")
-    res = p.run("run", "--agent-command", script, "-n", "1")
+    res = p.run("run", *script, "-n", "1")
     assert res.exit_code == 3
     row = p.state()["specs"][0]
     assert (row["done_count"], row["last_status"], row["modified_files"]) == (2, "REFUSED", False)
@@ -115,14 +115,14 @@ def test_semantic_check_asks_the_runs_agent_as_judge(git_project: Project) -> No
             "# goal\n"
         }
     )
-    script = p.script({"*": DONE, "JUDGE": "NOT_VERIFIED: no greeting anywhere"})
-    res = p.run("run", "--agent-command", script, "-n", "2")
+    script = p.fake({"*": DONE, "JUDGE": "NOT_VERIFIED: no greeting anywhere"})
+    res = p.run("run", *script, "-n", "2")
     assert res.exit_code == 3, res
     assert "DONE refused: semantic: NOT_VERIFIED: no greeting anywhere" in res.stdout
     judged = Path(str(p.root.parent / f"{p.root.name}-script.json.calls.jsonl.judge"))
     assert len(judged.read_text().splitlines()) == 2
-    ok = p.script({"*": DONE, "JUDGE": "VERIFIED"})
-    assert p.run("run", "--agent-command", ok).exit_code == 0
+    ok = p.fake({"*": DONE, "JUDGE": "VERIFIED"})
+    assert p.run("run", *ok).exit_code == 0
 
 
 def test_promise_of_the_coder_must_be_the_agents_own(git_project: Project) -> None:
@@ -132,20 +132,20 @@ def test_promise_of_the_coder_must_be_the_agents_own(git_project: Project) -> No
             "PROMPT.md": "---\ncoder: {promise: BUILT, description: it is built}\n---\n# goal\n",
         }
     )
-    echo = p.script({"*": [{"echo_prompt": True, "signal": "DONE"}]})
-    res = p.run("run", "--agent-command", echo, "-n", "2")
+    echo = p.fake({"*": [{"echo_prompt": True, "signal": "DONE"}]})
+    res = p.run("run", *echo, "-n", "2")
     assert res.exit_code == 3
     assert "coder.promise: the agent did not print <promise>BUILT</promise>" in res.stdout
-    honest = p.script({"*": [{"say": "<promise>BUILT</promise>", "signal": "DONE"}]})
-    assert p.run("run", "--agent-command", honest).exit_code == 0
+    honest = p.fake({"*": [{"say": "<promise>BUILT</promise>", "signal": "DONE"}]})
+    assert p.run("run", *honest).exit_code == 0
 
 
 def test_spec_iteration_cap_blocks_that_spec_and_the_others_go_on(git_project: Project) -> None:
     p = git_project
     a, b = "specs/a.spec.md", "specs/b.spec.md"
     p.write({a: front(max_iterations="2") + "# a\n", b: "# b\n"})
-    script = p.script({a: [{"signal": "CONTINUE"}], b: DONE})
-    res = p.run("run", "--agent-command", script, "-n", "20")
+    script = p.fake({a: [{"signal": "CONTINUE"}], b: DONE})
+    res = p.run("run", *script, "-n", "20")
     assert res.exit_code == 3, res
     assert "iteration cap reached: specs/a.spec.md (max_iterations 2 reached" in res.stdout
     rows = {s["path"]: s for s in status(p)["specs"]}
@@ -157,10 +157,10 @@ def test_spec_iteration_cap_blocks_that_spec_and_the_others_go_on(git_project: P
     assert "blocked: specs/a.spec.md: max_iterations 2 reached (2 rotations)" in plain
     assert [c["spec"] for c in p.calls()].count(a) == 2
     # the cap holds across runs until `ralph reset`
-    assert p.run("run", "--agent-command", script).exit_code == 3
+    assert p.run("run", *script).exit_code == 3
     assert [c["spec"] for c in p.calls()].count(a) == 2
     assert p.run("reset").exit_code == 0
-    assert p.run("run", "--agent-command", script, "-n", "1").exit_code == 3
+    assert p.run("run", *script, "-n", "1").exit_code == 3
     assert [c["spec"] for c in p.calls()].count(a) == 3
 
 
@@ -169,7 +169,7 @@ def test_role_iteration_cap_counts_its_own_mode(git_project: Project) -> None:
     p.write(
         {"PROMPT.md": "---\ncoder: {promise: P, description: d, max_iterations: 2}\n---\n# goal\n"}
     )
-    res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "9")
+    res = p.run("run", *p.fake({"*": DONE}), "-n", "9")
     assert res.exit_code == 3, res
     assert len(p.calls()) == 2  # two IMPLEMENT rotations refused (no promise), then blocked
     row = status(p)["specs"][0]
@@ -179,7 +179,7 @@ def test_role_iteration_cap_counts_its_own_mode(git_project: Project) -> None:
 def test_bad_front_matter_stops_before_anything_runs(git_project: Project) -> None:
     p = git_project
     p.write({"PROMPT.md": "---\ntest_comand: make test\n---\n# goal\n"})
-    res = p.run("run", "--agent-command", p.script({"*": DONE}))
+    res = p.run("run", *p.fake({"*": DONE}))
     assert res.exit_code == 1
     assert res.stderr.splitlines()[0] == (
         "error: PROMPT.md: front matter: test_comand: unknown key"
@@ -194,10 +194,10 @@ def test_front_matter_broken_mid_run_refuses_done_without_crashing(git_project: 
     text = front(test_command="'true'") + "# goal\n"
     p.write({"PROMPT.md": text, "specs/other.spec.md": "# other\n"})
     broken = "---\ntest_command: [unclosed\n---\n# goal\n"
-    script = p.script(
+    script = p.fake(
         {"PROMPT.md": [{"write": {"PROMPT.md": broken}, "signal": "DONE"}, *DONE], "*": DONE}
     )
-    res = p.run("run", "--agent-command", script, "-n", "4")
+    res = p.run("run", *script, "-n", "4")
     # refused until fixed: the third refusal in a row opens the circuit breaker (exit 5)
     assert res.exit_code == 5, res
     ends = p.rotation_ends()
@@ -214,8 +214,8 @@ def test_agent_that_edits_the_front_matter_is_refused(git_project: Project) -> N
     text = front(test_command="'exit 1'") + "# goal\n"
     p.write({"PROMPT.md": text})
     # it drops the failing check and says DONE, then says DONE again on the checkless spec
-    script = p.script({"*": [{"write": {"PROMPT.md": "# goal\n"}, "signal": "DONE"}, *DONE]})
-    res = p.run("run", "--agent-command", script, "-n", "3")
+    script = p.fake({"*": [{"write": {"PROMPT.md": "# goal\n"}, "signal": "DONE"}, *DONE]})
+    res = p.run("run", *script, "-n", "3")
     assert res.exit_code == 5  # the third refusal in a row opens the circuit breaker
     assert "the agent changed the spec's front matter" in res.stdout
     assert "it was last changed by an agent, not a person" in res.stdout
@@ -223,7 +223,7 @@ def test_agent_that_edits_the_front_matter_is_refused(git_project: Project) -> N
     assert p.counts() == {"PROMPT.md": 0}
     # a person accepts the change: the spec may be verified without those checks
     assert p.run("reset").exit_code == 0
-    assert p.run("run", "--agent-command", script).exit_code == 0
+    assert p.run("run", *script).exit_code == 0
 
 
 def test_front_matter_restored_by_a_person_is_trusted_again(git_project: Project) -> None:
@@ -231,18 +231,18 @@ def test_front_matter_restored_by_a_person_is_trusted_again(git_project: Project
     text = front(test_command="'true'") + "# goal\n"
     p.write({"PROMPT.md": text})
     weaker = front(test_command="'exit 0'") + "# goal\n"
-    script = p.script({"*": [{"write": {"PROMPT.md": weaker}, "signal": "DONE"}, *DONE]})
-    assert p.run("run", "--agent-command", script, "-n", "2").exit_code == 3
+    script = p.fake({"*": [{"write": {"PROMPT.md": weaker}, "signal": "DONE"}, *DONE]})
+    assert p.run("run", *script, "-n", "2").exit_code == 3
     assert [e["signal"] for e in p.rotation_ends()] == ["REFUSED", "REFUSED"]
     p.write({"PROMPT.md": text})  # the person puts their front matter back
-    assert p.run("run", "--agent-command", script).exit_code == 0
+    assert p.run("run", *script).exit_code == 0
     assert p.state()["specs"][0]["agent_front_matter"] is None
 
 
 def test_spec_without_front_matter_runs_no_checks(git_project: Project) -> None:
     p = git_project
     p.write({"PROMPT.md": "# goal\n- [ ] open box\n"})
-    res = p.run("run", "--agent-command", p.script({"*": DONE}))
+    res = p.run("run", *p.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert worklog(p, "check") == [] and worklog(p, "done_gate") == []
     assert "What your DONE must pass" not in (p.root / ".ralph" / "prompt.md").read_text()
@@ -258,7 +258,7 @@ def test_prompt_lists_what_done_must_pass(git_project: Project) -> None:
             "coder: {promise: GREETS, description: greeting printed}\n---\n# goal\n"
         }
     )
-    assert p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "1").exit_code == 3
+    assert p.run("run", *p.fake({"*": DONE}), "-n", "1").exit_code == 3
     prompt = p.calls()[0]["prompt_head"]
     assert prompt.startswith("# ralph rotation 1/1 [IMPLEMENT]")
     text = (p.root / ".ralph" / "prompt.md").read_text()
@@ -282,7 +282,7 @@ def test_check_that_cannot_start_refuses_and_the_loop_goes_on(git_project: Proje
             "    config: {command: 'true', working_dir: gone}\n---\n# goal\n",
         }
     )
-    res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "3")
+    res = p.run("run", *p.fake({"*": DONE}), "-n", "3")
     # the third refused DONE in a row opens the circuit breaker: headless, that aborts
     assert res.exit_code == 5, res
     assert "circuit breaker open" in res.stdout
@@ -394,7 +394,7 @@ def test_files_changed_by_checks_count_as_changes_of_that_rotation(git_project: 
         f"echo $n > {counter}; echo $n > out.txt"
     )
     p.write({"PROMPT.md": front(test_command=f"'{cmd}'") + "# goal\n"})
-    res = p.run("run", "--agent-command", p.script({"*": DONE}), "-n", "4")
+    res = p.run("run", *p.fake({"*": DONE}), "-n", "4")
     assert res.exit_code == 3, res
     ends = p.rotation_ends()
     assert [e["signal"] for e in ends] == ["DONE"] * 4

@@ -94,8 +94,8 @@ def test_three_failed_rotations_open_the_breaker_and_headless_default_aborts(
     git_project: Project,
 ) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    cmd = git_project.script({"*": CRASH})
-    res = git_project.run("run", "--agent-command", cmd)
+    cmd = git_project.fake({"*": CRASH})
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 5, res
     assert len(git_project.calls()) == 3  # not one rotation more
     assert "aborted after 3 failures in a row on PROMPT.md" in res.stdout
@@ -113,15 +113,15 @@ def test_three_failed_rotations_open_the_breaker_and_headless_default_aborts(
     )
     assert "circuit breaker opened" in (git_project.root / ".ralph/errors.log").read_text()
     # a restart does not reset it: within the cooldown it asks again before any agent runs
-    again = git_project.run("run", "--agent-command", cmd)
+    again = git_project.run("run", *cmd)
     assert again.exit_code == 5, again
     assert len(git_project.calls()) == 3
 
 
 def test_accept_takes_the_spec_as_verified(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    cmd = git_project.script({"*": CRASH})
-    res = git_project.run("run", "--agent-command", cmd, "--on-escalation", "accept")
+    cmd = git_project.fake({"*": CRASH})
+    res = git_project.run("run", *cmd, "--on-escalation", "accept")
     assert res.exit_code == 0, res
     spec = git_project.state()["specs"][0]
     assert (spec["done_count"], spec["override"]) == (3, "user_accepted")
@@ -136,8 +136,8 @@ def test_accept_takes_the_spec_as_verified(git_project: Project) -> None:
 def test_continue_goes_on_without_verification_recorded_as_a_risk(git_project: Project) -> None:
     # the pool would evict an agent after 3 failures too: this one stays, the breaker decides
     git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "pool: {max_failures: null}\n"})
-    cmd = git_project.script({"*": [*CRASH * 3, {"signal": "DONE"}]})
-    res = git_project.run("run", "--agent-command", cmd, "--on-escalation", "continue")
+    cmd = git_project.fake({"*": [*CRASH * 3, {"signal": "DONE"}]})
+    res = git_project.run("run", *cmd, "--on-escalation", "continue")
     assert res.exit_code == 0, res
     spec = git_project.state()["specs"][0]
     assert spec["override"] == "bypassed"
@@ -152,7 +152,7 @@ def test_the_headless_choice_can_come_from_ralph_yaml(git_project: Project) -> N
     git_project.write(
         {"PROMPT.md": SPEC, "ralph.yaml": "on_escalation: accept\nbreaker: {threshold: 2}\n"}
     )
-    res = git_project.run("run", "--agent-command", git_project.script({"*": CRASH}))
+    res = git_project.run("run", *git_project.fake({"*": CRASH}))
     assert res.exit_code == 0, res
     assert len(git_project.calls()) == 2
     assert git_project.worklog("escalation")[0]["choice"] == "accept"
@@ -162,10 +162,10 @@ def test_after_the_cooldown_one_trial_runs_and_its_success_closes_the_breaker(
     git_project: Project,
 ) -> None:
     git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "breaker: {cooldown: 0}\n"})
-    crash = git_project.script({"*": CRASH})
-    assert git_project.run("run", "--agent-command", crash).exit_code == 5
-    fixed = git_project.script({"*": [{"signal": "DONE"}]})
-    res = git_project.run("run", "--agent-command", fixed)
+    crash = git_project.fake({"*": CRASH})
+    assert git_project.run("run", *crash).exit_code == 5
+    fixed = git_project.fake({"*": [{"signal": "DONE"}]})
+    res = git_project.run("run", *fixed)
     assert res.exit_code == 0, res
     transitions = [(b["before"], b["after"]) for b in git_project.worklog("breaker")]
     assert transitions == [("CLOSED", "OPEN"), ("OPEN", "HALF_OPEN"), ("HALF_OPEN", "CLOSED")]
@@ -173,9 +173,9 @@ def test_after_the_cooldown_one_trial_runs_and_its_success_closes_the_breaker(
 
 def test_a_failed_trial_opens_it_again(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "breaker: {cooldown: 0}\n"})
-    crash = git_project.script({"*": CRASH})
-    assert git_project.run("run", "--agent-command", crash).exit_code == 5
-    res = git_project.run("run", "--agent-command", crash)
+    crash = git_project.fake({"*": CRASH})
+    assert git_project.run("run", *crash).exit_code == 5
+    res = git_project.run("run", *crash)
     assert res.exit_code == 5, res
     assert len(git_project.calls()) == 4  # exactly one trial
     transitions = [(b["before"], b["after"]) for b in git_project.worklog("breaker")]
@@ -186,13 +186,13 @@ def test_other_specs_progress_does_not_hide_a_spec_that_keeps_failing(
     git_project: Project,
 ) -> None:
     git_project.write({"PROMPT.md": SPEC, "specs/b.spec.md": "# b\n"})
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "PROMPT.md": [{"write": {"a.py": "1"}, "exit": 1}, {"exit": 1}, {"exit": 1}],
             "specs/b.spec.md": [{"signal": "DONE"}],
         }
     )
-    res = git_project.run("run", "--agent-command", cmd, "-n", "20")
+    res = git_project.run("run", *cmd, "-n", "20")
     assert res.exit_code == 5, res
     assert "3 failures in a row on PROMPT.md" in res.stdout
 
@@ -262,8 +262,7 @@ def test_escalation_choices_in_status_json(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
     git_project.run(
         "run",
-        "--agent-command",
-        git_project.script({"*": CRASH}),
+        *git_project.fake({"*": CRASH}),
         "--on-escalation",
         "continue",
         "-n",
@@ -276,11 +275,11 @@ def test_escalation_choices_in_status_json(git_project: Project) -> None:
 
 def test_ralph_reset_closes_the_breaker(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    cmd = git_project.script({"*": [*CRASH * 3, {"signal": "DONE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 5
+    cmd = git_project.fake({"*": [*CRASH * 3, {"signal": "DONE"}]})
+    assert git_project.run("run", *cmd).exit_code == 5
     assert git_project.run("reset").exit_code == 0
     assert git_project.state()["breaker"]["state"] == "CLOSED"
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
 
 

@@ -74,8 +74,8 @@ def test_no_verdict_a_crash_a_fail_or_an_edit_all_fail() -> None:
 
 def test_pass_archives_the_run_and_exits_zero(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC, "specs/api.spec.md": "# api\n"})
-    cmd = git_project.script({"*": DONE})
-    res = git_project.run("run", "--agent-command", cmd)
+    cmd = git_project.fake({"*": DONE})
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert "final verification passed" in res.stdout
     (call,) = git_project.verify_calls()
@@ -102,7 +102,7 @@ def test_pass_archives_the_run_and_exits_zero(git_project: Project) -> None:
     transitions = [e["transition"] for e in git_project.worklog("verification")]
     assert transitions == ["started", "answered", "passed"]
     # nothing changed since: the next run has nothing to do and starts no agent
-    again = git_project.run("run", "--agent-command", cmd)
+    again = git_project.run("run", *cmd)
     assert again.exit_code == 0, again
     assert len(git_project.all_calls()) == 7
 
@@ -110,7 +110,7 @@ def test_pass_archives_the_run_and_exits_zero(git_project: Project) -> None:
 def test_final_verification_false_ends_at_three_of_three_as_before(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
     yaml(git_project, "final_verification: false\n")
-    res = git_project.run("run", "--agent-command", git_project.script({"*": DONE}))
+    res = git_project.run("run", *git_project.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert git_project.verify_calls() == []
     assert git_project.state()["iteration"] == 3
@@ -122,7 +122,7 @@ def test_fail_untick_sends_the_spec_back_to_work_and_the_loop_goes_on(
 ) -> None:
     git_project.write({"PROMPT.md": SPEC, "specs/api.spec.md": "# api\n- [x] api\n"})
     git_project.commit_all()
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "VERIFY": [
                 {
@@ -141,7 +141,7 @@ def test_fail_untick_sends_the_spec_back_to_work_and_the_loop_goes_on(
             ],
         }
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     modes = [(c["mode"], c["spec"]) for c in git_project.all_calls()]
     first_verify = modes.index(("VERIFY", "PROMPT.md"))
@@ -171,10 +171,10 @@ def test_fail_untick_sends_the_spec_back_to_work_and_the_loop_goes_on(
 
 def test_three_consecutive_failures_exit_six_with_what_kept_failing(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {"*": DONE, "VERIFY": [{"say": "the README is missing", "signal": "VERIFY_FAIL"}]}
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 6, res
     assert len(git_project.verify_calls()) == 3
     assert "failed 3 times in a row" in res.stdout
@@ -192,8 +192,8 @@ def test_three_consecutive_failures_exit_six_with_what_kept_failing(git_project:
 def test_max_verification_failures_is_configurable(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
     yaml(git_project, "max_verification_failures: 1\n")
-    cmd = git_project.script({"*": DONE, "VERIFY": [{"signal": "VERIFY_FAIL"}]})
-    res = git_project.run("run", "--agent-command", cmd)
+    cmd = git_project.fake({"*": DONE, "VERIFY": [{"signal": "VERIFY_FAIL"}]})
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 6, res
     assert len(git_project.verify_calls()) == 1
 
@@ -204,8 +204,8 @@ def test_dishonest_verifier_passes_without_running_the_failing_tests(
     """VERIFY_PASS while the test command fails: never verified, whatever it answers."""
     git_project.write({"PROMPT.md": SPEC})
     failing_tests(git_project)
-    cmd = git_project.script({"*": DONE, "VERIFY": [{"signal": "VERIFY_PASS"}]})
-    res = git_project.run("run", "--agent-command", cmd)
+    cmd = git_project.fake({"*": DONE, "VERIFY": [{"signal": "VERIFY_PASS"}]})
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 6, res
     assert "every spec verified" not in res.stdout
     state = git_project.state()
@@ -225,7 +225,7 @@ def test_dishonest_verifier_passes_without_running_the_failing_tests(
 def test_the_test_command_passing_and_verify_pass_verifies(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC, "fixed.txt": "yes"})
     failing_tests(git_project)
-    res = git_project.run("run", "--agent-command", git_project.script({"*": DONE}))
+    res = git_project.run("run", *git_project.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert [c["passed"] for c in git_project.worklog("check")] == [True]
     prompt = (git_project.root / ".ralph/prompt.md").read_text()
@@ -235,7 +235,7 @@ def test_the_test_command_passing_and_verify_pass_verifies(git_project: Project)
 def test_a_test_command_that_cannot_start_fails_the_verification(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
     yaml(git_project, "test_command: ./no-such-test-runner\nmax_verification_failures: 1\n")
-    res = git_project.run("run", "--agent-command", git_project.script({"*": DONE}))
+    res = git_project.run("run", *git_project.fake({"*": DONE}))
     assert res.exit_code == 6, res
     assert "no-such-test-runner` (test_command (ralph.yaml)) failed: exit code 127" in res.stdout
 
@@ -243,7 +243,7 @@ def test_a_test_command_that_cannot_start_fails_the_verification(git_project: Pr
 def test_a_verifier_that_edits_or_gives_no_verdict_does_not_pass(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
     yaml(git_project, "max_verification_failures: 2\n")
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "*": DONE,
             "VERIFY": [
@@ -252,7 +252,7 @@ def test_a_verifier_that_edits_or_gives_no_verdict_does_not_pass(git_project: Pr
             ],
         }
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 6, res
     reasons = [e["reasons"] for e in git_project.worklog("verification") if "reasons" in e]
     assert "changed 1 tracked file(s): fix.py" in reasons[0][0]
@@ -261,8 +261,8 @@ def test_a_verifier_that_edits_or_gives_no_verdict_does_not_pass(git_project: Pr
 
 def test_verify_tags_in_an_ordinary_rotation_mean_nothing(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    cmd = git_project.script({"*": [{"signal": "VERIFY_PASS"}]})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "2")
+    cmd = git_project.fake({"*": [{"signal": "VERIFY_PASS"}]})
+    res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 3, res
     spec = git_project.state()["specs"][0]
     assert (spec["last_status"], spec["done_count"]) == ("NONE", 0)
@@ -273,25 +273,25 @@ def test_the_verification_runs_even_when_the_work_used_the_last_rotation(
     git_project: Project,
 ) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    res = git_project.run("run", "--agent-command", git_project.script({"*": DONE}), "-n", "3")
+    res = git_project.run("run", *git_project.fake({"*": DONE}), "-n", "3")
     assert res.exit_code == 0, res
     assert len(git_project.verify_calls()) == 1
 
 
 def test_failures_persist_across_a_restart(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    cmd = git_project.script({"*": DONE, "VERIFY": [{"signal": "VERIFY_FAIL"}]})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "4")  # 3 + the verification
+    cmd = git_project.fake({"*": DONE, "VERIFY": [{"signal": "VERIFY_FAIL"}]})
+    res = git_project.run("run", *cmd, "-n", "4")  # 3 + the verification
     assert res.exit_code == 3, res
     assert git_project.state()["final_verification"]["failures"] == 1
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 6, res
     assert len(git_project.verify_calls()) == 3  # 1 + 2: the count went on
 
 
 def test_verification_in_the_panel_and_plain_lines(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    res = git_project.run("run", "--agent-command", git_project.script({"*": DONE}))
+    res = git_project.run("run", *git_project.fake({"*": DONE}))
     assert "[VERIFY] (all specs)" in res.stdout
     assert "VERIFY_PASS" in res.stdout
     assert "run archived in .ralph/archive/" in res.stdout
@@ -299,7 +299,7 @@ def test_verification_in_the_panel_and_plain_lines(git_project: Project) -> None
 
 def test_status_log_shows_the_worklog_tail(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    git_project.run("run", "--agent-command", git_project.script({"*": DONE}))
+    git_project.run("run", *git_project.fake({"*": DONE}))
     res = git_project.run("status", "--log", "3")
     assert res.exit_code == 0, res
     lines = res.stdout.splitlines()
@@ -337,10 +337,8 @@ def test_a_specs_own_test_command_and_external_checks_run_in_the_verification(
     )
     git_project.write({"PROMPT.md": spec, "ok.txt": "yes"})
     yaml(git_project, "max_verification_failures: 1\n")
-    cmd = git_project.script(
-        {"*": DONE, "VERIFY": [{"delete": ["ok.txt"], "signal": "VERIFY_PASS"}]}
-    )
-    res = git_project.run("run", "--agent-command", cmd)
+    cmd = git_project.fake({"*": DONE, "VERIFY": [{"delete": ["ok.txt"], "signal": "VERIFY_PASS"}]})
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 6, res
     checks = [c for c in git_project.worklog("check") if c["iteration"] == 4]
     assert [(c["spec"], c["name"], c["passed"]) for c in checks] == [

@@ -138,8 +138,8 @@ def json_events(stdout: str) -> list[dict[str, Any]]:
 
 def test_log_format_json_prints_one_object_per_event(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    agent = project.script({"*": [{"say": "\x1b[1mbold\x1b[0m", "signal": "DONE"}]})
-    res = project.run("run", "--agent-command", agent, "--log-format", "json", "-n", "2")
+    agent = project.fake({"*": [{"say": "\x1b[1mbold\x1b[0m", "signal": "DONE"}]})
+    res = project.run("run", *agent, "--log-format", "json", "-n", "2")
     assert res.exit_code == 3, res
     events = json_events(res.stdout)
     names = [e["event"] for e in events]
@@ -164,8 +164,8 @@ def test_log_format_json_prints_one_object_per_event(project: Project) -> None:
 
 def test_log_format_json_verbose_adds_clean_agent_output(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    agent = project.script({"*": [{"say": "\x1b[1mbold\x1b[0m", "signal": "DONE"}]})
-    res = project.run("run", "--agent-command", agent, "--log-format", "json", "-v", "-n", "1")
+    agent = project.fake({"*": [{"say": "\x1b[1mbold\x1b[0m", "signal": "DONE"}]})
+    res = project.run("run", *agent, "--log-format", "json", "-v", "-n", "1")
     outputs = [e for e in json_events(res.stdout) if e["event"] == "agent_output"]
     lines = [line for e in outputs for line in e["lines"]]
     assert "bold" in lines
@@ -184,7 +184,7 @@ def test_log_format_rejects_unknown_values(project: Project) -> None:
 
 def test_quiet_prints_only_warnings_and_the_end(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}), "--quiet")
+    res = project.run("run", *project.fake({"*": DONE}), "--quiet")
     assert res.exit_code == 0, res
     lines = res.stdout.splitlines()
     assert len(lines) == 1, lines
@@ -200,10 +200,10 @@ def test_quiet_and_verbose_together_are_a_usage_error(project: Project) -> None:
 
 def test_verbose_shows_the_agent_output_and_default_does_not(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    agent = project.script({"*": [{"say": "hello from the agent", "signal": "DONE"}]})
-    quiet = project.run("run", "--agent-command", agent, "-n", "1")
+    agent = project.fake({"*": [{"say": "hello from the agent", "signal": "DONE"}]})
+    quiet = project.run("run", *agent, "-n", "1")
     assert "hello from the agent" not in quiet.stdout
-    loud = project.run("run", "--agent-command", agent, "-n", "1", "--verbose")
+    loud = project.run("run", *agent, "-n", "1", "--verbose")
     assert "  | hello from the agent" in loud.stdout
 
 
@@ -299,13 +299,13 @@ def two_spec_run(project: Project, *extra: str, env: dict[str, str] | None = Non
     """PROMPT.md gets verified in 3 rotations; specs/b.spec.md says DONE twice, then CONTINUE
     for ever: after 7 rotations, max iterations (exit 3) with b at 2/3 after 4 rotations."""
     project.write({"PROMPT.md": "# goal\n", "specs/b.spec.md": "# b\n"})
-    agent = project.script(
+    agent = project.fake(
         {"PROMPT.md": DONE, "specs/b.spec.md": [*DONE, *DONE, {"signal": "CONTINUE"}]}
     )
     old = {k: os.environ.get(k) for k in (env or {})}
     os.environ.update(env or {})
     try:
-        return project.run("run", "--agent-command", agent, "-n", "7", *extra)
+        return project.run("run", *agent, "-n", "7", *extra)
     finally:
         for k, v in old.items():
             if v is None:
@@ -442,10 +442,10 @@ def test_a_report_inside_the_project_is_not_a_change_for_the_next_run(
     git_project: Project,
 ) -> None:
     git_project.write({"PROMPT.md": "# goal\n"})
-    agent = git_project.script({"*": DONE})
-    first = git_project.run("run", "--agent-command", agent, "--junit", "out/junit.xml")
+    agent = git_project.fake({"*": DONE})
+    first = git_project.run("run", *agent, "--junit", "out/junit.xml")
     assert first.exit_code == 0, first
-    again = git_project.run("run", "--agent-command", agent, "--junit", "out/junit.xml")
+    again = git_project.run("run", *agent, "--junit", "out/junit.xml")
     assert again.exit_code == 0, again
     assert "files changed since the last run" not in again.stdout
     assert git_project.counts() == {"PROMPT.md": 3}

@@ -23,10 +23,10 @@ def order(project: Project) -> list[tuple[str, str]]:
 
 def test_single_prompt_reaches_three_of_three(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "# goal\n"})
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {"PROMPT.md": [{"write": {"app.py": "print(1)\n"}, "signal": "DONE"}, {"signal": "DONE"}]}
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert git_project.counts() == {"PROMPT.md": 3}
     assert order(git_project) == [
@@ -40,7 +40,7 @@ def test_single_prompt_reaches_three_of_three(git_project: Project) -> None:
 def test_counter_follows_real_file_changes(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "# goal\n"})
     git_project.commit_all()
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "PROMPT.md": [
                 {"signal": "ROTATE"},  # 0/3 unchanged
@@ -53,7 +53,7 @@ def test_counter_follows_real_file_changes(git_project: Project) -> None:
             ]
         }
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     ends = git_project.rotation_ends()
     assert [e["done_count"] for e in ends] == [0, 0, 1, 1, 2, 2, 3]
@@ -62,7 +62,7 @@ def test_counter_follows_real_file_changes(git_project: Project) -> None:
 
 def test_focused_execution_and_switch_order(git_project: Project) -> None:
     git_project.write(TWO_SPECS)
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "PROMPT.md": [
                 {"write": {"main.py": "1"}, "signal": "CONTINUE"},
@@ -72,7 +72,7 @@ def test_focused_execution_and_switch_order(git_project: Project) -> None:
             "specs/api.spec.md": [{"write": {"api.py": "1"}, "signal": "DONE"}, {"signal": "DONE"}],
         }
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert order(git_project) == [
         ("PROMPT.md", "IMPLEMENT"),  # CONTINUE: stay
@@ -115,7 +115,7 @@ def test_change_by_one_spec_drops_others_from_three_to_two(project: Project, in_
 
 def test_new_spec_discovered_mid_run_interrupts_current_work(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "# goal\n"})
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "PROMPT.md": [
                 {"write": {"specs/late.spec.md": "# added by the agent\n"}, "signal": "CONTINUE"},
@@ -124,7 +124,7 @@ def test_new_spec_discovered_mid_run_interrupts_current_work(git_project: Projec
             "specs/late.spec.md": [{"signal": "DONE"}],
         }
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert order(git_project)[:2] == [
         ("PROMPT.md", "IMPLEMENT"),
@@ -135,13 +135,13 @@ def test_new_spec_discovered_mid_run_interrupts_current_work(git_project: Projec
 
 def test_removed_spec_is_dropped_from_the_matrix(git_project: Project) -> None:
     git_project.write(TWO_SPECS)
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "PROMPT.md": [{"delete": ["specs/api.spec.md"], "signal": "DONE"}, {"signal": "DONE"}],
             "specs/api.spec.md": [{"signal": "DONE"}],
         }
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert git_project.counts() == {"PROMPT.md": 3}
     assert all(c["spec"] == "PROMPT.md" for c in git_project.calls())
@@ -149,7 +149,7 @@ def test_removed_spec_is_dropped_from_the_matrix(git_project: Project) -> None:
 
 def test_agent_deleting_its_own_spec_does_not_crash(git_project: Project) -> None:
     git_project.write(TWO_SPECS)
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "specs/api.spec.md": [{"delete": ["specs/api.spec.md"], "signal": "DONE"}],
             "PROMPT.md": [{"signal": "DONE"}],
@@ -173,18 +173,18 @@ def test_agent_deleting_its_own_spec_does_not_crash(git_project: Project) -> Non
             )
         }
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert list(git_project.counts()) == ["PROMPT.md"]
 
 
 def test_modified_spec_goes_back_to_zero_and_is_reprocessed(git_project: Project) -> None:
     git_project.write(TWO_SPECS)
-    cmd = git_project.script({"*": [{"signal": "DONE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 0
+    cmd = git_project.fake({"*": [{"signal": "DONE"}]})
+    assert git_project.run("run", *cmd).exit_code == 0
     assert git_project.counts() == {"PROMPT.md": 3, "specs/api.spec.md": 3}
     git_project.write({"specs/api.spec.md": "# api\n- [ ] api\n- [ ] a new requirement\n"})
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     calls = git_project.calls()[6:]
     # the edit is a change made while ralph was not running: PROMPT.md drops to 2/3; the
@@ -196,7 +196,7 @@ def test_modified_spec_goes_back_to_zero_and_is_reprocessed(git_project: Project
 
 def test_agent_ticking_its_own_spec_is_a_change_not_a_modification(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "- [ ] one\n"})
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "PROMPT.md": [
                 {"write": {"PROMPT.md": "- [x] one\n"}, "signal": "DONE"},
@@ -204,7 +204,7 @@ def test_agent_ticking_its_own_spec_is_a_change_not_a_modification(git_project: 
             ]
         }
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert [c["mode"] for c in git_project.calls()] == ["IMPLEMENT", "REVIEW", "REVIEW"]
     state = git_project.state()
@@ -215,13 +215,13 @@ def test_agent_ticking_its_own_spec_is_a_change_not_a_modification(git_project: 
 
 def test_state_persists_across_restarts_and_iteration_keeps_counting(git_project: Project) -> None:
     git_project.write(TWO_SPECS)
-    cmd = git_project.script({"*": [{"signal": "DONE"}]})
-    res = git_project.run("run", "--agent-command", cmd, "--max-iterations", "2")
+    cmd = git_project.fake({"*": [{"signal": "DONE"}]})
+    res = git_project.run("run", *cmd, "--max-iterations", "2")
     assert res.exit_code == 3, res
     # DONE without changes from 0/3 is 1/3, and a switch to the next spec
     assert git_project.counts() == {"PROMPT.md": 1, "specs/api.spec.md": 1}
     assert git_project.state()["iteration"] == 2
-    res = git_project.run("run", "--agent-command", cmd, "--max-iterations", "2")
+    res = git_project.run("run", *cmd, "--max-iterations", "2")
     assert res.exit_code == 3, res
     # resumed by priority (tier 4, alphabetical), numbering goes on
     assert [c["spec"] for c in git_project.calls()[2:]] == ["PROMPT.md", "specs/api.spec.md"]
@@ -233,8 +233,8 @@ def test_state_persists_across_restarts_and_iteration_keeps_counting(git_project
 
 def test_max_iterations_exit_code_three(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
-    cmd = git_project.script({"*": [{"signal": "CONTINUE"}]})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "3")
+    cmd = git_project.fake({"*": [{"signal": "CONTINUE"}]})
+    res = git_project.run("run", *cmd, "-n", "3")
     assert res.exit_code == 3, res
     assert len(git_project.calls()) == 3
     assert "max iterations" in res.stdout
@@ -242,23 +242,23 @@ def test_max_iterations_exit_code_three(git_project: Project) -> None:
 
 def test_run_that_completes_on_its_last_allowed_rotation_exits_zero(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
-    cmd = git_project.script({"*": [{"signal": "DONE"}]})
-    assert git_project.run("run", "--agent-command", cmd, "-n", "3").exit_code == 0
+    cmd = git_project.fake({"*": [{"signal": "DONE"}]})
+    assert git_project.run("run", *cmd, "-n", "3").exit_code == 0
 
 
 def test_stuck_and_gutter_stop_with_exit_five(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
     for tag in ("STUCK", "GUTTER"):
-        cmd = git_project.script({"*": [{"signal": tag}]})
-        res = git_project.run("run", "--agent-command", cmd)
+        cmd = git_project.fake({"*": [{"signal": tag}]})
+        res = git_project.run("run", *cmd)
         assert res.exit_code == 5, res
         assert git_project.state()["specs"][0]["last_status"] == "STUCK"
 
 
 def test_no_signal_counts_as_continue_and_is_stored_as_none(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
-    cmd = git_project.script({"*": [{"say": "I worked but forgot the tag"}]})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "2")
+    cmd = git_project.fake({"*": [{"say": "I worked but forgot the tag"}]})
+    res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 3, res
     spec = git_project.state()["specs"][0]
     assert (spec["last_status"], spec["done_count"]) == ("NONE", 0)
@@ -267,8 +267,8 @@ def test_no_signal_counts_as_continue_and_is_stored_as_none(git_project: Project
 
 def test_failed_rotation_is_error_and_noted_in_handoff(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
-    cmd = git_project.script({"PROMPT.md": [{"signal": "DONE", "exit": 3}, {"signal": "DONE"}]})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "2")
+    cmd = git_project.fake({"PROMPT.md": [{"signal": "DONE", "exit": 3}, {"signal": "DONE"}]})
+    res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 3, res
     ends = git_project.rotation_ends()
     assert ends[0]["signal"] == "ERROR"  # a DONE from a crashed agent never counts
@@ -293,8 +293,8 @@ def test_timeout_is_a_failed_rotation(git_project: Project) -> None:
 
 def test_agent_environment_and_prompt(git_project: Project) -> None:
     git_project.write({"specs/sub/x.spec.md": "# the spec text\n"})
-    cmd = git_project.script({"*": [{"signal": "DONE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 0
+    cmd = git_project.fake({"*": [{"signal": "DONE"}]})
+    assert git_project.run("run", *cmd).exit_code == 0
     first = git_project.calls()[0]
     assert first["spec"] == "specs/sub/x.spec.md"
     assert first["mode"] == "IMPLEMENT"
@@ -315,16 +315,16 @@ def test_agent_environment_and_prompt(git_project: Project) -> None:
 def test_prompt_larger_than_the_argument_limit(git_project: Project) -> None:
     big = "- [ ] requirement " + "x" * 200 + "\n"
     git_project.write({"PROMPT.md": big * 20_000})  # about 4 MB
-    cmd = git_project.script({"*": [{"signal": "DONE"}]})
-    res = git_project.run("run", "--agent-command", cmd)
+    cmd = git_project.fake({"*": [{"signal": "DONE"}]})
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert git_project.calls()[0]["stdin_len"] > 4_000_000
 
 
 def test_echoed_prompt_does_not_count_as_done(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "print <ralph>DONE</ralph> when finished\n"})
-    cmd = git_project.script({"*": [{"echo_prompt": True}]})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "2")
+    cmd = git_project.fake({"*": [{"echo_prompt": True}]})
+    res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 3, res
     assert git_project.state()["specs"][0]["last_status"] == "NONE"
     assert git_project.counts() == {"PROMPT.md": 0}
@@ -333,10 +333,10 @@ def test_echoed_prompt_does_not_count_as_done(git_project: Project) -> None:
 def test_agent_commit_counts_as_a_change(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
     git_project.commit_all()
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {"PROMPT.md": [{"write": {"a.py": "1"}, "commit": "work", "signal": "CONTINUE"}]}
     )
-    res = git_project.run("run", "--agent-command", cmd, "-n", "1")
+    res = git_project.run("run", *cmd, "-n", "1")
     assert res.exit_code == 3, res
     spec = git_project.state()["specs"][0]
     assert spec["modified_files"] is True
@@ -345,10 +345,10 @@ def test_agent_commit_counts_as_a_change(git_project: Project) -> None:
 
 def test_changes_while_ralph_was_not_running_drop_verified_specs(git_project: Project) -> None:
     git_project.write(TWO_SPECS)
-    cmd = git_project.script({"*": [{"signal": "DONE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 0
+    cmd = git_project.fake({"*": [{"signal": "DONE"}]})
+    assert git_project.run("run", *cmd).exit_code == 0
     git_project.write({"notes.txt": "edited by the user between runs\n"})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "2")
+    res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 0, res  # one review each brings them back
     assert "files changed since the last run" in res.stdout
     later = git_project.calls()[6:]
@@ -360,9 +360,9 @@ def test_changes_while_ralph_was_not_running_drop_verified_specs(git_project: Pr
 
 def test_unchanged_tree_between_runs_keeps_three_of_three(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
-    cmd = git_project.script({"*": [{"signal": "DONE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 0
-    res = git_project.run("run", "--agent-command", cmd)
+    cmd = git_project.fake({"*": [{"signal": "DONE"}]})
+    assert git_project.run("run", *cmd).exit_code == 0
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert len(git_project.calls()) == 3  # nothing to do: no agent started
 
@@ -371,8 +371,8 @@ def test_history_and_handoff_names(git_project: Project) -> None:
     git_project.write(
         {"PROMPT.md": "x\n", "specs/api.spec.md": "a\n", "specs/v2/api.spec.md": "b\n"}
     )
-    cmd = git_project.script({"*": [{"say": "hello from the agent", "signal": "DONE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 0
+    cmd = git_project.fake({"*": [{"say": "hello from the agent", "signal": "DONE"}]})
+    assert git_project.run("run", *cmd).exit_code == 0
     import hashlib
 
     def slug(name: str, path: str) -> str:
@@ -412,10 +412,10 @@ def test_hostile_output_is_logged_and_the_tag_still_found(git_project: Project) 
 
 def test_damaged_snapshot_counts_as_changed_not_as_an_error(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
-    cmd = git_project.script({"*": [{"signal": "DONE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 0
+    cmd = git_project.fake({"*": [{"signal": "DONE"}]})
+    assert git_project.run("run", *cmd).exit_code == 0
     (git_project.root / ".ralph/snapshot.json").write_text("{garbage")
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert "files changed since the last run" in res.stdout
     assert len(git_project.calls()) == 4  # one more review after the drop to 2/3

@@ -175,7 +175,7 @@ def test_a_stale_cancel_request_does_not_stop_a_later_run(project: Project) -> N
     project.write({"PROMPT.md": "# goal\n"})
     (project.root / ".ralph").mkdir()
     request_cancel(project.root / ".ralph", 999_999, "now")  # for a run long gone
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert res.exit_code == 0, res
     assert project.counts() == {"PROMPT.md": 3}
 
@@ -190,7 +190,7 @@ def test_inspect_without_a_run(project: Project) -> None:
     assert res.stdout.strip() == "no run is live"
     data = json.loads(project.run("inspect", "--json").stdout)
     assert data == {"running": False}
-    assert project.run("run", "--agent-command", project.script({"*": DONE})).exit_code == 0
+    assert project.run("run", *project.fake({"*": DONE})).exit_code == 0
     data = json.loads(project.run("inspect", "--json").stdout)
     assert data["running"] is False
     assert data["last_run"]["exit_code"] == 0
@@ -414,7 +414,7 @@ def test_status_watch_on_a_terminal_redraws_the_table(project: Project) -> None:
 @pytest.mark.parametrize("how", ["--no-color", "NO_COLOR", None])
 def test_status_on_a_terminal_honours_no_color(project: Project, how: str | None) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    assert project.run("run", "--agent-command", project.script({"*": DONE})).exit_code == 0
+    assert project.run("run", *project.fake({"*": DONE})).exit_code == 0
     args = ["status", "--no-color"] if how == "--no-color" else ["status"]
     env = {"NO_COLOR": "1"} if how == "NO_COLOR" else {}
     code, out = run_in_terminal(project, *args, env=env)
@@ -434,9 +434,9 @@ def test_status_watch_and_json_do_not_mix(project: Project) -> None:
 
 def test_continue_reuses_the_saved_options(project: Project, tmp_path: Path) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    agent = project.script({"*": [{"signal": "CONTINUE"}]})
+    agent = project.fake({"*": [{"signal": "CONTINUE"}]})
     junit = tmp_path / "j.xml"
-    first = project.run("run", "--agent-command", agent, "-n", "1", "--junit", str(junit))
+    first = project.run("run", *agent, "-n", "1", "--junit", str(junit))
     assert first.exit_code == 3, first
     junit.unlink()
     again = project.run("run", "--continue")
@@ -450,8 +450,8 @@ def test_continue_reuses_the_saved_options(project: Project, tmp_path: Path) -> 
 
 def test_continue_replaces_a_saved_agent_command_with_a_given_agent(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    agent = project.script({"*": [{"signal": "CONTINUE"}]})
-    assert project.run("run", "--agent-command", agent, "-n", "1").exit_code == 3
+    agent = project.fake({"*": [{"signal": "CONTINUE"}]})
+    assert project.run("run", *agent, "-n", "1").exit_code == 3
     res = project.run("run", "--continue", "--agent", "demo", "-n", "1")
     assert res.exit_code == 3, res
     assert "(demo)" in res.stdout
@@ -460,8 +460,8 @@ def test_continue_replaces_a_saved_agent_command_with_a_given_agent(project: Pro
 
 def test_continue_with_a_damaged_saved_option_is_one_clear_error(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    agent = project.script({"*": [{"signal": "CONTINUE"}]})
-    assert project.run("run", "--agent-command", agent, "-n", "1").exit_code == 3
+    agent = project.fake({"*": [{"signal": "CONTINUE"}]})
+    assert project.run("run", *agent, "-n", "1").exit_code == 3
     path = project.root / ".ralph" / "run-options.json"
     data = json.loads(path.read_text())
     data["options"]["max_iterations"] = "many"
@@ -479,10 +479,10 @@ def test_a_report_of_the_last_run_is_not_a_change_for_a_run_without_it(
     git_project: Project,
 ) -> None:
     git_project.write({"PROMPT.md": "# goal\n"})
-    agent = git_project.script({"*": DONE})
-    first = git_project.run("run", "--agent-command", agent, "--report-json", "report.json")
+    agent = git_project.fake({"*": DONE})
+    first = git_project.run("run", *agent, "--report-json", "report.json")
     assert first.exit_code == 0, first
-    second = git_project.run("run", "--agent-command", agent)
+    second = git_project.run("run", *agent)
     assert second.exit_code == 0, second
     assert "files changed since the last run" not in second.stdout
     assert len(git_project.calls()) == 3
@@ -558,7 +558,7 @@ def test_notify_uses_the_platform_notifier(
     folder, record = fake_notifier(tmp_path)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
     project.write({"PROMPT.md": "# goal\n"})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}), "--notify")
+    res = project.run("run", *project.fake({"*": DONE}), "--notify")
     assert res.exit_code == 0, res
     assert record.read_text() == (
         "--app-name=ralph|ralph: every spec verified|1/1 specs verified · 3 rotations\n"
@@ -571,7 +571,7 @@ def test_no_notification_unless_asked(
     folder, record = fake_notifier(tmp_path)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
     project.write({"PROMPT.md": "# goal\n"})
-    assert project.run("run", "--agent-command", project.script({"*": DONE})).exit_code == 0
+    assert project.run("run", *project.fake({"*": DONE})).exit_code == 0
     assert not record.exists()
 
 
@@ -587,6 +587,6 @@ def test_notify_is_silent_without_a_notifier(
     (folder / "git").symlink_to(git)
     monkeypatch.setenv("PATH", str(folder))
     project.write({"PROMPT.md": "# goal\n"})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}), "--notify")
+    res = project.run("run", *project.fake({"*": DONE}), "--notify")
     assert res.exit_code == 0, res
     assert res.stderr == ""

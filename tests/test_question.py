@@ -13,7 +13,7 @@ ASK = {
 
 def test_question_stops_with_exit_five_and_shows_it(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    res = git_project.run("run", "--agent-command", git_project.script({"*": [ASK]}))
+    res = git_project.run("run", *git_project.fake({"*": [ASK]}))
     assert res.exit_code == 5, res
     assert "Should the API use REST or gRPC?" in res.stdout
     assert ".ralph/answer.md" in res.stdout
@@ -23,9 +23,9 @@ def test_question_stops_with_exit_five_and_shows_it(git_project: Project) -> Non
 
 def test_next_run_without_an_answer_starts_no_agent(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    cmd = git_project.script({"*": [ASK, {"signal": "DONE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 5
-    res = git_project.run("run", "--agent-command", cmd)
+    cmd = git_project.fake({"*": [ASK, {"signal": "DONE"}]})
+    assert git_project.run("run", *cmd).exit_code == 5
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 5, res
     assert "waiting for your answer" in res.stdout
     assert "REST or gRPC" in res.stdout
@@ -36,10 +36,10 @@ def test_the_answer_reaches_the_next_prompt_once_then_both_files_are_archived(
     git_project: Project,
 ) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    cmd = git_project.script({"*": [ASK, {"signal": "CONTINUE"}, {"signal": "CONTINUE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 5
+    cmd = git_project.fake({"*": [ASK, {"signal": "CONTINUE"}, {"signal": "CONTINUE"}]})
+    assert git_project.run("run", *cmd).exit_code == 5
     git_project.write({".ralph/answer.md": "Use REST, with JSON bodies.\n"})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "2")
+    res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 3, res
     first, second = git_project.calls()[1:]
     history = sorted((git_project.root / ".ralph/history").rglob("*.log"))
@@ -58,10 +58,10 @@ def test_the_answer_reaches_the_next_prompt_once_then_both_files_are_archived(
 def test_the_prompt_carries_question_and_answer(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
     # the second rotation echoes its prompt, so the test can read what ralph sent
-    cmd = git_project.script({"*": [ASK, {"echo_prompt": True, "signal": "CONTINUE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 5
+    cmd = git_project.fake({"*": [ASK, {"echo_prompt": True, "signal": "CONTINUE"}]})
+    assert git_project.run("run", *cmd).exit_code == 5
     git_project.write({".ralph/answer.md": "Use REST.\n"})
-    assert git_project.run("run", "--agent-command", cmd, "-n", "1").exit_code == 3
+    assert git_project.run("run", *cmd, "-n", "1").exit_code == 3
     log = next((git_project.root / ".ralph/history").rglob("002.log")).read_text()
     assert "## A question an agent asked, and the human's answer" in log
     assert "Should the API use REST or gRPC?" in log
@@ -70,8 +70,8 @@ def test_the_prompt_carries_question_and_answer(git_project: Project) -> None:
 
 def test_a_question_signal_without_the_file_keeps_the_agents_words(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    cmd = git_project.script({"*": [{"say": "Which database, Postgres?", "signal": "QUESTION"}]})
-    res = git_project.run("run", "--agent-command", cmd)
+    cmd = git_project.fake({"*": [{"say": "Which database, Postgres?", "signal": "QUESTION"}]})
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 5, res
     text = (git_project.root / ".ralph/question.md").read_text()
     assert "Which database, Postgres?" in text
@@ -80,9 +80,7 @@ def test_a_question_signal_without_the_file_keeps_the_agents_words(git_project: 
 
 def test_gutter_is_stuck(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    res = git_project.run(
-        "run", "--agent-command", git_project.script({"*": [{"signal": "GUTTER"}]})
-    )
+    res = git_project.run("run", *git_project.fake({"*": [{"signal": "GUTTER"}]}))
     assert res.exit_code == 5, res
     assert git_project.state()["specs"][0]["last_status"] == "STUCK"
 
@@ -90,13 +88,13 @@ def test_gutter_is_stuck(git_project: Project) -> None:
 def test_progress_gets_one_line_per_rotation_and_verification(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
     git_project.write({"ralph.yaml": "max_verification_failures: 1\n"})
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "*": [{"write": {"a.py": "1"}, "signal": "DONE"}, {"signal": "DONE"}],
             "VERIFY": [{"signal": "VERIFY_FAIL"}],
         }
     )
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 6
+    assert git_project.run("run", *cmd).exit_code == 6
     lines = [
         line
         for line in (git_project.root / ".ralph/progress.md").read_text().splitlines()
@@ -110,10 +108,10 @@ def test_progress_gets_one_line_per_rotation_and_verification(git_project: Proje
 
 def test_errors_log_gets_every_failure_and_the_next_prompt_warns(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {"*": [{"say": "crash", "exit": 3}, {"echo_prompt": True, "signal": "CONTINUE"}]}
     )
-    res = git_project.run("run", "--agent-command", cmd, "-n", "2")
+    res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 3, res
     errors = (git_project.root / ".ralph/errors.log").read_text().splitlines()
     assert len(errors) == 1

@@ -47,11 +47,11 @@ def test_a_rotation_is_recorded_even_when_the_agent_breaks_its_spec(git_project:
 
 def test_a_lost_snapshot_counts_as_a_change(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
-    cmd = git_project.script({"*": [{"signal": "DONE"}]})
-    assert git_project.run("run", "--agent-command", cmd).exit_code == 0
+    cmd = git_project.fake({"*": [{"signal": "DONE"}]})
+    assert git_project.run("run", *cmd).exit_code == 0
     (git_project.root / ".ralph/snapshot.json").unlink()
     git_project.write({"code.py": "broken\n"})
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert "files changed since the last run" in res.stdout
     assert len(git_project.calls()) == 4  # reviewed again, not waved through
@@ -59,11 +59,11 @@ def test_a_lost_snapshot_counts_as_a_change(git_project: Project) -> None:
 
 def test_history_survives_a_reset(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
-    first = git_project.script({"*": [{"say": "first run", "signal": "CONTINUE"}]})
-    assert git_project.run("run", "--agent-command", first, "-n", "1").exit_code == 3
+    first = git_project.fake({"*": [{"say": "first run", "signal": "CONTINUE"}]})
+    assert git_project.run("run", *first, "-n", "1").exit_code == 3
     assert git_project.run("reset").exit_code == 0
-    second = git_project.script({"*": [{"say": "second run", "signal": "CONTINUE"}]})
-    assert git_project.run("run", "--agent-command", second, "-n", "1").exit_code == 3
+    second = git_project.fake({"*": [{"say": "second run", "signal": "CONTINUE"}]})
+    assert git_project.run("run", *second, "-n", "1").exit_code == 3
     logs = sorted((git_project.root / ".ralph/history").rglob("*.log"))
     assert [p.name for p in logs] == ["001-2.log", "001.log"]
     assert "second run" in logs[0].read_text()

@@ -178,7 +178,7 @@ def test_prompt_md_sorts_before_specs_under_ralph_specs(project: Project) -> Non
 
 def test_new_prompt_md_runs_before_a_new_spec_under_ralph_specs(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n", ".ralph/specs/a.spec.md": "# a\n"})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}), "-n", "1")
+    res = project.run("run", *project.fake({"*": DONE}), "-n", "1")
     assert res.exit_code == 3, res
     assert order(project) == ["PROMPT.md"]
 
@@ -193,7 +193,7 @@ def test_new_specs_run_in_discovery_order_prompt_then_task(project: Project) -> 
             "PROMPT.md": "# prompt\n",
         }
     )
-    res = project.run("run", "--agent-command", project.script({"*": DONE}), "-n", "5")
+    res = project.run("run", *project.fake({"*": DONE}), "-n", "5")
     assert res.exit_code == 3, res
     # every spec is new (tier 1) and says DONE without changes: each is taken once, by path
     assert order(project) == [
@@ -210,7 +210,7 @@ def test_new_specs_run_in_discovery_order_prompt_then_task(project: Project) -> 
 
 def test_nested_spec_paths_use_forward_slashes_everywhere(project: Project) -> None:
     project.write({".ralph/specs/deep/er/y.spec.md": "y\n", "specs/sub/x.spec.md": "x\n"})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}), "-n", "2")
+    res = project.run("run", *project.fake({"*": DONE}), "-n", "2")
     assert res.exit_code == 3, res
     expected = {".ralph/specs/deep/er/y.spec.md", "specs/sub/x.spec.md"}
     assert set(order(project)) == expected  # RALPH_SPEC
@@ -221,7 +221,7 @@ def test_nested_spec_paths_use_forward_slashes_everywhere(project: Project) -> N
 
 def test_no_spec_files_is_an_error_with_a_helpful_message(project: Project) -> None:
     project.write(NOT_SPECS)
-    res = project.run("run", "--agent-command", project.script({"*": DONE}))
+    res = project.run("run", *project.fake({"*": DONE}))
     assert res.exit_code == 1, res
     assert "Traceback" not in res.stderr
     errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
@@ -237,10 +237,10 @@ def test_no_spec_files_is_an_error_with_a_helpful_message(project: Project) -> N
 
 def test_single_prompt_md_is_a_matrix_of_one(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "# goal\n- [ ] main\n"})
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {"PROMPT.md": [{"write": {"main.py": "print(1)\n"}, "signal": "DONE"}, *DONE]}
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     state = git_project.state()
     assert [s["path"] for s in state["specs"]] == ["PROMPT.md"]
@@ -279,11 +279,11 @@ def test_counter_rules_from_two_of_three_across_a_restart(
 ) -> None:
     git_project.write({"PROMPT.md": "# goal\n"})
     git_project.commit_all()
-    cmd = git_project.script({"PROMPT.md": [*DONE, *DONE, step]})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "2")
+    cmd = git_project.fake({"PROMPT.md": [*DONE, *DONE, step]})
+    res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 3, res
     assert git_project.counts() == {"PROMPT.md": 2}
-    res = git_project.run("run", "--agent-command", cmd, "-n", "1")
+    res = git_project.run("run", *cmd, "-n", "1")
     assert res.exit_code == code, res
     assert git_project.counts() == {"PROMPT.md": count}
     row = rows(git_project)["PROMPT.md"]
@@ -318,8 +318,8 @@ def test_non_done_keeps_focus_and_follows_the_counter_rules(
     step = dict(NON_DONE_STEPS[status])
     if changed:
         step["write"] = {"a.txt": "work"}
-    cmd = git_project.script({"specs/a.spec.md": [*DONE, step, step, *DONE], "*": DONE})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "5")
+    cmd = git_project.fake({"specs/a.spec.md": [*DONE, step, step, *DONE], "*": DONE})
+    res = git_project.run("run", *cmd, "-n", "5")
     assert res.exit_code == 3, res
     # a: 1/3 and switch; b: 1/3 and switch; a (tier 4, lowest count, by path) then stays on a
     # through both non-DONE rotations until its DONE without changes
@@ -359,8 +359,8 @@ def test_example_5_selective_propagation_end_to_end(
         ],
     )
     before = rows(git_project)
-    cmd = git_project.script({d: [{"write": {"d.py": "work\n"}, "signal": signal_}]})
-    res = git_project.run("run", "--agent-command", cmd, "-n", "1")
+    cmd = git_project.fake({d: [{"write": {"d.py": "work\n"}, "signal": signal_}]})
+    res = git_project.run("run", *cmd, "-n", "1")
     assert res.exit_code == 3, res
     assert order(git_project) == [d]  # new spec D is the active one
     assert git_project.counts() == {a: 2, b: 2, c: 0, d: active}
@@ -413,7 +413,7 @@ def test_counter_state_persists_across_real_process_restarts(git_project: Projec
 def test_restart_resumes_from_the_highest_priority_spec(git_project: Project) -> None:
     git_project.write({"specs/a.spec.md": "a\n", "specs/b.spec.md": "b\n"})
     git_project.commit_all()
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "specs/b.spec.md": [
                 {"write": {"specs/c.spec.md": "# c\n"}, "signal": "CONTINUE"},
@@ -422,11 +422,11 @@ def test_restart_resumes_from_the_highest_priority_spec(git_project: Project) ->
             "*": DONE,
         }
     )
-    res = git_project.run("run", "--agent-command", cmd, "-n", "3")
+    res = git_project.run("run", *cmd, "-n", "3")
     assert res.exit_code == 3, res
     # a DONE (1/3); b CONTINUE and adds c; the new c interrupts b and says DONE (1/3)
     assert order(git_project) == ["specs/a.spec.md", "specs/b.spec.md", "specs/c.spec.md"]
-    res = git_project.run("run", "--agent-command", cmd, "-n", "1")
+    res = git_project.run("run", *cmd, "-n", "1")
     assert res.exit_code == 3, res
     # not the first by path (a), not the last one run (c): b, the only non-DONE spec (tier 3)
     assert order(git_project)[3] == "specs/b.spec.md"
@@ -452,7 +452,7 @@ def test_restart_uses_the_runtime_tiers(git_project: Project) -> None:
             },  # tier 3 (its last rotation changed files)
         ],
     )
-    res = git_project.run("run", "--agent-command", git_project.script({"*": DONE}), "-n", "4")
+    res = git_project.run("run", *git_project.fake({"*": DONE}), "-n", "4")
     assert res.exit_code == 3, res
     assert "spec changed: specs/d.spec.md" in res.stdout
     assert order(git_project) == [b, d, a, e]
@@ -471,7 +471,7 @@ def test_tier_four_prefers_the_lower_counter_then_the_path(git_project: Project)
             {"path": c, "done_count": 1, "last_status": "DONE", "hash": True},
         ],
     )
-    res = git_project.run("run", "--agent-command", git_project.script({"*": DONE}), "-n", "3")
+    res = git_project.run("run", *git_project.fake({"*": DONE}), "-n", "3")
     assert res.exit_code == 3, res
     assert order(git_project) == [b, c, a]
     assert git_project.counts() == {a: 3, b: 2, c: 2}
@@ -489,8 +489,8 @@ def test_current_spec_continues_only_when_it_is_the_last_one_needing_work(
             {"path": late, "done_count": 1, "last_status": "DONE", "hash": True},
         ],
     )
-    cmd = git_project.script({"*": DONE})
-    res = git_project.run("run", "--agent-command", cmd)
+    cmd = git_project.fake({"*": DONE})
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     # after late's DONE without changes (2/3) ralph would switch, but PROMPT.md is at 3/3:
     # the current spec is the only one that needs work, so it continues
@@ -502,13 +502,13 @@ def test_modified_spec_is_detected_mid_run_and_reprioritized(git_project: Projec
     a, b, c = (f"specs/{x}.spec.md" for x in "abc")
     git_project.write({a: "a\n", b: "b\n", c: "c\n"})
     git_project.commit_all()
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             a: [*DONE, {"write": {c: "c, with a new requirement\n"}, "signal": "DONE"}, *DONE],
             "*": DONE,
         }
     )
-    res = git_project.run("run", "--agent-command", cmd, "-n", "6")
+    res = git_project.run("run", *cmd, "-n", "6")
     assert res.exit_code == 3, res
     # a, b, c reach 1/3; a reviews and edits c's spec (a stays on itself: it changed files);
     # the re-scan sees c's new hash: c is back to 0/3 and, as a modified spec (tier 2), runs
@@ -525,10 +525,10 @@ def test_spec_added_under_ralph_specs_mid_run_interrupts_current_spec(
     git_project.write({"PROMPT.md": "# goal\n"})
     git_project.commit_all()
     late = ".ralph/specs/late.spec.md"
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {"PROMPT.md": [{"write": {late: "# late\n"}, "signal": "CONTINUE"}, *DONE], "*": DONE}
     )
-    res = git_project.run("run", "--agent-command", cmd, "-n", "2")
+    res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 3, res
     assert order(git_project) == ["PROMPT.md", late]
     assert f"new spec: {late}" in res.stdout
@@ -546,10 +546,10 @@ def test_agent_editing_its_own_spec_under_ralph_specs_is_a_change(
 ) -> None:
     spec = ".ralph/specs/x.spec.md"
     git_project.write({spec: "- [ ] one\n"})
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {spec: [{"signal": "DONE"}, {"write": {spec: "- [x] one\n"}, "signal": "DONE"}, *DONE]}
     )
-    res = git_project.run("run", "--agent-command", cmd)
+    res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     # spec files are tracked files even where no snapshot looks (.ralph/): the review that
     # ticks a box has changed files, so it is 1/3 again, not 2/3; the new hash is recorded,
@@ -565,7 +565,7 @@ def test_agent_editing_its_own_spec_under_ralph_specs_is_a_change(
 def test_rotate_keeps_working_on_the_same_spec(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "# goal\n", "specs/api.spec.md": "# api\n"})
     git_project.commit_all()
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             "PROMPT.md": [
                 {"write": {"p.py": "1"}, "signal": "ROTATE"},
@@ -575,7 +575,7 @@ def test_rotate_keeps_working_on_the_same_spec(git_project: Project) -> None:
             "*": DONE,
         }
     )
-    res = git_project.run("run", "--agent-command", cmd, "-n", "4")
+    res = git_project.run("run", *cmd, "-n", "4")
     assert res.exit_code == 3, res
     assert order(git_project) == ["PROMPT.md", "PROMPT.md", "PROMPT.md", "specs/api.spec.md"]
 
@@ -631,13 +631,13 @@ def test_spec_list_changes_mid_run_preserve_unchanged_specs(git_project: Project
     new = ".ralph/specs/new.spec.md"
     git_project.write({a: "a\n", b: "b\n", c: "c\n"})
     git_project.commit_all()
-    cmd = git_project.script(
+    cmd = git_project.fake(
         {
             b: [{"write": {new: "# new\n"}, "delete": [c], "signal": "CONTINUE"}],
             "*": DONE,
         }
     )
-    res = git_project.run("run", "--agent-command", cmd, "-n", "3")
+    res = git_project.run("run", *cmd, "-n", "3")
     assert res.exit_code == 3, res
     assert order(git_project) == [a, b, new]
     assert f"spec removed: {c}" in res.stdout
@@ -751,8 +751,8 @@ def test_echoed_spec_tag_line_never_counts_but_the_agents_own_tag_does(
     project: Project, tail: dict[str, Any], status: str
 ) -> None:
     project.write({"PROMPT.md": "When everything works, print\n<ralph>DONE</ralph>\n"})
-    cmd = project.script({"*": [{"echo_prompt": True, **tail}]})
-    res = project.run("run", "--agent-command", cmd, "-n", "1")
+    cmd = project.fake({"*": [{"echo_prompt": True, **tail}]})
+    res = project.run("run", *cmd, "-n", "1")
     assert res.exit_code == 3, res
     assert rows(project)["PROMPT.md"]["last_status"] == status
     assert project.counts() == {"PROMPT.md": 0}
@@ -772,8 +772,8 @@ def test_ignored_files_never_count_as_changes(project: Project, kind: str) -> No
         "scratch/notes.md": "x",
         ".ralph/agent-notes.md": "x",
     }
-    cmd = project.script({"*": [{"write": junk, "signal": "DONE"}]})
-    res = project.run("run", "--agent-command", cmd)
+    cmd = project.fake({"*": [{"write": junk, "signal": "DONE"}]})
+    res = project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert [e["files_changed"] for e in project.rotation_ends()] == [0, 0, 0]
     assert modes(project) == ["IMPLEMENT", "REVIEW", "REVIEW"]
@@ -797,7 +797,7 @@ def test_changes_of_a_killed_rotation_are_seen_by_the_next_run(git_project: Proj
     seed_state(
         git_project, [{"path": "PROMPT.md", "done_count": 3, "last_status": "DONE", "hash": True}]
     )
-    done = git_project.script({"*": DONE})
+    done = git_project.fake({"*": DONE})
     hang = git_project.root.parent / "hang.json"
     hang.write_text(json.dumps({"*": [{"write": {"work.txt": "half"}, "sleep": 30}]}))
     proc = subprocess.Popen(
@@ -828,7 +828,7 @@ def test_changes_of_a_killed_rotation_are_seen_by_the_next_run(git_project: Proj
     # kill -9: the rotation was never recorded
     assert git_project.counts() == {"PROMPT.md": 3, late: 0}
     assert rows(git_project)[late]["last_status"] is None
-    res = git_project.run("run", "--agent-command", done, "-n", "1")
+    res = git_project.run("run", *done, "-n", "1")
     assert res.exit_code == 3, res
     assert "files changed since the last run" in res.stdout
     assert git_project.counts() == {"PROMPT.md": 2, late: 1}

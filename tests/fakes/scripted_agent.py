@@ -15,22 +15,46 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+
+class Writer(Protocol):
+    """An output stream: sys.stdout or sys.stderr, or the in-process agent's pipes."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
 
 
 def main() -> int:
-    script_path = Path(sys.argv[1])
+    return play(Path(sys.argv[1]), sys.stdin.read(), os.environ, Path.cwd(), sys.stdout, sys.stderr)
+
+
+def play(
+    script_path: Path,
+    prompt: str,
+    env: Mapping[str, str],
+    cwd: Path,
+    out: Writer,
+    err: Writer,
+    sleep: Callable[[float], object] = time.sleep,
+) -> int:
+    """One call: the step the script gives it, done in `cwd`; returns the exit code.
+
+    The one implementation of a step, for this program and for the in-process agent
+    (tests/fakes/scripted_inline.py), which passes its own streams and an interruptible sleep.
+    """
     script: dict[str, Any] = json.loads(script_path.read_text())
-    prompt = sys.stdin.read()
-    spec = os.environ.get("RALPH_SPEC", "")
-    mode = os.environ.get("RALPH_MODE")
+    spec = env.get("RALPH_SPEC", "")
+    mode = env.get("RALPH_MODE")
     calls_path = script_path.with_name(script_path.name + ".calls.jsonl")
     if mode == "JUDGE":
         # a semantic check's judge: answer as the script's "JUDGE" key says
         with calls_path.with_name(calls_path.name + ".judge").open("a") as f:
             f.write(json.dumps({"spec": spec}) + "\n")
-        print(script.get("JUDGE", "VERIFIED"))
+        print(script.get("JUDGE", "VERIFIED"), file=out)
         return 0
     previous = (
         [json.loads(line) for line in calls_path.read_text().splitlines()]
@@ -44,45 +68,47 @@ def main() -> int:
         nth = sum(1 for call in previous if call["spec"] == spec and call["mode"] != "VERIFY")
         steps = script.get(spec) or script.get("*") or [{"signal": "DONE"}]
     step = steps[min(nth, len(steps) - 1)]
-    prompt_file = os.environ.get("RALPH_PROMPT_FILE", "")
+    prompt_file = env.get("RALPH_PROMPT_FILE", "")
     record = {
         "spec": spec,
         "mode": mode,
-        "specs": os.environ.get("RALPH_SPECS", "").split("\n"),
-        "iteration": os.environ.get("RALPH_ITERATION"),
-        "state_dir": os.environ.get("RALPH_STATE_DIR"),
-        "handoff": os.environ.get("RALPH_HANDOFF_FILE"),
-        "cwd": str(Path.cwd()),
+        "specs": env.get("RALPH_SPECS", "").split("\n"),
+        "iteration": env.get("RALPH_ITERATION"),
+        "state_dir": env.get("RALPH_STATE_DIR"),
+        "handoff": env.get("RALPH_HANDOFF_FILE"),
+        "cwd": str(cwd),
         "stdin_len": len(prompt),
         "prompt_file_same": bool(prompt_file) and Path(prompt_file).read_text() == prompt,
         "prompt_head": prompt[:200],
-        "run_json": _run_json(os.environ.get("RALPH_STATE_DIR", "")),
+        "run_json": _run_json(env.get("RALPH_STATE_DIR", "")),
     }
     with calls_path.open("a") as f:
         f.write(json.dumps(record) + "\n")
 
     if step.get("echo_prompt"):
-        sys.stdout.write(prompt)
+        out.write(prompt)
     for path, content in step.get("write", {}).items():
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(content)
+        (cwd / path).parent.mkdir(parents=True, exist_ok=True)
+        (cwd / path).write_text(content)
     for path in step.get("delete", []):
-        Path(path).unlink()
+        (cwd / path).unlink()
     if "commit" in step:
-        subprocess.run(["git", "add", "-A"], check=True)
+        subprocess.run(["git", "add", "-A"], cwd=cwd, env=env, check=True)
         subprocess.run(
             ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", step["commit"]],
+            cwd=cwd,
+            env=env,
             check=True,
         )
     if "say" in step:
-        print(step["say"])
+        print(step["say"], file=out)
     if "stderr" in step:
-        print(step["stderr"], file=sys.stderr)
-    sys.stdout.flush()
+        print(step["stderr"], file=err)
+    out.flush()
     if "sleep" in step:
-        time.sleep(step["sleep"])
+        sleep(step["sleep"])
     if step.get("signal"):
-        print(f"<ralph>{step['signal']}</ralph>")
+        print(f"<ralph>{step['signal']}</ralph>", file=out)
     return int(step.get("exit", 0))
 
 

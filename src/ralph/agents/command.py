@@ -17,7 +17,7 @@ from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser, Stream
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.errors import AgentError, ConfigError
-from ralph.process.request import ProcessRequest
+from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult
 from ralph.process.runner import run_process
 
 
@@ -123,7 +123,7 @@ class CommandAgent:
             splitter.feed(stream, chunk)
 
         argv, stdin = self.command(request)
-        process = run_process(
+        process = self.execute(
             ProcessRequest(
                 argv=argv,
                 cwd=request.root,
@@ -147,3 +147,16 @@ class CommandAgent:
             fault=outcome.fault,
             error=outcome.error,
         )
+
+    def execute(
+        self,
+        request: ProcessRequest,
+        on_output: OutputCallback,
+        *,
+        cancel: threading.Event | None = None,
+        on_start: Callable[[int], None] | None = None,
+    ) -> ProcessResult:
+        """Run the command line. The one step an in-process test double replaces
+        (tests/fakes/scripted_inline.py): everything around it, from the environment to the
+        parsing of the output, is the same for every agent."""
+        return run_process(request, on_output, cancel=cancel, on_start=on_start)
