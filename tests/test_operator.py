@@ -226,7 +226,7 @@ def test_inspect_a_live_run(project: Project) -> None:
 @pytest.mark.slow
 def test_inspect_follow_streams_every_rotation_until_the_run_ends(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    ticker = f"{sys.executable} {FAKES / 'ticker.py'} 15 0.1"
+    ticker = f"{sys.executable} {FAKES / 'ticker.py'} 15 0.05"
     with live_run(project, ticker, "-n", "2") as proc:
         follow = project.run_subprocess("inspect", "--follow", timeout=90)
         out, _ = proc.communicate(timeout=60)
@@ -396,7 +396,16 @@ def test_status_watch_on_a_terminal_redraws_the_table(project: Project) -> None:
         stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        time.sleep(3)  # several redraws; the test checks that it keeps running, not the timing
+        assert proc.stdout is not None
+        # Read until the table was drawn twice: it keeps running and redrawing (not the timing).
+        first = b""
+        deadline = time.monotonic() + 30
+        while first.count(b"Counter") < 2 and time.monotonic() < deadline:
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            first += chunk
+        assert first.count(b"Counter") >= 2, first
         assert proc.poll() is None
         for child in psutil.Process(proc.pid).children(recursive=True):
             child.send_signal(signal.SIGINT)
@@ -405,7 +414,7 @@ def test_status_watch_on_a_terminal_redraws_the_table(project: Project) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    text = out.decode("utf-8", "replace")
+    text = (first + out).decode("utf-8", "replace")
     assert "PROMPT.md" in text and "Counter" in text  # the Rich table, not the plain one
     assert "Traceback" not in text + err.decode()
 
