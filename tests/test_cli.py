@@ -1,8 +1,9 @@
 """The command line, end to end: init, run, status, reset, bad input and exit codes.
 
 Everything goes through the real CLI (in-process with CliRunner, or as a real process where
-signals and a second live process matter) against a real project folder and a real agent
-program (tests/fakes/scripted_agent.py). Nothing of ralph's own is mocked.
+signals and a second live process matter) against a real project folder and the scripted agent
+(tests/fakes/scripted_agent.py: in-process through `Project.fake`, as a real program where the
+process matters). Nothing of ralph's own is mocked.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The loop end to end through the real CLI, with a scripted agent program.
+"""The loop end to end through the real CLI, with the scripted agent (mostly in-process).
 
 These cover the seeds' rules as a user sees them: the counter on real file changes, focused
 execution, re-scans (new, removed, modified specs), restarts, and what is handed to the agent.
