@@ -121,7 +121,8 @@ def run_project(req: RunRequest) -> int:
 
 
 def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
-    from ralph.run.loop import RunOptions, run_loop
+    from ralph.run.loop import run_loop
+    from ralph.run.options import RunOptions
     from ralph.store.config import load_config
     from ralph.ui.display import make_display
 

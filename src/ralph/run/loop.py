@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from types import FrameType
 from typing import NoReturn
 
 from ralph.agents.command import CommandAgent
-from ralph.agents.member import Member
 from ralph.agents.output import Stream
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentFault, AgentResult
@@ -23,7 +17,7 @@ from ralph.checks.methods import CheckResult, agent_words, run_command
 from ralph.errors import AgentError, AgentsExhausted, ExitCode, StateError
 from ralph.rules import breaker as breakers
 from ralph.rules import verification as fv
-from ralph.rules.budget import DEFAULT_BUDGET_MS, LatencyBudget
+from ralph.rules.budget import LatencyBudget
 from ralph.rules.caps import count_rotation, mark_blocked
 from ralph.rules.matrix import Rescan, downgrade_verified, reconcile, record_rotation
 from ralph.rules.pool import (
@@ -31,7 +25,6 @@ from ralph.rules.pool import (
     Exhausted,
     Pick,
     Pool,
-    PoolPolicy,
     Wait,
     after_rotation,
     choose,
@@ -51,7 +44,8 @@ from ralph.rules.signals import VERDICTS, parse_signal
 from ralph.rules.spec import Spec, spec_slug
 from ralph.rules.state import State, Tally
 from ralph.rules.usage import minus, over_budget, record_usage
-from ralph.run.escalation import BYPASSED, Decide, Escalation, apply_choice
+from ralph.run.accounting import account, rotation_tally, usage_fields
+from ralph.run.escalation import BYPASSED, Escalation, apply_choice
 from ralph.run.events import (
     AgentOutput,
     Event,
@@ -64,6 +58,8 @@ from ralph.run.events import (
     SpecRow,
     Waiting,
 )
+from ralph.run.interrupts import deferred_interrupts, stop_signals_as_interrupt
+from ralph.run.options import RunOptions
 from ralph.run.question import (
     QuestionAndAnswer,
     answered,
@@ -96,31 +92,6 @@ AUTH_HINT = (
 FAILED_STATUSES = frozenset({"ERROR", "REFUSED"})
 
 
-@dataclass(frozen=True)
-class RunOptions:
-    root: Path
-    pool: tuple[Member, ...]  # one agent or more, each with its own limits
-    max_iterations: int
-    policy: PoolPolicy = field(default_factory=PoolPolicy)
-    max_cost: float | None = None  # USD this run may spend, as the agents report it
-    max_tokens: int | None = None  # tokens (in + out) this run may use
-    # Files ralph itself writes into the tree at the end of a run (--junit, --report-json):
-    # the next run must not take them for changes made while ralph was not running.
-    own_files: tuple[str, ...] = ()
-    final_verification: bool = True
-    max_verification_failures: int = 3
-    test_command: str | None = None  # run by ralph itself in the final verification
-    test_timeout: float | None = 1800.0
-    breaker_threshold: int = breakers.DEFAULT_THRESHOLD
-    breaker_cooldown: float = breakers.DEFAULT_COOLDOWN
-    decide: Decide | None = None  # asks the user when the breaker opens; None: abort
-    latency_budget_ms: float = DEFAULT_BUDGET_MS
-
-    @property
-    def label(self) -> str:
-        return ", ".join(m.name for m in self.pool)
-
-
 def matrix_rows(state: State) -> tuple[SpecRow, ...]:
     return tuple(
         SpecRow(s.path, s.done_count, s.last_status, s.modified_files) for s in state.specs
@@ -135,7 +106,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     validate_front_matter(discover_specs(opts.root))
     with (
         RunLock(ws.dir, agent=opts.label, agents=[m.name for m in opts.pool]) as lock,
-        _stop_signals_as_interrupt(),
+        stop_signals_as_interrupt(),
         CancelWatch(ws.dir) as cancel,
     ):
         ws.ensure()
@@ -178,7 +149,7 @@ class _Run:
 
     def save(self) -> None:
         # never half a save: an interrupt waits for it (the atomic write leaves no temp file)
-        with _deferred_interrupts():
+        with deferred_interrupts():
             save_state(self.ws.state_file, self.state)
 
     def end(self, code: ExitCode, reason: str) -> int:
@@ -430,7 +401,7 @@ class _Run:
 
     def _note_run(self, **info: object) -> None:
         """run.json gets the pool's news; Ctrl-C waits for the write (no stray temp file)."""
-        with _deferred_interrupts():
+        with deferred_interrupts():
             self.lock.update(**info)
 
     def _pool_changed(self) -> None:
@@ -630,7 +601,7 @@ class _Run:
                 signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
                 if interrupted and self.cancel.now.is_set():
                     note = "cancelled (ralph cancel --now) while running the DONE checks"
-        with _deferred_interrupts():
+        with deferred_interrupts():
             tick = time.perf_counter()
             # Nothing may stop the rotation from being recorded before the state is saved:
             # a failed snapshot counts as "changed" and is raised only afterwards.
@@ -655,7 +626,7 @@ class _Run:
                 )
                 self.state = count_rotation(self.state, spec.path, mode)
                 self.state = self.gate.track_front_matter(spec, self.state)
-                self.state = _account(self.state, spec.path, self.agent.name, result, bool(changes))
+                self.state = account(self.state, spec.path, self.agent.name, result, bool(changes))
                 if not interrupted:  # the user stopped it: not the agent's fault
                     self._feed_breaker(
                         signal_ not in FAILED_STATUSES,
@@ -729,7 +700,7 @@ class _Run:
                 note=note,
                 log=ws.rel(log.path),
                 agent=self.agent.name,
-                **_usage_fields(result),
+                **usage_fields(result),
             )
             self._record_budget(iteration, budget)
             self.emit(
@@ -746,7 +717,7 @@ class _Run:
                     note,
                     downgraded,
                     self.rows(),
-                    _rotation_tally(result),
+                    rotation_tally(result),
                 )
             )
         return after, signal_, bool(changes), interrupted
@@ -1110,7 +1081,7 @@ class _Run:
         failed_checks: list[str] = []
         if not interrupted:
             failed_checks, interrupted = self._own_checks(specs, iteration, log)
-        with _deferred_interrupts():
+        with deferred_interrupts():
             failed_snapshot: StateError | None = None
             with budget.operation("snapshot"):
                 try:
@@ -1227,97 +1198,6 @@ def _with_hidden_spec_changes(
     if not moved:
         return changes
     return Changes(tuple(sorted(set(changes.paths) | moved)))
-
-
-# Signals that end a run the way Ctrl-C does: a CI job cancelled (SIGTERM), an ssh session
-# or terminal gone (SIGHUP). The agent runs in its own session and never receives them.
-_STOP_SIGNALS = tuple(
-    sig for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if sig
-)
-
-
-@contextmanager
-def _handled(
-    signals: tuple[int, ...], handler: Callable[[int, FrameType | None], None]
-) -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signal handlers can only be set from the main thread
-        return
-    previous = {sig: signal.signal(sig, handler) for sig in signals}
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
-def _stop_signals_as_interrupt() -> contextlib.AbstractContextManager[None]:
-    """SIGTERM and SIGHUP stop a run the way Ctrl-C does: the agent is stopped, state saved."""
-    return _handled(_STOP_SIGNALS, _raise_interrupt)
-
-
-@contextmanager
-def _deferred_interrupts() -> Iterator[None]:
-    """Hold Ctrl-C, SIGTERM and SIGHUP while a rotation is recorded, then act on them.
-
-    Re-entrant: inside an outer block an inner one changes nothing, so the interrupt is acted
-    on only once the outermost block is done."""
-    global _DEFERRING  # noqa: PLW0603 -- signal handling is process-wide
-    if _DEFERRING:
-        yield
-        return
-    pending: list[int] = []
-    _DEFERRING = True
-    try:
-        with _handled(
-            (signal.SIGINT, *_STOP_SIGNALS), lambda signum, frame: pending.append(signum)
-        ):
-            yield
-    finally:
-        _DEFERRING = False
-    if pending:
-        raise KeyboardInterrupt
-
-
-_DEFERRING = False
-
-
-def _account(state: State, spec: str, agent: str, result: AgentResult, changed: bool) -> State:
-    """Count the rotation's usage, and remember who last changed the spec's files (the next
-    REVIEW prefers someone else: fresh eyes)."""
-    state = record_usage(state, spec, agent, result.usage)
-    row = state.get(spec)
-    if changed and row is not None:
-        state = state.with_spec(replace(row, last_changed_by=agent))
-    return state
-
-
-def _rotation_tally(result: AgentResult) -> Tally | None:
-    usage = result.usage
-    if usage is None:
-        return None
-    return Tally(
-        rotations=1,
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cost_usd=usage.cost_usd or 0.0,
-        unpriced=int(usage.cost_usd is None),
-    )
-
-
-def _usage_fields(result: AgentResult) -> dict[str, object]:
-    """The worklog's usage keys of a rotation: null where the agent reported nothing."""
-    usage = result.usage
-    return {
-        "input_tokens": usage.input_tokens if usage else None,
-        "output_tokens": usage.output_tokens if usage else None,
-        "cost_usd": usage.cost_usd if usage else None,
-        "fault": result.fault.kind if result.fault else None,
-    }
 
 
 def _handoff_note(
