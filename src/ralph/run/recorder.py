@@ -3,6 +3,9 @@ handoff notes, each from the run's events and facts. Nothing else in the run wri
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ralph.agents.result import AgentFault
 from ralph.rules import breaker as breakers
 from ralph.rules.spec import spec_slug
@@ -38,16 +41,35 @@ class Recorder:
         self.ws = ws
         self.agents = agents  # the pool's names and policy: what run_start records
         self.rotation = rotation
+        self._handlers: dict[type, Callable[[Any], None]] = {
+            RunStarted: self._run_started,
+            RunEnded: self._run_ended,
+            RotationStarted: self._rotation_started,
+            WaitStarted: self._wait_started,
+            SpecBlocked: self._spec_blocked,
+            GateBypassed: self._gate_bypassed,
+            AnswerDelivered: self._answer_delivered,
+            RotationRecorded: self._rotation_recorded,
+            BudgetSpent: self._budget_spent,
+            BreakerChanged: self._breaker_changed,
+            Escalated: self._escalated,
+            QuestionAsked: self._question_asked,
+            CheckRan: self._check_ran,
+            VerificationStarted: self._verification_started,
+            VerificationAnswered: self._verification_answered,
+            VerificationEnded: self._verification_ended,
+            RunArchived: self._run_archived,
+        }
 
     def log(self, event: str, **fields: object) -> None:
         append_worklog(self.ws.worklog, event, **fields)
 
     def handle(self, event: Event | Fact) -> None:
-        handler = getattr(self, f"_{type(event).__name__}", None)
-        if handler is not None:
+        handler = self._handlers.get(type(event))
+        if handler is not None:  # events with nothing to record (agent output, notices...)
             handler(event)
 
-    def _RunStarted(self, e: RunStarted) -> None:
+    def _run_started(self, e: RunStarted) -> None:
         self.log(
             "run_start",
             agent=e.agent,
@@ -56,7 +78,7 @@ class Recorder:
             iteration=e.iteration,
         )
 
-    def _RunEnded(self, e: RunEnded) -> None:
+    def _run_ended(self, e: RunEnded) -> None:
         spent = e.usage
         self.log(
             "run_end",
@@ -67,25 +89,25 @@ class Recorder:
             cost_usd=round(spent.cost_usd if spent else 0.0, 6),
         )
 
-    def _RotationStarted(self, e: RotationStarted) -> None:
+    def _rotation_started(self, e: RotationStarted) -> None:
         if e.mode != "VERIFY":  # a verification's start is recorded with its attempt
             self.log(
                 "rotation_start", iteration=e.iteration, spec=e.spec, mode=e.mode, agent=e.agent
             )
 
-    def _WaitStarted(self, e: WaitStarted) -> None:
+    def _wait_started(self, e: WaitStarted) -> None:
         self.log("wait", until=round(e.until, 3), reason=e.reason)
 
-    def _SpecBlocked(self, e: SpecBlocked) -> None:
+    def _spec_blocked(self, e: SpecBlocked) -> None:
         self.log("spec_blocked", spec=e.spec, reason=e.reason)
 
-    def _GateBypassed(self, e: GateBypassed) -> None:
+    def _gate_bypassed(self, e: GateBypassed) -> None:
         self.log("gate_bypassed", iteration=e.iteration, spec=e.spec, risk=True)
 
-    def _AnswerDelivered(self, e: AnswerDelivered) -> None:
+    def _answer_delivered(self, e: AnswerDelivered) -> None:
         self.log("answer_delivered", archived=e.archived)
 
-    def _RotationRecorded(self, e: RotationRecorded) -> None:
+    def _rotation_recorded(self, e: RotationRecorded) -> None:
         ws = self.ws
         note = _handoff_note(e.signal, e.note, e.fault, e.iteration, e.log)
         if note is not None:
@@ -127,16 +149,16 @@ class Recorder:
             **e.usage,
         )
 
-    def _BudgetSpent(self, e: BudgetSpent) -> None:
+    def _budget_spent(self, e: BudgetSpent) -> None:
         self.log("budget", iteration=e.iteration, **e.budget)
 
-    def _BreakerChanged(self, e: BreakerChanged) -> None:
+    def _breaker_changed(self, e: BreakerChanged) -> None:
         self.log("breaker", before=e.before, after=e.after, reason=e.reason, failures=e.failures)
         if e.after == breakers.OPEN:
             reasons = "; ".join(e.reasons[-3:])
             append_error(self.ws.errors_log, f"circuit breaker opened ({e.reason}): {reasons}")
 
-    def _Escalated(self, e: Escalated) -> None:
+    def _escalated(self, e: Escalated) -> None:
         self.log(
             "escalation",
             subject=e.key,
@@ -149,13 +171,13 @@ class Recorder:
         if e.choice == "continue":
             append_error(self.ws.errors_log, f"risk: {e.subject} goes on without verification")
 
-    def _QuestionAsked(self, e: QuestionAsked) -> None:
+    def _question_asked(self, e: QuestionAsked) -> None:
         self.log("question", spec=e.spec)
 
-    def _CheckRan(self, e: CheckRan) -> None:
+    def _check_ran(self, e: CheckRan) -> None:
         self.log("check", iteration=e.iteration, spec=None, **e.outcome)
 
-    def _VerificationStarted(self, e: VerificationStarted) -> None:
+    def _verification_started(self, e: VerificationStarted) -> None:
         self.log(
             "verification",
             transition="started",
@@ -164,7 +186,7 @@ class Recorder:
             agent=e.agent,
         )
 
-    def _VerificationAnswered(self, e: VerificationAnswered) -> None:
+    def _verification_answered(self, e: VerificationAnswered) -> None:
         self.log(
             "verification",
             transition="answered",
@@ -174,7 +196,7 @@ class Recorder:
             failure=e.failure,
         )
 
-    def _VerificationEnded(self, e: VerificationEnded) -> None:
+    def _verification_ended(self, e: VerificationEnded) -> None:
         ws = self.ws
         which = f"final verification {e.attempt} (rotation {e.iteration})"
         append_progress(ws.progress, f"{which}: " + ("PASS" if e.passed else f"FAIL: {e.summary}"))
@@ -197,7 +219,7 @@ class Recorder:
             failures=e.failures,
         )
 
-    def _RunArchived(self, e: RunArchived) -> None:
+    def _run_archived(self, e: RunArchived) -> None:
         self.log("archived", folder=e.folder)
 
 
