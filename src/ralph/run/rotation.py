@@ -136,28 +136,7 @@ class Rotation:
         handoff = ws.handoff(spec_slug(spec.path))
         answer = ctx.answer
         with budget.operation("prompt"):
-            prompt = build_prompt(
-                PromptInput(
-                    spec_path=spec.path,
-                    spec_text=spec.text,
-                    mode=mode,
-                    iteration=iteration,
-                    max_iteration=ctx.limit,
-                    done_count=row.done_count,
-                    handoff_path=ws.rel(handoff),
-                    handoff_text=read_text(handoff),
-                    guardrails_path=ws.rel(ws.guardrails),
-                    guardrails_text=read_text(ws.guardrails),
-                    other_specs=tuple(
-                        (s.path, s.done_count) for s in ctx.state.specs if s.path != spec.path
-                    ),
-                    recent_errors=recent_errors(ws.errors_log),
-                    question=answer.question if answer else None,
-                    answer=answer.answer if answer else None,
-                    checks_text=self.gate.prompt_section(spec, mode),
-                )
-            )
-            ws.prompt_file.write_text(prompt, encoding="utf-8")
+            prompt = self._prompt(spec, mode, iteration, row.done_count, handoff)
         started = time.time()
         log = RotationLog(
             ws.history_log(spec_slug(spec.path), iteration),
@@ -272,6 +251,35 @@ class Rotation:
                 )
             )
         return Outcome(after, signal_, bool(changes), interrupted)
+
+    def _prompt(
+        self, spec: Spec, mode: Mode, iteration: int, done_count: int, handoff: Path
+    ) -> str:
+        """The agent's prompt, also written to .ralph/prompt.md for whoever looks."""
+        ctx, ws, answer = self.ctx, self.ctx.ws, self.ctx.answer
+        prompt = build_prompt(
+            PromptInput(
+                spec_path=spec.path,
+                spec_text=spec.text,
+                mode=mode,
+                iteration=iteration,
+                max_iteration=ctx.limit,
+                done_count=done_count,
+                handoff_path=ws.rel(handoff),
+                handoff_text=read_text(handoff),
+                guardrails_path=ws.rel(ws.guardrails),
+                guardrails_text=read_text(ws.guardrails),
+                other_specs=tuple(
+                    (s.path, s.done_count) for s in ctx.state.specs if s.path != spec.path
+                ),
+                recent_errors=recent_errors(ws.errors_log),
+                question=answer.question if answer else None,
+                answer=answer.answer if answer else None,
+                checks_text=self.gate.prompt_section(spec, mode),
+            )
+        )
+        ws.prompt_file.write_text(prompt, encoding="utf-8")
+        return prompt
 
     def judge(self, result: AgentResult, prompt: str) -> tuple[str, str | None]:
         fault = result.fault
