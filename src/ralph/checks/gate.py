@@ -16,15 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.checks.claims import VState
-from ralph.checks.methods import (
-    ROLES_BY_MODE,
-    AgentJudge,
-    CheckCache,
-    CheckResult,
-    GateResult,
-    check_name,
-    run_gate,
-)
+from ralph.checks.context import ROLES_BY_MODE, check_name
+from ralph.checks.judge import AgentJudge
+from ralph.checks.result import CheckCache, CheckResult, GateResult
+from ralph.checks.runner import run_gate
 from ralph.errors import SpecError
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec

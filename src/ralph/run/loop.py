@@ -18,8 +18,9 @@ from ralph.agents.member import Member
 from ralph.agents.output import Stream
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentFault, AgentResult
+from ralph.checks.command import run_command
 from ralph.checks.gate import DoneGate, Verdict, validate_front_matter
-from ralph.checks.methods import CheckResult, agent_words, run_command
+from ralph.checks.result import CheckResult
 from ralph.errors import AgentError, AgentsExhausted, ExitCode, StateError
 from ralph.rules import breaker as breakers
 from ralph.rules import verification as fv
@@ -47,7 +48,7 @@ from ralph.rules.prompt import (
     build_verification_prompt,
 )
 from ralph.rules.schedule import next_spec
-from ralph.rules.signals import VERDICTS, parse_signal
+from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import Spec, spec_slug
 from ralph.rules.state import State, Tally
 from ralph.rules.usage import minus, over_budget, record_usage
