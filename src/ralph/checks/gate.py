@@ -91,7 +91,8 @@ class DoneGate:
             row = state.get(spec.path)
             if row is None or not row.needs_work:
                 continue
-            reason = cap_reason(self.meta(spec)[0], row)
+            meta = self.meta(spec)[0]
+            reason = cap_reason(meta.caps if meta is not None else None, row)
             if reason is not None:
                 out[spec.path] = reason
         return out

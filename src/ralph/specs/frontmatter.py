@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from ralph.errors import SpecError
+from ralph.rules.caps import Caps
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -193,6 +194,22 @@ class SpecMeta(_Model):
     def role(self, name: str) -> AnyRole | None:
         value: AnyRole | None = getattr(self, name)
         return value
+
+    @property
+    def caps(self) -> Caps:
+        """The iteration caps, as the pure rules take them."""
+        roles = {r: role.max_iterations for r in ROLES if (role := self.role(r)) is not None}
+        return Caps(self.max_iterations, {r: n for r, n in roles.items() if n is not None})
+
+    @property
+    def own_commands(self) -> tuple[str, ...]:
+        """The commands ralph runs itself for this spec: its test command and its required
+        external checks (the final verifier is told about them)."""
+        commands = [self.test_command] if self.test_command else []
+        commands += [
+            c.config.command for c in self.checks if isinstance(c, ExternalCheck) and c.required
+        ]
+        return tuple(commands)
 
     @property
     def gates_done(self) -> bool:
