@@ -13,29 +13,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+from pydantic import BaseModel
+
 from ralph.checks.claims import VState
 from ralph.checks.judge import Judge
 from ralph.checks.result import CheckCache, CheckResult
-from ralph.specs.frontmatter import (
-    AnyCheck,
-    ExternalConfig,
-    MultiStageConfig,
-    SemanticConfig,
-    SpecMeta,
-    StringMatchConfig,
-)
+from ralph.specs.frontmatter import AnyCheck, SpecMeta
 
 # local: cheap, read what is at hand (every one runs); command: run a command (every one runs, so
 # the agent learns about all failures at once); costly: an agent as judge (only while all passed)
 Phase = Literal["local", "command", "costly"]
-PHASES: tuple[Phase, ...] = ("local", "command", "costly")
 ROLES_BY_MODE: Mapping[str, tuple[str, ...]] = {
     # The coder's criteria gate the implementing DONE, the reviewer's a reviewing DONE; the
     # tester and QA criteria gate every DONE. The final verification (VERIFY) has no promise.
     "IMPLEMENT": ("coder", "tester", "qa"),
     "REVIEW": ("reviewer", "tester", "qa"),
 }
-Config = ExternalConfig | SemanticConfig | StringMatchConfig | MultiStageConfig
 
 
 @dataclass(frozen=True)
@@ -61,7 +54,7 @@ class CheckItem:
 
     name: str
     method: str
-    config: Config
+    config: BaseModel  # the method's own model: ExternalConfig for external, ...
     required: bool = True
     cache: bool = True  # False: re-run even when the tree is unchanged
     promise: str | None = None  # a role's promise: what a failed judge falls back to
