@@ -19,8 +19,8 @@ MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 300
 # Modules and classes still being cut down (issue 9). The list may only shrink: an entry that is
 # already small enough fails the test too, so it is removed the day its split lands.
-STILL_TOO_LONG = {"ralph.checks.methods", "ralph.cli", "ralph.ui.display"}
-CLASSES_STILL_TOO_LONG = {"ralph.checks.methods._Gate"}
+STILL_TOO_LONG = {"ralph.cli", "ralph.ui.display"}
+CLASSES_STILL_TOO_LONG: set[str] = set()
 
 
 def _module_name(path: Path) -> str:

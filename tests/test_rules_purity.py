@@ -19,8 +19,6 @@ IO_CALLS = {"open", "print", "input"}
 # Methods that reach the file system (Path and file objects).
 IO_METHODS = {"read_text", "read_bytes", "write_text", "write_bytes", "mkdir", "unlink", "touch"}
 STANDARD = sys.stdlib_module_names - {"pathlib"}  # pathlib: only its Pure* classes
-# Still import the front matter models from ralph.specs; another change moves them.
-NOT_YET = {"caps.py", "verification.py"}
 
 
 def _problems(path: Path) -> list[str]:
@@ -60,18 +58,6 @@ def _problems(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(
-            p,
-            id=p.name,
-            marks=[pytest.mark.xfail(strict=True, reason="imports ralph.specs")]
-            if p.name in NOT_YET
-            else [],
-        )
-        for p in sorted(RULES.glob("*.py"))
-    ],
-)
+@pytest.mark.parametrize("path", sorted(RULES.glob("*.py")), ids=lambda p: p.name)
 def test_rules_module_is_pure(path: Path) -> None:
     assert _problems(path) == []

@@ -19,6 +19,7 @@ from ralph.agents.result import AgentResult
 from ralph.errors import AgentError, ConfigError
 from ralph.process.request import ProcessRequest
 from ralph.process.runner import run_process
+from ralph.process.spawn import StartError
 
 
 class CommandAgent:
@@ -123,21 +124,24 @@ class CommandAgent:
             splitter.feed(stream, chunk)
 
         argv, stdin = self.command(request)
-        process = run_process(
-            ProcessRequest(
-                argv=argv,
-                cwd=request.root,
-                env=self.build_env(request),
-                stdin_path=stdin,
-                timeout=request.timeout,
-                idle_timeout=request.idle_timeout,
-                kill_grace=request.kill_grace,
-                tail_bytes=max(1 << 20, 2 * len(request.prompt.encode())),
-            ),
-            on_output,
-            cancel=cancel,
-            on_start=on_start,
-        )
+        try:
+            process = run_process(
+                ProcessRequest(
+                    argv=argv,
+                    cwd=request.root,
+                    env=self.build_env(request),
+                    stdin_path=stdin,
+                    timeout=request.timeout,
+                    idle_timeout=request.idle_timeout,
+                    kill_grace=request.kill_grace,
+                    tail_bytes=max(1 << 20, 2 * len(request.prompt.encode())),
+                ),
+                on_output,
+                cancel=cancel,
+                on_start=on_start,
+            )
+        except StartError as exc:
+            raise start_failure(exc) from exc
         splitter.close()
         outcome = parser.finish(process)
         return AgentResult(
@@ -147,3 +151,24 @@ class CommandAgent:
             fault=outcome.fault,
             error=outcome.error,
         )
+
+
+def start_failure(exc: StartError) -> AgentError:
+    """A process that could not start, worded as the agent's, with what to do about it."""
+    if exc.stdin is not None:
+        return AgentError(
+            f"cannot start agent: {exc.program}: cannot read prompt file "
+            f"{exc.stdin}: {exc.error.strerror or exc.error}",
+            "check that the prompt file exists and is readable",
+        )
+    return AgentError(f"cannot start agent: {exc.program}: {exc.reason}", _hint(exc))
+
+
+def _hint(exc: StartError) -> str:
+    if isinstance(exc.error, PermissionError):
+        return "make the agent executable (chmod +x) or fix the agent command in ralph.yaml"
+    if isinstance(exc.error, FileNotFoundError) and not exc.cwd.is_dir():
+        return f"the working directory {exc.cwd} does not exist"
+    if isinstance(exc.error, FileNotFoundError):
+        return "install the agent CLI or fix the agent command in ralph.yaml"
+    return "check the agent command in ralph.yaml"

@@ -17,12 +17,11 @@ from ralph.agents.output import Stream
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.checks.gate import DoneGate, Verdict
-from ralph.checks.methods import agent_words
 from ralph.rules.budget import LatencyBudget
 from ralph.rules.caps import count_rotation
 from ralph.rules.matrix import record_rotation
 from ralph.rules.prompt import Mode, PromptInput, build_prompt
-from ralph.rules.signals import VERDICTS, parse_signal
+from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import Spec, spec_slug
 from ralph.run.accounting import account, rotation_tally, usage_fields
 from ralph.run.circuit import Circuit

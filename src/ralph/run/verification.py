@@ -7,8 +7,9 @@ import time
 from dataclasses import replace
 
 from ralph.agents.request import AgentRequest
+from ralph.checks.command import run_command
 from ralph.checks.gate import DoneGate
-from ralph.checks.methods import CheckResult, run_command
+from ralph.checks.result import CheckResult
 from ralph.errors import ExitCode
 from ralph.rules import verification as fv
 from ralph.rules.budget import LatencyBudget
