@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from ralph.run.events import Notice, RotationEnded, SpecRow
-from ralph.ui.display import JsonDisplay, PlainDisplay
+from ralph.ui.jsonlines import JsonDisplay
+from ralph.ui.plain import PlainDisplay
 from ralph.ui.reports import RunReport, SpecReport, junit_xml, markdown_summary
 from tests.conftest import Project
 
@@ -102,7 +103,7 @@ def test_headless_on_a_terminal_prints_plain_lines_without_ansi(
 
 
 def test_ci_values_that_mean_no(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ralph.ui.display import ci_environment
+    from ralph.ui.terminal import ci_environment
 
     for value, expected in (("true", True), ("1", True), ("false", False), ("0", False)):
         monkeypatch.setenv("CI", value)

@@ -336,7 +336,7 @@ def _page(text: str, *, pager: bool) -> None:
     import shutil
     import sys
 
-    from ralph.ui.display import ci_environment, is_terminal
+    from ralph.ui.terminal import ci_environment, is_terminal
 
     rows = shutil.get_terminal_size().lines
     if pager and is_terminal(sys.stdout) and not ci_environment() and text.count("\n") >= rows:

@@ -239,7 +239,7 @@ def _mtime(path: Path) -> float:
 
 def log_text(path: Path, tail: int | None) -> str:
     """A history log made readable (escape codes removed); its last `tail` lines if asked."""
-    from ralph.ui.display import clean_line
+    from ralph.ui.text import clean_line
 
     lines = path.read_bytes().decode("utf-8", "replace").split("\n")
     if lines and lines[-1] == "":

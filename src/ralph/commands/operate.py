@@ -135,7 +135,7 @@ def follow(
 ) -> None:
     """Print the live run's current.log as it grows, like `tail -f`, rotation after rotation;
     return once the run has ended (after printing what it wrote last)."""
-    from ralph.ui.display import clean_line
+    from ralph.ui.text import clean_line
 
     ws = Workspace(root)
     ws.check()
@@ -205,7 +205,7 @@ def cancel_run(root: Path, *, now: bool, wait: bool) -> Iterator[str]:
 def watch_status(root: Path, *, interval: float, no_color: bool) -> None:
     """`ralph status --watch`: the matrix, redrawn every `interval` seconds until Ctrl-C."""
     from ralph.commands.project import load_status
-    from ralph.ui.display import colour_disabled, is_terminal
+    from ralph.ui.terminal import colour_disabled, is_terminal
 
     if not is_terminal(sys.stdout):
         # A pipe or a CI log gets one plain snapshot per refresh, with a time stamp.

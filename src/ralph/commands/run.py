@@ -166,11 +166,11 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
 def _decider(display: Display, headless_choice: str, *, forced: bool = False) -> Decide:
     """On a terminal ask the user; headless (--headless, CI, no terminal on stdin or stdout)
     take the configured choice: a headless run never prompts."""
-    from ralph.run.escalation import ask, describe, is_headless
-    from ralph.ui.display import is_terminal
+    from ralph.run.escalation import ask, describe
+    from ralph.ui.terminal import is_headless, is_terminal
 
     def decide(e: Escalation) -> Choice:
-        if forced or is_headless(sys.stdin) or not is_terminal(sys.stdout):
+        if is_headless(sys.stdin, forced=forced) or not is_terminal(sys.stdout):
             print(describe(e), file=sys.stderr, end="")
             print(f"headless: --on-escalation {headless_choice}", file=sys.stderr, flush=True)
             return cast("Choice", headless_choice)
