@@ -19,7 +19,7 @@ MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 300
 # Modules and classes still being cut down (issue 9). The list may only shrink: an entry that is
 # already small enough fails the test too, so it is removed the day its split lands.
-STILL_TOO_LONG = {"ralph.checks.methods", "ralph.cli", "ralph.run.loop"}
+STILL_TOO_LONG = {"ralph.checks.methods", "ralph.run.loop"}
 CLASSES_STILL_TOO_LONG = {"ralph.checks.methods._Gate", "ralph.run.loop._Run"}
 
 

@@ -78,3 +78,13 @@ class UsageError(RalphError):
     """Bad command-line usage that Typer cannot catch by itself."""
 
     exit_code = ExitCode.USAGE
+
+
+class NoLiveRun(RalphError):
+    """The command needs a live run and there is none."""
+
+    def __init__(self, root: object) -> None:
+        super().__init__(
+            f"no ralph run is live in {root}",
+            "start one with ralph run; ralph history shows past rotations",
+        )

@@ -1,87 +1,28 @@
-"""`ralph run` below the option parsing: config, agent pool, display and reports around the loop."""
+"""`ralph run`: config, agent pool, display and reports around the loop."""
 
 from __future__ import annotations
 
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ralph.errors import ExitCode, RalphError, StateError, UsageError
+from ralph.commands.runoptions import RunRequest, load_run_options, run_request, save_run_options
+from ralph.errors import ExitCode, RalphError
 from ralph.run.events import Event, RunStarted, SpecRow
 from ralph.store.workspace import STATE_DIR
 from ralph.ui.reports import RunReport
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from ralph.agents.member import Member
-    from ralph.rules.pool import PoolPolicy
-    from ralph.store.config import AgentConfig, RalphConfig
-
-OPTIONS_FILE = "run-options.json"
 
 if TYPE_CHECKING:
     from ralph.run.escalation import Choice, Decide, Escalation
     from ralph.ui.display import Display
 
 
-@dataclass(frozen=True)
-class RunRequest:
-    root: Path
-    # Named as the command-line options (saved for --continue): each may be repeated, in order.
-    agent: Sequence[str] | None = None  # --agent
-    agent_command: Sequence[str] | None = None  # --agent-command
-    model: str | None = None  # --model: for every agent of this run
-    max_iterations: int | None = None
-    timeout: float | None = None
-    idle_timeout: float | None = None
-    rotation: str | None = None
-    max_cost: float | None = None
-    max_tokens: int | None = None
-    plain: bool = False  # headless forced (`--headless`, or its older name `--plain`)
-    no_color: bool = False
-    verbose: bool = False
-    quiet: bool = False
-    log_format: str = "text"  # text | json
-    junit: Path | None = None
-    report_json: Path | None = None
-    notify: bool = False
-    on_escalation: str | None = None  # abort | accept | continue, for a headless run
-    # The options as given (after --continue merged the saved ones): saved in .ralph/ once
-    # the run has started, for the next `ralph run --continue`.
-    saved_options: dict[str, Any] | None = field(default=None, compare=False)
-
-
-def save_run_options(root: Path, options: dict[str, Any]) -> None:
-    from ralph.store.files import write_json_atomic
-
-    write_json_atomic(
-        root / STATE_DIR / OPTIONS_FILE,
-        {"schema_version": 1, "saved_at": time.time(), "options": options},
-    )
-
-
-def load_run_options(root: Path) -> dict[str, Any]:
-    """The options the last run started with; an error when there are none."""
-    from ralph.store.files import load_json
-
-    path = root / STATE_DIR / OPTIONS_FILE
-    data = load_json(path, f"{STATE_DIR}/{OPTIONS_FILE}")
-    if data is None:
-        raise UsageError(
-            f"nothing to continue: no saved run options in {root / STATE_DIR}",
-            "start a run with ralph run (its options are saved then), or drop --continue",
-        )
-    if not isinstance(data, dict) or not isinstance(data.get("options"), dict):
-        raise StateError(
-            f"{STATE_DIR}/{OPTIONS_FILE}: expected an object with 'options'",
-            "delete the file and give the options again",
-        )
-    options: dict[str, Any] = data["options"]
-    return options
+def run(root: Path, options: dict[str, Any]) -> int:
+    """Run with these options (as given, or merged by --continue); the exit code."""
+    return run_project(run_request(root, options))
 
 
 class _ReportSink:
@@ -121,6 +62,7 @@ def run_project(req: RunRequest) -> int:
 
 
 def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
+    from ralph.commands.pool import build_policy, build_pool
     from ralph.run.loop import RunOptions, run_loop
     from ralph.store.config import load_config
     from ralph.ui.display import make_display
@@ -273,88 +215,3 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
                 f"error: cannot append to GITHUB_STEP_SUMMARY ({summary}): {exc.strerror or exc}",
                 file=sys.stderr,
             )
-
-
-def build_policy(req: RunRequest, config: RalphConfig) -> PoolPolicy:
-    from ralph.rules.pool import ROTATIONS, PoolPolicy
-
-    p = config.pool
-    rotation = p.rotation
-    if req.rotation is not None:
-        rotation = next(r for r in ROTATIONS if r == req.rotation)  # the CLI checked it
-    return PoolPolicy(
-        rotation=rotation,
-        fresh_eyes=p.fresh_eyes,
-        backoff=p.backoff,
-        max_failures=p.max_failures,
-        max_wait=p.max_wait,
-    )
-
-
-def build_pool(req: RunRequest, config: RalphConfig) -> tuple[Member, ...]:
-    """The agents of this run, each with its own limits; every executable checked up front.
-
-    Agents named on the command line replace those of ralph.yaml: built-in agents first, in
-    the order given, then custom commands. `--agent NAME` picks the ralph.yaml entry of that
-    name when there is one (so its command, limits and environment come along); any other
-    agent takes the limits and environment of the `agent:` block. Names are made unique
-    (`python`, `python#2`) because benching, eviction and cost are kept per agent.
-    """
-    from ralph.agents.member import Member
-    from ralph.agents.registry import REGISTRY, make_agent
-
-    # (settings, name, command, whether the entry's model: and args: belong to this agent)
-    chosen: list[tuple[AgentConfig, str | None, str | list[str] | None, bool]] = []
-    names, commands = _listed(req.agent), _listed(req.agent_command)
-    if names or commands:
-        named = {m.name: m for m in config.members if m.name is not None}
-        # `--agent NAME --agent-command CMD`, NAME no agent ralph knows: NAME names CMD
-        # (in order, one name per command), as it always has
-        labels = [n for n in names if n not in named and n not in REGISTRY]
-        if not labels or len(labels) > len(commands):
-            labels = []
-        for wanted in names:
-            entry = named.get(wanted)
-            if entry is not None:
-                chosen.append((entry, entry.name, entry.command, True))
-            elif wanted not in labels:
-                chosen.append((config.agent, wanted, None, False))
-        chosen.extend(
-            (config.agent, labels[i] if i < len(labels) else None, command, False)
-            for i, command in enumerate(commands)
-        )
-    else:
-        chosen = [(m, m.name, m.command, True) for m in config.members] or [
-            (config.agent, None, None, True)
-        ]
-
-    members: list[Member] = []
-    taken: set[str] = set()
-    for entry, name, command, own in chosen:
-        model = req.model if req.model is not None else entry.model if own else None
-        agent = make_agent(name, command, entry.env, model, entry.args if own else [])
-        agent.resolve(req.root)  # a missing agent is an error before anything runs
-        base, n = agent.name, 1
-        while agent.name in taken:
-            n += 1
-            agent.name = f"{base}#{n}"
-        taken.add(agent.name)
-        members.append(
-            Member(
-                agent=agent,
-                timeout=req.timeout if req.timeout is not None else entry.timeout,
-                idle_timeout=req.idle_timeout
-                if req.idle_timeout is not None
-                else entry.idle_timeout,
-                kill_grace=entry.kill_grace,
-            )
-        )
-    return tuple(members)
-
-
-def _listed(value: Sequence[str] | str | None) -> tuple[str, ...]:
-    """A repeatable option's values; a single string is one value (run options saved by a
-    ralph from before pools hold `--agent` as a string)."""
-    if value is None:
-        return ()
-    return (value,) if isinstance(value, str) else tuple(value)
