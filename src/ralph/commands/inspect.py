@@ -11,6 +11,7 @@ from typing import Any
 
 from ralph.store.runlock import read_run
 from ralph.store.workspace import Workspace
+from ralph.ui.text import format_when
 
 
 def inspect(root: Path, *, follow: bool, as_json: bool) -> None:
@@ -31,10 +32,6 @@ def _clock(seconds: float) -> str:
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
-
-
-def _when(epoch: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
 
 
 def inspect_data(root: Path, now: float | None = None) -> dict[str, Any]:
@@ -96,12 +93,12 @@ def inspect_lines(data: dict[str, Any]) -> list[str]:
         lines = ["no run is live"]
         last = data.get("last_run")
         if last is not None:
-            when = _when(last["ended_at"]) if last.get("ended_at") else "?"
+            when = format_when(last["ended_at"]) if last.get("ended_at") else "?"
             code = "" if last.get("exit_code") is None else f" (exit {last['exit_code']})"
             lines.append(f"last run: ended {when}{code}: {last.get('reason')}")
         return lines
     lines = [
-        f"run live: pid {data['pid']}, since {_when(data['started_at'])} "
+        f"run live: pid {data['pid']}, since {format_when(data['started_at'])} "
         f"({_clock(data['running_for'] or 0)})",
     ]
     agent = data.get("agent") or "?"
@@ -113,7 +110,7 @@ def inspect_lines(data: dict[str, Any]) -> list[str]:
         rotation = f"rotation {data.get('iteration')} [{data.get('mode')}]"
         if data.get("rotation_started_at"):
             rotation += (
-                f", since {_when(data['rotation_started_at'])} "
+                f", since {format_when(data['rotation_started_at'])} "
                 f"({_clock(data.get('rotation_running_for') or 0)})"
             )
         lines.append(rotation)

@@ -4,12 +4,11 @@ records, and shown as a table or as JSON. Pure but for reading the worklog."""
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ralph.ui.text import format_seconds
+from ralph.ui.text import format_seconds, format_when
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,7 @@ def _seconds(value: float | None) -> str:
 
 
 def _when(epoch: float | None) -> str:
-    return "-" if epoch is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+    return "-" if epoch is None else format_when(epoch)
 
 
 def render_table(rows: list[Rotation]) -> str:

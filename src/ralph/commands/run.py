@@ -13,7 +13,7 @@ from ralph.commands.runoptions import RunRequest, load_run_options, run_request,
 from ralph.errors import ExitCode, RalphError
 from ralph.run.events import Event, RunStarted, SpecRow
 from ralph.store.workspace import STATE_DIR
-from ralph.ui.reports import RunReport
+from ralph.ui.runreport import RunReport
 
 if TYPE_CHECKING:
     from ralph.run.escalation import Choice, Decide, Escalation
@@ -33,7 +33,7 @@ class _ReportSink:
         self.last_matrix: tuple[SpecRow, ...] | None = None
 
     def handle(self, event: Event) -> None:
-        from ralph.ui.reports import apply_event
+        from ralph.ui.runreport import apply_event
 
         self.report = apply_event(self.report, event, time.time())
         matrix = getattr(event, "matrix", None)
@@ -168,7 +168,7 @@ def _final_matrix(req: RunRequest, sink: _ReportSink) -> tuple[SpecRow, ...]:
 
 def _finish(req: RunRequest, sink: _ReportSink, code: int, reason: str) -> None:
     """Reports and the notification: after every run, however it ended; never raises."""
-    from ralph.ui.reports import finish
+    from ralph.ui.runreport import finish
 
     report = finish(
         sink.report,

@@ -19,6 +19,7 @@ from ralph.specs.discovery import SEARCHED, find_spec_paths, read_spec
 from ralph.store.runlock import RunInfo, read_run
 from ralph.store.state import load_state
 from ralph.store.workspace import Workspace
+from ralph.ui.text import format_when
 
 
 def status(
@@ -73,11 +74,7 @@ def worklog_tail(path: Path, count: int) -> list[dict[str, Any]]:
 
 def format_event(event: dict[str, Any]) -> str:
     ts = event.get("ts")
-    when = (
-        time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
-        if isinstance(ts, (int, float))
-        else "?"
-    )
+    when = format_when(ts) if isinstance(ts, (int, float)) else "?"
     rest = " ".join(
         f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
         for k, v in event.items()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 from ralph.rules.state import Tally
 
@@ -32,6 +33,11 @@ def format_clock(seconds: float) -> str:
     if hours:
         return f"{hours}:{minutes:02d}:{secs:02d}"
     return f"{minutes}:{secs:02d}"
+
+
+def format_when(epoch: float) -> str:
+    """A local date and time to the second, as every listing of past events shows it."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
 
 
 def format_seconds(seconds: float) -> str:
