@@ -147,3 +147,21 @@ def test_each_package_init_says_in_one_line_what_lives_there() -> None:
 def test_every_module_says_what_it_is() -> None:
     missing = [name for name in _modules() if ast.get_docstring(_tree(name)) is None]
     assert missing == []
+
+
+def test_only_the_command_line_imports_typer() -> None:
+    """Commands are plain functions: Typer's parsing stays in cli.py."""
+
+    def imports_typer(name: str) -> bool:
+        for node in ast.walk(_tree(name)):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                roots = {node.module.split(".")[0]}
+            else:
+                continue
+            if roots & {"typer", "click"}:
+                return True
+        return False
+
+    assert {name for name in _modules() if imports_typer(name)} == {"ralph.cli"}
