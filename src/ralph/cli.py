@@ -44,6 +44,9 @@ Root = Annotated[
     ),
 ]
 
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+NoColor = Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")]
+
 
 @contextmanager
 def reported_errors() -> Iterator[None]:
@@ -179,7 +182,7 @@ def run(
             help="Headless lines as text, or as JSON lines (one object per event) on stdout.",
         ),
     ] = LogFormat.text,
-    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")] = False,
+    no_color: NoColor = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Headless: also print the agent's output.")
     ] = False,
@@ -236,14 +239,14 @@ def run(
 
 @app.command()
 def status(
-    json_: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_: JsonFlag = False,
     watch: Annotated[
         bool, typer.Option("--watch", "-w", help="Redraw the matrix until Ctrl-C.")
     ] = False,
     interval: Annotated[
         float, typer.Option("--interval", min=0.1, help="Seconds between redraws (--watch).")
     ] = 2.0,
-    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")] = False,
+    no_color: NoColor = False,
     log: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option("--log", min=1, help="Also show the last N worklog events."),
@@ -305,7 +308,7 @@ def inspect(
             "--follow", "-f", help="Stream the live rotation's output until the run ends."
         ),
     ] = False,
-    json_: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_: JsonFlag = False,
     root: Root = Path(),
 ) -> None:
     """Is a run live, and what is it doing: pid, spec, rotation, since when, which agent."""
@@ -333,7 +336,7 @@ def cancel(
 
 @app.command()
 def agents(
-    json_: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_: JsonFlag = False,
     root: Root = Path(),
 ) -> None:
     """List the built-in agents: installed or not (with the version), and how each is run."""
