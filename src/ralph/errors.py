@@ -82,6 +82,16 @@ class UsageError(RalphError):
     exit_code = ExitCode.USAGE
 
 
+class NoLiveRun(RalphError):
+    """The command needs a live run and there is none."""
+
+    def __init__(self, root: object) -> None:
+        super().__init__(
+            f"no ralph run is live in {root}",
+            "start one with ralph run; ralph history shows past rotations",
+        )
+
+
 def yaml_problem(exc: Exception, first_line: int) -> tuple[str, str]:
     """(" line N" or "", the problem) of a YAML error in a file whose YAML starts on line
     `first_line`. An unclosed quote or bracket is reported at the end of the file: name the
