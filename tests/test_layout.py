@@ -108,6 +108,60 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles(graph) == [["a", "b", "c"]]
 
 
+# The layers, bottom first: a package imports only from layers below its own.
+LAYERS = (
+    {"errors", "rules"},
+    {"process"},
+    {"store", "specs", "agents"},
+    {"checks"},
+    {"run"},
+    {"ui"},
+    {"commands"},
+    {"cli"},
+    {"entry"},
+    {"__main__"},
+)
+
+
+def _layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """`a -> b` for each import of a module `b` whose package is not in a layer below `a`'s."""
+    level = {package: n for n, layer in enumerate(LAYERS) for package in layer}
+
+    def package(module: str) -> str:
+        return module.split(".")[1]
+
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if module != "ralph"
+        for target in targets
+        if target != "ralph"
+        and package(target) != package(module)
+        and level[package(target)] >= level[package(module)]
+    )
+
+
+def test_packages_import_only_from_the_layers_below() -> None:
+    modules = {
+        package for name in _modules() if name != "ralph" for package in [name.split(".")[1]]
+    }
+    assert modules == set().union(*LAYERS)  # a new package takes its place in LAYERS
+    assert _layer_violations(_graph()) == []
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    # the control: rules importing the run, and two packages of one layer importing each other
+    graph = {
+        "ralph.rules.a": {"ralph.run.b"},
+        "ralph.store.c": {"ralph.specs.d"},
+        "ralph.run.b": set(),
+    }
+    assert _layer_violations(graph) == [
+        "ralph.rules.a -> ralph.run.b",
+        "ralph.store.c -> ralph.specs.d",
+    ]
+
+
 def test_no_module_is_over_400_lines_and_the_median_stays_small() -> None:
     sizes = {
         name: len(path.read_text(encoding="utf-8").splitlines())
