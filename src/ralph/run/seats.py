@@ -68,7 +68,7 @@ class Seats:
                 out.reason,
                 "see the agents' logs under .ralph/history/, fix what fails, then run again",
             )
-        retry = f"after {clock(out.retry_at)}" if out.retry_at is not None else "later"
+        retry = f"after {clock(out.retry_at, time.time())}" if out.retry_at is not None else "later"
         self.ctx.end(ExitCode.AGENTS_EXHAUSTED, f"{out.reason}; retry {retry}")
         raise AgentsExhausted(out.reason, f"run ralph again {retry}")
 
@@ -124,7 +124,7 @@ class Seats:
                 reason=fault.message,
             )
             seat = ctx.pool.seat(name)
-            ctx.emit(Notice("warning", f"{describe(seat)}: {fault.message}"))
+            ctx.emit(Notice("warning", f"{describe(seat, time.time())}: {fault.message}"))
         elif fault is None and result.failure is not None:  # an overflow is not a crash
             ctx.pool = after_rotation(ctx.pool, policy, name, "failed", now, reason=result.failure)
             seat = ctx.pool.seat(name)
@@ -144,7 +144,7 @@ class Seats:
         ctx = self.ctx
         ctx.note_run(
             pool=[
-                {"name": s.name, "status": describe(s), "failures": s.failures}
+                {"name": s.name, "status": describe(s, time.time()), "failures": s.failures}
                 for s in ctx.pool.seats
             ]
         )
