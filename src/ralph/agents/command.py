@@ -13,11 +13,11 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser, Stream
+from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.errors import AgentError, ConfigError
-from ralph.process.request import ProcessRequest
+from ralph.process.request import ProcessRequest, StreamName
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
 
@@ -100,8 +100,8 @@ class CommandAgent:
     def run(
         self,
         request: AgentRequest,
-        on_lines: Callable[[Stream, tuple[str, ...]], None],
-        on_chunk: Callable[[Stream, bytes], None] | None = None,
+        on_lines: Callable[[StreamName, tuple[str, ...]], None],
+        on_chunk: Callable[[StreamName, bytes], None] | None = None,
         on_start: Callable[[int], None] | None = None,
         *,
         cancel: threading.Event | None = None,
@@ -111,14 +111,14 @@ class CommandAgent:
         process tree at once."""
         parser = self.parser()
 
-        def on_split(stream: Stream, lines: tuple[str, ...]) -> None:
+        def on_split(stream: StreamName, lines: tuple[str, ...]) -> None:
             shown = parser.feed(stream, lines)
             if shown:
                 on_lines(stream, shown)
 
         splitter = LineSplitter(on_split, self.max_event)
 
-        def on_output(stream: Stream, chunk: bytes) -> None:
+        def on_output(stream: StreamName, chunk: bytes) -> None:
             if on_chunk is not None:
                 on_chunk(stream, chunk)
             splitter.feed(stream, chunk)

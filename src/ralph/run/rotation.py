@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ralph.agents.command import CommandAgent
-from ralph.agents.output import Stream
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.checks.gate import DoneGate, Verdict
+from ralph.process.request import StreamName
 from ralph.rules.budget import LatencyBudget
 from ralph.rules.caps import count_rotation
 from ralph.rules.matrix import record_rotation
@@ -61,7 +61,7 @@ class Rotation:
     ) -> AgentResult:
         ctx = self.ctx
 
-        def on_lines(stream: Stream, lines: tuple[str, ...]) -> None:
+        def on_lines(stream: StreamName, lines: tuple[str, ...]) -> None:
             log.lines(stream, lines)  # the adapter's readable rendering; raw goes to history
             ctx.emit(AgentOutput(stream, lines))
 
