@@ -7,13 +7,13 @@ from pathlib import Path
 
 from ralph.commands.rotations import (
     Rotation,
-    read_worklog,
     render_table,
     rotation_data,
     rotations_from_worklog,
 )
 from ralph.errors import RalphError
 from ralph.rules.spec import spec_slug
+from ralph.store.worklog import read_worklog
 from ralph.store.workspace import Workspace
 
 

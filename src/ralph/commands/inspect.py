@@ -69,7 +69,7 @@ def inspect_data(root: Path, now: float | None = None) -> dict[str, Any]:
 
 def last_run(ws: Workspace) -> dict[str, Any] | None:
     """How the last run ended, from the worklog's last run_start / run_end records."""
-    from ralph.commands.rotations import read_worklog
+    from ralph.store.worklog import read_worklog
 
     start: dict[str, Any] | None = None
     end: dict[str, Any] | None = None

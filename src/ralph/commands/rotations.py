@@ -3,9 +3,7 @@ records, and shown as a table or as JSON. Pure but for reading the worklog."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ralph.ui.text import format_seconds, format_when
@@ -95,23 +93,6 @@ def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
             else:
                 found[i] = row
     return found
-
-
-def read_worklog(path: Path) -> list[dict[str, Any]]:
-    """The worklog's records; a damaged line (a crash mid-write) is skipped, not fatal."""
-    try:
-        text = path.read_bytes().decode("utf-8", "replace")
-    except FileNotFoundError:
-        return []
-    records = []
-    for line in text.splitlines():
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(rec, dict):
-            records.append(rec)
-    return records
 
 
 def _seconds(value: float | None) -> str:

@@ -18,6 +18,7 @@ from ralph.rules.state import State, status_to_json
 from ralph.specs.discovery import SEARCHED, find_spec_paths, read_spec
 from ralph.store.runlock import RunInfo, read_run
 from ralph.store.state import load_state
+from ralph.store.worklog import worklog_tail
 from ralph.store.workspace import Workspace
 from ralph.ui.text import format_when
 
@@ -51,25 +52,6 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
     if live is not None:
         data["run"] = live.data
     return data
-
-
-def worklog_tail(path: Path, count: int) -> list[dict[str, Any]]:
-    """The last `count` events of the worklog; a damaged line is shown as such, not fatal."""
-    from collections import deque
-
-    try:
-        with path.open(encoding="utf-8", errors="replace") as f:
-            lines = deque((line for line in f if line.strip()), maxlen=count)
-    except FileNotFoundError:
-        return []
-    events: list[dict[str, Any]] = []
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except ValueError:
-            event = None
-        events.append(event if isinstance(event, dict) else {"event": "(unreadable line)"})
-    return events
 
 
 def format_event(event: dict[str, Any]) -> str:
