@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from ralph.agents.command import CommandAgent
-from ralph.agents.output import LineSplitter, Stream
+from ralph.agents.output import LineSplitter
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
-from ralph.process.request import ProcessResult
+from ralph.process.request import ProcessResult, StreamName
 
 FIXTURES = Path(__file__).parent / "fixtures" / "agents"
 FAKES = Path(__file__).parent / "fakes"
@@ -39,7 +39,7 @@ def replay(
     parser = agent.parser()
     shown: list[str] = []
 
-    def on_lines(stream: Stream, lines: tuple[str, ...]) -> None:
+    def on_lines(stream: StreamName, lines: tuple[str, ...]) -> None:
         shown.extend(parser.feed(stream, lines))
 
     splitter = LineSplitter(on_lines, agent.max_event)

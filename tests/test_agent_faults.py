@@ -12,10 +12,10 @@ import psutil
 import pytest
 
 from ralph.agents.command import CommandAgent
-from ralph.agents.output import Stream
 from ralph.agents.registry import make_agent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
+from ralph.process.request import StreamName
 from tests.agent_helpers import FAKES, fake_cli, fixture, wrapper
 from tests.conftest import Project
 from tests.test_process import is_gone, read_pid
@@ -46,10 +46,10 @@ def run(agent: CommandAgent, req: AgentRequest) -> tuple[AgentResult, list[str],
     shown: list[str] = []
     raw: list[bytes] = []
 
-    def on_lines(stream: Stream, lines: tuple[str, ...]) -> None:
+    def on_lines(stream: StreamName, lines: tuple[str, ...]) -> None:
         shown.extend(lines)
 
-    def on_chunk(stream: Stream, chunk: bytes) -> None:
+    def on_chunk(stream: StreamName, chunk: bytes) -> None:
         raw.append(chunk)
 
     return agent.run(req, on_lines, on_chunk), shown, b"".join(raw)
@@ -169,7 +169,7 @@ def test_a_flood_keeps_memory_flat_through_a_json_adapter(tmp_path: Path, work: 
     peak = baseline
     lines = 0
 
-    def on_lines(stream: Stream, shown: tuple[str, ...]) -> None:
+    def on_lines(stream: StreamName, shown: tuple[str, ...]) -> None:
         nonlocal peak, lines
         lines += len(shown)
         if lines % 4096 < len(shown):

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ralph.rules.caps import cap_reason, count_rotation, mark_blocked
+from ralph.rules.caps import Caps, cap_reason, count_rotation, mark_blocked
 from ralph.rules.state import SpecState, State
-from ralph.specs.frontmatter import SpecMeta, parse_front_matter
+from ralph.specs.frontmatter import parse_front_matter
 
 
-def meta(front: str) -> SpecMeta:
+def meta(front: str) -> Caps:
     found = parse_front_matter("s.spec.md", f"---\n{front}---\n")
     assert found is not None
-    return found
+    return found.caps
 
 
 def row(done: int = 0, implement: int = 0, review: int = 0) -> SpecState:

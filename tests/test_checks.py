@@ -1,4 +1,4 @@
-"""Completion checks (ralph.checks.methods): every method of the completion-criteria seed with its
+"""Completion checks (ralph.checks): every method of the completion-criteria seed with its
 configuration keys and error handling, run for real (commands through run_process, the judge
 through CommandAgent.run)."""
 
@@ -14,14 +14,10 @@ import pytest
 
 from ralph.agents.command import CommandAgent
 from ralph.checks.claims import VState
-from ralph.checks.methods import (
-    AgentJudge,
-    CheckCache,
-    JudgeAnswer,
-    parse_verdict,
-    run_command,
-    run_gate,
-)
+from ralph.checks.command import run_command
+from ralph.checks.judge import AgentJudge, JudgeAnswer, parse_verdict
+from ralph.checks.result import CheckCache
+from ralph.checks.runner import run_gate
 from ralph.errors import SpecError
 from ralph.specs.frontmatter import ExternalConfig
 

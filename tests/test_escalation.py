@@ -21,9 +21,9 @@ from ralph.run.escalation import (
     apply_choice,
     ask,
     describe,
-    is_headless,
     parse_choice,
 )
+from ralph.ui.terminal import is_headless
 from tests.conftest import Project
 
 SPEC = "# goal\n- [ ] the work\n"
@@ -63,16 +63,18 @@ def test_ask_repeats_until_a_valid_answer_and_end_of_input_aborts() -> None:
     assert ask(escalation(), io.StringIO("?\n" * 10), io.StringIO()) == "abort"
 
 
-def test_headless_when_no_terminal_or_ci_is_set() -> None:
+def test_headless_when_no_terminal_or_ci_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
     class Tty(io.StringIO):
         def isatty(self) -> bool:
             return True
 
-    assert is_headless(io.StringIO(), {}) is True
-    assert is_headless(None, {}) is True
-    assert is_headless(Tty(), {}) is False
-    assert is_headless(Tty(), {"CI": "true"}) is True
-    assert is_headless(Tty(), {"CI": "false"}) is False
+    monkeypatch.setenv("TERM", "xterm")
+    assert is_headless(io.StringIO(), env={}) is True
+    assert is_headless(None, env={}) is True
+    assert is_headless(Tty(), env={}) is False
+    assert is_headless(Tty(), env={"CI": "true"}) is True
+    assert is_headless(Tty(), env={"CI": "false"}) is False
+    assert is_headless(Tty(), forced=True, env={}) is True
 
 
 def test_apply_choice_records_each_resolution() -> None:

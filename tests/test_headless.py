@@ -21,8 +21,10 @@ from typing import Any
 import pytest
 
 from ralph.run.events import Notice, RotationEnded, SpecRow
-from ralph.ui.display import JsonDisplay, PlainDisplay
-from ralph.ui.reports import RunReport, SpecReport, junit_xml, markdown_summary
+from ralph.ui.jsonlines import JsonDisplay
+from ralph.ui.plain import PlainDisplay
+from ralph.ui.reports import junit_xml, markdown_summary
+from ralph.ui.runreport import RunReport, SpecReport
 from tests.conftest import Project
 
 ANSI = re.compile(r"\x1b[\[\]()#;?]*[0-9;]*[A-Za-z@-~]?")
@@ -102,7 +104,7 @@ def test_headless_on_a_terminal_prints_plain_lines_without_ansi(
 
 
 def test_ci_values_that_mean_no(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ralph.ui.display import ci_environment
+    from ralph.ui.terminal import ci_environment
 
     for value, expected in (("true", True), ("1", True), ("false", False), ("0", False)):
         monkeypatch.setenv("CI", value)
@@ -276,7 +278,7 @@ def test_json_display_carries_unknown_fields_and_events() -> None:
 
 def test_an_unpriced_usage_is_no_cost() -> None:
     from ralph.rules.state import Tally
-    from ralph.ui.reports import rotation_cost
+    from ralph.ui.runreport import rotation_cost
 
     unpriced = Tally(rotations=1, input_tokens=5, cost_usd=0.0, unpriced=1)
     priced = Tally(rotations=1, input_tokens=5, cost_usd=0.5, unpriced=0)
@@ -285,7 +287,8 @@ def test_an_unpriced_usage_is_no_cost() -> None:
 
 
 def test_reports_sum_a_cost_an_event_carries() -> None:
-    from ralph.ui.reports import apply_event, report_data
+    from ralph.ui.reports import report_data
+    from ralph.ui.runreport import apply_event
 
     report = apply_event(RunReport(), costly(), 1.0)
     report = apply_event(report, costly(), 2.0)

@@ -3,13 +3,14 @@ work that long lines and carriage returns need."""
 
 from __future__ import annotations
 
-from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser, Stream
+from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser
+from ralph.process.request import StreamName
 
 
 def split(*chunks: bytes, max_line: int = 50) -> list[str]:
     got: list[str] = []
 
-    def emit(stream: Stream, lines: tuple[str, ...]) -> None:
+    def emit(stream: StreamName, lines: tuple[str, ...]) -> None:
         got.extend(lines)
 
     splitter = LineSplitter(emit, max_line=max_line)

@@ -337,7 +337,7 @@ def test_history_tail_needs_a_rotation(project: Project) -> None:
 
 
 def test_history_reads_cost_when_the_worklog_has_it(project: Project) -> None:
-    from ralph.commands.history import rotations_from_worklog
+    from ralph.commands.rotations import rotations_from_worklog
 
     rows = rotations_from_worklog(
         [

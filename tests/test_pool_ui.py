@@ -20,7 +20,9 @@ from ralph.run.events import (
     SpecRow,
     Waiting,
 )
-from ralph.ui.display import PanelView, PlainDisplay, apply_event, render_panel
+from ralph.ui.panel import render_panel
+from ralph.ui.panelview import PanelView, apply_event
+from ralph.ui.plain import PlainDisplay
 
 ROWS = (SpecRow("PROMPT.md", 0, None, False),)
 T0 = 1_000_000.0

@@ -16,9 +16,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ralph.errors import AgentError
 from ralph.process.request import ProcessRequest, ProcessResult, StreamName
 from ralph.process.runner import run_process
+from ralph.process.spawn import StartError
 
 FAKES = Path(__file__).resolve().parent / "fakes"
 
@@ -140,32 +140,38 @@ def test_binary_bytes_and_unterminated_lines_pass_through_intact(tmp_path: Path)
 # --- start-up failures -----------------------------------------------------------------
 
 
-def test_missing_executable_raises_agent_error(tmp_path: Path) -> None:
+def test_missing_executable_raises_start_error(tmp_path: Path) -> None:
     missing = str(tmp_path / "no-such-agent")
-    with pytest.raises(AgentError) as caught:
+    with pytest.raises(StartError) as caught:
         run_process(request((missing, "-p"), tmp_path), Recorder())
 
-    assert caught.value.message.startswith(f"cannot start agent: {missing}: ")
-    assert caught.value.hint
+    assert caught.value.program == missing
+    assert isinstance(caught.value.error, FileNotFoundError)
+    assert str(caught.value) == f"{missing}: {caught.value.reason}"
+    assert caught.value.stdin is None
 
 
 @posix_only
-def test_non_executable_file_raises_agent_error(tmp_path: Path) -> None:
+def test_non_executable_file_raises_start_error(tmp_path: Path) -> None:
     script = tmp_path / "agent"
     script.write_text("#!/bin/sh\necho hi\n")
     script.chmod(0o644)
-    with pytest.raises(AgentError, match="cannot start agent: "):
+    with pytest.raises(StartError) as caught:
         run_process(request((str(script),), tmp_path), Recorder())
+    assert isinstance(caught.value.error, PermissionError)
 
 
-def test_missing_working_directory_raises_agent_error(tmp_path: Path) -> None:
-    with pytest.raises(AgentError, match="cannot start agent: "):
+def test_missing_working_directory_raises_start_error(tmp_path: Path) -> None:
+    with pytest.raises(StartError) as caught:
         run_process(request(fake("cat"), tmp_path / "gone"), Recorder())
+    assert caught.value.cwd == tmp_path / "gone"
 
 
-def test_missing_prompt_file_raises_agent_error(tmp_path: Path) -> None:
-    with pytest.raises(AgentError, match="prompt"):
+def test_missing_stdin_file_raises_start_error(tmp_path: Path) -> None:
+    with pytest.raises(StartError) as caught:
         run_process(request(fake("cat"), tmp_path, stdin_path=tmp_path / "nope"), Recorder())
+    assert caught.value.stdin == tmp_path / "nope"
+    assert caught.value.reason.startswith(f"cannot read {tmp_path / 'nope'}: ")
 
 
 # --- limits ----------------------------------------------------------------------------

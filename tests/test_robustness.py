@@ -124,7 +124,8 @@ def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project)
     from ralph.agents.member import Member
     from ralph.agents.registry import make_agent
     from ralph.run.events import Event
-    from ralph.run.loop import RunOptions, run_loop
+    from ralph.run.loop import run_loop
+    from ralph.run.options import RunOptions
 
     git_project.write({"PROMPT.md": "x\n"})
     cmd = git_project.script({"*": [{"signal": "DONE"}]})
@@ -142,3 +143,45 @@ def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project)
     assert code == 0
     assert len(shown) == 1  # dropped after the first failure
     assert git_project.counts() == {"PROMPT.md": 3}
+
+
+# A snapshot that fails after the agent ran (here: the agent broke git's index) is one step shared
+# by a rotation and the final verification: the outcome is recorded as a change, the state saved,
+# the log says why, the error raised, and the last snapshot kept for the next run to compare.
+BROKEN_INDEX = {".git/index": "not an index\n"}
+
+
+def test_a_failed_snapshot_in_a_rotation_counts_as_a_change(git_project: Project) -> None:
+    git_project.write({"PROMPT.md": "x\n"})
+    cmd = git_project.script({"*": [{"signal": "DONE"}, {"write": BROKEN_INDEX, "signal": "DONE"}]})
+    res = git_project.run("run", "--agent-command", cmd)
+    assert res.exit_code == 1, res
+    assert "git status" in res.stderr
+    state = git_project.state()
+    row = state["specs"][0]
+    # a clean REVIEW would have made it 2/3; an unknown tree is never taken as clean
+    assert (row["done_count"], row["last_status"], row["modified_files"]) == (1, "DONE", True)
+    assert state["iteration"] == 2
+    assert len(git_project.rotation_ends()) == 1  # the second one never got that far
+    logs = sorted((git_project.root / ".ralph/history").rglob("*.log"))
+    assert "# ralph could not take a snapshot" in logs[-1].read_text()
+
+
+def test_a_failed_snapshot_fails_the_final_verification(git_project: Project) -> None:
+    git_project.write({"PROMPT.md": "x\n"})
+    cmd = git_project.script(
+        {"*": [{"signal": "DONE"}], "VERIFY": [{"write": BROKEN_INDEX, "signal": "VERIFY_PASS"}]}
+    )
+    res = git_project.run("run", "--agent-command", cmd)
+    assert res.exit_code == 1, res
+    snapshot = (git_project.root / ".ralph/snapshot.json").read_text()
+    state = git_project.state()
+    assert state["iteration"] == 4
+    final = state["final_verification"]
+    assert (final["passed"], final["failures"]) == (False, 1)
+    assert "snapshot failed" in final["last_failure"]
+    # every verified spec needs another review, and the snapshot of rotation 3 is kept
+    assert [s["done_count"] for s in state["specs"]] == [2]
+    assert (git_project.root / ".ralph/snapshot.json").read_text() == snapshot
+    logs = sorted((git_project.root / ".ralph/history").rglob("*.log"))
+    assert "# ralph could not take a snapshot" in logs[-1].read_text()

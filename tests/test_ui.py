@@ -23,17 +23,13 @@ from ralph.run.events import (
     RunStarted,
     SpecRow,
 )
-from ralph.ui.display import (
-    OUTPUT_LINES,
-    LiveDisplay,
-    PanelView,
-    PlainDisplay,
-    apply_event,
-    clean_line,
-    make_display,
-    render_panel,
-)
+from ralph.ui.display import make_display
+from ralph.ui.live import LiveDisplay
+from ralph.ui.panel import render_panel
+from ralph.ui.panelview import OUTPUT_LINES, PanelView, apply_event
+from ralph.ui.plain import PlainDisplay
 from ralph.ui.statustable import render_status_plain, render_status_table
+from ralph.ui.text import clean_line
 
 # Noon local time, so the expected `HH:MM:SS` does not depend on the machine's time zone.
 NOON = time.mktime((2024, 1, 15, 12, 0, 1, 0, 15, -1))
@@ -562,7 +558,8 @@ def test_status_plain_without_specs() -> None:
 
 def test_importing_ui_does_not_load_rich() -> None:
     code = (
-        "import sys, ralph.ui.display; "
+        "import sys, ralph.ui.display, ralph.ui.live, ralph.ui.panel, ralph.ui.plain, "
+        "ralph.ui.jsonlines; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))"
     )
     result = subprocess.run(

@@ -1,7 +1,8 @@
-"""The command line: parses options, calls the core, renders, maps errors to exit codes.
+"""The command line: Typer's wiring only. Each command parses its options and calls its module
+in ralph.commands; errors become one `error:` line and the exit code.
 
-Only this module imports Typer. Everything heavy is imported inside the command that needs it,
-so `ralph --help` and `ralph status` start fast.
+Only this module imports Typer. Each command module is imported inside the command that needs
+it, so `ralph --help` and `ralph status` start fast.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ Root = Annotated[
     ),
 ]
 
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+NoColor = Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")]
+
 
 @contextmanager
 def reported_errors() -> Iterator[None]:
@@ -77,11 +81,10 @@ def init(
     root: Root = Path(),
 ) -> None:
     """Create .ralph/, a PROMPT.md template when there is no spec, and ignore .ralph/ in git."""
-    from ralph.commands.project import init_project
+    from ralph.commands.init import init as init_command
 
     with reported_errors():
-        for line in init_project(root.resolve(), force=force):
-            print(line)
+        init_command(root.resolve(), force=force)
 
 
 class LogFormat(str, Enum):
@@ -89,81 +92,24 @@ class LogFormat(str, Enum):
     json = "json"
 
 
-# `ralph run` options that --continue does not take from the saved run.
-_NOT_SAVED = frozenset({"root", "continue_"})
-_PATH_OPTIONS = frozenset({"junit", "report_json"})
-# Options of which one given again replaces the others' saved values.
-_EXCLUSIVE = (("agent", "agent_command"), ("quiet", "verbose"))
-
-
 def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, Any]:
     """The options this run uses: as given, and with --continue the saved ones for the rest."""
-    from ralph.commands.run import load_run_options
+    from ralph.commands.runoptions import continued_options, given_options
 
-    given = {
-        k: v.value if isinstance(v, Enum) else v
-        for k, v in ctx.params.items()
-        if k not in _NOT_SAVED
-    }
-    for name in _PATH_OPTIONS:  # saved absolute, so --continue from anywhere writes the same file
-        if isinstance(given.get(name), (str, Path)):
-            given[name] = str(Path(given[name]).absolute())
+    given = given_options(ctx.params)
     if not continue_:
         return given
+    params = {p.name: p for p in ctx.command.params}
 
     def defaulted(name: str) -> bool:
         # By name: Typer may bring its own copy of Click, whose enum is not importable as such.
         source = ctx.get_parameter_source(name)
         return getattr(source, "name", "DEFAULT") in ("DEFAULT", "DEFAULT_MAP")
 
-    saved = load_run_options(root)
-    saved = _checked_options(ctx, {k: v for k, v in saved.items() if k in given and defaulted(k)})
-    merged = dict(given)
-    for name, value in saved.items():
-        if name in merged and defaulted(name):
-            merged[name] = value  # options given again override the saved ones
-    for group in _EXCLUSIVE:
-        chosen = [name for name in group if not defaulted(name)]
-        if chosen:  # `--agent demo` again replaces a saved --agent-command, and the like
-            for name in group:
-                if name not in chosen:
-                    merged[name] = given[name]
-    return merged
+    def convert(name: str, value: Any) -> Any:
+        return params[name].type_cast_value(ctx, value)
 
-
-def _check_pool_options(options: dict[str, Any]) -> None:
-    from ralph.errors import UsageError
-    from ralph.rules.pool import ROTATIONS
-
-    rotation, max_cost = options.get("rotation"), options.get("max_cost")
-    if rotation is not None and rotation not in ROTATIONS:
-        raise UsageError(
-            f"--rotation {rotation}: unknown policy", f"use one of: {', '.join(ROTATIONS)}"
-        )
-    if max_cost is not None and not max_cost > 0:
-        raise UsageError(f"--max-cost {max_cost}: must be more than 0", "give a USD amount")
-
-
-def _checked_options(ctx: typer.Context, saved: dict[str, Any]) -> dict[str, Any]:
-    """Saved options converted by their own option types: a hand-edited file with a wrong
-    value is one clear error, not a traceback later."""
-    from ralph.errors import StateError
-
-    params = {p.name: p for p in ctx.command.params}
-    checked: dict[str, Any] = {}
-    for name, value in saved.items():
-        param = params.get(name)
-        if param is None or name in _NOT_SAVED:
-            continue  # an option this ralph does not have (any more): ignored
-        try:
-            converted = value if value is None else param.type_cast_value(ctx, value)
-        except Exception as exc:  # Click's BadParameter and whatever a type raises
-            raise StateError(
-                f".ralph/run-options.json: option {name}: {value!r} is not valid ({exc})",
-                "fix or delete the file, or give the options again without --continue",
-            ) from None
-        checked[name] = converted.value if isinstance(converted, Enum) else converted
-    return checked
+    return continued_options(root, given, defaulted=defaulted, convert=convert)
 
 
 @app.command()
@@ -236,7 +182,7 @@ def run(
             help="Headless lines as text, or as JSON lines (one object per event) on stdout.",
         ),
     ] = LogFormat.text,
-    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")] = False,
+    no_color: NoColor = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Headless: also print the agent's output.")
     ] = False,
@@ -281,32 +227,26 @@ def run(
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
-    from ralph.commands.run import RunRequest, run_project
+    from ralph.commands.run import run as run_command
 
     if quiet and verbose:
         raise typer.BadParameter("--quiet and --verbose contradict each other; give one")
     with reported_errors():
         root = root.resolve()
-        options = _run_options(ctx, continue_, root)
-        _check_pool_options(options)
-        request = {k: v for k, v in options.items() if k in RunRequest.__dataclass_fields__}
-        for name in _PATH_OPTIONS:
-            if request.get(name) is not None:
-                request[name] = Path(request[name])
-        code = run_project(RunRequest(root=root, saved_options=options, **request))
+        code = run_command(root, _run_options(ctx, continue_, root))
     raise typer.Exit(code)
 
 
 @app.command()
 def status(
-    json_: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_: JsonFlag = False,
     watch: Annotated[
         bool, typer.Option("--watch", "-w", help="Redraw the matrix until Ctrl-C.")
     ] = False,
     interval: Annotated[
         float, typer.Option("--interval", min=0.1, help="Seconds between redraws (--watch).")
     ] = 2.0,
-    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")] = False,
+    no_color: NoColor = False,
     log: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option("--log", min=1, help="Also show the last N worklog events."),
@@ -314,38 +254,19 @@ def status(
     root: Root = Path(),
 ) -> None:
     """Show the spec matrix, the iteration and whether a run is live."""
-    from ralph.commands.project import print_status
+    from ralph.commands.status import status as status_command
 
     if watch and json_:
         raise typer.BadParameter("--watch redraws a table; for JSON poll ralph status --json")
     with reported_errors():
-        if not watch:
-            print_status(root.resolve(), as_json=json_, no_color=no_color, log=log)
-            return
-        from ralph.commands.operate import watch_status
-
-        try:
-            watch_status(root.resolve(), interval=interval, no_color=no_color)
-        except KeyboardInterrupt:
-            return  # Ctrl-C is how a watch ends: not an error
-
-
-def _page(text: str, *, pager: bool) -> None:
-    """Long output goes through a pager on a terminal (never in a pipe, CI or tests)."""
-    import os
-    import shutil
-    import sys
-
-    from ralph.ui.display import ci_environment, is_terminal
-
-    rows = shutil.get_terminal_size().lines
-    if pager and is_terminal(sys.stdout) and not ci_environment() and text.count("\n") >= rows:
-        import pydoc
-
-        os.environ.setdefault("LESS", "FRX")  # quit if one screen, keep colours, no clearing
-        pydoc.pager(text)
-        return
-    sys.stdout.write(text)
+        status_command(
+            root.resolve(),
+            as_json=json_,
+            watch=watch,
+            interval=interval,
+            no_color=no_color,
+            log=log,
+        )
 
 
 @app.command()
@@ -369,28 +290,14 @@ def history(
     root: Root = Path(),
 ) -> None:
     """List past rotations, or show one rotation's log (`ralph history 12`)."""
-    import json
+    from ralph.commands.history import history as history_command
 
-    from ralph.commands import history as h
-
+    if rotation is None and tail is not None:
+        raise typer.BadParameter("--tail goes with a rotation number: ralph history 12 --tail 50")
     with reported_errors():
-        root = root.resolve()
-        if rotation is not None:
-            _row, path = h.find_log(root, rotation)
-            _page(h.log_text(path, tail), pager=pager)
-            return
-        if tail is not None:
-            raise typer.BadParameter(
-                "--tail goes with a rotation number: ralph history 12 --tail 50"
-            )
-        rows = h.list_rotations(root, spec)
-        if json_:
-            print(json.dumps([h.rotation_data(r) for r in rows]))
-        elif not rows:
-            where = f" of {spec}" if spec else ""
-            print(f"no rotations{where} recorded yet")
-        else:
-            _page(h.render_table(rows), pager=pager)
+        history_command(
+            root.resolve(), rotation=rotation, spec=spec, tail=tail, as_json=json_, pager=pager
+        )
 
 
 @app.command()
@@ -401,25 +308,14 @@ def inspect(
             "--follow", "-f", help="Stream the live rotation's output until the run ends."
         ),
     ] = False,
-    json_: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_: JsonFlag = False,
     root: Root = Path(),
 ) -> None:
     """Is a run live, and what is it doing: pid, spec, rotation, since when, which agent."""
-    import json
-    import sys
-
-    from ralph.commands import operate
+    from ralph.commands.inspect import inspect as inspect_command
 
     with reported_errors():
-        root = root.resolve()
-        if follow:
-            operate.follow(root, sys.stdout)
-            return
-        data = operate.inspect_data(root)
-        if json_:
-            print(json.dumps(data))
-        else:
-            print("\n".join(operate.inspect_lines(data)))
+        inspect_command(root.resolve(), follow=follow, as_json=json_)
 
 
 @app.command()
@@ -432,29 +328,22 @@ def cancel(
     root: Root = Path(),
 ) -> None:
     """Ask the live run to stop after the current rotation (or --now); it exits 130."""
-    from ralph.commands.operate import cancel_run
+    from ralph.commands.cancel import cancel as cancel_command
 
     with reported_errors():
-        for line in cancel_run(root.resolve(), now=now, wait=wait):
-            print(line, flush=True)
+        cancel_command(root.resolve(), now=now, wait=wait)
 
 
 @app.command()
 def agents(
-    json_: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_: JsonFlag = False,
     root: Root = Path(),
 ) -> None:
     """List the built-in agents: installed or not (with the version), and how each is run."""
-    import json
-
-    from ralph.commands.agents import list_agents, render
+    from ralph.commands.agents import agents as agents_command
 
     with reported_errors():
-        rows = list_agents(root.resolve())
-        if json_:
-            print(json.dumps({"agents": rows}))
-        else:
-            print(render(rows), end="")
+        agents_command(root.resolve(), as_json=json_)
 
 
 @app.command()
@@ -472,16 +361,15 @@ def reset(
     root: Root = Path(),
 ) -> None:
     """Counters and iteration back to zero; each spec keeps its last status, hash and flag."""
-    from ralph.commands.project import reset_project
+    from ralph.commands.reset import reset as reset_command
 
     with reported_errors():
-        for line in reset_project(
+        reset_command(
             root.resolve(),
             handoffs=handoffs or all_,
             history=history or all_,
             guardrails=guardrails or all_,
-        ):
-            print(line)
+        )
 
 
 def main(argv: list[str] | None = None) -> Any:

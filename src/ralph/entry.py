@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> Any:
         from ralph.cli import main as cli_main
 
         return cli_main(args)
-    from ralph.commands.project import print_status
+    from ralph.commands.status import print_status
     from ralph.errors import RalphError, report
 
     try:

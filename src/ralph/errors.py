@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from enum import IntEnum
+from typing import Any
 
 
 class ExitCode(IntEnum):
@@ -78,3 +80,49 @@ class UsageError(RalphError):
     """Bad command-line usage that Typer cannot catch by itself."""
 
     exit_code = ExitCode.USAGE
+
+
+class NoLiveRun(RalphError):
+    """The command needs a live run and there is none."""
+
+    def __init__(self, root: object) -> None:
+        super().__init__(
+            f"no ralph run is live in {root}",
+            "start one with ralph run; ralph history shows past rotations",
+        )
+
+
+def yaml_problem(exc: Exception, first_line: int) -> tuple[str, str]:
+    """(" line N" or "", the problem) of a YAML error in a file whose YAML starts on line
+    `first_line`. An unclosed quote or bracket is reported at the end of the file: name the
+    line where it opened."""
+    mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+    where = f" line {mark.line + first_line}" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return where, problem
+
+
+def invalid_value(
+    where: str,
+    error: Mapping[str, Any],
+    *,
+    is_tag: Callable[[str], bool],
+    brackets: bool,
+    unknown_key: str | None = None,
+) -> str:
+    """`where: key: message` for one of Pydantic's errors. The key is its location without the
+    union members Pydantic puts in it (`is_tag`), list indexes as `[0]` (`brackets`) or `.0`;
+    `unknown_key` replaces Pydantic's words for a key the model does not have."""
+    segments: list[str] = []
+    for part in error["loc"]:
+        if isinstance(part, int) and brackets:
+            if segments:
+                segments[-1] += f"[{part}]"
+            else:
+                segments.append(f"[{part}]")
+        elif not is_tag(str(part)):
+            segments.append(str(part))
+    message = error["msg"]
+    if unknown_key is not None and error["type"] == "extra_forbidden":
+        message = unknown_key
+    return f"{where}: {'.'.join(segments) or '(top level)'}: {message}"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.faults import fault_from
-from ralph.agents.output import OutputParser, Stream, bound_line
+from ralph.agents.output import OutputParser, bound_line
 from ralph.agents.result import AgentFault, FaultKind, Outcome
 from ralph.agents.stream import UsageCounter
-from ralph.process.request import ProcessResult
+from ralph.process.request import ProcessResult, StreamName
 
 _TOKENS = re.compile(
     r"^Tokens: (?P<sent>[\d.,]+)(?P<sk>[kKmM]?) sent(?:, [^,.]* cache \w+)*"
@@ -51,7 +51,7 @@ class AiderParser(OutputParser):
         self.usage = UsageCounter()
         self.problem: tuple[FaultKind | None, str] | None = None  # the last error line
 
-    def feed(self, stream: Stream, lines: Sequence[str]) -> tuple[str, ...]:
+    def feed(self, stream: StreamName, lines: Sequence[str]) -> tuple[str, ...]:
         for line in lines:
             stripped = line.strip()
             tokens = _TOKENS.match(stripped)

@@ -13,12 +13,13 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser, Stream
+from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.errors import AgentError, ConfigError
-from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult
+from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult, StreamName
 from ralph.process.runner import run_process
+from ralph.process.spawn import StartError
 
 
 class CommandAgent:
@@ -99,8 +100,8 @@ class CommandAgent:
     def run(
         self,
         request: AgentRequest,
-        on_lines: Callable[[Stream, tuple[str, ...]], None],
-        on_chunk: Callable[[Stream, bytes], None] | None = None,
+        on_lines: Callable[[StreamName, tuple[str, ...]], None],
+        on_chunk: Callable[[StreamName, bytes], None] | None = None,
         on_start: Callable[[int], None] | None = None,
         *,
         cancel: threading.Event | None = None,
@@ -110,34 +111,37 @@ class CommandAgent:
         process tree at once."""
         parser = self.parser()
 
-        def on_split(stream: Stream, lines: tuple[str, ...]) -> None:
+        def on_split(stream: StreamName, lines: tuple[str, ...]) -> None:
             shown = parser.feed(stream, lines)
             if shown:
                 on_lines(stream, shown)
 
         splitter = LineSplitter(on_split, self.max_event)
 
-        def on_output(stream: Stream, chunk: bytes) -> None:
+        def on_output(stream: StreamName, chunk: bytes) -> None:
             if on_chunk is not None:
                 on_chunk(stream, chunk)
             splitter.feed(stream, chunk)
 
         argv, stdin = self.command(request)
-        process = self.execute(
-            ProcessRequest(
-                argv=argv,
-                cwd=request.root,
-                env=self.build_env(request),
-                stdin_path=stdin,
-                timeout=request.timeout,
-                idle_timeout=request.idle_timeout,
-                kill_grace=request.kill_grace,
-                tail_bytes=max(1 << 20, 2 * len(request.prompt.encode())),
-            ),
-            on_output,
-            cancel=cancel,
-            on_start=on_start,
-        )
+        try:
+            process = self.execute(
+                ProcessRequest(
+                    argv=argv,
+                    cwd=request.root,
+                    env=self.build_env(request),
+                    stdin_path=stdin,
+                    timeout=request.timeout,
+                    idle_timeout=request.idle_timeout,
+                    kill_grace=request.kill_grace,
+                    tail_bytes=max(1 << 20, 2 * len(request.prompt.encode())),
+                ),
+                on_output,
+                cancel=cancel,
+                on_start=on_start,
+            )
+        except StartError as exc:
+            raise start_failure(exc) from exc
         splitter.close()
         outcome = parser.finish(process)
         return AgentResult(
@@ -160,3 +164,24 @@ class CommandAgent:
         (tests/fakes/scripted_inline.py): everything around it, from the environment to the
         parsing of the output, is the same for every agent."""
         return run_process(request, on_output, cancel=cancel, on_start=on_start)
+
+
+def start_failure(exc: StartError) -> AgentError:
+    """A process that could not start, worded as the agent's, with what to do about it."""
+    if exc.stdin is not None:
+        return AgentError(
+            f"cannot start agent: {exc.program}: cannot read prompt file "
+            f"{exc.stdin}: {exc.error.strerror or exc.error}",
+            "check that the prompt file exists and is readable",
+        )
+    return AgentError(f"cannot start agent: {exc.program}: {exc.reason}", _hint(exc))
+
+
+def _hint(exc: StartError) -> str:
+    if isinstance(exc.error, PermissionError):
+        return "make the agent executable (chmod +x) or fix the agent command in ralph.yaml"
+    if isinstance(exc.error, FileNotFoundError) and not exc.cwd.is_dir():
+        return f"the working directory {exc.cwd} does not exist"
+    if isinstance(exc.error, FileNotFoundError):
+        return "install the agent CLI or fix the agent command in ralph.yaml"
+    return "check the agent command in ralph.yaml"

@@ -7,13 +7,11 @@ the lines the displays show and, at the end, what the rotation produced.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 from ralph.agents.result import Outcome
-from ralph.process.request import ProcessResult
+from ralph.process.request import ProcessResult, StreamName
 
 MAX_LINE = 2000  # characters of one output line a display gets; the history log keeps all
-Stream = Literal["stdout", "stderr"]
 
 
 class OutputParser:
@@ -25,7 +23,7 @@ class OutputParser:
     signal is looked for in the output itself.
     """
 
-    def feed(self, stream: Stream, lines: Sequence[str]) -> tuple[str, ...]:
+    def feed(self, stream: StreamName, lines: Sequence[str]) -> tuple[str, ...]:
         # LineSplitter's lines carry no trailing "\r": when none is too long (the usual
         # case), they are shown as they are, without a Python call per line.
         if max(map(len, lines), default=0) <= MAX_LINE:
@@ -45,16 +43,16 @@ class LineSplitter:
     """
 
     def __init__(
-        self, emit: Callable[[Stream, tuple[str, ...]], None], max_line: int = MAX_LINE * 4
+        self, emit: Callable[[StreamName, tuple[str, ...]], None], max_line: int = MAX_LINE * 4
     ) -> None:
         self._emit = emit
         self._max = max_line
         # Pieces of each stream's unfinished line: a list, so a long line costs one join.
-        self._partial: dict[Stream, list[bytes]] = {"stdout": [], "stderr": []}
-        self._size: dict[Stream, int] = {"stdout": 0, "stderr": 0}
-        self._skipping: dict[Stream, bool] = {"stdout": False, "stderr": False}
+        self._partial: dict[StreamName, list[bytes]] = {"stdout": [], "stderr": []}
+        self._size: dict[StreamName, int] = {"stdout": 0, "stderr": 0}
+        self._skipping: dict[StreamName, bool] = {"stdout": False, "stderr": False}
 
-    def feed(self, stream: Stream, chunk: bytes) -> None:
+    def feed(self, stream: StreamName, chunk: bytes) -> None:
         lines: list[str] = []
         end = chunk.rfind(b"\n")
         if end >= 0:

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ralph.agents.faults import fault_from, fault_in_lines, one_line
-from ralph.agents.output import MAX_LINE, OutputParser, Stream, bound_line
+from ralph.agents.output import MAX_LINE, OutputParser, bound_line
 from ralph.agents.result import AgentFault, Outcome, Usage
-from ralph.process.request import ProcessResult
+from ralph.process.request import ProcessResult, StreamName
 
 STDERR_KEPT = 40  # lines of stderr kept to explain a failure (each at most MAX_LINE)
 SUMMARY_MAX = 160  # characters of a tool call's argument shown on its line
@@ -104,7 +104,7 @@ class JsonLinesParser(OutputParser):
         self.events = 0
         self.exit_code: int | None = None
 
-    def feed(self, stream: Stream, lines: Sequence[str]) -> tuple[str, ...]:
+    def feed(self, stream: StreamName, lines: Sequence[str]) -> tuple[str, ...]:
         shown: list[str] = []
         for line in lines:
             stripped = line.strip()

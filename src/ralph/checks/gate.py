@@ -8,28 +8,23 @@ spec's handoff and the next prompt, and the display shows "DONE refused: ...".
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
-from ralph.checks.methods import (
-    ROLES_BY_MODE,
-    AgentJudge,
-    CheckCache,
-    CheckResult,
-    GateResult,
-    check_name,
-    run_gate,
-)
+from ralph.checks.judge import AgentJudge
+from ralph.checks.requirements import requirements
+from ralph.checks.result import CheckCache, CheckResult, GateResult
+from ralph.checks.runner import run_gate
 from ralph.errors import SpecError
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
-from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
+from ralph.specs.frontmatter import SpecMeta, parse_front_matter
 from ralph.store.journal import append_note
 from ralph.store.worklog import append_worklog
 from ralph.store.workspace import Workspace
@@ -96,7 +91,8 @@ class DoneGate:
             row = state.get(spec.path)
             if row is None or not row.needs_work:
                 continue
-            reason = cap_reason(self.meta(spec)[0], row)
+            meta = self.meta(spec)[0]
+            reason = cap_reason(meta.caps if meta is not None else None, row)
             if reason is not None:
                 out[spec.path] = reason
         return out
@@ -104,63 +100,15 @@ class DoneGate:
     def prompt_section(self, spec: Spec, mode: str) -> str:
         """What the agent must know: which checks its DONE must pass, and the last refusal."""
         meta, error = self.meta(spec)
-        lines: list[str] = []
-        if error is not None:
-            lines.append(
-                f"- The front matter of this spec is invalid ({error}); a DONE is "
-                "refused until it is fixed."
-            )
-        if meta is not None and meta.gates_done:
-            if meta.outcome:
-                lines.append(f"- Outcome: {meta.outcome}")
-            lines.extend(f"- Acceptance criterion: {c}" for c in meta.criteria)
-            if meta.test_command:
-                lines.append(f"- Test command (must exit 0): `{meta.test_command}`")
-            for check in meta.checks:
-                what = getattr(check.config, "command", None) or check.method
-                optional = "" if check.required else " (optional: only warns)"
-                lines.append(
-                    f"- Check {check_name(check, meta)} ({check.method}): {what}{optional}"
-                )
-            if meta.verification == "strict":
-                lines.append(
-                    "- Strict tier: every checkbox of this spec must be ticked, and "
-                    "ralph compares that claim with the file on disk."
-                )
-            for role_name in ROLES_BY_MODE.get(mode, ()):
-                role = meta.role(role_name)
-                if role is not None:
-                    lines.append(
-                        f"- As {role_name}: when this is true: {role.description}, print "
-                        f"`<promise>{role.promise}</promise>` on its own line "
-                        f"(verified by {role.verification_method})."
-                    )
-        refusal = self.refusals.get(spec.path)
-        if not lines and refusal is None:
-            return ""
-        text = "## What your DONE must pass\n"
-        if lines:
-            text += (
-                "ralph runs these when you say DONE and counts the DONE only if they pass; "
-                "a refused DONE counts as CONTINUE.\n" + "\n".join(lines) + "\n"
-            )
-        if refusal is not None:
-            text += f"\n### Your last DONE on this spec was refused\n{refusal}\n"
-        return text
+        return requirements(meta, error, mode, self.refusals.get(spec.path))
 
     def track_front_matter(self, spec: Spec, state: State) -> State:
         """After a rotation: remember front matter the agent wrote (its hash), and forget the
         mark once the front matter on disk is something else (a person changed it)."""
         row = state.get(spec.path)
-        now = _read(self.root / spec.path)
-        if row is None or now is None:
+        if row is None:
             return state
-        front = _front(now)
-        mark = row.agent_front_matter
-        if front != _front(spec.text):
-            mark = _digest(front)
-        elif mark is not None and _digest(front) != mark:
-            mark = None
+        mark = agent_mark(self.root, spec, row.agent_front_matter)
         return (
             state
             if mark == row.agent_front_matter
@@ -182,17 +130,8 @@ class DoneGate:
     ) -> Verdict:
         """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
         meta, error = self.meta(spec)
-        now = _read(self.root / spec.path)
-        if error is None and now is not None and _front(now) != _front(spec.text):
-            error = (
-                "the agent changed the spec's front matter (its checks) during the "
-                "rotation; only a person may change them"
-            )
-        elif error is None and agent_front_matter == _digest(_front(spec.text)):
-            error = (
-                "it was last changed by an agent, not a person: restore it, or accept it by "
-                "editing it yourself or with `ralph reset`"
-            )
+        if error is None:
+            error = agent_change(self.root, spec, agent_front_matter)
         if error is None and meta is None:
             return Verdict("DONE", None)
         if error is not None:
@@ -317,21 +256,3 @@ class DoneGate:
         if len(reasons) > NOTE_REASONS:
             shown.append(f"and {len(reasons) - NOTE_REASONS} more")
         return Verdict(REFUSED, "DONE refused: " + "; ".join(shown), False, gate)
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return None
-
-
-def _digest(front: str | None) -> str:
-    return hashlib.sha256((front or "").encode()).hexdigest()
-
-
-def _front(text: str) -> str | None:
-    try:
-        return split_front_matter(text)[0]
-    except ValueError:
-        return "(unclosed)"

@@ -16,6 +16,16 @@ VERSION_TIMEOUT = 15.0  # seconds for `CLI --version` (a node CLI can take a few
 _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?")
 
 
+def agents(root: Path, *, as_json: bool) -> None:
+    rows = list_agents(root)
+    if as_json:
+        import json
+
+        print(json.dumps({"agents": rows}))
+    else:
+        print(render(rows), end="")
+
+
 def probe_version(agent: BuiltinAgent, exe: str) -> str | None:
     """The version `exe --version` prints, or None when it fails or says nothing useful."""
     from ralph.process.request import ProcessRequest

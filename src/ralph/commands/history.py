@@ -1,17 +1,19 @@
-"""`ralph history`: past rotations from `.ralph/worklog.jsonl`, and one rotation's log.
-
-Parsing and rendering are pure (records in, rows and text out); reading files is at the edges.
-"""
+"""`ralph history`: past rotations from `.ralph/worklog.jsonl`, and one rotation's log."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ralph.commands.rotations import (
+    Rotation,
+    render_table,
+    rotation_data,
+    rotations_from_worklog,
+)
 from ralph.errors import RalphError
 from ralph.rules.spec import spec_slug
+from ralph.store.worklog import read_worklog
 from ralph.store.workspace import Workspace
 
 
@@ -19,171 +21,46 @@ class HistoryError(RalphError):
     """No such rotation, or no history yet."""
 
 
-@dataclass(frozen=True)
-class Rotation:
-    number: int
-    spec: str
-    agent: str | None
-    mode: str | None
-    started_at: float | None
-    signal: str | None  # None: the rotation has no recorded end (running, or ralph was killed)
-    files_changed: int | None
-    duration: float | None
-    cost_usd: float | None
-    done_count: int | None
-    note: str | None
-    log: str | None  # history log, relative to the project root, when recorded
+def history(
+    root: Path,
+    *,
+    rotation: int | None,
+    spec: str | None,
+    tail: int | None,
+    as_json: bool,
+    pager: bool,
+) -> None:
+    """The list of rotations (of `spec`), or one rotation's log (its last `tail` lines)."""
+    if rotation is not None:
+        _row, path = find_log(root, rotation)
+        _page(log_text(path, tail), pager=pager)
+        return
+    rows = list_rotations(root, spec)
+    if as_json:
+        print(json.dumps([rotation_data(r) for r in rows]))
+    elif not rows:
+        where = f" of {spec}" if spec else ""
+        print(f"no rotations{where} recorded yet")
+    else:
+        _page(render_table(rows), pager=pager)
 
 
-def _cost(record: dict[str, Any]) -> float | None:
-    cost = record.get("cost_usd")
-    usage = record.get("usage")
-    if cost is None and isinstance(usage, dict):
-        cost = usage.get("cost_usd")
-    return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
+def _page(text: str, *, pager: bool) -> None:
+    """Long output goes through a pager on a terminal (never in a pipe, CI or tests)."""
+    import os
+    import shutil
+    import sys
 
+    from ralph.ui.terminal import ci_environment, is_terminal
 
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    rows = shutil.get_terminal_size().lines
+    if pager and is_terminal(sys.stdout) and not ci_environment() and text.count("\n") >= rows:
+        import pydoc
 
-
-def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
-    """Pair each rotation_start with its rotation_end, in the order they happened."""
-    found: list[Rotation] = []
-    open_: dict[tuple[int, str], int] = {}  # (number, spec) -> index in `found`
-    for rec in records:
-        event = rec.get("event")
-        number, spec = rec.get("iteration"), rec.get("spec")
-        if not isinstance(number, int) or not isinstance(spec, str):
-            continue
-        if event == "rotation_start":
-            open_[(number, spec)] = len(found)
-            found.append(
-                Rotation(
-                    number=number,
-                    spec=spec,
-                    agent=rec.get("agent"),
-                    mode=rec.get("mode"),
-                    started_at=_num(rec.get("ts")),
-                    signal=None,
-                    files_changed=None,
-                    duration=None,
-                    cost_usd=None,
-                    done_count=None,
-                    note=None,
-                    log=None,
-                )
-            )
-        elif event == "rotation_end":
-            i = open_.pop((number, spec), None)
-            start = found[i] if i is not None else None
-            started = start.started_at if start else None
-            ended = _num(rec.get("ts"))
-            duration = ended - started if ended is not None and started is not None else None
-            if duration is None:
-                duration = _num(rec.get("agent_s"))
-            files = rec.get("files_changed")
-            done = rec.get("done_count")
-            row = Rotation(
-                number=number,
-                spec=spec,
-                agent=start.agent if start else rec.get("agent"),
-                mode=start.mode if start else rec.get("mode"),
-                started_at=started,
-                signal=str(rec.get("signal")) if rec.get("signal") is not None else None,
-                files_changed=files if isinstance(files, int) else None,
-                duration=duration,
-                cost_usd=_cost(rec),
-                done_count=done if isinstance(done, int) else None,
-                note=rec.get("note") if isinstance(rec.get("note"), str) else None,
-                log=rec.get("log") if isinstance(rec.get("log"), str) else None,
-            )
-            if i is None:
-                found.append(row)
-            else:
-                found[i] = row
-    return found
-
-
-def read_worklog(path: Path) -> list[dict[str, Any]]:
-    """The worklog's records; a damaged line (a crash mid-write) is skipped, not fatal."""
-    try:
-        text = path.read_bytes().decode("utf-8", "replace")
-    except FileNotFoundError:
-        return []
-    records = []
-    for line in text.splitlines():
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(rec, dict):
-            records.append(rec)
-    return records
-
-
-def _seconds(value: float | None) -> str:
-    if value is None:
-        return "-"
-    if value < 60:
-        return f"{value:.1f} s"
-    total = int(value)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def _when(epoch: float | None) -> str:
-    import time
-
-    return "-" if epoch is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
-
-
-def render_table(rows: list[Rotation]) -> str:
-    """Aligned columns, one rotation per line."""
-    header = ("#", "started", "spec", "agent", "mode", "signal", "files", "duration", "cost")
-    cells = [header]
-    for r in rows:
-        cells.append(
-            (
-                str(r.number),
-                _when(r.started_at),
-                r.spec,
-                r.agent or "-",
-                r.mode or "-",
-                r.signal or "(no end)",
-                "-" if r.files_changed is None else str(r.files_changed),
-                _seconds(r.duration),
-                "-" if r.cost_usd is None else f"${r.cost_usd:.2f}",
-            )
-        )
-    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
-    right = {0, 6, 7, 8}  # numbers read better aligned right
-    out = []
-    for line in cells:
-        parts = [
-            cell.rjust(w) if i in right else cell.ljust(w)
-            for i, (cell, w) in enumerate(zip(line, widths, strict=True))
-        ]
-        out.append("  ".join(parts).rstrip())
-    return "\n".join(out) + "\n"
-
-
-def rotation_data(r: Rotation) -> dict[str, Any]:
-    return {
-        "number": r.number,
-        "spec": r.spec,
-        "agent": r.agent,
-        "mode": r.mode,
-        "started_at": r.started_at,
-        "signal": r.signal,
-        "files_changed": r.files_changed,
-        "duration": None if r.duration is None else round(r.duration, 3),
-        "cost_usd": r.cost_usd,
-        "done_count": r.done_count,
-        "note": r.note,
-        "log": r.log,
-    }
+        os.environ.setdefault("LESS", "FRX")  # quit if one screen, keep colours, no clearing
+        pydoc.pager(text)
+        return
+    sys.stdout.write(text)
 
 
 def list_rotations(root: Path, spec: str | None) -> list[Rotation]:
@@ -239,7 +116,7 @@ def _mtime(path: Path) -> float:
 
 def log_text(path: Path, tail: int | None) -> str:
     """A history log made readable (escape codes removed); its last `tail` lines if asked."""
-    from ralph.ui.display import clean_line
+    from ralph.ui.text import clean_line
 
     lines = path.read_bytes().decode("utf-8", "replace").split("\n")
     if lines and lines[-1] == "":

@@ -42,7 +42,7 @@ def run_process(
     """Run `request` to completion or until a limit, Ctrl-C or `cancel` stops it.
 
     The process and everything it started are dead when this returns. A non-zero exit is
-    reported, not raised; only a failure to start raises AgentError. KeyboardInterrupt is
+    reported, not raised; only a failure to start raises StartError. KeyboardInterrupt is
     turned into `interrupted=True` so the caller can record the rotation before exiting.
     """
     token = uuid.uuid4().hex

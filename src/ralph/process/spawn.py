@@ -1,5 +1,6 @@
-"""Starting an agent process in its own session: the only Popen in ralph, and the words for a
-start that fails."""
+"""Starting a process in its own session: the only Popen in ralph. A start that fails is a
+`StartError` naming the program and the operating system's reason; the caller (an agent, a
+check) words it as its own."""
 
 from __future__ import annotations
 
@@ -8,23 +9,33 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
-from ralph.errors import AgentError
 from ralph.process.request import ProcessRequest
 
 
+class StartError(Exception):
+    """A process that could not start: `program`, `reason` (the OS's words) and the error."""
+
+    def __init__(
+        self, program: str, reason: str, error: OSError, cwd: Path, stdin: Path | None = None
+    ) -> None:
+        super().__init__(f"{program}: {reason}")
+        self.program = program
+        self.reason = reason
+        self.error = error
+        self.cwd = cwd
+        self.stdin = stdin  # set: reading this stdin file failed, the program never ran
+
+
 def spawn(request: ProcessRequest) -> subprocess.Popen[bytes]:
-    """The started process, its stdout and stderr piped; AgentError when it cannot start."""
+    """The started process, its stdout and stderr piped; StartError when it cannot start."""
     program = request.argv[0]
     stdin: IO[bytes] | int = subprocess.DEVNULL
     if request.stdin_path is not None:
         try:
             stdin = request.stdin_path.open("rb")
         except OSError as exc:
-            raise AgentError(
-                f"cannot start agent: {program}: cannot read prompt file "
-                f"{request.stdin_path}: {exc.strerror or exc}",
-                "check that the prompt file exists and is readable",
-            ) from exc
+            reason = f"cannot read {request.stdin_path}: {exc.strerror or exc}"
+            raise StartError(program, reason, exc, request.cwd, request.stdin_path) from exc
     # Own session and process group (on Windows: process group): Ctrl-C at the terminal does
     # not reach the agent (ralph decides how it stops) and killpg() reaches all it starts.
     isolation: dict[str, Any] = {"start_new_session": True}
@@ -41,10 +52,7 @@ def spawn(request: ProcessRequest) -> subprocess.Popen[bytes]:
             **isolation,
         )
     except OSError as exc:
-        raise AgentError(
-            f"cannot start agent: {program}: {_reason(exc, program)}",
-            _hint(exc, request.cwd),
-        ) from exc
+        raise StartError(program, _reason(exc, program), exc, request.cwd) from exc
     finally:
         # The child has its own copy of the descriptor.
         if not isinstance(stdin, int):
@@ -57,13 +65,3 @@ def _reason(exc: OSError, program: str) -> str:
     if exc.filename is not None and str(exc.filename) != program:
         return f"{exc.filename}: {reason}"
     return reason
-
-
-def _hint(exc: OSError, cwd: Path) -> str:
-    if isinstance(exc, PermissionError):
-        return "make the agent executable (chmod +x) or fix the agent command in ralph.yaml"
-    if isinstance(exc, FileNotFoundError) and not cwd.is_dir():
-        return f"the working directory {cwd} does not exist"
-    if isinstance(exc, FileNotFoundError):
-        return "install the agent CLI or fix the agent command in ralph.yaml"
-    return "check the agent command in ralph.yaml"

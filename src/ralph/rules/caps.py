@@ -11,29 +11,36 @@ the cap in the front matter unblocks the spec.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from ralph.rules.state import SpecState, State
-from ralph.specs.frontmatter import SpecMeta
 
 ROLE_MODES = {"coder": "IMPLEMENT", "reviewer": "REVIEW", "tester": None, "qa": None}
+
+
+@dataclass(frozen=True)
+class Caps:
+    """A spec's caps as its front matter states them (`SpecMeta.caps`)."""
+
+    spec: int | None = None  # max_iterations
+    roles: Mapping[str, int] = field(default_factory=dict)  # role -> its max_iterations
 
 
 def next_mode(row: SpecState) -> str:
     return "IMPLEMENT" if row.done_count == 0 else "REVIEW"
 
 
-def cap_reason(meta: SpecMeta | None, row: SpecState) -> str | None:
+def cap_reason(caps: Caps | None, row: SpecState) -> str | None:
     """Why `row` may not run another rotation, or None."""
-    if meta is None:
+    if caps is None:
         return None
     total = row.implement_rotations + row.review_rotations
-    if meta.max_iterations is not None and total >= meta.max_iterations:
-        return f"max_iterations {meta.max_iterations} reached ({_rotations(total)})"
+    if caps.spec is not None and total >= caps.spec:
+        return f"max_iterations {caps.spec} reached ({_rotations(total)})"
     mode = next_mode(row)
     for name, role_mode in ROLE_MODES.items():
-        role = meta.role(name)
-        if role is None or role.max_iterations is None:
+        cap = caps.roles.get(name)
+        if cap is None:
             continue
         if role_mode is None:
             used = total
@@ -41,9 +48,9 @@ def cap_reason(meta: SpecMeta | None, row: SpecState) -> str | None:
             used = row.implement_rotations if mode == "IMPLEMENT" else row.review_rotations
         else:
             continue
-        if used >= role.max_iterations:
+        if used >= cap:
             what = _rotations(used, role_mode)
-            return f"{name}.max_iterations {role.max_iterations} reached ({what})"
+            return f"{name}.max_iterations {cap} reached ({what})"
     return None
 
 

@@ -134,7 +134,7 @@ def _nobody_ready(pool: Pool, policy: PoolPolicy, now: float) -> Wait | Exhauste
     )
 
 
-def describe(seat: Seat, now: float | None = None) -> str:
+def describe(seat: Seat, now: float) -> str:
     """`claude until 14:05` / `codex back-off until 13:20` / `pi evicted`, for messages."""
     if seat.evicted:
         return f"{seat.name} evicted"
@@ -144,10 +144,11 @@ def describe(seat: Seat, now: float | None = None) -> str:
     return f"{seat.name} {kind} {clock(seat.benched_until, now)}"
 
 
-def clock(epoch: float, now: float | None = None) -> str:
-    """`14:05` today (local time); `Mon 24 Nov 10:00` on another day (a weekly limit)."""
+def clock(epoch: float, now: float) -> str:
+    """`14:05` today (local time); `Mon 24 Nov 10:00` on another day (a weekly limit). The caller
+    reads the clock: a rule takes the time as a value."""
     when = time.localtime(epoch)
-    today = time.localtime(time.time() if now is None else now)
+    today = time.localtime(now)
     if (when.tm_year, when.tm_yday) == (today.tm_year, today.tm_yday):
         return time.strftime("%H:%M", when)
     return time.strftime("%a %d %b %H:%M", when)

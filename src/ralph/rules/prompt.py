@@ -7,7 +7,7 @@ from typing import Literal
 
 from ralph.rules.signals import PROTOCOL, VERIFY_PROTOCOL
 
-# JUDGE: a semantic check's judge (ralph.checks.methods), answering VERIFIED or NOT_VERIFIED;
+# JUDGE: a semantic check's judge (ralph.checks.judge), answering VERIFIED or NOT_VERIFIED;
 # VERIFY: the final verification once every spec is at 3/3
 Mode = Literal["IMPLEMENT", "REVIEW", "JUDGE", "VERIFY"]
 

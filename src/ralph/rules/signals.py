@@ -57,11 +57,20 @@ def parse_signal(output: str, prompt: str = "", final_text: str | None = None) -
     """
     if final_text is not None:
         return _last_signal(final_text)
+    text = agent_words(output, prompt, None)
+    kept = (line for line in text.split("\n") if line.strip() not in _PROTOCOL_LINES)
+    return _last_signal("\n".join(kept))
+
+
+def agent_words(output: str, prompt: str, final_text: str | None) -> str:
+    """What the agent itself said: its final message where its CLI reports one, otherwise its
+    output without verbatim copies of the prompt (an echo is not the agent's word)."""
+    if final_text is not None:
+        return final_text
     text = output.replace("\r\n", "\n")
     if prompt:
         text = text.replace(prompt.replace("\r\n", "\n"), "\n")
-    kept = (line for line in text.split("\n") if line.strip() not in _PROTOCOL_LINES)
-    return _last_signal("\n".join(kept))
+    return text
 
 
 def _last_signal(text: str) -> str | None:

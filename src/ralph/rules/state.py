@@ -123,27 +123,84 @@ def state_to_json(state: State) -> dict[str, Any]:
     }
 
 
-def spec_to_json(s: SpecState) -> dict[str, Any]:
-    data: dict[str, Any] = {
+def _spec_fields(s: SpecState) -> dict[str, Any]:
+    """Every fact about a spec, as JSON values: the state file and `status --json` pick theirs."""
+    return {
         "path": s.path,
         "done_count": s.done_count,
         "last_status": s.last_status,
         "last_hash": s.last_hash,
         "modified_files": s.modified_files,
+        "needs_work": s.needs_work,
         "rotations": s.rotations,
         "implement_rotations": s.implement_rotations,
         "review_rotations": s.review_rotations,
         "blocked": s.blocked,
         "agent_front_matter": s.agent_front_matter,
+        "usage": tally_to_json(s.usage),
+        "last_changed_by": s.last_changed_by,
+        "override": s.override,
     }
+
+
+# The keys each view shows, in its order (both orders are part of the file formats).
+_SAVED_SPEC_KEYS = (
+    "path",
+    "done_count",
+    "last_status",
+    "last_hash",
+    "modified_files",
+    "rotations",
+    "implement_rotations",
+    "review_rotations",
+    "blocked",
+    "agent_front_matter",
+)
+_STATUS_SPEC_KEYS = (
+    "path",
+    "done_count",
+    "last_status",
+    "modified_files",
+    "last_hash",
+    "needs_work",
+    "rotations",
+    "blocked",  # why it stopped at an iteration cap (front matter)
+    "usage",
+    "last_changed_by",
+    "override",
+)
+_STATUS_BREAKER_KEYS = ("state", "failures", "opened_at")
+
+
+def spec_to_json(s: SpecState) -> dict[str, Any]:
+    fields = _spec_fields(s)
+    data = {key: fields[key] for key in _SAVED_SPEC_KEYS}
     # Optional keys (usage counting came later): written once they mean something.
     if s.usage.rotations:
-        data["usage"] = tally_to_json(s.usage)
+        data["usage"] = fields["usage"]
     if s.last_changed_by is not None:
         data["last_changed_by"] = s.last_changed_by
     if s.override is not None:
         data["override"] = s.override
     return data
+
+
+def status_to_json(state: State, *, running: bool) -> dict[str, Any]:
+    """`ralph status --json`: the state's own JSON seen from outside (the contract's keys, and a
+    few more): whether a run is live and the matrix is complete, without the internal keys."""
+    saved = state_to_json(state)
+    return {
+        "iteration": saved["iteration"],
+        "max_iterations": saved["max_iterations"],
+        "running": running,
+        "complete": state.complete,
+        "current_spec": saved["current_spec"],
+        "specs": [{key: _spec_fields(s)[key] for key in _STATUS_SPEC_KEYS} for s in state.specs],
+        "usage": saved["usage"],  # every rotation since the state was created
+        "agents": saved["agents"],
+        "final_verification": saved["final_verification"],
+        "breaker": {key: saved["breaker"][key] for key in _STATUS_BREAKER_KEYS},
+    }
 
 
 def tally_to_json(t: Tally) -> dict[str, Any]:

@@ -12,15 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Final, Protocol
 
 from ralph.rules.matrix import downgrade_verified
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
-from ralph.specs.frontmatter import ExternalCheck, SpecMeta
 
 SLUG: Final = "final-verification"  # its handoff (the verifier's report) and history folder
 SUBJECT: Final = ":final-verification"  # the breaker's subject for a failed verification
+
+
+class Commanded(Protocol):
+    """A spec's front matter, as far as the verifier's prompt cares (`SpecMeta`)."""
+
+    @property
+    def own_commands(self) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -35,22 +41,15 @@ class Verdict:
 
 def announced_commands(
     specs: Sequence[Spec],
-    meta: Callable[[Spec], tuple[SpecMeta | None, str | None]],
+    meta: Callable[[Spec], tuple[Commanded | None, str | None]],
     test_command: str | None,
 ) -> tuple[str, ...]:
     """The commands ralph will run itself, as the verifier's prompt lists them."""
     commands = [test_command] if test_command else []
     for spec in specs:
         found = meta(spec)[0]
-        if found is None:
-            continue
-        if found.test_command:
-            commands.append(found.test_command)
-        commands.extend(
-            check.config.command
-            for check in found.checks
-            if isinstance(check, ExternalCheck) and check.required
-        )
+        if found is not None:
+            commands.extend(found.own_commands)
     return tuple(dict.fromkeys(commands))
 
 

@@ -7,7 +7,6 @@ function here; asking is the only I/O.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final, Literal, TextIO
@@ -85,17 +84,6 @@ def ask(e: Escalation, read: TextIO, write: TextIO) -> Choice:
             return choice
         write.write(f"not a choice: {line.strip()!r}; type 1, 2 or 3\n")
     return "abort"
-
-
-def is_headless(stdin: TextIO | None, env: dict[str, str] | None = None) -> bool:
-    """No one can answer: stdin is not a terminal, or a CI system runs ralph."""
-    environ = os.environ if env is None else env
-    if environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-        return True
-    try:
-        return stdin is None or not stdin.isatty()
-    except ValueError:  # closed
-        return True
 
 
 def apply_choice(state: State, e: Escalation, choice: Choice) -> State:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -26,10 +26,8 @@ from pydantic import (
     field_validator,
 )
 
-from ralph.errors import SpecError
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
+from ralph.errors import SpecError, invalid_value, yaml_problem
+from ralph.rules.caps import Caps
 
 FENCE = "---"
 HINT = "fix the YAML between the --- lines at the top of the spec (README: Front matter and checks)"
@@ -195,6 +193,22 @@ class SpecMeta(_Model):
         return value
 
     @property
+    def caps(self) -> Caps:
+        """The iteration caps, as the pure rules take them."""
+        roles = {r: role.max_iterations for r in ROLES if (role := self.role(r)) is not None}
+        return Caps(self.max_iterations, {r: n for r, n in roles.items() if n is not None})
+
+    @property
+    def own_commands(self) -> tuple[str, ...]:
+        """The commands ralph runs itself for this spec: its test command and its required
+        external checks (the final verifier is told about them)."""
+        commands = [self.test_command] if self.test_command else []
+        commands += [
+            c.config.command for c in self.checks if isinstance(c, ExternalCheck) and c.required
+        ]
+        return tuple(commands)
+
+    @property
     def gates_done(self) -> bool:
         """Does a DONE on this spec need anything beyond the counter?"""
         return bool(
@@ -244,10 +258,7 @@ def parse_front_matter(path: str, text: str) -> SpecMeta | None:
     try:
         data = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
-        # +1: 0-based, +1: the opening --- line
-        where = f" line {mark.line + 2}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        where, problem = yaml_problem(exc, 2)  # +1: 0-based, +1: the opening --- line
         raise SpecError(
             f"{path}:{where}: front matter is not valid YAML ({problem})", HINT
         ) from None
@@ -258,23 +269,19 @@ def parse_front_matter(path: str, text: str) -> SpecMeta | None:
     try:
         return SpecMeta.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = format_loc(err["loc"]) or "(top level)"
-        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-        raise SpecError(f"{path}: front matter: {key}: {msg}", HINT) from None
+        message = invalid_value(
+            f"{path}: front matter",
+            exc.errors()[0],
+            is_tag=_is_tag,
+            brackets=True,
+            unknown_key="unknown key",
+        )
+        raise SpecError(message, HINT) from None
 
 
-def format_loc(loc: Sequence[int | str]) -> str:
-    """`checks[0].config.command` from Pydantic's location (union tags dropped)."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part in _LOC_TAGS or part.startswith(("list[", "str", "int", "float", "bool")):
-            continue
-        else:
-            out += f".{part}" if out else part
-    return out
+def _is_tag(part: str) -> bool:
+    """A union member Pydantic puts in an error's location (`checks[0].external.config`)."""
+    return part in _LOC_TAGS or part.startswith(("list[", "str", "int", "float", "bool"))
 
 
 def describe(meta: SpecMeta) -> dict[str, Any]:

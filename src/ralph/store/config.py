@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from ralph.errors import ConfigError
+from ralph.errors import ConfigError, invalid_value, yaml_problem
 
 CONFIG_FILE = "ralph.yaml"
 _TYPE_TAG = re.compile(r"(str|int|float|bool|none|list\[.*\]|dict\[.*\])")
@@ -161,10 +161,7 @@ def parse_config(text: str) -> RalphConfig:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        # an unclosed quote or bracket is reported at the end of the file: name where it opened
-        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        where, problem = yaml_problem(exc, 1)
         raise ConfigError(
             f"{CONFIG_FILE}:{where}: invalid YAML ({problem})", "fix the YAML syntax"
         ) from exc
@@ -175,11 +172,13 @@ def parse_config(text: str) -> RalphConfig:
     try:
         return RalphConfig.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        # drop the union member names Pydantic puts in the location ("agent.command.str")
-        parts = [str(p) for p in err["loc"] if not _TYPE_TAG.fullmatch(str(p))]
-        key = ".".join(parts) or "(top level)"
+        message = invalid_value(CONFIG_FILE, exc.errors()[0], is_tag=_is_tag, brackets=False)
         raise ConfigError(
-            f"{CONFIG_FILE}: {key}: {err['msg']}",
+            message,
             "see the Configuration section of the README for the keys ralph.yaml accepts",
         ) from exc
+
+
+def _is_tag(part: str) -> bool:
+    """A union member Pydantic puts in an error's location (`agent.command.str`)."""
+    return _TYPE_TAG.fullmatch(part) is not None

@@ -10,7 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
-from ralph.ui.reports import RunReport
+from ralph.ui.runreport import RunReport
 
 NOTIFY_TIMEOUT = 5.0
 

@@ -1,0 +1,61 @@
+"""Only a person may change a spec's checks: front matter an agent wrote is noticed and its
+DONEs refused until a person restores or accepts it.
+
+The mark kept in the state is the hash of the front matter the agent wrote; it is forgotten
+once the front matter on disk is something else (a person changed it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from ralph.rules.spec import Spec
+from ralph.specs.frontmatter import split_front_matter
+
+
+def agent_mark(root: Path, spec: Spec, mark: str | None) -> str | None:
+    """After a rotation on `spec` (its text as the rotation began): the new mark."""
+    now = _read(root / spec.path)
+    if now is None:
+        return mark
+    front = _front(now)
+    if front != _front(spec.text):
+        return _digest(front)
+    if mark is not None and _digest(front) != mark:
+        return None
+    return mark
+
+
+def agent_change(root: Path, spec: Spec, mark: str | None) -> str | None:
+    """Why a DONE on `spec` is refused for its front matter's author, or None."""
+    now = _read(root / spec.path)
+    if now is not None and _front(now) != _front(spec.text):
+        return (
+            "the agent changed the spec's front matter (its checks) during the "
+            "rotation; only a person may change them"
+        )
+    if mark == _digest(_front(spec.text)):
+        return (
+            "it was last changed by an agent, not a person: restore it, or accept it by "
+            "editing it yourself or with `ralph reset`"
+        )
+    return None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _digest(front: str | None) -> str:
+    return hashlib.sha256((front or "").encode()).hexdigest()
+
+
+def _front(text: str) -> str | None:
+    try:
+        return split_front_matter(text)[0]
+    except ValueError:
+        return "(unclosed)"

@@ -1,0 +1,107 @@
+"""An external check's command: run through the platform's shell by `run_process` (own
+timeout, working dir, its whole process tree killed), judged by exit code and output."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from ralph.checks.result import CheckResult
+from ralph.process.request import ProcessRequest
+from ralph.process.runner import run_process
+from ralph.process.spawn import StartError
+from ralph.specs.frontmatter import ExternalConfig
+
+OUTPUT_TAIL_LINES = 20  # lines of a failed check's output shown to the agent and the user
+OUTPUT_TAIL_BYTES = 4 << 20  # how much of a check's output is searched for output_contains
+KILL_GRACE = 5.0
+
+
+def shell_argv(command: str) -> tuple[str, ...]:
+    """The command line run by the platform's shell (argv[0] absolute, as run_process wants)."""
+    if sys.platform == "win32":
+        return (
+            os.environ.get("COMSPEC", r"C:\Windows\System32\cmd.exe"),
+            "/d",
+            "/s",
+            "/c",
+            command,
+        )
+    sh = "/bin/sh" if Path("/bin/sh").exists() else (shutil.which("sh") or "/bin/sh")
+    return (sh, "-c", command)
+
+
+def run_command(
+    cfg: ExternalConfig,
+    root: Path,
+    env: Mapping[str, str] | None = None,
+    cancel: threading.Event | None = None,
+    *,
+    name: str = "external",
+    required: bool = True,
+) -> CheckResult:
+    """Run one external check. Never raises for the command's sake: a command that cannot
+    start, times out or fails is a failed check, with the reason in its summary."""
+    started = time.perf_counter()
+
+    def fail(summary: str, output: str = "", *, interrupted: bool = False) -> CheckResult:
+        return CheckResult(
+            name,
+            "external",
+            False,
+            required,
+            summary,
+            _tail(output),
+            seconds=time.perf_counter() - started,
+            interrupted=interrupted,
+        )
+
+    cwd = (root / cfg.working_dir).resolve()
+    if not cwd.is_dir():
+        return fail(f"cannot start: working directory {cfg.working_dir} does not exist")
+    try:
+        res = run_process(
+            ProcessRequest(
+                argv=shell_argv(cfg.command),
+                cwd=cwd,
+                env=dict(env if env is not None else os.environ),
+                timeout=float(cfg.timeout),
+                kill_grace=KILL_GRACE,
+                tail_bytes=OUTPUT_TAIL_BYTES,
+            ),
+            lambda stream, chunk: None,
+            cancel=cancel,
+        )
+    except StartError as exc:
+        return fail(f"cannot start: {exc}")
+    output = (res.stdout_tail + res.stderr_tail).decode("utf-8", errors="replace")
+    if res.interrupted:
+        return fail("interrupted", output, interrupted=True)
+    if res.timed_out:
+        return fail(
+            f"timed out after {float(cfg.timeout):g} s (its process tree was killed)", output
+        )
+    if res.exit_code != cfg.success_exit_code:
+        return fail(f"exit code {res.exit_code}, expected {cfg.success_exit_code}", output)
+    if cfg.output_contains is not None and cfg.output_contains not in output:
+        return fail(f"output does not contain {cfg.output_contains!r}", output)
+    if cfg.output_not_contains is not None and cfg.output_not_contains in output:
+        return fail(f"output contains {cfg.output_not_contains!r}", output)
+    return CheckResult(
+        name,
+        "external",
+        True,
+        required,
+        f"exit code {res.exit_code}",
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _tail(output: str) -> str:
+    lines = output.rstrip().splitlines()[-OUTPUT_TAIL_LINES:]
+    return "\n".join(line if len(line) <= 300 else line[:300] + " …" for line in lines)

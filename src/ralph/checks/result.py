@@ -1,0 +1,93 @@
+"""What a check run gives: one check's result, a gate's verdict, and the cache by tree state."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    method: str  # string_match, external, semantic, multi_stage, strict (the checkbox claim)
+    passed: bool
+    required: bool = True
+    summary: str = ""  # one line: why it passed or failed
+    output: str = ""  # the end of a command's output (failed checks only)
+    cached: bool = False
+    skipped: bool = False  # not run: not applicable, or an earlier required check failed
+    seconds: float = 0.0
+    warnings: tuple[str, ...] = ()  # optional stages that failed
+    interrupted: bool = False
+
+    @property
+    def blocking(self) -> bool:
+        return self.required and not self.passed
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "method": self.method,
+            "passed": self.passed,
+            "required": self.required,
+            "summary": self.summary,
+            "cached": self.cached,
+            "skipped": self.skipped,
+            "seconds": round(self.seconds, 3),
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The verdict on one DONE: `passed` only when every required check passed."""
+
+    passed: bool
+    results: tuple[CheckResult, ...] = ()
+    interrupted: bool = False  # Ctrl-C (or a cancel) stopped a check: the verdict is void
+
+    @property
+    def failed(self) -> tuple[CheckResult, ...]:
+        return tuple(r for r in self.results if r.blocking and not r.skipped)
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """One line per failed required check: which one, and why."""
+        return tuple(f"{r.name}: {r.summary}" for r in self.failed)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        out = [f"{r.name}: {r.summary}" for r in self.results if not r.required and not r.passed]
+        for r in self.results:
+            out.extend(f"{r.name}: {w}" for w in r.warnings)
+        return tuple(out)
+
+    def report(self) -> str:
+        """The failures with the end of each one's output, for the handoff and the prompt."""
+        parts: list[str] = []
+        for r in self.failed:
+            parts.append(f"- {r.name} ({r.method}): {r.summary}")
+            if r.output.strip():
+                tail = "\n".join(f"      {line}" for line in r.output.rstrip().splitlines())
+                parts.append(tail)
+        return "\n".join(parts)
+
+
+@dataclass
+class CheckCache:
+    """Check results by tree state: an unchanged tree is not re-tested (within a run)."""
+
+    entries: dict[tuple[str, str], CheckResult] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def get(self, tree: str | None, key: str) -> CheckResult | None:
+        if tree is None:
+            return None
+        with self.lock:
+            return self.entries.get((tree, key))
+
+    def put(self, tree: str | None, key: str, result: CheckResult) -> None:
+        if tree is None or result.interrupted:
+            return
+        with self.lock:
+            self.entries[(tree, key)] = result

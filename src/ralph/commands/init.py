@@ -1,0 +1,52 @@
+"""`ralph init`: create .ralph/, a PROMPT.md template when there is no spec, and ignore .ralph/
+in git."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from ralph.errors import LockError
+from ralph.rules.state import State
+from ralph.specs.discovery import find_spec_paths
+from ralph.store.runlock import RunLock
+from ralph.store.state import save_state
+from ralph.store.workspace import PROMPT_TEMPLATE, Workspace, ensure_gitignored
+
+
+def init(root: Path, *, force: bool) -> None:
+    """Each step printed as it is done."""
+    for line in init_project(root, force=force):
+        print(line)
+
+
+def init_project(root: Path, *, force: bool) -> Iterator[str]:
+    import shutil
+
+    ws = Workspace(root)
+    ws.check()
+    if ws.state_file.exists() and not force:
+        raise LockError(
+            f"{ws.rel(ws.dir)}/ already exists in {root}",
+            "ralph init --force re-creates it (state, handoffs and history are lost; "
+            "specs under .ralph/specs/ are kept)",
+        )
+    with RunLock(ws.dir):  # never clobber the state of a live run
+        if force:
+            for entry in ws.dir.iterdir():
+                # .ralph/specs/ holds the user's specs; run.lock is held right now
+                if entry.name in ("specs", "run.lock", "run.json"):
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+        ws.ensure()
+        save_state(ws.state_file, State())
+    yield f"created {ws.rel(ws.dir)}/ (state.json, guardrails.md, handoffs/, history/)"
+    if not find_spec_paths(root):
+        (root / "PROMPT.md").write_text(PROMPT_TEMPLATE, encoding="utf-8")
+        yield "created PROMPT.md: describe what you want built there"
+    if ensure_gitignored(root):
+        yield "added .ralph/ to .gitignore"
+    yield "next: ralph run --agent-command 'YOUR AGENT'  (or --agent demo to watch the loop)"

@@ -1,0 +1,122 @@
+"""`ralph inspect`: is a run live, and what is it doing: pid, spec, rotation, since when, which
+agent; when none is, how the last one ended."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ralph.store.runlock import read_run
+from ralph.store.workspace import Workspace
+from ralph.ui.text import format_when
+
+
+def inspect(root: Path, *, follow: bool, as_json: bool) -> None:
+    if follow:
+        from ralph.commands.follow import follow as follow_run
+
+        follow_run(root, sys.stdout)
+        return
+    data = inspect_data(root)
+    if as_json:
+        print(json.dumps(data))
+    else:
+        print("\n".join(inspect_lines(data)))
+
+
+def _clock(seconds: float) -> str:
+    total = int(max(0.0, seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
+
+
+def inspect_data(root: Path, now: float | None = None) -> dict[str, Any]:
+    """What `ralph inspect --json` prints: is a run live, and what it is doing."""
+    ws = Workspace(root)
+    ws.check()
+    live = read_run(ws.dir)
+    now = time.time() if now is None else now
+    if live is None:
+        data: dict[str, Any] = {"running": False}
+        last = last_run(ws)
+        if last is not None:
+            data["last_run"] = last
+        return data
+    info = live.data
+    data = {
+        "running": True,
+        "pid": live.pid,
+        "started_at": live.started_at,
+        "running_for": round(now - live.started_at, 3) if live.started_at else None,
+        "agent": info.get("agent"),
+        "agent_pid": info.get("agent_pid"),
+        "spec": info.get("current_spec"),
+        "iteration": info.get("iteration"),
+        "mode": info.get("mode"),
+        "rotation_started_at": info.get("rotation_started"),
+    }
+    if isinstance(info.get("rotation_started"), (int, float)):
+        data["rotation_running_for"] = round(now - float(info["rotation_started"]), 3)
+    from ralph.store.cancel import read_request
+
+    data["cancel_requested"] = read_request(ws.dir, live.pid)
+    return data
+
+
+def last_run(ws: Workspace) -> dict[str, Any] | None:
+    """How the last run ended, from the worklog's last run_start / run_end records."""
+    from ralph.store.worklog import read_worklog
+
+    start: dict[str, Any] | None = None
+    end: dict[str, Any] | None = None
+    for rec in read_worklog(ws.worklog):
+        if rec.get("event") == "run_start":
+            start, end = rec, None
+        elif rec.get("event") == "run_end":
+            end = rec
+    if start is None:
+        return None
+    out: dict[str, Any] = {"started_at": start.get("ts"), "agent": start.get("agent")}
+    if end is None:  # killed before it could say how it ended
+        out.update(ended_at=None, exit_code=None, reason="ended without a record (killed?)")
+    else:
+        out.update(ended_at=end.get("ts"), exit_code=end.get("exit_code"), reason=end.get("reason"))
+    return out
+
+
+def inspect_lines(data: dict[str, Any]) -> list[str]:
+    if not data["running"]:
+        lines = ["no run is live"]
+        last = data.get("last_run")
+        if last is not None:
+            when = format_when(last["ended_at"]) if last.get("ended_at") else "?"
+            code = "" if last.get("exit_code") is None else f" (exit {last['exit_code']})"
+            lines.append(f"last run: ended {when}{code}: {last.get('reason')}")
+        return lines
+    lines = [
+        f"run live: pid {data['pid']}, since {format_when(data['started_at'])} "
+        f"({_clock(data['running_for'] or 0)})",
+    ]
+    agent = data.get("agent") or "?"
+    if data.get("agent_pid"):
+        agent += f" (agent pid {data['agent_pid']})"
+    lines.append(f"agent: {agent}")
+    if data.get("spec"):
+        lines.append(f"spec: {data['spec']}")
+        rotation = f"rotation {data.get('iteration')} [{data.get('mode')}]"
+        if data.get("rotation_started_at"):
+            rotation += (
+                f", since {format_when(data['rotation_started_at'])} "
+                f"({_clock(data.get('rotation_running_for') or 0)})"
+            )
+        lines.append(rotation)
+    else:
+        lines.append("starting: no rotation yet")
+    if data.get("cancel_requested"):
+        how = "now" if data["cancel_requested"] == "now" else "after the current rotation"
+        lines.append(f"cancel requested: stops {how}")
+    return lines

@@ -1,0 +1,150 @@
+"""Past rotations as the worklog tells them: one row per rotation, read from the worklog's
+records, and shown as a table or as JSON. Pure but for reading the worklog."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ralph.ui.text import format_seconds, format_when
+
+
+@dataclass(frozen=True)
+class Rotation:
+    number: int
+    spec: str
+    agent: str | None
+    mode: str | None
+    started_at: float | None
+    signal: str | None  # None: the rotation has no recorded end (running, or ralph was killed)
+    files_changed: int | None
+    duration: float | None
+    cost_usd: float | None
+    done_count: int | None
+    note: str | None
+    log: str | None  # history log, relative to the project root, when recorded
+
+
+def _cost(record: dict[str, Any]) -> float | None:
+    cost = record.get("cost_usd")
+    usage = record.get("usage")
+    if cost is None and isinstance(usage, dict):
+        cost = usage.get("cost_usd")
+    return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
+    """Pair each rotation_start with its rotation_end, in the order they happened."""
+    found: list[Rotation] = []
+    open_: dict[tuple[int, str], int] = {}  # (number, spec) -> index in `found`
+    for rec in records:
+        event = rec.get("event")
+        number, spec = rec.get("iteration"), rec.get("spec")
+        if not isinstance(number, int) or not isinstance(spec, str):
+            continue
+        if event == "rotation_start":
+            open_[(number, spec)] = len(found)
+            found.append(
+                Rotation(
+                    number=number,
+                    spec=spec,
+                    agent=rec.get("agent"),
+                    mode=rec.get("mode"),
+                    started_at=_num(rec.get("ts")),
+                    signal=None,
+                    files_changed=None,
+                    duration=None,
+                    cost_usd=None,
+                    done_count=None,
+                    note=None,
+                    log=None,
+                )
+            )
+        elif event == "rotation_end":
+            i = open_.pop((number, spec), None)
+            start = found[i] if i is not None else None
+            started = start.started_at if start else None
+            ended = _num(rec.get("ts"))
+            duration = ended - started if ended is not None and started is not None else None
+            if duration is None:
+                duration = _num(rec.get("agent_s"))
+            files = rec.get("files_changed")
+            done = rec.get("done_count")
+            row = Rotation(
+                number=number,
+                spec=spec,
+                agent=start.agent if start else rec.get("agent"),
+                mode=start.mode if start else rec.get("mode"),
+                started_at=started,
+                signal=str(rec.get("signal")) if rec.get("signal") is not None else None,
+                files_changed=files if isinstance(files, int) else None,
+                duration=duration,
+                cost_usd=_cost(rec),
+                done_count=done if isinstance(done, int) else None,
+                note=rec.get("note") if isinstance(rec.get("note"), str) else None,
+                log=rec.get("log") if isinstance(rec.get("log"), str) else None,
+            )
+            if i is None:
+                found.append(row)
+            else:
+                found[i] = row
+    return found
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else format_seconds(value)
+
+
+def _when(epoch: float | None) -> str:
+    return "-" if epoch is None else format_when(epoch)
+
+
+def render_table(rows: list[Rotation]) -> str:
+    """Aligned columns, one rotation per line."""
+    header = ("#", "started", "spec", "agent", "mode", "signal", "files", "duration", "cost")
+    cells = [header]
+    for r in rows:
+        cells.append(
+            (
+                str(r.number),
+                _when(r.started_at),
+                r.spec,
+                r.agent or "-",
+                r.mode or "-",
+                r.signal or "(no end)",
+                "-" if r.files_changed is None else str(r.files_changed),
+                _seconds(r.duration),
+                "-" if r.cost_usd is None else f"${r.cost_usd:.2f}",
+            )
+        )
+    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
+    right = {0, 6, 7, 8}  # numbers read better aligned right
+    out = []
+    for line in cells:
+        parts = [
+            cell.rjust(w) if i in right else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(line, widths, strict=True))
+        ]
+        out.append("  ".join(parts).rstrip())
+    return "\n".join(out) + "\n"
+
+
+def rotation_data(r: Rotation) -> dict[str, Any]:
+    return {
+        "number": r.number,
+        "spec": r.spec,
+        "agent": r.agent,
+        "mode": r.mode,
+        "started_at": r.started_at,
+        "signal": r.signal,
+        "files_changed": r.files_changed,
+        "duration": None if r.duration is None else round(r.duration, 3),
+        "cost_usd": r.cost_usd,
+        "done_count": r.done_count,
+        "note": r.note,
+        "log": r.log,
+    }

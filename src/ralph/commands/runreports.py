@@ -1,0 +1,126 @@
+"""The reports of a run (JUnit XML, JSON, the GitHub step summary, the notification): folded
+from the run's events, written after every run however it ended, and kept out of snapshots."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ralph.commands.runoptions import RunRequest, load_run_options
+from ralph.errors import RalphError
+from ralph.run.events import Event, SpecRow
+from ralph.store.workspace import STATE_DIR
+from ralph.ui.runreport import RunReport
+
+
+class ReportSink:
+    """Folds the loop's events into a RunReport for the end-of-run reports."""
+
+    def __init__(self) -> None:
+        self.report = RunReport()
+        self.last_matrix: tuple[SpecRow, ...] | None = None
+
+    def handle(self, event: Event) -> None:
+        from ralph.ui.runreport import apply_event
+
+        self.report = apply_event(self.report, event, time.time())
+        matrix = getattr(event, "matrix", None)
+        if isinstance(matrix, tuple):
+            self.last_matrix = matrix
+
+
+def last_reports(root: Path) -> tuple[Path | None, ...]:
+    """The reports the last run wrote (its saved options): written after its last snapshot."""
+    try:
+        saved = load_run_options(root)
+    except RalphError:
+        return ()
+    return tuple(
+        Path(saved[name]) if isinstance(saved.get(name), str) else None
+        for name in ("junit", "report_json")
+    )
+
+
+def own_files(root: Path, paths: tuple[Path | None, ...]) -> tuple[str, ...]:
+    """The report files that lie inside the project, relative to it, forward slashes."""
+    found: list[str] = []
+    base = root.resolve()
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            found.append(path.resolve().relative_to(base).as_posix())
+        except ValueError:  # outside the project: no snapshot sees it
+            continue
+    return tuple(found)
+
+
+def _final_matrix(req: RunRequest, sink: ReportSink) -> tuple[SpecRow, ...]:
+    if sink.last_matrix is not None:
+        return sink.last_matrix
+    from ralph.specs.discovery import find_spec_paths
+    from ralph.store.state import load_state
+
+    try:
+        state = load_state(req.root / STATE_DIR / "state.json")
+        if state.specs:
+            return tuple(
+                SpecRow(s.path, s.done_count, s.last_status, s.modified_files) for s in state.specs
+            )
+        # Never run here: the specs on disk, none of them processed, so a report lists them.
+        return tuple(SpecRow(path, 0, None, False) for path in find_spec_paths(req.root))
+    except (RalphError, OSError):
+        return ()
+
+
+def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) -> None:
+    """Reports and the notification: after every run, however it ended; never raises."""
+    from ralph.ui.runreport import finish
+
+    report = finish(
+        sink.report,
+        exit_code=code,
+        reason=reason,
+        now=time.time(),
+        matrix=_final_matrix(req, sink) if sink.report.exit_code is None else None,
+    )
+    write_reports(report, junit=req.junit, report_json=req.report_json)
+    if req.notify:
+        from ralph.ui.notify import notify_run_end
+
+        notify_run_end(report)
+
+
+def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | None) -> None:
+    """Each report atomically (a CI step never reads half of one); a report that cannot be
+    written is said on stderr and does not change the run's exit code."""
+    import json
+    import os
+
+    from ralph.store.files import write_text_atomic
+    from ralph.ui.reports import junit_xml, markdown_summary, report_data
+
+    outputs: list[tuple[Path, Callable[[], str]]] = []
+    if junit is not None:
+        outputs.append((junit, lambda: junit_xml(report)))
+    if report_json is not None:
+        outputs.append((report_json, lambda: json.dumps(report_data(report), indent=2) + "\n"))
+    for path, render in outputs:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(path, render())
+        except OSError as exc:
+            print(f"error: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            # Appended, as GitHub expects: other steps of the job write to the same file.
+            with Path(summary).open("a", encoding="utf-8") as f:
+                f.write(markdown_summary(report))
+        except OSError as exc:
+            print(
+                f"error: cannot append to GITHUB_STEP_SUMMARY ({summary}): {exc.strerror or exc}",
+                file=sys.stderr,
+            )

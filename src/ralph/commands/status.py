@@ -1,0 +1,150 @@
+"""`ralph status`: the spec matrix seen against the specs on disk, the iteration and whether a
+run is live; as a table, plain text or JSON, once or redrawn (--watch).
+
+`ralph status [--json]` is also reached without Typer (entry.py), so it must import little.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ralph.errors import SpecError
+from ralph.rules.matrix import reconcile
+from ralph.rules.state import State, status_to_json
+from ralph.specs.discovery import SEARCHED, find_spec_paths, read_spec
+from ralph.store.runlock import RunInfo, read_run
+from ralph.store.state import load_state
+from ralph.store.worklog import worklog_tail
+from ralph.store.workspace import Workspace
+from ralph.ui.text import format_when
+
+
+def status(
+    root: Path, *, as_json: bool, watch: bool, interval: float, no_color: bool, log: int | None
+) -> None:
+    if not watch:
+        print_status(root, as_json=as_json, no_color=no_color, log=log)
+        return
+    try:
+        watch_status(root, interval=interval, no_color=no_color)
+    except KeyboardInterrupt:
+        return  # Ctrl-C is how a watch ends: not an error
+
+
+def load_status(root: Path) -> tuple[State, RunInfo | None]:
+    """The saved matrix seen against the specs on disk now, and the live run if any."""
+    ws = Workspace(root)
+    ws.check()
+    state = load_state(ws.state_file)
+    specs = [s for s in (read_spec(root, p) for p in find_spec_paths(root)) if s is not None]
+    if not specs and not state.specs:
+        raise SpecError(f"no specs found in {root}", f"create one ({SEARCHED})")
+    return reconcile(state, specs).state, read_run(ws.dir)
+
+
+def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
+    """`status --json`: the state's JSON as seen from outside, and the live run if any."""
+    data = status_to_json(state, running=live is not None)
+    if live is not None:
+        data["run"] = live.data
+    return data
+
+
+def format_event(event: dict[str, Any]) -> str:
+    ts = event.get("ts")
+    when = format_when(ts) if isinstance(ts, (int, float)) else "?"
+    rest = " ".join(
+        f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
+        for k, v in event.items()
+        if k not in ("ts", "event")
+    )
+    return f"{when} {event.get('event', '?')} {rest}".rstrip()
+
+
+def print_status(
+    root: Path, *, as_json: bool, no_color: bool = False, log: int | None = None
+) -> None:
+    state, live = load_status(root)
+    events = worklog_tail(Workspace(root).worklog, log) if log else None
+    if as_json:
+        data = status_data(state, live)
+        if events is not None:
+            data["worklog"] = events
+        print(json.dumps(data))
+        return
+    from ralph.ui import statustable as statusview
+
+    args: dict[str, Any] = {
+        "iteration": state.iteration,
+        "max_iteration": state.max_iteration,
+        "running": live is not None,
+        "complete": state.complete,
+        "usage": state.usage,
+        "agents": state.agent_usage,
+    }
+    if sys.stdout.isatty():
+        from rich.console import Console
+
+        # Rich itself honours NO_COLOR; --no-color says the same from the command line.
+        Console(no_color=True if no_color else None).print(
+            statusview.render_status_table(state.specs, **args)
+        )
+    else:
+        print(statusview.render_status_plain(state.specs, **args), end="")
+    for s in state.specs:
+        if s.blocked:
+            print(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)")
+    if events is not None:
+        print(f"worklog (last {len(events)} of .ralph/worklog.jsonl):")
+        for event in events:
+            print("  " + format_event(event))
+
+
+def watch_status(root: Path, *, interval: float, no_color: bool) -> None:
+    """`ralph status --watch`: the matrix, redrawn every `interval` seconds until Ctrl-C."""
+    from ralph.ui.terminal import colour_disabled, is_terminal
+
+    if not is_terminal(sys.stdout):
+        # A pipe or a CI log gets one plain snapshot per refresh, with a time stamp.
+        from ralph.ui import statustable as statusview
+
+        while True:
+            state, live = load_status(root)
+            print(f"-- {time.strftime('%H:%M:%S')}")
+            print(
+                statusview.render_status_plain(
+                    state.specs,
+                    iteration=state.iteration,
+                    max_iteration=state.max_iteration,
+                    running=live is not None,
+                    complete=state.complete,
+                ),
+                end="",
+                flush=True,
+            )
+            time.sleep(interval)
+    from rich.console import Console
+    from rich.live import Live
+
+    from ralph.ui import statustable as statusview
+
+    console = Console(no_color=colour_disabled(no_color))
+
+    def render() -> Any:
+        state, live = load_status(root)
+        return statusview.render_status_table(
+            state.specs,
+            iteration=state.iteration,
+            max_iteration=state.max_iteration,
+            running=live is not None,
+            complete=state.complete,
+        )
+
+    with Live(render(), console=console, auto_refresh=False, screen=False) as view:
+        while True:
+            time.sleep(interval)
+            view.update(render(), refresh=True)

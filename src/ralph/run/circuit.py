@@ -1,0 +1,99 @@
+"""The circuit breaker in a run: outcomes feed it, an open breaker holds the next attempt
+until its cooldown is over, and escalates to a human (or, headless, to --on-escalation)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from ralph.errors import ExitCode
+from ralph.rules import breaker as breakers
+from ralph.rules import verification as fv
+from ralph.run.context import RunContext
+from ralph.run.escalation import Escalation, apply_choice
+from ralph.run.events import Notice
+from ralph.run.facts import BreakerChanged, Escalated
+
+
+class Circuit:
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.escalate_now = False  # the last outcome opened the circuit breaker
+
+    def feed(self, success: bool, reason: str, subject: str) -> None:
+        """Feed one outcome to the circuit breaker (the caller saves the state)."""
+        ctx = self.ctx
+        breaker, change = breakers.record(
+            ctx.state.breaker,
+            success=success,
+            now=time.time(),
+            threshold=ctx.opts.breaker_threshold,
+            reason=reason,
+            subject=subject,
+        )
+        ctx.state = replace(ctx.state, breaker=breaker)
+        if change is not None:
+            self._changed(change)
+            self.escalate_now = change.after == breakers.OPEN
+
+    def _changed(self, change: breakers.Transition) -> None:
+        ctx = self.ctx
+        b = ctx.state.breaker
+        ctx.emit(BreakerChanged(change.before, change.after, change.reason, b.failures, b.reasons))
+        if change.after == breakers.OPEN:
+            ctx.emit(Notice("warning", f"circuit breaker open: {change.reason}"))
+        else:
+            ctx.emit(Notice("info", f"circuit breaker {change.before} -> {change.after}"))
+
+    def admit(self) -> int | None:
+        """Before an attempt: an open breaker lets one trial through once its cooldown is
+        over; before that, it is a human's call."""
+        ctx = self.ctx
+        breaker, allowed, change = breakers.admit(
+            ctx.state.breaker, now=time.time(), cooldown=ctx.opts.breaker_cooldown
+        )
+        if change is not None:
+            ctx.state = replace(ctx.state, breaker=breaker)
+            ctx.save()
+            self._changed(change)
+        if allowed:
+            return None
+        return self._escalate()
+
+    def escalate_if_open(self) -> int | None:
+        if not self.escalate_now:
+            return None
+        self.escalate_now = False
+        return self._escalate()
+
+    def _escalate(self) -> int | None:
+        """Ask (or, headless, apply --on-escalation); the exit code when the run ends."""
+        ctx = self.ctx
+        b = ctx.state.breaker
+        spec = None if b.subject in (None, fv.SUBJECT) else b.subject
+        e = Escalation(
+            spec=spec,
+            failures=b.failures,
+            reasons=b.reasons,
+            cooldown_left=breakers.cooldown_left(
+                b, now=time.time(), cooldown=ctx.opts.breaker_cooldown
+            ),
+        )
+        choice = ctx.opts.decide(e) if ctx.opts.decide is not None else "abort"
+        ctx.state = apply_choice(ctx.state, e, choice)
+        ctx.save()
+        ctx.emit(Escalated(e.key, e.subject, choice, e.failures, tuple(e.reasons)))
+        if choice == "abort":
+            return ctx.end(
+                ExitCode.NEEDS_HUMAN,
+                f"aborted after {e.failures} failures in a row on {e.subject} "
+                "(circuit breaker open); partial work kept",
+            )
+        _, change = breakers.reset(b, f"user chose {choice}")
+        if change is not None:
+            self._changed(change)
+        if choice == "accept":
+            ctx.emit(Notice("warning", f"{e.subject} accepted as verified by the user"))
+        else:
+            ctx.emit(Notice("warning", f"going on without verification for {e.subject} (a risk)"))
+        return None

@@ -1,0 +1,92 @@
+"""What every part of a run shares: the options, the workspace, the state and the one `emit`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ralph.agents.command import CommandAgent
+from ralph.agents.member import Member
+from ralph.agents.result import AgentResult
+from ralph.errors import ExitCode
+from ralph.rules.pool import Pool
+from ralph.rules.state import State, Tally
+from ralph.rules.usage import minus
+from ralph.run.events import Event, RunEnded, SpecRow
+from ralph.run.facts import FACTS, Fact
+from ralph.run.interrupts import deferred_interrupts
+from ralph.run.options import RunOptions
+from ralph.run.question import QuestionAndAnswer
+from ralph.run.recorder import Recorder
+from ralph.store.cancel import CancelWatch
+from ralph.store.runlock import RunLock
+from ralph.store.state import load_state, save_state
+from ralph.store.workspace import Workspace
+
+Emit = Callable[[Event], None]
+
+
+def matrix_rows(state: State) -> tuple[SpecRow, ...]:
+    return tuple(
+        SpecRow(s.path, s.done_count, s.last_status, s.modified_files) for s in state.specs
+    )
+
+
+class RunContext:
+    """The run's shared, changing facts (the state, the pool, the current agent); the parts
+    of the run (seats, circuit, rotation, verification) each hold this one object."""
+
+    def __init__(
+        self, opts: RunOptions, ws: Workspace, emit: Emit, lock: RunLock, cancel: CancelWatch
+    ) -> None:
+        self.opts = opts
+        self.ws = ws
+        self.lock = lock
+        self.cancel = cancel
+        self._display: Emit | None = emit
+        self.recorder = Recorder(ws, [m.name for m in opts.pool], opts.policy.rotation)
+        self.members = {m.name: m for m in opts.pool}
+        self.pool = Pool.of(list(self.members))
+        self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
+        self.last_result: AgentResult | None = None  # of the last rotation, for the pool
+        self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
+        self.usage_at_start = self.state.usage  # budgets count what this run spends
+        self.limit = self.state.iteration + opts.max_iterations  # this run stops there
+        self.answer: QuestionAndAnswer | None = None  # delivered with the next prompt
+
+    @property
+    def agent(self) -> CommandAgent:
+        return self.member.agent
+
+    def emit(self, event: Event | Fact) -> None:
+        """Show the event, then record it: whoever reads a record can rely on the display's
+        line. Facts only the recorder needs never reach a display. A display that can no
+        longer write (the terminal was closed, a pipe reader went away) is dropped rather
+        than allowed to stop the run."""
+        if self._display is not None and not isinstance(event, FACTS):
+            try:
+                self._display(event)
+            except OSError:
+                self._display = None
+        self.recorder.handle(event)
+
+    def save(self) -> None:
+        # never half a save: an interrupt waits for it (the atomic write leaves no temp file)
+        with deferred_interrupts():
+            save_state(self.ws.state_file, self.state)
+
+    def note_run(self, **info: object) -> None:
+        """run.json gets the run's news; Ctrl-C waits for the write (no stray temp file)."""
+        with deferred_interrupts():
+            self.lock.update(**info)
+
+    def spent(self) -> Tally:
+        """What this run has spent so far, as the agents reported it."""
+        return minus(self.state.usage, self.usage_at_start)
+
+    def rows(self) -> tuple[SpecRow, ...]:
+        return matrix_rows(self.state)
+
+    def end(self, code: ExitCode, reason: str) -> int:
+        spent = self.spent()
+        self.emit(RunEnded(int(code), reason, self.state.iteration, self.limit, self.rows(), spent))
+        return int(code)

@@ -1,0 +1,164 @@
+"""What the run records but no display shows: plain frozen records for the recorder, no I/O.
+
+They travel with the display events through the run's one `emit`; displays never receive them
+(their output stays as it was), the recorder turns them into the worklog, progress.md,
+errors.log and handoff notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ralph.agents.result import AgentFault
+from ralph.rules.prompt import Mode
+
+
+@dataclass(frozen=True)
+class WaitStarted:
+    until: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class SpecBlocked:
+    spec: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class GateBypassed:
+    iteration: int
+    spec: str
+
+
+@dataclass(frozen=True)
+class AnswerDelivered:
+    archived: str  # where the answered question went, relative to the project
+
+
+@dataclass(frozen=True)
+class RotationRecorded:
+    """One spec's rotation, once its outcome is saved in the state."""
+
+    iteration: int
+    spec: str
+    mode: Mode
+    agent: str
+    signal: str
+    note: str | None
+    files_changed: int
+    paths: tuple[str, ...]  # the changed paths the worklog lists (none when over budget)
+    done_count: int
+    downgraded: tuple[str, ...]
+    agent_s: float
+    overhead_ms: float
+    log: str  # the rotation's history log, relative to the project
+    usage: dict[str, Any]  # the worklog's usage keys
+    fault: AgentFault | None
+
+
+@dataclass(frozen=True)
+class BudgetSpent:
+    iteration: int
+    budget: dict[str, Any]  # LatencyBudget.to_json()
+
+
+@dataclass(frozen=True)
+class BreakerChanged:
+    before: str
+    after: str
+    reason: str
+    failures: int
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Escalated:
+    key: str  # the subject as the worklog records it
+    subject: str
+    choice: str
+    failures: int
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QuestionAsked:
+    spec: str
+
+
+@dataclass(frozen=True)
+class CheckRan:
+    """A check ralph ran itself in the final verification (the project's test command)."""
+
+    iteration: int
+    outcome: dict[str, Any]  # CheckResult.to_json()
+
+
+@dataclass(frozen=True)
+class VerificationStarted:
+    attempt: int
+    iteration: int
+    agent: str
+
+
+@dataclass(frozen=True)
+class VerificationAnswered:
+    attempt: int
+    iteration: int
+    tag: str | None
+    failure: str | None
+
+
+@dataclass(frozen=True)
+class VerificationEnded:
+    attempt: int
+    iteration: int
+    passed: bool
+    summary: str
+    reasons: tuple[str, ...]
+    files_changed: int
+    downgraded: tuple[str, ...]
+    failures: int  # consecutive failures, this one included
+    log: str  # the verifier's history log, relative to the project
+    report: str  # the verifier's report, relative to the project
+    specs: tuple[str, ...]  # whose handoffs hear of a failure
+
+
+@dataclass(frozen=True)
+class RunArchived:
+    folder: str  # relative to the project
+
+
+Fact = (
+    WaitStarted
+    | SpecBlocked
+    | GateBypassed
+    | AnswerDelivered
+    | RotationRecorded
+    | BudgetSpent
+    | BreakerChanged
+    | Escalated
+    | QuestionAsked
+    | CheckRan
+    | VerificationStarted
+    | VerificationAnswered
+    | VerificationEnded
+    | RunArchived
+)
+FACTS = (
+    WaitStarted,
+    SpecBlocked,
+    GateBypassed,
+    AnswerDelivered,
+    RotationRecorded,
+    BudgetSpent,
+    BreakerChanged,
+    Escalated,
+    QuestionAsked,
+    CheckRan,
+    VerificationStarted,
+    VerificationAnswered,
+    VerificationEnded,
+    RunArchived,
+)

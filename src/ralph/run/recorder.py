@@ -1,0 +1,242 @@
+"""The one subscriber that writes what a run did: the worklog, progress.md, errors.log and the
+handoff notes, each from the run's events and facts. Nothing else in the run writes them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ralph.agents.result import AgentFault
+from ralph.rules import breaker as breakers
+from ralph.rules.spec import spec_slug
+from ralph.run.events import Event, RotationStarted, RunEnded, RunStarted
+from ralph.run.facts import (
+    AnswerDelivered,
+    BreakerChanged,
+    BudgetSpent,
+    CheckRan,
+    Escalated,
+    Fact,
+    GateBypassed,
+    QuestionAsked,
+    RotationRecorded,
+    RunArchived,
+    SpecBlocked,
+    VerificationAnswered,
+    VerificationEnded,
+    VerificationStarted,
+    WaitStarted,
+)
+from ralph.store.journal import append_error, append_note, append_progress
+from ralph.store.worklog import append_worklog
+from ralph.store.workspace import Workspace
+
+# Outcomes that count as failures (REFUSED: a DONE the checks refused).
+FAILED_STATUSES = frozenset({"ERROR", "REFUSED"})
+OUTCOMES = {"accept": "user_accepted", "abort": "aborted", "continue": "bypassed"}
+
+
+class Recorder:
+    def __init__(self, ws: Workspace, agents: list[str], rotation: str) -> None:
+        self.ws = ws
+        self.agents = agents  # the pool's names and policy: what run_start records
+        self.rotation = rotation
+        self._handlers: dict[type, Callable[[Any], None]] = {
+            RunStarted: self._run_started,
+            RunEnded: self._run_ended,
+            RotationStarted: self._rotation_started,
+            WaitStarted: self._wait_started,
+            SpecBlocked: self._spec_blocked,
+            GateBypassed: self._gate_bypassed,
+            AnswerDelivered: self._answer_delivered,
+            RotationRecorded: self._rotation_recorded,
+            BudgetSpent: self._budget_spent,
+            BreakerChanged: self._breaker_changed,
+            Escalated: self._escalated,
+            QuestionAsked: self._question_asked,
+            CheckRan: self._check_ran,
+            VerificationStarted: self._verification_started,
+            VerificationAnswered: self._verification_answered,
+            VerificationEnded: self._verification_ended,
+            RunArchived: self._run_archived,
+        }
+
+    def log(self, event: str, **fields: object) -> None:
+        append_worklog(self.ws.worklog, event, **fields)
+
+    def handle(self, event: Event | Fact) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is not None:  # events with nothing to record (agent output, notices...)
+            handler(event)
+
+    def _run_started(self, e: RunStarted) -> None:
+        self.log(
+            "run_start",
+            agent=e.agent,
+            agents=self.agents,
+            rotation=self.rotation,
+            iteration=e.iteration,
+        )
+
+    def _run_ended(self, e: RunEnded) -> None:
+        spent = e.usage
+        self.log(
+            "run_end",
+            exit_code=e.exit_code,
+            reason=e.reason,
+            input_tokens=spent.input_tokens if spent else 0,
+            output_tokens=spent.output_tokens if spent else 0,
+            cost_usd=round(spent.cost_usd if spent else 0.0, 6),
+        )
+
+    def _rotation_started(self, e: RotationStarted) -> None:
+        if e.mode != "VERIFY":  # a verification's start is recorded with its attempt
+            self.log(
+                "rotation_start", iteration=e.iteration, spec=e.spec, mode=e.mode, agent=e.agent
+            )
+
+    def _wait_started(self, e: WaitStarted) -> None:
+        self.log("wait", until=round(e.until, 3), reason=e.reason)
+
+    def _spec_blocked(self, e: SpecBlocked) -> None:
+        self.log("spec_blocked", spec=e.spec, reason=e.reason)
+
+    def _gate_bypassed(self, e: GateBypassed) -> None:
+        self.log("gate_bypassed", iteration=e.iteration, spec=e.spec, risk=True)
+
+    def _answer_delivered(self, e: AnswerDelivered) -> None:
+        self.log("answer_delivered", archived=e.archived)
+
+    def _rotation_recorded(self, e: RotationRecorded) -> None:
+        ws = self.ws
+        note = _handoff_note(e.signal, e.note, e.fault, e.iteration, e.log)
+        if note is not None:
+            append_note(ws.handoff(spec_slug(e.spec)), note)
+        if e.signal in FAILED_STATUSES:  # a failed rotation or a refused DONE
+            what = f"failed: {e.note}" if e.signal == "ERROR" else (e.note or "DONE refused")
+            append_error(
+                ws.errors_log, f"rotation {e.iteration} {e.spec} [{e.mode}] {what} (log {e.log})"
+            )
+        append_progress(
+            ws.progress,
+            f"rotation {e.iteration} [{e.mode}] {e.spec}: {e.signal}, "
+            f"{e.files_changed} file(s) changed, {e.done_count}/3"
+            + (f" ({e.note})" if e.note else ""),
+        )
+        self.log("signal", iteration=e.iteration, spec=e.spec, signal=e.signal)
+        paths = list(e.paths)
+        self.log(
+            "files_changed",
+            iteration=e.iteration,
+            spec=e.spec,
+            count=e.files_changed,
+            paths=paths,
+        )
+        self.log(
+            "rotation_end",
+            iteration=e.iteration,
+            spec=e.spec,
+            signal=e.signal,
+            files_changed=e.files_changed,
+            changed=paths,
+            done_count=e.done_count,
+            downgraded=list(e.downgraded),
+            agent_s=round(e.agent_s, 3),
+            overhead_ms=round(e.overhead_ms, 2),
+            note=e.note,
+            log=e.log,
+            agent=e.agent,
+            **e.usage,
+        )
+
+    def _budget_spent(self, e: BudgetSpent) -> None:
+        self.log("budget", iteration=e.iteration, **e.budget)
+
+    def _breaker_changed(self, e: BreakerChanged) -> None:
+        self.log("breaker", before=e.before, after=e.after, reason=e.reason, failures=e.failures)
+        if e.after == breakers.OPEN:
+            reasons = "; ".join(e.reasons[-3:])
+            append_error(self.ws.errors_log, f"circuit breaker opened ({e.reason}): {reasons}")
+
+    def _escalated(self, e: Escalated) -> None:
+        self.log(
+            "escalation",
+            subject=e.key,
+            choice=e.choice,
+            failures=e.failures,
+            reasons=list(e.reasons),
+            outcome=OUTCOMES[e.choice],
+        )
+        append_progress(self.ws.progress, f"escalation on {e.subject}: the user chose {e.choice}")
+        if e.choice == "continue":
+            append_error(self.ws.errors_log, f"risk: {e.subject} goes on without verification")
+
+    def _question_asked(self, e: QuestionAsked) -> None:
+        self.log("question", spec=e.spec)
+
+    def _check_ran(self, e: CheckRan) -> None:
+        self.log("check", iteration=e.iteration, spec=None, **e.outcome)
+
+    def _verification_started(self, e: VerificationStarted) -> None:
+        self.log(
+            "verification",
+            transition="started",
+            attempt=e.attempt,
+            iteration=e.iteration,
+            agent=e.agent,
+        )
+
+    def _verification_answered(self, e: VerificationAnswered) -> None:
+        self.log(
+            "verification",
+            transition="answered",
+            attempt=e.attempt,
+            iteration=e.iteration,
+            tag=e.tag,
+            failure=e.failure,
+        )
+
+    def _verification_ended(self, e: VerificationEnded) -> None:
+        ws = self.ws
+        which = f"final verification {e.attempt} (rotation {e.iteration})"
+        append_progress(ws.progress, f"{which}: " + ("PASS" if e.passed else f"FAIL: {e.summary}"))
+        if not e.passed:
+            append_error(ws.errors_log, f"{which} failed: {e.summary} (log {e.log})")
+            note = (
+                f"{which} failed: {e.summary}. The verifier's report: {e.report}; "
+                f"its log: {e.log}. Check this spec against it."
+            )
+            for spec in e.specs:
+                append_note(ws.handoff(spec_slug(spec)), note)
+        self.log(
+            "verification",
+            transition="passed" if e.passed else "failed",
+            attempt=e.attempt,
+            iteration=e.iteration,
+            reasons=list(e.reasons),
+            files_changed=e.files_changed,
+            downgraded=list(e.downgraded),
+            failures=e.failures,
+        )
+
+    def _run_archived(self, e: RunArchived) -> None:
+        self.log("archived", folder=e.folder)
+
+
+def _handoff_note(
+    signal_: str, note: str | None, fault: AgentFault | None, iteration: int, log: str
+) -> str | None:
+    """What the next rotation of the spec must know about this one, when it did not end well."""
+    if fault is not None and fault.kind == "overflow":
+        return (
+            f"rotation {iteration} ran out of context ({fault.message}); its changes are kept. "
+            "Start from this handoff, read only what the next step needs, and keep steps small."
+        )
+    if fault is not None and fault.kind == "rate_limit":
+        return (
+            f"rotation {iteration} was cut off by the agent's usage limit ({fault.message}); "
+            f"its changes are kept. Check its log {log} and carry on from where it stopped."
+        )
+    if note is not None and signal_ == "ERROR":
+        return f"rotation {iteration} failed ({note}); check its log {log} and carry on."
+    return None

@@ -1,0 +1,152 @@
+"""The run's agent pool: who takes the next rotation, waiting for a rate limit to reset,
+benching or evicting an agent after its rotation, and stopping when no agent is left."""
+
+from __future__ import annotations
+
+import time
+from typing import NoReturn
+
+from ralph.agents.command import CommandAgent
+from ralph.errors import AgentError, AgentsExhausted, ExitCode
+from ralph.rules.pool import (
+    Choice,
+    Exhausted,
+    Pick,
+    Wait,
+    after_rotation,
+    choose,
+    clock,
+    describe,
+    release_due,
+)
+from ralph.rules.spec import Spec
+from ralph.run.context import RunContext
+from ralph.run.events import Notice, PoolChanged, Waiting
+from ralph.run.facts import WaitStarted
+
+WAIT_TICK = 60.0  # seconds between countdown events while waiting for a rate limit to reset
+AUTH_HINT = (
+    "log the agent in (or fix its API key or configuration: run it once by hand to see), "
+    "then run ralph again"
+)
+
+
+class Seats:
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+
+    def choose(self, spec: Spec) -> Choice:
+        """The agent for the next rotation of `spec`, or a wait, or why the run must stop."""
+        ctx = self.ctx
+        row = ctx.state.get(spec.path)
+        review = row is not None and row.done_count > 0
+        avoid = row.last_changed_by if row is not None else None
+        now = time.time()
+        released = release_due(ctx.pool, now)
+        if released != ctx.pool:
+            ctx.pool = released
+            self.changed()
+        return choose(ctx.pool, ctx.opts.policy, now, review=review, avoid=avoid)
+
+    def reviewer(self) -> CommandAgent:
+        """The agent that judges a semantic check: another available agent of the pool than
+        the one whose DONE is judged, when there is one (the pool's rotation is not moved)."""
+        ctx, now = self.ctx, time.time()
+        others = [s.name for s in ctx.pool.seats if s.available(now) and s.name != ctx.agent.name]
+        return ctx.members[others[0]].agent if others else ctx.agent
+
+    def use(self, pick: Pick) -> None:
+        self.ctx.pool = pick.pool
+        self.ctx.member = self.ctx.members[pick.name]
+
+    def exhausted(self, out: Exhausted) -> NoReturn:
+        """Stop the run: every agent is out. Recorded like any end, then raised as the error
+        the user sees (exit 4 with when to retry, or exit 1 when every agent was evicted)."""
+        if out.evicted:
+            self.ctx.end(ExitCode.ERROR, out.reason)
+            raise AgentError(
+                out.reason,
+                "see the agents' logs under .ralph/history/, fix what fails, then run again",
+            )
+        retry = f"after {clock(out.retry_at, time.time())}" if out.retry_at is not None else "later"
+        self.ctx.end(ExitCode.AGENTS_EXHAUSTED, f"{out.reason}; retry {retry}")
+        raise AgentsExhausted(out.reason, f"run ralph again {retry}")
+
+    def wait(self, wait: Wait) -> int | None:
+        """Sleep until an agent's limit resets, telling the displays; Ctrl-C ends the run."""
+        # The worklog's record comes last: whoever sees it can rely on the display's line and
+        # on run.json saying the run waits.
+        ctx = self.ctx
+        next_tick = time.time() + WAIT_TICK
+        try:
+            ctx.emit(Waiting(wait.until, wait.reason))
+            ctx.note_run(waiting_until=wait.until, current_spec=None)
+            ctx.emit(WaitStarted(wait.until, wait.reason))
+            while (left := wait.until - time.time()) > 0:
+                if ctx.cancel.requested:  # `ralph cancel`, with or without --now
+                    return ctx.end(
+                        ExitCode.INTERRUPTED,
+                        "cancelled (ralph cancel) while waiting for a rate limit to reset",
+                    )
+                time.sleep(min(left, 0.5))
+                if time.time() >= next_tick and wait.until - time.time() > 0:
+                    ctx.emit(Waiting(wait.until, wait.reason))
+                    next_tick += WAIT_TICK
+            ctx.note_run(waiting_until=None)
+        except KeyboardInterrupt:
+            return ctx.end(
+                ExitCode.INTERRUPTED, "interrupted while waiting for a rate limit to reset"
+            )
+        return None
+
+    def settle(self) -> None:
+        """The pool after the rotation: bench a rate-limited agent, count or clear failures,
+        evict after too many; an auth error ends the run (it would fail every time)."""
+        ctx = self.ctx
+        result = ctx.last_result
+        if result is None:
+            return
+        name, now = ctx.agent.name, time.time()
+        fault = result.fault
+        if fault is not None and fault.kind == "auth":
+            reason = f"{name}: {fault.message}"
+            ctx.end(ExitCode.ERROR, f"auth or configuration error from {reason}")
+            raise AgentError(f"{name} refused to run: {fault.message}", AUTH_HINT)
+        policy = ctx.opts.policy
+        if fault is not None and fault.kind == "rate_limit":
+            ctx.pool = after_rotation(
+                ctx.pool,
+                policy,
+                name,
+                "rate_limited",
+                now,
+                resets_at=fault.resets_at,
+                reason=fault.message,
+            )
+            seat = ctx.pool.seat(name)
+            ctx.emit(Notice("warning", f"{describe(seat, time.time())}: {fault.message}"))
+        elif fault is None and result.failure is not None:  # an overflow is not a crash
+            ctx.pool = after_rotation(ctx.pool, policy, name, "failed", now, reason=result.failure)
+            seat = ctx.pool.seat(name)
+            if seat.evicted:
+                ctx.emit(
+                    Notice(
+                        "warning",
+                        f"{name} leaves the pool after {seat.failures} failed rotations "
+                        f"in a row (last: {result.failure})",
+                    )
+                )
+        else:
+            ctx.pool = after_rotation(ctx.pool, policy, name, "ok", now)
+        self.changed()
+
+    def changed(self) -> None:
+        ctx = self.ctx
+        ctx.note_run(
+            pool=[
+                {"name": s.name, "status": describe(s, time.time()), "failures": s.failures}
+                for s in ctx.pool.seats
+            ]
+        )
+        if len(ctx.members) > 1 or any(not s.available(time.time()) for s in ctx.pool.seats):
+            ctx.emit(PoolChanged(ctx.pool.seats))

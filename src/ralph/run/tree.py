@@ -1,0 +1,110 @@
+"""The project's tree around rotations: snapshots, the spec files under `.ralph/specs/` that no
+snapshot includes, what changed while ralph was not running, and the key of the check cache."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph.errors import StateError
+from ralph.rules.matrix import downgrade_verified
+from ralph.rules.state import State
+from ralph.specs.discovery import find_spec_paths, spec_file_hash
+from ralph.store.files import load_json, write_json_atomic
+from ralph.store.snapshot import Changes, Snapshot, Snapshotter
+from ralph.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Taken:
+    """The tree after a rotation. A snapshot that failed counts as a change (`failure` says
+    why): nothing unknown may pass for an unchanged tree."""
+
+    after: Snapshot | None
+    changes: Changes
+    hidden: dict[str, str]
+    failure: StateError | None
+
+
+class Tree:
+    def __init__(self, root: Path, ws: Workspace, own_files: tuple[str, ...]) -> None:
+        self.root = root
+        self.ws = ws
+        self.own_files = own_files
+        self.snapshotter = Snapshotter(root)
+        self.hidden: dict[str, str] = {}  # hashes of the specs under .ralph/specs/
+
+    def take(self) -> Snapshot:
+        return self.snapshotter.take()
+
+    def after(self, before: Snapshot) -> Taken:
+        """What a rotation changed since `before`, the hidden spec files included."""
+        failure: StateError | None = None
+        after: Snapshot | None = None
+        try:
+            after = self.snapshotter.take()
+            changes = self.snapshotter.diff(before, after)
+        except StateError as exc:
+            failure = exc
+            changes = Changes((f"(snapshot failed: {exc.message})",))
+        hidden = hidden_spec_hashes(self.root)
+        return Taken(after, with_hidden_spec_changes(changes, self.hidden, hidden), hidden, failure)
+
+    def key(self) -> str | None:
+        """The tree as it is now, as a key for the check cache; None when unknown."""
+        try:
+            snap = self.snapshotter.take()
+        except StateError:
+            return None
+        data = [snap.to_json(), hidden_spec_hashes(self.root)]
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    def compare_with_last_run(self, state: State, now: Snapshot) -> tuple[State, tuple[str, ...]]:
+        """Files changed while ralph was not running: verified specs need one more review.
+
+        A missing or unreadable snapshot proves nothing, so after a first rotation it counts
+        as a change; only a project ralph never ran in has nothing to compare with.
+        """
+        self.hidden = hidden_spec_hashes(self.root)
+        if not self.ws.snapshot_file.exists() and state.iteration == 0:
+            return state, ()
+        try:
+            data = load_json(self.ws.snapshot_file, ".ralph/snapshot.json")
+            if not isinstance(data, dict):
+                raise StateError("snapshot.json: not an object")
+            last = Snapshot.from_json(data.get("tree"))
+            hidden = data.get("hidden_specs")
+        except StateError:
+            last, hidden = None, None
+        if last is not None and hidden == self.hidden:
+            changed = self.snapshotter.diff(last, now).paths
+            if all(path in self.own_files for path in changed):
+                return state, ()
+        return downgrade_verified(state)
+
+    def save(self, snap: Snapshot, hidden: dict[str, str]) -> None:
+        """The tree as of the last recorded rotation, with the specs no snapshot includes."""
+        self.hidden = hidden
+        write_json_atomic(self.ws.snapshot_file, {"tree": snap.to_json(), "hidden_specs": hidden})
+
+
+def hidden_spec_hashes(root: Path) -> dict[str, str]:
+    """Spec files under `.ralph/specs/`: tracked files that no snapshot includes."""
+    hashes: dict[str, str] = {}
+    for path in find_spec_paths(root):
+        if path.startswith(".ralph/"):
+            digest = spec_file_hash(root, path)
+            hashes[path] = digest if digest is not None else "(unreadable)"
+    return hashes
+
+
+def with_hidden_spec_changes(
+    changes: Changes, before: dict[str, str], after: dict[str, str]
+) -> Changes:
+    """Add the spec files under `.ralph/specs/` that were edited, added or deleted."""
+    moved = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+    if not moved:
+        return changes
+    return Changes(tuple(sorted(set(changes.paths) | moved)))

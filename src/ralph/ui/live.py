@@ -1,0 +1,120 @@
+"""The live display for terminals: a Rich panel refreshed ~4 times a second, with a permanent
+line per rotation above it."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from ralph.rules.state import MAX_COUNT as TARGET
+from ralph.rules.usage import format_tally
+from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RunEnded
+from ralph.ui.closing import Closing
+from ralph.ui.panel import MODE_STYLES, matrix_table, render_panel
+from ralph.ui.panelview import PanelView, apply_event
+from ralph.ui.statustable import SIGNAL_STYLES, progress
+from ralph.ui.text import clean_line, files_changed, format_clock, usage_reported
+
+if TYPE_CHECKING:
+    # Type-only: importing rich at module level would cost start-up time for every command.
+    from collections.abc import Callable
+
+    from rich.console import Console, RenderableType
+    from rich.live import Live
+    from rich.text import Text
+
+
+class LiveDisplay(Closing):
+    """A Rich live panel, refreshed ~4 times a second, with a permanent line per rotation."""
+
+    def __init__(self, console: Console, *, clock: Callable[[], float] = time.time) -> None:
+        self.console = console
+        self._clock = clock
+        self._view = PanelView()
+        self._live: Live | None = None
+
+    @property
+    def view(self) -> PanelView:
+        return self._view
+
+    def _renderable(self) -> RenderableType:
+        # Called from Live's refresh thread: it reads one immutable view, so no lock is needed.
+        return render_panel(self._view, self._clock())
+
+    def _start(self) -> Live:
+        # Started on the first event rather than in __init__ so that building a display
+        # (for example to pick one) draws nothing and starts no refresh thread.
+        if self._live is not None and not self._live.is_started:
+            self._live.start(refresh=True)  # paused to ask the user something; back on
+        if self._live is None:
+            from rich.live import Live
+
+            self._live = Live(
+                console=self.console,
+                refresh_per_second=4,
+                transient=False,
+                get_renderable=self._renderable,
+            )
+            self._live.start(refresh=True)
+        return self._live
+
+    def handle(self, event: Event) -> None:
+        self._view = apply_event(self._view, event)
+        if isinstance(event, RunEnded):
+            self.close()
+            self._print_final(event)
+            return
+        live = self._start()
+        if isinstance(event, RotationEnded):
+            self.console.print(_summary_text(event))
+        elif isinstance(event, Notice):
+            style = "bold yellow" if event.level == "warning" else "dim"
+            prefix = "warning: " if event.level == "warning" else ""
+            self.console.print(f"{prefix}{clean_line(event.message)}", style=style, markup=False)
+        if not isinstance(event, AgentOutput):
+            # Agent lines can arrive many times a second: leave those to the timed refresh.
+            live.refresh()
+
+    def _print_final(self, event: RunEnded) -> None:
+        from rich.text import Text
+
+        self.console.print(matrix_table(event.matrix, current=None, limit=None))
+        ok = event.exit_code == 0
+        line = Text()
+        line.append(
+            "finished: " if ok else f"stopped (exit {event.exit_code}): ",
+            style="bold green" if ok else "bold red",
+        )
+        line.append(event.reason)
+        line.append(f" · iteration {progress(event.iteration, event.max_iteration)}", style="dim")
+        if event.usage is not None and usage_reported(event.usage):
+            line.append(f" · usage {format_tally(event.usage)}", style="dim")
+        self.console.print(line)
+
+    def close(self) -> None:
+        if self._live is not None and self._live.is_started:
+            # A last refresh so the panel left on screen shows the final state.
+            self._live.refresh()
+            self._live.stop()
+
+
+def _summary_text(event: RotationEnded) -> Text:
+    from rich.text import Text
+
+    text = Text()
+    text.append(f"rotation {progress(event.iteration, event.max_iteration)} ", style="dim")
+    text.append(f"[{event.mode}] ", style=MODE_STYLES.get(event.mode, ""))
+    text.append(f"{event.spec}: ")
+    text.append(event.signal, style=SIGNAL_STYLES.get(event.signal, "bold"))
+    text.append(f" · {files_changed(event.files_changed)}")
+    text.append(
+        f" · {event.done_count}/{TARGET}", style="green" if event.done_count >= TARGET else ""
+    )
+    text.append(f" · {format_clock(event.elapsed)}", style="dim")
+    if event.downgraded:
+        text.append(f" · downgraded 3/3→2/3: {', '.join(event.downgraded)}", style="yellow")
+    if event.note:
+        text.append(f" · {clean_line(event.note)}", style="italic")
+    if event.usage is not None:
+        text.append(f" · {format_tally(event.usage)}", style="dim")
+    return text

@@ -1,0 +1,192 @@
+"""The live panel drawn from a PanelView: title, spec matrix, last rotation, usage, agents.
+
+Rendering is pure (the caller supplies the clock); rich is imported inside each function so
+that importing the displays costs no start-up time.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ralph.rules.pool import Seat, describe
+from ralph.rules.state import MAX_COUNT as TARGET
+from ralph.rules.usage import format_tally
+from ralph.run.events import RotationEnded, SpecRow
+from ralph.ui.panelview import PanelView
+from ralph.ui.statustable import SIGNAL_STYLES, counter, progress, status_text
+from ralph.ui.text import clean_line, files_changed, format_clock, plural, usage_reported
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rich.console import RenderableType
+    from rich.panel import Panel
+    from rich.text import Text
+
+MATRIX_LIMIT = 12  # specs listed in the panel before "… and N more"
+MODE_STYLES = {"IMPLEMENT": "cyan", "REVIEW": "magenta", "VERIFY": "bold blue"}
+_DOING = {"IMPLEMENT": "implementing…", "REVIEW": "reviewing…", "VERIFY": "verifying…"}
+
+
+def _title(view: PanelView) -> Text:
+    from rich.text import Text
+
+    title = Text()
+    # while waiting no agent is at work: the last one's name would read as if it were
+    name = "ralph" if view.waiting_until is not None else view.agent or "ralph"
+    title.append(name, style="bold")
+    if view.phase == "running":
+        doing = _DOING.get(view.mode or "", "implementing…")
+        title.append(f" {doing}", style=MODE_STYLES.get(view.mode or "", ""))
+    elif view.phase == "finished":
+        if view.exit_code in (None, 0):
+            title.append(" finished", style="green")
+        else:
+            title.append(f" stopped (exit {view.exit_code})", style="red")
+    elif view.phase == "starting":
+        title.append(" starting…", style="dim")
+    elif view.phase == "idle":
+        title.append(" idle", style="dim")
+    elif view.waiting_until is not None:
+        title.append(" waiting for a rate limit to reset", style="yellow")
+    else:
+        title.append(" waiting", style="dim")
+    return title
+
+
+def _border_style(view: PanelView) -> str:
+    if view.phase == "finished":
+        return "green" if view.exit_code in (None, 0) else "red"
+    return "blue"
+
+
+def _last_text(last: RotationEnded | None) -> Text:
+    from rich.text import Text
+
+    if last is None:
+        return Text("—", style="dim")
+    text = Text()
+    text.append(last.signal, style=SIGNAL_STYLES.get(last.signal, "bold"))
+    text.append(f" · {files_changed(last.files_changed)}")
+    if last.downgraded:
+        text.append(f" · {plural(len(last.downgraded), 'spec')} 3/3→2/3", style="yellow")
+    if last.note:
+        text.append(f" · {clean_line(last.note)}", style="italic")
+    return text
+
+
+def matrix_table(
+    matrix: Sequence[SpecRow], *, current: str | None, limit: int | None
+) -> RenderableType:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    if not matrix:
+        return Text("no specs", style="dim")
+    shown = list(matrix if limit is None else matrix[:limit])
+    # The spec being worked on must stay visible even when it sorts past the cut.
+    if current is not None and all(row.path != current for row in shown):
+        shown.extend(row for row in matrix if row.path == current)
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=1, no_wrap=True)  # marker of the current spec
+    grid.add_column(overflow="fold", ratio=1)  # path: folded rather than cut, it must stay exact
+    grid.add_column(no_wrap=True)  # counter
+    grid.add_column(no_wrap=True)  # last status
+    grid.add_column(width=1, no_wrap=True)  # verified tick
+    for row in shown:
+        is_current = row.path == current
+        verified = row.done_count >= TARGET
+        grid.add_row(
+            Text("▶", style="bold") if is_current else "",
+            Text(row.path, style="bold" if is_current else ""),
+            Text(counter(row), style="green" if verified else ""),
+            Text(
+                status_text(row.last_status), style=SIGNAL_STYLES.get(row.last_status or "", "dim")
+            ),
+            Text("✓", style="bold green") if verified else "",
+        )
+    hidden = len(matrix) - len(shown)
+    if hidden <= 0:
+        return grid
+    return Group(grid, Text(f"… and {hidden} more", style="dim"))
+
+
+def _usage_text(view: PanelView) -> Text:
+    from rich.text import Text
+
+    text = Text(format_tally(view.run_usage))
+    if len(view.agent_usage) > 1:
+        for name, tally in view.agent_usage:
+            text.append(f"\n{name}: {format_tally(tally)}", style="dim")
+    return text
+
+
+def _seats_text(seats: Sequence[Seat], now: float) -> Text:
+    from rich.text import Text
+
+    text = Text()
+    for i, seat in enumerate(seats):
+        if i:
+            text.append(" · ", style="dim")
+        if seat.available(now):
+            text.append(seat.name, style="green")
+        else:
+            text.append(describe(seat, now), style="red" if seat.evicted else "yellow")
+    return text
+
+
+def render_panel(view: PanelView, now: float) -> Panel:
+    """The live panel for `view` at time `now` (pure: the caller supplies the clock)."""
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    rows = Table.grid(padding=(0, 1))
+    rows.add_column(style="bold", no_wrap=True)
+    rows.add_column(ratio=1)
+
+    rows.add_row("Spec:", Text(view.spec, overflow="fold") if view.spec else Text("—", style="dim"))
+
+    iteration = Text(progress(view.iteration, view.max_iteration))
+    if view.mode is not None:
+        iteration.append(f" [{view.mode}]", style=MODE_STYLES[view.mode])
+    rows.add_row("Iteration:", iteration)
+
+    rows.add_row("Specs:", matrix_table(view.matrix, current=view.spec, limit=MATRIX_LIMIT))
+
+    if view.phase == "running" and view.started_at is not None:
+        elapsed = Text(format_clock(now - view.started_at))
+    elif view.elapsed is not None:
+        elapsed = Text(format_clock(view.elapsed))
+    else:
+        elapsed = Text("—", style="dim")
+    rows.add_row("Elapsed:", elapsed)
+
+    rows.add_row("Last:", _last_text(view.last))
+
+    if usage_reported(view.run_usage):
+        rows.add_row("Usage:", _usage_text(view))
+    if len(view.seats) > 1 or any(not s.available(now) for s in view.seats):
+        rows.add_row("Agents:", _seats_text(view.seats, now))
+    if view.waiting_until is not None:
+        waiting = Text(f"{format_clock(view.waiting_until - now)} left", style="bold yellow")
+        if view.waiting_reason:
+            waiting.append(f" · {clean_line(view.waiting_reason)}", style="yellow")
+        waiting.append(" · Ctrl-C stops", style="dim")
+        rows.add_row("Waiting:", waiting)
+
+    body: list[RenderableType] = [rows]
+    if view.output:
+        body.append(Text(""))
+        body.extend(
+            Text(line, style="dim", no_wrap=True, overflow="ellipsis") for line in view.output
+        )
+    return Panel(
+        Group(*body),
+        title=_title(view),
+        title_align="left",
+        border_style=_border_style(view),
+        padding=(0, 1),
+    )

@@ -1,0 +1,134 @@
+"""What the live panel shows, as an immutable view, and the pure reducer that folds events in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from ralph.rules.pool import Seat
+from ralph.rules.prompt import Mode
+from ralph.rules.state import Tally
+from ralph.rules.usage import UNREPORTED, merge
+from ralph.run.events import (
+    AgentOutput,
+    Event,
+    PoolChanged,
+    RotationEnded,
+    RotationStarted,
+    RunEnded,
+    RunStarted,
+    SpecRow,
+    Waiting,
+)
+from ralph.ui.text import clean_line
+
+OUTPUT_LINES = 8  # agent lines the panel keeps: enough context without pushing the matrix away
+Phase = Literal["waiting", "starting", "running", "idle", "finished"]
+
+
+@dataclass(frozen=True)
+class PanelView:
+    """Everything the live panel shows, built only from events (so rendering needs no I/O)."""
+
+    agent: str | None = None
+    phase: Phase = "waiting"
+    spec: str | None = None
+    mode: Mode | None = None
+    iteration: int = 0
+    max_iteration: int | None = None
+    started_at: float | None = None  # of the running rotation
+    elapsed: float | None = None  # of the last finished rotation, frozen once it ended
+    matrix: tuple[SpecRow, ...] = ()
+    last: RotationEnded | None = None
+    output: tuple[str, ...] = ()  # the running rotation's last OUTPUT_LINES agent lines
+    exit_code: int | None = None
+    reason: str | None = None
+    run_usage: Tally = field(default_factory=Tally)  # what this run spent, as reported
+    agent_usage: tuple[tuple[str, Tally], ...] = ()  # the same per agent
+    seats: tuple[Seat, ...] = ()  # the pool's agents: benched, evicted or ready
+    waiting_until: float | None = None  # no agent available: waiting for a limit to reset
+    waiting_reason: str | None = None
+
+
+def _count_usage(view: PanelView, event: RotationEnded) -> PanelView:
+    spent = event.usage if event.usage is not None else UNREPORTED
+    agents = dict(view.agent_usage)
+    agents[event.agent] = merge(agents.get(event.agent, Tally()), spent)
+    return replace(view, run_usage=merge(view.run_usage, spent), agent_usage=tuple(agents.items()))
+
+
+def apply_event(view: PanelView, event: Event) -> PanelView:
+    """The view after `event`; pure, so the panel can be tested without a terminal or a clock."""
+    if isinstance(event, RunStarted):
+        return replace(
+            view,
+            agent=event.agent,
+            phase="starting",
+            iteration=event.iteration,
+            max_iteration=event.max_iteration,
+            matrix=event.matrix,
+            exit_code=None,
+            reason=None,
+            run_usage=Tally(),
+            agent_usage=(),
+            waiting_until=None,
+            waiting_reason=None,
+        )
+    if isinstance(event, RotationStarted):
+        return replace(
+            view,
+            agent=event.agent,
+            phase="running",
+            spec=event.spec,
+            mode=event.mode,
+            iteration=event.iteration,
+            max_iteration=event.max_iteration,
+            started_at=event.started_at,
+            elapsed=None,
+            matrix=event.matrix,
+            output=(),  # the previous agent's lines would be misread as this one's
+            waiting_until=None,
+            waiting_reason=None,
+        )
+    if isinstance(event, AgentOutput):
+        shown = tuple(clean_line(line) for line in event.lines[-OUTPUT_LINES:])
+        return replace(view, output=(*view.output, *shown)[-OUTPUT_LINES:])
+    if isinstance(event, RotationEnded):
+        view = _count_usage(view, event)
+        return replace(
+            view,
+            agent=event.agent,
+            phase="idle",
+            spec=event.spec,
+            mode=event.mode,
+            iteration=event.iteration,
+            max_iteration=event.max_iteration,
+            elapsed=event.elapsed,
+            matrix=event.matrix,
+            last=event,
+        )
+    if isinstance(event, RunEnded):
+        return replace(
+            view,
+            phase="finished",
+            iteration=event.iteration,
+            max_iteration=event.max_iteration,
+            matrix=event.matrix,
+            exit_code=event.exit_code,
+            reason=event.reason,
+            waiting_until=None,
+            waiting_reason=None,
+        )
+    if isinstance(event, PoolChanged):
+        return replace(view, seats=event.seats)
+    if isinstance(event, Waiting):
+        return replace(
+            view,
+            phase="waiting",
+            waiting_until=event.until,
+            waiting_reason=event.reason,
+            started_at=None,
+            output=(),
+        )
+    # Notices are printed above the panel by the live display; the panel itself does not change.
+    return view

@@ -1,0 +1,157 @@
+"""What a run did, as a value for the end-of-run reports: a `RunReport` folded from the same
+events the displays get (pure), so anything the loop tells a display (including fields added
+to events later, such as cost) can reach the reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ralph.rules.state import MAX_COUNT
+from ralph.run.events import (
+    Event,
+    RotationEnded,
+    RotationStarted,
+    RunEnded,
+    RunStarted,
+    SpecRow,
+    event_fields,
+)
+
+
+@dataclass(frozen=True)
+class SpecReport:
+    path: str
+    done_count: int = 0
+    last_status: str | None = None
+    rotations: int = 0  # rotations of this spec in this run
+    seconds: float = 0.0  # their total time
+    cost_usd: float | None = None  # summed where the agent reports a price
+    last_note: str | None = None  # why its last rotation failed, or a warning
+
+    @property
+    def verified(self) -> bool:
+        return self.done_count >= MAX_COUNT
+
+
+@dataclass(frozen=True)
+class RunReport:
+    agent: str | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+    exit_code: int | None = None  # None: the run has not ended
+    reason: str | None = None
+    iteration: int = 0
+    max_iteration: int | None = None
+    specs: tuple[SpecReport, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown fields of RunEnded
+
+    @property
+    def verified(self) -> int:
+        return sum(1 for s in self.specs if s.verified)
+
+    @property
+    def rotations(self) -> int:
+        return sum(s.rotations for s in self.specs)
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [s.cost_usd for s in self.specs if s.cost_usd is not None]
+        return round(sum(costs), 6) if costs else None
+
+    @property
+    def duration(self) -> float | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return max(0.0, self.ended_at - self.started_at)
+
+
+def rotation_cost(event: Event) -> float | None:
+    """The price of a rotation where the event carries one (`cost_usd`, or `usage.cost_usd`)."""
+    data = event_fields(event)
+    cost = data.get("cost_usd")
+    usage = data.get("usage")
+    if cost is None and isinstance(usage, dict):
+        # A tally whose every rotation went unpriced has a 0.0 that means "unknown", not free.
+        priced = usage.get("rotations", 1) != usage.get("unpriced", 0)
+        cost = usage.get("cost_usd") if priced else None
+    return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
+
+
+def _with_matrix(report: RunReport, matrix: tuple[SpecRow, ...]) -> RunReport:
+    """Counters and statuses from the matrix; per-run tallies kept; specs follow the matrix."""
+    known = {s.path: s for s in report.specs}
+    specs = tuple(
+        replace(
+            known.get(row.path, SpecReport(row.path)),
+            done_count=row.done_count,
+            last_status=row.last_status,
+        )
+        for row in matrix
+    )
+    return replace(report, specs=specs)
+
+
+def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
+    """The report after `event` (received at `now`)."""
+    if isinstance(event, RunStarted):
+        report = replace(
+            report,
+            agent=event.agent,
+            started_at=now,
+            iteration=event.iteration,
+            max_iteration=event.max_iteration,
+        )
+        return _with_matrix(report, event.matrix)
+    if isinstance(event, RotationStarted):
+        return _with_matrix(replace(report, iteration=event.iteration), event.matrix)
+    if isinstance(event, RotationEnded):
+        report = _with_matrix(replace(report, iteration=event.iteration), event.matrix)
+        cost = rotation_cost(event)
+        specs = []
+        for s in report.specs:
+            if s.path != event.spec:
+                specs.append(s)
+                continue
+            total = s.cost_usd if cost is None else (s.cost_usd or 0.0) + cost
+            specs.append(
+                replace(
+                    s,
+                    rotations=s.rotations + 1,
+                    seconds=s.seconds + max(0.0, event.elapsed),
+                    cost_usd=total,
+                    last_note=event.note,
+                )
+            )
+        return replace(report, specs=tuple(specs))
+    if isinstance(event, RunEnded):
+        known = {"exit_code", "reason", "iteration", "max_iteration", "matrix"}
+        extra = {k: v for k, v in event_fields(event).items() if k not in known}
+        report = replace(
+            report,
+            ended_at=now,
+            exit_code=event.exit_code,
+            reason=event.reason,
+            iteration=event.iteration,
+            max_iteration=event.max_iteration,
+            extra=extra,
+        )
+        return _with_matrix(report, event.matrix)
+    return report
+
+
+def finish(
+    report: RunReport,
+    *,
+    exit_code: int,
+    reason: str,
+    now: float,
+    matrix: tuple[SpecRow, ...] | None = None,
+) -> RunReport:
+    """A report for a run that stopped without its RunEnded event (an error, a refused run)."""
+    if report.exit_code is not None:
+        return report
+    report = replace(report, exit_code=exit_code, reason=reason, ended_at=now)
+    if report.started_at is None:
+        report = replace(report, started_at=now)
+    return report if matrix is None else _with_matrix(report, matrix)

@@ -1,0 +1,60 @@
+"""Text the displays share: agent lines made safe to print, clocks, plurals."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from ralph.rules.state import Tally
+
+# CSI and OSC sequences, other two-byte escapes, then lone C0/C1 control characters:
+# agent CLIs colour their output, and those bytes must never reach a log or corrupt the panel.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[@-Z\\-_]"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+
+
+def clean_line(text: str) -> str:
+    """Agent text made safe to print: escape sequences and control characters removed."""
+    # A carriage return means the agent redrew the line (progress bars): only the last draw counts.
+    if "\r" in text:
+        text = text.rstrip("\r").rsplit("\r", 1)[-1]
+    return _ESCAPES.sub("", text).expandtabs(4).rstrip()
+
+
+def format_clock(seconds: float) -> str:
+    """`m:ss` (or `h:mm:ss` past an hour); negative values (clock skew) show as 0:00."""
+    total = int(max(0.0, seconds))
+    minutes, secs = divmod(total, 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}"
+
+
+def format_when(epoch: float) -> str:
+    """A local date and time to the second, as every listing of past events shows it."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+
+
+def format_seconds(seconds: float) -> str:
+    """Short rotations keep a decimal (useful for fast agents); long ones read better as m:ss."""
+    if seconds < 60:
+        return f"{max(0.0, seconds):.1f} s"
+    return format_clock(seconds)
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def files_changed(count: int) -> str:
+    return f"{plural(count, 'file')} changed"
+
+
+def usage_reported(tally: Tally) -> bool:
+    """Did any rotation report tokens or a price (custom commands report neither)?"""
+    return bool(tally.tokens) or tally.unpriced < tally.rotations

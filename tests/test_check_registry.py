@@ -1,0 +1,27 @@
+"""The check registry is the one place methods are listed: every method a spec's front matter
+accepts (in `checks:`, a role's `verification_method:` or a stage) has exactly one entry."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from ralph.checks.registry import METHODS
+from ralph.specs.frontmatter import AnyCheck, AnyRole
+
+
+def _tags(models: object, field: str) -> set[str]:
+    return {get_args(m.model_fields[field].annotation)[0] for m in get_args(models)}
+
+
+def test_every_front_matter_method_is_registered() -> None:
+    assert set(METHODS) == _tags(AnyCheck, "method")
+    assert set(METHODS) == _tags(AnyRole, "verification_method")
+
+
+def test_every_method_names_a_phase_of_the_gate() -> None:
+    assert {name: m.phase for name, m in METHODS.items()} == {
+        "string_match": "local",
+        "external": "command",
+        "semantic": "costly",
+        "multi_stage": "costly",
+    }

@@ -1,0 +1,43 @@
+"""The words of an invalid ralph.yaml: the file, the key (list indexes as `.0`, Pydantic's union
+members left out) and Pydantic's message; the same formatter as the front matter's."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.errors import ConfigError
+from ralph.store.config import parse_config
+
+HINT = "see the Configuration section of the README for the keys ralph.yaml accepts"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("agent: {command: 5}\n", "ralph.yaml: agent.command: Input should be a valid string"),
+        (
+            "agents: [{command: x}, {bogus: 1}]\n",
+            "ralph.yaml: agents.1.bogus: Extra inputs are not permitted",
+        ),
+        ("agent: {env: {A: 1}}\n", "ralph.yaml: agent.env.A: Input should be a valid string"),
+        (
+            "max_iterations: 0\n",
+            "ralph.yaml: max_iterations: Input should be greater than or equal to 1",
+        ),
+        (
+            "agent: 5\n",
+            "ralph.yaml: agent: Input should be a valid dictionary or instance of AgentConfig",
+        ),
+    ],
+)
+def test_invalid_value_names_the_key(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text)
+    assert (caught.value.message, caught.value.hint) == (message, HINT)
+
+
+def test_invalid_yaml_names_the_line_it_opened_on() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config("max_iterations: 3\nagent: {command: [x\n")
+    assert caught.value.message.startswith("ralph.yaml: line 2: invalid YAML (")
+    assert caught.value.hint == "fix the YAML syntax"
