@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,9 +26,15 @@ SCRIPTED_AGENT = FAKES / "scripted_agent.py"
 # The suite creates and deletes some 20,000 small files (git repositories, state written with
 # fsync): on a disk-backed /tmp that cost more than the tests themselves (measured: deleting one
 # session's folders took 25 s on an ext4 mounted with discard). Temporary folders go to memory
-# where the machine has one, unless TMPDIR already says where they go.
+# where the machine has one with room to spare (a container's is often 64 MB), unless TMPDIR
+# already says where they go.
 _MEMORY = Path("/dev/shm")
-if "TMPDIR" not in os.environ and _MEMORY.is_dir() and os.access(_MEMORY, os.W_OK | os.X_OK):
+if (
+    "TMPDIR" not in os.environ
+    and _MEMORY.is_dir()
+    and os.access(_MEMORY, os.W_OK | os.X_OK)
+    and shutil.disk_usage(_MEMORY).free >= 2 << 30
+):
     os.environ["TMPDIR"] = str(_MEMORY)
     tempfile.tempdir = None  # gettempdir() reads TMPDIR again
 
