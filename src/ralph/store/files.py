@@ -37,22 +37,25 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     """Write via a temporary file in the same folder, fsync, then rename over the target.
 
     A crash (or kill -9) at any moment leaves either the old file or the new one, never half of
-    one, and never a stray temporary file after a failed write.
+    one. The temporary file is named before it is created, so an interrupt at any step of the
+    write, even inside the call that creates it, is cleaned up by the last `finally`.
     """
-    import tempfile  # only writers pay for it: `ralph status` never writes
-
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    data = memoryview(text.encode("utf-8"))
+    tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            if hasattr(os, "fchmod"):  # mkstemp makes it owner-only; state is not a secret
-                os.fchmod(f.fileno(), 0o644)
-            f.write(text)
-            f.flush()
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            if hasattr(os, "fchmod"):  # whatever the umask: state is not a secret
+                os.fchmod(fd, 0o644)
+            while data:
+                data = data[os.write(fd, data) :]
             if durable:  # survives a power cut, not just a crash; run.json does not need it
-                os.fsync(f.fileno())
-        Path(tmp).replace(path)
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        tmp.replace(path)
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
 
 
 def read_text(path: Path) -> str:
