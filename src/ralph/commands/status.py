@@ -18,9 +18,7 @@ from ralph.rules.state import State, status_to_json
 from ralph.specs.discovery import SEARCHED, find_spec_paths, read_spec
 from ralph.store.runlock import RunInfo, read_run
 from ralph.store.state import load_state
-from ralph.store.worklog import worklog_tail
 from ralph.store.workspace import Workspace
-from ralph.ui.text import format_when
 
 
 def status(
@@ -55,6 +53,8 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
 
 
 def format_event(event: dict[str, Any]) -> str:
+    from ralph.ui.text import format_when  # only with --log: plain `status` must import little
+
     ts = event.get("ts")
     when = format_when(ts) if isinstance(ts, (int, float)) else "?"
     rest = " ".join(
@@ -69,7 +69,11 @@ def print_status(
     root: Path, *, as_json: bool, no_color: bool = False, log: int | None = None
 ) -> None:
     state, live = load_status(root)
-    events = worklog_tail(Workspace(root).worklog, log) if log else None
+    events = None
+    if log:
+        from ralph.store.worklog import worklog_tail
+
+        events = worklog_tail(Workspace(root).worklog, log)
     if as_json:
         data = status_data(state, live)
         if events is not None:
