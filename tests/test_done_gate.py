@@ -327,6 +327,7 @@ def test_ctrl_c_during_a_check_records_error_and_kills_the_check(git_project: Pr
 def test_check_all_runs_every_specs_checks_for_the_final_verification(tmp_path: Path) -> None:
     from ralph.agents.command import CommandAgent
     from ralph.checks.gate import DoneGate
+    from ralph.checks.records import CheckRan, GateRecord
     from ralph.specs.discovery import discover_specs
     from ralph.store.workspace import Workspace
 
@@ -341,21 +342,17 @@ def test_check_all_runs_every_specs_checks_for_the_final_verification(tmp_path: 
     (root / "specs" / "d.spec.md").write_text("---\nnope: 1\n---\n# d\n")
     ws = Workspace(root)
     ws.ensure()
-    gate = DoneGate(root, ws, lambda: CommandAgent("judge", ["true"]))
+    records: list[GateRecord] = []
+    gate = DoneGate(root, ws, lambda: CommandAgent("judge", ["true"]), records.append)
     found = gate.check_all(discover_specs(root), iteration=7, tree=lambda: None)
     verdicts = {path: g.passed for path, g in found}
     assert verdicts == {"specs/a.spec.md": False, "specs/c.spec.md": True, "specs/d.spec.md": False}
     assert dict(found)["specs/d.spec.md"].reasons == (
         "front matter: specs/d.spec.md: front matter: nope: unknown key",
     )
-    logged = worklog_at(root)
-    assert {e["spec"] for e in logged} == {"specs/a.spec.md", "specs/c.spec.md"}
-    assert all(e["iteration"] == 7 for e in logged)
-
-
-def worklog_at(root: Path) -> list[dict[str, Any]]:
-    lines = (root / ".ralph" / "worklog.jsonl").read_text().splitlines()
-    return [e for e in map(json.loads, lines) if e["event"] == "check"]
+    ran = [r for r in records if isinstance(r, CheckRan)]
+    assert {r.spec for r in ran} == {"specs/a.spec.md", "specs/c.spec.md"}
+    assert all(r.iteration == 7 for r in ran)
 
 
 def test_semantic_judge_is_another_agent_of_the_pool_than_the_coder(git_project: Project) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
 from ralph.checks.judge import AgentJudge
+from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.runner import run_gate
@@ -25,8 +26,6 @@ from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
-from ralph.store.journal import append_note
-from ralph.store.worklog import append_worklog
 from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -51,10 +50,13 @@ def validate_front_matter(specs: Sequence[Spec]) -> None:
 
 
 class DoneGate:
-    def __init__(self, root: Path, ws: Workspace, judge_agent: Callable[[], CommandAgent]):
+    def __init__(
+        self, root: Path, ws: Workspace, judge_agent: Callable[[], CommandAgent], record: Record
+    ):
         self.root = root
         self.ws = ws
         self.judge_agent = judge_agent
+        self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
         self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
@@ -141,14 +143,7 @@ class DoneGate:
             return Verdict("DONE", None)
 
         def on_transition(old: VState, new: VState) -> None:
-            append_worklog(
-                self.ws.worklog,
-                "claim_transition",
-                iteration=iteration,
-                spec=spec.path,
-                from_state=old.value,
-                to_state=new.value,
-            )
+            self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
 
         agent = self.judge_agent()
         try:
@@ -169,15 +164,10 @@ class DoneGate:
             )
         except KeyboardInterrupt:
             gate = GateResult(False, (), interrupted=True)
-        append_worklog(
-            self.ws.worklog,
-            "done_gate",
-            iteration=iteration,
-            spec=spec.path,
-            passed=gate.passed,
-            interrupted=gate.interrupted,
-            reasons=list(gate.reasons),
-            warnings=list(gate.warnings),
+        self.record(
+            GateDecided(
+                iteration, spec.path, gate.passed, gate.interrupted, gate.reasons, gate.warnings
+            )
         )
         if gate.interrupted:
             return Verdict("ERROR", "interrupted while running the DONE checks", True, gate)
@@ -226,12 +216,10 @@ class DoneGate:
         return out
 
     def _logger(self, iteration: int, path: str) -> Callable[[CheckResult], None]:
-        """Each check and its result, as a `check` worklog event."""
+        """Each check and its result, for the worklog."""
 
         def log(result: CheckResult) -> None:
-            append_worklog(
-                self.ws.worklog, "check", iteration=iteration, spec=path, **result.to_json()
-            )
+            self.record(CheckRan(iteration, path, result.to_json()))
 
         return log
 
@@ -246,12 +234,7 @@ class DoneGate:
     ) -> Verdict:
         detail = report or "\n".join(f"- {r}" for r in reasons)
         self.refusals[spec.path] = detail
-        append_note(
-            handoff,
-            f"rotation {iteration}: your DONE was refused, because these checks failed:\n\n"
-            + "\n".join(f"    {line}" for line in detail.splitlines())
-            + "\n\nFix them before you say DONE again.",
-        )
+        self.record(DoneRefused(iteration, spec.path, handoff, detail))
         shown = list(reasons[:NOTE_REASONS])
         if len(reasons) > NOTE_REASONS:
             shown.append(f"and {len(reasons) - NOTE_REASONS} more")

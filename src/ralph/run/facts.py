@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.agents.result import AgentFault
+from ralph.checks.records import GATE_RECORDS, GateRecord
 from ralph.rules.prompt import Mode
 
 
@@ -88,14 +89,6 @@ class QuestionAsked:
 
 
 @dataclass(frozen=True)
-class CheckRan:
-    """A check ralph ran itself in the final verification (the project's test command)."""
-
-    iteration: int
-    outcome: dict[str, Any]  # CheckResult.to_json()
-
-
-@dataclass(frozen=True)
 class VerificationStarted:
     attempt: int
     iteration: int
@@ -140,7 +133,7 @@ Fact = (
     | BreakerChanged
     | Escalated
     | QuestionAsked
-    | CheckRan
+    | GateRecord
     | VerificationStarted
     | VerificationAnswered
     | VerificationEnded
@@ -156,7 +149,7 @@ FACTS = (
     BreakerChanged,
     Escalated,
     QuestionAsked,
-    CheckRan,
+    *GATE_RECORDS,
     VerificationStarted,
     VerificationAnswered,
     VerificationEnded,

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ralph.agents.result import AgentFault
+from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided
 from ralph.rules import breaker as breakers
 from ralph.rules.spec import spec_slug
 from ralph.run.events import Event, RotationStarted, RunEnded, RunStarted
@@ -14,7 +15,6 @@ from ralph.run.facts import (
     AnswerDelivered,
     BreakerChanged,
     BudgetSpent,
-    CheckRan,
     Escalated,
     Fact,
     GateBypassed,
@@ -55,6 +55,9 @@ class Recorder:
             Escalated: self._escalated,
             QuestionAsked: self._question_asked,
             CheckRan: self._check_ran,
+            ClaimMoved: self._claim_moved,
+            GateDecided: self._gate_decided,
+            DoneRefused: self._done_refused,
             VerificationStarted: self._verification_started,
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
@@ -175,7 +178,35 @@ class Recorder:
         self.log("question", spec=e.spec)
 
     def _check_ran(self, e: CheckRan) -> None:
-        self.log("check", iteration=e.iteration, spec=None, **e.outcome)
+        self.log("check", iteration=e.iteration, spec=e.spec, **e.outcome)
+
+    def _claim_moved(self, e: ClaimMoved) -> None:
+        self.log(
+            "claim_transition",
+            iteration=e.iteration,
+            spec=e.spec,
+            from_state=e.from_state,
+            to_state=e.to_state,
+        )
+
+    def _gate_decided(self, e: GateDecided) -> None:
+        self.log(
+            "done_gate",
+            iteration=e.iteration,
+            spec=e.spec,
+            passed=e.passed,
+            interrupted=e.interrupted,
+            reasons=list(e.reasons),
+            warnings=list(e.warnings),
+        )
+
+    def _done_refused(self, e: DoneRefused) -> None:
+        append_note(
+            e.handoff,
+            f"rotation {e.iteration}: your DONE was refused, because these checks failed:\n\n"
+            + "\n".join(f"    {line}" for line in e.detail.splitlines())
+            + "\n\nFix them before you say DONE again.",
+        )
 
     def _verification_started(self, e: VerificationStarted) -> None:
         self.log(

@@ -9,6 +9,7 @@ from dataclasses import replace
 from ralph.agents.request import AgentRequest
 from ralph.checks.command import run_command
 from ralph.checks.gate import DoneGate
+from ralph.checks.records import CheckRan
 from ralph.checks.result import CheckResult
 from ralph.errors import ExitCode
 from ralph.rules import verification as fv
@@ -21,7 +22,6 @@ from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
 from ralph.run.events import Notice, RotationEnded, RotationStarted
 from ralph.run.facts import (
-    CheckRan,
     RunArchived,
     VerificationAnswered,
     VerificationEnded,
@@ -118,7 +118,7 @@ class Verification:
         if opts.test_command:
             config = ExternalConfig(command=opts.test_command, timeout=opts.test_timeout or 1800.0)
             outcome = run_command(config, opts.root, name="test_command (ralph.yaml)")
-            self.ctx.emit(CheckRan(iteration, outcome.to_json()))
+            self.ctx.emit(CheckRan(iteration, None, outcome.to_json()))
             log.chunk("stdout", _check_line(outcome.name, config.command, outcome).encode())
             if outcome.interrupted:
                 return failed, True

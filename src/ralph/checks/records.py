@@ -1,0 +1,51 @@
+"""What the DONE gate tells the run: each check it ran, each move of a claim, its verdict, and a
+refusal's note to the agent. The gate writes no file; the run's recorder writes these."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CheckRan:
+    iteration: int
+    spec: str | None  # None: a check of the whole project, run in the final verification
+    outcome: dict[str, Any]  # CheckResult.to_json()
+
+
+@dataclass(frozen=True)
+class ClaimMoved:
+    """The strict tier's claim moved from one state to another."""
+
+    iteration: int
+    spec: str
+    from_state: str
+    to_state: str
+
+
+@dataclass(frozen=True)
+class GateDecided:
+    iteration: int
+    spec: str
+    passed: bool
+    interrupted: bool
+    reasons: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DoneRefused:
+    """A DONE the checks refused: `detail` is what the agent reads in its handoff note."""
+
+    iteration: int
+    spec: str
+    handoff: Path
+    detail: str
+
+
+GateRecord = CheckRan | ClaimMoved | GateDecided | DoneRefused
+GATE_RECORDS = (CheckRan, ClaimMoved, GateDecided, DoneRefused)
+Record = Callable[[GateRecord], None]
