@@ -56,6 +56,34 @@ class Rotation:
 
     # ------------------------------------------------------------------ shared steps
 
+    def request(
+        self,
+        agent: CommandAgent,
+        prompt: str,
+        spec: str,
+        mode: Mode,
+        iteration: int,
+        handoff: Path,
+        specs: tuple[str, ...] = (),
+    ) -> AgentRequest:
+        """What the agent is asked, with its pool member's time limits; for a rotation and for
+        the final verification alike (the prompt file is written by the caller)."""
+        ctx, member = self.ctx, self.ctx.members[agent.name]
+        return AgentRequest(
+            prompt=prompt,
+            prompt_file=ctx.ws.prompt_file,
+            root=ctx.opts.root,
+            spec=spec,
+            mode=mode,
+            iteration=iteration,
+            state_dir=ctx.ws.dir.resolve(),
+            handoff_file=handoff.resolve(),
+            timeout=member.timeout,
+            idle_timeout=member.idle_timeout,
+            kill_grace=member.kill_grace,
+            specs=specs,
+        )
+
     def run_agent(
         self, agent: CommandAgent, request: AgentRequest, log: RotationLog
     ) -> AgentResult:
@@ -147,20 +175,7 @@ class Rotation:
             RotationStarted(agent.name, spec.path, mode, iteration, ctx.limit, started, ctx.rows())
         )
         own = time.perf_counter() - tick
-        member = ctx.members[agent.name]
-        request = AgentRequest(
-            prompt=prompt,
-            prompt_file=ws.prompt_file,
-            root=opts.root,
-            spec=spec.path,
-            mode=mode,
-            iteration=iteration,
-            state_dir=ws.dir.resolve(),
-            handoff_file=handoff.resolve(),
-            timeout=member.timeout,
-            idle_timeout=member.idle_timeout,
-            kill_grace=member.kill_grace,
-        )
+        request = self.request(agent, prompt, spec.path, mode, iteration, handoff)
         result = self.run_agent(agent, request, log)
         ctx.last_result = result
         signal_, note = self.judge(result, prompt)

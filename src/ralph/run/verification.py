@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from ralph.agents.request import AgentRequest
 from ralph.checks.command import run_command
 from ralph.checks.gate import DoneGate
 from ralph.checks.records import CheckRan
@@ -146,7 +145,6 @@ class Verification:
         ctx, ws, opts = self.ctx, self.ctx.ws, self.ctx.opts
         # fresh eyes: another available agent of the pool than the one that completed
         verifier = self.seats.reviewer()
-        member = ctx.members[verifier.name]
         budget = LatencyBudget(opts.latency_budget_ms)
         iteration = ctx.state.iteration + 1
         attempt = ctx.state.final.failures + 1
@@ -183,19 +181,14 @@ class Verification:
             )
         )
         ctx.emit(VerificationStarted(attempt, iteration, verifier.name))
-        request = AgentRequest(
-            prompt=prompt,
-            prompt_file=ws.prompt_file,
-            root=opts.root,
-            spec=specs[0].path,
-            mode="VERIFY",
-            iteration=iteration,
-            state_dir=ws.dir.resolve(),
-            handoff_file=report.resolve(),
-            timeout=member.timeout,
-            idle_timeout=member.idle_timeout,
-            kill_grace=member.kill_grace,
-            specs=tuple(s.path for s in specs),
+        request = self.rotation.request(
+            verifier,
+            prompt,
+            specs[0].path,
+            "VERIFY",
+            iteration,
+            report,
+            tuple(s.path for s in specs),
         )
         result = self.rotation.run_agent(verifier, request, log)
         # its tokens and cost count like any rotation's (run totals, per agent; no spec)
