@@ -191,7 +191,8 @@ class Rotation:
         downgraded: tuple[str, ...] = ()
 
         def bookkeeping(changes: Changes) -> None:
-            nonlocal downgraded
+            nonlocal downgraded, signal_, note
+            signal_, note = _unless_rules_wait(self, spec, iteration, handoff, signal_, note)
             ctx.state, downgraded = record_rotation(
                 ctx.state, spec.path, signal_, bool(changes), spec_file_hash(opts.root, spec.path)
             )
@@ -346,3 +347,12 @@ class Rotation:
                 )
         except KeyboardInterrupt:
             return Verdict("ERROR", "interrupted while running the DONE checks", True)
+
+
+def _unless_rules_wait(
+    rotation: Rotation, spec: Spec, iteration: int, handoff: Path, signal: str, note: str | None
+) -> tuple[str, str | None]:
+    """A DONE while the ignore rules wait for a person's say (on the tree the agent left, the
+    rule files included) is refused."""
+    held = rotation.tree.pending_rules() if signal == "DONE" else []
+    return rotation.gate.refuse_rules(spec, iteration, handoff, held) if held else (signal, note)
