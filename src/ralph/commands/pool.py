@@ -26,6 +26,8 @@ def build_policy(req: RunRequest, config: RalphConfig) -> PoolPolicy:
         backoff=p.backoff,
         max_failures=p.max_failures,
         max_wait=p.max_wait,
+        short_backoff=p.short_backoff,
+        short_retries=p.short_retries,
     )
 
 

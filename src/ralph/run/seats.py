@@ -122,6 +122,7 @@ class Seats:
                 now,
                 resets_at=fault.resets_at,
                 reason=fault.message,
+                short=fault.short,
             )
             seat = ctx.pool.seat(name)
             ctx.emit(Notice("warning", f"{describe(seat, time.time())}: {fault.message}"))

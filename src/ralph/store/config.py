@@ -63,6 +63,9 @@ class PoolConfig(BaseModel):
     backoff: Annotated[StrictFloat, Field(gt=0)] = 900.0  # rate limit without a reset time
     max_failures: Annotated[StrictInt, Field(ge=1)] | None = 3  # failures in a row -> evicted
     max_wait: Annotated[StrictFloat, Field(ge=0)] = 6 * 3600.0  # longest wait for a reset
+    # a short limit (per-minute API limit, busy server): first retry delay, retries in a row
+    short_backoff: Annotated[StrictFloat, Field(gt=0)] = 10.0
+    short_retries: Annotated[StrictInt, Field(ge=0)] = 5
 
 
 def _agent_shorthand(value: Any) -> Any:
