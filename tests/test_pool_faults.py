@@ -357,6 +357,41 @@ def test_budgets_count_this_run_only(git_project: Project, claude: Script) -> No
     assert len(git_project.rotation_ends()) == 4
 
 
+def test_a_judges_usage_counts_against_max_cost(git_project: Project, claude: Script) -> None:
+    """The coder (a custom command, no price) says DONE; Claude Code judges its semantic check
+    at $0.60 a call: two judgements pass --max-cost 1.00 and the run stops (exit 3) before a
+    third rotation; the judge's tokens and cost are in the run's, the agent's and the spec's
+    totals and in the worklog."""
+    coder = git_project.script({"*": [{"signal": "DONE"}]})
+    git_project.write(
+        {
+            "PROMPT.md": "---\nchecks:\n  - method: semantic\n    config: {check_for: [x]}\n"
+            "---\n# goal\n",
+            "ralph.yaml": json.dumps(
+                {
+                    "agents": [{"name": "coder", "command": coder}, "claude"],
+                    "pool": {"rotation": "fallback"},
+                    "final_verification": False,
+                }
+            ),
+        }
+    )
+    judge = claude(
+        [{"kind": "done", "text": "NOT_VERIFIED: no x", "input": 900, "output": 100, "cost": 0.6}]
+    )
+    res = git_project.run("run", "--plain", "--max-cost", "1.00", "-n", "10")
+    assert res.exit_code == 3, res
+    assert "cost budget reached ($1.20" in res.stderr + res.stdout
+    assert claude_calls(judge) == 2
+    assert used(git_project) == [("coder", "REFUSED")] * 2
+    state = git_project.state()
+    assert state["usage"]["cost_usd"] == pytest.approx(1.2)
+    assert state["agents"]["claude"]["input_tokens"] == 1800
+    assert state["specs"][0]["usage"]["cost_usd"] == pytest.approx(1.2)
+    judged = worklog(git_project, "judge")
+    assert [(j["agent"], j["cost_usd"]) for j in judged] == [("claude", 0.6)] * 2
+
+
 def test_bad_budget_flags(project: Project) -> None:
     project.write({"PROMPT.md": "goal\n"})
     res = project.run("run", "--agent", "demo", "--max-cost", "0")
