@@ -182,6 +182,7 @@ def _prompt_tokens(usage: dict[str, Any]) -> float:
 
 class ClaudeAgent(BuiltinAgent):
     key = "claude"
+    default_vendor = "anthropic"
     title = "Claude Code"
     executables = ("claude",)
     install = "npm install -g @anthropic-ai/claude-code"

@@ -49,6 +49,7 @@ class RunContext:
         self.pool = Pool.of(list(self.members))
         self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
         self.last_result: AgentResult | None = None  # of the last rotation, for the pool
+        self.mode = "IMPLEMENT"  # of the current (or last) rotation
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
         self.usage_at_start = self.state.usage  # budgets count what this run spends
         self.limit = self.state.iteration + opts.max_iterations  # this run stops there
