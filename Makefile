@@ -26,7 +26,7 @@ lint: $(STAMP)
 # The real agent CLIs the end-to-end tests drive (tests/test_e2e_agents.py), installed with npm
 # into a cache folder outside the repository; without npm the e2e tests are skipped, saying why.
 E2E_DIR ?= $(HOME)/.cache/ralph-e2e
-E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0
+E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0 @anthropic-ai/sandbox-runtime@0.0.78
 export RALPH_E2E_DIR := $(E2E_DIR)
 
 e2e-agents:

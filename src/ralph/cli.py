@@ -27,6 +27,10 @@ app = typer.Typer(
 )
 
 
+# --sandbox's choices, as ralph.yaml's sandbox: takes them
+SandboxChoice = Enum("SandboxChoice", {"off": "off", "auto": "auto", "srt": "srt", "bwrap": "bwrap", "docker": "docker"}, type=str)  # fmt: skip  # noqa: E501
+
+
 class EscalationChoice(str, Enum):
     abort = "abort"
     accept = "accept"
@@ -224,6 +228,12 @@ def run(
             case_sensitive=False,
         ),
     ] = None,
+    sandbox: Annotated[
+        Optional[SandboxChoice],  # noqa: UP045
+        typer.Option(
+            "--sandbox", help="Run agents, judges and checks in this sandbox, or refuse to start."
+        ),
+    ] = None,
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
@@ -344,6 +354,16 @@ def agents(
 
     with reported_errors():
         agents_command(root.resolve(), as_json=json_)
+
+
+@app.command()
+def doctor(json_: JsonFlag = False, root: Root = Path()) -> None:
+    """Check the sandbox and every agent CLI (installed, logged in) without spending tokens."""
+    from ralph.commands.doctor import doctor as doctor_command
+
+    with reported_errors():
+        code = doctor_command(root.resolve(), as_json=json_)
+    raise typer.Exit(code)
 
 
 @app.command()

@@ -50,6 +50,7 @@ class RunRequest:
     report_json: Path | None = None
     notify: bool = False
     on_escalation: str | None = None  # abort | accept | continue, for a headless run
+    sandbox: str | None = None  # --sandbox: off | auto | srt | bwrap | docker (ralph.yaml's else)
     # The options as given (after --continue merged the saved ones): saved in .ralph/ once
     # the run has started, for the next `ralph run --continue`.
     saved_options: dict[str, Any] | None = field(default=None, compare=False)
