@@ -75,8 +75,9 @@ def sandbox_checks(root: Path, config: RalphConfig, pool: list[CommandAgent]) ->
         try:
             box = start_sandbox(root, profile, config.sandbox, members)
         except RalphError as exc:
+            state = "fail" if profile in needed else "warn"
             checks.append(
-                Check("sandbox", profile, "fail", exc.message, profile in needed, exc.hint)
+                Check("sandbox", profile, state, exc.message, profile in needed, exc.hint)
             )
             continue
         assert box is not None
