@@ -27,26 +27,14 @@ app = typer.Typer(
 )
 
 
-# --sandbox's choices, as ralph.yaml's sandbox: takes them
+# Choices as Typer shows them (the values are what the commands get).
 SandboxChoice = Enum("SandboxChoice", {"off": "off", "auto": "auto", "srt": "srt", "bwrap": "bwrap", "docker": "docker"}, type=str)  # fmt: skip  # noqa: E501
+EscalationChoice = Enum("EscalationChoice", {"abort": "abort", "accept": "accept", "continue_": "continue"}, type=str)  # fmt: skip  # noqa: E501
+LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
 
-class EscalationChoice(str, Enum):
-    abort = "abort"
-    accept = "accept"
-    continue_ = "continue"
-
-
-Root = Annotated[
-    Path,
-    typer.Option(
-        "--project",
-        "-C",
-        help="Project root (default: the current directory).",
-        file_okay=False,
-        exists=True,
-    ),
-]
+_ROOT = "Project root (default: the current directory)."
+Root = Annotated[Path, typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")]
@@ -89,11 +77,6 @@ def init(
 
     with reported_errors():
         init_command(root.resolve(), force=force)
-
-
-class LogFormat(str, Enum):
-    text = "text"
-    json = "json"
 
 
 def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, Any]:
@@ -230,8 +213,14 @@ def run(
     ] = None,
     sandbox: Annotated[
         Optional[SandboxChoice],  # noqa: UP045
+        typer.Option("--sandbox", help="Run agents and checks in this sandbox, or refuse to."),
+    ] = None,
+    spec: Annotated[
+        Optional[list[str]],  # noqa: UP045
         typer.Option(
-            "--sandbox", help="Run agents, judges and checks in this sandbox, or refuse to start."
+            "--spec",
+            help="Work only on this spec (a path); repeat it for several. The others keep "
+            "their counters.",
         ),
     ] = None,
     root: Root = Path(),
@@ -345,10 +334,7 @@ def cancel(
 
 
 @app.command()
-def agents(
-    json_: JsonFlag = False,
-    root: Root = Path(),
-) -> None:
+def agents(json_: JsonFlag = False, root: Root = Path()) -> None:
     """List the built-in agents: installed or not (with the version), and how each is run."""
     from ralph.commands.agents import agents as agents_command
 
@@ -362,8 +348,7 @@ def doctor(json_: JsonFlag = False, root: Root = Path()) -> None:
     from ralph.commands.doctor import doctor as doctor_command
 
     with reported_errors():
-        code = doctor_command(root.resolve(), as_json=json_)
-    raise typer.Exit(code)
+        raise typer.Exit(doctor_command(root.resolve(), as_json=json_))
 
 
 @app.command()
@@ -390,6 +375,25 @@ def reset(
             history=history or all_,
             guardrails=guardrails or all_,
         )
+
+
+@app.command()
+def accept(
+    spec: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--spec", "-s", help="Only what concerns this spec (path)."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Accept without asking.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", "--list", help="Only show what waits (exit 5 if any).")
+    ] = False,
+    root: Root = Path(),
+) -> None:
+    """Show what an agent changed of the checks or the tests, and accept it as a person."""
+    from ralph.commands.accept import accept as accept_command
+
+    with reported_errors():
+        raise typer.Exit(accept_command(root.resolve(), spec=spec, yes=yes, dry_run=dry_run))
 
 
 def main(argv: list[str] | None = None) -> Any:
