@@ -148,3 +148,14 @@ def test_an_unknown_profile_is_one_line_naming_the_key() -> None:
 def test_an_empty_host_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"sandbox\.allow_hosts"):
         parse_config("sandbox: {profile: srt, allow_hosts: ['']}")
+
+
+def test_what_ralphs_own_git_would_run_stays_read_only_in_every_profile() -> None:
+    hooks = ROOT / ".git" / "hooks"
+    argv, _ = wrap(box(read_only=(hooks,)), ("/bin/true",), ROOT, {}, "")
+    assert (str(hooks), str(hooks)) in pairs(argv, "--ro-bind")
+    assert argv.index(str(hooks)) > argv.index(str(ROOT))  # after the project's writable bind
+    assert str(hooks) in srt_settings(box("srt", read_only=(hooks,)))["filesystem"]["denyWrite"]
+    docker = box("docker", image="i", read_only=(hooks,))
+    argv, _ = wrap(docker, ("/bin/true",), ROOT, {}, "")
+    assert f"{hooks}:{hooks}:ro" in argv

@@ -36,6 +36,12 @@ try:
 except OSError as exc:
     print(f"secret refused: {exc}")
 pathlib.Path("inside.txt").write_text("ok")
+try:  # ralph's own git would run this outside the sandbox
+    with open(".git/config", "a") as config:
+        config.write("[core]\\n\\tfsmonitor = touch /escaped\\n")
+    print("WROTE GIT CONFIG")
+except OSError as exc:
+    print(f"git config refused: {exc}")
 (pathlib.Path(os.environ["TMPDIR"]) / "t").write_text("t")
 print("sandbox:", os.environ.get("RALPH_SANDBOX"), "tmp:", os.environ["TMPDIR"])
 for name in ("ALLOWED_URL", "DENIED_URL"):
@@ -128,6 +134,8 @@ def test_an_agent_cannot_write_outside_the_project_or_read_a_named_secrets_folde
     assert not (disk_tmp / "outside.txt").exists()
     assert "write outside refused: [Errno 30] Read-only file system" in log
     assert "secret refused:" in log and "sk-very-secret" not in log
+    assert "git config refused: [Errno 30] Read-only file system" in log
+    assert "fsmonitor" not in (box_project.root / ".git" / "config").read_text()
     # what it may do works: the project, its private temporary folder
     assert (box_project.root / "inside.txt").read_text() == "ok"
     tmp = log.split(f"sandbox: {profile} tmp: ")[1].split()[0]

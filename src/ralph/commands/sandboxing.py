@@ -134,6 +134,9 @@ def _build(
         deny_read=tuple(p for p in dict.fromkeys(denied) if p.is_dir()),
         deny_files=tuple(p for p in dict.fromkeys(denied) if p.is_file()),
         hosts=tuple(dict.fromkeys([*hosts, *config.allow_hosts])),
+        read_only=tuple(
+            p for p in (root / ".git" / "config", root / ".git" / "hooks") if p.exists()
+        ),
         image=config.image,
         uid=os.getuid() if hasattr(os, "getuid") else 0,
         gid=os.getgid() if hasattr(os, "getgid") else 0,

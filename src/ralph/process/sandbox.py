@@ -34,6 +34,9 @@ class Sandbox:
     writable: tuple[Path, ...] = ()  # the agent CLIs' config and cache folders (their logins)
     deny_read: tuple[Path, ...] = ()  # secrets folders the agent may not even read
     deny_files: tuple[Path, ...] = ()  # secret files (~/.netrc), likewise
+    # Inside a writable folder but kept read-only: what ralph's own git would run outside the
+    # sandbox (.git/hooks, .git/config's core.fsmonitor and the like).
+    read_only: tuple[Path, ...] = ()
     hosts: tuple[str, ...] = ()  # host or host:port; every other host is refused (srt)
     image: str | None = None  # docker: the image holding the agent CLIs
     uid: int = 0  # docker: the user the container runs as (the caller's, so files stay theirs)
@@ -74,7 +77,7 @@ def srt_settings(box: Sandbox) -> dict[str, Any]:
         "filesystem": {
             "denyRead": [str(p) for p in (*box.deny_read, *box.deny_files)],
             "allowWrite": [str(box.project), str(box.tmp), *(str(p) for p in box.writable)],
-            "denyWrite": [str(box.settings)],
+            "denyWrite": [str(box.settings), *(str(p) for p in box.read_only)],
         },
         "network": {"allowedDomains": list(box.hosts), "deniedDomains": []},
     }
@@ -117,7 +120,9 @@ def _bwrap(box: Sandbox, argv: tuple[str, ...], cwd: Path) -> tuple[str, ...]:
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for path in (box.project, box.tmp, *box.writable):
         args += ["--bind", str(path), str(path)]
-    # After the binds: a secrets folder inside a writable one stays hidden.
+    # After the binds: what is read-only or hidden inside a writable folder stays so.
+    for path in box.read_only:
+        args += ["--ro-bind", str(path), str(path)]
     for path in box.deny_read:
         args += ["--tmpfs", str(path)]
     for path in box.deny_files:
@@ -138,6 +143,8 @@ def _docker(
     args += ["--tmpfs", "/tmp", "-w", str(cwd)]
     for path in (box.project, box.tmp, *box.writable):
         args += ["--volume", f"{path}:{path}"]
+    for path in box.read_only:
+        args += ["--volume", f"{path}:{path}:ro"]
     # `-e NAME` without a value: docker copies it from its own environment, so no key is on
     # a command line that `ps` shows.
     for name in sorted(env):
