@@ -32,7 +32,12 @@ export RALPH_E2E_DIR := $(E2E_DIR)
 e2e-agents:
 	@tests/install_agents.sh "$(E2E_DIR)" $(E2E_PACKAGES)
 
-unit: $(STAMP) e2e-agents
+# bubblewrap, socat and ripgrep for the sandbox tests: installed only as root with apt-get,
+# skipped (and the tests that need them skipped, saying why) otherwise.
+sandbox-tools:
+	@tests/install_sandbox.sh
+
+unit: $(STAMP) e2e-agents sandbox-tools
 	$(BIN)/pytest -q -n auto
 
 e2e: $(STAMP) e2e-agents
