@@ -139,3 +139,24 @@ def test_a_flag_an_agent_set_is_not_a_persons_at_the_next_run(git_project: Proje
     res = run(p, "skip-worktree", "-n", "4")
     assert_not_verified(p, res)
     assert all(e["files_changed"] >= 1 for e in p.rotation_ends())
+
+
+def test_a_person_accepts_the_rules_with_ralph_accept(git_project: Project) -> None:
+    p = git_project
+    start(p)
+    assert_not_verified(p, run(p, "gitignore", "-n", "2"))
+    shown = p.run("accept", "--dry-run")
+    assert shown.exit_code == 5, shown
+    assert "[ignore rules]" in shown.stdout
+    assert "lib/.gitignore: `*` was added" in shown.stdout  # what is being accepted
+    assert p.run("accept").exit_code == 5  # no terminal, no --yes: nothing accepted
+    assert "[ignore rules]" in p.run("accept", "--dry-run").stdout
+    done = p.run("accept", "--yes")
+    assert done.exit_code == 0, done
+    assert p.run("accept", "--dry-run").exit_code == 0
+    # the rule is the person's now: what it ignores is left out, and DONEs count again
+    (p.root / "specs/app.spec.md").write_text(SPEC + "- [ ] accepted\n")
+    p.run("reset")  # the breaker the refusals opened starts over
+    res = run(p, "gitignore", "-n", "6")
+    assert res.exit_code == 0, res
+    assert "every spec verified" in res.stdout
