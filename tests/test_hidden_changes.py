@@ -20,7 +20,9 @@ from tests.conftest import Project, Result
 
 HIDER = Path(__file__).parent / "fakes" / "hider.py"
 SPEC = "# app\n\n- [ ] app.py holds the value\n"
-FLAG_TRICKS = ["skip-worktree", "assume-unchanged", "settings", "amend", "branch", "stash"]
+FLAG_TRICKS = [
+    *("skip-worktree", "assume-unchanged", "settings", "filter", "amend", "branch", "stash"),
+]
 RULE_TRICKS = ["rm-cached", "gitignore", "ralphignore", "excludes-file"]
 
 pytestmark = pytest.mark.slow

@@ -7,6 +7,8 @@ the first rotation first plays TRICK, a way to make git (or ralph) look away:
 - `settings`: tell git to trust sizes and whole-second times (core.checkStat=minimal,
   core.trustctime=false, core.ignoreStat=true, core.untrackedCache=true, an fsmonitor hook that
   says nothing changed), then edit app.py keeping its size and restoring its times;
+- `filter`: a clean filter (in .git/info/attributes and git config) that hands git the old
+  content, then a same-size edit and a `git status` that refreshes the index with it;
 - `rm-cached`: untrack app.py, list it in .git/info/exclude, commit, then edit it;
 - `gitignore`: ignore `generated.py` in a new `lib/.gitignore`, then write generated.py;
 - `ralphignore`: leave app.py out with .ralphignore, then edit it;
@@ -63,6 +65,11 @@ def first(trick: str) -> None:
             ("core.fsmonitorHookVersion", "2"),
         ):
             git("config", key, value)
+    elif trick == "filter":
+        original = Path(".git/original-app.py")
+        original.write_bytes(Path("app.py").read_bytes())
+        Path(".git/info/attributes").write_text("app.py filter=hide\n")
+        git("config", "filter.hide.clean", f"cat {original.resolve()}")
     elif trick == "rm-cached":
         git("rm", "-q", "--cached", "app.py")
         with Path(".git/info/exclude").open("a") as f:
@@ -84,8 +91,9 @@ def first(trick: str) -> None:
 
 
 def edit(trick: str, n: int) -> None:
-    if trick == "settings":
+    if trick in ("settings", "filter"):
         same_size_edit(Path("app.py"), n)
+        git("status", "--porcelain")  # the index takes the file's new times as "clean"
     elif trick == "gitignore":
         Path("lib/generated.py").write_text(f"VALUE = {n}\n")
     elif trick == "excludes-file":

@@ -1,5 +1,6 @@
 """Index flags that hide a file from `git status` (skip-worktree, assume-unchanged): a person's
-flags keep working, any other is looked through.
+flags keep working, any other is looked through. And the index's blobs, for a check that does not
+trust the stat data of an index someone else rewrote (store/snapshot.py).
 
 A flag is a person's when it was there when ralph first looked, or appeared while ralph was not
 running; what ralph saw is kept in `.ralph/index-flags.json` across runs, so a flag an agent set
@@ -20,9 +21,9 @@ from ralph.store.files import load_json, write_json_atomic
 FLAGS_FILE = "index-flags.json"
 
 # `ls-files -v -s -z` records: tag, mode, blob, stage, tab, path. "S" is skip-worktree, a lower
-# case tag assume-unchanged.
-_FLAGGED = re.compile(rb"(?:\A|\0)(?:S|[a-z]) [0-7]+ ([0-9a-f]+) [0-3]\t([^\0]*)")
-_GITLINK = re.compile(rb"(?:\A|\0)[A-Za-z?] 160000 [0-9a-f]+ [0-3]\t([^\0]*)")
+# case tag assume-unchanged; mode 160000 a submodule.
+_ENTRY = re.compile(rb"([^\0]) ([0-7]+) ([0-9a-f]+) ([0-3])\t([^\0]*)")
+_FLAGGED = frozenset(b"Sabcdefghijklmnopqrstuvwxyz")
 
 IndexStat = tuple[int, int, int, int]
 
@@ -35,7 +36,9 @@ class IndexFlags:
         self._file = state_file
         self._stat: IndexStat | None = None
         self._flagged: dict[str, str] = {}  # path -> index blob, every flagged entry
+        self.blobs: dict[str, str] = {}  # path -> index blob, every file entry
         self.gitlinks: tuple[str, ...] = ()  # submodules in the index
+        self.rewritten = False  # someone else rewrote the index since the last look
         self._rescan()
         now = set(self._flagged)
         saved = self._load()
@@ -52,6 +55,7 @@ class IndexFlags:
         if self._index_stat() != self._stat:
             self._rescan()
             self._save()
+            self.rewritten = True
         return {p: blob for p, blob in self._flagged.items() if p not in self.person}
 
     def after_status(self) -> None:
@@ -61,10 +65,19 @@ class IndexFlags:
     def _rescan(self) -> None:
         self._stat = self._index_stat()
         out = git.index_entries(self._repo)
-        self._flagged = {
-            os.fsdecode(m.group(2)): m.group(1).decode("ascii") for m in _FLAGGED.finditer(out)
-        }
-        self.gitlinks = tuple(os.fsdecode(m.group(1)) for m in _GITLINK.finditer(out))
+        flagged: dict[str, str] = {}
+        blobs: dict[str, str] = {}
+        gitlinks: list[str] = []
+        for tag, mode, blob, stage, raw in _ENTRY.findall(out):
+            path = os.fsdecode(raw)
+            if mode == b"160000":
+                gitlinks.append(path)
+                continue
+            if stage == b"0":
+                blobs[path] = blob.decode("ascii")
+            if tag[0] in _FLAGGED:
+                flagged[path] = blob.decode("ascii")
+        self._flagged, self.blobs, self.gitlinks = flagged, blobs, tuple(gitlinks)
 
     def _index_stat(self) -> IndexStat | None:
         index = self._repo.index

@@ -158,6 +158,8 @@ class Snapshotter:
         self._prefix = os.fsdecode(self._repo.prefix)
         self.rule_hidden: list[str] = []  # what the last take found hidden by rules not accepted
         self._rules_key: object = None
+        self._suspects: set[str] = set()  # tracked files to compare with the index ourselves
+        self._last_take = time.time_ns()
         self._pending: tuple[object, list[str]] = (None, [])
         if self.kind == "walk":
             specs = [ignorebase.gitignore_spec(self._rules), self._ignored.spec]
@@ -216,10 +218,33 @@ class Snapshotter:
         for rel, child in self._nested.items():
             if rel not in entries and child.looks_hidden():
                 entries[rel] = of(rel)
+        if self._flags.rewritten:  # its stat data may lie: look at what changed since
+            self._flags.rewritten = False
+            self._suspects.update(self._changed_since(self._last_take - self.racy_window_ns))
+        for rel in sorted(self._suspects):
+            indexed = self._flags.blobs.get(rel)
+            fingerprint = entries.get(rel) or of(rel)
+            if indexed is None or fingerprint == indexed:
+                self._suspects.discard(rel)  # untracked now (git lists it), or as in the index
+            elif rel not in entries and not self._ignored(rel, False):
+                entries[rel] = fingerprint
+        self._last_take = racy_from + self.racy_window_ns
         self._fingerprints.keep(cache)
         self.rule_hidden = hidden
         self._rules_key = self._key(status, entries)
         return Snapshot(kind="git", head=status.head, entries=entries)
+
+    def _changed_since(self, since_ns: int) -> list[str]:
+        """Tracked files whose inode changed since `since_ns`: ctime cannot be set back."""
+        prefix, found = str(self.root).rstrip(os.sep) + os.sep, []
+        for rel in self._flags.blobs if self._flags is not None else ():
+            try:
+                st = os.lstat(prefix + rel)
+            except OSError:
+                continue  # gone: git lists a deleted file whatever the index says
+            if max(st.st_ctime_ns, st.st_mtime_ns) >= since_ns:
+                found.append(rel)
+        return found
 
     def looks_hidden(self) -> bool:
         """Could this repository hold a change its own `git status` does not list?"""
