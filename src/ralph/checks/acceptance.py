@@ -90,10 +90,36 @@ class FrontMatterAcceptor:
         return state
 
 
+class IgnoreRulesAcceptor:
+    """Ignore rules changed in a way that can hide source files (store/ignorebase.py): DONEs
+    are refused until a person accepts them (or restores the rule files)."""
+
+    kind = "ignore rules"
+
+    def pending(self, scope: Scope, state: State) -> list[Pending]:
+        from ralph.errors import StateError
+        from ralph.store import ignorebase
+
+        try:
+            lines = ignorebase.pending_ignore_changes(scope.root)
+        except StateError as exc:  # a damaged record: accepting records the rules anew
+            lines = [exc.message]
+        if not lines:
+            return []
+        key = ignorebase.rules_key(ignorebase.current_rules(scope.root))
+        summary = "the ignore rules, changed since a person set them (they decide what is compared)"
+        return [Pending(self.kind, None, summary, tuple(lines), key)]
+
+    def accept(self, scope: Scope, state: State, items: Sequence[Pending]) -> State:
+        from ralph.store import ignorebase
+
+        for item in items:
+            ignorebase.accept_ignore_rules(scope.root, item.key)
+        return state
+
+
 def acceptors() -> list[Acceptor]:
     """Every kind of change a person accepts, in the order `ralph accept` shows them."""
-    from ralph.checks.ignoreaccept import IgnoreRulesAcceptor
-
     return [FrontMatterAcceptor(), IgnoreRulesAcceptor()]
 
 
