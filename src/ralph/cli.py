@@ -79,26 +79,6 @@ def init(
         init_command(root.resolve(), force=force)
 
 
-def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, Any]:
-    """The options this run uses: as given, and with --continue the saved ones for the rest."""
-    from ralph.commands.runoptions import continued_options, given_options
-
-    given = given_options(ctx.params)
-    if not continue_:
-        return given
-    params = {p.name: p for p in ctx.command.params}
-
-    def defaulted(name: str) -> bool:
-        # By name: Typer may bring its own copy of Click, whose enum is not importable as such.
-        source = ctx.get_parameter_source(name)
-        return getattr(source, "name", "DEFAULT") in ("DEFAULT", "DEFAULT_MAP")
-
-    def convert(name: str, value: Any) -> Any:
-        return params[name].type_cast_value(ctx, value)
-
-    return continued_options(root, given, defaulted=defaulted, convert=convert)
-
-
 @app.command()
 def run(
     ctx: typer.Context,
@@ -232,7 +212,9 @@ def run(
         raise typer.BadParameter("--quiet and --verbose contradict each other; give one")
     with reported_errors():
         root = root.resolve()
-        code = run_command(root, _run_options(ctx, continue_, root))
+        from ralph.commands.runoptions import options_of
+
+        code = run_command(root, options_of(ctx, continue_, root))
     raise typer.Exit(code)
 
 
