@@ -244,6 +244,7 @@ class Rotation:
                         log=ws.rel(log.path),
                         usage=usage_fields(result),
                         fault=result.fault,
+                        stderr=result.stderr_lines() if signal_ == "ERROR" else (),
                     )
                 )
             self.record_budget(iteration, budget)
