@@ -214,8 +214,7 @@ class Rotation:
             with budget.operation("snapshot_save"):
                 self.keep(after, taken)
             elapsed = time.time() - started
-            now = ctx.state.get(spec.path)
-            done_count = now.done_count if now else 0
+            done_count = row.done_count if (row := ctx.state.get(spec.path)) else 0
             with budget.operation("logs"):
                 log.close(
                     f"# ended: signal={signal_} files_changed={len(changes)} "
