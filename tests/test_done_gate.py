@@ -15,6 +15,7 @@ import psutil
 import pytest
 
 from tests.conftest import FAKES, Project
+from tests.platforms import posix_signals
 
 DONE = [{"signal": "DONE"}]
 
@@ -291,6 +292,7 @@ def test_check_that_cannot_start_refuses_and_the_loop_goes_on(git_project: Proje
     assert p.counts() == {"PROMPT.md": 0}
 
 
+@posix_signals
 @pytest.mark.slow
 def test_ctrl_c_during_a_check_records_error_and_kills_the_check(git_project: Project) -> None:
     p = git_project
