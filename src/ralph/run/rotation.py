@@ -216,8 +216,7 @@ class Rotation:
             with budget.operation("snapshot_save"):
                 self.keep(after, taken)
             elapsed = time.time() - started
-            now = ctx.state.get(spec.path)
-            done_count = now.done_count if now else 0
+            done_count = row.done_count if (row := ctx.state.get(spec.path)) else 0
             with budget.operation("logs"):
                 log.close(
                     f"# ended: signal={signal_} files_changed={len(changes)} "
@@ -247,6 +246,7 @@ class Rotation:
                         log=ws.rel(log.path),
                         usage=usage_fields(result),
                         fault=result.fault,
+                        stderr=result.stderr_lines() if signal_ == "ERROR" else (),
                     )
                 )
             self.record_budget(iteration, budget)
