@@ -15,7 +15,7 @@ from typing import Any
 from ralph.errors import SpecError
 from ralph.rules.matrix import reconcile
 from ralph.rules.state import State, status_to_json
-from ralph.specs.discovery import SEARCHED, find_spec_paths, read_spec
+from ralph.specs.discovery import discover_specs
 from ralph.store.runlock import RunInfo, read_run
 from ralph.store.state import load_state
 from ralph.store.workspace import Workspace
@@ -38,9 +38,12 @@ def load_status(root: Path) -> tuple[State, RunInfo | None]:
     ws = Workspace(root)
     ws.check()
     state = load_state(ws.state_file)
-    specs = [s for s in (read_spec(root, p) for p in find_spec_paths(root)) if s is not None]
-    if not specs and not state.specs:
-        raise SpecError(f"no specs found in {root}", f"create one ({SEARCHED})")
+    try:
+        specs = discover_specs(root)  # ralph init's untouched template is no spec
+    except SpecError:
+        if not state.specs:
+            raise
+        specs = []  # every spec was removed: the saved matrix is still worth showing
     return reconcile(state, specs).state, read_run(ws.dir)
 
 

@@ -83,7 +83,8 @@ class _Run:
 
     def run(self) -> int:
         ctx, opts = self.ctx, self.ctx.opts
-        specs = discover_specs(opts.root)
+        templates: list[str] = []
+        specs = discover_specs(opts.root, templates)
         had_specs = bool(ctx.state.specs)
         scan = reconcile(ctx.state, specs)
         ctx.state = scan.state
@@ -96,6 +97,14 @@ class _Run:
         if len(ctx.members) > 1:
             ctx.emit(PoolChanged(ctx.pool.seats))
         self.report(scan, added=had_specs)
+        for template in templates:
+            ctx.emit(
+                Notice(
+                    "warning",
+                    f"{template} is still the template `ralph init` wrote, so it is not run: "
+                    "describe what you want built there, or delete it",
+                )
+            )
         if dropped:
             ctx.emit(
                 Notice(
