@@ -1,11 +1,16 @@
 # Two commands set everything up on a fresh clone: `make demo` and `make test`.
 PYTHON ?= python3
 VENV := .venv
+# A Windows venv keeps its programs in Scripts/ (run this Makefile from Git Bash there).
+ifeq ($(OS),Windows_NT)
+BIN := $(VENV)/Scripts
+else
 BIN := $(VENV)/bin
+endif
 STAMP := $(VENV)/.installed
 DEMO_DIR := build/demo
 
-.PHONY: demo test lint unit coverage e2e e2e-agents bench example clean
+.PHONY: demo test lint unit coverage e2e e2e-agents bench example dist clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,21 +23,29 @@ demo: $(STAMP)
 	cp -R .ralph-example $(DEMO_DIR) && rm -rf $(DEMO_DIR)/.ralph
 	cd $(DEMO_DIR) && git init -q && ../../$(BIN)/ralph run --agent demo
 
+# mypy also checks ralph's own code as Windows and macOS see it (its sys.platform branches).
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+	$(BIN)/mypy --platform win32 --cache-dir .mypy_cache/win32 src
+	$(BIN)/mypy --platform darwin --cache-dir .mypy_cache/darwin src
 
 # The real agent CLIs the end-to-end tests drive (tests/test_e2e_agents.py), installed with npm
 # into a cache folder outside the repository; without npm the e2e tests are skipped, saying why.
 E2E_DIR ?= $(HOME)/.cache/ralph-e2e
-E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0
+E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0 @anthropic-ai/sandbox-runtime@0.0.78
 export RALPH_E2E_DIR := $(E2E_DIR)
 
 e2e-agents:
 	@tests/install_agents.sh "$(E2E_DIR)" $(E2E_PACKAGES)
 
-unit: $(STAMP) e2e-agents
+# bubblewrap, socat and ripgrep for the sandbox tests: installed only as root with apt-get,
+# skipped (and the tests that need them skipped, saying why) otherwise.
+sandbox-tools:
+	@tests/install_sandbox.sh
+
+unit: $(STAMP) e2e-agents sandbox-tools
 	$(BIN)/pytest -q -n auto
 
 e2e: $(STAMP) e2e-agents
@@ -57,6 +70,12 @@ bench: $(STAMP)
 example: $(STAMP)
 	$(BIN)/python -m tests.example_sync
 	git add -f .ralph-example/.ralph
+
+# The sdist and the wheel users install, built as a release would be, with their metadata checked.
+dist: $(STAMP)
+	rm -rf build/dist
+	$(BIN)/python -m build --outdir build/dist .
+	$(BIN)/twine check --strict build/dist/*
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

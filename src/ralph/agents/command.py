@@ -7,6 +7,7 @@ message is found in their structured output.
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import threading
@@ -43,6 +44,30 @@ class CommandAgent:
         self.argv = tuple(argv)
         self.extra_env = dict(env or {})
         self.model = model
+        self.models: dict[str, str] = {}  # mode (implement, review, verify, judge) -> model
+
+    #: whose models the CLI runs by default (None: unknown, a custom command)
+    default_vendor: str | None = None
+
+    def model_for(self, mode: str) -> str | None:
+        """The model for a rotation of `mode` (IMPLEMENT, REVIEW, VERIFY, JUDGE): `models:` for
+        that mode, else `model:`."""
+        return self.models.get(mode.lower(), self.model)
+
+    def for_mode(self, mode: str) -> CommandAgent:
+        """This agent set up for a rotation of `mode`: the same agent, its model chosen."""
+        model = self.model_for(mode)
+        if model == self.model:
+            return self
+        agent = copy.copy(self)
+        agent.model = model
+        return agent
+
+    def vendor(self, mode: str = "IMPLEMENT") -> str | None:
+        """Whose model runs in `mode`, when it can be told."""
+        from ralph.rules.vendor import vendor_of
+
+        return vendor_of(self.model_for(mode), self.default_vendor)
 
     def resolve(self, root: Path) -> tuple[str, ...]:
         """argv with the executable made absolute; AgentError when it does not exist.
@@ -125,8 +150,9 @@ class CommandAgent:
         process tree at once. Both get the output with its secrets redacted, a line at a time;
         so do the output tails of the result."""
         parser = self.parser()
-        env = self.build_env(request)
-        argv, stdin = self.command(request)
+        chosen = self.for_mode(request.mode)  # the model of this mode on its command line
+        env = chosen.build_env(request)
+        argv, stdin = chosen.command(request)
         redact = StreamRedactor(redactor(self.secrets(env, argv)))
 
         def on_split(stream: StreamName, lines: tuple[str, ...]) -> None:
