@@ -232,6 +232,16 @@ def run(
             "their counters.",
         ),
     ] = None,
+    parallel: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--parallel",
+            "-j",
+            min=1,
+            help="Work on up to N specs at once, each in its own git worktree (default: "
+            "parallel in ralph.yaml, else 1).",
+        ),
+    ] = None,
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""

@@ -45,8 +45,8 @@ def run_project(req: RunRequest) -> int:
 
 def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
     from ralph.commands.pool import build_policy, build_pool
-    from ralph.run.loop import run_loop
     from ralph.run.options import RunOptions
+    from ralph.run.start import run_loop
     from ralph.store.config import load_config
     from ralph.ui.display import make_display
 
@@ -68,6 +68,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         breaker_cooldown=config.breaker.cooldown,
         latency_budget_ms=config.latency_budget_ms,
         only=tuple(req.spec or ()),
+        parallel=req.parallel or config.parallel,
     )
     with make_display(
         stream=sys.stdout,
