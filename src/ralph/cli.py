@@ -390,5 +390,24 @@ def reset(
         )
 
 
+@app.command()
+def accept(
+    spec: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--spec", "-s", help="Only what concerns this spec (path)."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Accept without asking.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", "--list", help="Only show what waits (exit 5 if any).")
+    ] = False,
+    root: Root = Path(),
+) -> None:
+    """Show what an agent changed of the checks or the tests, and accept it as a person."""
+    from ralph.commands.accept import accept as accept_command
+
+    with reported_errors():
+        raise typer.Exit(accept_command(root.resolve(), spec=spec, yes=yes, dry_run=dry_run))
+
+
 def main(argv: list[str] | None = None) -> Any:
     return app(args=argv, prog_name="ralph")
