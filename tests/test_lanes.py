@@ -3,11 +3,24 @@ branch, every spec verified on the merged tree (real CLI, real agent programs)."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.conftest import Project
+from tests.test_pool_faults import Script, claude, claude_calls
+
+__all__ = ["claude"]  # the fixture, used by name
 
 FOUR = {f"specs/{n}.spec.md": f"# {n}\n- [ ] {n}.txt exists\n" for n in "abcd"}
+
+
+def after_merge_of(path: str, text: str) -> str:
+    """A shell step that waits (bounded) until the user's branch has `text` in `path`: the
+    other lane's merge, so that the order of merges does not depend on timing."""
+    return (
+        "for i in $(seq 1200); do git show main:" + path + " 2>/dev/null | grep -q '" + text + "'"
+        " && break; sleep 0.05; done"
+    )
 
 
 def lanes_project(project: Project, files: dict[str, str]) -> Project:
@@ -72,7 +85,11 @@ def test_two_specs_editing_the_same_lines_conflict_and_the_agent_resolves(
         ],
         # b is slower: a merges first, and b's merge conflicts on the same line
         "specs/b.spec.md": [
-            {"write": {"shared.txt": "from b\n"}, "signal": "DONE", "sleep": 1.5},
+            {
+                "run": after_merge_of("shared.txt", "from a"),
+                "write": {"shared.txt": "from b\n"},
+                "signal": "DONE",
+            },
             {"signal": "DONE"},
             {"signal": "DONE"},
             resolve,
@@ -107,7 +124,11 @@ def test_the_conflict_handoff_names_files_and_the_other_spec(project: Project) -
             {"signal": "DONE"},
         ],
         "specs/b.spec.md": [
-            {"write": {"shared.txt": "from b\n"}, "signal": "DONE", "sleep": 1.5},
+            {
+                "run": after_merge_of("shared.txt", "from a"),
+                "write": {"shared.txt": "from b\n"},
+                "signal": "DONE",
+            },
             {"signal": "DONE"},
             {"signal": "DONE"},
             {"signal": "STUCK"},  # stops the run: the handoff is still there to read
@@ -157,7 +178,7 @@ def test_a_merge_that_breaks_another_specs_check_drops_it_until_fixed(project: P
         ],
         # b overwrites config.txt (no conflict for git: a's version is its base by then)
         "specs/b.spec.md": [
-            {"sleep": 1.5, "signal": "CONTINUE"},
+            {"run": after_merge_of("config.txt", "x = 1"), "signal": "CONTINUE"},
             {
                 "run": "git -c user.name=t -c user.email=t@t merge main >/dev/null",
                 "write": {"config.txt": "y = 1\n"},
@@ -210,3 +231,54 @@ def test_parallel_in_ralph_yaml(project: Project) -> None:
     assert res.exit_code == 0, res.stdout + res.stderr
     assert project.worklog("lane_open")  # lanes, from the file's `parallel: 2`
     assert {c["cwd"] for c in project.calls()} != {str(project.root)}
+
+
+def test_a_rate_limited_agent_is_benched_while_the_other_lanes_go_on(
+    project: Project, claude: Script
+) -> None:
+    lanes_project(project, {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"})
+    script = claude([{"kind": "rate_limit", "resets_in": 3600, "write": {"half.txt": "x"}}])
+    other = project.script({"*": [{"write": {"w.txt": "1"}, "signal": "DONE"}, {"signal": "DONE"}]})
+    res = project.run(
+        "run", "--agent", "claude", "--agent-command", other, "--parallel", "2", "--headless"
+    )
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert claude_calls(script) == 1  # benched for an hour after its rate limit
+    ends = project.rotation_ends()
+    limited = [e for e in ends if e["fault"] == "rate_limit"]
+    assert len(limited) == 1 and limited[0]["agent"] == "claude"
+    after = [e for e in ends if e["iteration"] > limited[0]["iteration"]]
+    assert after and all(e["agent"] != "claude" for e in after)
+    # the rate-limited rotation's work is committed on its lane and merged, never lost
+    assert (project.root / "half.txt").read_text() == "x"
+    assert project.counts() == {"specs/a.spec.md": 3, "specs/b.spec.md": 3}
+
+
+def test_status_shows_where_each_unmerged_lane_is(project: Project) -> None:
+    lanes_project(project, {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"})
+    steps = {
+        "specs/a.spec.md": [{"write": {"a.txt": "a\n"}, "signal": "DONE"}, {"signal": "DONE"}],
+        "specs/b.spec.md": [
+            {"run": after_merge_of("a.txt", "a"), "write": {"b.txt": "b\n"}, "signal": "STUCK"}
+        ],
+    }
+    res = project.run("run", "--agent-command", project.script(steps), "--parallel", "2")
+    assert res.exit_code == 5, res.stdout + res.stderr
+    status = project.run("status")
+    lane = next(b for b in branches(project) if b.startswith("ralph/b-"))
+    assert f"lane: specs/b.spec.md on {lane} in .ralph/worktrees/{lane[6:]}" in status.stdout
+    data = json.loads(project.run("status", "--json").stdout)
+    assert [x["spec"] for x in data["lanes"]] == ["specs/b.spec.md"]
+    assert (project.root / data["lanes"][0]["worktree"] / "b.txt").read_text() == "b\n"
+
+
+def test_parallel_1_is_the_one_spec_loop(git_project: Project) -> None:
+    files = {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"}
+    git_project.write(files)  # uncommitted: one-spec mode does not need a clean tree
+    cmd = git_project.fake({"*": [{"write": {"x.txt": "1"}, "signal": "DONE"}, {"signal": "DONE"}]})
+    res = git_project.run("run", *cmd, "--parallel", "1")
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert {c["cwd"] for c in git_project.calls()} == {str(git_project.root)}
+    assert not (git_project.root / ".ralph" / "lanes.json").exists()
+    assert not (git_project.root / ".ralph" / "worktrees").exists()
+    assert not git_project.worklog("lane_open")

@@ -92,26 +92,6 @@ class LogFormat(str, Enum):
     json = "json"
 
 
-def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, Any]:
-    """The options this run uses: as given, and with --continue the saved ones for the rest."""
-    from ralph.commands.runoptions import continued_options, given_options
-
-    given = given_options(ctx.params)
-    if not continue_:
-        return given
-    params = {p.name: p for p in ctx.command.params}
-
-    def defaulted(name: str) -> bool:
-        # By name: Typer may bring its own copy of Click, whose enum is not importable as such.
-        source = ctx.get_parameter_source(name)
-        return getattr(source, "name", "DEFAULT") in ("DEFAULT", "DEFAULT_MAP")
-
-    def convert(name: str, value: Any) -> Any:
-        return params[name].type_cast_value(ctx, value)
-
-    return continued_options(root, given, defaulted=defaulted, convert=convert)
-
-
 @app.command()
 def run(
     ctx: typer.Context,
@@ -226,33 +206,33 @@ def run(
     ] = None,
     spec: Annotated[
         Optional[list[str]],  # noqa: UP045
-        typer.Option(
-            "--spec",
-            help="Work only on this spec (a path); repeat it for several. The others keep "
-            "their counters.",
-        ),
+        typer.Option("--spec", help="Work only on this spec (path); repeat it for several."),
     ] = None,
     parallel: Annotated[
         Optional[int],  # noqa: UP045
-        typer.Option(
-            "--parallel",
-            "-j",
-            min=1,
-            help="Work on up to N specs at once, each in its own git worktree (default: "
-            "parallel in ralph.yaml, else 1).",
-        ),
+        typer.Option("--parallel", "-j", min=1, help="Up to N specs at once, in git worktrees."),
     ] = None,
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
     from ralph.commands.run import run as run_command
+    from ralph.commands.runoptions import options_of
 
     if quiet and verbose:
         raise typer.BadParameter("--quiet and --verbose contradict each other; give one")
     with reported_errors():
         root = root.resolve()
-        code = run_command(root, _run_options(ctx, continue_, root))
+        code = run_command(root, options_of(ctx, continue_=continue_, root=root))
     raise typer.Exit(code)
+
+
+@app.command()
+def plan(json_: JsonFlag = False, root: Root = Path()) -> None:
+    """List the specs that need work and their lane branches (--json: a CI job matrix)."""
+    from ralph.commands.plan import plan as plan_command
+
+    with reported_errors():
+        raise typer.Exit(plan_command(root.resolve(), as_json=json_))
 
 
 @app.command()

@@ -158,3 +158,23 @@ def run_request(root: Path, options: dict[str, Any]) -> RunRequest:
         if request.get(name) is not None:
             request[name] = Path(request[name])
     return RunRequest(root=root, saved_options=options, **request)
+
+
+def options_of(ctx: Any, *, continue_: bool, root: Path) -> dict[str, Any]:
+    """The options a `ralph run` uses, from the command line's context (Click's, duck-typed:
+    only the command line imports Typer): as given, and with --continue the saved ones for
+    those left at their defaults."""
+    given = given_options(ctx.params)
+    if not continue_:
+        return given
+    params = {p.name: p for p in ctx.command.params}
+
+    def defaulted(name: str) -> bool:
+        # By name: Typer may bring its own copy of Click, whose enum is not importable as such.
+        source = ctx.get_parameter_source(name)
+        return getattr(source, "name", "DEFAULT") in ("DEFAULT", "DEFAULT_MAP")
+
+    def convert(name: str, value: Any) -> Any:
+        return params[name].type_cast_value(ctx, value)
+
+    return continued_options(root, given, defaulted=defaulted, convert=convert)

@@ -31,7 +31,7 @@ from ralph.run.lanectx import LaneCircuit, LaneContext
 from ralph.run.loop import STOPPING, SpecRun, selected_reason
 from ralph.run.merging import Integration
 from ralph.run.rotation import Outcome, Rotation
-from ralph.run.tree import Tree
+from ralph.run.tree import Tree, hidden_spec_hashes
 from ralph.store.lanes import Lane
 from ralph.store.worktrees import commit_all, repo
 
@@ -153,6 +153,12 @@ class LaneRun(SpecRun):
 
     def _stop_reason(self) -> tuple[ExitCode, str] | None:
         ctx = self.ctx
+        if ctx.cancel.requested and ctx.cancel.now.is_set():
+            self._stop_all()
+            return ExitCode.INTERRUPTED, (
+                "cancelled now (ralph cancel --now): the agents were stopped and the "
+                "rotations recorded as ERROR"
+            )
         if ctx.cancel.requested:
             return (
                 ExitCode.INTERRUPTED,
@@ -284,6 +290,9 @@ class LaneRun(SpecRun):
             if not r.future.done():
                 continue
             del self.running[path]
+            with self.guard:  # no rotation in this lane any more: inspect stops listing it
+                self.lane_news.pop(r.ctx.name, None)
+                ctx.note_run(lanes=dict(self.lane_news))
             outcome = r.future.result()  # a lane's error is the run's error
             ctx.last_result = r.ctx.last_result
             ctx.member = ctx.members[r.agent.name]
@@ -329,3 +338,5 @@ class LaneRun(SpecRun):
         for lane in ready:
             self.integration.merge(lane, queued)
             queued.discard(lane.spec)
+        if ready:  # ralph's own merges are not changes made while ralph was not running
+            self.tree.save(self.tree.take(), hidden_spec_hashes(self.ctx.opts.root))
