@@ -26,13 +26,18 @@ lint: $(STAMP)
 # The real agent CLIs the end-to-end tests drive (tests/test_e2e_agents.py), installed with npm
 # into a cache folder outside the repository; without npm the e2e tests are skipped, saying why.
 E2E_DIR ?= $(HOME)/.cache/ralph-e2e
-E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0
+E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0 @anthropic-ai/sandbox-runtime@0.0.78
 export RALPH_E2E_DIR := $(E2E_DIR)
 
 e2e-agents:
 	@tests/install_agents.sh "$(E2E_DIR)" $(E2E_PACKAGES)
 
-unit: $(STAMP) e2e-agents
+# bubblewrap, socat and ripgrep for the sandbox tests: installed only as root with apt-get,
+# skipped (and the tests that need them skipped, saying why) otherwise.
+sandbox-tools:
+	@tests/install_sandbox.sh
+
+unit: $(STAMP) e2e-agents sandbox-tools
 	$(BIN)/pytest -q -n auto
 
 e2e: $(STAMP) e2e-agents

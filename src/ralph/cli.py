@@ -27,22 +27,14 @@ app = typer.Typer(
 )
 
 
-class EscalationChoice(str, Enum):
-    abort = "abort"
-    accept = "accept"
-    continue_ = "continue"
+# Choices as Typer shows them (the values are what the commands get).
+SandboxChoice = Enum("SandboxChoice", {"off": "off", "auto": "auto", "srt": "srt", "bwrap": "bwrap", "docker": "docker"}, type=str)  # fmt: skip  # noqa: E501
+EscalationChoice = Enum("EscalationChoice", {"abort": "abort", "accept": "accept", "continue_": "continue"}, type=str)  # fmt: skip  # noqa: E501
+LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
 
-Root = Annotated[
-    Path,
-    typer.Option(
-        "--project",
-        "-C",
-        help="Project root (default: the current directory).",
-        file_okay=False,
-        exists=True,
-    ),
-]
+_ROOT = "Project root (default: the current directory)."
+Root = Annotated[Path, typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")]
@@ -85,11 +77,6 @@ def init(
 
     with reported_errors():
         init_command(root.resolve(), force=force)
-
-
-class LogFormat(str, Enum):
-    text = "text"
-    json = "json"
 
 
 @app.command()
@@ -204,6 +191,10 @@ def run(
             case_sensitive=False,
         ),
     ] = None,
+    sandbox: Annotated[
+        Optional[SandboxChoice],  # noqa: UP045
+        typer.Option("--sandbox", help="Run agents and checks in this sandbox, or refuse to."),
+    ] = None,
     spec: Annotated[
         Optional[list[str]],  # noqa: UP045
         typer.Option("--spec", help="Work only on this spec (path); repeat it for several."),
@@ -216,13 +207,14 @@ def run(
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
     from ralph.commands.run import run as run_command
-    from ralph.commands.runoptions import options_of
 
     if quiet and verbose:
         raise typer.BadParameter("--quiet and --verbose contradict each other; give one")
     with reported_errors():
         root = root.resolve()
-        code = run_command(root, options_of(ctx, continue_=continue_, root=root))
+        from ralph.commands.runoptions import options_of
+
+        code = run_command(root, options_of(ctx, continue_, root))
     raise typer.Exit(code)
 
 
@@ -333,15 +325,21 @@ def cancel(
 
 
 @app.command()
-def agents(
-    json_: JsonFlag = False,
-    root: Root = Path(),
-) -> None:
+def agents(json_: JsonFlag = False, root: Root = Path()) -> None:
     """List the built-in agents: installed or not (with the version), and how each is run."""
     from ralph.commands.agents import agents as agents_command
 
     with reported_errors():
         agents_command(root.resolve(), as_json=json_)
+
+
+@app.command()
+def doctor(json_: JsonFlag = False, root: Root = Path()) -> None:
+    """Check the sandbox and every agent CLI (installed, logged in) without spending tokens."""
+    from ralph.commands.doctor import doctor as doctor_command
+
+    with reported_errors():
+        raise typer.Exit(doctor_command(root.resolve(), as_json=json_))
 
 
 @app.command()

@@ -38,7 +38,7 @@ class SpecRun:
         self.seats = Seats(ctx)
         self.circuit = Circuit(ctx)
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
-        self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.emit)
+        self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record)
         self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 

@@ -149,6 +149,7 @@ class Rotation:
         row = ctx.state.get(spec.path)
         assert row is not None
         mode: Mode = "IMPLEMENT" if row.done_count == 0 else "REVIEW"
+        ctx.mode = mode  # whose work a judge then judges: this mode's model
         iteration = ctx.state.iteration + 1
         ctx.state = replace(ctx.state, iteration=iteration, current_spec=spec.path)
         with budget.operation("state_save"):
