@@ -15,6 +15,7 @@ from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
 from ralph.run.events import Event
 from ralph.run.facts import Fact
+from ralph.run.rotation import Rotation
 from ralph.store.workspace import Workspace
 
 
@@ -121,6 +122,8 @@ class LaneContext(RunContext):
         self.usage_at_start = main.usage_at_start
         self.limit = main.limit
         self.answer = None
+        self.rotation: Rotation | None = None  # the lane's rotation parts, made at its first
+        self.repo: Any = None  # the worktree's GitPython repository
         self.ws.lane_dir.mkdir(parents=True, exist_ok=True)
 
     def start(self, state: State) -> None:

@@ -263,16 +263,20 @@ class LaneRun(SpecRun):
         """In the lane's thread: one rotation in its worktree, then its work committed."""
         tick = time.perf_counter()
         lctx = r.ctx
-        tree = Tree(lctx.opts.root, lctx.ws, ())
-        gate = DoneGate(lctx.opts.root, lctx.ws, lambda: self._reviewer(r.agent), lctx.emit)
-        rotation = Rotation(lctx, tree, LaneCircuit(lctx), gate)
+        if lctx.rotation is None:  # the lane's own parts, made once (a snapshotter finds its repo)
+            tree = Tree(lctx.opts.root, lctx.ws, ())
+            gate = DoneGate(lctx.opts.root, lctx.ws, lambda: self._reviewer(lctx.agent), lctx.emit)
+            lctx.rotation = Rotation(lctx, tree, LaneCircuit(lctx), gate)
+            lctx.repo = repo(lctx.opts.root)
+        rotation = lctx.rotation
         r.circuit = rotation.circuit  # type: ignore[assignment]
-        before = tree.take()
+        before = rotation.tree.take()
         outcome = rotation(r.spec, before, tick, r.agent)
-        commit_all(
-            repo(lctx.opts.root),
-            f"ralph: rotation {lctx.state.iteration} on {r.spec.path} ({outcome.signal})",
-        )
+        if outcome.changed:  # an unchanged tree has nothing to commit
+            commit_all(
+                lctx.repo,
+                f"ralph: rotation {lctx.state.iteration} on {r.spec.path} ({outcome.signal})",
+            )
         return outcome
 
     def _reviewer(self, agent: CommandAgent) -> CommandAgent:
@@ -299,6 +303,8 @@ class LaneRun(SpecRun):
             self.seats.settle()
             for success, reason, subject in r.circuit.outcomes if r.circuit else ():
                 self.circuit.feed(success, reason, subject)
+            if r.circuit:
+                r.circuit.outcomes.clear()
             ctx.save()
             if outcome.interrupted:
                 self.stopping = self.stopping or (
