@@ -282,3 +282,25 @@ def test_parallel_1_is_the_one_spec_loop(git_project: Project) -> None:
     assert not (git_project.root / ".ralph" / "lanes.json").exists()
     assert not (git_project.root / ".ralph" / "worktrees").exists()
     assert not git_project.worklog("lane_open")
+
+
+def test_a_lanes_question_stops_the_run_and_the_answer_reaches_the_next_rotation(
+    project: Project,
+) -> None:
+    lanes_project(project, {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"})
+    steps = {
+        "specs/a.spec.md": [{"say": "which database?", "signal": "QUESTION"}, {"signal": "DONE"}],
+        "specs/b.spec.md": [{"write": {"b.txt": "b\n"}, "signal": "DONE"}, {"signal": "DONE"}],
+    }
+    cmd = project.script(steps)
+    res = project.run("run", "--agent-command", cmd, "--parallel", "2", "--headless")
+    assert res.exit_code == 5, res.stdout + res.stderr
+    assert "question on specs/a.spec.md" in res.stdout
+    question = project.root / ".ralph" / "question.md"
+    assert "which database?" in question.read_text()
+    (project.root / ".ralph" / "answer.md").write_text("postgres\n")
+    steps["specs/a.spec.md"] = [{"echo_prompt": True, "signal": "DONE"}]
+    res = project.run("run", "--agent-command", project.script(steps), "--parallel", "2")
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert project.worklog("answer_delivered")
+    assert not question.exists()

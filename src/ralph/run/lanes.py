@@ -9,82 +9,41 @@ under one lock, and its events reach the displays and the recorder under the sam
 
 from __future__ import annotations
 
-import threading
-import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field, replace
-from typing import Any
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import replace
 
 from ralph.agents.command import CommandAgent
-from ralph.checks.gate import DoneGate
 from ralph.errors import ExitCode
-from ralph.rules.lanes import absorb, hold
+from ralph.rules.lanes import hold
 from ralph.rules.pool import Exhausted, Wait
 from ralph.rules.schedule import priority, selected_done
 from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT
 from ralph.rules.usage import over_budget
 from ralph.run.context import RunContext
-from ralph.run.events import Event, Notice, RotationEnded, RotationStarted
-from ralph.run.facts import Fact, RotationRecorded
-from ralph.run.lanectx import LaneCircuit, LaneContext
+from ralph.run.events import Notice
+from ralph.run.facts import QuestionAsked
+from ralph.run.lanectx import LaneContext
+from ralph.run.lanehub import LaneHub, Running
 from ralph.run.loop import STOPPING, SpecRun, selected_reason
 from ralph.run.merging import Integration
-from ralph.run.rotation import Outcome, Rotation
-from ralph.run.tree import Tree, hidden_spec_hashes
-from ralph.store.lanes import Lane
-from ralph.store.worktrees import commit_all, repo
+from ralph.run.question import pending, shown, write_fallback_question
+from ralph.run.tree import hidden_spec_hashes
+from ralph.store.files import read_text
+from ralph.store.worktrees import commit_all
 
 TICK = 0.2  # seconds between the coordinator's looks at cancel requests while lanes run
-
-
-@dataclass
-class Running:
-    """A lane with a rotation under way (or just ended)."""
-
-    lane: Lane
-    ctx: LaneContext
-    spec: Spec
-    agent: CommandAgent
-    future: Future[Outcome] = field(default_factory=Future)
-    circuit: LaneCircuit | None = None  # what the rotation fed the circuit breaker
 
 
 class LaneRun(SpecRun):
     def __init__(self, ctx: RunContext) -> None:
         super().__init__(ctx)
-        self.guard = threading.RLock()  # the run's state, files and displays: one writer
+        self.hub = LaneHub(ctx)
         self.integration = Integration(ctx)
         self.running: dict[str, Running] = {}
         self.contexts: dict[str, LaneContext] = {}
         self.stopping: tuple[ExitCode, str] | None = None
-        self.lane_news: dict[str, dict[str, Any]] = {}
-
-    # ------------------------------------------------------------------ the hub lanes call
-
-    def absorb(self, lane: LaneContext) -> None:
-        with self.guard:
-            row = lane.state.get(lane.spec_path)
-            if row is not None:
-                self.ctx.state = absorb(self.ctx.state, lane.base, lane.state, lane.spec_path)
-                lane.base = lane.state
-            self.ctx.save()
-
-    def lane_emit(self, lane: LaneContext, event: Event | Fact) -> None:
-        with self.guard:
-            if isinstance(event, RotationStarted):
-                event = replace(event, matrix=self.ctx.rows())  # the run's matrix, not the copy's
-            elif isinstance(event, (RotationEnded, RotationRecorded)):
-                # a lane's change reaches the other specs only through its merge
-                event = replace(event, downgraded=())
-                if isinstance(event, RotationEnded):
-                    event = replace(event, matrix=self.ctx.rows())
-            self.ctx.emit(event)
-
-    def lane_info(self, name: str, info: dict[str, Any]) -> None:
-        with self.guard:
-            self.lane_news.setdefault(name, {}).update(info)
-            self.ctx.note_run(lanes=dict(self.lane_news))
+        self.ended: int | None = None  # the exit code of a run whose end is already recorded
 
     # ------------------------------------------------------------------ the run
 
@@ -120,6 +79,11 @@ class LaneRun(SpecRun):
                 )
                 self._stop_all()
                 continue
+            if self.ended is not None:  # the run's end is recorded: the running lanes finish
+                if not self.running:
+                    return self.ended
+                self._wait()
+                continue
             specs, _ = self.rescan()
             if self.stopping is None:
                 self.stopping = self._stop_reason()
@@ -138,6 +102,8 @@ class LaneRun(SpecRun):
                         if code == ExitCode.OK:
                             self.integration.finish()
                         return code
+                    # what the verifier changed must reach the lanes, which start from commits
+                    commit_all(self.integration.repo, "ralph: left by a final verification")
                     continue
                 if ctx.opts.only and selected_done(ctx.state, ctx.opts.only):
                     self.integration.finish()
@@ -148,8 +114,13 @@ class LaneRun(SpecRun):
             if not self.running:
                 if self.integration.ready(set()):
                     continue  # a lane reached 3/3 meanwhile: merge it
-                return self._end(ExitCode.MAX_ITERATIONS, self._blocked_reason())
+                return self._end(ExitCode.MAX_ITERATIONS, self._stuck_reason())
             self._wait()
+
+    def _stuck_reason(self) -> str:
+        if any(s.blocked for s in self.ctx.state.specs):
+            return self._blocked_reason()
+        return "no spec can go on: its lane waits on a spec no longer in the matrix"
 
     def _stop_reason(self) -> tuple[ExitCode, str] | None:
         ctx = self.ctx
@@ -230,8 +201,9 @@ class LaneRun(SpecRun):
                     return None
                 self.seats.exhausted(choice)  # raises
             stop = self.circuit.admit()
-            if stop is not None:
-                return stop
+            if stop is not None:  # ended and recorded; the running lanes finish their rotation
+                self.ended = stop
+                return None
             self.seats.use(choice)
             self._start_rotation(spec, ctx.agent, executor)
         return None
@@ -245,47 +217,20 @@ class LaneRun(SpecRun):
         lane = self.integration.lanes.get(spec.path) or lane
         lctx = self.contexts.get(lane.name)
         if lctx is None:
-            lctx = LaneContext(ctx, self, lane.name, self.integration.worktree(lane))
+            lctx = LaneContext(ctx, self.hub, lane.name, self.integration.worktree(lane))
             self.contexts[lane.name] = lctx
         lctx.spec_path = spec.path
         lctx.stop.clear()
-        with self.guard:
+        with self.hub.guard:
             copy = ctx.state
             ctx.state = replace(ctx.state, iteration=ctx.state.iteration + 1)  # its number
             ctx.save()
         lctx.start(copy)
         lctx.member = ctx.member
+        lctx.answer, ctx.answer = ctx.answer, None  # your answer goes to the next rotation
         running = Running(lane, lctx, spec, agent)
         self.running[spec.path] = running
-        running.future = executor.submit(self._rotate, running)
-
-    def _rotate(self, r: Running) -> Outcome:
-        """In the lane's thread: one rotation in its worktree, then its work committed."""
-        tick = time.perf_counter()
-        lctx = r.ctx
-        if lctx.rotation is None:  # the lane's own parts, made once (a snapshotter finds its repo)
-            tree = Tree(lctx.opts.root, lctx.ws, ())
-            gate = DoneGate(lctx.opts.root, lctx.ws, lambda: self._reviewer(lctx.agent), lctx.emit)
-            lctx.rotation = Rotation(lctx, tree, LaneCircuit(lctx), gate)
-            lctx.repo = repo(lctx.opts.root)
-        rotation = lctx.rotation
-        r.circuit = rotation.circuit  # type: ignore[assignment]
-        before = rotation.tree.take()
-        outcome = rotation(r.spec, before, tick, r.agent)
-        if outcome.changed:  # an unchanged tree has nothing to commit
-            commit_all(
-                lctx.repo,
-                f"ralph: rotation {lctx.state.iteration} on {r.spec.path} ({outcome.signal})",
-            )
-        return outcome
-
-    def _reviewer(self, agent: CommandAgent) -> CommandAgent:
-        with self.guard:
-            now = time.time()
-            others = [
-                s.name for s in self.ctx.pool.seats if s.available(now) and s.name != agent.name
-            ]
-            return self.ctx.members[others[0]].agent if others else agent
+        running.future = executor.submit(self.hub.rotate, running)
 
     def _collect(self) -> None:
         """Rotations that ended: the pool, the circuit breaker and the lane's verdict."""
@@ -294,9 +239,7 @@ class LaneRun(SpecRun):
             if not r.future.done():
                 continue
             del self.running[path]
-            with self.guard:  # no rotation in this lane any more: inspect stops listing it
-                self.lane_news.pop(r.ctx.name, None)
-                ctx.note_run(lanes=dict(self.lane_news))
+            self.hub.forget(r.ctx.name)
             outcome = r.future.result()  # a lane's error is the run's error
             ctx.last_result = r.ctx.last_result
             ctx.member = ctx.members[r.agent.name]
@@ -316,12 +259,15 @@ class LaneRun(SpecRun):
                 )
                 self._stop_all()
                 continue
+            if outcome.signal == "QUESTION":
+                self.stopping = (ExitCode.NEEDS_HUMAN, self._question(path, r.ctx))
+                continue
             if outcome.signal in STOPPING:
                 self.stopping = (ExitCode.NEEDS_HUMAN, f"{STOPPING[outcome.signal]} on {path}")
                 continue
             stop = self.circuit.escalate_if_open()
-            if stop is not None:
-                self.stopping = (ExitCode(stop), "stopped by the circuit breaker")
+            if stop is not None:  # the escalation ended the run (and recorded it)
+                self.ended = stop
                 continue
             if self.integration.unresolved(path):
                 if ctx.state != (held := hold(ctx.state, path)):
@@ -335,6 +281,24 @@ class LaneRun(SpecRun):
             row = ctx.state.get(path)
             if row is not None and row.done_count == MAX_COUNT:
                 self.integration.verified(path)
+
+    def _question(self, path: str, lane: LaneContext) -> str:
+        """A lane's agent asked: its question is kept (from its output when it wrote none)."""
+        ctx = self.ctx
+        if write_fallback_question(ctx.ws, path, read_text(lane.ws.current_log)):
+            ctx.emit(
+                Notice("warning", "the agent did not write .ralph/question.md; saved its output")
+            )
+        ctx.emit(QuestionAsked(path))
+        ctx.emit(
+            Notice(
+                "warning", f"question from the agent on {path}:\n" + shown(pending(ctx.ws) or "")
+            )
+        )
+        return (
+            f"the agent has a question on {path} (.ralph/question.md): write your answer to "
+            ".ralph/answer.md and run ralph again"
+        )
 
     def _merge_ready(self) -> None:
         """Every lane waiting at 3/3 goes through the queue, one merge at a time."""
