@@ -304,3 +304,21 @@ def test_a_lanes_question_stops_the_run_and_the_answer_reaches_the_next_rotation
     assert res.exit_code == 0, res.stdout + res.stderr
     assert project.worklog("answer_delivered")
     assert not question.exists()
+
+
+def test_an_open_lane_gets_the_merged_work_before_its_next_rotation(project: Project) -> None:
+    lanes_project(project, {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"})
+    steps = {
+        "specs/a.spec.md": [{"write": {"a.txt": "a\n"}, "signal": "DONE"}, {"signal": "DONE"}],
+        "specs/b.spec.md": [
+            {"run": after_merge_of("a.txt", "a"), "write": {"b.txt": "b\n"}, "signal": "DONE"},
+            # b's next rotation runs on a tree that has a's merged work
+            {"run": "test -f a.txt && echo yes > b-saw-a.txt", "signal": "DONE"},
+            {"signal": "DONE"},
+        ],
+    }
+    res = project.run("run", "--agent-command", project.script(steps), "--parallel", "2")
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert (project.root / "b-saw-a.txt").read_text() == "yes\n"
+    log = project.git("log", "--format=%s", "--all")
+    assert "ralph: main into ralph/b-" in log
