@@ -221,10 +221,9 @@ class LaneRun(SpecRun):
             self.contexts[lane.name] = lctx
         lctx.spec_path = spec.path
         lctx.stop.clear()
-        with self.hub.guard:
-            copy = ctx.state
-            ctx.state = replace(ctx.state, iteration=ctx.state.iteration + 1)  # its number
-            ctx.save()
+        with self.hub.guard:  # its number, taken here: lanes started together never share one
+            copy = ctx.state  # (saved by the rotation itself as it starts)
+            ctx.state = replace(ctx.state, iteration=ctx.state.iteration + 1)
         lctx.start(copy)
         lctx.member = ctx.member
         lctx.answer, ctx.answer = ctx.answer, None  # your answer goes to the next rotation

@@ -111,10 +111,10 @@ def has_branch(r: Repo, branch: str) -> bool:
 def add_worktree(r: Repo, path: Path, branch: str, start: str) -> None:
     """The lane's worktree on its branch (made from `start` when it does not exist yet)."""
     with GIT_LOCK:
-        _git(r, "worktree", "prune")
         if (path / ".git").exists():
             return  # left by an earlier run: its work goes on there
         path.parent.mkdir(parents=True, exist_ok=True)
+        _git(r, "worktree", "prune")  # a worktree folder deleted by hand is forgotten first
         if has_branch(r, branch):
             _git(r, "worktree", "add", "--quiet", str(path), branch)
         else:
