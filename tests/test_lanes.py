@@ -322,3 +322,18 @@ def test_an_open_lane_gets_the_merged_work_before_its_next_rotation(project: Pro
     assert (project.root / "b-saw-a.txt").read_text() == "yes\n"
     log = project.git("log", "--format=%s", "--all")
     assert "ralph: main into ralph/b-" in log
+
+
+def test_headless_lines_and_json_events_name_each_lanes_spec(project: Project) -> None:
+    lanes_project(project, {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"})
+    steps = {"*": [{"say": "working on it", "signal": "DONE"}]}
+    cmd = project.script(steps)
+    res = project.run("run", "--agent-command", cmd, "--parallel", "2", "--headless", "-v")
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert "specs/a.spec.md: working on it" in res.stdout
+    assert "specs/b.spec.md: working on it" in res.stdout
+    project.run("reset")
+    res = project.run("run", "--agent-command", cmd, "--parallel", "2", "--log-format", "json")
+    events = [json.loads(line) for line in res.stdout.splitlines() if line.startswith("{")]
+    started = [e for e in events if e["event"] == "rotation_started"]
+    assert {e["spec"] for e in started} == {"specs/a.spec.md", "specs/b.spec.md", "(all specs)"}

@@ -15,7 +15,7 @@ from ralph.checks.gate import DoneGate
 from ralph.rules.lanes import absorb
 from ralph.rules.spec import Spec
 from ralph.run.context import RunContext
-from ralph.run.events import Event, RotationEnded, RotationStarted
+from ralph.run.events import AgentOutput, Event, RotationEnded, RotationStarted
 from ralph.run.facts import Fact, RotationRecorded
 from ralph.run.lanectx import LaneCircuit, LaneContext
 from ralph.run.rotation import Outcome, Rotation
@@ -52,7 +52,9 @@ class LaneHub:
 
     def lane_emit(self, lane: LaneContext, event: Event | Fact) -> None:
         with self.guard:
-            if isinstance(event, RotationStarted):
+            if isinstance(event, AgentOutput):  # lanes' output interleaves: each line names its own
+                event = replace(event, lines=tuple(f"{lane.spec_path}: {x}" for x in event.lines))
+            elif isinstance(event, RotationStarted):
                 event = replace(event, matrix=self.ctx.rows())  # the run's matrix, not the copy's
             elif isinstance(event, (RotationEnded, RotationRecorded)):
                 # a lane's change reaches the other specs only through its merge
