@@ -1,7 +1,12 @@
 # Two commands set everything up on a fresh clone: `make demo` and `make test`.
 PYTHON ?= python3
 VENV := .venv
+# A Windows venv keeps its programs in Scripts/ (run this Makefile from Git Bash there).
+ifeq ($(OS),Windows_NT)
+BIN := $(VENV)/Scripts
+else
 BIN := $(VENV)/bin
+endif
 STAMP := $(VENV)/.installed
 DEMO_DIR := build/demo
 
@@ -18,10 +23,13 @@ demo: $(STAMP)
 	cp -R .ralph-example $(DEMO_DIR) && rm -rf $(DEMO_DIR)/.ralph
 	cd $(DEMO_DIR) && git init -q && ../../$(BIN)/ralph run --agent demo
 
+# mypy also checks ralph's own code as Windows and macOS see it (its sys.platform branches).
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+	$(BIN)/mypy --platform win32 --cache-dir .mypy_cache/win32 src
+	$(BIN)/mypy --platform darwin --cache-dir .mypy_cache/darwin src
 
 # The real agent CLIs the end-to-end tests drive (tests/test_e2e_agents.py), installed with npm
 # into a cache folder outside the repository; without npm the e2e tests are skipped, saying why.

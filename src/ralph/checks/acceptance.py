@@ -92,7 +92,9 @@ class FrontMatterAcceptor:
 
 def acceptors() -> list[Acceptor]:
     """Every kind of change a person accepts, in the order `ralph accept` shows them."""
-    return [FrontMatterAcceptor()]
+    from ralph.checks.ignoreaccept import IgnoreRulesAcceptor
+
+    return [FrontMatterAcceptor(), IgnoreRulesAcceptor()]
 
 
 def pending_all(scope: Scope, state: State) -> list[Pending]:

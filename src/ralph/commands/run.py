@@ -54,8 +54,6 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
 
     config = load_config(req.root)
     members = build_pool(req, config)
-    # Before anything else runs: a sandbox that cannot start stops the run here.
-    box = start_sandbox(req.root, req.sandbox, config.sandbox, members)
     opts = RunOptions(
         root=req.root,
         pool=members,
@@ -74,6 +72,8 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         only=tuple(req.spec or ()),
         parallel=req.parallel or config.parallel,
     )
+    # Before any agent or check runs: a sandbox that cannot start stops the run here.
+    box = start_sandbox(req.root, req.sandbox, config.sandbox, members)
     with (
         contain(box),
         make_display(

@@ -83,6 +83,15 @@ class SpecRun:
                     f"files changed since the last run: {', '.join(dropped)} 3/3 -> 2/3",
                 )
             )
+        held = self.tree.pending_rules()
+        if held:
+            ctx.emit(
+                Notice(
+                    "warning",
+                    f"the ignore rules differ from the ones a person set: {held[0]}; "
+                    "DONEs are refused until a person accepts them with `ralph accept`",
+                )
+            )
         return specs, before
 
     def run(self) -> int:

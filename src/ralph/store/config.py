@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-import shlex
+import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from ralph.errors import ConfigError, invalid_value, yaml_problem
+from ralph.rules.cmdline import split_command
 
 CONFIG_FILE = "ralph.yaml"
 _TYPE_TAG = re.compile(r"(str|int|float|bool|none|list\[.*\]|dict\[.*\])")
@@ -50,7 +51,8 @@ class AgentConfig(BaseModel):
         if value is not None and not (value.strip() if isinstance(value, str) else value):
             raise ValueError("must not be empty")
         if isinstance(value, str):
-            shlex.split(value)  # an unbalanced quote: ValueError, reported with the key
+            # an unbalanced quote: ValueError, reported with the key
+            split_command(value, windows=sys.platform == "win32")
         return value
 
     @property
