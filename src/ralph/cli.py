@@ -206,11 +206,11 @@ def run(
     ] = None,
     spec: Annotated[
         Optional[list[str]],  # noqa: UP045
-        typer.Option(
-            "--spec",
-            help="Work only on this spec (a path); repeat it for several. The others keep "
-            "their counters.",
-        ),
+        typer.Option("--spec", help="Work only on this spec (path); repeat it for several."),
+    ] = None,
+    parallel: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--parallel", "-j", min=1, help="Up to N specs at once, in git worktrees."),
     ] = None,
     root: Root = None,
 ) -> None:
@@ -225,6 +225,15 @@ def run(
 
         code = run_command(root, options_of(ctx, continue_, root))
     raise typer.Exit(code)
+
+
+@app.command()
+def plan(json_: JsonFlag = False, root: Root = Path()) -> None:
+    """List the specs that need work and their lane branches (--json: a CI job matrix)."""
+    from ralph.commands.plan import plan as plan_command
+
+    with reported_errors():
+        raise typer.Exit(plan_command(root.resolve(), as_json=json_))
 
 
 @app.command()
