@@ -8,6 +8,7 @@ spec's handoff and the next prompt, and the display shows "DONE refused: ...".
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -21,6 +22,7 @@ from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided,
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.runner import run_gate
+from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
@@ -51,9 +53,15 @@ def validate_front_matter(specs: Sequence[Spec]) -> None:
 
 class DoneGate:
     def __init__(
-        self, root: Path, ws: Workspace, judge_agent: Callable[[], CommandAgent], record: Record
+        self,
+        root: Path,
+        ws: Workspace,
+        judge_agent: Callable[[], CommandAgent],
+        record: Record,
+        test_globs: Sequence[str] | None = None,
     ):
         self.root = root
+        self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
         self.ws = ws
         self.judge_agent = judge_agent
         self.record = record  # the run's recorder writes what the gate did
@@ -117,6 +125,24 @@ class DoneGate:
             else state.with_spec(replace(row, agent_front_matter=mark))
         )
 
+    def track_tests(self, spec: Spec, changed: Sequence[str], state: State) -> None:
+        """After a rotation: what it changed of the tests; a spec whose (person-written)
+        front matter says `tests: {may_change: true}` moves the baseline with it."""
+        meta, row = self.meta(spec)[0], state.get(spec.path)
+        may = meta is not None and meta.tests.may_change
+        mark = row.agent_front_matter if row is not None else None
+        trusted = may and agent_change(self.root, spec, mark) is None
+        with contextlib.suppress(OSError):  # nothing may stop the rotation's outcome being saved
+            self.tests.after_rotation(changed, may_change=trusted)
+
+    def weakened_tests(self, spec: Spec) -> tuple[str, ...]:
+        """Why the tests bar a DONE of `spec` (the refusal's reasons), or () when they do not."""
+        meta = self.meta(spec)[0]
+        if meta is not None and meta.tests.may_change:
+            return ()
+        found = self.tests.findings(meta.tests.paths if meta is not None else None)
+        return refusal(found) if found else ()
+
     def judge_done(
         self,
         spec: Spec,
@@ -134,11 +160,14 @@ class DoneGate:
         meta, error = self.meta(spec)
         if error is None:
             error = agent_change(self.root, spec, agent_front_matter)
-        if error is None and meta is None:
-            return Verdict("DONE", None)
         if error is not None:
             return self._refuse(spec, iteration, handoff, (f"front matter: {error}",), "")
-        assert meta is not None
+        weakened = self.weakened_tests(spec)
+        if weakened:
+            self.record(GateDecided(iteration, spec.path, False, False, weakened, ()))
+            return self._refuse(spec, iteration, handoff, weakened, "")
+        if meta is None:
+            return Verdict("DONE", None)
         if not meta.gates_done:
             return Verdict("DONE", None)
 
@@ -191,8 +220,10 @@ class DoneGate:
         key: str | None = None
         for spec in specs:
             meta, error = self.meta(spec)
-            if error is not None:
-                bad = CheckResult("front matter", "front_matter", False, summary=error)
+            weakened = self.weakened_tests(spec) if error is None else ()
+            if error is not None or weakened:
+                name, why = ("front matter", error) if error is not None else ("tests", weakened[0])
+                bad = CheckResult(name, name.replace(" ", "_"), False, summary=why or "")
                 out.append((spec.path, GateResult(False, (bad,))))
                 continue
             if meta is None or not meta.gates_done:

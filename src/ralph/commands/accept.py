@@ -13,7 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ralph.checks.acceptance import Pending, Scope, accept_all, pending_all
+from ralph.checks.acceptance import Pending, Scope
+from ralph.checks.acceptors import accept_all, pending_all
 from ralph.errors import ExitCode, LockError, UsageError
 from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths, read_spec
@@ -41,7 +42,7 @@ def accept(
     paths = find_spec_paths(root)
     only = None if spec is None else spec_path(root, spec, paths)
     specs = tuple(s for s in (read_spec(root, p) for p in paths) if s is not None)
-    scope = Scope(root, ws.dir, specs, only)
+    scope = Scope(root, ws.dir, specs, only, _test_globs(root))
     if dry_run or not ws.state_file.exists():
         return _show(pending_all(scope, _load(ws)), dry_run=True)
     try:
@@ -67,6 +68,13 @@ def accept(
         ) from None
     print(f"accepted {_count(items)}; the next run trusts them")
     return ExitCode.OK
+
+
+def _test_globs(root: Path) -> tuple[str, ...] | None:
+    from ralph.store.config import load_config
+
+    paths = load_config(root).tests.paths
+    return tuple(paths) if paths is not None else None
 
 
 def _load(ws: Workspace) -> State:

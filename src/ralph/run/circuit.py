@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from ralph.checks.testguard import TestGuard
 from ralph.errors import ExitCode
 from ralph.rules import breaker as breakers
 from ralph.rules import verification as fv
@@ -94,6 +95,10 @@ class Circuit:
             self._changed(change)
         if choice == "accept":
             ctx.emit(Notice("warning", f"{e.subject} accepted as verified by the user"))
+            guard = TestGuard(ctx.opts.root, ctx.ws.dir, ctx.opts.test_globs)
+            if guard.findings():  # the person takes the tests as they are, too
+                guard.accept()
+                ctx.emit(Notice("warning", "the tests as they are now accepted by the user"))
         else:
             ctx.emit(Notice("warning", f"going on without verification for {e.subject} (a risk)"))
         return None

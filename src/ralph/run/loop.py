@@ -56,7 +56,9 @@ class _Run:
         self.seats = Seats(ctx)
         self.circuit = Circuit(ctx)
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
-        self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.emit)
+        self.gate = DoneGate(
+            ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.emit, ctx.opts.test_globs
+        )
         self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
@@ -88,7 +90,12 @@ class _Run:
         ctx.state = replace(ctx.state, max_iteration=ctx.limit)
         ctx.save()
         self.tree.save(before, self.tree.hidden)
+        edited = self.gate.tests.start()  # the tests a person left are the baseline
         ctx.emit(RunStarted(opts.label, ctx.state.iteration, ctx.limit, ctx.rows()))
+        if edited:
+            more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
+            shown = ", ".join(edited[:5]) + more
+            ctx.emit(Notice("info", f"tests edited while ralph was not running: {shown}"))
         if len(ctx.members) > 1:
             ctx.emit(PoolChanged(ctx.pool.seats))
         self.report(scan, added=had_specs)

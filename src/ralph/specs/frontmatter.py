@@ -157,6 +157,18 @@ Role = Annotated[
 AnyRole = ExternalRole | SemanticRole | StringMatchRole | MultiStageRole
 
 
+class TestsConfig(_Model):
+    """Which files are this spec's tests, and whether its agent may change them."""
+
+    paths: list[NonEmpty] | None = None  # globs; None: ralph.yaml's, else the defaults
+    may_change: StrictBool = False  # True: the guard against weakened tests is off
+
+
+def _tests_shorthand(value: Any) -> Any:
+    # `tests: [globs]` is short for `tests: {paths: [globs]}`
+    return {"paths": value} if isinstance(value, list) else value
+
+
 class SpecMeta(_Model):
     """Everything a spec's front matter may say."""
 
@@ -174,6 +186,9 @@ class SpecMeta(_Model):
     reviewer: Role | None = None
     tester: Role | None = None
     qa: Role | None = None
+    tests: TestsConfig = Field(default_factory=TestsConfig)
+
+    _tests = field_validator("tests", mode="before")(_tests_shorthand)
 
     @field_validator(*ROLES, mode="before")
     @classmethod

@@ -80,6 +80,12 @@ class BreakerConfig(BaseModel):
 EscalationChoice = Literal["abort", "accept", "continue"]
 
 
+class TestsConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    paths: list[Annotated[StrictStr, Field(min_length=1)]] | None = None  # None: the defaults
+
+
 class RalphConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -98,6 +104,13 @@ class RalphConfig(BaseModel):
     breaker: BreakerConfig = Field(default_factory=BreakerConfig)
     on_escalation: EscalationChoice = "abort"  # what a headless run does when the breaker opens
     latency_budget_ms: Annotated[StrictFloat, Field(gt=0)] = 3000.0
+    tests: TestsConfig = Field(default_factory=TestsConfig)  # which files are the tests
+
+    @field_validator("tests", mode="before")
+    @classmethod
+    def _tests_shorthand(cls, value: Any) -> Any:
+        # `tests: [globs]` is short for `tests: {paths: [globs]}`
+        return {"paths": value} if isinstance(value, list) else value
 
     @field_validator("test_command")
     @classmethod
