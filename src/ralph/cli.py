@@ -224,6 +224,14 @@ def run(
             case_sensitive=False,
         ),
     ] = None,
+    spec: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--spec",
+            help="Work only on this spec (a path); repeat it for several. The others keep "
+            "their counters.",
+        ),
+    ] = None,
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""

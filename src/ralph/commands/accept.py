@@ -8,7 +8,6 @@ error (a live run holds the project), 2 on a usage error (`--spec` is not a spec
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from ralph.checks.acceptors import accept_all, pending_all
 from ralph.errors import ExitCode, LockError, UsageError
 from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths, read_spec
+from ralph.specs.selection import select_specs
 from ralph.store.runlock import RunLock
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import Workspace
@@ -40,7 +40,7 @@ def accept(
     ws = Workspace(root)
     ws.check()
     paths = find_spec_paths(root)
-    only = None if spec is None else spec_path(root, spec, paths)
+    only = None if spec is None else select_specs(root, [spec])[0]
     specs = tuple(s for s in (read_spec(root, p) for p in paths) if s is not None)
     scope = Scope(root, ws.dir, specs, only, _test_globs(root))
     if dry_run or not ws.state_file.exists():
@@ -116,16 +116,3 @@ def _terminal_confirm() -> Callable[[str], bool] | None:
         return answer.strip().lower() in ("y", "yes")
 
     return ask
-
-
-def spec_path(root: Path, given: str, paths: Sequence[str]) -> str:
-    """`given` (relative to the project root or the current folder, or absolute) as the
-    path of one of `paths`; a UsageError when it names no spec."""
-    candidates = [given.replace("\\", "/").removeprefix("./")]
-    with contextlib.suppress(ValueError):  # outside the project: only the first reading
-        candidates.append((Path.cwd() / given).resolve().relative_to(root.resolve()).as_posix())
-    for candidate in candidates:
-        if candidate in paths:
-            return candidate
-    known = ", ".join(paths) if paths else "none"
-    raise UsageError(f"--spec {given}: not a spec of this project", f"specs: {known}")

@@ -68,6 +68,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         breaker_cooldown=config.breaker.cooldown,
         latency_budget_ms=config.latency_budget_ms,
         test_globs=tuple(config.tests.paths) if config.tests.paths is not None else None,
+        only=tuple(req.spec or ()),
     )
     with make_display(
         stream=sys.stdout,
