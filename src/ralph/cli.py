@@ -382,14 +382,9 @@ def reset(
 
 @app.command()
 def accept(
-    spec: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option("--spec", "-s", help="Only what concerns this spec (path)."),
-    ] = None,
+    spec: Annotated[str, typer.Option("--spec", "-s", help="Only this spec (a path).")] = "",
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Accept without asking.")] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", "--list", help="Only show what waits (exit 5 if any).")
-    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", "--list", help="Only list.")] = False,
     root: Root = Path(),
 ) -> None:
     """Show what an agent changed of the checks or the tests, and accept it as a person."""

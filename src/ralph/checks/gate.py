@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
+from ralph.checks.evidence import DROP_HINT, drop
 from ralph.checks.judge import AgentJudge
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
@@ -26,7 +27,8 @@ from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
-from ralph.rules.state import State
+from ralph.rules.state import SpecState, State
+from ralph.rules.testsummary import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
 from ralph.store.workspace import Workspace
 
@@ -67,6 +69,8 @@ class DoneGate:
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
+        # spec path -> (the test counts of its last DONE's checks, did they hold the best run)
+        self.counts: dict[str, tuple[TestCounts, bool]] = {}
         self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
         self._reported: set[tuple[str, str]] = set()
 
@@ -125,15 +129,24 @@ class DoneGate:
             else state.with_spec(replace(row, agent_front_matter=mark))
         )
 
-    def track_tests(self, spec: Spec, changed: Sequence[str], state: State) -> None:
+    def track_tests(self, spec: Spec, changed: Sequence[str], state: State) -> State:
         """After a rotation: what it changed of the tests; a spec whose (person-written)
-        front matter says `tests: {may_change: true}` moves the baseline with it."""
+        front matter says `tests: {may_change: true}` moves the baseline with it. The counts
+        of its DONE's test run go in the state (the best run too, when it did not fall
+        behind)."""
+        found = self.counts.pop(spec.path, None)
+        row = state.get(spec.path)
+        if found is not None and row is not None:
+            counts, kept = found
+            best = counts if kept else row.best_tests
+            state = state.with_spec(replace(row, tests=counts, best_tests=best))
         meta, row = self.meta(spec)[0], state.get(spec.path)
         may = meta is not None and meta.tests.may_change
         mark = row.agent_front_matter if row is not None else None
         trusted = may and agent_change(self.root, spec, mark) is None
         with contextlib.suppress(OSError):  # nothing may stop the rotation's outcome being saved
             self.tests.after_rotation(changed, may_change=trusted)
+        return state
 
     def weakened_tests(self, spec: Spec) -> tuple[str, ...]:
         """Why the tests bar a DONE of `spec` (the refusal's reasons), or () when they do not."""
@@ -153,13 +166,14 @@ class DoneGate:
         prompt: str,
         tree: Callable[[], str | None],
         handoff: Path,
-        agent_front_matter: str | None = None,
+        row: SpecState | None = None,
         cancel: threading.Event | None = None,
     ) -> Verdict:
         """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
         meta, error = self.meta(spec)
+        self.counts.pop(spec.path, None)
         if error is None:
-            error = agent_change(self.root, spec, agent_front_matter)
+            error = agent_change(self.root, spec, row.agent_front_matter if row else None)
         if error is not None:
             return self._refuse(spec, iteration, handoff, (f"front matter: {error}",), "")
         weakened = self.weakened_tests(spec)
@@ -202,6 +216,13 @@ class DoneGate:
             return Verdict("ERROR", "interrupted while running the DONE checks", True, gate)
         if not gate.passed:
             return self._refuse(spec, iteration, handoff, gate.reasons, gate.report(), gate)
+        counts = gate.counts
+        fell = drop(counts, row.best_tests if row else None) if counts is not None else None
+        if counts is not None:
+            self.counts[spec.path] = (counts, fell is None)
+        if fell is not None:
+            why = f"tests: {fell} ({DROP_HINT})"
+            return self._refuse(spec, iteration, handoff, (why,), "", gate)
         self.refusals.pop(spec.path, None)
         ran = [r for r in gate.results if not r.skipped]
         names = ", ".join(r.name + (" (cached)" if r.cached else "") for r in ran)

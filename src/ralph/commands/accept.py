@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.checks.acceptors import accept_all, pending_all
 from ralph.errors import ExitCode, LockError, UsageError
+from ralph.rules.breaker import Breaker
 from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths, read_spec
 from ralph.specs.selection import select_specs
@@ -40,7 +42,7 @@ def accept(
     ws = Workspace(root)
     ws.check()
     paths = find_spec_paths(root)
-    only = None if spec is None else select_specs(root, [spec])[0]
+    only = select_specs(root, [spec])[0] if spec else None
     specs = tuple(s for s in (read_spec(root, p) for p in paths) if s is not None)
     scope = Scope(root, ws.dir, specs, only, _test_globs(root))
     if dry_run or not ws.state_file.exists():
@@ -59,7 +61,12 @@ def accept(
                 if not ask(f"Accept {_count(items)}? [y/N] "):
                     print("nothing accepted")
                     return ExitCode.NEEDS_HUMAN
-            save_state(ws.state_file, accept_all(scope, state, items))
+            accepted = accept_all(scope, state, items)
+            if _about(items, state.breaker.subject):
+                # it opened over what the person just accepted: their say closes it
+                accepted = replace(accepted, breaker=Breaker())
+                print("the circuit breaker is closed again")
+            save_state(ws.state_file, accepted)
     except LockError as exc:
         raise LockError(
             exc.message,
@@ -68,6 +75,12 @@ def accept(
         ) from None
     print(f"accepted {_count(items)}; the next run trusts them")
     return ExitCode.OK
+
+
+def _about(items: Sequence[Pending], subject: str | None) -> bool:
+    """Is the breaker's subject (a spec) among what was accepted (project-wide items concern
+    every spec)?"""
+    return subject is not None and any(item.spec in (None, subject) for item in items)
 
 
 def _test_globs(root: Path) -> tuple[str, ...] | None:
