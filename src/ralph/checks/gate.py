@@ -37,6 +37,12 @@ if TYPE_CHECKING:
 
 REFUSED = "REFUSED"
 NOTE_REASONS = 3  # reasons shown on the one-line display note
+# what a person can do about a refusal, in one line (weakened tests and a drop in the test
+# counts say it in their reasons)
+PERSON = "what a person can do: "
+CHECK_HINT = "if a check is wrong, edit the spec's front matter; else let the agent fix the work"
+FRONT_MATTER_HINT = "fix the YAML between the --- lines (README: Front matter and checks)"
+AGENT_FRONT_MATTER_HINT = "accept the agent's change with `ralph accept`, or restore it"
 
 
 @dataclass(frozen=True)
@@ -175,7 +181,15 @@ class DoneGate:
         if error is None:
             error = agent_change(self.root, spec, row.agent_front_matter if row else None)
         if error is not None:
-            return self._refuse(spec, iteration, handoff, (f"front matter: {error}",), "")
+            hint = (
+                None  # it says so itself
+                if "ralph accept" in error
+                else AGENT_FRONT_MATTER_HINT
+                if "only a person may change" in error
+                else FRONT_MATTER_HINT
+            )
+            reason = (f"front matter: {error}",)
+            return self._refuse(spec, iteration, handoff, reason, "", hint=hint)
         weakened = self.weakened_tests(spec)
         if weakened:
             self.record(GateDecided(iteration, spec.path, False, False, weakened, ()))
@@ -215,7 +229,8 @@ class DoneGate:
         if gate.interrupted:
             return Verdict("ERROR", "interrupted while running the DONE checks", True, gate)
         if not gate.passed:
-            return self._refuse(spec, iteration, handoff, gate.reasons, gate.report(), gate)
+            report = gate.report()
+            return self._refuse(spec, iteration, handoff, gate.reasons, report, gate, CHECK_HINT)
         counts = gate.counts
         fell = drop(counts, row.best_tests if row else None) if counts is not None else None
         if counts is not None:
@@ -283,11 +298,17 @@ class DoneGate:
         reasons: Sequence[str],
         report: str,
         gate: GateResult | None = None,
+        hint: str | None = None,
     ) -> Verdict:
+        """Refuse a DONE; the refusal says what a person can do about it (in the reasons, or
+        as `hint`), in the handoff, the worklog and the display."""
         detail = report or "\n".join(f"- {r}" for r in reasons)
+        if hint is not None:
+            detail += f"\n{PERSON}{hint}"
         self.refusals[spec.path] = detail
         self.record(DoneRefused(iteration, spec.path, handoff, detail))
         shown = list(reasons[:NOTE_REASONS])
         if len(reasons) > NOTE_REASONS:
             shown.append(f"and {len(reasons) - NOTE_REASONS} more")
-        return Verdict(REFUSED, "DONE refused: " + "; ".join(shown), False, gate)
+        after = f" ({PERSON}{hint})" if hint is not None else ""
+        return Verdict(REFUSED, "DONE refused: " + "; ".join(shown) + after, False, gate)

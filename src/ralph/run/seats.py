@@ -20,6 +20,7 @@ from ralph.rules.pool import (
     release_due,
 )
 from ralph.rules.spec import Spec
+from ralph.rules.vendors import prefer_other_vendor, vendor
 from ralph.run.context import RunContext
 from ralph.run.events import Notice, PoolChanged, Waiting
 from ralph.run.facts import WaitStarted
@@ -50,9 +51,13 @@ class Seats:
 
     def reviewer(self) -> CommandAgent:
         """The agent that judges a semantic check: another available agent of the pool than
-        the one whose DONE is judged, when there is one (the pool's rotation is not moved)."""
+        the one whose DONE is judged, when there is one, of another vendor when the pool has
+        one (the pool's rotation is not moved)."""
         ctx, now = self.ctx, time.time()
         others = [s.name for s in ctx.pool.seats if s.available(now) and s.name != ctx.agent.name]
+        # another vendor than the coder's first: a judge less likely to share its blind spots
+        makers = {n: agent_vendor(ctx.members[n].agent) for n in others}
+        others = prefer_other_vendor(others, makers, agent_vendor(ctx.agent))
         return ctx.members[others[0]].agent if others else ctx.agent
 
     def use(self, pick: Pick) -> None:
@@ -150,3 +155,7 @@ class Seats:
         )
         if len(ctx.members) > 1 or any(not s.available(time.time()) for s in ctx.pool.seats):
             ctx.emit(PoolChanged(ctx.pool.seats))
+
+
+def agent_vendor(agent: CommandAgent) -> str | None:
+    return vendor(agent.name, agent.argv[0] if agent.argv else "", agent.model)
