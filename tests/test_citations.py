@@ -1,6 +1,6 @@
 """Judges cite evidence: the citation lines of a judge's answer are read, each cited file and
-line is checked, and a criterion without valid evidence is named; the pool prefers a judge of
-another vendor than the coder."""
+line is checked, and a criterion without valid evidence is named; the pool's judge is of another
+vendor than the coder when it can be."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from pathlib import Path
 
 from ralph.checks.citations import check_citations
 from ralph.rules.citations import parse_citations
-from ralph.rules.vendors import prefer_other_vendor, vendor
 from tests.conftest import FAKES, Project
 
 
@@ -60,22 +59,6 @@ def test_invalid_or_missing_evidence_is_named(tmp_path: Path) -> None:
     assert "not a file of the project" in (check_citations(root, outside, 1) or "")
     one_of_two = 'EVIDENCE 1: src/app.py:2 "return a + b"'
     assert check_citations(root, one_of_two, 2) == "no valid evidence for criterion 2"
-
-
-def test_vendors_and_the_judges_order() -> None:
-    assert vendor("claude") == "anthropic"
-    assert vendor("codex") == "openai"
-    assert vendor("mine", "/usr/bin/gemini") == "google"
-    assert vendor("opencode", model="anthropic/claude-sonnet-4") == "anthropic"
-    assert vendor("aider", model="gpt-5") == "openai"
-    assert vendor("mine") is None
-    vendors = {"claude2": "anthropic", "codex": "openai", "mine": None}
-    assert prefer_other_vendor(["claude2", "mine", "codex"], vendors, "anthropic") == [
-        "codex",
-        "mine",
-        "claude2",
-    ]
-    assert prefer_other_vendor(["claude2", "codex"], vendors, None) == ["claude2", "codex"]
 
 
 def test_the_judge_comes_from_another_vendor_when_the_pool_has_one(git_project: Project) -> None:

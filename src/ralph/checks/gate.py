@@ -212,7 +212,9 @@ class DoneGate:
                 mode=mode,
                 output=output,
                 prompt=prompt,
-                judge=AgentJudge(agent, self.root, self.ws.dir, spec.path, iteration, cancel),
+                judge=AgentJudge(
+                    agent, self.root, self.ws.dir, spec.path, iteration, cancel, self.record
+                ),
                 cache=self.cache,
                 tree=tree(),
                 on_result=self._logger(iteration, spec.path),
@@ -272,7 +274,14 @@ class DoneGate:
                 spec_text=spec.text,
                 meta=meta,
                 mode="VERIFY",
-                judge=AgentJudge(self.judge_agent(), self.root, self.ws.dir, spec.path, iteration),
+                judge=AgentJudge(
+                    self.judge_agent(),
+                    self.root,
+                    self.ws.dir,
+                    spec.path,
+                    iteration,
+                    record=self.record,
+                ),
                 cache=self.cache,
                 tree=key,
                 on_result=self._logger(iteration, spec.path),
@@ -281,6 +290,19 @@ class DoneGate:
             if gate.interrupted:
                 break
         return out
+
+    def refuse_rules(
+        self, spec: Spec, iteration: int, handoff: Path, pending: Sequence[str]
+    ) -> tuple[str, str | None]:
+        """A DONE while the ignore rules differ from the ones a person set (the snapshot
+        compares by a person's rules, but what decides the verdict is theirs to change)."""
+        more = f" (and {len(pending) - 1} more)" if len(pending) > 1 else ""
+        reason = (
+            f"ignore rules wait for a person: {pending[0]}{more}; a person accepts them with "
+            "`ralph accept`, or restore the rule files"
+        )
+        verdict = self._refuse(spec, iteration, handoff, (reason,), "")
+        return verdict.signal, verdict.note
 
     def _logger(self, iteration: int, path: str) -> Callable[[CheckResult], None]:
         """Each check and its result, for the worklog."""

@@ -7,10 +7,11 @@ from collections.abc import Callable
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
 from ralph.agents.result import AgentResult
+from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.errors import ExitCode
 from ralph.rules.pool import Pool
 from ralph.rules.state import State, Tally
-from ralph.rules.usage import minus
+from ralph.rules.usage import minus, record_usage
 from ralph.run.events import Event, RunEnded, SpecRow
 from ralph.run.facts import FACTS, Fact
 from ralph.run.interrupts import deferred_interrupts
@@ -48,6 +49,7 @@ class RunContext:
         self.pool = Pool.of(list(self.members))
         self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
         self.last_result: AgentResult | None = None  # of the last rotation, for the pool
+        self.mode = "IMPLEMENT"  # of the current (or last) rotation
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
         self.usage_at_start = self.state.usage  # budgets count what this run spends
         self.limit = self.state.iteration + opts.max_iterations  # this run stops there
@@ -68,6 +70,13 @@ class RunContext:
             except OSError:
                 self._display = None
         self.recorder.handle(event)
+
+    def gate_record(self, record: GateRecord) -> None:
+        """What the DONE gate did: recorded; a judge's call also counts in the usage (the run's,
+        its agent's and the spec's), so `--max-cost` and `--max-tokens` see it."""
+        if isinstance(record, JudgeSpent):
+            self.state = record_usage(self.state, record.spec, record.agent, record.usage)
+        self.emit(record)
 
     def save(self) -> None:
         # never half a save: an interrupt waits for it (the atomic write leaves no temp file)

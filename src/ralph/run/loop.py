@@ -61,7 +61,7 @@ class _Run:
         self.circuit = Circuit(ctx)
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
         self.gate = DoneGate(
-            ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.emit, ctx.opts.test_globs
+            ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record, ctx.opts.test_globs
         )
         self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
@@ -108,6 +108,15 @@ class _Run:
                 Notice(
                     "warning",
                     f"files changed since the last run: {', '.join(dropped)} 3/3 -> 2/3",
+                )
+            )
+        held = self.tree.pending_rules()
+        if held:
+            ctx.emit(
+                Notice(
+                    "warning",
+                    f"the ignore rules differ from the ones a person set: {held[0]}; "
+                    "DONEs are refused until a person accepts them with `ralph accept`",
                 )
             )
         stop = self._take_answer()

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ralph.agents.result import AgentFault
-from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided
+from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, JudgeSpent
 from ralph.rules import breaker as breakers
 from ralph.rules.spec import spec_slug
 from ralph.run.events import Event, RotationStarted, RunEnded, RunStarted
@@ -58,6 +58,7 @@ class Recorder:
             ClaimMoved: self._claim_moved,
             GateDecided: self._gate_decided,
             DoneRefused: self._done_refused,
+            JudgeSpent: self._judge_spent,
             VerificationStarted: self._verification_started,
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
@@ -113,6 +114,9 @@ class Recorder:
     def _rotation_recorded(self, e: RotationRecorded) -> None:
         ws = self.ws
         note = _handoff_note(e.signal, e.note, e.fault, e.iteration, e.log)
+        if note is not None and e.stderr:
+            said = "\n".join(f"    {line}" for line in e.stderr)
+            note += f"\n\nThe last lines it wrote on stderr:\n\n{said}\n"
         if note is not None:
             append_note(ws.handoff(spec_slug(e.spec)), note)
         if e.signal in FAILED_STATUSES:  # a failed rotation or a refused DONE
@@ -179,6 +183,18 @@ class Recorder:
 
     def _check_ran(self, e: CheckRan) -> None:
         self.log("check", iteration=e.iteration, spec=e.spec, **e.outcome)
+
+    def _judge_spent(self, e: JudgeSpent) -> None:
+        u = e.usage
+        self.log(
+            "judge",
+            iteration=e.iteration,
+            spec=e.spec,
+            agent=e.agent,
+            input_tokens=u.input_tokens if u else None,
+            output_tokens=u.output_tokens if u else None,
+            cost_usd=u.cost_usd if u else None,
+        )
 
     def _claim_moved(self, e: ClaimMoved) -> None:
         self.log(

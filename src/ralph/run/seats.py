@@ -20,7 +20,6 @@ from ralph.rules.pool import (
     release_due,
 )
 from ralph.rules.spec import Spec
-from ralph.rules.vendors import prefer_other_vendor, vendor
 from ralph.run.context import RunContext
 from ralph.run.events import Notice, PoolChanged, Waiting
 from ralph.run.facts import WaitStarted
@@ -49,16 +48,21 @@ class Seats:
             self.changed()
         return choose(ctx.pool, ctx.opts.policy, now, review=review, avoid=avoid)
 
-    def reviewer(self) -> CommandAgent:
-        """The agent that judges a semantic check: another available agent of the pool than
-        the one whose DONE is judged, when there is one, of another vendor when the pool has
-        one (the pool's rotation is not moved)."""
+    def reviewer(self, mode: str = "JUDGE") -> CommandAgent:
+        """The agent that judges a semantic check (or runs the final verification, `mode`
+        VERIFY): another available agent of the pool than the one whose work is judged, one
+        running another vendor's model first, when there is one (the pool's rotation is not
+        moved)."""
+        from ralph.rules.vendor import other_vendor_first
+
         ctx, now = self.ctx, time.time()
-        others = [s.name for s in ctx.pool.seats if s.available(now) and s.name != ctx.agent.name]
-        # another vendor than the coder's first: a judge less likely to share its blind spots
-        makers = {n: agent_vendor(ctx.members[n].agent) for n in others}
-        others = prefer_other_vendor(others, makers, agent_vendor(ctx.agent))
-        return ctx.members[others[0]].agent if others else ctx.agent
+        others = [
+            (s.name, ctx.members[s.name].agent.vendor(mode))
+            for s in ctx.pool.seats
+            if s.available(now) and s.name != ctx.agent.name
+        ]
+        ranked = other_vendor_first(others, ctx.agent.vendor(ctx.mode))
+        return ctx.members[ranked[0]].agent if ranked else ctx.agent
 
     def use(self, pick: Pick) -> None:
         self.ctx.pool = pick.pool
@@ -127,6 +131,7 @@ class Seats:
                 now,
                 resets_at=fault.resets_at,
                 reason=fault.message,
+                short=fault.short,
             )
             seat = ctx.pool.seat(name)
             ctx.emit(Notice("warning", f"{describe(seat, time.time())}: {fault.message}"))
@@ -155,7 +160,3 @@ class Seats:
         )
         if len(ctx.members) > 1 or any(not s.available(time.time()) for s in ctx.pool.seats):
             ctx.emit(PoolChanged(ctx.pool.seats))
-
-
-def agent_vendor(agent: CommandAgent) -> str | None:
-    return vendor(agent.name, agent.argv[0] if agent.argv else "", agent.model)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-import shlex
+import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -21,9 +21,13 @@ from pydantic import (
 )
 
 from ralph.errors import ConfigError, invalid_value, yaml_problem
+from ralph.rules.cmdline import split_command
 
 CONFIG_FILE = "ralph.yaml"
 _TYPE_TAG = re.compile(r"(str|int|float|bool|none|list\[.*\]|dict\[.*\])")
+
+
+Mode = Literal["implement", "review", "verify", "judge"]
 
 
 class AgentConfig(BaseModel):
@@ -37,6 +41,8 @@ class AgentConfig(BaseModel):
     kill_grace: Annotated[StrictFloat, Field(ge=0)] = 5.0  # SIGTERM -> SIGKILL delay
     env: dict[StrictStr, StrictStr] = Field(default_factory=dict)  # extra agent environment
     model: StrictStr | None = None  # passed with the CLI's own model flag (--model overrides)
+    # a model per mode, falling back to `model:` (--model overrides them all)
+    models: dict[Mode, StrictStr] = Field(default_factory=dict)
     args: list[StrictStr] = Field(default_factory=list)  # extra arguments for the CLI
 
     @field_validator("command")
@@ -45,7 +51,8 @@ class AgentConfig(BaseModel):
         if value is not None and not (value.strip() if isinstance(value, str) else value):
             raise ValueError("must not be empty")
         if isinstance(value, str):
-            shlex.split(value)  # an unbalanced quote: ValueError, reported with the key
+            # an unbalanced quote: ValueError, reported with the key
+            split_command(value, windows=sys.platform == "win32")
         return value
 
     @property
@@ -63,6 +70,9 @@ class PoolConfig(BaseModel):
     backoff: Annotated[StrictFloat, Field(gt=0)] = 900.0  # rate limit without a reset time
     max_failures: Annotated[StrictInt, Field(ge=1)] | None = 3  # failures in a row -> evicted
     max_wait: Annotated[StrictFloat, Field(ge=0)] = 6 * 3600.0  # longest wait for a reset
+    # a short limit (per-minute API limit, busy server): first retry delay, retries in a row
+    short_backoff: Annotated[StrictFloat, Field(gt=0)] = 10.0
+    short_retries: Annotated[StrictInt, Field(ge=0)] = 5
 
 
 def _agent_shorthand(value: Any) -> Any:
@@ -78,6 +88,33 @@ class BreakerConfig(BaseModel):
 
 
 EscalationChoice = Literal["abort", "accept", "continue"]
+SandboxChoice = Literal["off", "auto", "srt", "bwrap", "docker"]
+
+
+class SandboxConfig(BaseModel):
+    """`sandbox:` where every agent, judge and check command runs (see process/sandbox.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    profile: SandboxChoice = "off"
+    allow_hosts: list[StrictStr] = Field(default_factory=list)  # added to the pool's API hosts
+    deny_read: list[StrictStr] = Field(default_factory=list)  # added to the usual secrets folders
+    allow_write: list[StrictStr] = Field(default_factory=list)  # more writable folders
+    image: StrictStr | None = None  # the docker profile's image (it must hold the agent CLIs)
+
+    @field_validator("allow_hosts", "deny_read", "allow_write")
+    @classmethod
+    def _no_blank(cls, value: list[str]) -> list[str]:
+        if any(not item.strip() for item in value):
+            raise ValueError("entries must not be empty")
+        return value
+
+
+def _sandbox_shorthand(value: Any) -> Any:
+    # `sandbox: srt` is short for `sandbox: {profile: srt}`; YAML reads `off` as false.
+    if isinstance(value, bool):
+        return {"profile": "auto" if value else "off"}
+    return {"profile": value} if isinstance(value, str) else value
 
 
 class TestsConfig(BaseModel):
@@ -104,6 +141,13 @@ class RalphConfig(BaseModel):
     breaker: BreakerConfig = Field(default_factory=BreakerConfig)
     on_escalation: EscalationChoice = "abort"  # what a headless run does when the breaker opens
     latency_budget_ms: Annotated[StrictFloat, Field(gt=0)] = 3000.0
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox_shorthand(cls, value: Any) -> Any:
+        return _sandbox_shorthand(value)
+
     tests: TestsConfig = Field(default_factory=TestsConfig)  # which files are the tests
 
     @field_validator("tests", mode="before")
