@@ -38,7 +38,9 @@ class SpecRun:
         self.seats = Seats(ctx)
         self.circuit = Circuit(ctx)
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
-        self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record)
+        self.gate = DoneGate(
+            ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record, ctx.opts.test_globs
+        )
         self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
@@ -73,7 +75,12 @@ class SpecRun:
         ctx.state = replace(ctx.state, max_iteration=ctx.limit)
         ctx.save()
         self.tree.save(before, self.tree.hidden)
+        edited = self.gate.tests.start()  # the tests a person left are the baseline
         ctx.emit(RunStarted(opts.label, ctx.state.iteration, ctx.limit, ctx.rows()))
+        if edited:
+            more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
+            shown = ", ".join(edited[:5]) + more
+            ctx.emit(Notice("info", f"tests edited while ralph was not running: {shown}"))
         if len(ctx.members) > 1:
             ctx.emit(PoolChanged(ctx.pool.seats))
         self.report(scan, added=had_specs)

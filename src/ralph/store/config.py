@@ -117,6 +117,12 @@ def _sandbox_shorthand(value: Any) -> Any:
     return {"profile": value} if isinstance(value, str) else value
 
 
+class TestsConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    paths: list[Annotated[StrictStr, Field(min_length=1)]] | None = None  # None: the defaults
+
+
 class RalphConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -142,6 +148,14 @@ class RalphConfig(BaseModel):
     @classmethod
     def _sandbox_shorthand(cls, value: Any) -> Any:
         return _sandbox_shorthand(value)
+
+    tests: TestsConfig = Field(default_factory=TestsConfig)  # which files are the tests
+
+    @field_validator("tests", mode="before")
+    @classmethod
+    def _tests_shorthand(cls, value: Any) -> Any:
+        # `tests: [globs]` is short for `tests: {paths: [globs]}`
+        return {"paths": value} if isinstance(value, list) else value
 
     @field_validator("test_command")
     @classmethod

@@ -13,7 +13,7 @@ from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.usage import format_tally
 from ralph.run.events import RotationEnded, SpecRow
 from ralph.ui.panelview import PanelView
-from ralph.ui.statustable import SIGNAL_STYLES, counter, progress, status_text
+from ralph.ui.statustable import SIGNAL_STYLES, counter, progress, status_text, tests_text
 from ralph.ui.text import clean_line, files_changed, format_clock, plural, usage_reported
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def matrix_table(
             Text(counter(row), style="green" if verified else ""),
             Text(
                 status_text(row.last_status), style=SIGNAL_STYLES.get(row.last_status or "", "dim")
-            ),
+            ).append(tests_text(row.tests), style="dim"),
             Text("✓", style="bold green") if verified else "",
         )
     hidden = len(matrix) - len(shown)
