@@ -9,8 +9,10 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
+from ralph.checks.evidence import no_tests, run_counts
 from ralph.checks.result import CheckResult
 from ralph.process.request import ProcessRequest
 from ralph.process.runner import run_process
@@ -48,7 +50,7 @@ def run_command(
 ) -> CheckResult:
     """Run one external check. Never raises for the command's sake: a command that cannot
     start, times out or fails is a failed check, with the reason in its summary."""
-    started = time.perf_counter()
+    started, wall_started = time.perf_counter(), time.time()
 
     def fail(summary: str, output: str = "", *, interrupted: bool = False) -> CheckResult:
         return CheckResult(
@@ -100,13 +102,21 @@ def run_command(
         return fail(f"output does not contain {cfg.output_contains!r}", output)
     if cfg.output_not_contains is not None and cfg.output_not_contains in output:
         return fail(f"output contains {cfg.output_not_contains!r}", output)
+    report = cwd / cfg.report if cfg.report is not None else None
+    counts = run_counts(output, report, wall_started)
+    if isinstance(counts, str):
+        return fail(counts, output)
+    why = no_tests(counts) if counts is not None else None
+    if why is not None:
+        return replace(fail(why, output), counts=counts)
     return CheckResult(
         name,
         "external",
         True,
         required,
-        f"exit code {res.exit_code}",
+        f"exit code {res.exit_code}" + (f"; {counts.describe()}" if counts else ""),
         seconds=time.perf_counter() - started,
+        counts=counts,
     )
 
 

@@ -29,7 +29,7 @@ Emit = Callable[[Event], None]
 
 def matrix_rows(state: State) -> tuple[SpecRow, ...]:
     return tuple(
-        SpecRow(s.path, s.done_count, s.last_status, s.modified_files) for s in state.specs
+        SpecRow(s.path, s.done_count, s.last_status, s.modified_files, s.tests) for s in state.specs
     )
 
 

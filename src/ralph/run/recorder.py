@@ -20,6 +20,10 @@ from ralph.run.facts import (
     Escalated,
     Fact,
     GateBypassed,
+    LaneClosed,
+    LaneConflict,
+    LaneMerged,
+    LaneOpened,
     QuestionAsked,
     RotationRecorded,
     RunArchived,
@@ -76,6 +80,10 @@ class Recorder:
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
             RunArchived: self._run_archived,
+            LaneOpened: self._lane_opened,
+            LaneMerged: self._lane_merged,
+            LaneConflict: self._lane_conflict,
+            LaneClosed: self._lane_closed,
         }
 
     def log(self, event: str, **fields: object) -> None:
@@ -288,6 +296,47 @@ class Recorder:
 
     def _run_archived(self, e: RunArchived) -> None:
         self.log("archived", folder=e.folder)
+
+    def _lane_opened(self, e: LaneOpened) -> None:
+        self.log("lane_open", spec=e.spec, branch=e.branch, worktree=e.worktree)
+
+    def _lane_merged(self, e: LaneMerged) -> None:
+        self.log(
+            "lane_merge",
+            spec=e.spec,
+            branch=e.branch,
+            into=e.into,
+            changed=e.changed,
+            downgraded=list(e.downgraded),
+        )
+        append_progress(self.ws.progress, f"{e.spec}: lane {e.branch} merged into {e.into}")
+
+    def _lane_conflict(self, e: LaneConflict) -> None:
+        self.log(
+            "lane_conflict",
+            spec=e.spec,
+            branch=e.branch,
+            into=e.into,
+            files=list(e.files),
+            others=list(e.others),
+            during=e.during,
+        )
+        what = (
+            f"ralph could not merge this spec's lane ({e.branch}) into {e.into}"
+            if e.during == "merge"
+            else f"ralph could not bring {e.into} into this spec's lane ({e.branch})"
+        )
+        others = f" with the work of {', '.join(e.others)}" if e.others else ""
+        append_note(
+            self.ws.handoff(spec_slug(e.spec)),
+            f"{what}: conflicts in {', '.join(e.files)}{others}. In your working folder run "
+            f"`git merge {e.into}`, resolve every conflict so that both specs still hold, "
+            "commit the merge, and check this spec again. Nothing was merged for you.",
+        )
+        append_error(self.ws.errors_log, f"{e.spec}: merge conflict in {', '.join(e.files)}")
+
+    def _lane_closed(self, e: LaneClosed) -> None:
+        self.log("lane_close", spec=e.spec, branch=e.branch, removed=e.removed, reason=e.reason)
 
 
 def _handoff_note(
