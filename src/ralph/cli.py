@@ -206,11 +206,11 @@ def run(
     ] = None,
     spec: Annotated[
         Optional[list[str]],  # noqa: UP045
-        typer.Option(
-            "--spec",
-            help="Work only on this spec (a path); repeat it for several. The others keep "
-            "their counters.",
-        ),
+        typer.Option("--spec", help="Work only on this spec (path); repeat it for several."),
+    ] = None,
+    parallel: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--parallel", "-j", min=1, help="Up to N specs at once, in git worktrees."),
     ] = None,
     root: Root = None,
 ) -> None:
@@ -225,6 +225,15 @@ def run(
 
         code = run_command(root, options_of(ctx, continue_, root))
     raise typer.Exit(code)
+
+
+@app.command()
+def plan(json_: JsonFlag = False, root: Root = None) -> None:
+    """List the specs that need work and their lane branches (--json: a CI job matrix)."""
+    from ralph.commands.plan import plan as plan_command
+
+    with reported_errors():
+        raise typer.Exit(plan_command(project_root(root), as_json=json_))
 
 
 @app.command()
@@ -370,14 +379,9 @@ def reset(
 
 @app.command()
 def accept(
-    spec: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option("--spec", "-s", help="Only what concerns this spec (path)."),
-    ] = None,
+    spec: Annotated[str, typer.Option("--spec", "-s", help="Only this spec (a path).")] = "",
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Accept without asking.")] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", "--list", help="Only show what waits (exit 5 if any).")
-    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", "--list", help="Only list.")] = False,
     root: Root = None,
 ) -> None:
     """Show what an agent changed of the checks or the tests, and accept it as a person."""

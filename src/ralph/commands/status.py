@@ -55,6 +55,22 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
     return data
 
 
+def lanes_data(root: Path) -> list[dict[str, Any]]:
+    """The open lanes of a `--parallel` run (.ralph/lanes.json): where each one's work is."""
+    from ralph.store.lanes import load_lanes
+    from ralph.store.worktrees import lane_path
+
+    return [
+        {
+            "spec": lane.spec,
+            "branch": lane.branch,
+            "worktree": lane_path(root, lane.name).relative_to(root).as_posix(),
+            "conflict": list(lane.conflict),
+        }
+        for lane in load_lanes(Workspace(root).dir).lanes
+    ]
+
+
 def format_event(event: dict[str, Any]) -> str:
     from ralph.ui.text import format_when  # only with --log: plain `status` must import little
 
@@ -77,8 +93,11 @@ def print_status(
         from ralph.store.worklog import worklog_tail
 
         events = worklog_tail(Workspace(root).worklog, log)
+    lanes = lanes_data(root)
     if as_json:
         data = status_data(state, live)
+        if lanes:
+            data["lanes"] = lanes
         if events is not None:
             data["worklog"] = events
         print(json.dumps(data))
@@ -105,6 +124,9 @@ def print_status(
     for s in state.specs:
         if s.blocked:
             print(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)")
+    for lane in lanes:
+        conflict = f"; conflicts in {', '.join(lane['conflict'])}" if lane["conflict"] else ""
+        print(f"lane: {lane['spec']} on {lane['branch']} in {lane['worktree']}{conflict}")
     if events is not None:
         print(f"worklog (last {len(events)} of .ralph/worklog.jsonl):")
         for event in events:
