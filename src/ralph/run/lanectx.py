@@ -113,6 +113,7 @@ class LaneContext(RunContext):
         self.cancel = LaneCancel(main.cancel, self.stop)  # type: ignore[assignment]
         self._display = None
         self.recorder = main.recorder
+        self.redactor = main.redactor
         self.members = main.members
         self.pool = main.pool
         self.member = main.member
