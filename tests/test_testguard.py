@@ -10,7 +10,9 @@ code) is verified; so is a test change a person accepted or allowed.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -104,6 +106,31 @@ def test_a_restart_does_not_bless_a_weakened_test(git_project: Project) -> None:
     assert res.exit_code == 5  # the third refusal in a row (across runs) opens the breaker
     assert_never_verified(p, res.exit_code)
     assert "assert add(2, 3) == 5" in res.stdout
+
+
+def test_a_run_killed_mid_rotation_does_not_bless_the_agents_edit(git_project: Project) -> None:
+    """kill -9 while the agent that weakened a test still runs: at the next start nobody can
+    tell whose the edit is, so it is not taken as a person's."""
+    p = git_project
+    calc_project(p)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "ralph", "run", *agent("expect_then_hang"), "-n", "1"],
+        cwd=p.root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    hung = p.root.parent / "hung"
+    deadline = time.monotonic() + 60
+    while not hung.exists():
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
+    run.kill()  # SIGKILL: no clean-up of any kind
+    run.wait(timeout=30)
+    res = p.run("run", *agent("liar"), "-n", "1")  # takes over and stops the hung agent
+    assert res.exit_code == 3, res
+    assert "tests changed after a run that was killed" in res.stdout
+    assert "assert add(2, 3) == 5" in res.stdout  # still refused
+    assert p.state()["specs"][0]["done_count"] == 0
 
 
 def test_a_person_accepts_the_change(git_project: Project) -> None:

@@ -10,6 +10,7 @@ the baseline.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -30,20 +31,32 @@ class TestGuard:
         self.store = TestStore(state_dir)
         self.globs = tuple(globs) if globs is not None else DEFAULT_GLOBS
 
-    def start(self) -> list[str]:
+    def start(self) -> tuple[list[str], bool]:
         """When a run starts: record the baseline the first time; afterwards, test files that
         changed while ralph was not running are a person's edits and become the baseline.
-        Returns those paths."""
+        Returns those paths, and whether they were taken: after a run that ended without
+        finishing (killed mid-rotation) nobody can tell whose they are, so they wait for a
+        person's say like an agent's."""
         now = scan(self.root, self.globs)
+        unclean = self.store.running
+        self.store.mark_running(True)
         if not self.store.exists:
             self.store.save_baseline(now)
             self.store.save_seen(hashes(now))
-            return []
+            return [], True
         edited = sorted(person_edits(self.store.seen(), hashes(now)))
-        if edited:
+        if edited and not unclean:
             self._take(edited, now)
         self.store.save_seen(hashes(now))
-        return edited
+        return edited, not unclean
+
+    def finish(self) -> None:
+        """The run ended (however, short of being killed): what is on disk now is what ralph
+        saw, whoever changed it during the run (an edit the snapshot could not tell is not
+        taken for a person's at the next start)."""
+        with contextlib.suppress(OSError):  # never hides why the run ended
+            self.store.save_seen(hashes(scan(self.root, self.globs)))
+            self.store.mark_running(False)
 
     def after_rotation(self, changed: Iterable[str], *, may_change: bool) -> None:
         """What a rotation changed of the tests is what ralph has seen; with `may_change`
