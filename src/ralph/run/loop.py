@@ -98,7 +98,7 @@ class _Run:
         ctx.state = replace(ctx.state, max_iteration=ctx.limit)
         ctx.save()
         self.tree.save(before, self.tree.hidden)
-        edited, taken = self.gate.tests.start()  # the tests a person left are the baseline
+        edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
         ctx.emit(RunStarted(opts.label, ctx.state.iteration, ctx.limit, ctx.rows()))
         if edited:
             more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
