@@ -91,6 +91,8 @@ def play(
 
     if step.get("echo_prompt"):
         out.write(prompt)
+    if "run" in step:  # a shell command in the working folder (e.g. `git merge main`)
+        subprocess.run(step["run"], shell=True, cwd=cwd, env=env, check=False)
     for path, content in step.get("write", {}).items():
         (cwd / path).parent.mkdir(parents=True, exist_ok=True)
         (cwd / path).write_text(content)

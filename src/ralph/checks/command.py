@@ -17,6 +17,7 @@ from ralph.checks.result import CheckResult
 from ralph.process.request import ProcessRequest
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
+from ralph.rules.redact import StreamRedactor, redactor, secret_values
 from ralph.specs.frontmatter import ExternalConfig
 
 OUTPUT_TAIL_LINES = 20  # lines of a failed check's output shown to the agent and the user
@@ -66,12 +67,13 @@ def run_command(
     cwd = (root / cfg.working_dir).resolve()
     if not cwd.is_dir():
         return fail(f"cannot start: working directory {cfg.working_dir} does not exist")
+    env = dict(env if env is not None else os.environ)
     try:
         res = run_process(
             ProcessRequest(
                 argv=shell_argv(cfg.command),
                 cwd=cwd,
-                env=dict(env if env is not None else os.environ),
+                env=env,
                 timeout=float(cfg.timeout),
                 kill_grace=KILL_GRACE,
                 tail_bytes=OUTPUT_TAIL_BYTES,
@@ -81,7 +83,13 @@ def run_command(
         )
     except StartError as exc:
         return fail(f"cannot start: {exc}")
-    output = (res.stdout_tail + res.stderr_tail).decode("utf-8", errors="replace")
+    # Where a check's output enters ralph: the secrets of its environment never go further
+    # (summaries, history logs, handoff notes, the state's last failure).
+    redact = StreamRedactor(redactor(secret_values(env)))
+    out = redact.tail(res.stdout_tail, res.stdout_bytes) + redact.tail(
+        res.stderr_tail, res.stderr_bytes
+    )
+    output = out.decode("utf-8", errors="replace")
     if res.interrupted:
         return fail("interrupted", output, interrupted=True)
     if res.timed_out:

@@ -296,6 +296,7 @@ class Rotation:
                 checks_text=self.gate.prompt_section(spec, mode),
             )
         )
+        prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
         ws.prompt_file.write_text(prompt, encoding="utf-8")
         return prompt
 

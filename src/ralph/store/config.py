@@ -130,6 +130,7 @@ class RalphConfig(BaseModel):
     agents: list[AgentConfig] | None = None  # a pool; `agent:` is a pool of one
     pool: PoolConfig = Field(default_factory=PoolConfig)
     max_iterations: Annotated[StrictInt, Field(ge=1)] = 20
+    parallel: Annotated[StrictInt, Field(ge=1)] = 1  # specs worked on at once (lanes)
     max_cost: Annotated[StrictFloat, Field(gt=0)] | None = None  # USD this run may spend
     max_tokens: Annotated[StrictInt, Field(ge=1)] | None = None  # tokens in+out this run
     # the independent verification once every spec is at 3/3

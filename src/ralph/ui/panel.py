@@ -112,6 +112,31 @@ def matrix_table(
     return Group(grid, Text(f"… and {hidden} more", style="dim"))
 
 
+def lanes_table(view: PanelView, now: float) -> RenderableType:
+    """`--parallel`: one row per lane at work (spec, agent, mode, rotation, elapsed, counter)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if not view.running:
+        return Text("none running", style="dim")
+    counts = {row.path: row for row in view.matrix}
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(overflow="fold", ratio=1)
+    for _ in range(5):
+        grid.add_column(no_wrap=True)
+    for lane in sorted(view.running, key=lambda r: r.iteration):
+        row = counts.get(lane.spec)
+        grid.add_row(
+            Text(lane.spec),
+            Text(lane.agent, style="dim"),
+            Text(lane.mode, style=MODE_STYLES.get(lane.mode, "")),
+            Text(f"#{lane.iteration}"),
+            Text(format_clock(now - lane.started_at)),
+            Text(counter(row) if row is not None else "—"),
+        )
+    return grid
+
+
 def _usage_text(view: PanelView) -> Text:
     from rich.text import Text
 
@@ -154,6 +179,8 @@ def render_panel(view: PanelView, now: float) -> Panel:
         iteration.append(f" [{view.mode}]", style=MODE_STYLES[view.mode])
     rows.add_row("Iteration:", iteration)
 
+    if view.lanes:
+        rows.add_row("Lanes:", lanes_table(view, now))
     rows.add_row("Specs:", matrix_table(view.matrix, current=view.spec, limit=MATRIX_LIMIT))
 
     if view.phase == "running" and view.started_at is not None:
