@@ -186,3 +186,13 @@ def test_a_spec_that_allows_test_changes(git_project: Project) -> None:
     assert res.exit_code == 0, res
     # what it changed is the baseline now: another spec's DONE is not refused for it
     assert p.run("accept", "--dry-run").exit_code == 0
+
+
+def test_the_escalations_accept_takes_the_tests_too(git_project: Project) -> None:
+    """Headless, `--on-escalation accept` is the person's answer given beforehand: the
+    weakened tests are accepted with the spec, and ralph says so."""
+    p = git_project
+    calc_project(p)
+    res = p.run("run", *agent("expect"), "-n", "8", "--on-escalation", "accept")
+    assert "accepted by the user: the tests, weaker than a person last left them" in res.stdout
+    assert p.run("accept", "--dry-run").exit_code == 0  # nothing waits any more
