@@ -113,7 +113,7 @@ class LaneContext(RunContext):
         self.cancel = LaneCancel(main.cancel, self.stop)  # type: ignore[assignment]
         self._display = None
         self.recorder = main.recorder
-        self.redactor = main.redactor  # the run's secrets are every lane's to keep out
+        self.redactor = main.redactor
         self.members = main.members
         self.pool = main.pool
         self.member = main.member
