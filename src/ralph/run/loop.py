@@ -75,12 +75,16 @@ class SpecRun:
         ctx.state = replace(ctx.state, max_iteration=ctx.limit)
         ctx.save()
         self.tree.save(before, self.tree.hidden)
-        edited = self.gate.tests.start()  # the tests a person left are the baseline
+        edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
         ctx.emit(RunStarted(opts.label, ctx.state.iteration, ctx.limit, ctx.rows()))
         if edited:
             more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
             shown = ", ".join(edited[:5]) + more
-            ctx.emit(Notice("info", f"tests edited while ralph was not running: {shown}"))
+            if taken:
+                ctx.emit(Notice("info", f"tests edited while ralph was not running: {shown}"))
+            else:
+                why = "changed after a run that was killed: not taken as a person's edit"
+                ctx.emit(Notice("warning", f"tests {why} ({shown}); accept with `ralph accept`"))
         if len(ctx.members) > 1:
             ctx.emit(PoolChanged(ctx.pool.seats))
         self.report(scan, added=had_specs)
