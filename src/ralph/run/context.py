@@ -20,6 +20,7 @@ from ralph.run.question import QuestionAndAnswer
 from ralph.run.recorder import Recorder
 from ralph.store.cancel import CancelWatch
 from ralph.store.runlock import RunLock
+from ralph.store.snapshot import Changes
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import Workspace
 
@@ -50,6 +51,7 @@ class RunContext:
         self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
         self.last_result: AgentResult | None = None  # of the last rotation, for the pool
         self.mode = "IMPLEMENT"  # of the current (or last) rotation
+        self.last_changes: Changes | None = None  # the files the last rotation changed
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
         self.usage_at_start = self.state.usage  # budgets count what this run spends
         self.limit = self.state.iteration + opts.max_iterations  # this run stops there

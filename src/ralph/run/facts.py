@@ -81,6 +81,7 @@ class Escalated:
     choice: str
     failures: int
     reasons: tuple[str, ...]
+    kind: str = "breaker"  # or "convergence": a spec whose REVIEWs keep changing files
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from ralph.rules.spec import Spec
 from ralph.rules.usage import over_budget
 from ralph.run.circuit import Circuit
 from ralph.run.context import Emit, RunContext
+from ralph.run.convergence import Convergence
 from ralph.run.events import Notice, PoolChanged, RunStarted
 from ralph.run.facts import QuestionAsked, SpecBlocked
 from ralph.run.interrupts import stop_signals_as_interrupt
@@ -57,6 +58,7 @@ class _Run:
         self.circuit = Circuit(ctx)
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
         self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record)
+        self.convergence = Convergence(ctx)
         self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
@@ -160,11 +162,13 @@ class _Run:
                     ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
                 )
             self.seats.settle()
+            changes = ctx.last_changes
+            self.convergence.feed(path, ctx.mode, changes.paths if changes is not None else ())
             if signal_ == "QUESTION":
                 return self._stop_for_question(path)
             if signal_ in STOPPING:
                 return ctx.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
-            stop = self.circuit.escalate_if_open()
+            stop = self.circuit.escalate_if_open() or self.convergence.escalate_if_stuck(path)
             if stop is not None:
                 return stop
             current = path

@@ -169,10 +169,13 @@ class Recorder:
             choice=e.choice,
             failures=e.failures,
             reasons=list(e.reasons),
-            outcome=OUTCOMES[e.choice],
+            outcome="continued"
+            if e.kind != "breaker" and e.choice == "continue"
+            else OUTCOMES[e.choice],
+            kind=e.kind,
         )
         append_progress(self.ws.progress, f"escalation on {e.subject}: the user chose {e.choice}")
-        if e.choice == "continue":
+        if e.choice == "continue" and e.kind == "breaker":
             append_error(self.ws.errors_log, f"risk: {e.subject} goes on without verification")
 
     def _question_asked(self, e: QuestionAsked) -> None:

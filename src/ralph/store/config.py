@@ -85,6 +85,12 @@ class BreakerConfig(BaseModel):
     cooldown: Annotated[StrictFloat, Field(ge=0)] = 300.0  # seconds before one trial
 
 
+class ConvergenceConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    patience: Annotated[StrictInt, Field(ge=1)] = 4  # REVIEWs in a row that changed files
+
+
 EscalationChoice = Literal["abort", "accept", "continue"]
 
 
@@ -104,6 +110,7 @@ class RalphConfig(BaseModel):
     test_command: StrictStr | None = None
     test_timeout: Annotated[StrictFloat, Field(gt=0)] = 1800.0
     breaker: BreakerConfig = Field(default_factory=BreakerConfig)
+    convergence: ConvergenceConfig = Field(default_factory=ConvergenceConfig)
     on_escalation: EscalationChoice = "abort"  # what a headless run does when the breaker opens
     latency_budget_ms: Annotated[StrictFloat, Field(gt=0)] = 3000.0
 
