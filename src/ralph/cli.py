@@ -224,6 +224,14 @@ def run(
             case_sensitive=False,
         ),
     ] = None,
+    wait_for_reset: Annotated[
+        bool,
+        typer.Option(
+            "--wait-for-reset",
+            help="When every agent is out until a weekly or daily limit resets, wait for it "
+            "(up to pool.max_wait, with a countdown) instead of ending with exit 4.",
+        ),
+    ] = False,
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""

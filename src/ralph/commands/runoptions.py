@@ -50,6 +50,7 @@ class RunRequest:
     report_json: Path | None = None
     notify: bool = False
     on_escalation: str | None = None  # abort | accept | continue, for a headless run
+    wait_for_reset: bool = False  # wait for a weekly/daily window too (up to pool.max_wait)
     # The options as given (after --continue merged the saved ones): saved in .ralph/ once
     # the run has started, for the next `ralph run --continue`.
     saved_options: dict[str, Any] | None = field(default=None, compare=False)

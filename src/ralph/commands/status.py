@@ -74,8 +74,12 @@ def print_status(
         from ralph.store.worklog import worklog_tail
 
         events = worklog_tail(Workspace(root).worklog, log)
+    from ralph.store.limits import load_limits
+
+    windows = load_limits(Workspace(root).dir).get("agents", {})
     if as_json:
         data = status_data(state, live)
+        data["limits"] = windows  # per agent, per window: as its CLI last reported it
         if events is not None:
             data["worklog"] = events
         print(json.dumps(data))
@@ -102,6 +106,14 @@ def print_status(
     for s in state.specs:
         if s.blocked:
             print(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)")
+    if windows:
+        from ralph.rules.limits import describe
+
+        now = time.time()
+        for name, agent_windows in sorted(windows.items()):
+            said = describe(agent_windows, now) if isinstance(agent_windows, dict) else ""
+            if said:
+                print(f"limits: {name}: {said}")
     if events is not None:
         print(f"worklog (last {len(events)} of .ralph/worklog.jsonl):")
         for event in events:

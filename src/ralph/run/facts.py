@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ralph.agents.result import AgentFault
+from ralph.agents.result import AgentFault, LimitInfo
 from ralph.checks.records import GATE_RECORDS, GateRecord
 from ralph.rules.prompt import Mode
 
@@ -85,6 +85,14 @@ class Escalated:
 
 
 @dataclass(frozen=True)
+class LimitsSeen:
+    """What an agent's CLI said about its limit windows in a rotation (`LimitInfo`s)."""
+
+    agent: str
+    limits: tuple[LimitInfo, ...]
+
+
+@dataclass(frozen=True)
 class QuestionAsked:
     spec: str
 
@@ -134,6 +142,7 @@ Fact = (
     | BreakerChanged
     | Escalated
     | QuestionAsked
+    | LimitsSeen
     | GateRecord
     | VerificationStarted
     | VerificationAnswered
@@ -150,6 +159,7 @@ FACTS = (
     BreakerChanged,
     Escalated,
     QuestionAsked,
+    LimitsSeen,
     *GATE_RECORDS,
     VerificationStarted,
     VerificationAnswered,

@@ -18,6 +18,7 @@ from ralph.run.facts import (
     Escalated,
     Fact,
     GateBypassed,
+    LimitsSeen,
     QuestionAsked,
     RotationRecorded,
     RunArchived,
@@ -59,6 +60,7 @@ class Recorder:
             GateDecided: self._gate_decided,
             DoneRefused: self._done_refused,
             JudgeSpent: self._judge_spent,
+            LimitsSeen: self._limits_seen,
             VerificationStarted: self._verification_started,
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
@@ -183,6 +185,28 @@ class Recorder:
 
     def _check_ran(self, e: CheckRan) -> None:
         self.log("check", iteration=e.iteration, spec=e.spec, **e.outcome)
+
+    def _limits_seen(self, e: LimitsSeen) -> None:
+        import time
+
+        from ralph.rules.limits import merged
+        from ralph.store.limits import load_limits, save_limits
+
+        now = time.time()
+        save_limits(self.ws.dir, merged(load_limits(self.ws.dir), e.agent, e.limits, now))
+        self.log(
+            "limits",
+            agent=e.agent,
+            windows=[
+                {
+                    "window": lim.window,
+                    "utilization": lim.utilization,
+                    "resets_at": lim.resets_at,
+                    "status": lim.status,
+                }
+                for lim in e.limits
+            ],
+        )
 
     def _judge_spent(self, e: JudgeSpent) -> None:
         u = e.usage
