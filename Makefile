@@ -23,20 +23,26 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
-# The real agent CLIs the end-to-end tests drive (tests/test_e2e_agents.py), installed with npm
-# into a cache folder outside the repository; without npm the e2e tests are skipped, saying why.
+# The real agent CLIs the end-to-end tests drive (tests/test_e2e_*.py), pinned, installed into a
+# cache folder outside the repository (shared: packages are only ever added to it): every CLI the
+# registries carry, npm ones with npm, aider from PyPI into its own venv there. Without npm (or
+# python3 -m venv) the tests of those CLIs are skipped, saying why. Cursor's CLI is on neither
+# registry (its installer downloads from cursor.com), so it is tested on recordings only.
 E2E_DIR ?= $(HOME)/.cache/ralph-e2e
-E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0
+E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0 \
+	@google/gemini-cli@0.61.0 opencode-ai@1.18.33 @mariozechner/pi-coding-agent@0.73.1
+E2E_PYPI ?= aider-chat==0.86.2
 export RALPH_E2E_DIR := $(E2E_DIR)
 
 e2e-agents:
 	@tests/install_agents.sh "$(E2E_DIR)" $(E2E_PACKAGES)
+	@tests/install_aider.sh "$(E2E_DIR)" $(E2E_PYPI)
 
 unit: $(STAMP) e2e-agents
 	$(BIN)/pytest -q -n auto
 
 e2e: $(STAMP) e2e-agents
-	$(BIN)/pytest -q -p no:cacheprovider tests/test_e2e_agents.py -rs
+	$(BIN)/pytest -q -p no:cacheprovider tests/test_e2e_agents.py tests/test_e2e_limits.py -rs
 
 # Modules the seeds require fully tested: 100 % of lines AND branches, by their own tests.
 # Add a module with its test file (--cov=ralph.x and tests/test_x.py).
