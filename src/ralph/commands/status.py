@@ -74,12 +74,14 @@ def print_status(
         from ralph.store.worklog import worklog_tail
 
         events = worklog_tail(Workspace(root).worklog, log)
+    from ralph.rules.forecast import costs_json, costs_line, spec_costs
     from ralph.store.limits import load_limits
 
     windows = load_limits(Workspace(root).dir).get("agents", {})
     if as_json:
         data = status_data(state, live)
         data["limits"] = windows  # per agent, per window: as its CLI last reported it
+        data["costs"] = costs_json(spec_costs(state.specs))
         if events is not None:
             data["worklog"] = events
         print(json.dumps(data))
@@ -106,6 +108,9 @@ def print_status(
     for s in state.specs:
         if s.blocked:
             print(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)")
+    line = costs_line(spec_costs(state.specs))
+    if line:
+        print(f"cost: {line}")
     if windows:
         from ralph.rules.limits import describe
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
@@ -97,7 +98,30 @@ class RunContext:
     def rows(self) -> tuple[SpecRow, ...]:
         return matrix_rows(self.state)
 
+    def costs(self) -> tuple[str | None, dict[str, Any]]:
+        """Cost per spec and per verified spec, and the forecast for the open specs: a line
+        for the displays and the JSON for the reports."""
+        from ralph.rules.forecast import costs_json, costs_line, spec_costs
+
+        found = spec_costs(self.state.specs)
+        data = costs_json(found)
+        data["per_spec"] = {
+            s.path: {
+                "calls": s.usage.rotations,
+                "input_tokens": s.usage.input_tokens,
+                "output_tokens": s.usage.output_tokens,
+                "cost_usd": round(s.usage.cost_usd, 6)
+                if s.usage.rotations > s.usage.unpriced
+                else None,
+            }
+            for s in self.state.specs
+        }
+        return costs_line(found), data
+
     def end(self, code: ExitCode, reason: str) -> int:
         spent = self.spent()
-        self.emit(RunEnded(int(code), reason, self.state.iteration, self.limit, self.rows(), spent))
+        costs = self.costs()[1]
+        self.emit(
+            RunEnded(int(code), reason, self.state.iteration, self.limit, self.rows(), spent, costs)
+        )
         return int(code)

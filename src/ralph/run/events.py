@@ -84,6 +84,7 @@ class RunEnded:
     max_iteration: int
     matrix: tuple[SpecRow, ...]
     usage: Tally | None = None  # what this run spent, as reported
+    costs: dict[str, Any] | None = None  # per spec and per verified spec, and the forecast
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,14 @@ class Waiting:
     reason: str
 
 
+@dataclass(frozen=True)
+class CostsUpdated:
+    """After a rotation: what a verified spec costs and what the open ones will (rules/forecast)."""
+
+    line: str | None  # one line for a display; None before anything was spent
+    costs: dict[str, Any]
+
+
 Event = (
     RunStarted
     | RotationStarted
@@ -112,6 +121,7 @@ Event = (
     | RunEnded
     | PoolChanged
     | Waiting
+    | CostsUpdated
 )
 
 

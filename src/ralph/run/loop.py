@@ -17,7 +17,7 @@ from ralph.rules.usage import over_budget
 from ralph.run.circuit import Circuit
 from ralph.run.context import Emit, RunContext
 from ralph.run.convergence import Convergence
-from ralph.run.events import Notice, PoolChanged, RunStarted
+from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted
 from ralph.run.facts import QuestionAsked, SpecBlocked
 from ralph.run.interrupts import stop_signals_as_interrupt
 from ralph.run.options import RunOptions
@@ -164,6 +164,7 @@ class _Run:
             self.seats.settle()
             changes = ctx.last_changes
             self.convergence.feed(path, ctx.mode, changes.paths if changes is not None else ())
+            ctx.emit(CostsUpdated(*ctx.costs()))
             if signal_ == "QUESTION":
                 return self._stop_for_question(path)
             if signal_ in STOPPING:

@@ -11,6 +11,7 @@ from ralph.rules.state import Tally
 from ralph.rules.usage import UNREPORTED, merge
 from ralph.run.events import (
     AgentOutput,
+    CostsUpdated,
     Event,
     PoolChanged,
     RotationEnded,
@@ -48,6 +49,7 @@ class PanelView:
     seats: tuple[Seat, ...] = ()  # the pool's agents: benched, evicted or ready
     waiting_until: float | None = None  # no agent available: waiting for a limit to reset
     waiting_reason: str | None = None
+    costs: str | None = None  # per verified spec and the forecast for the open ones
 
 
 def _count_usage(view: PanelView, event: RotationEnded) -> PanelView:
@@ -59,6 +61,8 @@ def _count_usage(view: PanelView, event: RotationEnded) -> PanelView:
 
 def apply_event(view: PanelView, event: Event) -> PanelView:
     """The view after `event`; pure, so the panel can be tested without a terminal or a clock."""
+    if isinstance(event, CostsUpdated):
+        return replace(view, costs=event.line)
     if isinstance(event, RunStarted):
         return replace(
             view,
