@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_DIR := build/demo
 
-.PHONY: demo test lint unit coverage e2e e2e-agents bench example clean
+.PHONY: demo test lint unit coverage e2e e2e-agents bench example dist clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,7 +30,8 @@ lint: $(STAMP)
 # registry (its installer downloads from cursor.com), so it is tested on recordings only.
 E2E_DIR ?= $(HOME)/.cache/ralph-e2e
 E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0 \
-	@google/gemini-cli@0.61.0 opencode-ai@1.18.33 @mariozechner/pi-coding-agent@0.73.1
+	@google/gemini-cli@0.61.0 opencode-ai@1.18.33 @mariozechner/pi-coding-agent@0.73.1 \
+	@anthropic-ai/sandbox-runtime@0.0.78
 E2E_PYPI ?= aider-chat==0.86.2
 export RALPH_E2E_DIR := $(E2E_DIR)
 
@@ -38,7 +39,12 @@ e2e-agents:
 	@tests/install_agents.sh "$(E2E_DIR)" $(E2E_PACKAGES)
 	@tests/install_aider.sh "$(E2E_DIR)" $(E2E_PYPI)
 
-unit: $(STAMP) e2e-agents
+# bubblewrap, socat and ripgrep for the sandbox tests: installed only as root with apt-get,
+# skipped (and the tests that need them skipped, saying why) otherwise.
+sandbox-tools:
+	@tests/install_sandbox.sh
+
+unit: $(STAMP) e2e-agents sandbox-tools
 	$(BIN)/pytest -q -n auto
 
 e2e: $(STAMP) e2e-agents
@@ -63,6 +69,12 @@ bench: $(STAMP)
 example: $(STAMP)
 	$(BIN)/python -m tests.example_sync
 	git add -f .ralph-example/.ralph
+
+# The sdist and the wheel users install, built as a release would be, with their metadata checked.
+dist: $(STAMP)
+	rm -rf build/dist
+	$(BIN)/python -m build --outdir build/dist .
+	$(BIN)/twine check --strict build/dist/*
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ralph.rules.pool import clock
 from tests.conftest import FAKES, Project
 
 FAKE_CLAUDE = FAKES / "fake_claude.py"
@@ -139,8 +140,7 @@ def test_no_agent_and_no_reset_time_stops_with_exit_4_and_when_to_retry(
     assert res.exit_code == 4, res
     assert claude_calls(script) == 1  # never loops on it
     assert "error: every agent is rate-limited or out (claude back-off until" in res.stderr
-    from ralph.rules.pool import clock  # (near midnight the time carries the day)
-
+    # the rule's own format: `HH:MM` today, with the day when 20 minutes later is tomorrow
     retry = {clock(t + 1200, t) for t in (before, after)}
     assert any(f"hint: run ralph again after {hhmm}" in res.stderr for hhmm in retry), res
     assert worklog(git_project, "run_end")[-1]["exit_code"] == 4

@@ -27,22 +27,14 @@ app = typer.Typer(
 )
 
 
-class EscalationChoice(str, Enum):
-    abort = "abort"
-    accept = "accept"
-    continue_ = "continue"
+# Choices as Typer shows them (the values are what the commands get).
+SandboxChoice = Enum("SandboxChoice", {"off": "off", "auto": "auto", "srt": "srt", "bwrap": "bwrap", "docker": "docker"}, type=str)  # fmt: skip  # noqa: E501
+EscalationChoice = Enum("EscalationChoice", {"abort": "abort", "accept": "accept", "continue_": "continue"}, type=str)  # fmt: skip  # noqa: E501
+LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
 
-Root = Annotated[
-    Path,
-    typer.Option(
-        "--project",
-        "-C",
-        help="Project root (default: the current directory).",
-        file_okay=False,
-        exists=True,
-    ),
-]
+_ROOT = "Project root (default: the current directory)."
+Root = Annotated[Path, typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")]
@@ -85,31 +77,6 @@ def init(
 
     with reported_errors():
         init_command(root.resolve(), force=force)
-
-
-class LogFormat(str, Enum):
-    text = "text"
-    json = "json"
-
-
-def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, Any]:
-    """The options this run uses: as given, and with --continue the saved ones for the rest."""
-    from ralph.commands.runoptions import continued_options, given_options
-
-    given = given_options(ctx.params)
-    if not continue_:
-        return given
-    params = {p.name: p for p in ctx.command.params}
-
-    def defaulted(name: str) -> bool:
-        # By name: Typer may bring its own copy of Click, whose enum is not importable as such.
-        source = ctx.get_parameter_source(name)
-        return getattr(source, "name", "DEFAULT") in ("DEFAULT", "DEFAULT_MAP")
-
-    def convert(name: str, value: Any) -> Any:
-        return params[name].type_cast_value(ctx, value)
-
-    return continued_options(root, given, defaulted=defaulted, convert=convert)
 
 
 @app.command()
@@ -232,6 +199,18 @@ def run(
             "(up to pool.max_wait, with a countdown) instead of ending with exit 4.",
         ),
     ] = False,
+    sandbox: Annotated[
+        Optional[SandboxChoice],  # noqa: UP045
+        typer.Option("--sandbox", help="Run agents and checks in this sandbox, or refuse to."),
+    ] = None,
+    spec: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--spec",
+            help="Work only on this spec (a path); repeat it for several. The others keep "
+            "their counters.",
+        ),
+    ] = None,
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
@@ -241,7 +220,9 @@ def run(
         raise typer.BadParameter("--quiet and --verbose contradict each other; give one")
     with reported_errors():
         root = root.resolve()
-        code = run_command(root, _run_options(ctx, continue_, root))
+        from ralph.commands.runoptions import options_of
+
+        code = run_command(root, options_of(ctx, continue_, root))
     raise typer.Exit(code)
 
 
@@ -343,15 +324,21 @@ def cancel(
 
 
 @app.command()
-def agents(
-    json_: JsonFlag = False,
-    root: Root = Path(),
-) -> None:
+def agents(json_: JsonFlag = False, root: Root = Path()) -> None:
     """List the built-in agents: installed or not (with the version), and how each is run."""
     from ralph.commands.agents import agents as agents_command
 
     with reported_errors():
         agents_command(root.resolve(), as_json=json_)
+
+
+@app.command()
+def doctor(json_: JsonFlag = False, root: Root = Path()) -> None:
+    """Check the sandbox and every agent CLI (installed, logged in) without spending tokens."""
+    from ralph.commands.doctor import doctor as doctor_command
+
+    with reported_errors():
+        raise typer.Exit(doctor_command(root.resolve(), as_json=json_))
 
 
 @app.command()
@@ -378,6 +365,25 @@ def reset(
             history=history or all_,
             guardrails=guardrails or all_,
         )
+
+
+@app.command()
+def accept(
+    spec: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--spec", "-s", help="Only what concerns this spec (path)."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Accept without asking.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", "--list", help="Only show what waits (exit 5 if any).")
+    ] = False,
+    root: Root = Path(),
+) -> None:
+    """Show what an agent changed of the checks or the tests, and accept it as a person."""
+    from ralph.commands.accept import accept as accept_command
+
+    with reported_errors():
+        raise typer.Exit(accept_command(root.resolve(), spec=spec, yes=yes, dry_run=dry_run))
 
 
 def main(argv: list[str] | None = None) -> Any:

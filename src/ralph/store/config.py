@@ -100,6 +100,33 @@ class ConvergenceConfig(BaseModel):
 
 
 EscalationChoice = Literal["abort", "accept", "continue"]
+SandboxChoice = Literal["off", "auto", "srt", "bwrap", "docker"]
+
+
+class SandboxConfig(BaseModel):
+    """`sandbox:` where every agent, judge and check command runs (see process/sandbox.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    profile: SandboxChoice = "off"
+    allow_hosts: list[StrictStr] = Field(default_factory=list)  # added to the pool's API hosts
+    deny_read: list[StrictStr] = Field(default_factory=list)  # added to the usual secrets folders
+    allow_write: list[StrictStr] = Field(default_factory=list)  # more writable folders
+    image: StrictStr | None = None  # the docker profile's image (it must hold the agent CLIs)
+
+    @field_validator("allow_hosts", "deny_read", "allow_write")
+    @classmethod
+    def _no_blank(cls, value: list[str]) -> list[str]:
+        if any(not item.strip() for item in value):
+            raise ValueError("entries must not be empty")
+        return value
+
+
+def _sandbox_shorthand(value: Any) -> Any:
+    # `sandbox: srt` is short for `sandbox: {profile: srt}`; YAML reads `off` as false.
+    if isinstance(value, bool):
+        return {"profile": "auto" if value else "off"}
+    return {"profile": value} if isinstance(value, str) else value
 
 
 class RalphConfig(BaseModel):
@@ -122,6 +149,12 @@ class RalphConfig(BaseModel):
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     on_escalation: EscalationChoice = "abort"  # what a headless run does when the breaker opens
     latency_budget_ms: Annotated[StrictFloat, Field(gt=0)] = 3000.0
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox_shorthand(cls, value: Any) -> Any:
+        return _sandbox_shorthand(value)
 
     @field_validator("test_command")
     @classmethod
