@@ -188,3 +188,50 @@ def test_a_real_judges_usage_counts_against_max_cost(
     state = git_project.state()
     assert state["agents"]["claude"]["cost_usd"] > 0.01
     assert [e["agent"] for e in git_project.rotation_ends()] == ["coder"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "step", "window"),
+    [
+        # Gemini's daily free-tier quota: TerminalQuotaError, exit 173
+        ("gemini", "gemini-daily-quota.json", "daily"),
+        # opencode: a per-minute 429 after its own quick retries (honours retry-after)
+        (
+            "opencode",
+            {
+                "error": {
+                    "status": 429,
+                    "type": "rate_limit_error",
+                    "message": "This request would exceed the rate limit for your organization",
+                    "headers": {"retry-after": "0"},
+                }
+            },
+            "short",
+        ),
+    ],
+    ids=["gemini-daily-quota", "opencode-429"],
+)
+def test_other_clis_limits_are_read_from_the_real_cli(
+    agent: str,
+    step: str | dict[str, Any],
+    window: str,
+    tmp_path: Path,
+    mock_llm: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.test_e2e_agents import MOCK_DIR, one_rotation
+
+    need(agent)
+    root = tmp_path / "work"
+    root.mkdir()
+    script = MOCK_DIR / "examples" / step if isinstance(step, str) else {"steps": [step]}
+    mock = mock_llm(script, root)
+    setup = setup_for(agent, mock, tmp_path / "home", monkeypatch)
+    put_on_path(monkeypatch)
+    result = one_rotation(agent, setup, root, "Do the work.")
+    assert result.fault is not None, (result.error, result.process.stderr_tail[-2000:])
+    assert (result.fault.kind, result.fault.window) == ("rate_limit", window)
+    if window == "daily":  # a refused window is recorded as such
+        assert [(lim.window, lim.status) for lim in result.limits] == [("daily", "rejected")]
+    else:  # a short limit is retried within seconds, not recorded as a window
+        assert result.limits == ()
