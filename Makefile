@@ -1,7 +1,12 @@
 # Two commands set everything up on a fresh clone: `make demo` and `make test`.
 PYTHON ?= python3
 VENV := .venv
+# A Windows venv keeps its programs in Scripts/ (run this Makefile from Git Bash there).
+ifeq ($(OS),Windows_NT)
+BIN := $(VENV)/Scripts
+else
 BIN := $(VENV)/bin
+endif
 STAMP := $(VENV)/.installed
 DEMO_DIR := build/demo
 
@@ -18,10 +23,14 @@ demo: $(STAMP)
 	cp -R .ralph-example $(DEMO_DIR) && rm -rf $(DEMO_DIR)/.ralph
 	cd $(DEMO_DIR) && git init -q && ../../$(BIN)/ralph run --agent demo
 
+# mypy checks everything as Linux sees it, on any host (tests of POSIX signals are skipped on
+# Windows, not type-checked away), then ralph's own code as Windows and macOS see it.
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
-	$(BIN)/mypy
+	$(BIN)/mypy --platform linux
+	$(BIN)/mypy --platform win32 --cache-dir .mypy_cache/win32 src
+	$(BIN)/mypy --platform darwin --cache-dir .mypy_cache/darwin src
 
 # The real agent CLIs the end-to-end tests drive (tests/test_e2e_*.py), pinned, installed into a
 # cache folder outside the repository (shared: packages are only ever added to it): every CLI the
@@ -64,6 +73,7 @@ test: lint unit coverage
 bench: $(STAMP)
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/prompts.py
+	$(BIN)/python bench/lanes.py
 
 # Re-record .ralph-example/.ralph from a real demo run (tests/test_example.py checks it stays in
 # sync). .ralph/ is git-ignored everywhere, so the recording is committed with `git add -f`.

@@ -24,8 +24,10 @@ import psutil
 import pytest
 
 from ralph import __version__
-from ralph.store.workspace import GUARDRAILS_TEMPLATE, PROMPT_TEMPLATE
+from ralph.rules.spec import PROMPT_TEMPLATE
+from ralph.store.workspace import GUARDRAILS_TEMPLATE
 from tests.conftest import Project, Result
+from tests.platforms import posix_signals
 
 DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
 CONTINUE: list[dict[str, Any]] = [{"signal": "CONTINUE"}]
@@ -162,8 +164,15 @@ def test_init_creates_the_state_folder_and_a_prompt_template(project: Project) -
     assert res.stderr == ""
 
 
-def test_init_then_status_shows_the_template_spec(project: Project) -> None:
+def test_init_then_status_says_the_template_is_still_to_fill_in(project: Project) -> None:
+    # an untouched template is no spec (ralph run does not run it either)
     assert project.run("init").exit_code == 0
+    res = project.run("status", "--json")
+    assert res.exit_code == 1, res
+    assert res.stderr.startswith(
+        "error: PROMPT.md is still the template `ralph init` wrote: nothing to build yet\n"
+    )
+    project.write({"PROMPT.md": "# goal\n"})
     data = status_json(project)
     assert [s["path"] for s in data["specs"]] == ["PROMPT.md"]
     assert spec_row(data, "PROMPT.md")["done_count"] == 0
@@ -440,6 +449,7 @@ def live_run(project: Project, steps: list[dict[str, Any]]) -> Iterator[subproce
         proc.wait(timeout=10)
 
 
+@posix_signals
 @pytest.mark.slow
 def test_a_live_run_is_seen_and_protected(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
@@ -502,7 +512,7 @@ def test_sigterm_stops_a_live_run_with_130(project: Project) -> None:
 
 
 def dead_pid() -> int:
-    proc = subprocess.Popen(["true"])
+    proc = subprocess.Popen([sys.executable, "-c", ""])
     proc.wait()
     return proc.pid
 

@@ -73,3 +73,4 @@ def test_a_real_cli_reaches_three_of_three_inside_the_sandbox(
     ends = disk_project.rotation_ends()
     assert [e["done_count"] for e in ends] == [0, 1, 2, 3]
     assert not [r for r in mock.requests() if r.get("kind") == "blocked_egress"]
+    assert "Read-only file system" not in (disk_project.root / ".ralph" / "current.log").read_text()

@@ -47,7 +47,12 @@ def test_bwrap_binds_the_project_the_cli_folders_and_a_private_tmp_read_only_els
     assert (str(SCRATCH / "tmp"), str(SCRATCH / "tmp")) in binds
     assert ("/home/u/.claude", "/home/u/.claude") in binds
     assert argv[argv.index("--chdir") + 1] == str(ROOT / "sub")
-    assert env == {"A": "1", "TMPDIR": str(SCRATCH / "tmp"), "RALPH_SANDBOX": "bwrap"}
+    assert env == {
+        "A": "1",
+        "TMPDIR": str(SCRATCH / "tmp"),
+        "RALPH_SANDBOX": "bwrap",
+        "IS_SANDBOX": "1",  # Claude Code run as root accepts bypassed prompts inside it
+    }
 
 
 def test_bwrap_dies_with_ralph_and_keeps_its_processes_in_their_own_pid_namespace() -> None:

@@ -87,7 +87,9 @@ def wrap(
     box: Sandbox, argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], token: str
 ) -> tuple[tuple[str, ...], dict[str, str]]:
     """The command line and environment that run `argv` inside `box` (token: the run marker)."""
-    env = {**env, "TMPDIR": str(box.tmp), "RALPH_SANDBOX": box.profile}
+    # IS_SANDBOX: the convention (Claude Code's among others) by which a CLI run as root in a
+    # sandbox lets its permission prompts be bypassed; here it is true.
+    env = {**env, "TMPDIR": str(box.tmp), "RALPH_SANDBOX": box.profile, "IS_SANDBOX": "1"}
     if box.profile == "srt":
         # srt makes its proxy's sockets in TMPDIR: a path short enough for a socket (108
         # bytes) and private to the run; the program inside gets its own TMPDIR back.

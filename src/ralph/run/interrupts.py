@@ -10,9 +10,17 @@ from contextlib import contextmanager
 from types import FrameType
 
 # Signals that end a run the way Ctrl-C does: a CI job cancelled (SIGTERM), an ssh session
-# or terminal gone (SIGHUP). The agent runs in its own session and never receives them.
+# or terminal gone (SIGHUP; Linux and macOS only), Ctrl-Break at a Windows console (SIGBREAK,
+# Windows only; a cancelled Windows CI step gets Ctrl-C, then Ctrl-Break). The agent runs in
+# its own session (its own process group on Windows) and never receives them.
 _STOP_SIGNALS = tuple(
-    sig for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if sig
+    sig
+    for sig in (
+        getattr(signal, "SIGTERM", None),
+        getattr(signal, "SIGHUP", None),
+        getattr(signal, "SIGBREAK", None),
+    )
+    if sig
 )
 
 
@@ -47,8 +55,8 @@ def deferred_interrupts() -> Iterator[None]:
     Re-entrant: inside an outer block an inner one changes nothing, so the interrupt is acted
     on only once the outermost block is done."""
     global _DEFERRING  # noqa: PLW0603 -- signal handling is process-wide
-    if _DEFERRING:
-        yield
+    if _DEFERRING or threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread receives signals (a lane's thread has none to hold)
         return
     pending: list[int] = []
     _DEFERRING = True

@@ -23,6 +23,7 @@ from ralph.rules.matrix import record_rotation
 from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import Spec, spec_slug
+from ralph.rules.state import State
 from ralph.run.accounting import account, rotation_tally, usage_fields
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
@@ -182,7 +183,7 @@ class Rotation:
         signal_, note = self.judge(result, prompt)
         interrupted = result.process.interrupted
         if signal_ == "DONE":
-            if self._bypassed(spec.path):
+            if _bypassed(ctx.state, spec.path):
                 ctx.emit(GateBypassed(iteration, spec.path))
             else:
                 verdict = self._gate(spec, mode, iteration, result, prompt, handoff)
@@ -192,12 +193,14 @@ class Rotation:
         downgraded: tuple[str, ...] = ()
 
         def bookkeeping(changes: Changes) -> None:
-            nonlocal downgraded
+            nonlocal downgraded, signal_, note
+            signal_, note = _unless_rules_wait(self, spec, iteration, handoff, signal_, note)
             ctx.state, downgraded = record_rotation(
                 ctx.state, spec.path, signal_, bool(changes), spec_file_hash(opts.root, spec.path)
             )
             ctx.state = count_rotation(ctx.state, spec.path, mode)
             ctx.state = self.gate.track_front_matter(spec, ctx.state)
+            ctx.state = self.gate.track_tests(spec, changes.paths, ctx.state)
             ctx.state = account(ctx.state, spec.path, agent.name, result, bool(changes))
             if not interrupted:  # the user stopped it: not the agent's fault
                 self.circuit.feed(
@@ -214,8 +217,7 @@ class Rotation:
             with budget.operation("snapshot_save"):
                 self.keep(after, taken)
             elapsed = time.time() - started
-            now = ctx.state.get(spec.path)
-            done_count = now.done_count if now else 0
+            done_count = row.done_count if (row := ctx.state.get(spec.path)) else 0
             with budget.operation("logs"):
                 log.close(
                     f"# ended: signal={signal_} files_changed={len(changes)} "
@@ -245,6 +247,7 @@ class Rotation:
                         log=ws.rel(log.path),
                         usage=usage_fields(result),
                         fault=result.fault,
+                        stderr=result.stderr_lines() if signal_ == "ERROR" else (),
                     )
                 )
             self.record_budget(iteration, budget)
@@ -293,6 +296,7 @@ class Rotation:
                 checks_text=self.gate.prompt_section(spec, mode),
             )
         )
+        prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
         ws.prompt_file.write_text(prompt, encoding="utf-8")
         return prompt
 
@@ -316,11 +320,6 @@ class Rotation:
             return "NONE", f"{found} only counts in a final verification; counted as CONTINUE"
         return found, None
 
-    def _bypassed(self, path: str) -> bool:
-        """The user chose to go on without verification for this spec (a recorded risk)."""
-        row = self.ctx.state.get(path)
-        return row is not None and row.override == BYPASSED
-
     def _gate(
         self,
         spec: Spec,
@@ -342,8 +341,23 @@ class Rotation:
                     prompt=prompt,
                     tree=self.tree.key,
                     handoff=handoff,
-                    agent_front_matter=row.agent_front_matter if row else None,
+                    row=row,
                     cancel=stop,
                 )
         except KeyboardInterrupt:
             return Verdict("ERROR", "interrupted while running the DONE checks", True)
+
+
+def _unless_rules_wait(
+    rotation: Rotation, spec: Spec, iteration: int, handoff: Path, signal: str, note: str | None
+) -> tuple[str, str | None]:
+    """A DONE while the ignore rules wait for a person's say (on the tree the agent left, the
+    rule files included) is refused."""
+    held = rotation.tree.pending_rules() if signal == "DONE" else []
+    return rotation.gate.refuse_rules(spec, iteration, handoff, held) if held else (signal, note)
+
+
+def _bypassed(state: State, path: str) -> bool:
+    """The user chose to go on without verification for this spec (a recorded risk)."""
+    row = state.get(path)
+    return row is not None and row.override == BYPASSED

@@ -13,7 +13,7 @@ from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.usage import format_tally
 from ralph.run.events import RotationEnded, SpecRow
 from ralph.ui.panelview import PanelView
-from ralph.ui.statustable import SIGNAL_STYLES, counter, progress, status_text
+from ralph.ui.statustable import SIGNAL_STYLES, counter, progress, status_text, tests_text
 from ralph.ui.text import clean_line, files_changed, format_clock, plural, usage_reported
 
 if TYPE_CHECKING:
@@ -103,13 +103,38 @@ def matrix_table(
             Text(counter(row), style="green" if verified else ""),
             Text(
                 status_text(row.last_status), style=SIGNAL_STYLES.get(row.last_status or "", "dim")
-            ),
+            ).append(tests_text(row.tests), style="dim"),
             Text("✓", style="bold green") if verified else "",
         )
     hidden = len(matrix) - len(shown)
     if hidden <= 0:
         return grid
     return Group(grid, Text(f"… and {hidden} more", style="dim"))
+
+
+def lanes_table(view: PanelView, now: float) -> RenderableType:
+    """`--parallel`: one row per lane at work (spec, agent, mode, rotation, elapsed, counter)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if not view.running:
+        return Text("none running", style="dim")
+    counts = {row.path: row for row in view.matrix}
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(overflow="fold", ratio=1)
+    for _ in range(5):
+        grid.add_column(no_wrap=True)
+    for lane in sorted(view.running, key=lambda r: r.iteration):
+        row = counts.get(lane.spec)
+        grid.add_row(
+            Text(lane.spec),
+            Text(lane.agent, style="dim"),
+            Text(lane.mode, style=MODE_STYLES.get(lane.mode, "")),
+            Text(f"#{lane.iteration}"),
+            Text(format_clock(now - lane.started_at)),
+            Text(counter(row) if row is not None else "—"),
+        )
+    return grid
 
 
 def _usage_text(view: PanelView) -> Text:
@@ -154,6 +179,8 @@ def render_panel(view: PanelView, now: float) -> Panel:
         iteration.append(f" [{view.mode}]", style=MODE_STYLES[view.mode])
     rows.add_row("Iteration:", iteration)
 
+    if view.lanes:
+        rows.add_row("Lanes:", lanes_table(view, now))
     rows.add_row("Specs:", matrix_table(view.matrix, current=view.spec, limit=MATRIX_LIMIT))
 
     if view.phase == "running" and view.started_at is not None:

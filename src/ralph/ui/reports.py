@@ -77,6 +77,10 @@ def junit_xml(report: RunReport) -> str:
             ET.SubElement(case_props, "property", name="cost_usd", value=f"{spec.cost_usd:.4f}")
         for name, value in _spec_properties(report.costs, spec.path):
             ET.SubElement(case_props, "property", name=name, value=value)
+        if spec.tests is not None:  # what its last test run did, from the runner's summary
+            for key in ("passed", "failed", "skipped"):
+                value = str(getattr(spec.tests, key))
+                ET.SubElement(case_props, "property", name=f"tests_{key}", value=value)
         if not spec.verified:
             reason = failure_reason(spec, report)
             failure = ET.SubElement(case, "failure", message=reason, type="NotVerified")
