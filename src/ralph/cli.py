@@ -201,12 +201,7 @@ def run(
         ),
     ] = None,
     wait_for_reset: Annotated[
-        bool,
-        typer.Option(
-            "--wait-for-reset",
-            help="When every agent is out until a weekly or daily limit resets, wait for it "
-            "(up to pool.max_wait, with a countdown) instead of ending with exit 4.",
-        ),
+        bool, typer.Option("--wait-for-reset", help="Wait for a weekly or daily limit to reset.")
     ] = False,
     sandbox: Annotated[
         Optional[SandboxChoice],  # noqa: UP045

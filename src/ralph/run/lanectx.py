@@ -112,11 +112,14 @@ class LaneContext(RunContext):
         self.stop = threading.Event()
         self.cancel = LaneCancel(main.cancel, self.stop)  # type: ignore[assignment]
         self._display = None
+        self.redactor = main.redactor  # the run's secrets are the lane's too
         self.recorder = main.recorder
         self.members = main.members
         self.pool = main.pool
         self.member = main.member
         self.last_result = None
+        self.mode = main.mode
+        self.last_changes = None
         self.state = main.state
         self.base = main.state  # the copy as the run's state last absorbed it
         self.usage_at_start = main.usage_at_start

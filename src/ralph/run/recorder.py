@@ -76,8 +76,8 @@ class Recorder:
             ClaimMoved: self._claim_moved,
             GateDecided: self._gate_decided,
             DoneRefused: self._done_refused,
-            JudgeSpent: self._judge_spent,
-            LimitsSeen: self._limits_seen,
+            JudgeSpent: lambda e: _judge_spent(self, e),
+            LimitsSeen: lambda e: _limits_seen(self, e),
             VerificationStarted: self._verification_started,
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
@@ -216,40 +216,6 @@ class Recorder:
     def _check_ran(self, e: CheckRan) -> None:
         self.log("check", iteration=e.iteration, spec=e.spec, **e.outcome)
 
-    def _limits_seen(self, e: LimitsSeen) -> None:
-        import time
-
-        from ralph.rules.limits import merged
-        from ralph.store.limits import load_limits, save_limits
-
-        now = time.time()
-        save_limits(self.ws.dir, merged(load_limits(self.ws.dir), e.agent, e.limits, now))
-        self.log(
-            "limits",
-            agent=e.agent,
-            windows=[
-                {
-                    "window": lim.window,
-                    "utilization": lim.utilization,
-                    "resets_at": lim.resets_at,
-                    "status": lim.status,
-                }
-                for lim in e.limits
-            ],
-        )
-
-    def _judge_spent(self, e: JudgeSpent) -> None:
-        u = e.usage
-        self.log(
-            "judge",
-            iteration=e.iteration,
-            spec=e.spec,
-            agent=e.agent,
-            input_tokens=u.input_tokens if u else None,
-            output_tokens=u.output_tokens if u else None,
-            cost_usd=u.cost_usd if u else None,
-        )
-
     def _claim_moved(self, e: ClaimMoved) -> None:
         self.log(
             "claim_transition",
@@ -383,3 +349,40 @@ def _handoff_note(
     if note is not None and signal_ == "ERROR":
         return f"rotation {iteration} failed ({note}); check its log {log} and carry on."
     return None
+
+
+def _limits_seen(rec: Recorder, e: LimitsSeen) -> None:
+    """Each agent's newest report per limit window, for `ralph status` and `ralph agents`."""
+    import time
+
+    from ralph.rules.limits import merged
+    from ralph.store.limits import load_limits, save_limits
+
+    now = time.time()
+    save_limits(rec.ws.dir, merged(load_limits(rec.ws.dir), e.agent, e.limits, now))
+    rec.log(
+        "limits",
+        agent=e.agent,
+        windows=[
+            {
+                "window": lim.window,
+                "utilization": lim.utilization,
+                "resets_at": lim.resets_at,
+                "status": lim.status,
+            }
+            for lim in e.limits
+        ],
+    )
+
+
+def _judge_spent(rec: Recorder, e: JudgeSpent) -> None:
+    u = e.usage
+    rec.log(
+        "judge",
+        iteration=e.iteration,
+        spec=e.spec,
+        agent=e.agent,
+        input_tokens=u.input_tokens if u else None,
+        output_tokens=u.output_tokens if u else None,
+        cost_usd=u.cost_usd if u else None,
+    )
