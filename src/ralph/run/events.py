@@ -86,6 +86,7 @@ class RunEnded:
     max_iteration: int
     matrix: tuple[SpecRow, ...]
     usage: Tally | None = None  # what this run spent, as reported
+    costs: dict[str, Any] | None = None  # per spec and per verified spec, and the forecast
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,14 @@ class Waiting:
     reason: str
 
 
+@dataclass(frozen=True)
+class CostsUpdated:
+    """After a rotation: what a verified spec costs and what the open ones will (rules/forecast)."""
+
+    line: str | None  # one line for a display; None before anything was spent
+    costs: dict[str, Any]
+
+
 Event = (
     RunStarted
     | RotationStarted
@@ -114,6 +123,7 @@ Event = (
     | RunEnded
     | PoolChanged
     | Waiting
+    | CostsUpdated
 )
 
 

@@ -116,6 +116,8 @@ class LaneContext(RunContext):
         self.cancel = LaneCancel(main.cancel, self.stop)  # type: ignore[assignment]
         self._display = None
         self.last_result = None
+        self.mode = main.mode
+        self.last_changes = None
         self.state = main.state
         self.base = main.state  # the copy as the run's state last absorbed it
         self.answer = None

@@ -17,7 +17,8 @@ from ralph.rules.state import State
 from ralph.rules.usage import over_budget
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
-from ralph.run.events import Notice, PoolChanged, RunStarted
+from ralph.run.convergence import Convergence
+from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted
 from ralph.run.facts import QuestionAsked, SpecBlocked
 from ralph.run.question import answered, pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
@@ -41,6 +42,7 @@ class SpecRun:
         self.gate = DoneGate(
             ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record, ctx.opts.test_globs
         )
+        self.convergence = Convergence(ctx)
         self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
@@ -180,11 +182,14 @@ class SpecRun:
                     ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
                 )
             self.seats.settle()
+            changes = ctx.last_changes
+            self.convergence.feed(path, ctx.mode, changes.paths if changes is not None else ())
+            ctx.emit(CostsUpdated(*ctx.costs()))
             if signal_ == "QUESTION":
                 return self._stop_for_question(path)
             if signal_ in STOPPING:
                 return ctx.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
-            stop = self.circuit.escalate_if_open()
+            stop = self.circuit.escalate_if_open() or self.convergence.escalate_if_stuck(path)
             if stop is not None:
                 return stop
             current = path

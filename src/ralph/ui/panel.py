@@ -195,6 +195,8 @@ def render_panel(view: PanelView, now: float) -> Panel:
 
     if usage_reported(view.run_usage):
         rows.add_row("Usage:", _usage_text(view))
+    if view.costs:
+        rows.add_row("Cost:", Text(view.costs, overflow="fold"))
     if len(view.seats) > 1 or any(not s.available(now) for s in view.seats):
         rows.add_row("Agents:", _seats_text(view.seats, now))
     if view.waiting_until is not None:

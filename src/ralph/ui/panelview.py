@@ -11,6 +11,7 @@ from ralph.rules.state import Tally
 from ralph.rules.usage import UNREPORTED, merge
 from ralph.run.events import (
     AgentOutput,
+    CostsUpdated,
     Event,
     PoolChanged,
     RotationEnded,
@@ -61,6 +62,7 @@ class PanelView:
     waiting_reason: str | None = None
     running: tuple[LaneRow, ...] = ()  # rotations under way, one per lane
     lanes: bool = False  # rotations ran side by side in this run: the panel shows its lanes
+    costs: str | None = None  # per verified spec and the forecast for the open ones
 
 
 def _lanes_started(view: PanelView, event: RotationStarted) -> PanelView:
@@ -82,6 +84,8 @@ def _count_usage(view: PanelView, event: RotationEnded) -> PanelView:
 
 def apply_event(view: PanelView, event: Event) -> PanelView:
     """The view after `event`; pure, so the panel can be tested without a terminal or a clock."""
+    if isinstance(event, CostsUpdated):
+        return replace(view, costs=event.line)
     if isinstance(event, RunStarted):
         return replace(
             view,

@@ -11,6 +11,7 @@ from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.usage import format_tally
 from ralph.run.events import (
     AgentOutput,
+    CostsUpdated,
     Event,
     Notice,
     PoolChanged,
@@ -95,6 +96,8 @@ def wanted(event: Event, *, verbose: bool, quiet: bool) -> bool:
     only warnings and the end of the run."""
     if isinstance(event, AgentOutput):
         return verbose and not quiet
+    if isinstance(event, CostsUpdated):  # for the panel's footer; run_ended carries the costs
+        return False
     if quiet:
         return isinstance(event, (RunEnded, Waiting)) or (
             isinstance(event, Notice) and event.level == "warning"

@@ -47,6 +47,7 @@ class RunReport:
     max_iteration: int | None = None
     specs: tuple[SpecReport, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # unknown fields of RunEnded
+    costs: dict[str, Any] | None = None  # per spec, per verified spec, forecast (RunEnded)
 
     @property
     def verified(self) -> int:
@@ -128,7 +129,7 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
             )
         return replace(report, specs=tuple(specs))
     if isinstance(event, RunEnded):
-        known = {"exit_code", "reason", "iteration", "max_iteration", "matrix"}
+        known = {"exit_code", "reason", "iteration", "max_iteration", "matrix", "costs"}
         extra = {k: v for k, v in event_fields(event).items() if k not in known}
         report = replace(
             report,
@@ -138,6 +139,7 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
             iteration=event.iteration,
             max_iteration=event.max_iteration,
             extra=extra,
+            costs=event.costs,
         )
         return _with_matrix(report, event.matrix)
     return report
