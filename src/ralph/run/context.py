@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
 from ralph.agents.result import AgentResult
 from ralph.errors import ExitCode
 from ralph.rules.pool import Pool
+from ralph.rules.prompt import Mode
 from ralph.rules.state import State, Tally
 from ralph.rules.usage import minus
-from ralph.run.events import Event, RunEnded, SpecRow
+from ralph.run.events import Event, RotationStarted, RunEnded, SpecRow
 from ralph.run.facts import FACTS, Fact
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.options import RunOptions
@@ -49,8 +51,11 @@ class RunContext:
         self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
         self.last_result: AgentResult | None = None  # of the last rotation, for the pool
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
+        if self.state.last_rotation == 0:  # a new or lost state file: numbers must not repeat
+            self.state = replace(self.state, last_rotation=ws.last_logged_rotation())
         self.usage_at_start = self.state.usage  # budgets count what this run spends
-        self.limit = self.state.iteration + opts.max_iterations  # this run stops there
+        self.first = self.state.last_rotation  # the last number before this run
+        self.limit = self.first + opts.max_iterations  # this run stops there
         self.answer: QuestionAndAnswer | None = None  # delivered with the next prompt
 
     @property
@@ -83,10 +88,49 @@ class RunContext:
         """What this run has spent so far, as the agents reported it."""
         return minus(self.state.usage, self.usage_at_start)
 
+    def number_next(self) -> int:
+        """Number the next rotation (counted since the last reset, too); returns its number."""
+        number = self.state.last_rotation + 1
+        self.state = replace(self.state, last_rotation=number, iteration=self.state.iteration + 1)
+        return number
+
+    @property
+    def exhausted(self) -> bool:
+        """Has this run used its budget of rotations?"""
+        return self.state.last_rotation >= self.limit
+
+    @property
+    def budget(self) -> int:
+        """This run's rotations allowed (`--max-iterations`, plus a final verification's)."""
+        return self.limit - self.first
+
+    @property
+    def run_iteration(self) -> int:
+        """Rotations this run has numbered so far."""
+        return self.state.last_rotation - self.first
+
+    def started(self, agent: str, spec: str, mode: Mode, started_at: float) -> RotationStarted:
+        """The event of the rotation just numbered, with its place in this run's budget."""
+        s = self.state
+        return RotationStarted(
+            agent, spec, mode, s.last_rotation, self.run_iteration, self.budget, started_at,
+            self.rows(),
+        )  # fmt: skip
+
     def rows(self) -> tuple[SpecRow, ...]:
         return matrix_rows(self.state)
 
     def end(self, code: ExitCode, reason: str) -> int:
         spent = self.spent()
-        self.emit(RunEnded(int(code), reason, self.state.iteration, self.limit, self.rows(), spent))
+        self.emit(
+            RunEnded(
+                int(code),
+                reason,
+                self.state.last_rotation,
+                self.run_iteration,
+                self.budget,
+                self.rows(),
+                spent,
+            )
+        )
         return int(code)

@@ -85,10 +85,10 @@ class _Run:
         ctx.state = scan.state
         before = self.tree.take()
         ctx.state, dropped = self.tree.compare_with_last_run(ctx.state, before)
-        ctx.state = replace(ctx.state, max_iteration=ctx.limit)
+        ctx.state = replace(ctx.state, max_iteration=ctx.budget)
         ctx.save()
         self.tree.save(before, self.tree.hidden)
-        ctx.emit(RunStarted(opts.label, ctx.state.iteration, ctx.limit, ctx.rows()))
+        ctx.emit(RunStarted(opts.label, ctx.state.last_rotation, ctx.budget, ctx.rows()))
         if len(ctx.members) > 1:
             ctx.emit(PoolChanged(ctx.pool.seats))
         self.report(scan, added=had_specs)
@@ -123,7 +123,7 @@ class _Run:
                     ExitCode.INTERRUPTED,
                     "cancelled (ralph cancel): stopped after the current rotation",
                 )
-            if ctx.state.iteration >= ctx.limit:
+            if ctx.exhausted:
                 return ctx.end(
                     ExitCode.MAX_ITERATIONS,
                     f"max iterations reached ({opts.max_iterations} rotations this run)",

@@ -10,6 +10,7 @@ from ralph.agents.result import AgentFault
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided
 from ralph.rules import breaker as breakers
 from ralph.rules.spec import spec_slug
+from ralph.rules.state import Tally, usage_to_json
 from ralph.run.events import Event, RotationStarted, RunEnded, RunStarted
 from ralph.run.facts import (
     AnswerDelivered,
@@ -82,14 +83,14 @@ class Recorder:
         )
 
     def _run_ended(self, e: RunEnded) -> None:
-        spent = e.usage
+        spent = usage_to_json(e.usage or Tally())
         self.log(
             "run_end",
             exit_code=e.exit_code,
             reason=e.reason,
-            input_tokens=spent.input_tokens if spent else 0,
-            output_tokens=spent.output_tokens if spent else 0,
-            cost_usd=round(spent.cost_usd if spent else 0.0, 6),
+            input_tokens=spent["input_tokens"],
+            output_tokens=spent["output_tokens"],
+            cost_usd=spent["cost_usd"],  # null when no rotation had a price, as everywhere
         )
 
     def _rotation_started(self, e: RotationStarted) -> None:
@@ -248,6 +249,7 @@ class Recorder:
             files_changed=e.files_changed,
             downgraded=list(e.downgraded),
             failures=e.failures,
+            log=e.log,
         )
 
     def _run_archived(self, e: RunArchived) -> None:

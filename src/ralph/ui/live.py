@@ -12,7 +12,7 @@ from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RunEnded
 from ralph.ui.closing import Closing
 from ralph.ui.panel import MODE_STYLES, matrix_table, render_panel
 from ralph.ui.panelview import PanelView, apply_event
-from ralph.ui.statustable import SIGNAL_STYLES, progress
+from ralph.ui.statustable import SIGNAL_STYLES, run_progress
 from ralph.ui.text import clean_line, files_changed, format_clock, usage_reported
 
 if TYPE_CHECKING:
@@ -86,7 +86,8 @@ class LiveDisplay(Closing):
             style="bold green" if ok else "bold red",
         )
         line.append(event.reason)
-        line.append(f" · iteration {progress(event.iteration, event.max_iteration)}", style="dim")
+        where = run_progress(event.iteration, event.run_iteration, event.max_iterations)
+        line.append(f" · last rotation {where}", style="dim")
         if event.usage is not None and usage_reported(event.usage):
             line.append(f" · usage {format_tally(event.usage)}", style="dim")
         self.console.print(line)
@@ -102,7 +103,10 @@ def _summary_text(event: RotationEnded) -> Text:
     from rich.text import Text
 
     text = Text()
-    text.append(f"rotation {progress(event.iteration, event.max_iteration)} ", style="dim")
+    text.append(
+        f"rotation {run_progress(event.iteration, event.run_iteration, event.max_iterations)} ",
+        style="dim",
+    )
     text.append(f"[{event.mode}] ", style=MODE_STYLES.get(event.mode, ""))
     text.append(f"{event.spec}: ")
     text.append(event.signal, style=SIGNAL_STYLES.get(event.signal, "bold"))

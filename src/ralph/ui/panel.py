@@ -13,7 +13,7 @@ from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.usage import format_tally
 from ralph.run.events import RotationEnded, SpecRow
 from ralph.ui.panelview import PanelView
-from ralph.ui.statustable import SIGNAL_STYLES, counter, progress, status_text
+from ralph.ui.statustable import SIGNAL_STYLES, counter, run_progress, status_text
 from ralph.ui.text import clean_line, files_changed, format_clock, plural, usage_reported
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ def render_panel(view: PanelView, now: float) -> Panel:
 
     rows.add_row("Spec:", Text(view.spec, overflow="fold") if view.spec else Text("—", style="dim"))
 
-    iteration = Text(progress(view.iteration, view.max_iteration))
+    iteration = Text(run_progress(view.iteration, view.run_iteration, view.max_iterations))
     if view.mode is not None:
         iteration.append(f" [{view.mode}]", style=MODE_STYLES[view.mode])
     rows.add_row("Iteration:", iteration)

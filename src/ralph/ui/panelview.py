@@ -34,8 +34,9 @@ class PanelView:
     phase: Phase = "waiting"
     spec: str | None = None
     mode: Mode | None = None
-    iteration: int = 0
-    max_iteration: int | None = None
+    iteration: int = 0  # the rotation's number, for the life of the project
+    run_iteration: int = 0  # its place in this run
+    max_iterations: int | None = None  # this run's budget
     started_at: float | None = None  # of the running rotation
     elapsed: float | None = None  # of the last finished rotation, frozen once it ended
     matrix: tuple[SpecRow, ...] = ()
@@ -65,7 +66,8 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             agent=event.agent,
             phase="starting",
             iteration=event.iteration,
-            max_iteration=event.max_iteration,
+            run_iteration=0,
+            max_iterations=event.max_iterations,
             matrix=event.matrix,
             exit_code=None,
             reason=None,
@@ -82,7 +84,8 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             spec=event.spec,
             mode=event.mode,
             iteration=event.iteration,
-            max_iteration=event.max_iteration,
+            run_iteration=event.run_iteration,
+            max_iterations=event.max_iterations,
             started_at=event.started_at,
             elapsed=None,
             matrix=event.matrix,
@@ -102,7 +105,8 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             spec=event.spec,
             mode=event.mode,
             iteration=event.iteration,
-            max_iteration=event.max_iteration,
+            run_iteration=event.run_iteration,
+            max_iterations=event.max_iterations,
             elapsed=event.elapsed,
             matrix=event.matrix,
             last=event,
@@ -112,7 +116,8 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             view,
             phase="finished",
             iteration=event.iteration,
-            max_iteration=event.max_iteration,
+            run_iteration=event.run_iteration,
+            max_iterations=event.max_iterations,
             matrix=event.matrix,
             exit_code=event.exit_code,
             reason=event.reason,

@@ -122,6 +122,10 @@ def markdown_summary(report: RunReport) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 3)
+
+
 def report_data(report: RunReport) -> dict[str, Any]:
     """`--report-json`: the final matrix and the totals."""
     return {
@@ -129,10 +133,10 @@ def report_data(report: RunReport) -> dict[str, Any]:
         "reason": report.reason,
         "complete": bool(report.specs) and report.verified == len(report.specs),
         "agent": report.agent,
-        "started_at": report.started_at,
-        "ended_at": report.ended_at,
+        "started_at": _ms(report.started_at),
+        "ended_at": _ms(report.ended_at),
         "iteration": report.iteration,
-        "max_iterations": report.max_iteration,
+        "max_iterations": report.max_iterations,
         "totals": {
             "specs": len(report.specs),
             "verified": report.verified,
