@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_DIR := build/demo
 
-.PHONY: demo test lint unit coverage e2e e2e-agents bench example clean
+.PHONY: demo test lint unit coverage e2e e2e-agents bench example dist clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ bench: $(STAMP)
 example: $(STAMP)
 	$(BIN)/python -m tests.example_sync
 	git add -f .ralph-example/.ralph
+
+# The sdist and the wheel users install, built as a release would be, with their metadata checked.
+dist: $(STAMP)
+	rm -rf build/dist
+	$(BIN)/python -m build --outdir build/dist .
+	$(BIN)/twine check --strict build/dist/*
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

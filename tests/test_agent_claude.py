@@ -106,7 +106,9 @@ def test_reset_time_is_read_from_the_text_when_there_is_no_event() -> None:
     ]
     result, _ = replay(ClaudeAgent(), b"\n".join(lines) + b"\n", exit_code=1)
     assert result.fault is not None
-    assert (result.fault.kind, result.fault.resets_at) == ("rate_limit", RESET_2030)
+    # "resets Jan 1, 2030, 12am": the end of that minute
+    assert (result.fault.kind, result.fault.resets_at) == ("rate_limit", RESET_2030 + 60)
+    assert result.fault.window == "session"
 
 
 def test_the_events_reset_time_wins_over_a_text_without_one() -> None:

@@ -67,8 +67,58 @@ def test_usage_limit_is_a_rate_limit_with_the_local_reset_time() -> None:
     assert result.fault is not None
     assert result.fault.kind == "rate_limit"
     assert result.fault.message.startswith("You\u2019ve hit your usage limit.")
-    assert result.fault.resets_at == datetime(2030, 1, 1).timestamp()
+    # hours and minutes only: the end of that minute, never earlier than Codex meant
+    assert result.fault.resets_at == datetime(2030, 1, 1, 0, 1).timestamp()
+    assert result.fault.window == "usage"
     assert result.failure is not None and "usage limit" in result.failure
+
+
+def test_a_codex_limit_that_lifts_within_the_minute_is_waited_for_not_given_up() -> None:
+    """The recorded usage-limit output, its time moved into the current minute: parsed at
+    6:24:30 it resets at 6:25:00, and the pool waits those 30 seconds (not 15 minutes, not
+    exit 4)."""
+    from ralph.agents.codex import CodexParser
+    from ralph.agents.output import LineSplitter
+    from ralph.process.request import ProcessResult, StreamName
+    from ralph.rules.pool import Pool, PoolPolicy, Wait, after_rotation, choose
+
+    stdout = fixture("codex-usage-limit.stdout").replace(b"Jan 1st, 2030 12:00 AM", b"6:24 PM")
+    assert b"try again at 6:24 PM" in stdout
+    now = datetime(2026, 11, 22, 18, 24, 30).timestamp()
+    parser = CodexParser()
+
+    def feed(stream: StreamName, lines: tuple[str, ...]) -> None:
+        parser.feed(stream, lines)
+
+    splitter = LineSplitter(feed, 1 << 20)
+    splitter.feed("stdout", stdout)
+    splitter.close()
+    process = ProcessResult(
+        exit_code=1,
+        stdout_tail=stdout,
+        stderr_tail=b"",
+        stdout_bytes=len(stdout),
+        stderr_bytes=0,
+        started=0.0,
+        ended=1.0,
+        timed_out=False,
+        idle_timed_out=False,
+        interrupted=False,
+    )
+    fault = parser.outcome(process, now).fault
+    assert fault is not None and fault.resets_at == now + 30
+    policy = PoolPolicy()
+    pool = after_rotation(
+        Pool.of(["codex"]),
+        policy,
+        "codex",
+        "rate_limited",
+        now,
+        resets_at=fault.resets_at,
+        short=fault.short,
+    )
+    choice = choose(pool, policy, now, review=False, avoid=None)
+    assert isinstance(choice, Wait) and choice.until == now + 30
 
 
 def test_401_is_an_auth_error() -> None:

@@ -88,9 +88,49 @@ def test_a_rate_limit_benches_until_the_reset_time_or_for_the_backoff() -> None:
     assert pool.seat("a").benched_until == NOW + 3600 and pool.seat("a").reset_known
     pool = after_rotation(pool, policy, "b", "rate_limited", NOW, resets_at=None)
     assert pool.seat("b").benched_until == NOW + 120 and not pool.seat("b").reset_known
-    # a reset time already past is no reset time: the back-off applies
+    # a reset time already past: the limit lifted while the agent exited; retried within
+    # seconds (a's second limit in a row: 2 s), never a reason to give up
     pool = after_rotation(pool, policy, "a", "rate_limited", NOW, resets_at=NOW - 5)
-    assert pool.seat("a").benched_until == NOW + 120 and not pool.seat("a").reset_known
+    assert pool.seat("a").benched_until == NOW + 2 and pool.seat("a").reset_known
+
+
+def test_a_short_limit_is_retried_after_its_delay_doubling_then_the_ordinary_backoff() -> None:
+    policy = PoolPolicy(backoff=900, short_backoff=10, short_retries=3)
+    pool = Pool.of(["a"])
+    benched = []
+    for _ in range(4):
+        pool = after_rotation(pool, policy, "a", "rate_limited", NOW, short=True)
+        seat = pool.seat("a")
+        assert seat.benched_until is not None
+        benched.append((seat.benched_until - NOW, seat.reset_known))
+    # waited for (a known, near return), not exit 4 with a time 15 minutes away
+    assert benched == [(10, True), (20, True), (40, True), (900, False)]
+    assert isinstance(
+        choose(
+            after_rotation(Pool.of(["a"]), policy, "a", "rate_limited", NOW, short=True),
+            policy,
+            NOW,
+            review=False,
+            avoid=None,
+        ),
+        Wait,
+    )
+    # a rotation that got through clears the count
+    pool = after_rotation(pool, policy, "a", "ok", NOW)
+    pool = after_rotation(pool, policy, "a", "rate_limited", NOW, short=True)
+    assert pool.seat("a").benched_until == NOW + 10
+
+
+def test_a_short_limit_with_retry_after_waits_that_long_and_retry_after_0_a_second() -> None:
+    policy = PoolPolicy(short_backoff=10)
+    pool = after_rotation(
+        Pool.of(["a"]), policy, "a", "rate_limited", NOW, resets_at=NOW + 3, short=True
+    )
+    assert pool.seat("a").benched_until == NOW + 3 and pool.seat("a").reset_known
+    pool = after_rotation(
+        Pool.of(["a"]), policy, "a", "rate_limited", NOW, resets_at=NOW + 0, short=True
+    )
+    assert pool.seat("a").benched_until == NOW + 1 and pool.seat("a").reset_known
 
 
 def test_nobody_available_with_a_known_reset_waits_for_the_earliest_return() -> None:

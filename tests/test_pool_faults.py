@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ralph.rules.pool import clock
 from tests.conftest import FAKES, Project
 
 FAKE_CLAUDE = FAKES / "fake_claude.py"
@@ -106,18 +107,41 @@ def test_a_single_agent_waits_for_a_known_reset_then_carries_on(
     assert claude_calls(script) == 4
 
 
+NO_RESET = {"kind": "rate_limit", "text": "You've hit your usage limit. Try again later."}
+
+
+def test_a_short_limit_with_a_single_agent_is_waited_out_and_retried_not_exit_4(
+    git_project: Project, claude: Script
+) -> None:
+    # an API 429 (per minute, no reset time): today's 15-minute give-up was wrong, a re-run a
+    # second later succeeds; ralph waits the short back-off and carries on by itself
+    git_project.write(
+        {
+            "PROMPT.md": "goal\n",
+            "ralph.yaml": "final_verification: false\npool: {short_backoff: 0.3}\n",
+        }
+    )
+    script = claude([{"kind": "rate_limit"}, {"kind": "rate_limit"}, DONE])
+    res = git_project.run("run", "--plain", "--agent", "claude")
+    assert res.exit_code == 0, res
+    assert used(git_project) == [("claude", "ERROR")] * 2 + [("claude", "DONE")] * 3
+    assert claude_calls(script) == 5
+    assert len(worklog(git_project, "wait")) == 2
+
+
 def test_no_agent_and_no_reset_time_stops_with_exit_4_and_when_to_retry(
     git_project: Project, claude: Script
 ) -> None:
     git_project.write({"PROMPT.md": "goal\n", "ralph.yaml": "pool: {backoff: 1200}\n"})
-    script = claude([{"kind": "rate_limit"}])  # an API 429: no reset time
+    script = claude([NO_RESET])  # a usage limit that says no reset time
     before = time.time()
     res = git_project.run("run", "--agent", "claude", "-n", "10")
     after = time.time()
     assert res.exit_code == 4, res
     assert claude_calls(script) == 1  # never loops on it
     assert "error: every agent is rate-limited or out (claude back-off until" in res.stderr
-    retry = {time.strftime("%H:%M", time.localtime(t + 1200)) for t in (before, after)}
+    # the rule's own format: `HH:MM` today, with the day when 20 minutes later is tomorrow
+    retry = {clock(t + 1200, t) for t in (before, after)}
     assert any(f"hint: run ralph again after {hhmm}" in res.stderr for hhmm in retry), res
     assert worklog(git_project, "run_end")[-1]["exit_code"] == 4
     assert git_project.state()["specs"][0]["last_status"] == "ERROR"
@@ -127,7 +151,7 @@ def test_every_agent_of_a_pool_rate_limited_without_reset_time_is_exit_4(
     git_project: Project, claude: Script
 ) -> None:
     git_project.write({"PROMPT.md": "goal\n"})
-    claude([{"kind": "rate_limit"}])
+    claude([NO_RESET])
     res = git_project.run("run", "--agent", "claude", "--agent", "claude", "-n", "10")
     assert res.exit_code == 4, res
     assert used(git_project) == [("claude", "ERROR"), ("claude#2", "ERROR")]
@@ -333,6 +357,41 @@ def test_budgets_count_this_run_only(git_project: Project, claude: Script) -> No
     assert len(git_project.rotation_ends()) == 4
 
 
+def test_a_judges_usage_counts_against_max_cost(git_project: Project, claude: Script) -> None:
+    """The coder (a custom command, no price) says DONE; Claude Code judges its semantic check
+    at $0.60 a call: two judgements pass --max-cost 1.00 and the run stops (exit 3) before a
+    third rotation; the judge's tokens and cost are in the run's, the agent's and the spec's
+    totals and in the worklog."""
+    coder = git_project.script({"*": [{"signal": "DONE"}]})
+    git_project.write(
+        {
+            "PROMPT.md": "---\nchecks:\n  - method: semantic\n    config: {check_for: [x]}\n"
+            "---\n# goal\n",
+            "ralph.yaml": json.dumps(
+                {
+                    "agents": [{"name": "coder", "command": coder}, "claude"],
+                    "pool": {"rotation": "fallback"},
+                    "final_verification": False,
+                }
+            ),
+        }
+    )
+    judge = claude(
+        [{"kind": "done", "text": "NOT_VERIFIED: no x", "input": 900, "output": 100, "cost": 0.6}]
+    )
+    res = git_project.run("run", "--plain", "--max-cost", "1.00", "-n", "10")
+    assert res.exit_code == 3, res
+    assert "cost budget reached ($1.20" in res.stderr + res.stdout
+    assert claude_calls(judge) == 2
+    assert used(git_project) == [("coder", "REFUSED")] * 2
+    state = git_project.state()
+    assert state["usage"]["cost_usd"] == pytest.approx(1.2)
+    assert state["agents"]["claude"]["input_tokens"] == 1800
+    assert state["specs"][0]["usage"]["cost_usd"] == pytest.approx(1.2)
+    judged = worklog(git_project, "judge")
+    assert [(j["agent"], j["cost_usd"]) for j in judged] == [("claude", 0.6)] * 2
+
+
 def test_bad_budget_flags(project: Project) -> None:
     project.write({"PROMPT.md": "goal\n"})
     res = project.run("run", "--agent", "demo", "--max-cost", "0")
@@ -372,12 +431,12 @@ def test_a_pool_of_two_real_adapters_rotates_past_a_rate_limit(
 def test_every_adapter_out_of_quota_and_nothing_near_to_wait_for_is_exit_4(
     git_project: Project, claude: Script, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Claude's API 429 (no reset time) and Codex's usage limit ("try again at Jan 1st, 2030
-    12:00 AM", far past max_wait): nobody to wait for, exit 4."""
+    """Claude's usage limit (no reset time) and Codex's usage limit ("try again at Jan 1st,
+    2030 12:00 AM", far past max_wait): nobody to wait for, exit 4."""
     from tests.agent_helpers import fake_cli, fixture
 
     git_project.write({"PROMPT.md": "goal\n"})
-    claude([{"kind": "rate_limit"}])
+    claude([NO_RESET])
     fake_cli(
         tmp_path / "codex-bin",
         "codex",

@@ -92,26 +92,6 @@ class LogFormat(str, Enum):
     json = "json"
 
 
-def _run_options(ctx: typer.Context, continue_: bool, root: Path) -> dict[str, Any]:
-    """The options this run uses: as given, and with --continue the saved ones for the rest."""
-    from ralph.commands.runoptions import continued_options, given_options
-
-    given = given_options(ctx.params)
-    if not continue_:
-        return given
-    params = {p.name: p for p in ctx.command.params}
-
-    def defaulted(name: str) -> bool:
-        # By name: Typer may bring its own copy of Click, whose enum is not importable as such.
-        source = ctx.get_parameter_source(name)
-        return getattr(source, "name", "DEFAULT") in ("DEFAULT", "DEFAULT_MAP")
-
-    def convert(name: str, value: Any) -> Any:
-        return params[name].type_cast_value(ctx, value)
-
-    return continued_options(root, given, defaulted=defaulted, convert=convert)
-
-
 @app.command()
 def run(
     ctx: typer.Context,
@@ -224,6 +204,14 @@ def run(
             case_sensitive=False,
         ),
     ] = None,
+    spec: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--spec",
+            help="Work only on this spec (a path); repeat it for several. The others keep "
+            "their counters.",
+        ),
+    ] = None,
     root: Root = Path(),
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
@@ -233,7 +221,9 @@ def run(
         raise typer.BadParameter("--quiet and --verbose contradict each other; give one")
     with reported_errors():
         root = root.resolve()
-        code = run_command(root, _run_options(ctx, continue_, root))
+        from ralph.commands.runoptions import options_of
+
+        code = run_command(root, options_of(ctx, continue_, root))
     raise typer.Exit(code)
 
 
@@ -370,6 +360,25 @@ def reset(
             history=history or all_,
             guardrails=guardrails or all_,
         )
+
+
+@app.command()
+def accept(
+    spec: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--spec", "-s", help="Only what concerns this spec (path)."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Accept without asking.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", "--list", help="Only show what waits (exit 5 if any).")
+    ] = False,
+    root: Root = Path(),
+) -> None:
+    """Show what an agent changed of the checks or the tests, and accept it as a person."""
+    from ralph.commands.accept import accept as accept_command
+
+    with reported_errors():
+        raise typer.Exit(accept_command(root.resolve(), spec=spec, yes=yes, dry_run=dry_run))
 
 
 def main(argv: list[str] | None = None) -> Any:

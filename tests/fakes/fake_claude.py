@@ -5,9 +5,11 @@ FAKE_CLAUDE_SCRIPT (the Nth call runs step N; the last step repeats) and prints 
 events the real CLI prints for it (shapes recorded from Claude Code 2.1.197 against the mock):
 
 - {"kind": "done"|"continue"|"verify_pass"|"verify_fail", "write": {path: text}, "input": N,
+  (a "text" replaces the final text: a judge's `VERIFIED` / `NOT_VERIFIED: why`)
   "output": N, "cost": USD}
 - {"kind": "rate_limit", "resets_in": S}: a subscription limit with a `rate_limit_event`
-  whose resetsAt is now + S; without "resets_in", an API 429 that gives no reset time
+  whose resetsAt is now + S; without "resets_in", an API 429 that gives no reset time (a
+  short, per-minute limit), or the step's "text" (e.g. a usage limit without a reset time)
 - {"kind": "auth"}: "Invalid API key"; {"kind": "overflow"}: "Prompt is too long"
 - "sleep": S before answering. Each call is appended to SCRIPT.calls.jsonl.
 """
@@ -81,7 +83,7 @@ def main() -> int:
         Path(path).write_text(content)
     kind = step["kind"]
     if kind in ("done", "continue", "verify_pass", "verify_fail"):
-        text = f"Worked. <ralph>{kind.upper()}</ralph>"
+        text = step.get("text") or f"Worked. <ralph>{kind.upper()}</ralph>"
         assistant(text)
         result(
             text,
@@ -107,7 +109,7 @@ def main() -> int:
             clock = time.strftime("%-I:%M%p", time.gmtime(resets)).lower()
             text = f"You've hit your session limit · resets {clock} (UTC)"
         else:
-            text = (
+            text = step.get("text") or (
                 "API Error: Request rejected (429) · This request would exceed the rate limit "
                 "for your organization of 50,000 input tokens per minute."
             )

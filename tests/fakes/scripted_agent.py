@@ -53,7 +53,7 @@ def play(
     if mode == "JUDGE":
         # a semantic check's judge: answer as the script's "JUDGE" key says
         with calls_path.with_name(calls_path.name + ".judge").open("a") as f:
-            f.write(json.dumps({"spec": spec}) + "\n")
+            f.write(json.dumps({"spec": spec, "model": env.get("RALPH_MODEL")}) + "\n")
         print(script.get("JUDGE", "VERIFIED"), file=out)
         return 0
     previous = (
@@ -72,6 +72,7 @@ def play(
     record = {
         "spec": spec,
         "mode": mode,
+        "model": env.get("RALPH_MODEL"),
         "specs": env.get("RALPH_SPECS", "").split("\n"),
         "iteration": env.get("RALPH_ITERATION"),
         "state_dir": env.get("RALPH_STATE_DIR"),

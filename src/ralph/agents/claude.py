@@ -15,7 +15,7 @@ from typing import Any
 from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.faults import fault_from, one_line
 from ralph.agents.output import OutputParser
-from ralph.agents.result import FaultKind, Outcome, Usage
+from ralph.agents.result import FaultKind, Outcome, Usage, Window
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.agents.stream import usage_line as format_usage
 from ralph.process.request import ProcessResult
@@ -28,6 +28,15 @@ _ERROR_KINDS: dict[str, FaultKind] = {
     "billing_error": "auth",
 }
 
+# A rate_limit_event's rateLimitType, as the window ralph knows it by.
+_WINDOWS: dict[str, Window] = {
+    "five_hour": "session",
+    "seven_day": "weekly",
+    "seven_day_opus": "weekly",
+    "seven_day_sonnet": "weekly",
+    "overage": "usage",
+}
+
 
 class ClaudeParser(JsonLinesParser):
     def __init__(self) -> None:
@@ -36,6 +45,7 @@ class ClaudeParser(JsonLinesParser):
         self.last_text: str | None = None
         self.error_kind: str | None = None  # from a synthetic message
         self.resets_at: float | None = None  # from a rejected rate_limit_event
+        self.window: Window | None = None  # the rejected event's rateLimitType
         # Usage of the assistant messages, for a run that never reaches its result event.
         # One line per content block repeats the message's usage: count each message once.
         self.partial = UsageCounter()
@@ -52,6 +62,7 @@ class ClaudeParser(JsonLinesParser):
             info = obj(event.get("rate_limit_info"))
             if info.get("status") == "rejected" and number(info.get("resetsAt")) > 0:
                 self.resets_at = number(info.get("resetsAt"))
+                self.window = _WINDOWS.get(text(info.get("rateLimitType")), "usage")
             status = text(info.get("status"))
             if status and status != "allowed":
                 return [f"[rate limit] {status} ({text(info.get('rateLimitType')) or 'limit'})"]
@@ -154,7 +165,7 @@ class ClaudeParser(JsonLinesParser):
         if result.get("api_error_status") == 429 or self.resets_at is not None:
             kind = kind or "rate_limit"
         message = final or text(result.get("subtype")) or None
-        fault = fault_from(message, now, kind=kind, resets_at=self.resets_at)
+        fault = fault_from(message, now, kind=kind, resets_at=self.resets_at, window=self.window)
         if fault is None:
             fault, _ = self.fault_or_stderr(None, now)
         error = one_line(message) if message else (fault.message if fault else None)
@@ -171,6 +182,7 @@ def _prompt_tokens(usage: dict[str, Any]) -> float:
 
 class ClaudeAgent(BuiltinAgent):
     key = "claude"
+    default_vendor = "anthropic"
     title = "Claude Code"
     executables = ("claude",)
     install = "npm install -g @anthropic-ai/claude-code"

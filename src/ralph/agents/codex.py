@@ -88,6 +88,7 @@ class CodexParser(JsonLinesParser):
 
 class CodexAgent(BuiltinAgent):
     key = "codex"
+    default_vendor = "openai"
     title = "Codex CLI"
     executables = ("codex",)
     install = "npm install -g @openai/codex"

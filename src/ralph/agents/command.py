@@ -7,6 +7,7 @@ message is found in their structured output.
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import threading
@@ -40,6 +41,30 @@ class CommandAgent:
         self.argv = tuple(argv)
         self.extra_env = dict(env or {})
         self.model = model
+        self.models: dict[str, str] = {}  # mode (implement, review, verify, judge) -> model
+
+    #: whose models the CLI runs by default (None: unknown, a custom command)
+    default_vendor: str | None = None
+
+    def model_for(self, mode: str) -> str | None:
+        """The model for a rotation of `mode` (IMPLEMENT, REVIEW, VERIFY, JUDGE): `models:` for
+        that mode, else `model:`."""
+        return self.models.get(mode.lower(), self.model)
+
+    def for_mode(self, mode: str) -> CommandAgent:
+        """This agent set up for a rotation of `mode`: the same agent, its model chosen."""
+        model = self.model_for(mode)
+        if model == self.model:
+            return self
+        agent = copy.copy(self)
+        agent.model = model
+        return agent
+
+    def vendor(self, mode: str = "IMPLEMENT") -> str | None:
+        """Whose model runs in `mode`, when it can be told."""
+        from ralph.rules.vendor import vendor_of
+
+        return vendor_of(self.model_for(mode), self.default_vendor)
 
     def resolve(self, root: Path) -> tuple[str, ...]:
         """argv with the executable made absolute; AgentError when it does not exist.
@@ -123,13 +148,14 @@ class CommandAgent:
                 on_chunk(stream, chunk)
             splitter.feed(stream, chunk)
 
-        argv, stdin = self.command(request)
+        chosen = self.for_mode(request.mode)  # the model of this mode on its command line
+        argv, stdin = chosen.command(request)
         try:
             process = self.execute(
                 ProcessRequest(
                     argv=argv,
                     cwd=request.root,
-                    env=self.build_env(request),
+                    env=chosen.build_env(request),
                     stdin_path=stdin,
                     timeout=request.timeout,
                     idle_timeout=request.idle_timeout,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone, tzinfo
 
-from ralph.agents.result import AgentFault, FaultKind
+from ralph.agents.result import AgentFault, FaultKind, Window
 
 _I = re.IGNORECASE
 # Checked in this order: "Prompt is too long · ... (limit 200000)" is an overflow, and
@@ -66,7 +66,11 @@ def one_line(text: str, limit: int = MESSAGE_MAX) -> str:
 
 
 def fault_from(
-    text: str | None, now: float, kind: FaultKind | None = None, resets_at: float | None = None
+    text: str | None,
+    now: float,
+    kind: FaultKind | None = None,
+    resets_at: float | None = None,
+    window: Window | None = None,
 ) -> AgentFault | None:
     """A fault for an error text (its kind found by `classify` unless given), or None."""
     if not text or not text.strip():
@@ -74,9 +78,11 @@ def fault_from(
     kind = kind or classify(text)
     if kind is None:
         return None
-    if kind == "rate_limit" and resets_at is None:
+    if kind != "rate_limit":
+        return AgentFault(kind, one_line(text))
+    if resets_at is None:
         resets_at = reset_time(text, now)
-    return AgentFault(kind, one_line(text), resets_at if kind == "rate_limit" else None)
+    return AgentFault(kind, one_line(text), resets_at, window or limit_window(text))
 
 
 def fault_in_lines(lines: list[str], now: float) -> AgentFault | None:
@@ -84,9 +90,38 @@ def fault_in_lines(lines: list[str], now: float) -> AgentFault | None:
     for line in lines:
         kind = classify(line)
         if kind is not None:
-            resets = reset_time("\n".join(lines), now) if kind == "rate_limit" else None
-            return AgentFault(kind, one_line(line), resets)
+            if kind != "rate_limit":
+                return AgentFault(kind, one_line(line))
+            whole = "\n".join(lines)
+            return AgentFault(kind, one_line(line), reset_time(whole, now), limit_window(whole))
     return None
+
+
+# Which window a limit belongs to, from the CLI's words. Checked in this order; a rate limit
+# that names no plan window (an API 429, "Overloaded", "too many requests") is `short`: a
+# per-minute limit or a busy server, worth retrying within seconds, not a quota to wait out.
+_WINDOWS: tuple[tuple[Window, re.Pattern[str]], ...] = (
+    ("weekly", re.compile(r"weekly|seven[_ ]day|7[- ]day|per ?week", _I)),
+    ("daily", re.compile(r"daily|per ?day|perday", _I)),
+    ("session", re.compile(r"session limit|five[_ ]hour|5[- ]hour", _I)),
+    (
+        "usage",
+        re.compile(
+            r"usage[ _]limit|out of usage|usage credits|(?:opus|sonnet) limit|monthly"
+            r"|quota exceeded|insufficient[ _]quota|exhausted your|spend limit|get cursor pro"
+            r"|you['\u2019]ve (?:hit|reached|used) your",
+            _I,
+        ),
+    ),
+)
+
+
+def limit_window(text: str) -> Window:
+    """The window a rate-limit text names: weekly, daily, session, a plan's usage, or short."""
+    for window, pattern in _WINDOWS:
+        if pattern.search(text):
+            return window
+    return "short"
 
 
 _MONTHS = {
@@ -112,13 +147,16 @@ _RELATIVE = re.compile(
     _I,
 )
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+MINUTE = timedelta(minutes=1)
+LATE_READING = 300.0  # seconds: a clock time this recent is a limit that has just lifted
 
 
 def reset_time(text: str, now: float) -> float | None:
     """When a limit resets, in epoch seconds, from the agent's own words; None when not said.
 
-    A clock time without a date is the next such time after `now`; without a time zone it is
-    the machine's local time (what the CLI printed it in).
+    A clock time is the end of the minute it names (never earlier than the CLI meant); without
+    a date it is the next such time after `now`; without a time zone it is the machine's local
+    time (what the CLI printed it in).
     """
     rel = _RELATIVE.search(text)
     if rel is not None:
@@ -158,9 +196,12 @@ def _absolute(match: re.Match[str], now: float) -> float | None:
             return None
         if match.group("year") is None and when.timestamp() < now - 86400:
             when = when.replace(year=year + 1)
-        return when.timestamp()
-    when = base.replace(hour=hour, minute=minute, second=0, microsecond=0)
-    if when.timestamp() < now - 60:
+        return (when + MINUTE).timestamp()
+    # Only hours and minutes: the CLI means the end of that minute ("try again at 6:24 PM"
+    # said at 6:24:30 is 30 seconds away, not the past). A time that ended a few minutes ago
+    # was said before ralph read it (the limit has lifted); an older one is tomorrow's.
+    when = base.replace(hour=hour, minute=minute, second=0, microsecond=0) + MINUTE
+    if when.timestamp() < now - LATE_READING:
         when += timedelta(days=1)
     return when.timestamp()
 

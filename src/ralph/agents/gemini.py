@@ -112,6 +112,7 @@ def _tokens(stats: dict[str, Any]) -> tuple[float, float]:
 
 class GeminiAgent(BuiltinAgent):
     key = "gemini"
+    default_vendor = "google"
     title = "Gemini CLI"
     executables = ("gemini",)
     install = "npm install -g @google/gemini-cli"

@@ -18,6 +18,9 @@ class Usage:
 
 
 FaultKind = Literal["rate_limit", "auth", "overflow"]
+# The window a rate limit belongs to: a plan's five-hour session, its week, a day's quota, a
+# plan's usage of unknown length, or a short one (per-minute API limit, a busy server).
+Window = Literal["session", "weekly", "daily", "usage", "short"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,12 @@ class AgentFault:
     kind: FaultKind
     message: str  # the agent's own words, one line
     resets_at: float | None = None
+    window: Window | None = None  # rate limits only
+
+    @property
+    def short(self) -> bool:
+        """A per-minute limit or a busy server: retried within seconds, not waited out."""
+        return self.kind == "rate_limit" and self.window == "short"
 
 
 @dataclass(frozen=True)

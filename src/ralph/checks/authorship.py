@@ -37,10 +37,18 @@ def agent_change(root: Path, spec: Spec, mark: str | None) -> str | None:
         )
     if mark == _digest(_front(spec.text)):
         return (
-            "it was last changed by an agent, not a person: restore it, or accept it by "
-            "editing it yourself or with `ralph reset`"
+            "it was last changed by an agent, not a person: restore it, or accept it with "
+            "`ralph accept` (or by editing it yourself)"
         )
     return None
+
+
+def agent_front(spec: Spec, mark: str | None) -> str | None:
+    """The front matter of `spec` (as read now) when an agent wrote it and no person has
+    accepted it: what `ralph accept` shows. "" when the agent removed it; None: nothing waits."""
+    if mark is None or mark != _digest(_front(spec.text)):
+        return None
+    return _front(spec.text) or ""
 
 
 def _read(path: Path) -> str | None:

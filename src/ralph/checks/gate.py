@@ -155,7 +155,9 @@ class DoneGate:
                 mode=mode,
                 output=output,
                 prompt=prompt,
-                judge=AgentJudge(agent, self.root, self.ws.dir, spec.path, iteration, cancel),
+                judge=AgentJudge(
+                    agent, self.root, self.ws.dir, spec.path, iteration, cancel, self.record
+                ),
                 cache=self.cache,
                 tree=tree(),
                 on_result=self._logger(iteration, spec.path),
@@ -205,7 +207,14 @@ class DoneGate:
                 spec_text=spec.text,
                 meta=meta,
                 mode="VERIFY",
-                judge=AgentJudge(self.judge_agent(), self.root, self.ws.dir, spec.path, iteration),
+                judge=AgentJudge(
+                    self.judge_agent(),
+                    self.root,
+                    self.ws.dir,
+                    spec.path,
+                    iteration,
+                    record=self.record,
+                ),
                 cache=self.cache,
                 tree=key,
                 on_result=self._logger(iteration, spec.path),

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.checks.command import KILL_GRACE
+from ralph.checks.records import JudgeSpent, Record
 from ralph.errors import AgentError
 from ralph.rules.signals import agent_words
 
@@ -46,7 +47,9 @@ class AgentJudge:
         spec: str,
         iteration: int,
         cancel: threading.Event | None = None,
+        record: Record | None = None,
     ) -> None:
+        self.record = record  # told what each call spent (it counts in usage and budgets)
         self.cancel = cancel  # set: the judge's process tree is stopped (ralph cancel --now)
         self.agent = agent
         self.root = root
@@ -79,6 +82,8 @@ class AgentJudge:
             result = agent.run(request, lambda stream, lines: None, cancel=self.cancel)
         except AgentError as exc:
             return JudgeAnswer(None, f"the judge ({agent.name}) could not start: {exc.message}")
+        if self.record is not None:
+            self.record(JudgeSpent(self.iteration, self.spec, agent.name, result.usage))
         if result.process.interrupted:
             raise KeyboardInterrupt
         if result.failure is not None:

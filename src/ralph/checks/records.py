@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ralph.agents.result import Usage
+
 
 @dataclass(frozen=True)
 class CheckRan:
@@ -46,6 +48,16 @@ class DoneRefused:
     detail: str
 
 
-GateRecord = CheckRan | ClaimMoved | GateDecided | DoneRefused
-GATE_RECORDS = (CheckRan, ClaimMoved, GateDecided, DoneRefused)
+@dataclass(frozen=True)
+class JudgeSpent:
+    """A semantic check's judge ran: what the call cost counts like any rotation's."""
+
+    iteration: int
+    spec: str
+    agent: str
+    usage: Usage | None  # None: the judge's agent reported nothing
+
+
+GateRecord = CheckRan | ClaimMoved | GateDecided | DoneRefused | JudgeSpent
+GATE_RECORDS = (CheckRan, ClaimMoved, GateDecided, DoneRefused, JudgeSpent)
 Record = Callable[[GateRecord], None]

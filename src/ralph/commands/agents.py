@@ -12,6 +12,7 @@ from typing import Any
 from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.registry import clis
 
+MODES = ("IMPLEMENT", "REVIEW", "VERIFY", "JUDGE")
 VERSION_TIMEOUT = 15.0  # seconds for `CLI --version` (a node CLI can take a few on a cold cache)
 _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?")
 
@@ -64,27 +65,42 @@ def describe(agent: BuiltinAgent) -> dict[str, Any]:
         "version": probe_version(agent, path) if path else None,
         "command": agent.invocation(path),
         "model": agent.model,
+        # per mode, when ralph.yaml's `models:` gives this agent one model or more
+        "modes": _modes(agent, path) if agent.models else None,
         "env": agent.default_env(),
         "install": agent.install,
     }
 
 
+def _modes(agent: BuiltinAgent, path: str | None) -> dict[str, dict[str, Any]]:
+    """Each mode's model and command line (ralph.yaml's `models:` chooses per mode)."""
+    out: dict[str, dict[str, Any]] = {}
+    for mode in MODES:
+        chosen = agent.for_mode(mode)
+        assert isinstance(chosen, BuiltinAgent)
+        out[mode.lower()] = {"model": chosen.model, "command": chosen.invocation(path)}
+    return out
+
+
 def list_agents(root: Path) -> list[dict[str, Any]]:
-    """Every built-in agent, with ralph.yaml's `model:`, `args:` and `env:` where they apply."""
+    """Every built-in agent, with ralph.yaml's `model:`, `models:`, `args:` and `env:` where
+    they apply (the `agent:` entry, or the pool's entry of that name)."""
     from ralph import __version__
     from ralph.store.config import load_config
 
-    config = load_config(root).agent
+    loaded = load_config(root)
+    config = loaded.agent
+    named = {m.name: m for m in loaded.members if m.name is not None and m.command is None}
     agents: list[BuiltinAgent] = []
     for key, cls in clis().items():
-        own = config.name == key and config.command is None
-        agents.append(
-            cls(
-                env=config.env,
-                model=config.model if own else None,
-                args=config.args if own else (),
-            )
+        entry = named.get(key)
+        agent = cls(
+            env=entry.env if entry else config.env,
+            model=entry.model if entry else None,
+            args=entry.args if entry else (),
         )
+        agent.models = {str(k): v for k, v in entry.models.items()} if entry else {}
+        agents.append(agent)
     # One at a time: each probe reaps its own orphans, and must never collect another's child.
     rows = [describe(agent) for agent in agents]
     rows.append(
@@ -96,6 +112,7 @@ def list_agents(root: Path) -> list[dict[str, Any]]:
             "version": __version__,
             "command": "python -m ralph.agents.demo < .ralph/prompt.md",
             "model": None,
+            "modes": None,
             "env": {},
             "install": "ships with ralph",
         }
@@ -112,5 +129,9 @@ def render(rows: list[dict[str, Any]]) -> str:
         else:
             state = f"not installed ({row['install']})"
         lines.append(f"{row['name']:<{width}}  {row['title']}: {state}")
-        lines.append(f"{'':<{width}}  $ {row['command']}")
+        if row.get("modes"):
+            for mode, how in row["modes"].items():
+                lines.append(f"{'':<{width}}  {mode:<9} $ {how['command']}")
+        else:
+            lines.append(f"{'':<{width}}  $ {row['command']}")
     return "\n".join(lines) + "\n"

@@ -26,6 +26,8 @@ def build_policy(req: RunRequest, config: RalphConfig) -> PoolPolicy:
         backoff=p.backoff,
         max_failures=p.max_failures,
         max_wait=p.max_wait,
+        short_backoff=p.short_backoff,
+        short_retries=p.short_retries,
     )
 
 
@@ -71,6 +73,8 @@ def build_pool(req: RunRequest, config: RalphConfig) -> tuple[Member, ...]:
     for entry, name, command, own in chosen:
         model = req.model if req.model is not None else entry.model if own else None
         agent = make_agent(name, command, entry.env, model, entry.args if own else [])
+        if own and req.model is None:
+            agent.models = {str(k): v for k, v in entry.models.items()}
         agent.resolve(req.root)  # a missing agent is an error before anything runs
         base, n = agent.name, 1
         while agent.name in taken:

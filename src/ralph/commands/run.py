@@ -67,6 +67,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         breaker_threshold=config.breaker.threshold,
         breaker_cooldown=config.breaker.cooldown,
         latency_budget_ms=config.latency_budget_ms,
+        only=tuple(req.spec or ()),
     )
     with make_display(
         stream=sys.stdout,

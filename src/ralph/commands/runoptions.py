@@ -50,6 +50,8 @@ class RunRequest:
     report_json: Path | None = None
     notify: bool = False
     on_escalation: str | None = None  # abort | accept | continue, for a headless run
+    spec: Sequence[str] | None = None  # --spec: only these specs (paths), in any order
+    parallel: int | None = None  # --parallel: lanes at once (None: ralph.yaml's `parallel`)
     # The options as given (after --continue merged the saved ones): saved in .ralph/ once
     # the run has started, for the next `ralph run --continue`.
     saved_options: dict[str, Any] | None = field(default=None, compare=False)
@@ -156,3 +158,22 @@ def run_request(root: Path, options: dict[str, Any]) -> RunRequest:
         if request.get(name) is not None:
             request[name] = Path(request[name])
     return RunRequest(root=root, saved_options=options, **request)
+
+
+def options_of(ctx: Any, continue_: bool, root: Path) -> dict[str, Any]:
+    """The options this run uses: as given, and with --continue the saved ones for the rest.
+    `ctx` is the command line's Click context, read by duck typing (no Typer import here)."""
+    given = given_options(ctx.params)
+    if not continue_:
+        return given
+    params = {p.name: p for p in ctx.command.params}
+
+    def defaulted(name: str) -> bool:
+        # By name: Typer may bring its own copy of Click, whose enum is not importable as such.
+        source = ctx.get_parameter_source(name)
+        return getattr(source, "name", "DEFAULT") in ("DEFAULT", "DEFAULT_MAP")
+
+    def convert(name: str, value: Any) -> Any:
+        return params[name].type_cast_value(ctx, value)
+
+    return continued_options(root, given, defaulted=defaulted, convert=convert)

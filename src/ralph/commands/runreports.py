@@ -94,12 +94,13 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
 
 
 def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | None) -> None:
-    """Each report atomically (a CI step never reads half of one); a report that cannot be
+    """Each report atomically when it is a file (a CI step never reads half of one), written
+    through when the path is a symlink, a named pipe or a device; a report that cannot be
     written is said on stderr and does not change the run's exit code."""
     import json
     import os
 
-    from ralph.store.files import write_text_atomic
+    from ralph.store.files import write_text_through
     from ralph.ui.reports import junit_xml, markdown_summary, report_data
 
     outputs: list[tuple[Path, Callable[[], str]]] = []
@@ -109,8 +110,7 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
         outputs.append((report_json, lambda: json.dumps(report_data(report), indent=2) + "\n"))
     for path, render in outputs:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(path, render())
+            write_text_through(path, render())
         except OSError as exc:
             print(f"error: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -14,6 +14,7 @@ from typing import IO
 import psutil
 
 from ralph.process import tree
+from ralph.process.leftovers import run_mark
 from ralph.process.orphans import MARKER, Adopted
 from ralph.process.pipes import Tail, open_pipes
 from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult, StreamName
@@ -46,7 +47,9 @@ def run_process(
     turned into `interrupted=True` so the caller can record the rotation before exiting.
     """
     token = uuid.uuid4().hex
-    request = replace(request, env={**request.env, MARKER: token})
+    # MARKER tells this process's orphans apart while ralph lives; the run's mark finds them
+    # after ralph itself was killed (see leftovers.py).
+    request = replace(request, env={**request.env, **run_mark(), MARKER: token})
     started = time.time()
     clock = time.monotonic()
     # Taken before the spawn: an agent that forks an orphan at once would otherwise have it

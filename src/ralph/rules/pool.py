@@ -8,7 +8,12 @@ so each rule is tested without running anything.
 - Fresh eyes: a REVIEW rotation prefers an available agent other than the one that last changed
   the spec's files; with a single available agent it runs anyway.
 - A rate limit benches the agent until its reset time, or for `backoff` seconds when the agent
-  gave none. A failed rotation (crash, error exit, timeout) counts against the agent;
+  gave none. A short limit (a per-minute API limit, a busy server: no plan window named) is
+  retried after the delay the agent gave, or after `short_backoff` seconds doubling each time,
+  and waited for like a known reset; `short_retries` short limits in a row and it counts as an
+  ordinary limit. A reset the agent gave that is already past (the limit lifted while the agent
+  was exiting) is a short limit too: never a reason to give up.
+- A failed rotation (crash, error exit, timeout) counts against the agent;
   `max_failures` in a row evict it for the rest of the run. Any other rotation clears the count.
 - Nobody available: wait for the earliest return when some agent gave a reset time and that is
   at most `max_wait` away; otherwise stop (exit 4, with when to retry); when every agent was
@@ -34,6 +39,8 @@ class PoolPolicy:
     backoff: float = 900.0  # seconds benched after a rate limit that gives no reset time
     max_failures: int | None = 3  # failed rotations in a row before eviction; None: never
     max_wait: float = 6 * 3600.0  # longest wait for a known reset time before exit 4
+    short_backoff: float = 10.0  # first retry delay after a short limit that gave none
+    short_retries: int = 5  # short limits in a row retried before the ordinary back-off
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,7 @@ class Seat:
     benched_until: float | None = None  # epoch seconds
     reset_known: bool = False  # the agent said when its limit resets (else: our back-off)
     failures: int = 0  # failed rotations in a row
+    limits: int = 0  # rate limits in a row
     evicted: bool = False
     reason: str | None = None  # the last rate-limit or failure message
 
@@ -163,20 +171,38 @@ def after_rotation(
     *,
     resets_at: float | None = None,
     reason: str | None = None,
+    short: bool = False,
 ) -> Pool:
-    """The pool after `name`'s rotation ended with `outcome`."""
+    """The pool after `name`'s rotation ended with `outcome` (`short`: a short rate limit)."""
     seat = pool.seat(name)
     if outcome == "rate_limited":
-        known = resets_at is not None and resets_at > now
-        until = resets_at if known and resets_at is not None else now + policy.backoff
-        seat = replace(seat, benched_until=until, reset_known=known, reason=reason)
+        until, known = bench_until(policy, now, resets_at, short, seat.limits + 1)
+        seat = replace(
+            seat, benched_until=until, reset_known=known, reason=reason, limits=seat.limits + 1
+        )
     elif outcome == "failed":
         failures = seat.failures + 1
         evicted = policy.max_failures is not None and failures >= policy.max_failures
         seat = replace(seat, failures=failures, evicted=evicted, reason=reason)
     else:
-        seat = replace(seat, failures=0, benched_until=None, reset_known=False, reason=None)
+        seat = replace(
+            seat, failures=0, limits=0, benched_until=None, reset_known=False, reason=None
+        )
     return pool._with(seat)
+
+
+def bench_until(
+    policy: PoolPolicy, now: float, resets_at: float | None, short: bool, in_row: int
+) -> tuple[float, bool]:
+    """When a rate-limited agent may run again, and whether that time is known (worth waiting
+    for) rather than a guess. `in_row`: this agent's rate limits in a row, this one included."""
+    if resets_at is not None and resets_at > now and not (short and resets_at - now < 1.0):
+        return resets_at, True
+    if (short or resets_at is not None) and in_row <= policy.short_retries:
+        # retry-after 0 or a reset just past: a second, then doubling; else the short back-off
+        first = 1.0 if resets_at is not None else policy.short_backoff
+        return now + min(first * 2 ** (in_row - 1), policy.backoff), True
+    return now + policy.backoff, False
 
 
 def release_due(pool: Pool, now: float) -> Pool:

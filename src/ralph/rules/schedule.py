@@ -60,3 +60,8 @@ def next_spec(
         return current
     others = [s for s in needing if s.path != current]
     return best(others or needing)
+
+
+def selected_done(state: State, only: Collection[str]) -> bool:
+    """`--spec`: every selected spec still in the matrix is at 3/3."""
+    return all(not s.needs_work for s in state.specs if s.path in only)

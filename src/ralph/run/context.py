@@ -8,11 +8,12 @@ from dataclasses import replace
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
 from ralph.agents.result import AgentResult
+from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.errors import ExitCode
 from ralph.rules.pool import Pool
 from ralph.rules.prompt import Mode
 from ralph.rules.state import State, Tally
-from ralph.rules.usage import minus
+from ralph.rules.usage import minus, record_usage
 from ralph.run.events import Event, RotationStarted, RunEnded, SpecRow
 from ralph.run.facts import FACTS, Fact
 from ralph.run.interrupts import deferred_interrupts
@@ -50,6 +51,7 @@ class RunContext:
         self.pool = Pool.of(list(self.members))
         self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
         self.last_result: AgentResult | None = None  # of the last rotation, for the pool
+        self.mode = "IMPLEMENT"  # of the current (or last) rotation
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
         if self.state.last_rotation == 0:  # a new or lost state file: numbers must not repeat
             self.state = replace(self.state, last_rotation=ws.last_logged_rotation())
@@ -73,6 +75,13 @@ class RunContext:
             except OSError:
                 self._display = None
         self.recorder.handle(event)
+
+    def gate_record(self, record: GateRecord) -> None:
+        """What the DONE gate did: recorded; a judge's call also counts in the usage (the run's,
+        its agent's and the spec's), so `--max-cost` and `--max-tokens` see it."""
+        if isinstance(record, JudgeSpent):
+            self.state = record_usage(self.state, record.spec, record.agent, record.usage)
+        self.emit(record)
 
     def save(self) -> None:
         # never half a save: an interrupt waits for it (the atomic write leaves no temp file)

@@ -11,8 +11,9 @@ from ralph.errors import ExitCode
 from ralph.rules.caps import mark_blocked
 from ralph.rules.matrix import Rescan, reconcile
 from ralph.rules.pool import Exhausted, Wait
-from ralph.rules.schedule import next_spec
+from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
+from ralph.rules.state import State
 from ralph.rules.usage import over_budget
 from ralph.run.circuit import Circuit
 from ralph.run.context import Emit, RunContext
@@ -26,6 +27,7 @@ from ralph.run.seats import Seats
 from ralph.run.tree import Tree
 from ralph.run.verification import Verification
 from ralph.specs.discovery import discover_specs
+from ralph.specs.selection import select_specs
 from ralph.store.cancel import CancelWatch
 from ralph.store.files import read_text
 from ralph.store.runlock import RunLock
@@ -40,6 +42,8 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     ws.check()
     # no specs, or a spec with invalid front matter: say so before creating anything
     validate_front_matter(discover_specs(opts.root))
+    if opts.only:
+        opts = replace(opts, only=select_specs(opts.root, opts.only))
     with (
         RunLock(ws.dir, agent=opts.label, agents=[m.name for m in opts.pool]) as lock,
         stop_signals_as_interrupt(),
@@ -56,7 +60,7 @@ class _Run:
         self.seats = Seats(ctx)
         self.circuit = Circuit(ctx)
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
-        self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.emit)
+        self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record)
         self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
@@ -112,6 +116,8 @@ class _Run:
             if not first:
                 specs, new = self.rescan()
             first = False
+            if opts.only and not ctx.state.complete and selected_done(ctx.state, opts.only):
+                return ctx.end(ExitCode.OK, _selected_reason(ctx.state, opts.only))
             if ctx.state.complete:
                 code, before = self.verification.complete(specs, before)
                 if code is not None:
@@ -186,7 +192,8 @@ class _Run:
                 if before.get(path) != reason:  # newly stopped: say so once
                     ctx.emit(Notice("warning", f"{path} stopped: {reason}"))
                     ctx.emit(SpecBlocked(path, reason))
-        return [s for s in specs if s.path not in blocked]
+        only = ctx.opts.only
+        return [s for s in specs if s.path not in blocked and (not only or s.path in only)]
 
     def _blocked_reason(self) -> str:
         blocked = [f"{s.path} ({s.blocked})" for s in self.ctx.state.specs if s.blocked]
@@ -225,3 +232,11 @@ class _Run:
             f"the agent has a question on {path} (.ralph/question.md): write your answer to "
             ".ralph/answer.md and run ralph again",
         )
+
+
+def _selected_reason(state: State, only: tuple[str, ...]) -> str:
+    waiting = sum(1 for s in state.specs if s.needs_work and s.path not in only)
+    return (
+        f"the selected specs are verified (3/3): {', '.join(only)}; {waiting} other spec(s) "
+        "still need work, and the final verification waits for every spec"
+    )

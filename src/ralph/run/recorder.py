@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ralph.agents.result import AgentFault
-from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided
+from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, JudgeSpent
 from ralph.rules import breaker as breakers
 from ralph.rules.spec import spec_slug
 from ralph.rules.state import Tally, usage_to_json
@@ -59,6 +59,7 @@ class Recorder:
             ClaimMoved: self._claim_moved,
             GateDecided: self._gate_decided,
             DoneRefused: self._done_refused,
+            JudgeSpent: self._judge_spent,
             VerificationStarted: self._verification_started,
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
@@ -180,6 +181,18 @@ class Recorder:
 
     def _check_ran(self, e: CheckRan) -> None:
         self.log("check", iteration=e.iteration, spec=e.spec, **e.outcome)
+
+    def _judge_spent(self, e: JudgeSpent) -> None:
+        u = e.usage
+        self.log(
+            "judge",
+            iteration=e.iteration,
+            spec=e.spec,
+            agent=e.agent,
+            input_tokens=u.input_tokens if u else None,
+            output_tokens=u.output_tokens if u else None,
+            cost_usd=u.cost_usd if u else None,
+        )
 
     def _claim_moved(self, e: ClaimMoved) -> None:
         self.log(

@@ -151,6 +151,7 @@ class Rotation:
         row = ctx.state.get(spec.path)
         assert row is not None
         mode: Mode = "IMPLEMENT" if row.done_count == 0 else "REVIEW"
+        ctx.mode = mode  # whose work a judge then judges: this mode's model
         iteration = ctx.number_next()
         ctx.state = replace(ctx.state, current_spec=spec.path)
         with budget.operation("state_save"):

@@ -48,12 +48,21 @@ class Seats:
             self.changed()
         return choose(ctx.pool, ctx.opts.policy, now, review=review, avoid=avoid)
 
-    def reviewer(self) -> CommandAgent:
-        """The agent that judges a semantic check: another available agent of the pool than
-        the one whose DONE is judged, when there is one (the pool's rotation is not moved)."""
+    def reviewer(self, mode: str = "JUDGE") -> CommandAgent:
+        """The agent that judges a semantic check (or runs the final verification, `mode`
+        VERIFY): another available agent of the pool than the one whose work is judged, one
+        running another vendor's model first, when there is one (the pool's rotation is not
+        moved)."""
+        from ralph.rules.vendor import other_vendor_first
+
         ctx, now = self.ctx, time.time()
-        others = [s.name for s in ctx.pool.seats if s.available(now) and s.name != ctx.agent.name]
-        return ctx.members[others[0]].agent if others else ctx.agent
+        others = [
+            (s.name, ctx.members[s.name].agent.vendor(mode))
+            for s in ctx.pool.seats
+            if s.available(now) and s.name != ctx.agent.name
+        ]
+        ranked = other_vendor_first(others, ctx.agent.vendor(ctx.mode))
+        return ctx.members[ranked[0]].agent if ranked else ctx.agent
 
     def use(self, pick: Pick) -> None:
         self.ctx.pool = pick.pool
@@ -122,6 +131,7 @@ class Seats:
                 now,
                 resets_at=fault.resets_at,
                 reason=fault.message,
+                short=fault.short,
             )
             seat = ctx.pool.seat(name)
             ctx.emit(Notice("warning", f"{describe(seat, time.time())}: {fault.message}"))

@@ -144,7 +144,7 @@ class Verification:
     def _verify(self, specs: list[Spec], before: Snapshot) -> tuple[Snapshot, fv.Verdict, bool]:
         ctx, ws, opts = self.ctx, self.ctx.ws, self.ctx.opts
         # fresh eyes: another available agent of the pool than the one that completed
-        verifier = self.seats.reviewer()
+        verifier = self.seats.reviewer("VERIFY")
         budget = LatencyBudget(opts.latency_budget_ms)
         iteration = ctx.number_next()
         attempt = ctx.state.final.failures + 1

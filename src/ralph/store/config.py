@@ -26,6 +26,9 @@ CONFIG_FILE = "ralph.yaml"
 _TYPE_TAG = re.compile(r"(str|int|float|bool|none|list\[.*\]|dict\[.*\])")
 
 
+Mode = Literal["implement", "review", "verify", "judge"]
+
+
 class AgentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -37,6 +40,8 @@ class AgentConfig(BaseModel):
     kill_grace: Annotated[StrictFloat, Field(ge=0)] = 5.0  # SIGTERM -> SIGKILL delay
     env: dict[StrictStr, StrictStr] = Field(default_factory=dict)  # extra agent environment
     model: StrictStr | None = None  # passed with the CLI's own model flag (--model overrides)
+    # a model per mode, falling back to `model:` (--model overrides them all)
+    models: dict[Mode, StrictStr] = Field(default_factory=dict)
     args: list[StrictStr] = Field(default_factory=list)  # extra arguments for the CLI
 
     @field_validator("command")
@@ -63,6 +68,9 @@ class PoolConfig(BaseModel):
     backoff: Annotated[StrictFloat, Field(gt=0)] = 900.0  # rate limit without a reset time
     max_failures: Annotated[StrictInt, Field(ge=1)] | None = 3  # failures in a row -> evicted
     max_wait: Annotated[StrictFloat, Field(ge=0)] = 6 * 3600.0  # longest wait for a reset
+    # a short limit (per-minute API limit, busy server): first retry delay, retries in a row
+    short_backoff: Annotated[StrictFloat, Field(gt=0)] = 10.0
+    short_retries: Annotated[StrictInt, Field(ge=0)] = 5
 
 
 def _agent_shorthand(value: Any) -> Any:

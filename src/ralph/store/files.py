@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
+import re
+import stat
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +62,89 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+# How long a named pipe may wait for its reader before the write gives up.
+FIFO_WAIT = 10.0
+_OWN_FD = re.compile(r"^/(?:proc/(?:self|thread-self|(\d+))|dev)/fd/(\d+)$")
+_STD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def write_text_through(path: Path, text: str) -> None:
+    """Write `text` to what `path` names, never replacing the path itself.
+
+    A regular file (or a symlink to one) is written atomically at the symlink's target, so the
+    link stays a link; a named pipe or a device is opened and written to; /dev/stdout (or any
+    /dev/fd/N of ralph's) is written through ralph's own descriptor, after what it printed.
+    """
+    data = text.encode("utf-8")
+    fd = _own_descriptor(path)
+    if fd is not None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # a closed or replaced stream: nothing to flush
+                stream.flush()
+        _write_all(fd, data)
+        return
+    try:
+        mode = path.stat().st_mode  # follows links; a dangling link is a file to create
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        fifo = stat.S_ISFIFO(mode)
+        fd = _open_fifo(path) if fifo else os.open(path, os.O_WRONLY | _NOCTTY)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+        return
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(target, text)
+
+
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
+
+
+def _own_descriptor(path: Path) -> int | None:
+    """The descriptor of ralph's that `path` names (/dev/stdout, /dev/fd/N, /proc/self/fd/N),
+    followed link by link: its target may be a file whose inode is ralph's own output."""
+    current = path.absolute()
+    for _ in range(40):  # the kernel's own limit on a chain of links
+        name = os.path.normpath(current)
+        if name in _STD:
+            return _STD[name]
+        found = _OWN_FD.match(name)
+        if found and (found.group(1) is None or int(found.group(1)) == os.getpid()):
+            return int(found.group(2))
+        if not current.is_symlink():
+            return None
+        current = current.parent / current.readlink()  # an absolute target replaces the rest
+    return None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _open_fifo(path: Path) -> int:
+    """A named pipe opened for writing once a reader is there: waited for FIFO_WAIT seconds at
+    most, so a pipe nobody reads never hangs the end of a run."""
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    deadline = time.monotonic() + FIFO_WAIT
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | nonblock)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO or time.monotonic() >= deadline:
+                if exc.errno == errno.ENXIO:
+                    raise OSError(exc.errno, "nobody reads this named pipe") from exc
+                raise
+            time.sleep(0.05)
+            continue
+        os.set_blocking(fd, True)
+        return fd
 
 
 def read_text(path: Path) -> str:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from ralph.errors import LockError, StateError
+from ralph.process.leftovers import current_run, mark_run, stop_marked
 from ralph.store.files import load_json, write_json_atomic
 
 try:
@@ -81,10 +83,21 @@ def load_json_quietly(path: Path) -> Any:
         return None
 
 
-def _reap_leftover_agent(previous: Any, state_dir: Path) -> None:
+def _reap_leftovers(previous: Any, state_dir: Path) -> None:
     """A run killed with SIGKILL could not stop its agent: stop what is left of it now.
 
-    The agent leads its own process group. Only processes of that group, started no earlier
+    Every process that run started carries its run id (recorded before the first start), so
+    each one is found wherever it went; the process group below is for a run.json from an
+    older ralph, which recorded no run id.
+    """
+    if isinstance(previous, dict) and isinstance(previous.get("run_id"), str):
+        stop_marked(previous["run_id"])
+        return
+    _reap_leftover_group(previous, state_dir)
+
+
+def _reap_leftover_group(previous: Any, state_dir: Path) -> None:
+    """The agent leads its own process group. Only processes of that group, started no earlier
     than the recorded agent and carrying this project's RALPH_STATE_DIR in their environment,
     are killed, so a recycled PID never hits a stranger.
     """
@@ -111,8 +124,16 @@ class RunLock:
 
     def __init__(self, state_dir: Path, **info: Any) -> None:
         self.state_dir = state_dir
-        self.info: dict[str, Any] = {"pid": os.getpid(), "started_at": time.time(), **info}
+        # A lock taken inside a run that already marks its processes shares that run's id.
+        self.run_id = current_run() or uuid.uuid4().hex
+        self.info: dict[str, Any] = {
+            "pid": os.getpid(),
+            "started_at": time.time(),
+            "run_id": self.run_id,
+            **info,
+        }
         self._fd: int | None = None
+        self._marking = False
 
     def __enter__(self) -> RunLock:
         if self.state_dir.exists() and not self.state_dir.is_dir():
@@ -131,8 +152,13 @@ class RunLock:
             self._fd = fd
         elif _pid_file_alive(self.state_dir):
             raise self._refused()
-        _reap_leftover_agent(load_json_quietly(self.state_dir / RUN_FILE), self.state_dir)
+        _reap_leftovers(load_json_quietly(self.state_dir / RUN_FILE), self.state_dir)
+        # Written before any process starts: a run killed at any later moment, even between
+        # starting its agent and noting the PID, leaves the next run what it needs to find it.
         write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
+        if current_run() is None:
+            mark_run(self.run_id)
+            self._marking = True
         return self
 
     def _refused(self) -> LockError:
@@ -170,6 +196,9 @@ class RunLock:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if self._marking:
+            mark_run(None)
+            self._marking = False
         with contextlib.suppress(OSError):
             (self.state_dir / RUN_FILE).unlink(missing_ok=True)
         if self._fd is not None and fcntl is not None:

@@ -92,7 +92,7 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
         raise StateError(
             f"{where} was written by a newer ralph (schema {version}; this ralph reads "
             f"{SCHEMA_VERSION})",
-            "upgrade ralph (pip install -U ralph-loop); the file was left untouched",
+            "upgrade ralph (the ralph-spec-loop distribution); the file was left untouched",
         )
     raw_specs = data.get("specs", [])
     if not isinstance(raw_specs, list):

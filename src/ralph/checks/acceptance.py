@@ -1,0 +1,108 @@
+"""What waits for a person's say, and how a person accepts it: the extension point of
+`ralph accept` (and of the escalation's Accept).
+
+An agent may change what decides the verdict (a spec's checks, the tests, the ignore rules),
+but the change counts only once a person accepts it. Each kind of such change has an
+`Acceptor`: it lists what is pending as `Pending` items (lines a person can read) and accepts
+them. Acceptors work on the saved state they are given and on their own files under .ralph/;
+they return the state with the acceptance in it, and the caller saves it once.
+
+Adding a kind: write an acceptor (a class with `kind`, `pending` and `accept`) and add it to
+`acceptors()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Protocol
+
+from ralph.rules.spec import Spec
+from ralph.rules.state import State
+
+
+@dataclass(frozen=True)
+class Pending:
+    """One change that waits for a person: what it is, the spec it concerns (None: the whole
+    project), and lines that show it."""
+
+    kind: str
+    spec: str | None
+    summary: str
+    lines: tuple[str, ...] = ()
+    key: str = ""  # what the acceptor needs to accept exactly this (opaque to others)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where acceptors look: the project, its specs on disk and the saved state."""
+
+    root: Path
+    state_dir: Path
+    specs: tuple[Spec, ...] = field(default_factory=tuple)
+    only: str | None = None  # one spec's path (`--spec`)
+
+    def wanted(self, spec: str | None) -> bool:
+        """Is an item about `spec` (None: the whole project, which concerns every spec) in?"""
+        return self.only is None or spec is None or spec == self.only
+
+
+class Acceptor(Protocol):
+    kind: str
+
+    def pending(self, scope: Scope, state: State) -> list[Pending]:
+        """What waits for a person now (nothing is changed)."""
+        ...
+
+    def accept(self, scope: Scope, state: State, items: Sequence[Pending]) -> State:
+        """Accept `items` (this acceptor's own, as `pending` listed them); the new state."""
+        ...
+
+
+class FrontMatterAcceptor:
+    """Front matter an agent wrote: its DONEs are refused until a person accepts it (or edits
+    it, or restores it)."""
+
+    kind = "front matter"
+
+    def pending(self, scope: Scope, state: State) -> list[Pending]:
+        from ralph.checks.authorship import agent_front
+
+        out: list[Pending] = []
+        for spec in scope.specs:
+            row = state.get(spec.path)
+            if row is None or not scope.wanted(spec.path):
+                continue
+            front = agent_front(spec, row.agent_front_matter)
+            if front is None:
+                continue
+            lines = tuple(front.splitlines()) or ("(no front matter: the agent removed it)",)
+            summary = f"{spec.path}: the front matter (its checks) as an agent last wrote it"
+            out.append(Pending(self.kind, spec.path, summary, lines, row.agent_front_matter or ""))
+        return out
+
+    def accept(self, scope: Scope, state: State, items: Sequence[Pending]) -> State:
+        for item in items:
+            row = state.get(item.spec or "")
+            if row is not None and row.agent_front_matter == item.key:
+                state = state.with_spec(replace(row, agent_front_matter=None))
+        return state
+
+
+def acceptors() -> list[Acceptor]:
+    """Every kind of change a person accepts, in the order `ralph accept` shows them."""
+    return [FrontMatterAcceptor()]
+
+
+def pending_all(scope: Scope, state: State) -> list[Pending]:
+    return [item for acceptor in acceptors() for item in acceptor.pending(scope, state)]
+
+
+def accept_all(scope: Scope, state: State, items: Sequence[Pending]) -> State:
+    """Accept `items`, each by the acceptor of its kind; the new state."""
+    for acceptor in acceptors():
+        mine = [item for item in items if item.kind == acceptor.kind]
+        if mine:
+            state = acceptor.accept(scope, state, mine)
+    return state

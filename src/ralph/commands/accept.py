@@ -1,0 +1,123 @@
+"""`ralph accept`: show what an agent changed that waits for a person's say (a spec's checks,
+the tests, the ignore rules), and accept it.
+
+Exit codes: 0 when nothing waits any more (accepted, or there was nothing), 5 when something
+still waits (`--dry-run`, declined, or no terminal to confirm on without `--yes`), 1 on an
+error (a live run holds the project), 2 on a usage error (`--spec` is not a spec).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ralph.checks.acceptance import Pending, Scope, accept_all, pending_all
+from ralph.errors import ExitCode, LockError, UsageError
+from ralph.rules.state import State
+from ralph.specs.discovery import find_spec_paths, read_spec
+from ralph.store.runlock import RunLock
+from ralph.store.state import load_state, save_state
+from ralph.store.workspace import Workspace
+
+INDENT = "    "
+MAX_LINES = 40  # lines shown per item; the rest is counted
+
+
+def accept(
+    root: Path,
+    *,
+    spec: str | None,
+    yes: bool,
+    dry_run: bool,
+    confirm: Callable[[str], bool] | None = None,
+) -> int:
+    """Show what waits, accept it when confirmed; the exit code."""
+    if yes and dry_run:
+        raise UsageError("--yes accepts and --dry-run only shows", "give one of them")
+    ws = Workspace(root)
+    ws.check()
+    paths = find_spec_paths(root)
+    only = None if spec is None else spec_path(root, spec, paths)
+    specs = tuple(s for s in (read_spec(root, p) for p in paths) if s is not None)
+    scope = Scope(root, ws.dir, specs, only)
+    if dry_run or not ws.state_file.exists():
+        return _show(pending_all(scope, _load(ws)), dry_run=True)
+    try:
+        with RunLock(ws.dir):
+            state = _load(ws)
+            items = pending_all(scope, state)
+            if _show(items, dry_run=False) == ExitCode.OK:
+                return ExitCode.OK
+            if not yes:
+                ask = confirm if confirm is not None else _terminal_confirm()
+                if ask is None:
+                    print("no terminal to confirm on: run `ralph accept --yes` to accept them")
+                    return ExitCode.NEEDS_HUMAN
+                if not ask(f"Accept {_count(items)}? [y/N] "):
+                    print("nothing accepted")
+                    return ExitCode.NEEDS_HUMAN
+            save_state(ws.state_file, accept_all(scope, state, items))
+    except LockError as exc:
+        raise LockError(
+            exc.message,
+            "accept at its escalation (Accept), or stop it (`ralph cancel`) and run "
+            "`ralph accept` again",
+        ) from None
+    print(f"accepted {_count(items)}; the next run trusts them")
+    return ExitCode.OK
+
+
+def _load(ws: Workspace) -> State:
+    return load_state(ws.state_file) if ws.state_file.exists() else State()
+
+
+def _show(items: Sequence[Pending], *, dry_run: bool) -> int:
+    """Print what waits; OK when nothing does, else NEEDS_HUMAN."""
+    if not items:
+        print("nothing waits for a person's say: no agent changed the checks or the tests")
+        return ExitCode.OK
+    print(f"{_count(items)} by an agent {'wait' if len(items) > 1 else 'waits'} for your say:")
+    for item in items:
+        print(f"\n[{item.kind}] {item.summary}")
+        for line in item.lines[:MAX_LINES]:
+            print(INDENT + line)
+        if len(item.lines) > MAX_LINES:
+            print(f"{INDENT}... and {len(item.lines) - MAX_LINES} more lines")
+    print()
+    if dry_run:
+        print("accept with `ralph accept` (or `ralph accept --yes` in a script)")
+    return ExitCode.NEEDS_HUMAN
+
+
+def _count(items: Sequence[Pending]) -> str:
+    return "1 change" if len(items) == 1 else f"{len(items)} changes"
+
+
+def _terminal_confirm() -> Callable[[str], bool] | None:
+    """A yes/no question on the terminal; None when there is no terminal to ask on."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+
+    def ask(question: str) -> bool:
+        try:
+            answer = input(question)
+        except EOFError:
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+    return ask
+
+
+def spec_path(root: Path, given: str, paths: Sequence[str]) -> str:
+    """`given` (relative to the project root or the current folder, or absolute) as the
+    path of one of `paths`; a UsageError when it names no spec."""
+    candidates = [given.replace("\\", "/").removeprefix("./")]
+    with contextlib.suppress(ValueError):  # outside the project: only the first reading
+        candidates.append((Path.cwd() / given).resolve().relative_to(root.resolve()).as_posix())
+    for candidate in candidates:
+        if candidate in paths:
+            return candidate
+    known = ", ".join(paths) if paths else "none"
+    raise UsageError(f"--spec {given}: not a spec of this project", f"specs: {known}")

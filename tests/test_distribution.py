@@ -1,0 +1,100 @@
+"""The name users install ralph by: one distribution name everywhere, never a stranger's project."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+REPO = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
+NAME = PYPROJECT["project"]["name"]
+VERSION = PYPROJECT["project"]["version"]
+REPOSITORY = PYPROJECT["project"]["urls"]["Repository"]
+# Another author's distribution, which also installs a `ralph` command.
+TAKEN = "ralph-loop"
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*")), REPO / "Makefile"]
+
+
+def texts() -> dict[str, str]:
+    files = [f for f in DOCS if f.is_file()]
+    files += sorted((REPO / "src").rglob("*.py"))
+    return {str(f.relative_to(REPO)): f.read_text() for f in files}
+
+
+def pip_installs(text: str) -> list[str]:
+    """The requirement each `pip install` line of the text asks for (options left out)."""
+    found = []
+    for line in text.splitlines():
+        match = re.search(r"pip install (.*)", line)
+        if not match:
+            continue
+        words = re.findall(r'"[^"]*"|\S+', match.group(1).split("#")[0])
+        found += [w.strip('"') for w in words if not w.startswith("-")]
+    return found
+
+
+def test_the_name_is_ours_and_the_command_stays_ralph() -> None:
+    assert NAME == "ralph-spec-loop"
+    assert PYPROJECT["project"]["scripts"] == {"ralph": "ralph.entry:main"}
+
+
+def test_nothing_tells_users_to_install_the_taken_name() -> None:
+    for where, text in texts().items():
+        for requirement in pip_installs(text):
+            name = re.split(r"[\s@=<>!~\[;]", requirement, maxsplit=1)[0]
+            assert name.lower().replace("_", "-") != TAKEN, f"{where}: pip install {requirement}"
+        assert not re.search(rf"pip install\b[^\n]*\b{TAKEN}\b", text), where
+
+
+def test_readme_and_workflow_install_this_project_from_its_own_repository() -> None:
+    wanted = f"{NAME} @ git+{REPOSITORY}@v{VERSION}"
+    for doc in (REPO / "README.md", REPO / "docs" / "github-actions.yml"):
+        installs = [r for r in pip_installs(doc.read_text()) if "/" not in r or "git+" in r]
+        named = [r for r in installs if not r.startswith((".", "/"))]
+        assert wanted in named, (doc.name, named)
+        # Every install of ralph by name is this one: the name, the repository and the tag agree.
+        assert all(r == wanted for r in named if r.startswith("ralph")), (doc.name, named)
+    readme = (REPO / "README.md").read_text()
+    assert f"**`{NAME}`**" in readme
+    assert f"this project's own repository,\n`{REPOSITORY}`" in readme
+
+
+@pytest.mark.slow
+def test_sdist_and_wheel_build_and_pass_twine_check(tmp_path: Path) -> None:
+    # Built from a copy of the tracked files, as a release would be; no network (no isolation).
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
+    ).stdout.decode()
+    source = tmp_path / "src-tree"
+    for rel in filter(None, tracked.split("\0")):
+        if (REPO / rel).is_file():
+            (source / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / rel, source / rel)
+    out = tmp_path / "dist"
+    build = [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(source)]
+    done = subprocess.run(build, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    stem = NAME.replace("-", "_")
+    sdist, wheel = out / f"{stem}-{VERSION}.tar.gz", out / f"{stem}-{VERSION}-py3-none-any.whl"
+    assert sdist.is_file() and wheel.is_file(), sorted(p.name for p in out.iterdir())
+    twine = [sys.executable, "-m", "twine", "check", "--strict", str(sdist), str(wheel)]
+    checked = subprocess.run(twine, capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    with zipfile.ZipFile(wheel) as whl:
+        meta = whl.read(f"{stem}-{VERSION}.dist-info/METADATA").decode()
+        entry = whl.read(f"{stem}-{VERSION}.dist-info/entry_points.txt").decode()
+        names = whl.namelist()
+    assert f"Name: {NAME}\n" in meta
+    assert "ralph = ralph.entry:main" in entry
+    assert "ralph/py.typed" in names and "ralph/agents/demo/__main__.py" in names
