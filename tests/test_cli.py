@@ -460,6 +460,8 @@ def test_a_live_run_is_seen_and_protected(project: Project) -> None:
         second = project.run("run", "--agent-command", project.script({"*": DONE}))
         assert_one_error(second, "another ralph run is live")
         assert f"pid {proc.pid}" in second.stderr
+        # the way out works from this terminal: ralph cancel, not Ctrl-C in another one
+        assert "ralph cancel" in second.stderr and "Ctrl-C" not in second.stderr
         assert len(project.calls()) == 1
 
         # reset and init --force are refused too

@@ -351,7 +351,11 @@ def test_changes_while_ralph_was_not_running_drop_verified_specs(git_project: Pr
     git_project.write({"notes.txt": "edited by the user between runs\n"})
     res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 0, res  # one review each brings them back
-    assert "files changed since the last run" in res.stdout
+    # the files that changed, then the specs that go back to 2/3: each named as what it is
+    assert (
+        "files changed since the last run: notes.txt; verified specs back to 2/3 for one more "
+        "review: PROMPT.md, specs/api.spec.md"
+    ) in res.stdout
     later = git_project.calls()[6:]
     assert [(c["spec"], c["mode"]) for c in later] == [
         ("PROMPT.md", "REVIEW"),
@@ -418,5 +422,6 @@ def test_damaged_snapshot_counts_as_changed_not_as_an_error(git_project: Project
     (git_project.root / ".ralph/snapshot.json").write_text("{garbage")
     res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
-    assert "files changed since the last run" in res.stdout
+    assert "the last run's snapshot is missing or unreadable" in res.stdout
+    assert "verified specs back to 2/3 for one more review: PROMPT.md" in res.stdout
     assert len(git_project.calls()) == 4  # one more review after the drop to 2/3

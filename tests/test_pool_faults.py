@@ -248,6 +248,19 @@ def test_an_auth_error_stops_at_once_with_the_agents_message(
     assert worklog(git_project, "run_end")[-1]["exit_code"] == 1
 
 
+def test_claudes_refusal_as_root_gets_the_sandbox_hint_not_a_login_hint(
+    git_project: Project, claude: Script
+) -> None:
+    git_project.write({"PROMPT.md": "goal\n"})
+    claude([{"kind": "root"}])
+    res = git_project.run("run", "--agent", "claude", "-n", "3")
+    assert res.exit_code == 1, res
+    assert "root/sudo privileges" in res.stderr
+    hint = [line for line in res.stderr.splitlines() if line.startswith("hint: ")]
+    assert hint and "set IS_SANDBOX=1 in agent.env" in hint[0], res.stderr
+    assert "if this machine is a sandbox" in hint[0] and "log the agent in" not in res.stderr
+
+
 def test_a_context_overflow_is_rotate_with_a_note_not_a_crash(
     git_project: Project, claude: Script
 ) -> None:

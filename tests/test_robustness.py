@@ -53,7 +53,7 @@ def test_a_lost_snapshot_counts_as_a_change(git_project: Project) -> None:
     git_project.write({"code.py": "broken\n"})
     res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
-    assert "files changed since the last run" in res.stdout
+    assert "the last run's snapshot is missing or unreadable" in res.stdout
     assert len(git_project.calls()) == 4  # reviewed again, not waved through
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 
+from ralph.rules.words import plural
+
 BreakerState = Literal["CLOSED", "OPEN", "HALF_OPEN"]
 CLOSED: Final = "CLOSED"
 OPEN: Final = "OPEN"
@@ -65,7 +67,11 @@ def record(
     if breaker.state == OPEN:  # a failure while blocked (the user chose to go on): stays open
         return failed, None
     if breaker.state == HALF_OPEN or failures >= threshold:
-        why = "the trial failed" if breaker.state == HALF_OPEN else f"{failures} failures in a row"
+        why = (
+            "the trial failed"
+            if breaker.state == HALF_OPEN
+            else f"{plural(failures, 'failure')} in a row"
+        )
         return replace(failed, state=OPEN, opened_at=now), Transition(breaker.state, OPEN, why)
     return failed, None
 

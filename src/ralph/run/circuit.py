@@ -9,6 +9,7 @@ from dataclasses import replace
 from ralph.errors import ExitCode
 from ralph.rules import breaker as breakers
 from ralph.rules import verification as fv
+from ralph.rules.words import plural
 from ralph.run.context import RunContext
 from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice
@@ -86,7 +87,7 @@ class Circuit:
         if choice == "abort":
             return ctx.end(
                 ExitCode.NEEDS_HUMAN,
-                f"aborted after {e.failures} failures in a row on {e.subject} "
+                f"aborted after {plural(e.failures, 'failure')} in a row on {e.subject} "
                 "(circuit breaker open); partial work kept",
             )
         _, change = breakers.reset(b, f"user chose {choice}")

@@ -15,6 +15,7 @@ from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.usage import over_budget
+from ralph.rules.words import plural
 from ralph.run.circuit import Circuit
 from ralph.run.context import Emit, RunContext
 from ralph.run.events import Notice, PoolChanged, RunStarted
@@ -24,7 +25,7 @@ from ralph.run.options import RunOptions
 from ralph.run.question import answered, pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
-from ralph.run.tree import Tree
+from ralph.run.tree import Tree, changed_since_last_run
 from ralph.run.verification import Verification
 from ralph.specs.discovery import discover_specs
 from ralph.specs.selection import select_specs
@@ -88,7 +89,7 @@ class _Run:
         scan = reconcile(ctx.state, specs)
         ctx.state = scan.state
         before = self.tree.take()
-        ctx.state, dropped = self.tree.compare_with_last_run(ctx.state, before)
+        ctx.state, dropped, edited = self.tree.compare_with_last_run(ctx.state, before)
         ctx.state = replace(ctx.state, max_iteration=ctx.budget)
         ctx.save()
         self.tree.save(before, self.tree.hidden)
@@ -97,12 +98,7 @@ class _Run:
             ctx.emit(PoolChanged(ctx.pool.seats))
         self.report(scan, added=had_specs)
         if dropped:
-            ctx.emit(
-                Notice(
-                    "warning",
-                    f"files changed since the last run: {', '.join(dropped)} 3/3 -> 2/3",
-                )
-            )
+            ctx.emit(Notice("warning", changed_since_last_run(edited, dropped)))
         stop = self._take_answer()
         if stop is not None:
             return stop
@@ -132,7 +128,7 @@ class _Run:
             if ctx.exhausted:
                 return ctx.end(
                     ExitCode.MAX_ITERATIONS,
-                    f"max iterations reached ({opts.max_iterations} rotations this run)",
+                    f"max iterations reached ({plural(opts.max_iterations, 'rotation')} this run)",
                 )
             reason = over_budget(ctx.spent(), opts.max_cost, opts.max_tokens)
             if reason is not None:

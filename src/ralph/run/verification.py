@@ -17,6 +17,7 @@ from ralph.rules.prompt import VerifyInput, build_verification_prompt
 from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
 from ralph.rules.usage import record_usage
+from ralph.rules.words import plural
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
 from ralph.run.events import Notice, RotationEnded
@@ -91,13 +92,16 @@ class Verification:
             ctx.emit(
                 Notice(
                     "warning",
-                    f"the final verification failed {failures} times in a row; "
+                    f"the final verification failed {plural(failures, 'time')} in a row; "
                     f"the last time: {verdict.summary}",
                 )
             )
+            report = ctx.ws.rel(ctx.ws.handoff(fv.SLUG))
             return ctx.end(
                 ExitCode.VERIFICATION_FAILED,
-                f"final verification failed {failures} times in a row: {verdict.summary}",
+                f"final verification failed {plural(failures, 'time')} in a row: "
+                f"{verdict.summary}; "
+                f"the verifier's reasons are in {report}",
             ), before
         return self.circuit.escalate_if_open(), before
 

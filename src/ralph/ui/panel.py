@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 from ralph.rules.pool import Seat, describe
 from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.usage import format_tally
+from ralph.rules.words import plural
 from ralph.run.events import RotationEnded, SpecRow
 from ralph.ui.panelview import PanelView
 from ralph.ui.statustable import SIGNAL_STYLES, counter, run_progress, status_text
-from ralph.ui.text import clean_line, files_changed, format_clock, plural, usage_reported
+from ralph.ui.text import clean_line, files_changed, format_clock, usage_reported
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

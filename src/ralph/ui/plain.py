@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.usage import format_tally
+from ralph.rules.words import plural
 from ralph.run.events import (
     AgentOutput,
     Event,
@@ -29,7 +30,6 @@ from ralph.ui.text import (
     files_changed,
     format_clock,
     format_seconds,
-    plural,
     usage_reported,
 )
 

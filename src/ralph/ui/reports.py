@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from ralph.rules.state import MAX_COUNT
+from ralph.rules.words import plural
 from ralph.ui.runreport import RunReport, SpecReport
 from ralph.ui.text import format_clock
 
@@ -101,7 +102,7 @@ def markdown_summary(report: RunReport) -> str:
         lines += [_cell(report.reason), ""]
     facts = [
         f"{report.verified}/{len(report.specs)} specs verified",
-        f"{report.rotations} rotations this run",
+        f"{plural(report.rotations, 'rotation')} this run",
     ]
     if report.duration is not None:
         facts.append(f"time {format_clock(report.duration)}")

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.state import Tally
 from ralph.rules.usage import format_tally
+from ralph.rules.words import plural
 
 SIGNAL_STYLES = {
     "DONE": "bold green",
@@ -88,7 +89,9 @@ def usage_lines(usage: Tally | None, agents: Sequence[tuple[str, Tally]]) -> lis
         return []  # nothing reported (custom commands report no usage)
     lines = [f"usage: {format_tally(usage)}"]
     if len(agents) > 1:
-        lines.extend(f"  {name}: {format_tally(t)} ({t.rotations} rotations)" for name, t in agents)
+        lines.extend(
+            f"  {name}: {format_tally(t)} ({plural(t.rotations, 'rotation')})" for name, t in agents
+        )
     return lines
 
 
