@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Protocol
 
 from ralph.agents.aider import AiderAgent
@@ -22,6 +21,7 @@ from ralph.agents.gemini import GeminiAgent
 from ralph.agents.opencode import OpenCodeAgent
 from ralph.agents.pi import PiAgent
 from ralph.errors import ConfigError
+from ralph.rules.names import command_label
 
 
 class RegisteredAgent(Protocol):
@@ -83,7 +83,7 @@ def make_agent(
                 f"agent command {command!r}: {exc}",
                 "quote it as a shell would, or give agent.command as a list in ralph.yaml",
             ) from None
-        label = (name or Path(argv[0]).name) if argv else "custom"
+        label = name or command_label(argv)
         return CommandAgent(label, [*argv, *args] if argv else argv, env, model)
     if name is None:
         raise ConfigError(
