@@ -37,3 +37,23 @@ def test_one_failed_verification_is_one_time(git_project: Project) -> None:
     assert res.exit_code == 6, res
     assert "final verification failed 1 time in a row" in res.stdout
     assert not ONE_PLURAL.search(res.stdout + res.stderr), res
+
+
+def test_a_refusal_note_leaves_the_handoff_once_a_done_passes(git_project: Project) -> None:
+    p = git_project
+    spec = "---\ntest_command: 'test -f fixed.txt || { echo 2 tests failed; exit 1; }'\n---\n# g\n"
+    p.write({"PROMPT.md": spec})
+    steps = [
+        {"say": "done, I think", "signal": "DONE"},  # refused: the tests fail
+        {"write": {"fixed.txt": "1"}, "signal": "DONE"},  # fixed: passes, 1/3
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", *p.fake({"*": steps}), "-n", "3")
+    assert res.exit_code == 3, res
+    statuses = [e["signal"] for e in p.worklog("rotation_end")]
+    assert statuses == ["REFUSED", "DONE", "DONE"]
+    handoff = next((p.root / ".ralph/handoffs").iterdir()).read_text()
+    assert "your DONE was refused" not in handoff and "2 tests failed" not in handoff
+    # the third rotation's prompt was built after the pass: no stale refusal in it
+    prompt = (p.root / ".ralph/prompt.md").read_text()
+    assert "your DONE was refused" not in prompt

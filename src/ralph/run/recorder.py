@@ -28,7 +28,14 @@ from ralph.run.facts import (
     VerificationStarted,
     WaitStarted,
 )
-from ralph.store.journal import append_error, append_note, append_progress
+from ralph.store.journal import (
+    REFUSAL_END,
+    REFUSAL_START,
+    append_error,
+    append_note,
+    append_progress,
+    drop_refusal_notes,
+)
 from ralph.store.worklog import append_worklog
 from ralph.store.workspace import Workspace
 
@@ -204,6 +211,8 @@ class Recorder:
         )
 
     def _gate_decided(self, e: GateDecided) -> None:
+        if e.passed and not e.interrupted:  # the refusals are answered: stop repeating them
+            drop_refusal_notes(self.ws.handoff(spec_slug(e.spec)))
         self.log(
             "done_gate",
             iteration=e.iteration,
@@ -217,9 +226,9 @@ class Recorder:
     def _done_refused(self, e: DoneRefused) -> None:
         append_note(
             e.handoff,
-            f"rotation {e.iteration}: your DONE was refused, because these checks failed:\n\n"
+            f"rotation {e.iteration}: {REFUSAL_START} these checks failed:\n\n"
             + "\n".join(f"    {line}" for line in e.detail.splitlines())
-            + "\n\nFix them before you say DONE again.",
+            + f"\n\n{REFUSAL_END}",
         )
 
     def _verification_started(self, e: VerificationStarted) -> None:
