@@ -9,28 +9,45 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from ralph import __version__
+from ralph.commands import helptext
+from ralph.commands.helptext import EscalationChoice, LogFormat
 from ralph.errors import RalphError, report
+
+_UsageError: type[Exception] = typer.BadParameter.__bases__[0]  # Click's UsageError
+
+
+class RalphGroup(TyperGroup):
+    """Typer's group, with readable --help and a refused command line in one `error:` line."""
+
+    def main(  # type: ignore[override]
+        self, args: Any = None, prog_name: Any = None, standalone_mode: bool = True, **kw: Any
+    ) -> Any:
+        helptext.make_readable(self.commands.values())
+        try:
+            code = super().main(args, prog_name, standalone_mode=False, **kw)
+        except _UsageError as exc:
+            typer.echo(helptext.refused(exc), err=True)
+            code = 2
+        if standalone_mode:
+            raise SystemExit(code if isinstance(code, int) else 0)
+        return code
+
 
 app = typer.Typer(
     name="ralph",
+    cls=RalphGroup,
     help="Run an AI coding agent in a loop until every spec is verified (0/3 -> 3/3).",
     no_args_is_help=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
-
-
-class EscalationChoice(str, Enum):
-    abort = "abort"
-    accept = "accept"
-    continue_ = "continue"
 
 
 Root = Annotated[
@@ -87,11 +104,6 @@ def init(
         init_command(root.resolve(), force=force)
 
 
-class LogFormat(str, Enum):
-    text = "text"
-    json = "json"
-
-
 @app.command()
 def run(
     ctx: typer.Context,
@@ -128,7 +140,7 @@ def run(
     ] = None,
     max_iterations: Annotated[
         Optional[int],  # noqa: UP045
-        typer.Option("--max-iterations", "-n", min=1, help="Rotations this run may make."),
+        typer.Option("--max-iterations", "-n", min=1, help=helptext.MAX_ITERATIONS),
     ] = None,
     max_cost: Annotated[
         Optional[float],  # noqa: UP045
@@ -140,11 +152,11 @@ def run(
     ] = None,
     timeout: Annotated[
         Optional[float],  # noqa: UP045
-        typer.Option("--timeout", min=0.001, help="Seconds one rotation may take."),
+        typer.Option("--timeout", min=0.001, help=helptext.TIMEOUT),
     ] = None,
     idle_timeout: Annotated[
         Optional[float],  # noqa: UP045
-        typer.Option("--idle-timeout", min=0.001, help="Seconds the agent may print nothing."),
+        typer.Option("--idle-timeout", min=0.001, help=helptext.IDLE_TIMEOUT),
     ] = None,
     plain: Annotated[
         bool,
@@ -350,7 +362,7 @@ def reset(
     ] = False,
     root: Root = Path(),
 ) -> None:
-    """Counters and iteration back to zero; each spec keeps its last status, hash and flag."""
+    """Counters and iteration back to zero (rotation numbers go on); specs keep their status."""
     from ralph.commands.reset import reset as reset_command
 
     with reported_errors():

@@ -21,7 +21,7 @@ from ralph.agents.gemini import GeminiAgent
 from ralph.agents.opencode import OpenCodeAgent
 from ralph.agents.pi import PiAgent
 from ralph.errors import ConfigError
-from ralph.rules.names import command_label
+from ralph.rules.names import command_label, did_you_mean
 
 
 class RegisteredAgent(Protocol):
@@ -94,7 +94,7 @@ def make_agent(
     agent = REGISTRY.get(name)
     if agent is None:
         raise ConfigError(
-            f"unknown agent: {name}",
+            f"unknown agent: {name}{did_you_mean(name, REGISTRY)}",
             f"built-in agents: {', '.join(REGISTRY)}; for any other command use --agent-command "
             "'CMD'",
         )
