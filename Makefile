@@ -1,7 +1,12 @@
 # Two commands set everything up on a fresh clone: `make demo` and `make test`.
 PYTHON ?= python3
 VENV := .venv
+# A Windows venv keeps its programs in Scripts/ (run this Makefile from Git Bash there).
+ifeq ($(OS),Windows_NT)
+BIN := $(VENV)/Scripts
+else
 BIN := $(VENV)/bin
+endif
 STAMP := $(VENV)/.installed
 DEMO_DIR := build/demo
 
@@ -18,21 +23,29 @@ demo: $(STAMP)
 	cp -R .ralph-example $(DEMO_DIR) && rm -rf $(DEMO_DIR)/.ralph
 	cd $(DEMO_DIR) && git init -q && ../../$(BIN)/ralph run --agent demo
 
+# mypy also checks ralph's own code as Windows and macOS see it (its sys.platform branches).
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+	$(BIN)/mypy --platform win32 --cache-dir .mypy_cache/win32 src
+	$(BIN)/mypy --platform darwin --cache-dir .mypy_cache/darwin src
 
 # The real agent CLIs the end-to-end tests drive (tests/test_e2e_agents.py), installed with npm
 # into a cache folder outside the repository; without npm the e2e tests are skipped, saying why.
 E2E_DIR ?= $(HOME)/.cache/ralph-e2e
-E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0
+E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0 @anthropic-ai/sandbox-runtime@0.0.78
 export RALPH_E2E_DIR := $(E2E_DIR)
 
 e2e-agents:
 	@tests/install_agents.sh "$(E2E_DIR)" $(E2E_PACKAGES)
 
-unit: $(STAMP) e2e-agents
+# bubblewrap, socat and ripgrep for the sandbox tests: installed only as root with apt-get,
+# skipped (and the tests that need them skipped, saying why) otherwise.
+sandbox-tools:
+	@tests/install_sandbox.sh
+
+unit: $(STAMP) e2e-agents sandbox-tools
 	$(BIN)/pytest -q -n auto
 
 e2e: $(STAMP) e2e-agents

@@ -4,8 +4,6 @@ it, and fake CLI executables put first on PATH."""
 from __future__ import annotations
 
 import os
-import shlex
-import stat
 import sys
 from pathlib import Path
 
@@ -16,6 +14,7 @@ from ralph.agents.output import LineSplitter
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.process.request import ProcessResult, StreamName
+from tests.platforms import wrapper
 
 FIXTURES = Path(__file__).parent / "fixtures" / "agents"
 FAKES = Path(__file__).parent / "fakes"
@@ -90,24 +89,14 @@ def fake_cli(
     (data / "stderr").write_bytes(stderr)
     record = data / "calls.jsonl"
     env = {
-        "FAKE_STDOUT": data / "stdout",
-        "FAKE_STDERR": data / "stderr",
-        "FAKE_EXIT": exit_code,
-        "FAKE_RECORD": record,
+        "FAKE_STDOUT": str(data / "stdout"),
+        "FAKE_STDERR": str(data / "stderr"),
+        "FAKE_EXIT": str(exit_code),
+        "FAKE_RECORD": str(record),
     }
-    assignments = " ".join(f"{k}={shlex.quote(str(v))}" for k, v in env.items())
-    wrapper(bin_dir, name, f"{assignments} exec {sys.executable} {FAKES / 'fake_cli.py'}")
+    wrapper(bin_dir, name, [sys.executable, str(FAKES / "fake_cli.py")], env)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     return record
-
-
-def wrapper(bin_dir: Path, name: str, command: str) -> Path:
-    """An executable shell script `name` that runs `command "$@"`."""
-    bin_dir.mkdir(parents=True, exist_ok=True)
-    path = bin_dir / name
-    path.write_text(f'#!/bin/sh\n{command} "$@"\n')
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
 
 
 def request(root: Path, prompt: str = "do the work") -> AgentRequest:

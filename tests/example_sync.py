@@ -21,6 +21,8 @@ SKIPPED = {
     "run.json",
     "run.lock",
     "snapshot.json",
+    "ignore-rules.json",  # the machine's own excludes file is part of them
+    "index-flags.json",
     "current.log",
     "prompt.md",
     "judge-prompt.md",  # a semantic check's last judge prompt: like prompt.md

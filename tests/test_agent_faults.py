@@ -16,8 +16,9 @@ from ralph.agents.registry import make_agent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.process.request import StreamName
-from tests.agent_helpers import FAKES, fake_cli, fixture, wrapper
+from tests.agent_helpers import FAKES, fake_cli, fixture
 from tests.conftest import Project
+from tests.platforms import wrapper
 from tests.test_process import is_gone, read_pid
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="needs fork, setsid, sh")
@@ -56,7 +57,7 @@ def run(agent: CommandAgent, req: AgentRequest) -> tuple[AgentResult, list[str],
 
 
 def fake_script(bin_dir: Path, name: str, fake: str, *args: str) -> None:
-    wrapper(bin_dir, name, f"exec {sys.executable} {FAKES / fake} {' '.join(args)}")
+    wrapper(bin_dir, name, [sys.executable, str(FAKES / fake), *args])
 
 
 @pytest.fixture
@@ -192,7 +193,7 @@ def test_an_endless_line_is_cut_in_bounded_memory(tmp_path: Path, work: Path) ->
         'sys.stdout.write(\'{"type":"result","subtype":"success","is_error":false,\'\n'
         '                 \'"result":"fine <ralph>DONE</ralph>"}\\n\')\n'
     )
-    wrapper(tmp_path / "bin", "claude", f"exec {sys.executable} {endless}")
+    wrapper(tmp_path / "bin", "claude", [sys.executable, str(endless)])
     agent = make_agent("claude", None, {"PATH": str(tmp_path / "bin")})
     result, shown, _ = run(agent, request(work, timeout=60.0))
     assert result.final_text == "fine <ralph>DONE</ralph>"

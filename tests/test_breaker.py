@@ -82,6 +82,25 @@ def test_an_open_breaker_refuses_until_the_cooldown_is_over_then_allows_one_tria
     assert admit(trial, now=301, cooldown=300) == (trial, True, None)
 
 
+def test_another_agent_configuration_gets_its_trial_at_once() -> None:
+    b = Breaker()
+    for _ in range(3):
+        b = record(b, success=False, now=0, threshold=3, reason="x", subject="s", agents="A")[0]
+    assert (b.state, b.agents) == (OPEN, "A")
+    # the same agents, or none known: the cooldown holds
+    assert admit(b, now=10, cooldown=300, agents="A") == (b, False, None)
+    assert admit(b, now=10, cooldown=300) == (b, False, None)
+    assert admit(Breaker(OPEN, 3, 0.0), now=10, cooldown=300, agents="B")[1] is False
+    # other agents (a fixed one, another CLI): one trial now
+    trial, allowed, change = admit(b, now=10, cooldown=300, agents="B")
+    assert (trial.state, allowed) == (HALF_OPEN, True)
+    assert change == Transition(OPEN, HALF_OPEN, "the agent configuration changed")
+    # its failure opens the breaker again under the new agents
+    again = record(trial, success=False, now=20, threshold=3, agents="B")[0]
+    assert (again.state, again.opened_at, again.agents) == (OPEN, 20, "B")
+    assert admit(again, now=30, cooldown=300, agents="B")[1] is False
+
+
 def test_the_trial_succeeding_closes_it() -> None:
     half = Breaker(HALF_OPEN, 3, 0.0, ("x",), "s")
     after, change = record(half, success=True, now=400, threshold=3)

@@ -26,6 +26,7 @@ import pytest
 from ralph import __version__
 from ralph.store.workspace import GUARDRAILS_TEMPLATE, PROMPT_TEMPLATE
 from tests.conftest import Project, Result
+from tests.platforms import posix_signals
 
 DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
 CONTINUE: list[dict[str, Any]] = [{"signal": "CONTINUE"}]
@@ -440,6 +441,7 @@ def live_run(project: Project, steps: list[dict[str, Any]]) -> Iterator[subproce
         proc.wait(timeout=10)
 
 
+@posix_signals
 @pytest.mark.slow
 def test_a_live_run_is_seen_and_protected(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
@@ -504,7 +506,7 @@ def test_sigterm_stops_a_live_run_with_130(project: Project) -> None:
 
 
 def dead_pid() -> int:
-    proc = subprocess.Popen(["true"])
+    proc = subprocess.Popen([sys.executable, "-c", ""])
     proc.wait()
     return proc.pid
 

@@ -12,6 +12,7 @@ import select
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -28,6 +29,9 @@ from tests.conftest import Project
 
 SPEC = "# goal\n- [ ] the work\n"
 CRASH = [{"say": "Traceback: boom", "exit": 1}]
+# The breaker is the subject here, not the pool: an agent that fails 3 rotations in a row would
+# also be evicted, and with no agent left the run ends as an error (exit 1) without asking.
+KEEP_AGENT = "pool: {max_failures: null}\n"
 
 
 def escalation(spec: str | None = "PROMPT.md") -> Escalation:
@@ -95,7 +99,7 @@ def test_apply_choice_records_each_resolution() -> None:
 def test_three_failed_rotations_open_the_breaker_and_headless_default_aborts(
     git_project: Project,
 ) -> None:
-    git_project.write({"PROMPT.md": SPEC})
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": KEEP_AGENT})
     cmd = git_project.fake({"*": CRASH})
     res = git_project.run("run", *cmd)
     assert res.exit_code == 5, res
@@ -121,7 +125,7 @@ def test_three_failed_rotations_open_the_breaker_and_headless_default_aborts(
 
 
 def test_accept_takes_the_spec_as_verified(git_project: Project) -> None:
-    git_project.write({"PROMPT.md": SPEC})
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": KEEP_AGENT})
     cmd = git_project.fake({"*": CRASH})
     res = git_project.run("run", *cmd, "--on-escalation", "accept")
     assert res.exit_code == 0, res
@@ -163,7 +167,7 @@ def test_the_headless_choice_can_come_from_ralph_yaml(git_project: Project) -> N
 def test_after_the_cooldown_one_trial_runs_and_its_success_closes_the_breaker(
     git_project: Project,
 ) -> None:
-    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "breaker: {cooldown: 0}\n"})
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "breaker: {cooldown: 0}\n" + KEEP_AGENT})
     crash = git_project.fake({"*": CRASH})
     assert git_project.run("run", *crash).exit_code == 5
     fixed = git_project.fake({"*": [{"signal": "DONE"}]})
@@ -174,7 +178,7 @@ def test_after_the_cooldown_one_trial_runs_and_its_success_closes_the_breaker(
 
 
 def test_a_failed_trial_opens_it_again(git_project: Project) -> None:
-    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "breaker: {cooldown: 0}\n"})
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "breaker: {cooldown: 0}\n" + KEEP_AGENT})
     crash = git_project.fake({"*": CRASH})
     assert git_project.run("run", *crash).exit_code == 5
     res = git_project.run("run", *crash)
@@ -187,7 +191,7 @@ def test_a_failed_trial_opens_it_again(git_project: Project) -> None:
 def test_other_specs_progress_does_not_hide_a_spec_that_keeps_failing(
     git_project: Project,
 ) -> None:
-    git_project.write({"PROMPT.md": SPEC, "specs/b.spec.md": "# b\n"})
+    git_project.write({"PROMPT.md": SPEC, "specs/b.spec.md": "# b\n", "ralph.yaml": KEEP_AGENT})
     cmd = git_project.fake(
         {
             "PROMPT.md": [{"write": {"a.py": "1"}, "exit": 1}, {"exit": 1}, {"exit": 1}],
@@ -227,7 +231,7 @@ def test_on_a_terminal_ralph_asks(
 ) -> None:
     import pty
 
-    git_project.write({"PROMPT.md": SPEC})
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": KEEP_AGENT})
     cmd = git_project.script({"*": CRASH})
     master, slave = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k != "CI"}  # a CI job's env would be headless
@@ -261,7 +265,7 @@ def test_on_a_terminal_ralph_asks(
 
 
 def test_escalation_choices_in_status_json(git_project: Project) -> None:
-    git_project.write({"PROMPT.md": SPEC})
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": KEEP_AGENT})
     git_project.run(
         "run",
         *git_project.fake({"*": CRASH}),
@@ -276,7 +280,7 @@ def test_escalation_choices_in_status_json(git_project: Project) -> None:
 
 
 def test_ralph_reset_closes_the_breaker(git_project: Project) -> None:
-    git_project.write({"PROMPT.md": SPEC})
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": KEEP_AGENT})
     cmd = git_project.fake({"*": [*CRASH * 3, {"signal": "DONE"}]})
     assert git_project.run("run", *cmd).exit_code == 5
     assert git_project.run("reset").exit_code == 0
@@ -291,7 +295,7 @@ def test_headless_on_a_terminal_never_prompts(git_project: Project) -> None:
     """--headless on a real terminal: --on-escalation decides (abort by default), no question."""
     import pty
 
-    git_project.write({"PROMPT.md": SPEC})
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": KEEP_AGENT})
     cmd = git_project.script({"*": CRASH})
     master, slave = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k != "CI"}
@@ -315,3 +319,46 @@ def test_headless_on_a_terminal_never_prompts(git_project: Project) -> None:
         proc.wait()
         os.close(master)
     assert b"Enter choice" not in seen
+
+
+# --------------------------------------------------------------------------- a fixed agent
+
+
+def test_a_crashing_agent_says_why_and_a_changed_agent_gets_its_trial_at_once(
+    git_project: Project, tmp_path: Path
+) -> None:
+    git_project.write({"PROMPT.md": SPEC})
+    crash = tmp_path / "crash.py"
+    crash.write_text(
+        "import sys\n"
+        "sys.stderr.write('loading the model\\n\\x1b[31mboom\\x1b[0m\\n')\n"
+        "sys.exit(2)\n"
+    )
+    broken = f"{sys.executable} {crash}"
+    res = git_project.run("run", "--agent-command", broken, "-n", "10")
+    # Every agent failed: an error (exit 1, as documented), in the agent's own words.
+    assert res.exit_code == 1, res
+    assert "note: exit code 2: boom" in res.stdout
+    assert "error: every agent failed 3 rotations in a row" in res.stderr
+    assert "exit code 2: boom" in res.stderr
+    (handoff,) = (git_project.root / ".ralph/handoffs").iterdir()
+    assert "The last lines it wrote on stderr:\n\n    loading the model\n    boom\n" in (
+        handoff.read_text()
+    )
+    assert git_project.state()["breaker"]["state"] == "OPEN"
+
+    # The same agent again, within the cooldown: no agent starts, and the way out is named.
+    again = git_project.run("run", "--agent-command", broken, "-n", "10")
+    assert again.exit_code == 5, again
+    assert len(git_project.rotation_ends()) == 3
+    assert "`ralph reset`" in again.stdout and "wait 3" in again.stdout  # ~300 s left
+
+    # Another agent: its first rotation is the trial, at once; its success closes the breaker.
+    fixed = git_project.run("run", *git_project.fake({"*": [{"signal": "DONE"}]}), "-n", "10")
+    assert fixed.exit_code == 0, fixed
+    breaker = git_project.worklog("breaker")
+    assert [(b["before"], b["after"], b["reason"]) for b in breaker] == [
+        ("CLOSED", "OPEN", "3 failures in a row"),
+        ("OPEN", "HALF_OPEN", "the agent configuration changed"),
+        ("HALF_OPEN", "CLOSED", "success"),
+    ]

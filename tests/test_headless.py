@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import pty
 import re
 import select
 import signal
@@ -26,6 +25,7 @@ from ralph.ui.plain import PlainDisplay
 from ralph.ui.reports import junit_xml, markdown_summary
 from ralph.ui.runreport import RunReport, SpecReport
 from tests.conftest import Project
+from tests.platforms import WINDOWS, posix_signals
 
 ANSI = re.compile(r"\x1b[\[\]()#;?]*[0-9;]*[A-Za-z@-~]?")
 DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
@@ -37,6 +37,10 @@ def run_in_terminal(
 ) -> tuple[int, str]:
     """`ralph ARGS` with stdout and stderr (and stdin if asked) on a real pseudo-terminal;
     (exit code, output)."""
+    if WINDOWS:
+        pytest.skip("needs a POSIX pseudo-terminal (pty)")
+    import pty
+
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "ralph", *args],
@@ -396,6 +400,7 @@ def test_reports_are_written_when_the_run_fails_to_start(project: Project, tmp_p
     assert case is not None and case.find("failure") is not None
 
 
+@posix_signals
 @pytest.mark.slow
 def test_reports_are_written_when_the_run_is_interrupted(project: Project, tmp_path: Path) -> None:
     project.write({"PROMPT.md": "# goal\n"})

@@ -19,6 +19,7 @@ import psutil
 import pytest
 
 from tests.conftest import FAKES, Project
+from tests.platforms import WINDOWS, posix_shell, posix_signals
 from tests.test_headless import run_in_terminal
 
 DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
@@ -199,6 +200,7 @@ def test_inspect_without_a_run(project: Project) -> None:
     assert "last run: ended" in text and "(exit 0): every spec verified" in text
 
 
+@posix_signals
 @pytest.mark.slow
 def test_inspect_a_live_run(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
@@ -356,6 +358,7 @@ def test_history_reads_cost_when_the_worklog_has_it(project: Project) -> None:
 # --------------------------------------------------------------------------- status --watch
 
 
+@posix_signals
 @pytest.mark.slow
 def test_status_watch_refreshes_until_ctrl_c(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
@@ -384,6 +387,7 @@ def test_status_watch_refreshes_until_ctrl_c(project: Project) -> None:
     assert "Traceback" not in err
 
 
+@posix_signals
 @pytest.mark.slow
 def test_status_watch_on_a_terminal_redraws_the_table(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
@@ -504,6 +508,7 @@ def test_continue_without_a_saved_run_is_a_usage_error(project: Project) -> None
     assert "nothing to continue" in res.stderr
 
 
+@posix_signals
 @pytest.mark.slow
 def test_continue_resumes_an_interrupted_run(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
@@ -561,6 +566,7 @@ def fake_notifier(tmp_path: Path) -> tuple[Path, Path]:
     return folder, record
 
 
+@posix_shell
 def test_notify_uses_the_platform_notifier(
     project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -584,6 +590,7 @@ def test_no_notification_unless_asked(
     assert not record.exists()
 
 
+@pytest.mark.skipif(WINDOWS, reason="symlinks need privileges on Windows")
 def test_notify_is_silent_without_a_notifier(
     project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from ralph.rules.pool import clock
 from tests.conftest import FAKES, SCRIPTED_AGENT, Project
+from tests.platforms import posix_signals, wrapper
 
 FAKE_CLAUDE = FAKES / "fake_claude.py"
 Script = Callable[[list[dict[str, Any]]], Path]
@@ -27,10 +28,7 @@ Script = Callable[[list[dict[str, Any]]], Path]
 def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Script:
     """Put a fake `claude` first on PATH; calling the fixture sets its script."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    wrapper = bin_dir / "claude"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLAUDE}" "$@"\n')
-    wrapper.chmod(0o755)
+    wrapper(bin_dir, "claude", [sys.executable, str(FAKE_CLAUDE)])
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     script = tmp_path / "claude-script.json"
     monkeypatch.setenv("FAKE_CLAUDE_SCRIPT", str(script))
@@ -170,6 +168,7 @@ def test_a_reset_further_away_than_max_wait_is_exit_4_not_a_wait(
     assert "hint: run ralph again after" in res.stderr
 
 
+@posix_signals
 def test_ctrl_c_during_the_wait_ends_the_run_cleanly(git_project: Project, claude: Script) -> None:
     git_project.write({"PROMPT.md": "goal\n"})
     claude([{"kind": "rate_limit", "resets_in": 120}])

@@ -374,15 +374,21 @@ def test_a_single_failing_agent_is_evicted_after_the_default_three(git_project: 
     assert len(git_project.rotation_ends()) == 3
 
 
-def test_the_breaker_asks_before_the_last_agent_is_evicted(git_project: Project) -> None:
-    """Both stop a single agent that fails 3 times in a row; the human is asked (headless:
-    abort, exit 5) rather than the run ending as an error."""
+def test_an_agent_failing_three_times_is_evicted_and_the_run_ends_as_an_error(
+    git_project: Project,
+) -> None:
+    """Both stop a single agent that fails 3 times in a row: with no agent left there is no
+    one to go on with, so the run ends as the error it is (exit 1), not as a question to a
+    human (Accept or Continue could not help); the breaker stays open for the next run."""
     git_project.write({"PROMPT.md": "goal\n"})
     cmd = git_project.script({"*": [{"exit": 1}]})
     res = git_project.run("run", "--agent-command", cmd, "-n", "20")
-    assert res.exit_code == 5, res
+    assert res.exit_code == 1, res
     assert len(git_project.rotation_ends()) == 3
     assert "circuit breaker open" in res.stdout
+    assert "error: every agent failed 3 rotations in a row" in res.stderr
+    assert not git_project.worklog("escalation")
+    assert git_project.state()["breaker"]["state"] == "OPEN"
 
 
 def _alive(pid: int) -> bool:

@@ -15,6 +15,7 @@ import pytest
 
 from ralph.errors import report
 from tests.conftest import Project
+from tests.platforms import posix_signals
 
 
 def seed(project: Project, rows: list[dict[str, object]], iteration: int = 0) -> None:
@@ -90,6 +91,7 @@ def test_os_errors_are_one_line_with_a_hint(capsys: pytest.CaptureFixture[str]) 
     ]
 
 
+@posix_signals
 @pytest.mark.slow
 def test_hangup_stops_the_run_and_its_agent(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})

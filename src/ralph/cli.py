@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -17,15 +18,12 @@ from typer.core import TyperGroup
 
 from ralph import __version__
 from ralph.commands import helptext
-from ralph.commands.helptext import EscalationChoice, LogFormat
 from ralph.errors import RalphError, report
 
 _UsageError: type[Exception] = typer.BadParameter.__bases__[0]  # Click's UsageError
 
 
-class RalphGroup(TyperGroup):
-    """Typer's group, with readable --help and a refused command line in one `error:` line."""
-
+class RalphGroup(TyperGroup):  # readable --help, a refused command line in ralph's words
     def main(  # type: ignore[override]
         self, args: Any = None, prog_name: Any = None, standalone_mode: bool = True, **kw: Any
     ) -> Any:
@@ -33,8 +31,7 @@ class RalphGroup(TyperGroup):
         try:
             code = super().main(args, prog_name, standalone_mode=False, **kw)
         except _UsageError as exc:
-            typer.echo(helptext.refused(exc), err=True)
-            code = 2
+            code = helptext.refused(exc, lambda text: typer.echo(text, err=True))
         if standalone_mode:
             raise SystemExit(code if isinstance(code, int) else 0)
         return code
@@ -49,17 +46,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+# Choices as Typer shows them (the values are what the commands get).
+SandboxChoice = Enum("SandboxChoice", {"off": "off", "auto": "auto", "srt": "srt", "bwrap": "bwrap", "docker": "docker"}, type=str)  # fmt: skip  # noqa: E501
+EscalationChoice = Enum("EscalationChoice", {"abort": "abort", "accept": "accept", "continue_": "continue"}, type=str)  # fmt: skip  # noqa: E501
+LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
-Root = Annotated[
-    Path,
-    typer.Option(
-        "--project",
-        "-C",
-        help="Project root (default: the current directory).",
-        file_okay=False,
-        exists=True,
-    ),
-]
+_ROOT = "Project root (default: the current directory)."
+Root = Annotated[Path, typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")]
@@ -216,6 +209,10 @@ def run(
             case_sensitive=False,
         ),
     ] = None,
+    sandbox: Annotated[
+        Optional[SandboxChoice],  # noqa: UP045
+        typer.Option("--sandbox", help="Run agents and checks in this sandbox, or refuse to."),
+    ] = None,
     spec: Annotated[
         Optional[list[str]],  # noqa: UP045
         typer.Option(
@@ -337,15 +334,21 @@ def cancel(
 
 
 @app.command()
-def agents(
-    json_: JsonFlag = False,
-    root: Root = Path(),
-) -> None:
+def agents(json_: JsonFlag = False, root: Root = Path()) -> None:
     """List the built-in agents: installed or not (with the version), and how each is run."""
     from ralph.commands.agents import agents as agents_command
 
     with reported_errors():
         agents_command(root.resolve(), as_json=json_)
+
+
+@app.command()
+def doctor(json_: JsonFlag = False, root: Root = Path()) -> None:
+    """Check the sandbox and every agent CLI (installed, logged in) without spending tokens."""
+    from ralph.commands.doctor import doctor as doctor_command
+
+    with reported_errors():
+        raise typer.Exit(doctor_command(root.resolve(), as_json=json_))
 
 
 @app.command()

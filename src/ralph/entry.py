@@ -6,6 +6,7 @@ command line (and any status line with other options) goes through Typer in cli.
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,7 +33,25 @@ def plain_status_root(args: Sequence[str]) -> Path | None:
     return root if root.is_dir() else None
 
 
+def printable_output() -> None:
+    """Output that cannot encode ralph's characters (—, ·, …, →) must not end a command with a
+    traceback. On Windows, output piped or redirected (a CI log, a file) is in the ANSI code page:
+    it becomes UTF-8, as a Windows console already is. Elsewhere (an ASCII locale, a forced
+    PYTHONIOENCODING) the encoding stays and what it cannot encode is replaced."""
+    for stream in (sys.stdout, sys.stderr):
+        if not isinstance(stream, io.TextIOWrapper) or stream.encoding.lower() in _UTF8:
+            continue
+        if sys.platform == "win32" and not stream.isatty():
+            stream.reconfigure(encoding="utf-8", errors="replace")
+        else:
+            stream.reconfigure(errors="replace")
+
+
+_UTF8 = ("utf-8", "utf8")
+
+
 def main(argv: Sequence[str] | None = None) -> Any:
+    printable_output()
     args = list(sys.argv[1:] if argv is None else argv)
     root = plain_status_root(args)
     if root is None:

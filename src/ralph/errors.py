@@ -72,6 +72,10 @@ class AgentsExhausted(RalphError):
     exit_code = ExitCode.AGENTS_EXHAUSTED
 
 
+class SandboxError(RalphError):
+    """The sandbox asked for cannot start here: the run refuses rather than run unsandboxed."""
+
+
 class LockError(RalphError):
     """Another ralph run holds this project."""
 

@@ -6,7 +6,7 @@ A new agent CLI is one module and one line in `REGISTRY`: the names ralph.yaml's
 
 from __future__ import annotations
 
-import shlex
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
@@ -21,6 +21,7 @@ from ralph.agents.gemini import GeminiAgent
 from ralph.agents.opencode import OpenCodeAgent
 from ralph.agents.pi import PiAgent
 from ralph.errors import ConfigError
+from ralph.rules.cmdline import split_command
 from ralph.rules.names import command_label, did_you_mean
 
 
@@ -77,7 +78,11 @@ def make_agent(
     """
     if command is not None:
         try:
-            argv = shlex.split(command) if isinstance(command, str) else list(command)
+            argv = (
+                split_command(command, windows=sys.platform == "win32")
+                if isinstance(command, str)
+                else list(command)
+            )
         except ValueError as exc:  # an unbalanced quote
             raise ConfigError(
                 f"agent command {command!r}: {exc}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -21,6 +22,10 @@ FaultKind = Literal["rate_limit", "auth", "overflow"]
 # The window a rate limit belongs to: a plan's five-hour session, its week, a day's quota, a
 # plan's usage of unknown length, or a short one (per-minute API limit, a busy server).
 Window = Literal["session", "weekly", "daily", "usage", "short"]
+
+STDERR_LINES = 5  # the last lines of a failed agent's stderr shown in its handoff
+STDERR_LINE_CHARS = 300
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
 @dataclass(frozen=True)
@@ -76,5 +81,16 @@ class AgentResult:
             return f"no output for too long (idle timeout), stopped after {p.elapsed:.0f} s"
         if p.exit_code != 0:
             why = f"exit code {p.exit_code}"
-            return f"{why}: {self.error}" if self.error else why
+            said = self.error or next(reversed(self.stderr_lines()), None)
+            return f"{why}: {said}" if said else why
         return self.error
+
+    def stderr_lines(self, limit: int = STDERR_LINES) -> tuple[str, ...]:
+        """The last non-blank lines the agent wrote on stderr (colours removed, long lines
+        cut): in its own words, why it failed."""
+        text = _ANSI.sub("", self.process.stderr_tail.decode("utf-8", errors="replace"))
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return tuple(
+            line if len(line) <= STDERR_LINE_CHARS else line[: STDERR_LINE_CHARS - 1] + "…"
+            for line in lines[-limit:]
+        )

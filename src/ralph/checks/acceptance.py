@@ -8,7 +8,7 @@ them. Acceptors work on the saved state they are given and on their own files un
 they return the state with the acceptance in it, and the caller saves it once.
 
 Adding a kind: write an acceptor (a class with `kind`, `pending` and `accept`) and add it to
-`acceptors()`.
+`acceptors()` in checks/acceptors.py.
 """
 
 from __future__ import annotations
@@ -88,21 +88,3 @@ class FrontMatterAcceptor:
             if row is not None and row.agent_front_matter == item.key:
                 state = state.with_spec(replace(row, agent_front_matter=None))
         return state
-
-
-def acceptors() -> list[Acceptor]:
-    """Every kind of change a person accepts, in the order `ralph accept` shows them."""
-    return [FrontMatterAcceptor()]
-
-
-def pending_all(scope: Scope, state: State) -> list[Pending]:
-    return [item for acceptor in acceptors() for item in acceptor.pending(scope, state)]
-
-
-def accept_all(scope: Scope, state: State, items: Sequence[Pending]) -> State:
-    """Accept `items`, each by the acceptor of its kind; the new state."""
-    for acceptor in acceptors():
-        mine = [item for item in items if item.kind == acceptor.kind]
-        if mine:
-            state = acceptor.accept(scope, state, mine)
-    return state

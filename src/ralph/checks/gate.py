@@ -224,6 +224,19 @@ class DoneGate:
                 break
         return out
 
+    def refuse_rules(
+        self, spec: Spec, iteration: int, handoff: Path, pending: Sequence[str]
+    ) -> tuple[str, str | None]:
+        """A DONE while the ignore rules differ from the ones a person set (the snapshot
+        compares by a person's rules, but what decides the verdict is theirs to change)."""
+        more = f" (and {len(pending) - 1} more)" if len(pending) > 1 else ""
+        reason = (
+            f"ignore rules wait for a person: {pending[0]}{more}; a person accepts them with "
+            "`ralph accept`, or restore the rule files"
+        )
+        verdict = self._refuse(spec, iteration, handoff, (reason,), "")
+        return verdict.signal, verdict.note
+
     def _logger(self, iteration: int, path: str) -> Callable[[CheckResult], None]:
         """Each check and its result, for the worklog."""
 

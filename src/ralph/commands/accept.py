@@ -13,7 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ralph.checks.acceptance import Pending, Scope, accept_all, pending_all
+from ralph.checks.acceptance import Pending, Scope
+from ralph.checks.acceptors import accept_all, pending_all
 from ralph.errors import ExitCode, LockError, UsageError
 from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths, read_spec

@@ -5,21 +5,10 @@ wording. Pure text; cli.py applies it (the only module that imports Typer)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from enum import Enum
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-
-class EscalationChoice(str, Enum):
-    abort = "abort"
-    accept = "accept"
-    continue_ = "continue"
-
-
-class LogFormat(str, Enum):
-    text = "text"
-    json = "json"
-
+from ralph.errors import ExitCode
 
 # Options whose default lives in ralph.yaml: the help says it (Typer shows no default for None).
 MAX_ITERATIONS = "Rotations this run may make (default 20, or max_iterations in ralph.yaml)."
@@ -85,8 +74,9 @@ def _readable(record: Any) -> Any:
     return get_help_record
 
 
-def refused(exc: Any) -> str:
-    """A command line Click refused (its UsageError, duck-typed): `error:` and `hint:`."""
+def refused(exc: Any, say: Callable[[str], object]) -> int:
+    """A command line Click refused (its UsageError, duck-typed): `error:` and `hint:` said,
+    and the exit code of a usage error."""
     opts = getattr(getattr(exc, "param", None), "opts", None) or []
     unknown = type(exc).__name__ == "NoSuchOption"
     line = usage_error(
@@ -97,7 +87,8 @@ def refused(exc: Any) -> str:
     )
     ctx = getattr(exc, "ctx", None)
     where = f"{ctx.command_path} --help" if ctx is not None else "ralph --help"
-    return f"error: {line}\nhint: {where} lists the options"
+    say(f"error: {line}\nhint: {where} lists the options")
+    return int(ExitCode.USAGE)
 
 
 _REWRITES: tuple[tuple[str, str], ...] = (

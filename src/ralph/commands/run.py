@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ralph.commands.runoptions import RunRequest, run_request, save_run_options
 from ralph.commands.runreports import ReportSink, finish_reports, last_reports, own_files
 from ralph.errors import ExitCode, RalphError
-from ralph.run.events import Event, RunStarted
+from ralph.run.events import Event, Notice, RunStarted
 
 if TYPE_CHECKING:
     from ralph.run.escalation import Choice, Decide, Escalation
@@ -45,6 +45,8 @@ def run_project(req: RunRequest) -> int:
 
 def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
     from ralph.commands.pool import build_policy, build_pool
+    from ralph.commands.sandboxing import start_sandbox
+    from ralph.process.containment import contain
     from ralph.run.loop import run_loop
     from ralph.run.options import RunOptions
     from ralph.store.config import load_config
@@ -69,14 +71,19 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         latency_budget_ms=config.latency_budget_ms,
         only=tuple(req.spec or ()),
     )
-    with make_display(
-        stream=sys.stdout,
-        force_plain=req.plain,
-        no_color=req.no_color,
-        verbose=req.verbose,
-        quiet=req.quiet,
-        log_format="json" if req.log_format == "json" else "text",
-    ) as display:
+    # Before any agent or check runs: a sandbox that cannot start stops the run here.
+    box = start_sandbox(req.root, req.sandbox, config.sandbox, members)
+    with (
+        contain(box),
+        make_display(
+            stream=sys.stdout,
+            force_plain=req.plain,
+            no_color=req.no_color,
+            verbose=req.verbose,
+            quiet=req.quiet,
+            log_format="json" if req.log_format == "json" else "text",
+        ) as display,
+    ):
 
         def emit(event: Event) -> None:
             observe(event)
@@ -84,6 +91,8 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
                 # Saved once the run holds the project: a refused run leaves them alone.
                 save_run_options(req.root, req.saved_options)
             display.handle(event)
+            if isinstance(event, RunStarted) and box is not None:
+                display.handle(Notice("info", box.describe()))
 
         decide = _decider(display, req.on_escalation or config.on_escalation, forced=req.plain)
         return run_loop(replace(opts, decide=decide), emit)

@@ -77,6 +77,8 @@ class Adopted:
         Waits up to `wait` seconds for the ones just killed: on a loaded machine a SIGKILLed
         process can take a moment to become a zombie that waitpid() can collect.
         """
+        if sys.platform == "win32":
+            return  # nothing is adopted there: no subreaper, no zombies
         end = time.monotonic() + wait
         while True:
             for pid in list(self.seen):

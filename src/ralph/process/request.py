@@ -23,6 +23,9 @@ class ProcessRequest:
     idle_timeout: float | None = None  # seconds without a byte on stdout or stderr
     kill_grace: float = 5.0  # seconds between SIGTERM and SIGKILL
     tail_bytes: int = 1 << 20  # how much of the end of each stream to keep
+    # Runs inside the run's sandbox when one is active (process/containment.py); False only
+    # for ralph's own helpers that need the desktop, never for what an agent or a check runs.
+    sandboxed: bool = True
 
     def __post_init__(self) -> None:
         if not self.argv:

@@ -13,7 +13,7 @@ from typing import IO
 
 import psutil
 
-from ralph.process import tree
+from ralph.process import containment, tree
 from ralph.process.leftovers import run_mark
 from ralph.process.orphans import MARKER, Adopted
 from ralph.process.pipes import Tail, open_pipes
@@ -55,7 +55,8 @@ def run_process(
     # Taken before the spawn: an agent that forks an orphan at once would otherwise have it
     # counted among the children ralph already had, and never reaped.
     adopted = Adopted(token)
-    proc = spawn(request)
+    box = containment.active() if request.sandboxed else None
+    proc = spawn(request, box, token)
     adopted.before.add(proc.pid)  # the agent itself is Popen's to wait for
     run = _Supervisor(request, proc, on_output, adopted)
     failed = True
@@ -71,7 +72,10 @@ def run_process(
         if failed:
             # on_output itself may be what raised: do not call it again while cleaning up.
             run.on_output = None
-        run.stop()
+        try:
+            run.stop()
+        finally:
+            containment.release(box, token)
     return ProcessResult(
         exit_code=run.exit_code,
         stdout_tail=run.tails["stdout"].tail(),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ralph.process.request import ProcessRequest
+from ralph.process.sandbox import Sandbox, wrap
 
 
 class StartError(Exception):
@@ -26,9 +27,15 @@ class StartError(Exception):
         self.stdin = stdin  # set: reading this stdin file failed, the program never ran
 
 
-def spawn(request: ProcessRequest) -> subprocess.Popen[bytes]:
-    """The started process, its stdout and stderr piped; StartError when it cannot start."""
+def spawn(
+    request: ProcessRequest, box: Sandbox | None = None, token: str = ""
+) -> subprocess.Popen[bytes]:
+    """The started process, its stdout and stderr piped; StartError when it cannot start.
+    With `box`, the request's command runs inside that sandbox (`token` names it)."""
     program = request.argv[0]
+    argv, env = request.argv, dict(request.env)
+    if box is not None:
+        argv, env = wrap(box, argv, request.cwd, env, token)
     stdin: IO[bytes] | int = subprocess.DEVNULL
     if request.stdin_path is not None:
         try:
@@ -43,9 +50,9 @@ def spawn(request: ProcessRequest) -> subprocess.Popen[bytes]:
         isolation = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
     try:
         return subprocess.Popen(
-            request.argv,
+            argv,
             cwd=request.cwd,
-            env=dict(request.env),
+            env=env,
             stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

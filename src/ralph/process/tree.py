@@ -1,4 +1,7 @@
-"""An agent's process tree: every descendant seen so far, and its kill (SIGTERM, then SIGKILL)."""
+"""An agent's process tree: every descendant seen so far, and its kill (SIGTERM, then SIGKILL).
+
+On Windows there are no signals to send: the soft stop is a Ctrl-Break to the agent's process
+group, the hard one TerminateProcess on the agent and on every descendant seen (psutil)."""
 
 from __future__ import annotations
 
@@ -126,7 +129,10 @@ def kill(proc: subprocess.Popen[bytes], victims: list[psutil.Process]) -> None:
 
 
 def _signal(proc: subprocess.Popen[bytes], victims: list[psutil.Process], *, kill: bool) -> None:
-    if sys.platform != "win32":
+    if sys.platform == "win32":
+        if not kill and _break_group(proc):
+            return  # the group got its Ctrl-Break; kill() ends whatever outlives the grace
+    else:
         sig = signal.SIGKILL if kill else signal.SIGTERM
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, sig)
@@ -145,3 +151,18 @@ def _signal(proc: subprocess.Popen[bytes], victims: list[psutil.Process], *, kil
                 victim.terminate()
         except psutil.Error:
             pass
+
+
+def _break_group(proc: subprocess.Popen[bytes]) -> bool:
+    """Windows: Ctrl-Break to the agent's process group (spawn made one), the closest thing
+    to SIGTERM there: terminate() is TerminateProcess, which would leave no grace at all.
+    False when it cannot be sent (the agent gone, or ralph without a console to share)."""
+    if sys.platform != "win32":
+        return False  # not called there: SIGTERM to the group does this
+    if proc.poll() is not None:
+        return False
+    try:
+        os.kill(proc.pid, signal.CTRL_BREAK_EVENT)
+    except OSError:
+        return False
+    return True

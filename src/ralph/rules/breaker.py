@@ -8,7 +8,9 @@ and review rotations between failed verifications do not hide those. After `thre
 consecutive failures the breaker opens
 and ralph escalates to a human. An open breaker blocks until its cooldown has passed, then lets
 exactly one trial through (HALF_OPEN): a success closes it, a failure opens it again. The
-breaker lives in `state.json`, so restarting ralph never resets it.
+breaker lives in `state.json`, so restarting ralph never resets it; but a run whose agent
+configuration differs from the one the breaker opened under (a fixed or another agent) gets
+its trial at once: waiting out the cooldown would only keep a mended agent idle.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class Breaker:
     opened_at: float | None = None  # epoch seconds when it last opened
     reasons: tuple[str, ...] = ()  # the most recent failures, oldest first
     subject: str | None = None  # what the latest failure was about (a spec path)
+    agents: str | None = None  # the agent configuration it opened under (a fingerprint)
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ def record(
     threshold: int,
     reason: str = "",
     subject: str | None = None,
+    agents: str | None = None,
 ) -> tuple[Breaker, Transition | None]:
     """The breaker after one outcome, and the state transition it caused (None: no change)."""
     if success:
@@ -72,7 +76,8 @@ def record(
             if breaker.state == HALF_OPEN
             else f"{plural(failures, 'failure')} in a row"
         )
-        return replace(failed, state=OPEN, opened_at=now), Transition(breaker.state, OPEN, why)
+        opened = replace(failed, state=OPEN, opened_at=now, agents=agents)
+        return opened, Transition(breaker.state, OPEN, why)
     return failed, None
 
 
@@ -84,15 +89,20 @@ def cooldown_left(breaker: Breaker, *, now: float, cooldown: float) -> float:
 
 
 def admit(
-    breaker: Breaker, *, now: float, cooldown: float
+    breaker: Breaker, *, now: float, cooldown: float, agents: str | None = None
 ) -> tuple[Breaker, bool, Transition | None]:
-    """May the next attempt run? An open breaker whose cooldown is over becomes HALF_OPEN and
-    lets one trial through; one still cooling down refuses."""
+    """May the next attempt run? An open breaker whose cooldown is over, or that opened under
+    another agent configuration than `agents`, becomes HALF_OPEN and lets one trial through;
+    one still cooling down with the same agents refuses."""
     if breaker.state != OPEN:
         return breaker, True, None
-    if cooldown_left(breaker, now=now, cooldown=cooldown) > 0:
+    if breaker.agents is not None and agents is not None and agents != breaker.agents:
+        why = "the agent configuration changed"
+    elif cooldown_left(breaker, now=now, cooldown=cooldown) > 0:
         return breaker, False, None
-    return replace(breaker, state=HALF_OPEN), True, Transition(OPEN, HALF_OPEN, "cooldown over")
+    else:
+        why = "cooldown over"
+    return replace(breaker, state=HALF_OPEN), True, Transition(OPEN, HALF_OPEN, why)
 
 
 def reset(breaker: Breaker, why: str) -> tuple[Breaker, Transition | None]:

@@ -123,6 +123,7 @@ def state_to_json(state: State) -> dict[str, Any]:
             "opened_at": state.breaker.opened_at,
             "reasons": list(state.breaker.reasons),
             "subject": state.breaker.subject,
+            "agents": state.breaker.agents,
         },
     }
 

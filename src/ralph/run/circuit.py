@@ -1,8 +1,11 @@
 """The circuit breaker in a run: outcomes feed it, an open breaker holds the next attempt
-until its cooldown is over, and escalates to a human (or, headless, to --on-escalation)."""
+until its cooldown is over (or the agents were changed), and escalates to a human (or,
+headless, to --on-escalation)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from dataclasses import replace
 
@@ -16,10 +19,27 @@ from ralph.run.events import Notice
 from ralph.run.facts import BreakerChanged, Escalated
 
 
+def agents_fingerprint(ctx: RunContext) -> str:
+    """The run's agent configuration in 16 hex digits: each agent's name, command line, model,
+    environment and limits. The values are hashed, never stored."""
+    config = [
+        {
+            "name": m.name,
+            "argv": m.agent.argv,
+            "model": m.agent.model,
+            "env": sorted(m.agent.extra_env.items()),
+            "limits": (m.timeout, m.idle_timeout),
+        }
+        for m in ctx.opts.pool
+    ]
+    return hashlib.sha256(json.dumps(config).encode()).hexdigest()[:16]
+
+
 class Circuit:
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
         self.escalate_now = False  # the last outcome opened the circuit breaker
+        self.agents = agents_fingerprint(ctx)
 
     def feed(self, success: bool, reason: str, subject: str) -> None:
         """Feed one outcome to the circuit breaker (the caller saves the state)."""
@@ -31,6 +51,7 @@ class Circuit:
             threshold=ctx.opts.breaker_threshold,
             reason=reason,
             subject=subject,
+            agents=self.agents,
         )
         ctx.state = replace(ctx.state, breaker=breaker)
         if change is not None:
@@ -51,7 +72,10 @@ class Circuit:
         over; before that, it is a human's call."""
         ctx = self.ctx
         breaker, allowed, change = breakers.admit(
-            ctx.state.breaker, now=time.time(), cooldown=ctx.opts.breaker_cooldown
+            ctx.state.breaker,
+            now=time.time(),
+            cooldown=ctx.opts.breaker_cooldown,
+            agents=self.agents,
         )
         if change is not None:
             ctx.state = replace(ctx.state, breaker=breaker)
@@ -63,6 +87,10 @@ class Circuit:
 
     def escalate_if_open(self) -> int | None:
         if not self.escalate_now:
+            return None
+        if not any(not seat.evicted for seat in self.ctx.pool.seats):
+            # Every agent failed its rotations: the agent, not the spec, needs fixing. The
+            # pool ends the run with exit 1 saying so; the breaker stays open for the next run.
             return None
         self.escalate_now = False
         return self._escalate()
@@ -85,10 +113,14 @@ class Circuit:
         ctx.save()
         ctx.emit(Escalated(e.key, e.subject, choice, e.failures, tuple(e.reasons)))
         if choice == "abort":
+            wait = f"wait {e.cooldown_left:.0f} s and run again for one trial rotation"
+            if e.cooldown_left <= 0:
+                wait = "run again for one trial rotation"
             return ctx.end(
                 ExitCode.NEEDS_HUMAN,
                 f"aborted after {plural(e.failures, 'failure')} in a row on {e.subject} "
-                "(circuit breaker open); partial work kept",
+                f"(circuit breaker open); partial work kept. To go on: fix the cause, then "
+                f"`ralph reset` (or change the agent), or {wait}",
             )
         _, change = breakers.reset(b, f"user chose {choice}")
         if change is not None:

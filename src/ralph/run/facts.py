@@ -57,6 +57,7 @@ class RotationRecorded:
     log: str  # the rotation's history log, relative to the project
     usage: dict[str, Any]  # the worklog's usage keys
     fault: AgentFault | None
+    stderr: tuple[str, ...] = ()  # a failed rotation's last stderr lines, for its handoff
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,17 @@ from contextlib import contextmanager
 from types import FrameType
 
 # Signals that end a run the way Ctrl-C does: a CI job cancelled (SIGTERM), an ssh session
-# or terminal gone (SIGHUP). The agent runs in its own session and never receives them.
+# or terminal gone (SIGHUP; Linux and macOS only), Ctrl-Break at a Windows console (SIGBREAK,
+# Windows only; a cancelled Windows CI step gets Ctrl-C, then Ctrl-Break). The agent runs in
+# its own session (its own process group on Windows) and never receives them.
 _STOP_SIGNALS = tuple(
-    sig for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if sig
+    sig
+    for sig in (
+        getattr(signal, "SIGTERM", None),
+        getattr(signal, "SIGHUP", None),
+        getattr(signal, "SIGBREAK", None),
+    )
+    if sig
 )
 
 

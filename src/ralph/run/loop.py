@@ -99,6 +99,15 @@ class _Run:
         self.report(scan, added=had_specs)
         if dropped:
             ctx.emit(Notice("warning", changed_since_last_run(edited, dropped)))
+        held = self.tree.pending_rules()
+        if held:
+            ctx.emit(
+                Notice(
+                    "warning",
+                    f"the ignore rules differ from the ones a person set: {held[0]}; "
+                    "DONEs are refused until a person accepts them with `ralph accept`",
+                )
+            )
         stop = self._take_answer()
         if stop is not None:
             return stop

@@ -122,6 +122,9 @@ class Recorder:
     def _rotation_recorded(self, e: RotationRecorded) -> None:
         ws = self.ws
         note = _handoff_note(e.signal, e.note, e.fault, e.iteration, e.log)
+        if note is not None and e.stderr:
+            said = "\n".join(f"    {line}" for line in e.stderr)
+            note += f"\n\nThe last lines it wrote on stderr:\n\n{said}\n"
         if note is not None:
             append_note(ws.handoff(spec_slug(e.spec)), note)
         if e.signal in FAILED_STATUSES:  # a failed rotation or a refused DONE

@@ -23,6 +23,7 @@ from ralph.rules.matrix import record_rotation
 from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import Spec, spec_slug
+from ralph.rules.state import State
 from ralph.run.accounting import account, rotation_tally, usage_fields
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
@@ -182,7 +183,7 @@ class Rotation:
         signal_, note = self.judge(result, prompt)
         interrupted = result.process.interrupted
         if signal_ == "DONE":
-            if self._bypassed(spec.path):
+            if _bypassed(ctx.state, spec.path):
                 ctx.emit(GateBypassed(iteration, spec.path))
             else:
                 verdict = self._gate(spec, mode, iteration, result, prompt, handoff)
@@ -192,7 +193,8 @@ class Rotation:
         downgraded: tuple[str, ...] = ()
 
         def bookkeeping(changes: Changes) -> None:
-            nonlocal downgraded
+            nonlocal downgraded, signal_, note
+            signal_, note = _unless_rules_wait(self, spec, iteration, handoff, signal_, note)
             ctx.state, downgraded = record_rotation(
                 ctx.state, spec.path, signal_, bool(changes), spec_file_hash(opts.root, spec.path)
             )
@@ -214,8 +216,7 @@ class Rotation:
             with budget.operation("snapshot_save"):
                 self.keep(after, taken)
             elapsed = time.time() - started
-            now = ctx.state.get(spec.path)
-            done_count = now.done_count if now else 0
+            done_count = row.done_count if (row := ctx.state.get(spec.path)) else 0
             with budget.operation("logs"):
                 log.close(
                     f"# ended: signal={signal_} files_changed={len(changes)} "
@@ -245,6 +246,7 @@ class Rotation:
                         log=ws.rel(log.path),
                         usage=usage_fields(result),
                         fault=result.fault,
+                        stderr=result.stderr_lines() if signal_ == "ERROR" else (),
                     )
                 )
             self.record_budget(iteration, budget)
@@ -307,11 +309,6 @@ class Rotation:
             return "NONE", f"{found} only counts in a final verification; counted as CONTINUE"
         return found, None
 
-    def _bypassed(self, path: str) -> bool:
-        """The user chose to go on without verification for this spec (a recorded risk)."""
-        row = self.ctx.state.get(path)
-        return row is not None and row.override == BYPASSED
-
     def _gate(
         self,
         spec: Spec,
@@ -338,3 +335,18 @@ class Rotation:
                 )
         except KeyboardInterrupt:
             return Verdict("ERROR", "interrupted while running the DONE checks", True)
+
+
+def _unless_rules_wait(
+    rotation: Rotation, spec: Spec, iteration: int, handoff: Path, signal: str, note: str | None
+) -> tuple[str, str | None]:
+    """A DONE while the ignore rules wait for a person's say (on the tree the agent left, the
+    rule files included) is refused."""
+    held = rotation.tree.pending_rules() if signal == "DONE" else []
+    return rotation.gate.refuse_rules(spec, iteration, handoff, held) if held else (signal, note)
+
+
+def _bypassed(state: State, path: str) -> bool:
+    """The user chose to go on without verification for this spec (a recorded risk)."""
+    row = state.get(path)
+    return row is not None and row.override == BYPASSED

@@ -52,6 +52,10 @@ class Tree:
         hidden = hidden_spec_hashes(self.root)
         return Taken(after, with_hidden_spec_changes(changes, self.hidden, hidden), hidden, failure)
 
+    def pending_rules(self) -> list[str]:
+        """What in the ignore rules waits for a person's say, as of the last snapshot."""
+        return self.snapshotter.pending_rules()
+
     def key(self) -> str | None:
         """The tree as it is now, as a key for the check cache; None when unknown."""
         try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-import shlex
+import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from ralph.errors import ConfigError, invalid_value, model_keys, yaml_problem
+from ralph.rules.cmdline import split_command
 
 CONFIG_FILE = "ralph.yaml"
 _TYPE_TAG = re.compile(r"(str|int|float|bool|none|list\[.*\]|dict\[.*\])")
@@ -50,7 +51,8 @@ class AgentConfig(BaseModel):
         if value is not None and not (value.strip() if isinstance(value, str) else value):
             raise ValueError("must not be empty")
         if isinstance(value, str):
-            shlex.split(value)  # an unbalanced quote: ValueError, reported with the key
+            # an unbalanced quote: ValueError, reported with the key
+            split_command(value, windows=sys.platform == "win32")
         return value
 
     @property
@@ -86,6 +88,33 @@ class BreakerConfig(BaseModel):
 
 
 EscalationChoice = Literal["abort", "accept", "continue"]
+SandboxChoice = Literal["off", "auto", "srt", "bwrap", "docker"]
+
+
+class SandboxConfig(BaseModel):
+    """`sandbox:` where every agent, judge and check command runs (see process/sandbox.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    profile: SandboxChoice = "off"
+    allow_hosts: list[StrictStr] = Field(default_factory=list)  # added to the pool's API hosts
+    deny_read: list[StrictStr] = Field(default_factory=list)  # added to the usual secrets folders
+    allow_write: list[StrictStr] = Field(default_factory=list)  # more writable folders
+    image: StrictStr | None = None  # the docker profile's image (it must hold the agent CLIs)
+
+    @field_validator("allow_hosts", "deny_read", "allow_write")
+    @classmethod
+    def _no_blank(cls, value: list[str]) -> list[str]:
+        if any(not item.strip() for item in value):
+            raise ValueError("entries must not be empty")
+        return value
+
+
+def _sandbox_shorthand(value: Any) -> Any:
+    # `sandbox: srt` is short for `sandbox: {profile: srt}`; YAML reads `off` as false.
+    if isinstance(value, bool):
+        return {"profile": "auto" if value else "off"}
+    return {"profile": value} if isinstance(value, str) else value
 
 
 class RalphConfig(BaseModel):
@@ -106,6 +135,12 @@ class RalphConfig(BaseModel):
     breaker: BreakerConfig = Field(default_factory=BreakerConfig)
     on_escalation: EscalationChoice = "abort"  # what a headless run does when the breaker opens
     latency_budget_ms: Annotated[StrictFloat, Field(gt=0)] = 3000.0
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox_shorthand(cls, value: Any) -> Any:
+        return _sandbox_shorthand(value)
 
     @field_validator("test_command")
     @classmethod

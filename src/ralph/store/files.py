@@ -143,7 +143,8 @@ def _open_fifo(path: Path) -> int:
                 raise
             time.sleep(0.05)
             continue
-        os.set_blocking(fd, True)
+        if sys.platform != "win32":  # no named pipes there, nor set_blocking before 3.12
+            os.set_blocking(fd, True)
         return fd
 
 

@@ -1,4 +1,8 @@
-"""Git for snapshots: is the project in a repository, `git status` parsed, what a commit changed."""
+"""Git for snapshots: is the project in a repository, `git status` parsed, what a commit changed.
+
+Every call pins the repository and work tree found at start and overrides the settings that let
+git skip a changed file (an agent can edit .git/config): what git reports is what is on disk.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,23 @@ import os
 import re
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph.errors import StateError
 from ralph.process.capture import run_captured
 
 HEAD_RE = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})?\Z")
+
+# Stat shortcuts git may be told to take (size-only checks, no ctime, assume-unchanged on add, a
+# file-system monitor or untracked cache that answers for the files); replacement refs that
+# change what a commit id means.
+_STRICT = (
+    "--no-replace-objects",
+    *("-c", "core.checkStat=default", "-c", "core.trustctime=true"),
+    *("-c", "core.ignoreStat=false", "-c", "core.fsmonitor=false"),
+    *("-c", "core.untrackedCache=false", "-c", "core.bare=false"),
+)
 
 
 @dataclass(frozen=True)
@@ -24,13 +38,32 @@ class Repo:
     usable: bool = False  # git lists the folder's changes (else ralph walks the tree)
     prefix: bytes = b""  # the project root relative to the git top level, "sub/dir/"
     algo: str = "sha1"  # the repository's object format: blob ids are hashed with it
+    top: str = ""  # the work tree's top level and the git directory, as found at start
+    git_dir: str = ""
+
+    @property
+    def pinned(self) -> tuple[str, ...]:
+        """The options that keep later calls on this repository whatever its config says."""
+        if not self.git_dir:
+            return ()
+        return (f"--git-dir={self.git_dir}", f"--work-tree={self.top}")
+
+    @property
+    def index(self) -> Path | None:
+        return Path(self.git_dir, "index") if self.git_dir else None
 
 
 def find_repo(root: Path) -> Repo:
     """The repository holding `root`; StateError when there is one git refuses to read."""
     try:
         proc = _git(
-            root, "rev-parse", "--is-inside-work-tree", "--show-prefix", "--show-object-format"
+            root,
+            "rev-parse",
+            "--is-inside-work-tree",
+            "--show-prefix",
+            "--show-object-format",
+            "--show-toplevel",
+            "--absolute-git-dir",
         )
     except OSError:  # no git executable
         return Repo(root)
@@ -48,31 +81,93 @@ def find_repo(root: Path) -> Repo:
         return Repo(root)
     prefix = lines[1]
     algo = "sha256" if len(lines) > 2 and lines[2] == b"sha256" else "sha1"
+    top, git_dir = (os.fsdecode(x) for x in lines[3:5]) if len(lines) > 4 else ("", "")
     if prefix:
         # git status does not list files of an ignored folder, so it would see no change.
         ignored = _git(root, "check-ignore", "-q", ".")
         if ignored.returncode == 0:
             return Repo(root, usable=False, prefix=prefix, algo=algo)
-    return Repo(root, usable=True, prefix=prefix, algo=algo)
+    return Repo(root, usable=True, prefix=prefix, algo=algo, top=top, git_dir=git_dir)
 
 
-def status(repo: Repo) -> tuple[str, list[str]]:
-    """HEAD and the root-relative paths `git status` lists as changed or untracked."""
-    args = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--", ".")
-    try:
-        proc = _git(repo.root, *args)
-    except OSError as exc:
-        raise StateError(
-            f"{repo.root}: cannot run git ({exc.strerror or exc})",
-            "install git or put it on PATH",
-        ) from exc
-    if proc.returncode != 0:
-        lines = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise StateError(
-            f"{repo.root}: `git {args[0]}` failed: {lines[-1] if lines else proc.returncode}",
-            f"run `git {args[0]}` in the project folder and fix what git reports",
-        )
+@dataclass
+class Status:
+    """What `git status` listed, root-relative; folders keep their trailing slash."""
+
+    head: str  # "" before the first commit
+    changed: list[str] = field(default_factory=list)  # tracked: in the index or HEAD
+    untracked: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # by the ignore rules as they are now
+
+
+def status(repo: Repo) -> Status:
+    """HEAD and the paths `git status` lists as changed, untracked or ignored. Ignored folders
+    come as one entry (git does not look inside); submodules are looked into whatever their
+    `ignore` setting says."""
+    args = (
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--branch",
+        "--untracked-files=all",
+        "--ignored=matching",
+        "--ignore-submodules=none",
+        "--",
+        ".",
+    )
+    proc = _run(repo, *args, strict=True)
     return _parse_status(proc.stdout, repo.prefix)
+
+
+def index_entries(repo: Repo) -> bytes:
+    """`git ls-files -v -s -z` of the root: each index entry with its tag and blob."""
+    return _run(repo, "ls-files", "-z", "-v", "-s", "--", ".").stdout
+
+
+def ignore_files(repo: Repo) -> list[str]:
+    """The .gitignore files that apply to the root, relative to the top level: those of the
+    folders above it and every one under it, tracked, untracked or ignored."""
+    found = []
+    parts = os.fsdecode(repo.prefix).split("/")[:-1]
+    for depth in range(len(parts)):
+        rel = "".join(part + "/" for part in parts[:depth]) + ".gitignore"
+        if Path(repo.top, rel).is_file():
+            found.append(rel)
+    args = ("ls-files", "-z", "--cached", "--others", "--full-name", "--", ":(glob)**/.gitignore")
+    try:
+        proc = _git(repo.root, *repo.pinned, *args)
+    except OSError:
+        proc = None
+    if proc is None or proc.returncode != 0:
+        raise StateError(
+            f"{repo.root}: git cannot list the .gitignore files",
+            "run `git ls-files` in the project folder and fix what git reports",
+        )
+    found.extend(os.fsdecode(p) for p in proc.stdout.split(b"\0") if p)
+    return sorted(set(found))
+
+
+def info_exclude(repo: Repo) -> Path | None:
+    """The repository's own exclude file (.git/info/exclude)."""
+    out = _plain(repo, "rev-parse", "--git-path", "info/exclude")
+    return repo.root / out if out else None
+
+
+def excludes_file(repo: Repo) -> Path | None:
+    """The excludes file git config names (core.excludesFile), or git's default one."""
+    out = _plain(repo, "config", "--path", "--get", "core.excludesFile")
+    if out:
+        return repo.root / Path(out).expanduser()
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path("~/.config").expanduser())
+    return Path(xdg, "git", "ignore")
+
+
+def _plain(repo: Repo, *args: str) -> str:
+    try:
+        proc = _git(repo.root, *repo.pinned, *args)
+    except OSError:
+        return ""
+    return os.fsdecode(proc.stdout).strip() if proc.returncode == 0 else ""
 
 
 def commit_changes(
@@ -85,7 +180,7 @@ def commit_changes(
     empty_tree = getattr(hashlib, repo.algo)(b"tree 0\0").hexdigest()
     try:
         proc = _git(
-            repo.root, "diff-tree", "-r", "-z", "--no-renames",
+            repo.root, *_STRICT, *repo.pinned, "diff-tree", "-r", "-z", "--no-renames",
             old or empty_tree, new or empty_tree, "--", ".",
         )  # fmt: skip
     except OSError:
@@ -105,16 +200,32 @@ def commit_changes(
     return changes
 
 
+def _run(repo: Repo, *args: str, strict: bool = False) -> subprocess.CompletedProcess[bytes]:
+    """A git command that must succeed: a StateError saying what git said when it does not."""
+    try:
+        proc = _git(repo.root, *(_STRICT if strict else ()), *repo.pinned, *args)
+    except OSError as exc:
+        raise StateError(
+            f"{repo.root}: cannot run git ({exc.strerror or exc})",
+            "install git or put it on PATH",
+        ) from exc
+    if proc.returncode != 0:
+        lines = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise StateError(
+            f"{repo.root}: `git {args[0]}` failed: {lines[-1] if lines else proc.returncode}",
+            "run `git status` in the project folder and fix what git reports",
+        )
+    return proc
+
+
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     # GIT_OPTIONAL_LOCKS stays on: letting git status refresh the index keeps later calls fast.
     return run_captured(["git", "-c", "core.quotepath=off", *args], cwd)
 
 
-def _parse_status(out: bytes, prefix: bytes) -> tuple[str, list[str]]:
-    """HEAD ("" before the first commit) and the root-relative paths of a porcelain v2 -z
-    status; folders keep their trailing slash."""
-    head = ""
-    paths: list[str] = []
+def _parse_status(out: bytes, prefix: bytes) -> Status:
+    """The entries of a porcelain v2 -z status."""
+    found = Status("")
     records = out.split(b"\0")
     i = 0
     while i < len(records):
@@ -124,8 +235,9 @@ def _parse_status(out: bytes, prefix: bytes) -> tuple[str, list[str]]:
         if kind == b"# ":
             if record.startswith(b"# branch.oid "):
                 oid = record[len(b"# branch.oid ") :].decode("ascii", "replace")
-                head = "" if oid == "(initial)" else oid
+                found.head = "" if oid == "(initial)" else oid
             continue
+        paths = found.changed
         if kind == b"1 ":
             raw = [record.split(b" ", 8)[-1]]
         elif kind == b"2 ":
@@ -135,8 +247,10 @@ def _parse_status(out: bytes, prefix: bytes) -> tuple[str, list[str]]:
         elif kind == b"u ":
             raw = [record.split(b" ", 10)[-1]]
         elif kind == b"? ":
-            raw = [record[2:]]
-        elif not record or kind == b"! ":
+            raw, paths = [record[2:]], found.untracked
+        elif kind == b"! ":
+            raw, paths = [record[2:]], found.ignored
+        elif not record:
             continue
         else:
             raise StateError(
@@ -147,12 +261,12 @@ def _parse_status(out: bytes, prefix: bytes) -> tuple[str, list[str]]:
             rel = _relative(path, prefix)
             if rel is not None:
                 paths.append(rel)
-    if not HEAD_RE.match(head):
+    if not HEAD_RE.match(found.head):
         raise StateError(
-            f"git status printed an unexpected HEAD {head!r}",
+            f"git status printed an unexpected HEAD {found.head!r}",
             "run `git status` in the project folder and fix what git reports",
         )
-    return head, paths
+    return found
 
 
 def _relative(path: bytes, prefix: bytes) -> str | None:

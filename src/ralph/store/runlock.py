@@ -1,31 +1,42 @@
 """One run per project: an OS lock on `.ralph/run.lock` plus `.ralph/run.json` for humans.
 
 The lock is what decides: the OS releases it when the process dies, however it dies, so a
-run.json left by a killed run (its PID dead) is simply taken over by the next run.
+run.json left by a killed run (its PID dead) is simply taken over by the next run. The lock is
+the `filelock` library's (flock on Linux and macOS, a byte-range lock on Windows), taken by
+`ralph run`; `status` only probes it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph.errors import LockError, StateError
 from ralph.process.leftovers import current_run, mark_run, stop_marked
 from ralph.store.files import load_json, write_json_atomic
 
-try:
-    import fcntl
-except ImportError:  # Windows: fall back to checking the PID recorded in run.json
-    fcntl = None  # type: ignore[assignment]
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
 
 LOCK_FILE = "run.lock"
 RUN_FILE = "run.json"
+# How long a starting run waits for the lock: a `ralph status` probing it at that moment
+# holds it for a few microseconds and must not be taken for a live run.
+ACQUIRE_WAIT = 1.0
+
+
+def _os_lock(path: Path) -> BaseFileLock:
+    from filelock import FileLock
+
+    # Not thread-local: the run may release it from another thread than the one that took it.
+    return FileLock(path, thread_local=False)
 
 
 @dataclass(frozen=True)
@@ -49,17 +60,26 @@ def read_run(state_dir: Path) -> RunInfo | None:
 
 
 def is_live(state_dir: Path) -> bool:
-    lock = state_dir / LOCK_FILE
-    if fcntl is None:
-        return _pid_file_alive(state_dir)
+    """Whether a run holds the lock: a probe that takes it for an instant when it is free."""
+    lock_path = state_dir / LOCK_FILE
+    if not lock_path.exists():
+        return False
+    if sys.platform == "win32":
+        return _filelock_held(lock_path)
+    # filelock's lock on Linux and macOS is flock(2); a shared, non-blocking probe of it
+    # answers without importing the library, which `ralph status` cannot afford (~10 ms).
+    import fcntl
+
     try:
-        fd = os.open(lock, os.O_RDONLY)
-    except FileNotFoundError:
+        fd = os.open(lock_path, os.O_RDONLY)
+    except OSError:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
         return True
+    except OSError:
+        return False
     else:
         fcntl.flock(fd, fcntl.LOCK_UN)
         return False
@@ -67,13 +87,19 @@ def is_live(state_dir: Path) -> bool:
         os.close(fd)
 
 
-def _pid_file_alive(state_dir: Path) -> bool:
-    data = load_json(state_dir / RUN_FILE, RUN_FILE)
-    if not isinstance(data, dict) or not isinstance(data.get("pid"), int):
-        return False
-    import psutil
+def _filelock_held(lock_path: Path) -> bool:
+    """The probe through filelock itself: Windows' (the library's own lock calls there)."""
+    from filelock import Timeout
 
-    return bool(psutil.pid_exists(data["pid"])) and data["pid"] != os.getpid()
+    probe = _os_lock(lock_path)
+    try:
+        probe.acquire(timeout=0)
+    except Timeout:
+        return True
+    except OSError:
+        return False  # an unreadable lock file keeps no run out either
+    probe.release()
+    return False
 
 
 def load_json_quietly(path: Path) -> Any:
@@ -101,8 +127,8 @@ def _reap_leftover_group(previous: Any, state_dir: Path) -> None:
     than the recorded agent and carrying this project's RALPH_STATE_DIR in their environment,
     are killed, so a recycled PID never hits a stranger.
     """
-    if not isinstance(previous, dict) or fcntl is None:
-        return
+    if not isinstance(previous, dict) or sys.platform == "win32":
+        return  # no process groups there; the run's own kill of the tree is what stops it
     pgid, started = previous.get("agent_pid"), previous.get("agent_started")
     if not isinstance(pgid, int) or not isinstance(started, (int, float)) or pgid <= 1:
         return
@@ -132,7 +158,7 @@ class RunLock:
             "run_id": self.run_id,
             **info,
         }
-        self._fd: int | None = None
+        self._lock: BaseFileLock | None = None
         self._marking = False
 
     def __enter__(self) -> RunLock:
@@ -142,16 +168,14 @@ class RunLock:
                 f"move the file away; ralph keeps its state in the folder {self.state_dir.name}/",
             )
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        if fcntl is not None:
-            fd = os.open(self.state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                raise self._refused() from None
-            self._fd = fd
-        elif _pid_file_alive(self.state_dir):
-            raise self._refused()
+        from filelock import Timeout
+
+        lock = _os_lock(self.state_dir / LOCK_FILE)
+        try:
+            lock.acquire(timeout=ACQUIRE_WAIT)
+        except Timeout:
+            raise self._refused() from None
+        self._lock = lock
         _reap_leftovers(load_json_quietly(self.state_dir / RUN_FILE), self.state_dir)
         # Written before any process starts: a run killed at any later moment, even between
         # starting its agent and noting the PID, leaves the next run what it needs to find it.
@@ -202,7 +226,6 @@ class RunLock:
             self._marking = False
         with contextlib.suppress(OSError):
             (self.state_dir / RUN_FILE).unlink(missing_ok=True)
-        if self._fd is not None and fcntl is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None

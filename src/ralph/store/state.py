@@ -189,6 +189,7 @@ def _breaker_from_json(check: _Checker, raw: dict[str, Any]) -> Breaker:
         opened_at=None if opened_at is None else float(opened_at),
         reasons=tuple(reasons),
         subject=check.opt_str(raw, "subject", prefix),
+        agents=check.opt_str(raw, "agents", prefix),
     )
 
 

@@ -1,8 +1,10 @@
-"""Snapshots without git: a walk of the whole tree, every file fingerprinted (most from cache)."""
+"""Snapshots without git: a walk of the whole tree, every file fingerprinted (most from cache);
+and the walk of one folder that git ignores but the person's ignore rules do not."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from ralph.errors import StateError
@@ -18,6 +20,7 @@ def walk(
     entries: dict[str, str] = {}
     cache: dict[str, CacheEntry] = {}
     memo: dict[str, bool] = {}
+    ignore.refresh()
     ignored = ignore.hit
     fingerprint = fingerprints.of
     stack: list[tuple[str, str]] = [("", str(root))]
@@ -64,4 +67,38 @@ def walk(
                     entries[rel] = UNREADABLE
     fingerprints.keep(cache)
     ignore.keep(memo)
+    return entries
+
+
+def walk_folder(
+    root: Path, rel_dir: str, skip: Callable[[str], bool], fingerprint: Callable[[str], str]
+) -> dict[str, str]:
+    """Root-relative path -> fingerprint of the files under `rel_dir` ("dir/") but those
+    `skip` names (folders end in "/"); a repository inside is one entry, as git lists it."""
+    entries: dict[str, str] = {}
+    stack = [rel_dir]
+    while stack:
+        folder = stack.pop()
+        if folder != rel_dir and (root / folder / ".git").exists():
+            entries[folder.rstrip("/")] = fingerprint(folder.rstrip("/"))
+            continue
+        try:
+            scan = os.scandir(root / folder)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            entries[folder.rstrip("/")] = UNREADABLE
+            continue
+        with scan:
+            for entry in scan:
+                rel = folder + entry.name
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if not skip(rel + "/"):
+                        stack.append(rel + "/")
+                elif not skip(rel):
+                    entries[rel] = fingerprint(rel)
     return entries

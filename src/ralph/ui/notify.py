@@ -61,6 +61,7 @@ def notify_run_end(report: RunReport) -> None:
                 timeout=NOTIFY_TIMEOUT,
                 kill_grace=1.0,
                 tail_bytes=4096,
+                sandboxed=False,  # ralph's own message to the desktop, not the agent's work
             ),
             lambda stream, chunk: None,
         )

@@ -1,0 +1,28 @@
+"""Every kind of change that waits for a person's say (the registry of `ralph accept`), and
+accepting them all at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ralph.checks.acceptance import Acceptor, FrontMatterAcceptor, Pending, Scope
+from ralph.checks.ignoreaccept import IgnoreRulesAcceptor
+from ralph.rules.state import State
+
+
+def acceptors() -> list[Acceptor]:
+    """Every kind of change a person accepts, in the order `ralph accept` shows them."""
+    return [FrontMatterAcceptor(), IgnoreRulesAcceptor()]
+
+
+def pending_all(scope: Scope, state: State) -> list[Pending]:
+    return [item for acceptor in acceptors() for item in acceptor.pending(scope, state)]
+
+
+def accept_all(scope: Scope, state: State, items: Sequence[Pending]) -> State:
+    """Accept `items`, each by the acceptor of its kind; the new state."""
+    for acceptor in acceptors():
+        mine = [item for item in items if item.kind == acceptor.kind]
+        if mine:
+            state = acceptor.accept(scope, state, mine)
+    return state

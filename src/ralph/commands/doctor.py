@@ -1,0 +1,154 @@
+"""`ralph doctor`: can a run start here? The sandbox profiles (each probed with a test run) and
+every agent CLI (installed, its version, logged in), without spending a token: logins are read
+from credential variables and files, never by calling an API. Exit 1 when something ralph.yaml
+needs is broken; what is not needed is reported but does not fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ralph.agents.builtin import BuiltinAgent
+from ralph.agents.command import CommandAgent
+from ralph.agents.footprint import FOOTPRINTS, credentials
+from ralph.agents.member import Member
+from ralph.errors import ExitCode, RalphError
+from ralph.process.sandbox import PROFILES
+from ralph.store.config import RalphConfig
+
+
+@dataclass(frozen=True)
+class Check:
+    area: str  # sandbox | agent
+    name: str
+    state: str  # ok | warn | fail
+    detail: str
+    needed: bool  # ralph.yaml (or its defaults) asks for it
+    fix: str | None = None
+
+
+def doctor(root: Path, *, as_json: bool) -> int:
+    """Print every check; 1 when one that is needed failed, else 0."""
+    from ralph.store.config import load_config
+
+    config = load_config(root)
+    pool = _pool(config)
+    checks = [*sandbox_checks(root, config, pool), *agent_checks(config, pool)]
+    broken = [c for c in checks if c.needed and c.state == "fail"]
+    if as_json:
+        import json
+
+        print(json.dumps({"ok": not broken, "checks": [asdict(c) for c in checks]}))
+    else:
+        print(render(checks), end="")
+    return int(ExitCode.ERROR if broken else ExitCode.OK)
+
+
+def _pool(config: RalphConfig) -> list[CommandAgent]:
+    from ralph.agents.registry import make_agent
+
+    agents: list[CommandAgent] = []
+    for entry in config.members:
+        try:
+            agents.append(make_agent(entry.name, entry.command, entry.env, entry.model, entry.args))
+        except RalphError:
+            continue  # an unknown name: load_config would have said; the run will
+    return agents
+
+
+def sandbox_checks(root: Path, config: RalphConfig, pool: list[CommandAgent]) -> list[Check]:
+    from ralph.commands.sandboxing import AUTO_ORDER, start_sandbox
+
+    wanted = config.sandbox.profile
+    needed = set(AUTO_ORDER) if wanted == "auto" else {wanted}
+    members = [Member(agent) for agent in pool]
+    checks = [Check("sandbox", "sandbox", "ok", f"ralph.yaml asks for: {wanted}", False)]
+    for profile in PROFILES:
+        if profile == "docker" and not config.sandbox.image and profile not in needed:
+            tool = shutil.which("docker")
+            detail = f"{tool} (no sandbox.image named)" if tool else "docker not found on PATH"
+            checks.append(Check("sandbox", profile, "warn", detail, False))
+            continue
+        try:
+            box = start_sandbox(root, profile, config.sandbox, members)
+        except RalphError as exc:
+            state = "fail" if profile in needed else "warn"
+            checks.append(
+                Check("sandbox", profile, state, exc.message, profile in needed, exc.hint)
+            )
+            continue
+        assert box is not None
+        shutil.rmtree(box.scratch, ignore_errors=True)
+        checks.append(Check("sandbox", profile, "ok", box.describe(), profile in needed))
+    return checks
+
+
+def agent_checks(config: RalphConfig, pool: list[CommandAgent]) -> list[Check]:
+    from ralph.agents.registry import clis
+    from ralph.commands.agents import probe_version
+
+    used = {a.key for a in pool if isinstance(a, BuiltinAgent)}
+    own = {a.key: a for a in pool if isinstance(a, BuiltinAgent)}
+    checks: list[Check] = []
+    for key, cls in clis().items():
+        agent = own.get(key) or cls(env=config.agent.env)
+        needed = key in used
+        exe = agent.find()
+        if exe is None:
+            state = "fail" if needed else "warn"
+            checks.append(Check("agent", key, state, "not installed", needed, agent.install_hint()))
+            continue
+        version = probe_version(agent, exe) or "version unknown"
+        checks.append(_login(agent, f"{version}  {exe}", needed))
+    checks += [_custom(a) for a in pool if not isinstance(a, BuiltinAgent)]
+    return checks
+
+
+def _login(agent: BuiltinAgent, found: str, needed: bool) -> Check:
+    footprint = FOOTPRINTS.get(agent.key)
+    if footprint is None:
+        return Check("agent", agent.key, "ok", found, needed)
+    env = {**os.environ, **agent.extra_env}
+    source = credentials(footprint, Path.home(), env)
+    if source is not None:
+        return Check("agent", agent.key, "ok", f"{found}; credentials: {source}", needed)
+    if footprint.certain:
+        state = "fail" if needed else "warn"
+        detail = f"{found}; not logged in: no credentials found"
+    else:
+        # Its login may be where ralph cannot look (a keychain, a provider's own file).
+        state = "warn"
+        detail = f"{found}; no credentials found where ralph can look"
+    return Check("agent", agent.key, state, detail, needed, footprint.login_hint)
+
+
+def _custom(agent: CommandAgent) -> Check:
+    try:
+        argv = agent.resolve(Path.cwd())
+    except RalphError as exc:
+        return Check("agent", agent.name, "fail", exc.message, True, exc.hint)
+    return Check("agent", agent.name, "ok", f"custom command: {argv[0]}", True)
+
+
+def render(checks: list[Check]) -> str:
+    width = max(len(c.name) for c in checks)
+    lines: list[str] = []
+    area = ""
+    for check in checks:
+        if check.area != area:
+            area = check.area
+            lines.append("sandbox" if area == "sandbox" else "agents")
+        mark = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[check.state]
+        needed = "" if check.needed or check.state == "ok" else " (not needed)"
+        lines.append(f"  {mark}  {check.name:<{width}}  {check.detail}{needed}")
+        if check.fix and check.state != "ok":
+            lines.append(f"        {'':<{width}}  fix: {check.fix}")
+    broken = sum(1 for c in checks if c.needed and c.state == "fail")
+    if broken:
+        lines.append(f"{broken} problem(s) stop a run with this ralph.yaml; fix them and run again")
+    else:
+        lines.append("ready: everything this ralph.yaml needs works here")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,92 @@
+"""The sandbox every process of a run starts in: prepared, probed once, then active for the run.
+
+One sandbox for the whole run, held here rather than passed along: agents, judges and check
+commands all start through `spawn`, which wraps whatever the request runs while a sandbox is
+active, so no caller can forget it. A request opts out only by saying so (`sandboxed=False`,
+for ralph's own helpers such as a desktop notification).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from ralph.process.sandbox import Sandbox, container_name, srt_settings, wrap
+
+PROBE_TIMEOUT = 30.0  # seconds: srt starts node and its proxies; bwrap takes milliseconds
+# The innermost `contain` block's sandbox is last.
+_ACTIVE: list[Sandbox] = []
+
+
+def active() -> Sandbox | None:
+    """The sandbox processes start in now, or None."""
+    return _ACTIVE[-1] if _ACTIVE else None
+
+
+def prepare(box: Sandbox) -> None:
+    """Create the private folders and write srt's rules; OSError when it cannot."""
+    box.tmp.mkdir(parents=True, exist_ok=True)
+    box.scratch.chmod(0o700)
+    if box.profile == "srt":
+        box.settings.write_text(json.dumps(srt_settings(box), indent=1), encoding="utf-8")
+
+
+def probe(box: Sandbox, env: Mapping[str, str]) -> str | None:
+    """Why `box` cannot run a program on this machine, or None when it can (runs `true`)."""
+    if box.profile == "docker":
+        argv: tuple[str, ...] = (box.tool, "image", "inspect", "--format", "ok", str(box.image))
+    else:
+        argv, env = wrap(box, ("/bin/sh", "-c", "true"), box.project, env, "probe")
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=box.project,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT,
+            check=False,
+            start_new_session=True,
+        )
+    except subprocess.TimeoutExpired:
+        return f"{box.tool} did not finish a test run within {PROBE_TIMEOUT:g} s"
+    except OSError as exc:
+        return f"{box.tool}: {exc.strerror or exc}"
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    said = lines[-1].strip() if lines else f"exit code {done.returncode}"
+    return f"{Path(box.tool).name} failed a test run: {said}"
+
+
+@contextlib.contextmanager
+def contain(box: Sandbox | None) -> Iterator[None]:
+    """Every process started inside this block runs in `box` (nothing changes for None)."""
+    if box is None:
+        yield
+        return
+    _ACTIVE.append(box)
+    try:
+        yield
+    finally:
+        _ACTIVE.remove(box)
+        shutil.rmtree(box.scratch, ignore_errors=True)
+
+
+def release(box: Sandbox | None, token: str) -> None:
+    """After a process ended: remove what outlives its command line (a docker container)."""
+    if box is None or box.profile != "docker":
+        return
+    # Killing the docker client does not stop its container: remove it by name, bounded.
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        subprocess.run(
+            (box.tool, "rm", "--force", container_name(token)),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT,
+            check=False,
+        )

@@ -1,0 +1,158 @@
+"""What a sandbox allows, and the command line that runs a program inside it (no I/O here).
+
+Three profiles, each built on a maintained tool rather than on rules of ralph's own:
+`srt` (Anthropic's sandbox-runtime: bubblewrap plus a filtering proxy, so the network is an
+allow-list of hosts), `bwrap` (bubblewrap alone: the same filesystem rules, the network is not
+filtered) and `docker` (a container image; the network is Docker's). `containment` prepares and
+probes a sandbox and makes it the one every process of a run starts in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+Profile = Literal["srt", "bwrap", "docker"]
+PROFILES: tuple[Profile, ...] = ("srt", "bwrap", "docker")
+# The executable each profile runs, looked up on PATH.
+TOOLS: dict[Profile, str] = {"srt": "srt", "bwrap": "bwrap", "docker": "docker"}
+# Hosts that mean "this machine": allowing one routes loopback through the filtering proxy to
+# the host (a local model server, the mock LLM) instead of the sandbox's own loopback.
+LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """One run's sandbox: what may be written, what may not be read, which hosts are reachable."""
+
+    profile: Profile
+    tool: str  # absolute path of srt, bwrap or docker
+    project: Path  # writable: the project, with ralph's state and lane worktrees under it
+    scratch: Path  # ralph's private folder for this run: the temporary folder and srt's rules
+    writable: tuple[Path, ...] = ()  # the agent CLIs' config and cache folders (their logins)
+    deny_read: tuple[Path, ...] = ()  # secrets folders the agent may not even read
+    deny_files: tuple[Path, ...] = ()  # secret files (~/.netrc), likewise
+    # Inside a writable folder but kept read-only: what ralph's own git would run outside the
+    # sandbox (.git/hooks, .git/config's core.fsmonitor and the like).
+    read_only: tuple[Path, ...] = ()
+    hosts: tuple[str, ...] = ()  # host or host:port; every other host is refused (srt)
+    image: str | None = None  # docker: the image holding the agent CLIs
+    uid: int = 0  # docker: the user the container runs as (the caller's, so files stay theirs)
+    gid: int = 0
+
+    @property
+    def tmp(self) -> Path:
+        """The private temporary folder (TMPDIR inside the sandbox)."""
+        return self.scratch / "tmp"
+
+    @property
+    def settings(self) -> Path:
+        """srt's rules for this run, written by `containment.prepare`."""
+        return self.scratch / "srt-settings.json"
+
+    @property
+    def filters_network(self) -> bool:
+        return self.profile == "srt"
+
+    def describe(self) -> str:
+        """One line for the run's start: the profile and what it holds back."""
+        net = (
+            f"network only to {', '.join(self.hosts) or 'no host'}"
+            if self.filters_network
+            else "network not filtered"
+        )
+        return f"sandbox {self.profile}: writes only to the project, its CLIs' folders; {net}"
+
+
+def container_name(token: str) -> str:
+    """The name of the container a docker-profile process runs in (killed by it)."""
+    return f"ralph-{token[:24]}"
+
+
+def srt_settings(box: Sandbox) -> dict[str, Any]:
+    """sandbox-runtime's settings file for this sandbox."""
+    return {
+        "filesystem": {
+            "denyRead": [str(p) for p in (*box.deny_read, *box.deny_files)],
+            "allowWrite": [str(box.project), str(box.tmp), *(str(p) for p in box.writable)],
+            "denyWrite": [str(box.settings), *(str(p) for p in box.read_only)],
+        },
+        "network": {"allowedDomains": list(box.hosts), "deniedDomains": []},
+    }
+
+
+def wrap(
+    box: Sandbox, argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], token: str
+) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The command line and environment that run `argv` inside `box` (token: the run marker)."""
+    # IS_SANDBOX: the convention (Claude Code's among others) by which a CLI run as root in a
+    # sandbox lets its permission prompts be bypassed; here it is true.
+    env = {**env, "TMPDIR": str(box.tmp), "RALPH_SANDBOX": box.profile, "IS_SANDBOX": "1"}
+    if box.profile == "srt":
+        # srt makes its proxy's sockets in TMPDIR: a path short enough for a socket (108
+        # bytes) and private to the run; the program inside gets its own TMPDIR back.
+        return _srt(box, argv), {**env, "TMPDIR": str(box.scratch)}
+    if box.profile == "bwrap":
+        return _bwrap(box, argv, cwd), env
+    return _docker(box, argv, cwd, env, token), env
+
+
+def _srt(box: Sandbox, argv: tuple[str, ...]) -> tuple[str, ...]:
+    # srt points TMPDIR at a folder it shares between runs: this run's own comes back.
+    head: tuple[str, ...] = (box.tool, "--settings", str(box.settings), "--", "/usr/bin/env")
+    if any(_host(h) in LOOPBACK for h in box.hosts):
+        # srt exempts loopback from its proxy, but inside the sandbox loopback is the
+        # sandbox's own: an allowed host service is reached only through the proxy.
+        head += ("-u", "NO_PROXY", "-u", "no_proxy")
+    return (*head, f"TMPDIR={box.tmp}", *argv)
+
+
+def _host(entry: str) -> str:
+    if entry.startswith("["):
+        return entry.split("]", maxsplit=1)[0] + "]"
+    return entry.rsplit(":", 1)[0] if entry.count(":") == 1 else entry
+
+
+def _bwrap(box: Sandbox, argv: tuple[str, ...], cwd: Path) -> tuple[str, ...]:
+    # --die-with-parent and the pid namespace: when ralph kills bwrap, the kernel kills
+    # everything inside, daemons included. --new-session: no terminal to inject input into.
+    args = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for path in (box.project, box.tmp, *box.writable):
+        args += ["--bind", str(path), str(path)]
+    # After the binds: what is read-only or hidden inside a writable folder stays so.
+    for path in box.read_only:
+        args += ["--ro-bind", str(path), str(path)]
+    for path in box.deny_read:
+        args += ["--tmpfs", str(path)]
+    for path in box.deny_files:
+        args += ["--ro-bind", "/dev/null", str(path)]
+    args += ["--chdir", str(cwd), "--"]
+    return (box.tool, *args, *argv)
+
+
+# Variables that describe the host, not the program: the image has its own.
+_HOST_ONLY = frozenset({"PATH", "HOSTNAME", "LD_LIBRARY_PATH", "PYTHONHOME", "VIRTUAL_ENV"})
+
+
+def _docker(
+    box: Sandbox, argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], token: str
+) -> tuple[str, ...]:
+    args = ["run", "--rm", "-i", "--init", "--name", container_name(token)]
+    args += ["--user", f"{box.uid}:{box.gid}", "--security-opt", "no-new-privileges"]
+    args += ["--tmpfs", "/tmp", "-w", str(cwd)]
+    for path in (box.project, box.tmp, *box.writable):
+        args += ["--volume", f"{path}:{path}"]
+    for path in box.read_only:
+        args += ["--volume", f"{path}:{path}:ro"]
+    # `-e NAME` without a value: docker copies it from its own environment, so no key is on
+    # a command line that `ps` shows.
+    for name in sorted(env):
+        if name not in _HOST_ONLY:
+            args += ["--env", name]
+    if box.image is None:
+        raise ValueError("the docker profile needs an image")
+    # The image's own PATH finds the CLI: the host's absolute path means nothing inside.
+    return (box.tool, *args, box.image, Path(argv[0]).name, *argv[1:])

@@ -1,0 +1,162 @@
+"""Linux, macOS and Windows: the run lock, command lines and stop signals on each.
+
+The Windows branches that can be reached from here are tested here on every platform (the
+command-line split is a pure rule; the lock probe Windows uses works on any filelock)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+
+from ralph.errors import LockError
+from ralph.rules.cmdline import split_command
+from ralph.run.interrupts import _STOP_SIGNALS
+from ralph.store.runlock import LOCK_FILE, RunLock, _filelock_held, is_live
+from tests.conftest import Project
+from tests.platforms import WINDOWS
+
+DONE = [{"signal": "DONE"}]
+
+
+def test_windows_command_lines_keep_their_backslashes() -> None:
+    line = r'C:\Python\python.exe C:\agents\fake.py "C:\Program Files\x" --tag a#b'
+    assert split_command(line, windows=True) == [
+        r"C:\Python\python.exe",
+        r"C:\agents\fake.py",
+        r"C:\Program Files\x",
+        "--tag",
+        "a#b",
+    ]
+    assert split_command("agent 'two words' \"and more\"", windows=True) == [
+        "agent",
+        "two words",
+        "and more",
+    ]
+    # A POSIX shell's rules elsewhere: a backslash escapes.
+    assert split_command(r"agent a\ b 'c d'", windows=False) == ["agent", "a b", "c d"]
+    for windows in (True, False):
+        with pytest.raises(ValueError, match="closing quotation"):
+            split_command('agent "unclosed', windows=windows)
+
+
+def test_an_agent_command_with_a_windows_path_runs_that_program(project: Project) -> None:
+    # On Windows sys.executable is C:\...\python.exe: a POSIX split would have eaten its
+    # backslashes and no agent would start.
+    project.write({"PROMPT.md": "# goal\n"})
+    res = project.run("run", "--agent-command", project.script({"*": DONE}), "-n", "3")
+    assert res.exit_code == 0, res
+    assert project.counts() == {"PROMPT.md": 3}
+
+
+def test_the_run_lock_is_seen_by_both_probes_and_released(tmp_path: Path) -> None:
+    state = tmp_path / ".ralph"
+    with RunLock(state):
+        assert is_live(state)
+        assert _filelock_held(state / LOCK_FILE)  # the probe Windows uses
+        with pytest.raises(LockError, match="another ralph run is live"), RunLock(state):
+            pass
+        assert is_live(state)  # the refused second run took nothing from the first
+    assert not is_live(state)
+    assert not _filelock_held(state / LOCK_FILE)
+    assert not (state / "run.json").exists()
+
+
+def test_a_probe_holding_the_lock_for_an_instant_does_not_refuse_a_starting_run(
+    tmp_path: Path,
+) -> None:
+    # `ralph status` probes by taking the lock for an instant: a run starting at that very
+    # moment waits for it instead of reporting "another ralph run is live".
+    state = tmp_path / ".ralph"
+    state.mkdir()
+    probe = FileLock(state / LOCK_FILE, thread_local=False)
+    probe.acquire()
+    releaser = threading.Timer(0.3, probe.release)
+    releaser.start()
+    try:
+        with RunLock(state, current_spec="a") as lock:
+            assert json.loads((state / "run.json").read_text())["current_spec"] == "a"
+            assert lock.info["pid"] > 0
+    finally:
+        releaser.join()
+
+
+@pytest.mark.slow
+def test_a_killed_run_leaves_its_lock_to_the_next(project: Project) -> None:
+    # The OS releases the lock of a process that dies, however it dies.
+    project.write({"PROMPT.md": "# goal\n"})
+    code = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from ralph.store.runlock import RunLock\n"
+        "with RunLock(Path(sys.argv[1])):\n"
+        "    print('locked', flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    import subprocess
+
+    with subprocess.Popen(
+        [sys.executable, "-c", code, str(project.root / ".ralph")],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+            refused = project.run("run", "--agent-command", project.script({"*": DONE}))
+            assert refused.exit_code == 1 and "another ralph run is live" in refused.stderr
+        finally:
+            holder.kill()  # SIGKILL on Linux and macOS, TerminateProcess on Windows
+            holder.wait(timeout=10)
+    res = project.run("run", "--agent-command", project.script({"*": DONE}), "-n", "3")
+    assert res.exit_code == 0, res
+
+
+def test_stop_signals_are_the_platforms_own() -> None:
+    names = {signal.Signals(sig).name for sig in _STOP_SIGNALS}
+    if WINDOWS:
+        assert names == {"SIGTERM", "SIGBREAK"}
+    else:
+        assert names == {"SIGTERM", "SIGHUP"}
+
+
+def test_ci_runs_make_test_on_three_platforms_with_every_supported_python() -> None:
+    import re
+
+    import yaml
+
+    repo = Path(__file__).resolve().parents[1]
+    workflow = yaml.safe_load((repo / ".github" / "workflows" / "ci.yml").read_text())
+    job = workflow["jobs"]["test"]
+    matrix = job["strategy"]["matrix"]
+    assert set(matrix["os"]) == {"ubuntu-latest", "macos-latest", "windows-latest"}
+    assert job["strategy"]["fail-fast"] is False  # one platform's failure hides no other's
+    pyproject = (repo / "pyproject.toml").read_text()
+    lowest = re.search(r'requires-python = ">=3\.(\d+)"', pyproject)
+    assert lowest is not None
+    minors = sorted(int(v.split(".")[1]) for v in matrix["python"])
+    assert minors[0] == int(lowest.group(1))
+    assert minors == list(range(minors[0], minors[-1] + 1))  # none skipped in between
+    assert [s["run"] for s in job["steps"] if s.get("name") == "make test"] == ["make test"]
+    dist = [s["run"] for s in workflow["jobs"]["dist"]["steps"] if "run" in s]
+    assert any(r.startswith("make dist") for r in dist)
+
+
+@pytest.mark.slow
+def test_output_that_cannot_encode_ralphs_characters_is_no_traceback(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Piped output on Windows is in the ANSI code page; here an ASCII encoding stands in for
+    # it: `status` printed a traceback on its first em dash.
+    project.write({"PROMPT.md": "# goal\n", "specs/b.spec.md": "# b\n"})
+    assert project.run("run", *project.fake({"*": DONE}), "-n", "1").exit_code == 3
+    monkeypatch.setenv("PYTHONIOENCODING", "ascii")
+    for args in (("status",), ("history",), ("run", "--agent", "demo", "-n", "1")):
+        res = project.run_subprocess(*args)
+        assert res.exit_code in (0, 3), (args, res)
+        assert "Traceback" not in res.stderr and "UnicodeEncodeError" not in res.stderr, res
+    assert "PROMPT.md" in project.run_subprocess("status").stdout
