@@ -258,6 +258,7 @@ class Rotation:
                     rotation_tally(result),
                 )
             )
+            self.circuit.announce()  # "circuit breaker open" after the line that opened it
         return Outcome(after, signal_, bool(changes), interrupted)
 
     def _prompt(

@@ -262,6 +262,7 @@ class Verification:
                     ctx.rows(),
                 )
             )
+            self.circuit.announce()
         return after, verdict, interrupted
 
 
