@@ -6,11 +6,22 @@ scroll-back stays on one line."""
 from __future__ import annotations
 
 import io
+import os
+import time
+from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from ralph.run.events import AgentOutput, RotationEnded, RotationStarted, RunStarted, SpecRow
+from ralph.run.events import (
+    AgentOutput,
+    CancelRequested,
+    RotationEnded,
+    RotationStarted,
+    RunStarted,
+    SpecRow,
+)
+from ralph.store.cancel import CancelWatch, request_cancel
 from ralph.ui.live import print_rotation
 from ralph.ui.panel import render_panel
 from ralph.ui.panelfit import shorten_left
@@ -92,3 +103,23 @@ def test_a_rotation_line_stays_on_one_line_at_120_columns() -> None:
     lines = console.export_text().splitlines()
     assert len(lines) == 1 and lines[0].startswith("rotation 12 (4/20 this run) [IMPLEMENT] …")
     assert "feature-03.spec.md: REFUSED" in lines[0]
+
+
+def test_a_pending_cancel_is_shown_on_the_panel(tmp_path: Path) -> None:
+    v = view(many(3), 1, lines=2)
+    assert "Cancel:" not in "\n".join(shown(v, 80, 24))
+    after = apply_event(v, CancelRequested("after"))
+    assert "│ Cancel:    stopping after this rotation (ralph cancel)" in "\n".join(
+        shown(after, 80, 24)
+    )
+    assert "stopping now" in "\n".join(shown(apply_event(v, CancelRequested("now")), 80, 24))
+    # the run tells its displays as soon as the request is seen, once
+    seen: list[str] = []
+    with CancelWatch(tmp_path) as watch:
+        watch.on_request = seen.append
+        request_cancel(tmp_path, os.getpid(), "after")
+        deadline = time.monotonic() + 5
+        while not seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # more polls: still told once
+    assert seen == ["after"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -14,7 +15,7 @@ from ralph.rules.pool import Pool
 from ralph.rules.prompt import Mode
 from ralph.rules.state import State, Tally
 from ralph.rules.usage import minus, record_usage
-from ralph.run.events import Event, RotationStarted, RunEnded, SpecRow
+from ralph.run.events import CancelRequested, Event, RotationStarted, RunEnded, SpecRow
 from ralph.run.facts import FACTS, Fact
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.options import RunOptions
@@ -59,6 +60,10 @@ class RunContext:
         self.first = self.state.last_rotation  # the last number before this run
         self.limit = self.first + opts.max_iterations  # this run stops there
         self.answer: QuestionAndAnswer | None = None  # delivered with the next prompt
+        # `ralph cancel` is seen by the cancel watch's thread: its event waits for the lock
+        self._emitting = threading.RLock()
+        self.ended = False  # RunEnded was emitted
+        cancel.on_request = lambda mode: self.emit(CancelRequested(mode))
 
     @property
     def agent(self) -> CommandAgent:
@@ -69,12 +74,16 @@ class RunContext:
         line. Facts only the recorder needs never reach a display. A display that can no
         longer write (the terminal was closed, a pipe reader went away) is dropped rather
         than allowed to stop the run."""
-        if self._display is not None and not isinstance(event, FACTS):
-            try:
-                self._display(event)
-            except OSError:
-                self._display = None
-        self.recorder.handle(event)
+        with self._emitting:
+            if isinstance(event, CancelRequested) and self.ended:
+                return  # a request seen as the run ended: nothing left to stop
+            self.ended = self.ended or isinstance(event, RunEnded)
+            if self._display is not None and not isinstance(event, FACTS):
+                try:
+                    self._display(event)
+                except OSError:
+                    self._display = None
+            self.recorder.handle(event)
 
     def gate_record(self, record: GateRecord) -> None:
         """What the DONE gate did: recorded; a judge's call also counts in the usage (the run's,

@@ -116,6 +116,13 @@ class Waiting:
     reason: str
 
 
+@dataclass(frozen=True)
+class CancelRequested:
+    """`ralph cancel` asked this run to stop: after the current rotation, or now."""
+
+    mode: str  # "after" or "now"
+
+
 Event = (
     RunStarted
     | RotationStarted
@@ -125,6 +132,7 @@ Event = (
     | RunEnded
     | PoolChanged
     | Waiting
+    | CancelRequested
 )
 
 

@@ -179,6 +179,9 @@ def render_panel(view: PanelView, now: float, size: tuple[int, int] | None = Non
             waiting.append(f" · {clean_line(view.waiting_reason)}", style="yellow")
         waiting.append(" · Ctrl-C stops", style="dim")
         tail.append(("Waiting:", waiting))
+    if view.cancel is not None and view.phase != "finished":
+        how = "now" if view.cancel == "now" else "after this rotation"
+        tail.append(("Cancel:", Text(f"stopping {how} (ralph cancel)", style="bold yellow")))
 
     # Blocks above the matrix (status rows now; a block of lane rows can join them) count
     # against the height first; the matrix and the agent's lines share what is left.

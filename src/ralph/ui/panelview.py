@@ -11,6 +11,7 @@ from ralph.rules.state import Tally
 from ralph.rules.usage import UNREPORTED, merge
 from ralph.run.events import (
     AgentOutput,
+    CancelRequested,
     Event,
     PoolChanged,
     RotationEnded,
@@ -49,6 +50,7 @@ class PanelView:
     seats: tuple[Seat, ...] = ()  # the pool's agents: benched, evicted or ready
     waiting_until: float | None = None  # no agent available: waiting for a limit to reset
     waiting_reason: str | None = None
+    cancel: str | None = None  # `ralph cancel` asked the run to stop ("after" or "now")
 
 
 def _count_usage(view: PanelView, event: RotationEnded) -> PanelView:
@@ -71,6 +73,7 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             matrix=event.matrix,
             exit_code=None,
             reason=None,
+            cancel=None,
             run_usage=Tally(),
             agent_usage=(),
             waiting_until=None,
@@ -124,6 +127,8 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             waiting_until=None,
             waiting_reason=None,
         )
+    if isinstance(event, CancelRequested):
+        return replace(view, cancel=event.mode)
     if isinstance(event, PoolChanged):
         return replace(view, seats=event.seats)
     if isinstance(event, Waiting):

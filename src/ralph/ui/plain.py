@@ -12,6 +12,7 @@ from ralph.rules.usage import format_tally
 from ralph.rules.words import plural
 from ralph.run.events import (
     AgentOutput,
+    CancelRequested,
     Event,
     Notice,
     PoolChanged,
@@ -77,6 +78,7 @@ _RENDERED: dict[type, frozenset[str]] = {
     ),
     PoolChanged: frozenset({"seats"}),
     Waiting: frozenset({"until", "reason"}),
+    CancelRequested: frozenset({"mode"}),
 }
 
 
@@ -176,6 +178,9 @@ class PlainDisplay(LineDisplay):
             if event.usage is not None:
                 text += f", usage: {format_tally(event.usage)}"
             self._write(text + extra)
+        elif isinstance(event, CancelRequested):
+            how = "now" if event.mode == "now" else "after the current rotation"
+            self._write(f"ralph cancel: stopping {how}")
         elif isinstance(event, PoolChanged):
             pass  # benching and eviction each come with a Notice line
         elif isinstance(event, Waiting):
