@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import time
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from ralph.run.events import (
     SpecRow,
 )
 from ralph.store.cancel import CancelWatch, request_cancel
-from ralph.ui.live import print_rotation
+from ralph.ui.live import LiveDisplay, print_rotation
 from ralph.ui.panel import render_panel
 from ralph.ui.panelfit import shorten_left
 from ralph.ui.panelview import PanelView, apply_event
@@ -123,3 +124,26 @@ def test_a_pending_cancel_is_shown_on_the_panel(tmp_path: Path) -> None:
             time.sleep(0.05)
         time.sleep(0.5)  # more polls: still told once
     assert seen == ["after"]
+
+
+def test_the_panel_comes_back_below_an_answered_question() -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Tty()
+    console = Console(file=stream, width=80, height=24, force_terminal=True)
+    display = LiveDisplay(console, clock=lambda: 1000.0)
+    rows = many(3)
+    display.handle(RunStarted("claude", 0, 20, rows))
+    display.handle(RotationStarted("claude", rows[0].path, "IMPLEMENT", 1, 1, 20, 999.0, rows))
+    display.close()  # what the run does before it asks (escalation, question)
+    stream.write("Circuit breaker open...\nChoose [1/2/3]: 3\n")
+    asked = len(stream.getvalue())
+    display.handle(AgentOutput("stdout", ("after the answer",), rows[0].path, 1))
+    display.close()
+    after = stream.getvalue()[asked:]
+    # the panel is drawn below the answer: no cursor moved up into the question first
+    first_panel = after.index("╭")
+    assert not re.search(r"\x1b\[\d*A", after[:first_panel]), repr(after[:first_panel])
+    assert "after the answer" in after

@@ -51,7 +51,9 @@ class LiveDisplay(Closing):
         # Started on the first event rather than in __init__ so that building a display
         # (for example to pick one) draws nothing and starts no refresh thread.
         if self._live is not None and not self._live.is_started:
-            self._live.start(refresh=True)  # paused to ask the user something; back on
+            # Paused to ask the user something: a new Live starts below the question. The old
+            # one would move the cursor up by the panel it drew before, over the question.
+            self._live = None
         if self._live is None:
             from rich.live import Live
 
