@@ -232,11 +232,20 @@ def test_semantic_judge_decides_through_a_real_agent(tmp_path: Path) -> None:
         path, tmp_path, output="done", judge=judge(tmp_path, "NOT_VERIFIED: logout missing", log)
     )
     assert no.reasons == ("semantic: NOT_VERIFIED: logout missing",)
+    # a VERIFIED without valid evidence for each criterion counts as NOT_VERIFIED
+    for bare, why in (
+        ("VERIFIED-BARE", "no evidence cited"),
+        ("VERIFIED-WRONG", "the quoted text is not there"),
+    ):
+        unproven = run_gate(path, tmp_path, output="done", judge=judge(tmp_path, bare))
+        assert not unproven.passed
+        summary = unproven.results[0].summary
+        assert summary.startswith("NOT_VERIFIED: the judge said VERIFIED with ") and why in summary
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert calls[0] == {
         "mode": "JUDGE",
         "model": "haiku",
-        "criteria": ["- login works", "- logout works"],
+        "criteria": ["1. login works", "2. logout works"],
     }
 
 
@@ -285,8 +294,10 @@ def test_judge_that_cannot_start_falls_back(tmp_path: Path) -> None:
 
 
 def test_parse_verdict_takes_the_last_answer_line() -> None:
-    assert parse_verdict("VERIFIED\nNOT_VERIFIED: tests fail") == JudgeAnswer(False, "tests fail")
-    assert parse_verdict("**NOT_VERIFIED** - x\n`VERIFIED`") == JudgeAnswer(True, "verified")
+    text = "VERIFIED\nNOT_VERIFIED: tests fail"
+    assert parse_verdict(text) == JudgeAnswer(False, "tests fail", text)
+    text = "**NOT_VERIFIED** - x\n`VERIFIED`"
+    assert parse_verdict(text) == JudgeAnswer(True, "verified", text)
     assert parse_verdict("Reply VERIFIED or not").verdict is None
 
 
@@ -412,7 +423,7 @@ def test_verified_stands_while_the_tree_is_unchanged(tmp_path: Path) -> None:
     run_gate(path, tmp_path, output="ok", judge=j, cache=cache, tree="t2")
     asked = [json.loads(line)["criteria"] for line in log.read_text().splitlines()]
     # t1: both; t1 again: only the uncached one; TODO: rejected, the rest skipped; t2: both
-    assert asked == [["- x"], ["- y"], ["- y"], ["- x"], ["- y"]]
+    assert asked == [["1. x"], ["1. y"], ["1. y"], ["1. x"], ["1. y"]]
     # NOT_VERIFIED is asked again (another judge may see it otherwise), as is a failed judge
     no = judge(tmp_path, "NOT_VERIFIED: nope", log)
     run_gate(path, tmp_path, output="ok", judge=no, cache=cache, tree="t4")

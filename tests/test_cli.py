@@ -24,7 +24,8 @@ import psutil
 import pytest
 
 from ralph import __version__
-from ralph.store.workspace import GUARDRAILS_TEMPLATE, PROMPT_TEMPLATE
+from ralph.rules.spec import PROMPT_TEMPLATE
+from ralph.store.workspace import GUARDRAILS_TEMPLATE
 from tests.conftest import Project, Result
 from tests.platforms import posix_signals
 
@@ -163,8 +164,15 @@ def test_init_creates_the_state_folder_and_a_prompt_template(project: Project) -
     assert res.stderr == ""
 
 
-def test_init_then_status_shows_the_template_spec(project: Project) -> None:
+def test_init_then_status_says_the_template_is_still_to_fill_in(project: Project) -> None:
+    # an untouched template is no spec (ralph run does not run it either)
     assert project.run("init").exit_code == 0
+    res = project.run("status", "--json")
+    assert res.exit_code == 1, res
+    assert res.stderr.startswith(
+        "error: PROMPT.md is still the template `ralph init` wrote: nothing to build yet\n"
+    )
+    project.write({"PROMPT.md": "# goal\n"})
     data = status_json(project)
     assert [s["path"] for s in data["specs"]] == ["PROMPT.md"]
     assert spec_row(data, "PROMPT.md")["done_count"] == 0

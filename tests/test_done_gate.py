@@ -385,11 +385,12 @@ def test_semantic_judge_is_another_agent_of_the_pool_than_the_coder(git_project:
     ends = p.rotation_ends()
     coders = [e["agent"] for e in ends]
     assert coders == ["alpha", "beta"]  # round robin
-    notes = [e["note"] for e in ends]
+    notes = [e["note"].split(" (what a person can do: ")[0] for e in ends]
     assert notes == [
         "DONE refused: semantic: NOT_VERIFIED: judged by beta",
         "DONE refused: semantic: NOT_VERIFIED: judged by alpha",
     ]
+    assert all(e["note"].endswith("else let the agent fix the work)") for e in ends)
 
 
 def test_files_changed_by_checks_count_as_changes_of_that_rotation(git_project: Project) -> None:

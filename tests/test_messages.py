@@ -54,6 +54,9 @@ def test_a_refusal_note_leaves_the_handoff_once_a_done_passes(git_project: Proje
     assert statuses == ["REFUSED", "DONE", "DONE"]
     handoff = next((p.root / ".ralph/handoffs").iterdir()).read_text()
     assert "your DONE was refused" not in handoff and "2 tests failed" not in handoff
+    # what the checks said stays on record, out of the prompts' way
+    kept = next((p.root / ".ralph/history").glob("*/refused.md")).read_text()
+    assert "your DONE was refused" in kept and "2 tests failed" in kept
     # the third rotation's prompt was built after the pass: no stale refusal in it
     prompt = (p.root / ".ralph/prompt.md").read_text()
     assert "your DONE was refused" not in prompt

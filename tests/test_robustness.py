@@ -126,8 +126,8 @@ def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project)
     from ralph.agents.member import Member
     from ralph.agents.registry import make_agent
     from ralph.run.events import Event
-    from ralph.run.loop import run_loop
     from ralph.run.options import RunOptions
+    from ralph.run.start import run_loop
 
     git_project.write({"PROMPT.md": "x\n"})
     cmd = git_project.script({"*": [{"signal": "DONE"}]})

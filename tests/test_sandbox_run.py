@@ -216,28 +216,34 @@ def test_check_commands_run_inside_the_sandbox_too(
     assert not outside.exists()
 
 
+@pytest.mark.parametrize("profile", ["bwrap", "srt"])
 def test_a_rotation_cut_short_kills_everything_inside_the_sandbox_daemons_included(
-    box_project: Project, disk_tmp: Path, monkeypatch: pytest.MonkeyPatch
+    profile: str, box_project: Project, disk_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    need("bwrap", monkeypatch)
+    need(profile, monkeypatch)
     tag = f"ralph-sandbox-kill-{os.getpid()}-{time.monotonic_ns()}"
     agent = disk_tmp / "stay.py"
     agent.write_text(STAY.format(tag=tag))
     result = box_project.run_subprocess(
-        "run", "--sandbox", "bwrap", "--agent-command", f"{sys.executable} {agent}",
-        "-n", "1", "--headless", "--timeout", "2",
+        "run", "--sandbox", profile, "--agent-command", f"{sys.executable} {agent}",
+        "-n", "1", "--headless", "--timeout", "3",
     )  # fmt: skip
     assert result.exit_code == 3, result
     assert "timed out" in result.stdout
+    # the sandbox's own helpers too (srt's proxy bridges name the run's private folder)
+    scratch = rotation_log(box_project).split("tmp: ")[1].split()[0].rsplit("/", 1)[0]
+    assert scratch.startswith("/tmp/ralph-sandbox-")
     end = time.monotonic() + 5
-    while time.monotonic() < end and _tagged(tag):
+    while time.monotonic() < end and (_tagged(tag) or _tagged(scratch)):
         time.sleep(0.1)
     assert _tagged(tag) == []
+    assert _tagged(scratch) == []
 
 
 # A daemon in a session of its own, a child in its own process group, and the agent waiting.
 STAY = """\
 import os, subprocess, sys, time
+print("tmp:", os.environ["TMPDIR"], flush=True)
 sleep = [sys.executable, "-c", "import time; time.sleep(300)", "{tag}"]
 subprocess.Popen(sleep, start_new_session=True)
 subprocess.Popen(sleep, preexec_fn=os.setpgrp)

@@ -51,8 +51,18 @@ SandboxChoice = Enum("SandboxChoice", {"off": "off", "auto": "auto", "srt": "srt
 EscalationChoice = Enum("EscalationChoice", {"abort": "abort", "accept": "accept", "continue_": "continue"}, type=str)  # fmt: skip  # noqa: E501
 LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
-_ROOT = "Project root (default: the current directory)."
-Root = Annotated[Path, typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]
+
+_ROOT = "Run as if started in this folder (before or after the command)."
+Root = Annotated[Optional[Path], typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]  # fmt: skip  # noqa: E501, UP045
+
+
+def project_root(given: Path | None) -> Path:
+    """The project a command is about: found from -C DIR, or the current folder, upwards
+    (the nearest folder with .ralph/, else the git work tree's top; store/root.py)."""
+    from ralph.store.root import find_root
+
+    return find_root((given or Path()).resolve())
+
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="No colours (as NO_COLOR).")]
@@ -88,13 +98,13 @@ def init(
     force: Annotated[
         bool, typer.Option("--force", help="Re-create .ralph/ even if it exists (clears it).")
     ] = False,
-    root: Root = Path(),
+    root: Root = None,
 ) -> None:
     """Create .ralph/, a PROMPT.md template when there is no spec, and ignore .ralph/ in git."""
     from ralph.commands.init import init as init_command
 
     with reported_errors():
-        init_command(root.resolve(), force=force)
+        init_command((root or Path()).resolve(), force=force)
 
 
 @app.command()
@@ -102,34 +112,19 @@ def run(
     ctx: typer.Context,
     agent: Annotated[
         Optional[list[str]],  # noqa: UP045 -- Typer reads the annotation at run time on Python 3.10
-        typer.Option(
-            "--agent",
-            help="Agent to run: claude, codex, gemini, cursor, opencode, pi, aider, demo, or a "
-            "name from ralph.yaml. Repeat it to form a pool.",
-        ),
+        typer.Option("--agent", help=helptext.HELP["--agent"]),
     ] = None,
     agent_command: Annotated[
         Optional[list[str]],  # noqa: UP045
-        typer.Option(
-            "--agent-command",
-            help="Any command; the prompt arrives on stdin. Repeat it (or add --agent) "
-            "to form a pool.",
-        ),
+        typer.Option("--agent-command", help=helptext.HELP["--agent-command"]),
     ] = None,
     rotation: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option(
-            "--rotation",
-            help="How a pool takes turns: round-robin (default) or fallback (first available "
-            "agent in the order given).",
-        ),
+        typer.Option("--rotation", help=helptext.HELP["--rotation"]),
     ] = None,
     model: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option(
-            "--model",
-            help="Model for the agent (its own --model/-m flag); in a pool, every agent's.",
-        ),
+        typer.Option("--model", help=helptext.HELP["--model"]),
     ] = None,
     max_iterations: Annotated[
         Optional[int],  # noqa: UP045
@@ -153,12 +148,7 @@ def run(
     ] = None,
     plain: Annotated[
         bool,
-        typer.Option(
-            "--headless",
-            "--plain",
-            help="No live panel, no prompts: one timestamped line per event (automatic when "
-            "stdout is not a terminal or CI is set).",
-        ),
+        typer.Option("--headless", "--plain", help=helptext.HELP["--headless"]),
     ] = False,
     log_format: Annotated[
         LogFormat,
@@ -195,18 +185,12 @@ def run(
     ] = False,
     continue_: Annotated[
         bool,
-        typer.Option(
-            "--continue",
-            help="Resume with the options the last run started with; options given override.",
-        ),
+        typer.Option("--continue", help=helptext.HELP["--continue"]),
     ] = False,
     on_escalation: Annotated[
         Optional[EscalationChoice],  # noqa: UP045
         typer.Option(
-            "--on-escalation",
-            help="When the circuit breaker opens and no one can be asked (no terminal, or CI): "
-            "abort (default), accept or continue.",
-            case_sensitive=False,
+            "--on-escalation", case_sensitive=False, help=helptext.HELP["--on-escalation"]
         ),
     ] = None,
     sandbox: Annotated[
@@ -215,13 +199,13 @@ def run(
     ] = None,
     spec: Annotated[
         Optional[list[str]],  # noqa: UP045
-        typer.Option(
-            "--spec",
-            help="Work only on this spec (a path); repeat it for several. The others keep "
-            "their counters.",
-        ),
+        typer.Option("--spec", help="Work only on this spec (path); repeat it for several."),
     ] = None,
-    root: Root = Path(),
+    parallel: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--parallel", "-j", min=1, help="Up to N specs at once, in git worktrees."),
+    ] = None,
+    root: Root = None,
 ) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
     from ralph.commands.run import run as run_command
@@ -229,11 +213,20 @@ def run(
     if quiet and verbose:
         raise typer.BadParameter("--quiet and --verbose contradict each other; give one")
     with reported_errors():
-        root = root.resolve()
+        root = project_root(root)
         from ralph.commands.runoptions import options_of
 
         code = run_command(root, options_of(ctx, continue_, root))
     raise typer.Exit(code)
+
+
+@app.command()
+def plan(json_: JsonFlag = False, root: Root = None) -> None:
+    """List the specs that need work and their lane branches (--json: a CI job matrix)."""
+    from ralph.commands.plan import plan as plan_command
+
+    with reported_errors():
+        raise typer.Exit(plan_command(project_root(root), as_json=json_))
 
 
 @app.command()
@@ -250,7 +243,7 @@ def status(
         Optional[int],  # noqa: UP045
         typer.Option("--log", min=1, help="Also show the last N worklog events."),
     ] = None,
-    root: Root = Path(),
+    root: Root = None,
 ) -> None:
     """Show the spec matrix, the iteration and whether a run is live."""
     from ralph.commands.status import status as status_command
@@ -259,7 +252,7 @@ def status(
         raise typer.BadParameter("--watch redraws a table; for JSON poll ralph status --json")
     with reported_errors():
         status_command(
-            root.resolve(),
+            project_root(root),
             as_json=json_,
             watch=watch,
             interval=interval,
@@ -286,7 +279,7 @@ def history(
     pager: Annotated[
         bool, typer.Option("--pager/--no-pager", help="Page long output on a terminal.")
     ] = True,
-    root: Root = Path(),
+    root: Root = None,
 ) -> None:
     """List past rotations, or show one rotation's log (`ralph history 12`)."""
     from ralph.commands.history import history as history_command
@@ -295,7 +288,7 @@ def history(
         raise typer.BadParameter("--tail goes with a rotation number: ralph history 12 --tail 50")
     with reported_errors():
         history_command(
-            root.resolve(), rotation=rotation, spec=spec, tail=tail, as_json=json_, pager=pager
+            project_root(root), rotation=rotation, spec=spec, tail=tail, as_json=json_, pager=pager
         )
 
 
@@ -308,13 +301,13 @@ def inspect(
         ),
     ] = False,
     json_: JsonFlag = False,
-    root: Root = Path(),
+    root: Root = None,
 ) -> None:
     """Is a run live, and what is it doing: pid, spec, rotation, since when, which agent."""
     from ralph.commands.inspect import inspect as inspect_command
 
     with reported_errors():
-        inspect_command(root.resolve(), follow=follow, as_json=json_)
+        inspect_command(project_root(root), follow=follow, as_json=json_)
 
 
 @app.command()
@@ -324,31 +317,31 @@ def cancel(
         typer.Option("--now", help="Stop the agent now (state saved) instead of after it."),
     ] = False,
     wait: Annotated[bool, typer.Option("--wait", help="Return once the run has stopped.")] = False,
-    root: Root = Path(),
+    root: Root = None,
 ) -> None:
     """Ask the live run to stop after the current rotation (or --now); it exits 130."""
     from ralph.commands.cancel import cancel as cancel_command
 
     with reported_errors():
-        cancel_command(root.resolve(), now=now, wait=wait)
+        cancel_command(project_root(root), now=now, wait=wait)
 
 
 @app.command()
-def agents(json_: JsonFlag = False, root: Root = Path()) -> None:
+def agents(json_: JsonFlag = False, root: Root = None) -> None:
     """List the built-in agents: installed or not (with the version), and how each is run."""
     from ralph.commands.agents import agents as agents_command
 
     with reported_errors():
-        agents_command(root.resolve(), as_json=json_)
+        agents_command(project_root(root), as_json=json_)
 
 
 @app.command()
-def doctor(json_: JsonFlag = False, root: Root = Path()) -> None:
+def doctor(json_: JsonFlag = False, root: Root = None) -> None:
     """Check the sandbox and every agent CLI (installed, logged in) without spending tokens."""
     from ralph.commands.doctor import doctor as doctor_command
 
     with reported_errors():
-        raise typer.Exit(doctor_command(root.resolve(), as_json=json_))
+        raise typer.Exit(doctor_command(project_root(root), as_json=json_))
 
 
 @app.command()
@@ -363,14 +356,14 @@ def reset(
     all_: Annotated[
         bool, typer.Option("--all", help="All of --handoffs, --history and --guardrails.")
     ] = False,
-    root: Root = Path(),
+    root: Root = None,
 ) -> None:
     """Counters and iteration back to zero (rotation numbers go on); specs keep their status."""
     from ralph.commands.reset import reset as reset_command
 
     with reported_errors():
         reset_command(
-            root.resolve(),
+            project_root(root),
             handoffs=handoffs or all_,
             history=history or all_,
             guardrails=guardrails or all_,
@@ -379,21 +372,16 @@ def reset(
 
 @app.command()
 def accept(
-    spec: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option("--spec", "-s", help="Only what concerns this spec (path)."),
-    ] = None,
+    spec: Annotated[str, typer.Option("--spec", "-s", help="Only this spec (a path).")] = "",
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Accept without asking.")] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", "--list", help="Only show what waits (exit 5 if any).")
-    ] = False,
-    root: Root = Path(),
+    dry_run: Annotated[bool, typer.Option("--dry-run", "--list", help="Only list.")] = False,
+    root: Root = None,
 ) -> None:
     """Show what an agent changed of the checks or the tests, and accept it as a person."""
     from ralph.commands.accept import accept as accept_command
 
     with reported_errors():
-        raise typer.Exit(accept_command(root.resolve(), spec=spec, yes=yes, dry_run=dry_run))
+        raise typer.Exit(accept_command(project_root(root), spec=spec, yes=yes, dry_run=dry_run))
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -12,6 +12,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+PROJECT_OPTIONS = ("-C", "--project")
+
+
+def project_option_first(args: list[str]) -> list[str]:
+    """`ralph -C DIR CMD ...` as `ralph CMD -C DIR ...`: -C works before the command as git's
+    does, and each command (which owns the option) gets it after its name."""
+    if len(args) >= 3 and args[0] in PROJECT_OPTIONS:
+        return [args[2], args[0], args[1], *args[3:]]
+    if len(args) >= 2 and args[0].startswith("--project="):
+        return [args[1], args[0], *args[2:]]
+    return args
+
 
 def plain_status_root(args: Sequence[str]) -> Path | None:
     """The project root when `args` is exactly `status [--json] [-C DIR]`, else None."""
@@ -30,7 +42,11 @@ def plain_status_root(args: Sequence[str]) -> Path | None:
             root, seen_root = Path(arg.partition("=")[2]), True
         else:
             return None  # anything else: Typer parses it and explains what is wrong
-    return root if root.is_dir() else None
+    if not root.is_dir():
+        return None
+    from ralph.store.root import find_root
+
+    return find_root(root.resolve())
 
 
 def printable_output() -> None:
@@ -52,7 +68,7 @@ _UTF8 = ("utf-8", "utf8")
 
 def main(argv: Sequence[str] | None = None) -> Any:
     printable_output()
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = project_option_first(list(sys.argv[1:] if argv is None else argv))
     root = plain_status_root(args)
     if root is None:
         from ralph.cli import main as cli_main
@@ -62,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> Any:
     from ralph.errors import RalphError, report
 
     try:
-        print_status(root.resolve(), as_json="--json" in args)
+        print_status(root, as_json="--json" in args)
     except (RalphError, OSError, KeyboardInterrupt) as exc:
         sys.exit(report(exc))
     return None

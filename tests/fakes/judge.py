@@ -1,7 +1,9 @@
 """A real judge program for semantic checks: `judge.py ANSWER [LOG]`.
 
 ANSWER is printed as its final line (`VERIFIED`, `NOT_VERIFIED: why`), or `crash` (exit 1),
-`silent` (no verdict), `echo` (prints the prompt back and nothing else). With LOG, it appends
+`silent` (no verdict), `echo` (prints the prompt back and nothing else). A VERIFIED comes with
+one evidence line per criterion, citing the spec's first line; `VERIFIED-BARE` cites nothing,
+`VERIFIED-WRONG` misquotes it. With LOG, it appends
 the mode, the model and the criteria it was asked about, one JSON line per call.
 """
 
@@ -32,6 +34,17 @@ def main() -> int:
         sys.stdout.write(prompt)
         return 0
     print("I looked at the files.")
+    if answer.startswith("VERIFIED"):
+        spec = os.environ.get("RALPH_SPEC", "")
+        first = Path(spec).read_text().splitlines()[0] if Path(spec).is_file() else ""
+        if answer == "VERIFIED-WRONG":
+            first += " (not quite)"
+        criteria = prompt.split("## The spec", 1)[0]
+        numbers = [line.split(".")[0] for line in criteria.splitlines() if line[:1].isdigit()]
+        if answer != "VERIFIED-BARE":
+            for n in numbers or ["1"]:
+                print(f'EVIDENCE {n}: {spec}:1 "{first}"')
+        answer = "VERIFIED"
     if answer != "silent":
         print(answer)
     return 0

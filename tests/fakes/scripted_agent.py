@@ -54,7 +54,10 @@ def play(
         # a semantic check's judge: answer as the script's "JUDGE" key says
         with calls_path.with_name(calls_path.name + ".judge").open("a") as f:
             f.write(json.dumps({"spec": spec, "model": env.get("RALPH_MODEL")}) + "\n")
-        print(script.get("JUDGE", "VERIFIED"), file=out)
+        answer = script.get("JUDGE", "VERIFIED")
+        if answer.startswith("VERIFIED") and script.get("JUDGE_CITES", True):
+            print(_evidence(prompt, cwd, spec), file=out)  # a judge cites evidence
+        print(answer, file=out)
         return 0
     previous = (
         [json.loads(line) for line in calls_path.read_text().splitlines()]
@@ -88,6 +91,8 @@ def play(
 
     if step.get("echo_prompt"):
         out.write(prompt)
+    if "run" in step:  # a shell command in the working folder (e.g. `git merge main`)
+        subprocess.run(step["run"], shell=True, cwd=cwd, env=env, check=False)
     for path, content in step.get("write", {}).items():
         (cwd / path).parent.mkdir(parents=True, exist_ok=True)
         (cwd / path).write_text(content)
@@ -119,6 +124,17 @@ def _run_json(state_dir: str) -> Any:
         return json.loads((Path(state_dir) / "run.json").read_text())
     except (OSError, ValueError):
         return None
+
+
+def _evidence(prompt: str, cwd: Path, spec: str) -> str:
+    """One valid citation per numbered criterion of a judge's prompt: the spec's first line."""
+    import re
+
+    first = (cwd / spec).read_text().splitlines()[0] if (cwd / spec).is_file() else ""
+    numbers = re.findall(r"^(\d+)\. ", prompt.split("## The spec", maxsplit=1)[0], flags=re.M) or [
+        "1"
+    ]
+    return "\n".join(f'EVIDENCE {n}: {spec}:1 "{first}"' for n in numbers)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,10 @@ import os
 import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from ralph.agents.credentials import agent_secrets
 from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
@@ -21,6 +23,7 @@ from ralph.errors import AgentError, ConfigError
 from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult, StreamName
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
+from ralph.rules.redact import StreamRedactor, redactor
 
 
 class CommandAgent:
@@ -91,10 +94,21 @@ class CommandAgent:
         """Variables the agent runs with unless the user's `env:` says otherwise."""
         return {}
 
+    def base_env(self) -> dict[str, str]:
+        """ralph's environment with the agent's defaults and the user's `env:` over it."""
+        return {**os.environ, **self.default_env(), **self.extra_env}
+
+    def secrets(
+        self, env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None
+    ) -> frozenset[str]:
+        """The secret values this agent runs with (its credentials, `--api-key` values):
+        redacted from everything ralph writes of its output."""
+        if argv is None:
+            argv = (*self.argv, *getattr(self, "args", ()))  # a built-in's extra arguments
+        return agent_secrets(getattr(self, "key", self.name), env or self.base_env(), argv)
+
     def build_env(self, request: AgentRequest) -> dict[str, str]:
-        env = dict(os.environ)
-        env.update(self.default_env())
-        env.update(self.extra_env)
+        env = self.base_env()
         env.update(
             {
                 "RALPH_PROMPT_FILE": str(request.prompt_file),
@@ -133,8 +147,13 @@ class CommandAgent:
     ) -> AgentResult:
         """Run one rotation. `on_chunk` gets the raw output (the history log), `on_lines` the
         readable rendering (current.log and the displays). `cancel` set stops the agent's whole
-        process tree at once."""
+        process tree at once. Both get the output with its secrets redacted, a line at a time;
+        so do the output tails of the result."""
         parser = self.parser()
+        chosen = self.for_mode(request.mode)  # the model of this mode on its command line
+        env = chosen.build_env(request)
+        argv, stdin = chosen.command(request)
+        redact = StreamRedactor(redactor(self.secrets(env, argv)))
 
         def on_split(stream: StreamName, lines: tuple[str, ...]) -> None:
             shown = parser.feed(stream, lines)
@@ -143,19 +162,23 @@ class CommandAgent:
 
         splitter = LineSplitter(on_split, self.max_event)
 
-        def on_output(stream: StreamName, chunk: bytes) -> None:
+        def forward(stream: StreamName, data: bytes) -> None:
+            if not data:
+                return
             if on_chunk is not None:
-                on_chunk(stream, chunk)
-            splitter.feed(stream, chunk)
+                on_chunk(stream, data)
+            splitter.feed(stream, data)
 
-        chosen = self.for_mode(request.mode)  # the model of this mode on its command line
-        argv, stdin = chosen.command(request)
+        def on_output(stream: StreamName, chunk: bytes) -> None:
+            # The one place an agent's output enters ralph: nothing downstream sees a secret.
+            forward(stream, redact.feed(stream, chunk))
+
         try:
             process = self.execute(
                 ProcessRequest(
                     argv=argv,
                     cwd=request.root,
-                    env=chosen.build_env(request),
+                    env=env,
                     stdin_path=stdin,
                     timeout=request.timeout,
                     idle_timeout=request.idle_timeout,
@@ -168,7 +191,14 @@ class CommandAgent:
             )
         except StartError as exc:
             raise start_failure(exc) from exc
+        for stream in ("stdout", "stderr"):
+            forward(stream, redact.flush(stream))
         splitter.close()
+        process = replace(
+            process,
+            stdout_tail=redact.tail(process.stdout_tail, process.stdout_bytes),
+            stderr_tail=redact.tail(process.stderr_tail, process.stderr_bytes),
+        )
         outcome = parser.finish(process)
         return AgentResult(
             process=process,

@@ -42,6 +42,7 @@ class Scope:
     state_dir: Path
     specs: tuple[Spec, ...] = field(default_factory=tuple)
     only: str | None = None  # one spec's path (`--spec`)
+    test_globs: tuple[str, ...] | None = None  # which files are tests (None: the defaults)
 
     def wanted(self, spec: str | None) -> bool:
         """Is an item about `spec` (None: the whole project, which concerns every spec) in?"""

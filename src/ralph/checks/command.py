@@ -9,12 +9,15 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
+from ralph.checks.evidence import no_tests, run_counts
 from ralph.checks.result import CheckResult
 from ralph.process.request import ProcessRequest
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
+from ralph.rules.redact import StreamRedactor, redactor, secret_values
 from ralph.specs.frontmatter import ExternalConfig
 
 OUTPUT_TAIL_LINES = 20  # lines of a failed check's output shown to the agent and the user
@@ -47,7 +50,7 @@ def run_command(
 ) -> CheckResult:
     """Run one external check. Never raises for the command's sake: a command that cannot
     start, times out or fails is a failed check, with the reason in its summary."""
-    started = time.perf_counter()
+    started, wall_started = time.perf_counter(), time.time()
 
     def fail(summary: str, output: str = "", *, interrupted: bool = False) -> CheckResult:
         return CheckResult(
@@ -64,12 +67,13 @@ def run_command(
     cwd = (root / cfg.working_dir).resolve()
     if not cwd.is_dir():
         return fail(f"cannot start: working directory {cfg.working_dir} does not exist")
+    env = dict(env if env is not None else os.environ)
     try:
         res = run_process(
             ProcessRequest(
                 argv=shell_argv(cfg.command),
                 cwd=cwd,
-                env=dict(env if env is not None else os.environ),
+                env=env,
                 timeout=float(cfg.timeout),
                 kill_grace=KILL_GRACE,
                 tail_bytes=OUTPUT_TAIL_BYTES,
@@ -79,7 +83,13 @@ def run_command(
         )
     except StartError as exc:
         return fail(f"cannot start: {exc}")
-    output = (res.stdout_tail + res.stderr_tail).decode("utf-8", errors="replace")
+    # Where a check's output enters ralph: the secrets of its environment never go further
+    # (summaries, history logs, handoff notes, the state's last failure).
+    redact = StreamRedactor(redactor(secret_values(env)))
+    out = redact.tail(res.stdout_tail, res.stdout_bytes) + redact.tail(
+        res.stderr_tail, res.stderr_bytes
+    )
+    output = out.decode("utf-8", errors="replace")
     if res.interrupted:
         return fail("interrupted", output, interrupted=True)
     if res.timed_out:
@@ -92,13 +102,21 @@ def run_command(
         return fail(f"output does not contain {cfg.output_contains!r}", output)
     if cfg.output_not_contains is not None and cfg.output_not_contains in output:
         return fail(f"output contains {cfg.output_not_contains!r}", output)
+    report = cwd / cfg.report if cfg.report is not None else None
+    counts = run_counts(output, report, wall_started)
+    if isinstance(counts, str):
+        return fail(counts, output)
+    why = no_tests(counts) if counts is not None else None
+    if why is not None:
+        return replace(fail(why, output), counts=counts)
     return CheckResult(
         name,
         "external",
         True,
         required,
-        f"exit code {res.exit_code}",
+        f"exit code {res.exit_code}" + (f"; {counts.describe()}" if counts else ""),
         seconds=time.perf_counter() - started,
+        counts=counts,
     )
 
 

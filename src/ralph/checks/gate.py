@@ -8,6 +8,7 @@ spec's handoff and the next prompt, and the display shows "DONE refused: ...".
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -16,15 +17,18 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
+from ralph.checks.evidence import DROP_HINT, drop
 from ralph.checks.judge import AgentJudge
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.runner import run_gate
+from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
-from ralph.rules.state import State
+from ralph.rules.state import SpecState, State
+from ralph.rules.testsummary import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
 from ralph.store.workspace import Workspace
 
@@ -33,6 +37,12 @@ if TYPE_CHECKING:
 
 REFUSED = "REFUSED"
 NOTE_REASONS = 3  # reasons shown on the one-line display note
+# what a person can do about a refusal, in one line (weakened tests and a drop in the test
+# counts say it in their reasons)
+PERSON = "what a person can do: "
+CHECK_HINT = "if a check is wrong, edit the spec's front matter; else let the agent fix the work"
+FRONT_MATTER_HINT = "fix the YAML between the --- lines (README: Front matter and checks)"
+AGENT_FRONT_MATTER_HINT = "accept the agent's change with `ralph accept`, or restore it"
 
 
 @dataclass(frozen=True)
@@ -51,14 +61,22 @@ def validate_front_matter(specs: Sequence[Spec]) -> None:
 
 class DoneGate:
     def __init__(
-        self, root: Path, ws: Workspace, judge_agent: Callable[[], CommandAgent], record: Record
+        self,
+        root: Path,
+        ws: Workspace,
+        judge_agent: Callable[[], CommandAgent],
+        record: Record,
+        test_globs: Sequence[str] | None = None,
     ):
         self.root = root
+        self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
         self.ws = ws
         self.judge_agent = judge_agent
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
+        # spec path -> (the test counts of its last DONE's checks, did they hold the best run)
+        self.counts: dict[str, tuple[TestCounts, bool]] = {}
         self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
         self._reported: set[tuple[str, str]] = set()
 
@@ -117,6 +135,33 @@ class DoneGate:
             else state.with_spec(replace(row, agent_front_matter=mark))
         )
 
+    def track_tests(self, spec: Spec, changed: Sequence[str], state: State) -> State:
+        """After a rotation: what it changed of the tests; a spec whose (person-written)
+        front matter says `tests: {may_change: true}` moves the baseline with it. The counts
+        of its DONE's test run go in the state (the best run too, when it did not fall
+        behind)."""
+        found = self.counts.pop(spec.path, None)
+        row = state.get(spec.path)
+        if found is not None and row is not None:
+            counts, kept = found
+            best = counts if kept else row.best_tests
+            state = state.with_spec(replace(row, tests=counts, best_tests=best))
+        meta, row = self.meta(spec)[0], state.get(spec.path)
+        may = meta is not None and meta.tests.may_change
+        mark = row.agent_front_matter if row is not None else None
+        trusted = may and agent_change(self.root, spec, mark) is None
+        with contextlib.suppress(OSError):  # nothing may stop the rotation's outcome being saved
+            self.tests.after_rotation(changed, may_change=trusted)
+        return state
+
+    def weakened_tests(self, spec: Spec) -> tuple[str, ...]:
+        """Why the tests bar a DONE of `spec` (the refusal's reasons), or () when they do not."""
+        meta = self.meta(spec)[0]
+        if meta is not None and meta.tests.may_change:
+            return ()
+        found = self.tests.findings(meta.tests.paths if meta is not None else None)
+        return refusal(found) if found else ()
+
     def judge_done(
         self,
         spec: Spec,
@@ -127,18 +172,30 @@ class DoneGate:
         prompt: str,
         tree: Callable[[], str | None],
         handoff: Path,
-        agent_front_matter: str | None = None,
+        row: SpecState | None = None,
         cancel: threading.Event | None = None,
     ) -> Verdict:
         """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
         meta, error = self.meta(spec)
+        self.counts.pop(spec.path, None)
         if error is None:
-            error = agent_change(self.root, spec, agent_front_matter)
-        if error is None and meta is None:
-            return Verdict("DONE", None)
+            error = agent_change(self.root, spec, row.agent_front_matter if row else None)
         if error is not None:
-            return self._refuse(spec, iteration, handoff, (f"front matter: {error}",), "")
-        assert meta is not None
+            hint = (
+                None  # it says so itself
+                if "ralph accept" in error
+                else AGENT_FRONT_MATTER_HINT
+                if "only a person may change" in error
+                else FRONT_MATTER_HINT
+            )
+            reason = (f"front matter: {error}",)
+            return self._refuse(spec, iteration, handoff, reason, "", hint=hint)
+        weakened = self.weakened_tests(spec)
+        if weakened:
+            self.record(GateDecided(iteration, spec.path, False, False, weakened, ()))
+            return self._refuse(spec, iteration, handoff, weakened, "")
+        if meta is None:
+            return Verdict("DONE", None)
         if not meta.gates_done:
             return Verdict("DONE", None)
 
@@ -174,7 +231,15 @@ class DoneGate:
         if gate.interrupted:
             return Verdict("ERROR", "interrupted while running the DONE checks", True, gate)
         if not gate.passed:
-            return self._refuse(spec, iteration, handoff, gate.reasons, gate.report(), gate)
+            report = gate.report()
+            return self._refuse(spec, iteration, handoff, gate.reasons, report, gate, CHECK_HINT)
+        counts = gate.counts
+        fell = drop(counts, row.best_tests if row else None) if counts is not None else None
+        if counts is not None:
+            self.counts[spec.path] = (counts, fell is None)
+        if fell is not None:
+            why = f"tests: {fell} ({DROP_HINT})"
+            return self._refuse(spec, iteration, handoff, (why,), "", gate)
         self.refusals.pop(spec.path, None)
         ran = [r for r in gate.results if not r.skipped]
         names = ", ".join(r.name + (" (cached)" if r.cached else "") for r in ran)
@@ -193,8 +258,10 @@ class DoneGate:
         key: str | None = None
         for spec in specs:
             meta, error = self.meta(spec)
-            if error is not None:
-                bad = CheckResult("front matter", "front_matter", False, summary=error)
+            weakened = self.weakened_tests(spec) if error is None else ()
+            if error is not None or weakened:
+                name, why = ("front matter", error) if error is not None else ("tests", weakened[0])
+                bad = CheckResult(name, name.replace(" ", "_"), False, summary=why or "")
                 out.append((spec.path, GateResult(False, (bad,))))
                 continue
             if meta is None or not meta.gates_done:
@@ -253,11 +320,17 @@ class DoneGate:
         reasons: Sequence[str],
         report: str,
         gate: GateResult | None = None,
+        hint: str | None = None,
     ) -> Verdict:
+        """Refuse a DONE; the refusal says what a person can do about it (in the reasons, or
+        as `hint`), in the handoff, the worklog and the display."""
         detail = report or "\n".join(f"- {r}" for r in reasons)
+        if hint is not None:
+            detail += f"\n{PERSON}{hint}"
         self.refusals[spec.path] = detail
         self.record(DoneRefused(iteration, spec.path, handoff, detail))
         shown = list(reasons[:NOTE_REASONS])
         if len(reasons) > NOTE_REASONS:
             shown.append(f"and {len(reasons) - NOTE_REASONS} more")
-        return Verdict(REFUSED, "DONE refused: " + "; ".join(shown), False, gate)
+        after = f" ({PERSON}{hint})" if hint is not None else ""
+        return Verdict(REFUSED, "DONE refused: " + "; ".join(shown) + after, False, gate)

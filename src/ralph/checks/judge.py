@@ -30,6 +30,7 @@ VERDICT = re.compile(r"^[\W_]*(NOT_VERIFIED|VERIFIED)\b[\W_]*(?P<reason>.*)$")
 class JudgeAnswer:
     verdict: bool | None  # None: the judge failed (could not run, no answer)
     reason: str
+    text: str = ""  # the whole answer: its evidence lines are checked (checks/citations.py)
 
 
 Judge = Callable[[str, float, "str | None"], JudgeAnswer]  # (prompt, timeout, model)
@@ -99,14 +100,15 @@ def parse_verdict(text: str, who: str = "judge") -> JudgeAnswer:
         if match is not None:
             reason = match["reason"].strip().strip("*`").strip()
             ok = match.group(1) == "VERIFIED"
-            found = JudgeAnswer(ok, reason or ("verified" if ok else "not verified"))
+            found = JudgeAnswer(ok, reason or ("verified" if ok else "not verified"), text)
     if found is None:
         return JudgeAnswer(None, f"the judge ({who}) gave no VERIFIED or NOT_VERIFIED answer")
     return found
 
 
 def judge_prompt(spec_path: str, spec_text: str, criteria: Sequence[str], report: str) -> str:
-    listed = "\n".join(f"- {c}" for c in criteria) or "- (everything the spec asks for)"
+    listed = "\n".join(f"{n}. {c}" for n, c in enumerate(criteria, 1))
+    listed = listed or "1. everything the spec asks for"
     return f"""\
 # ralph: independent judgement of {spec_path}
 
@@ -124,6 +126,10 @@ that helps). Do not edit any file: you judge, you do not fix.
 {report[-JUDGE_OUTPUT_CHARS:].strip() or "(it printed nothing)"}
 
 ## Your answer
-Explain briefly, then end with one line that is exactly `VERIFIED` when every criterion is met,
-or `NOT_VERIFIED: <what is missing>` when any is not.
+For each criterion, cite the evidence you checked, one line each, by the criterion's number:
+    EVIDENCE <n>: <file>:<line> "<text quoted exactly from that line>"
+    EVIDENCE <n>: $ <command you ran> => "<what it printed>"
+ralph checks every cited file and line: a VERIFIED without valid evidence for each criterion
+counts as NOT_VERIFIED. Then end with one line that is exactly `VERIFIED` when every criterion
+is met, or `NOT_VERIFIED: <what is missing>` when any is not.
 """

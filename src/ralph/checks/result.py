@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from ralph.rules.testsummary import TestCounts, total
+
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -19,6 +21,7 @@ class CheckResult:
     seconds: float = 0.0
     warnings: tuple[str, ...] = ()  # optional stages that failed
     interrupted: bool = False
+    counts: TestCounts | None = None  # what a test run did, from the runner's summary
 
     @property
     def blocking(self) -> bool:
@@ -35,6 +38,7 @@ class CheckResult:
             "skipped": self.skipped,
             "seconds": round(self.seconds, 3),
             "warnings": list(self.warnings),
+            **({"tests": self.counts.to_json()} if self.counts is not None else {}),
         }
 
 
@@ -45,6 +49,11 @@ class GateResult:
     passed: bool
     results: tuple[CheckResult, ...] = ()
     interrupted: bool = False  # Ctrl-C (or a cancel) stopped a check: the verdict is void
+
+    @property
+    def counts(self) -> TestCounts | None:
+        """The test runs of its checks, added up; None when no check ran a known runner."""
+        return total(r.counts for r in self.results if r.counts is not None and not r.skipped)
 
     @property
     def failed(self) -> tuple[CheckResult, ...]:

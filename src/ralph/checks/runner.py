@@ -90,7 +90,9 @@ def gate_items(meta: SpecMeta, mode: str) -> list[CheckItem]:
     (a string_match role is its promise)."""
     items: list[CheckItem] = []
     if meta.test_command:
-        cfg = ExternalConfig(command=meta.test_command, timeout=meta.test_timeout)
+        cfg = ExternalConfig(
+            command=meta.test_command, timeout=meta.test_timeout, report=meta.test_report
+        )
         items.append(CheckItem("test_command", "external", cfg))
     items += [
         CheckItem(check_name(c, meta), c.method, c.config, c.required, c.cache) for c in meta.checks

@@ -9,6 +9,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ralph.checks.citations import check_citations
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.judge import JudgeAnswer, judge_prompt
 from ralph.checks.result import CheckResult
@@ -53,6 +54,10 @@ class Semantic:
                     name, "semantic", False, required, "interrupted", interrupted=True
                 )
         seconds = time.perf_counter() - started
+        if answer.verdict:
+            unproven = check_citations(gi.root, answer.text, len(criteria))
+            if unproven is not None:  # a verdict without valid evidence is no verdict
+                answer = JudgeAnswer(False, f"the judge said VERIFIED with {unproven}", answer.text)
         if answer.verdict is not None:
             verdict = "VERIFIED" if answer.verdict else "NOT_VERIFIED"
             judged = CheckResult(

@@ -8,16 +8,18 @@ error (a live run holds the project), 2 on a usage error (`--spec` is not a spec
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.checks.acceptors import accept_all, pending_all
 from ralph.errors import ExitCode, LockError, UsageError
+from ralph.rules.breaker import Breaker
 from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths, read_spec
+from ralph.specs.selection import select_specs
 from ralph.store.runlock import RunLock
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import Workspace
@@ -40,9 +42,9 @@ def accept(
     ws = Workspace(root)
     ws.check()
     paths = find_spec_paths(root)
-    only = None if spec is None else spec_path(root, spec, paths)
+    only = select_specs(root, [spec])[0] if spec else None
     specs = tuple(s for s in (read_spec(root, p) for p in paths) if s is not None)
-    scope = Scope(root, ws.dir, specs, only)
+    scope = Scope(root, ws.dir, specs, only, _test_globs(root))
     if dry_run or not ws.state_file.exists():
         return _show(pending_all(scope, _load(ws)), dry_run=True)
     try:
@@ -59,7 +61,12 @@ def accept(
                 if not ask(f"Accept {_count(items)}? [y/N] "):
                     print("nothing accepted")
                     return ExitCode.NEEDS_HUMAN
-            save_state(ws.state_file, accept_all(scope, state, items))
+            accepted = accept_all(scope, state, items)
+            if _about(items, state.breaker.subject):
+                # it opened over what the person just accepted: their say closes it
+                accepted = replace(accepted, breaker=Breaker())
+                print("the circuit breaker is closed again")
+            save_state(ws.state_file, accepted)
     except LockError as exc:
         raise LockError(
             exc.message,
@@ -68,6 +75,19 @@ def accept(
         ) from None
     print(f"accepted {_count(items)}; the next run trusts them")
     return ExitCode.OK
+
+
+def _about(items: Sequence[Pending], subject: str | None) -> bool:
+    """Is the breaker's subject (a spec) among what was accepted (project-wide items concern
+    every spec)?"""
+    return subject is not None and any(item.spec in (None, subject) for item in items)
+
+
+def _test_globs(root: Path) -> tuple[str, ...] | None:
+    from ralph.store.config import load_config
+
+    paths = load_config(root).tests.paths
+    return tuple(paths) if paths is not None else None
 
 
 def _load(ws: Workspace) -> State:
@@ -109,16 +129,3 @@ def _terminal_confirm() -> Callable[[str], bool] | None:
         return answer.strip().lower() in ("y", "yes")
 
     return ask
-
-
-def spec_path(root: Path, given: str, paths: Sequence[str]) -> str:
-    """`given` (relative to the project root or the current folder, or absolute) as the
-    path of one of `paths`; a UsageError when it names no spec."""
-    candidates = [given.replace("\\", "/").removeprefix("./")]
-    with contextlib.suppress(ValueError):  # outside the project: only the first reading
-        candidates.append((Path.cwd() / given).resolve().relative_to(root.resolve()).as_posix())
-    for candidate in candidates:
-        if candidate in paths:
-            return candidate
-    known = ", ".join(paths) if paths else "none"
-    raise UsageError(f"--spec {given}: not a spec of this project", f"specs: {known}")

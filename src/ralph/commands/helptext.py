@@ -15,6 +15,31 @@ MAX_ITERATIONS = "Rotations this run may make (default 20, or max_iterations in 
 TIMEOUT = "Seconds one rotation may take (default 3600, or agent.timeout in ralph.yaml)."
 IDLE_TIMEOUT = "Seconds the agent may print nothing (default: no limit)."
 
+# Help of options too long for one line of cli.py.
+HELP = {
+    "--agent": (
+        "Agent to run: claude, codex, gemini, cursor, opencode, pi, aider, demo, or a name from"
+        " ralph.yaml. Repeat it to form a pool."
+    ),
+    "--agent-command": (
+        "Any command; the prompt arrives on stdin. Repeat it (or add --agent) to form a pool."
+    ),
+    "--rotation": (
+        "How a pool takes turns: round-robin (default) or fallback (first available agent in "
+        "the order given)."
+    ),
+    "--headless": (
+        "No live panel, no prompts: one timestamped line per event (automatic when stdout is "
+        "not a terminal or CI is set)."
+    ),
+    "--on-escalation": (
+        "When the circuit breaker opens and no one can be asked (no terminal, or CI): abort "
+        "(default), accept or continue."
+    ),
+    "--continue": ("Resume with the options the last run started with; options given override."),
+    "--model": ("Model for the agent (its own --model/-m flag); in a pool, every agent's."),
+}
+
 # The placeholder each option's value shows in --help (by its long name).
 METAVARS = {
     "--agent": "NAME",

@@ -7,15 +7,27 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ralph.errors import LockError
+from ralph.rules.spec import PROMPT_TEMPLATE
 from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths
 from ralph.store.runlock import RunLock
 from ralph.store.state import save_state
-from ralph.store.workspace import PROMPT_TEMPLATE, Workspace, ensure_gitignored
+from ralph.store.workspace import Workspace, ensure_gitignored
 
 
 def init(root: Path, *, force: bool) -> None:
-    """Each step printed as it is done."""
+    """Each step printed as it is done; a warning first when `root` is inside another project."""
+    import sys
+
+    from ralph.store.root import enclosing_project
+
+    outer = enclosing_project(root)
+    if outer is not None and not (root / ".ralph").is_dir():
+        print(
+            f"warning: {outer} is already a ralph project; this makes a second one inside it, "
+            f"in {root} (to work on {outer.name}, run ralph anywhere in it, without init)",
+            file=sys.stderr,
+        )
     for line in init_project(root, force=force):
         print(line)
 

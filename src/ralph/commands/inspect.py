@@ -61,6 +61,21 @@ def inspect_data(root: Path, now: float | None = None) -> dict[str, Any]:
     }
     if isinstance(info.get("rotation_started"), (int, float)):
         data["rotation_running_for"] = round(now - float(info["rotation_started"]), 3)
+    lanes = info.get("lanes")
+    if isinstance(lanes, dict) and lanes:  # `--parallel`: a rotation per lane
+        data["lanes"] = [
+            {
+                "lane": name,
+                "spec": lane.get("current_spec"),
+                "iteration": lane.get("iteration"),
+                "mode": lane.get("mode"),
+                "agent": lane.get("agent"),
+                "agent_pid": lane.get("agent_pid"),
+                "rotation_started_at": lane.get("rotation_started"),
+            }
+            for name, lane in sorted(lanes.items())
+            if isinstance(lane, dict)
+        ]
     from ralph.store.cancel import read_request
 
     data["cancel_requested"] = read_request(ws.dir, live.pid)
@@ -114,6 +129,15 @@ def inspect_lines(data: dict[str, Any]) -> list[str]:
                 f"({_clock(data.get('rotation_running_for') or 0)})"
             )
         lines.append(rotation)
+    elif data.get("lanes"):
+        for lane in data["lanes"]:
+            pid = f" (agent pid {lane['agent_pid']})" if lane.get("agent_pid") else ""
+            since = lane.get("rotation_started_at")
+            when = f", since {format_when(since)}" if isinstance(since, (int, float)) else ""
+            lines.append(
+                f"lane {lane['spec']}: rotation {lane.get('iteration')} [{lane.get('mode')}] "
+                f"{lane.get('agent') or '?'}{pid}{when}"
+            )
     else:
         lines.append("starting: no rotation yet")
     if data.get("cancel_requested"):

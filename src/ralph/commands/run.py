@@ -47,8 +47,8 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
     from ralph.commands.pool import build_policy, build_pool
     from ralph.commands.sandboxing import start_sandbox
     from ralph.process.containment import contain
-    from ralph.run.loop import run_loop
     from ralph.run.options import RunOptions
+    from ralph.run.start import run_loop
     from ralph.store.config import load_config
     from ralph.ui.display import make_display
 
@@ -69,7 +69,9 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         breaker_threshold=config.breaker.threshold,
         breaker_cooldown=config.breaker.cooldown,
         latency_budget_ms=config.latency_budget_ms,
+        test_globs=tuple(config.tests.paths) if config.tests.paths is not None else None,
         only=tuple(req.spec or ()),
+        parallel=req.parallel or config.parallel,
     )
     # Before any agent or check runs: a sandbox that cannot start stops the run here.
     box = start_sandbox(req.root, req.sandbox, config.sandbox, members)

@@ -67,7 +67,8 @@ def _final_matrix(req: RunRequest, sink: ReportSink) -> tuple[SpecRow, ...]:
         state = load_state(req.root / STATE_DIR / "state.json")
         if state.specs:
             return tuple(
-                SpecRow(s.path, s.done_count, s.last_status, s.modified_files) for s in state.specs
+                SpecRow(s.path, s.done_count, s.last_status, s.modified_files, s.tests)
+                for s in state.specs
             )
         # Never run here: the specs on disk, none of them processed, so a report lists them.
         return tuple(SpecRow(path, 0, None, False) for path in find_spec_paths(req.root))

@@ -15,7 +15,7 @@ from typing import Any
 from ralph.errors import SpecError
 from ralph.rules.matrix import reconcile
 from ralph.rules.state import State, status_to_json
-from ralph.specs.discovery import SEARCHED, find_spec_paths, read_spec
+from ralph.specs.discovery import discover_specs
 from ralph.store.runlock import RunInfo, read_run
 from ralph.store.state import load_state
 from ralph.store.workspace import Workspace
@@ -38,9 +38,12 @@ def load_status(root: Path) -> tuple[State, RunInfo | None]:
     ws = Workspace(root)
     ws.check()
     state = load_state(ws.state_file)
-    specs = [s for s in (read_spec(root, p) for p in find_spec_paths(root)) if s is not None]
-    if not specs and not state.specs:
-        raise SpecError(f"no specs found in {root}", f"create one ({SEARCHED})")
+    try:
+        specs = discover_specs(root)  # ralph init's untouched template is no spec
+    except SpecError:
+        if not state.specs:
+            raise
+        specs = []  # every spec was removed: the saved matrix is still worth showing
     return reconcile(state, specs).state, read_run(ws.dir)
 
 
@@ -50,6 +53,22 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
     if live is not None:
         data["run"] = live.data
     return data
+
+
+def lanes_data(root: Path) -> list[dict[str, Any]]:
+    """The open lanes of a `--parallel` run (.ralph/lanes.json): where each one's work is."""
+    from ralph.store.lanes import load_lanes
+    from ralph.store.worktrees import lane_path
+
+    return [
+        {
+            "spec": lane.spec,
+            "branch": lane.branch,
+            "worktree": lane_path(root, lane.name).relative_to(root).as_posix(),
+            "conflict": list(lane.conflict),
+        }
+        for lane in load_lanes(Workspace(root).dir).lanes
+    ]
 
 
 def format_event(event: dict[str, Any]) -> str:
@@ -74,8 +93,11 @@ def print_status(
         from ralph.store.worklog import worklog_tail
 
         events = worklog_tail(Workspace(root).worklog, log)
+    lanes = lanes_data(root)
     if as_json:
         data = status_data(state, live)
+        if lanes:
+            data["lanes"] = lanes
         if events is not None:
             data["worklog"] = events
         print(json.dumps(data))
@@ -102,6 +124,9 @@ def print_status(
     for s in state.specs:
         if s.blocked:
             print(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)")
+    for lane in lanes:
+        conflict = f"; conflicts in {', '.join(lane['conflict'])}" if lane["conflict"] else ""
+        print(f"lane: {lane['spec']} on {lane['branch']} in {lane['worktree']}{conflict}")
     if events is not None:
         print(f"worklog (last {len(events)} of .ralph/worklog.jsonl):")
         for event in events:

@@ -83,6 +83,10 @@ for the next rotation. Add project-wide lessons (commands that work, traps to av
 `{p.guardrails_path}`; every agent on every spec reads it. Do not edit other files under
 `.ralph/`, except your spec itself (tick its boxes) and `.ralph/question.md` (to ask a question).
 
+Never delete, skip or weaken a test to make it pass: ralph refuses a DONE over weakened tests. If
+the tests contradict the spec, do not change the tests: explain the conflict in
+`.ralph/question.md` and answer QUESTION.
+
 ## The spec ({p.spec_path})
 {p.spec_text.rstrip()}
 {checks}

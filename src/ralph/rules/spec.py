@@ -8,6 +8,23 @@ from pathlib import PurePosixPath
 
 ROOT_PROMPTS = ("PROMPT.md", "RALPH_TASK.md")  # both are specs when both exist, PROMPT.md first
 
+# What `ralph init` writes to PROMPT.md. A spec still identical to it says nothing to build:
+# it is not run (an agent would implement "Describe what you want built").
+PROMPT_TEMPLATE = """\
+# Project goal
+
+Describe what you want built, in a few sentences.
+
+## Acceptance criteria
+
+- [ ] The first thing that must be true when this is done
+- [ ] The second thing
+
+## Notes
+
+Constraints, commands to run the tests, links. Add more specs as `specs/<name>.spec.md`.
+"""
+
 
 @dataclass(frozen=True)
 class Spec:
@@ -34,3 +51,8 @@ def sort_key(path: str) -> tuple[int, str]:
     if path == "RALPH_TASK.md":
         return (1, "000-ralph-task.spec.md")
     return (2, path)
+
+
+def is_untouched_template(text: str) -> bool:
+    """The spec's text is still `ralph init`'s template (line endings and edges aside)."""
+    return text.replace("\r\n", "\n").strip() == PROMPT_TEMPLATE.strip()

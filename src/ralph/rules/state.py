@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ralph.rules.breaker import Breaker
+from ralph.rules.testsummary import TestCounts
 
 SCHEMA_VERSION = 1
 MAX_COUNT = 3
@@ -55,6 +56,9 @@ class SpecState:
     usage: Tally = field(default_factory=Tally)
     last_changed_by: str | None = None  # the agent whose rotation last changed files
     override: str | None = None  # one of OVERRIDES, set by an escalation choice
+    tests: TestCounts | None = None  # the last test run its DONE checks read (runner summaries)
+    # the run a later one must not fall behind (fewer passed, more skipped) without a person
+    best_tests: TestCounts | None = None
 
     @property
     def needs_work(self) -> bool:
@@ -145,6 +149,8 @@ def _spec_fields(s: SpecState) -> dict[str, Any]:
         "usage": tally_to_json(s.usage),
         "last_changed_by": s.last_changed_by,
         "override": s.override,
+        "tests": s.tests.to_json() if s.tests is not None else None,
+        "best_tests": s.best_tests.to_json() if s.best_tests is not None else None,
     }
 
 
@@ -173,6 +179,8 @@ _STATUS_SPEC_KEYS = (
     "usage",
     "last_changed_by",
     "override",
+    "tests",  # passed / failed / skipped of the last test run its checks read
+    "best_tests",
 )
 _STATUS_BREAKER_KEYS = ("state", "failures", "opened_at")
 
@@ -187,6 +195,9 @@ def spec_to_json(s: SpecState) -> dict[str, Any]:
         data["last_changed_by"] = s.last_changed_by
     if s.override is not None:
         data["override"] = s.override
+    for key in ("tests", "best_tests"):
+        if fields[key] is not None:
+            data[key] = fields[key]
     return data
 
 

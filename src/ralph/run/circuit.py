@@ -138,6 +138,24 @@ class Circuit:
             self._changed(change)
         if choice == "accept":
             ctx.emit(Notice("warning", f"{e.subject} accepted as verified by the user"))
+            self._accept_changes(e.spec)
         else:
             ctx.emit(Notice("warning", f"going on without verification for {e.subject} (a risk)"))
         return None
+
+    def _accept_changes(self, spec: str | None) -> None:
+        """The person's Accept takes, too, what an agent changed that waited for a person's
+        say (the checks, the tests, a drop in the test counts): of that spec, or of every one."""
+        from ralph.checks.acceptance import Scope
+        from ralph.checks.acceptors import accept_all, pending_all
+        from ralph.specs.discovery import discover_specs
+
+        ctx = self.ctx
+        specs = tuple(discover_specs(ctx.opts.root))
+        scope = Scope(ctx.opts.root, ctx.ws.dir, specs, spec, ctx.opts.test_globs)
+        items = pending_all(scope, ctx.state)
+        if items:
+            ctx.state = accept_all(scope, ctx.state, items)
+            ctx.save()
+            for item in items:
+                ctx.emit(Notice("warning", f"accepted by the user: {item.summary}"))

@@ -13,9 +13,10 @@ from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.errors import ExitCode
 from ralph.rules.pool import Pool
 from ralph.rules.prompt import Mode
+from ralph.rules.redact import redactor
 from ralph.rules.state import State, Tally
 from ralph.rules.usage import minus, record_usage
-from ralph.run.events import CancelRequested, Event, RotationStarted, RunEnded, SpecRow
+from ralph.run.events import AgentOutput, CancelRequested, Event, RotationStarted, RunEnded, SpecRow
 from ralph.run.facts import FACTS, Fact
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.options import RunOptions
@@ -31,7 +32,7 @@ Emit = Callable[[Event], None]
 
 def matrix_rows(state: State) -> tuple[SpecRow, ...]:
     return tuple(
-        SpecRow(s.path, s.done_count, s.last_status, s.modified_files) for s in state.specs
+        SpecRow(s.path, s.done_count, s.last_status, s.modified_files, s.tests) for s in state.specs
     )
 
 
@@ -47,7 +48,11 @@ class RunContext:
         self.lock = lock
         self.cancel = cancel
         self._display: Emit | None = emit
-        self.recorder = Recorder(ws, [m.name for m in opts.pool], opts.policy.rotation)
+        # Every secret of every agent in the pool: whatever the run shows or records passes it.
+        self.redactor = redactor(frozenset().union(*(m.agent.secrets() for m in opts.pool)))
+        self.recorder = Recorder(
+            ws, [m.name for m in opts.pool], opts.policy.rotation, self.redactor.text
+        )
         self.members = {m.name: m for m in opts.pool}
         self.pool = Pool.of(list(self.members))
         self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
@@ -73,7 +78,10 @@ class RunContext:
         """Show the event, then record it: whoever reads a record can rely on the display's
         line. Facts only the recorder needs never reach a display. A display that can no
         longer write (the terminal was closed, a pipe reader went away) is dropped rather
-        than allowed to stop the run."""
+        than allowed to stop the run. Secrets are redacted first (agent output already was,
+        where it entered ralph)."""
+        if not isinstance(event, AgentOutput):
+            event = self.redactor.scrub(event)
         with self._emitting:
             if isinstance(event, CancelRequested) and self.ended:
                 return  # a request seen as the run ended: nothing left to stop

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from ralph.rules.pool import Seat
 from ralph.rules.prompt import Mode
 from ralph.rules.state import MAX_COUNT, Tally, usage_to_json
+from ralph.rules.testsummary import TestCounts
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,7 @@ class SpecRow:
     done_count: int
     last_status: str | None  # None: never processed
     modified_files: bool
+    tests: TestCounts | None = None  # the last test run its DONE checks read
 
     @property
     def needs_work(self) -> bool:

@@ -124,6 +124,42 @@ class RunArchived:
     folder: str  # relative to the project
 
 
+@dataclass(frozen=True)
+class LaneOpened:
+    spec: str
+    branch: str
+    worktree: str  # relative to the project
+
+
+@dataclass(frozen=True)
+class LaneMerged:
+    spec: str
+    branch: str
+    into: str
+    changed: bool  # the merge changed the integration branch's files
+    downgraded: tuple[str, ...]  # specs that dropped from 3/3 to 2/3 (the merged one included)
+
+
+@dataclass(frozen=True)
+class LaneConflict:
+    """A merge of the lane, or an update of it, conflicted and was aborted: its agent resolves."""
+
+    spec: str
+    branch: str
+    into: str
+    files: tuple[str, ...]
+    others: tuple[str, ...]  # the specs merged into `into` that the lane has not seen
+    during: str  # "merge" (lane into the branch) or "update" (the branch into the lane)
+
+
+@dataclass(frozen=True)
+class LaneClosed:
+    spec: str
+    branch: str
+    removed: bool  # worktree and branch removed; False: kept (the reason says why)
+    reason: str
+
+
 Fact = (
     WaitStarted
     | SpecBlocked
@@ -139,6 +175,10 @@ Fact = (
     | VerificationAnswered
     | VerificationEnded
     | RunArchived
+    | LaneOpened
+    | LaneMerged
+    | LaneConflict
+    | LaneClosed
 )
 FACTS = (
     WaitStarted,
@@ -155,4 +195,8 @@ FACTS = (
     VerificationAnswered,
     VerificationEnded,
     RunArchived,
+    LaneOpened,
+    LaneMerged,
+    LaneConflict,
+    LaneClosed,
 )

@@ -55,8 +55,8 @@ def deferred_interrupts() -> Iterator[None]:
     Re-entrant: inside an outer block an inner one changes nothing, so the interrupt is acted
     on only once the outermost block is done."""
     global _DEFERRING  # noqa: PLW0603 -- signal handling is process-wide
-    if _DEFERRING:
-        yield
+    if _DEFERRING or threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread receives signals (a lane's thread has none to hold)
         return
     pending: list[int] = []
     _DEFERRING = True

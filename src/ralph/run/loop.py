@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from ralph.checks.gate import DoneGate, validate_front_matter
+from ralph.checks.gate import DoneGate
 from ralph.errors import ExitCode
 from ralph.rules.caps import mark_blocked
 from ralph.rules.matrix import Rescan, reconcile
@@ -17,51 +17,31 @@ from ralph.rules.state import State
 from ralph.rules.usage import over_budget
 from ralph.rules.words import plural
 from ralph.run.circuit import Circuit
-from ralph.run.context import Emit, RunContext
+from ralph.run.context import RunContext
 from ralph.run.events import Notice, PoolChanged, RunStarted
 from ralph.run.facts import QuestionAsked, SpecBlocked
-from ralph.run.interrupts import stop_signals_as_interrupt
-from ralph.run.options import RunOptions
 from ralph.run.question import answered, pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
 from ralph.run.tree import Tree, changed_since_last_run
 from ralph.run.verification import Verification
 from ralph.specs.discovery import discover_specs
-from ralph.specs.selection import select_specs
-from ralph.store.cancel import CancelWatch
 from ralph.store.files import read_text
-from ralph.store.runlock import RunLock
-from ralph.store.workspace import Workspace
+from ralph.store.snapshot import Snapshot
 
 STOPPING = {"STUCK": "the agent is stuck", "QUESTION": "the agent has a question"}
 
 
-def run_loop(opts: RunOptions, emit: Emit) -> int:
-    """Run rotations until every spec is verified or a stop condition; returns the exit code."""
-    ws = Workspace(opts.root)
-    ws.check()
-    # no specs, or a spec with invalid front matter: say so before creating anything
-    validate_front_matter(discover_specs(opts.root))
-    if opts.only:
-        opts = replace(opts, only=select_specs(opts.root, opts.only))
-    with (
-        RunLock(ws.dir, agent=opts.label, agents=[m.name for m in opts.pool]) as lock,
-        stop_signals_as_interrupt(),
-        CancelWatch(ws.dir) as cancel,
-    ):
-        ws.ensure()
-        return _Run(RunContext(opts, ws, emit, lock, cancel)).run()
-
-
-class _Run:
+class SpecRun:
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
         self.tree = Tree(ctx.opts.root, ctx.ws, ctx.opts.own_files)
         self.seats = Seats(ctx)
         self.circuit = Circuit(ctx)
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
-        self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record)
+        self.gate = DoneGate(
+            ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record, ctx.opts.test_globs
+        )
         self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
@@ -82,23 +62,39 @@ class _Run:
         for path in scan.modified:
             emit(Notice("warning", f"spec changed: {path} goes back to 0/3"))
 
-    def run(self) -> int:
+    def begin(self) -> tuple[list[Spec], Snapshot]:
+        """The run's start: the matrix brought up to date, changes made while ralph was not
+        running, the run announced; the tree the first rotation starts from."""
         ctx, opts = self.ctx, self.ctx.opts
-        specs = discover_specs(opts.root)
+        templates: list[str] = []
+        specs = discover_specs(opts.root, templates)
         had_specs = bool(ctx.state.specs)
         scan = reconcile(ctx.state, specs)
         ctx.state = scan.state
         before = self.tree.take()
-        ctx.state, dropped, edited = self.tree.compare_with_last_run(ctx.state, before)
+        ctx.state, dropped, moved = self.tree.compare_with_last_run(ctx.state, before)
         ctx.state = replace(ctx.state, max_iteration=ctx.budget)
         ctx.save()
         self.tree.save(before, self.tree.hidden)
+        edited = self.gate.tests.start()  # the tests a person left are the baseline
         ctx.emit(RunStarted(opts.label, ctx.state.last_rotation, ctx.budget, ctx.rows()))
+        if edited:
+            more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
+            shown = ", ".join(edited[:5]) + more
+            ctx.emit(Notice("info", f"tests edited while ralph was not running: {shown}"))
         if len(ctx.members) > 1:
             ctx.emit(PoolChanged(ctx.pool.seats))
         self.report(scan, added=had_specs)
+        for template in templates:
+            ctx.emit(
+                Notice(
+                    "warning",
+                    f"{template} is still the template `ralph init` wrote, so it is not run: "
+                    "describe what you want built there, or delete it",
+                )
+            )
         if dropped:
-            ctx.emit(Notice("warning", changed_since_last_run(edited, dropped)))
+            ctx.emit(Notice("warning", changed_since_last_run(moved, dropped)))
         held = self.tree.pending_rules()
         if held:
             ctx.emit(
@@ -108,6 +104,11 @@ class _Run:
                     "DONEs are refused until a person accepts them with `ralph accept`",
                 )
             )
+        return specs, before
+
+    def run(self) -> int:
+        ctx, opts = self.ctx, self.ctx.opts
+        specs, before = self.begin()
         stop = self._take_answer()
         if stop is not None:
             return stop
@@ -122,7 +123,7 @@ class _Run:
                 specs, new = self.rescan()
             first = False
             if opts.only and not ctx.state.complete and selected_done(ctx.state, opts.only):
-                return ctx.end(ExitCode.OK, _selected_reason(ctx.state, opts.only))
+                return ctx.end(ExitCode.OK, selected_reason(ctx.state, opts.only))
             if ctx.state.complete:
                 code, before = self.verification.complete(specs, before)
                 if code is not None:
@@ -239,7 +240,7 @@ class _Run:
         )
 
 
-def _selected_reason(state: State, only: tuple[str, ...]) -> str:
+def selected_reason(state: State, only: tuple[str, ...]) -> str:
     waiting = sum(1 for s in state.specs if s.needs_work and s.path not in only)
     return (
         f"the selected specs are verified (3/3): {', '.join(only)}; {waiting} other spec(s) "

@@ -31,6 +31,7 @@ class RunOptions:
     breaker_cooldown: float = breakers.DEFAULT_COOLDOWN
     decide: Decide | None = None  # asks the user when the breaker opens; None: abort
     latency_budget_ms: float = DEFAULT_BUDGET_MS
+    test_globs: tuple[str, ...] | None = None  # which files are tests (None: the defaults)
     only: tuple[str, ...] = ()  # --spec: the specs this run works on; () = every spec
     parallel: int = 1  # lanes at once; 1 works in the project's own tree, one spec at a time
 

@@ -4,6 +4,7 @@ handoff notes, each from the run's events and facts. Nothing else in the run wri
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ralph.agents.result import AgentFault
@@ -11,6 +12,7 @@ from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided,
 from ralph.rules import breaker as breakers
 from ralph.rules.spec import spec_slug
 from ralph.rules.state import Tally, usage_to_json
+from ralph.rules.verification import SLUG as VERIFICATION_SLUG
 from ralph.run.events import Event, RotationStarted, RunEnded, RunStarted
 from ralph.run.facts import (
     AnswerDelivered,
@@ -19,6 +21,10 @@ from ralph.run.facts import (
     Escalated,
     Fact,
     GateBypassed,
+    LaneClosed,
+    LaneConflict,
+    LaneMerged,
+    LaneOpened,
     QuestionAsked,
     RotationRecorded,
     RunArchived,
@@ -28,6 +34,7 @@ from ralph.run.facts import (
     VerificationStarted,
     WaitStarted,
 )
+from ralph.store.files import redact_file
 from ralph.store.journal import (
     REFUSAL_END,
     REFUSAL_START,
@@ -45,8 +52,18 @@ OUTCOMES = {"accept": "user_accepted", "abort": "aborted", "continue": "bypassed
 
 
 class Recorder:
-    def __init__(self, ws: Workspace, agents: list[str], rotation: str) -> None:
+    def __init__(
+        self,
+        ws: Workspace,
+        agents: list[str],
+        rotation: str,
+        redact: Callable[[str], str] = str,
+    ) -> None:
         self.ws = ws
+        # The agent writes its handoff, question and guardrails itself: what it copied into
+        # them from its environment is redacted before anything else reads them (the next
+        # prompt, the run's last message).
+        self.redact = redact
         self.agents = agents  # the pool's names and policy: what run_start records
         self.rotation = rotation
         self._handlers: dict[type, Callable[[Any], None]] = {
@@ -71,10 +88,19 @@ class Recorder:
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
             RunArchived: self._run_archived,
+            LaneOpened: self._lane_opened,
+            LaneMerged: self._lane_merged,
+            LaneConflict: self._lane_conflict,
+            LaneClosed: self._lane_closed,
         }
 
     def log(self, event: str, **fields: object) -> None:
         append_worklog(self.ws.worklog, event, **fields)
+
+    def _redact_agent_files(self, handoff: Path) -> None:
+        """The files the agent writes itself, before the next prompt quotes them."""
+        for written in (handoff, self.ws.question, self.ws.guardrails):
+            redact_file(written, self.redact)
 
     def handle(self, event: Event | Fact) -> None:
         handler = self._handlers.get(type(event))
@@ -121,6 +147,7 @@ class Recorder:
 
     def _rotation_recorded(self, e: RotationRecorded) -> None:
         ws = self.ws
+        self._redact_agent_files(ws.handoff(spec_slug(e.spec)))
         note = _handoff_note(e.signal, e.note, e.fault, e.iteration, e.log)
         if note is not None and e.stderr:
             said = "\n".join(f"    {line}" for line in e.stderr)
@@ -215,7 +242,8 @@ class Recorder:
 
     def _gate_decided(self, e: GateDecided) -> None:
         if e.passed and not e.interrupted:  # the refusals are answered: stop repeating them
-            drop_refusal_notes(self.ws.handoff(spec_slug(e.spec)))
+            slug = spec_slug(e.spec)
+            drop_refusal_notes(self.ws.handoff(slug), self.ws.history / slug / "refused.md")
         self.log(
             "done_gate",
             iteration=e.iteration,
@@ -244,6 +272,7 @@ class Recorder:
         )
 
     def _verification_answered(self, e: VerificationAnswered) -> None:
+        self._redact_agent_files(self.ws.handoff(VERIFICATION_SLUG))  # the verifier's report
         self.log(
             "verification",
             transition="answered",
@@ -279,6 +308,47 @@ class Recorder:
 
     def _run_archived(self, e: RunArchived) -> None:
         self.log("archived", folder=e.folder)
+
+    def _lane_opened(self, e: LaneOpened) -> None:
+        self.log("lane_open", spec=e.spec, branch=e.branch, worktree=e.worktree)
+
+    def _lane_merged(self, e: LaneMerged) -> None:
+        self.log(
+            "lane_merge",
+            spec=e.spec,
+            branch=e.branch,
+            into=e.into,
+            changed=e.changed,
+            downgraded=list(e.downgraded),
+        )
+        append_progress(self.ws.progress, f"{e.spec}: lane {e.branch} merged into {e.into}")
+
+    def _lane_conflict(self, e: LaneConflict) -> None:
+        self.log(
+            "lane_conflict",
+            spec=e.spec,
+            branch=e.branch,
+            into=e.into,
+            files=list(e.files),
+            others=list(e.others),
+            during=e.during,
+        )
+        what = (
+            f"ralph could not merge this spec's lane ({e.branch}) into {e.into}"
+            if e.during == "merge"
+            else f"ralph could not bring {e.into} into this spec's lane ({e.branch})"
+        )
+        others = f" with the work of {', '.join(e.others)}" if e.others else ""
+        append_note(
+            self.ws.handoff(spec_slug(e.spec)),
+            f"{what}: conflicts in {', '.join(e.files)}{others}. In your working folder run "
+            f"`git merge {e.into}`, resolve every conflict so that both specs still hold, "
+            "commit the merge, and check this spec again. Nothing was merged for you.",
+        )
+        append_error(self.ws.errors_log, f"{e.spec}: merge conflict in {', '.join(e.files)}")
+
+    def _lane_closed(self, e: LaneClosed) -> None:
+        self.log("lane_close", spec=e.spec, branch=e.branch, removed=e.removed, reason=e.reason)
 
 
 def _handoff_note(

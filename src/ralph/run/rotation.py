@@ -200,6 +200,7 @@ class Rotation:
             )
             ctx.state = count_rotation(ctx.state, spec.path, mode)
             ctx.state = self.gate.track_front_matter(spec, ctx.state)
+            ctx.state = self.gate.track_tests(spec, changes.paths, ctx.state)
             ctx.state = account(ctx.state, spec.path, agent.name, result, bool(changes))
             if not interrupted:  # the user stopped it: not the agent's fault
                 self.circuit.feed(
@@ -287,6 +288,7 @@ class Rotation:
                 checks_text=self.gate.prompt_section(spec, mode),
             )
         )
+        prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
         ws.prompt_file.write_text(prompt, encoding="utf-8")
         return prompt
 
@@ -331,7 +333,7 @@ class Rotation:
                     prompt=prompt,
                     tree=self.tree.key,
                     handoff=handoff,
-                    agent_front_matter=row.agent_front_matter if row else None,
+                    row=row,
                     cancel=stop,
                 )
         except KeyboardInterrupt:

@@ -171,6 +171,7 @@ class Verification:
                 recent_errors=recent_errors(ws.errors_log),
             )
         )
+        prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
         ws.prompt_file.write_text(prompt, encoding="utf-8")
         started = time.time()
         log = RotationLog(

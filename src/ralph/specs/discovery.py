@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from ralph.errors import SpecError
-from ralph.rules.spec import ROOT_PROMPTS, Spec, sort_key
+from ralph.rules.spec import ROOT_PROMPTS, Spec, is_untouched_template, sort_key
 
 SPEC_DIRS = (".ralph/specs", "specs")
 SPEC_SUFFIX = ".spec.md"
@@ -65,8 +65,11 @@ def spec_file_hash(root: Path, path: str) -> str | None:
         return None
 
 
-def discover_specs(root: Path) -> list[Spec]:
-    """Read every spec; raise SpecError when there is none or one cannot be read."""
+def discover_specs(root: Path, templates: list[str] | None = None) -> list[Spec]:
+    """Read every spec; raise SpecError when there is none or one cannot be read.
+
+    A spec still identical to `ralph init`'s template is left out (its path is added to
+    `templates`, for the run to say so); when nothing else is left, that is the error."""
     paths = find_spec_paths(root)
     if not paths:
         raise SpecError(
@@ -74,6 +77,16 @@ def discover_specs(root: Path) -> list[Spec]:
             f"create one ({SEARCHED}), or run `ralph init` for a PROMPT.md template",
         )
     specs = [spec for spec in (read_spec(root, p) for p in paths) if spec is not None]
+    untouched = [spec.path for spec in specs if is_untouched_template(spec.text)]
+    if templates is not None:
+        templates.extend(untouched)
+    specs = [spec for spec in specs if spec.path not in untouched]
+    if not specs and untouched:
+        raise SpecError(
+            f"{untouched[0]} is still the template `ralph init` wrote: nothing to build yet",
+            f"describe what you want built in {untouched[0]} (or add specs/<name>.spec.md), "
+            "then run again",
+        )
     if not specs:
         raise SpecError(f"no specs found in {root}", f"create one ({SEARCHED})")
     return specs

@@ -53,6 +53,10 @@ def _relative_dir(value: str) -> str:
     return value
 
 
+def _relative_file(value: str | None) -> str | None:
+    return None if value is None else _relative_dir(value)
+
+
 class ExternalConfig(_Model):
     """Run a command; judge its exit code and output (the seed's keys)."""
 
@@ -62,8 +66,10 @@ class ExternalConfig(_Model):
     output_not_contains: StrictStr | None = None
     timeout: Seconds = 300
     working_dir: StrictStr = "."
+    report: NonEmpty | None = None  # a JUnit XML file the command writes (its counts are read)
 
     _dir = field_validator("working_dir")(_relative_dir)
+    _report = field_validator("report")(_relative_file)
 
 
 class SemanticConfig(_Model):
@@ -157,6 +163,18 @@ Role = Annotated[
 AnyRole = ExternalRole | SemanticRole | StringMatchRole | MultiStageRole
 
 
+class TestsConfig(_Model):
+    """Which files are this spec's tests, and whether its agent may change them."""
+
+    paths: list[NonEmpty] | None = None  # globs; None: ralph.yaml's, else the defaults
+    may_change: StrictBool = False  # True: the guard against weakened tests is off
+
+
+def _tests_shorthand(value: Any) -> Any:
+    # `tests: [globs]` is short for `tests: {paths: [globs]}`
+    return {"paths": value} if isinstance(value, list) else value
+
+
 class SpecMeta(_Model):
     """Everything a spec's front matter may say."""
 
@@ -166,6 +184,7 @@ class SpecMeta(_Model):
     completion_criteria: list[NonEmpty] = Field(default_factory=list)  # the seed's name for it
     test_command: NonEmpty | None = None
     test_timeout: Seconds = 900
+    test_report: NonEmpty | None = None  # a JUnit XML file the test command writes
     max_iterations: Annotated[StrictInt, Field(ge=1)] | None = None
     verification: Literal["standard", "strict"] = "standard"
     checks: list[Check] = Field(default_factory=list)
@@ -174,6 +193,10 @@ class SpecMeta(_Model):
     reviewer: Role | None = None
     tester: Role | None = None
     qa: Role | None = None
+    tests: TestsConfig = Field(default_factory=TestsConfig)
+
+    _tests = field_validator("tests", mode="before")(_tests_shorthand)
+    _test_report = field_validator("test_report")(_relative_file)
 
     @field_validator(*ROLES, mode="before")
     @classmethod

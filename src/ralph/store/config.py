@@ -117,6 +117,12 @@ def _sandbox_shorthand(value: Any) -> Any:
     return {"profile": value} if isinstance(value, str) else value
 
 
+class TestsConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    paths: list[Annotated[StrictStr, Field(min_length=1)]] | None = None  # None: the defaults
+
+
 class RalphConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -124,6 +130,7 @@ class RalphConfig(BaseModel):
     agents: list[AgentConfig] | None = None  # a pool; `agent:` is a pool of one
     pool: PoolConfig = Field(default_factory=PoolConfig)
     max_iterations: Annotated[StrictInt, Field(ge=1)] = 20
+    parallel: Annotated[StrictInt, Field(ge=1)] = 1  # specs worked on at once (lanes)
     max_cost: Annotated[StrictFloat, Field(gt=0)] | None = None  # USD this run may spend
     max_tokens: Annotated[StrictInt, Field(ge=1)] | None = None  # tokens in+out this run
     # the independent verification once every spec is at 3/3
@@ -141,6 +148,14 @@ class RalphConfig(BaseModel):
     @classmethod
     def _sandbox_shorthand(cls, value: Any) -> Any:
         return _sandbox_shorthand(value)
+
+    tests: TestsConfig = Field(default_factory=TestsConfig)  # which files are the tests
+
+    @field_validator("tests", mode="before")
+    @classmethod
+    def _tests_shorthand(cls, value: Any) -> Any:
+        # `tests: [globs]` is short for `tests: {paths: [globs]}`
+        return {"paths": value} if isinstance(value, list) else value
 
     @field_validator("test_command")
     @classmethod

@@ -10,6 +10,7 @@ import re
 import stat
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,14 @@ def _open_fifo(path: Path) -> int:
         if sys.platform != "win32":  # no named pipes there, nor set_blocking before 3.12
             os.set_blocking(fd, True)
         return fd
+
+
+def redact_file(path: Path, redact: Callable[[str], str]) -> None:
+    """Rewrite a text file (atomically) with `redact` applied, if that changes anything."""
+    text = read_text(path)
+    clean = redact(text)
+    if clean != text:
+        write_text_atomic(path, clean)
 
 
 def read_text(path: Path) -> str:

@@ -133,17 +133,13 @@ def ignore_files(repo: Repo) -> list[str]:
         rel = "".join(part + "/" for part in parts[:depth]) + ".gitignore"
         if Path(repo.top, rel).is_file():
             found.append(rel)
-    args = ("ls-files", "-z", "--cached", "--others", "--full-name", "--", ":(glob)**/.gitignore")
-    try:
-        proc = _git(repo.root, *repo.pinned, *args)
-    except OSError:
-        proc = None
-    if proc is None or proc.returncode != 0:
-        raise StateError(
-            f"{repo.root}: git cannot list the .gitignore files",
-            "run `git ls-files` in the project folder and fix what git reports",
-        )
-    found.extend(os.fsdecode(p) for p in proc.stdout.split(b"\0") if p)
+    # Tracked and untracked ones, then ignored ones (a .gitignore can ignore itself) but not
+    # those inside an ignored folder, which git does not read: it is listed as one entry.
+    listed = ("ls-files", "-z", "--others", "--exclude-standard", "--full-name")
+    pathspec = ("--", ":(glob)**/.gitignore")
+    for extra in (("--cached",), ("--ignored", "--directory")):
+        out = _run(repo, *listed, *extra, *pathspec).stdout
+        found.extend(os.fsdecode(p) for p in out.split(b"\0") if p and not p.endswith(b"/"))
     return sorted(set(found))
 
 

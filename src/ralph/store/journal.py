@@ -50,9 +50,10 @@ REFUSAL_START = "your DONE was refused, because"
 REFUSAL_END = "Fix them before you say DONE again."
 
 
-def drop_refusal_notes(path: Path) -> bool:
-    """Remove the notes that a DONE was refused from a handoff, once a DONE passed: an old
-    refusal read later would send the agent after checks that pass. True when one was there."""
+def drop_refusal_notes(path: Path, keep: Path) -> bool:
+    """Move the notes that a DONE was refused from a handoff to `keep`, once a DONE passed:
+    an old refusal read later would send the agent after checks that pass, and what the checks
+    said stays on record. True when one was there."""
     import re
 
     try:
@@ -64,9 +65,13 @@ def drop_refusal_notes(path: Path) -> bool:
         + r".*?" + re.escape(REFUSAL_END) + r"\n",
         re.DOTALL,
     )  # fmt: skip
-    kept = pattern.sub("", text)
-    if kept == text:
+    moved = pattern.findall(text)
+    if not moved:
         return False
+    kept = pattern.sub("", text)
+    keep.parent.mkdir(parents=True, exist_ok=True)
+    with keep.open("a", encoding="utf-8") as f:
+        f.write("".join(moved))
     write_text_atomic(path, kept)
     return True
 

@@ -24,11 +24,11 @@ def find_root(start: Path) -> Path:
 
 
 def enclosing_project(folder: Path) -> Path | None:
-    """A ralph project above `folder` (not `folder` itself), searched as find_root searches:
-    where `ralph init` in a subfolder would nest a second project."""
-    for parent in folder.parents:
-        if (parent / STATE_DIR).is_dir():
-            return parent
-        if (parent / ".git").exists():
-            return None  # the top of the repository, with no .ralph/
+    """The ralph project above `folder` that find_root would have found from it, had `folder`
+    no .ralph/ of its own: where `ralph init` in a subfolder would nest a second project."""
+    for candidate in (folder, *folder.parents):
+        if candidate != folder and (candidate / STATE_DIR).is_dir():
+            return candidate
+        if (candidate / ".git").exists():
+            return None  # the top of the repository `folder` is in, with no .ralph/
     return None

@@ -23,6 +23,7 @@ from ralph.rules.state import (
     Tally,
     state_to_json,
 )
+from ralph.rules.testsummary import TestCounts
 from ralph.store.files import RESET_HINT, load_json, write_json_atomic
 
 
@@ -130,6 +131,8 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
                 usage=check.tally(raw, "usage", prefix),
                 last_changed_by=check.opt_str(raw, "last_changed_by", prefix),
                 override=_choice(check, raw, "override", prefix, OVERRIDES),
+                tests=_counts(check, raw, "tests", prefix),
+                best_tests=_counts(check, raw, "best_tests", prefix),
             )
         )
     max_iteration = data.get("max_iterations")
@@ -159,6 +162,24 @@ def _choice(
     if value is not None and value not in allowed:
         raise check.fail(prefix + key, f"expected one of {', '.join(allowed)}, got {value!r}")
     return value
+
+
+def _counts(check: _Checker, raw: dict[str, Any], key: str, prefix: str) -> TestCounts | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise check.fail(prefix + key, "expected an object")
+    runners = value.get("runners", [])
+    if not isinstance(runners, list) or not all(isinstance(r, str) for r in runners):
+        raise check.fail(prefix + key + ".runners", "expected a list of names")
+    where = f"{prefix}{key}."
+    return TestCounts(
+        check.int_(value, "passed", where, 0, None),
+        check.int_(value, "failed", where, 0, None),
+        check.int_(value, "skipped", where, 0, None),
+        tuple(runners),
+    )
 
 
 def _final_from_json(check: _Checker, raw: dict[str, Any]) -> FinalVerification:

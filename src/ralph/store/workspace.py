@@ -17,21 +17,6 @@ Project-wide lessons every agent reads at the start of every rotation, on every 
 Add what the next agent must know: commands that work, traps to avoid, decisions made.
 """
 
-PROMPT_TEMPLATE = """\
-# Project goal
-
-Describe what you want built, in a few sentences.
-
-## Acceptance criteria
-
-- [ ] The first thing that must be true when this is done
-- [ ] The second thing
-
-## Notes
-
-Constraints, commands to run the tests, links. Add more specs as `specs/<name>.spec.md`.
-"""
-
 
 @dataclass(frozen=True)
 class Workspace:

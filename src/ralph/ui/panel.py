@@ -15,7 +15,7 @@ from ralph.rules.words import plural
 from ralph.run.events import RotationEnded, SpecRow
 from ralph.ui.panelfit import Fit, fit, shorten_left
 from ralph.ui.panelview import PanelView
-from ralph.ui.statustable import SIGNAL_STYLES, counter, run_progress, status_text
+from ralph.ui.statustable import SIGNAL_STYLES, counter, run_progress, status_text, tests_text
 from ralph.ui.text import clean_line, files_changed, format_clock, usage_reported
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def _matrix(fitted: Fit, current: str | None, total: int) -> RenderableType:
             Text(counter(row), style="green" if verified else ""),
             Text(
                 status_text(row.last_status), style=SIGNAL_STYLES.get(row.last_status or "", "dim")
-            ),
+            ).append(tests_text(row.tests), style="dim"),
             Text("✓", style="bold green") if verified else "",
         )
     if fitted.summary is None:
@@ -118,6 +118,31 @@ def _matrix(fitted: Fit, current: str | None, total: int) -> RenderableType:
     summary = Text(fitted.summary, style="dim", no_wrap=True, overflow="ellipsis")
     # the counts lead when rows were picked around the current spec, follow a cut list
     return Group(grid, summary) if fitted.summary.startswith("…") else Group(summary, grid)
+
+
+def lanes_table(view: PanelView, now: float) -> RenderableType:
+    """`--parallel`: one row per lane at work (spec, agent, mode, rotation, elapsed, counter)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if not view.running:
+        return Text("none running", style="dim")
+    counts = {row.path: row for row in view.matrix}
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(overflow="fold", ratio=1)
+    for _ in range(5):
+        grid.add_column(no_wrap=True)
+    for lane in sorted(view.running, key=lambda r: r.iteration):
+        row = counts.get(lane.spec)
+        grid.add_row(
+            Text(lane.spec),
+            Text(lane.agent, style="dim"),
+            Text(lane.mode, style=MODE_STYLES.get(lane.mode, "")),
+            Text(f"#{lane.iteration}"),
+            Text(format_clock(now - lane.started_at)),
+            Text(counter(row) if row is not None else "—"),
+        )
+    return grid
 
 
 def _usage_text(view: PanelView) -> Text:
@@ -185,13 +210,17 @@ def render_panel(view: PanelView, now: float, size: tuple[int, int] | None = Non
 
     # Blocks above the matrix (status rows now; a block of lane rows can join them) count
     # against the height first; the matrix and the agent's lines share what is left.
+    lanes = lanes_table(view, now) if view.lanes else None  # a block above the matrix
     fixed = sum(text.plain.count("\n") + 1 for _, text in (*head, *tail))
+    fixed += max(1, len(view.running)) if lanes is not None else 0
     fitted = fit(view.matrix, view.spec, view.output, fixed=fixed, size=size, limit=MATRIX_LIMIT)
     rows = Table.grid(padding=(0, 1))
     rows.add_column(style="bold", no_wrap=True, min_width=10)  # "Iteration:" whole
     rows.add_column(ratio=1, no_wrap=size is not None, overflow="ellipsis")
     for label, text in head:
         rows.add_row(label, text)
+    if lanes is not None:
+        rows.add_row("Lanes:", lanes)
     rows.add_row("Specs:", _matrix(fitted, view.spec, len(view.matrix)))
     for label, text in tail:
         rows.add_row(label, text)

@@ -28,6 +28,17 @@ Phase = Literal["waiting", "starting", "running", "idle", "finished"]
 
 
 @dataclass(frozen=True)
+class LaneRow:
+    """A rotation under way in a lane (`--parallel`): one row of the panel's lanes."""
+
+    spec: str
+    agent: str
+    mode: Mode
+    iteration: int
+    started_at: float
+
+
+@dataclass(frozen=True)
 class PanelView:
     """Everything the live panel shows, built only from events (so rendering needs no I/O)."""
 
@@ -51,6 +62,18 @@ class PanelView:
     waiting_until: float | None = None  # no agent available: waiting for a limit to reset
     waiting_reason: str | None = None
     cancel: str | None = None  # `ralph cancel` asked the run to stop ("after" or "now")
+    running: tuple[LaneRow, ...] = ()  # rotations under way, one per lane
+    lanes: bool = False  # rotations ran side by side in this run: the panel shows its lanes
+
+
+def _lanes_started(view: PanelView, event: RotationStarted) -> PanelView:
+    row = LaneRow(event.spec, event.agent, event.mode, event.iteration, event.started_at)
+    running = (*(r for r in view.running if r.spec != event.spec), row)
+    return replace(view, running=running, lanes=view.lanes or len(running) > 1)
+
+
+def _lanes_ended(view: PanelView, event: RotationEnded) -> PanelView:
+    return replace(view, running=tuple(r for r in view.running if r.spec != event.spec))
 
 
 def _count_usage(view: PanelView, event: RotationEnded) -> PanelView:
@@ -80,6 +103,7 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             waiting_reason=None,
         )
     if isinstance(event, RotationStarted):
+        view = _lanes_started(view, event)
         return replace(
             view,
             agent=event.agent,
@@ -100,11 +124,11 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
         shown = tuple(clean_line(line) for line in event.lines[-OUTPUT_LINES:])
         return replace(view, output=(*view.output, *shown)[-OUTPUT_LINES:])
     if isinstance(event, RotationEnded):
-        view = _count_usage(view, event)
+        view = _lanes_ended(_count_usage(view, event), event)
         return replace(
             view,
             agent=event.agent,
-            phase="idle",
+            phase="running" if view.running else "idle",  # other lanes are still at work
             spec=event.spec,
             mode=event.mode,
             iteration=event.iteration,
@@ -124,6 +148,7 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             matrix=event.matrix,
             exit_code=event.exit_code,
             reason=event.reason,
+            running=(),
             waiting_until=None,
             waiting_reason=None,
         )

@@ -25,7 +25,7 @@ from ralph.run.events import (
     event_name,
 )
 from ralph.ui.closing import Closing
-from ralph.ui.statustable import counter, run_progress, status_text
+from ralph.ui.statustable import counter, run_progress, status_text, tests_text
 from ralph.ui.text import (
     clean_line,
     files_changed,
@@ -202,7 +202,8 @@ class PlainDisplay(LineDisplay):
                 return
             width = max((len(row.path) for row in event.matrix), default=0)
             for row in event.matrix:
-                self._write(f"  {row.path:<{width}} {counter(row)} {status_text(row.last_status)}")
+                status = status_text(row.last_status) + tests_text(row.tests)
+                self._write(f"  {row.path:<{width}} {counter(row)} {status}")
             if event.usage is not None and usage_reported(event.usage):
                 self._write(f"usage this run: {format_tally(event.usage)}")
         else:  # an event type this display does not know yet: its name and fields

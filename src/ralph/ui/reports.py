@@ -75,6 +75,10 @@ def junit_xml(report: RunReport) -> str:
         )
         if spec.cost_usd is not None:
             ET.SubElement(case_props, "property", name="cost_usd", value=f"{spec.cost_usd:.4f}")
+        if spec.tests is not None:  # what its last test run did, from the runner's summary
+            for key in ("passed", "failed", "skipped"):
+                value = str(getattr(spec.tests, key))
+                ET.SubElement(case_props, "property", name=f"tests_{key}", value=value)
         if not spec.verified:
             reason = failure_reason(spec, report)
             failure = ET.SubElement(case, "failure", message=reason, type="NotVerified")

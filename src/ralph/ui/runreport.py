@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ralph.rules.state import MAX_COUNT
+from ralph.rules.testsummary import TestCounts
 from ralph.run.events import (
     Event,
     RotationEnded,
@@ -28,6 +29,7 @@ class SpecReport:
     seconds: float = 0.0  # their total time
     cost_usd: float | None = None  # summed where the agent reports a price
     last_note: str | None = None  # why its last rotation failed, or a warning
+    tests: TestCounts | None = None  # its last test run (runner summaries)
 
     @property
     def verified(self) -> bool:
@@ -86,6 +88,7 @@ def _with_matrix(report: RunReport, matrix: tuple[SpecRow, ...]) -> RunReport:
             known.get(row.path, SpecReport(row.path)),
             done_count=row.done_count,
             last_status=row.last_status,
+            tests=row.tests,
         )
         for row in matrix
     )

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.state import Tally
+from ralph.rules.testsummary import TestCounts
 from ralph.rules.usage import format_tally
 from ralph.rules.words import plural
 
@@ -184,3 +185,14 @@ def render_status_plain(
     )
     lines.extend(usage_lines(usage, agents))
     return "\n".join(lines) + "\n"
+
+
+def tests_text(counts: TestCounts | None) -> str:
+    """A spec's last test run, short: " 12 passed 1 skipped"."""
+    if counts is None:
+        return ""
+    parts = [f"{counts.passed} passed"]
+    parts += [
+        f"{n} {word}" for n, word in ((counts.failed, "failed"), (counts.skipped, "skipped")) if n
+    ]
+    return " " + " ".join(parts)

@@ -111,6 +111,8 @@ def main() -> int:
         # and nothing written (a judge judges, it does not fix).
         outcome = run_verify(spec, root, say)
         ok = outcome.signal == "VERIFY_PASS"
+        if ok:  # a judge cites its evidence: here, the ticked boxes of the spec
+            print(citations(spec_rel, text, prompt), flush=True)
         print("VERIFIED" if ok else f"NOT_VERIFIED: {outcome.reason}", flush=True)
         return 0
     state_dir = Path(env.get("RALPH_STATE_DIR") or root / ".ralph")
@@ -139,3 +141,19 @@ def main() -> int:
         return _fail(f"cannot write {exc.filename or 'a file'}: {exc.strerror or exc}.", EXIT_ERROR)
     print(f"<ralph>{outcome.signal}</ralph>", flush=True)
     return 0
+
+
+def citations(spec_rel: str, text: str, prompt: str) -> str:
+    """One evidence line per numbered criterion of the judge's prompt, each citing a ticked
+    box of the spec (file, line and the line's text), in turn."""
+    import re
+
+    criteria = prompt.split("## The spec", maxsplit=1)[0]
+    numbers = re.findall(r"^(\d+)\. ", criteria, flags=re.M) or ["1"]
+    lines = text.splitlines()
+    ticked = [(i, line.strip()) for i, line in enumerate(lines, 1) if "[x]" in line.lower()]
+    ticked = ticked or [(1, lines[0].strip() if lines else spec_rel)]
+    return "\n".join(
+        f'EVIDENCE {n}: {spec_rel}:{ticked[k % len(ticked)][0]} "{ticked[k % len(ticked)][1]}"'
+        for k, n in enumerate(numbers)
+    )

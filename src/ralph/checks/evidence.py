@@ -1,0 +1,89 @@
+"""Test runs are evidence, not exit codes: the counts of a command's test run, read from the
+JUnit XML report the check names (written by this run) or from the runner's summary in its
+output; a run that executed no test fails; a later run must not fall behind the spec's best.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from ralph.checks.acceptance import Pending, Scope
+from ralph.rules.state import State
+from ralph.rules.testsummary import TestCounts, junit_counts, parse_summary
+
+NO_TESTS = "ran no test"
+DROP_HINT = "restore the tests, or a person accepts the drop with `ralph accept`"
+
+
+def run_counts(output: str, report: Path | None, started: float) -> TestCounts | str | None:
+    """The counts of one command's test run; None when it is no known test run; a str says
+    why counts that should be there are not (a named report missing, stale or unreadable).
+    `started` is the wall clock when the command started: an older report is a previous run's."""
+    if report is not None:
+        return _report_counts(report, started)
+    return parse_summary(output)
+
+
+def no_tests(counts: TestCounts) -> str | None:
+    """Why a run that executed no test fails, or None."""
+    if counts.executed:
+        return None
+    where = ", ".join(counts.runners) or "the report"
+    return f"{NO_TESTS} ({where}: {counts.describe()})"
+
+
+def _report_counts(path: Path, started: float) -> TestCounts | str:
+    try:
+        if path.stat().st_mtime < started - 1.0:  # file systems round times down
+            return f"its report {path.name} was not written by this run"
+    except OSError:
+        return f"it wrote no report {path.name}"
+    try:
+        from junitparser import JUnitXml, TestSuite  # only when a check names a report
+
+        xml = JUnitXml.fromfile(str(path))
+        suites = [xml] if isinstance(xml, TestSuite) else list(xml)
+        return junit_counts(
+            (int(s.tests or 0), int(s.failures or 0), int(s.errors or 0), int(s.skipped or 0))
+            for s in suites
+        )
+    except Exception as exc:  # a half-written or foreign file: the evidence is missing
+        return f"its report {path.name} cannot be read as JUnit XML ({type(exc).__name__})"
+
+
+def drop(now: TestCounts, best: TestCounts | None) -> str | None:
+    """Why `now` falls behind the spec's best run (fewer passing, more skipped), or None."""
+    if best is None:
+        return None
+    if now.passed < best.passed:
+        return f"fewer tests passed than in the best run ({now.passed} < {best.passed})"
+    if now.skipped > best.skipped:
+        return f"more tests skipped than in the best run ({now.skipped} > {best.skipped})"
+    return None
+
+
+class CountsAcceptor:
+    """`ralph accept` for a drop in a spec's test counts: the last run becomes the best."""
+
+    kind = "test counts"
+
+    def pending(self, scope: Scope, state: State) -> list[Pending]:
+        out: list[Pending] = []
+        for row in state.specs:
+            if row.tests is None or not scope.wanted(row.path):
+                continue
+            fell = drop(row.tests, row.best_tests)
+            if fell is not None and row.best_tests is not None:
+                best, last = row.best_tests.describe(), row.tests.describe()
+                lines = (f"best run: {best}", f"last run: {last}")
+                out.append(Pending(self.kind, row.path, f"{row.path}: {fell}", lines))
+        return out
+
+    def accept(self, scope: Scope, state: State, items: Sequence[Pending]) -> State:
+        for item in items:
+            row = state.get(item.spec or "")
+            if row is not None and row.tests is not None:
+                state = state.with_spec(replace(row, best_tests=row.tests))
+        return state

@@ -1,0 +1,144 @@
+"""Tests may grow, never shrink, without a person's say.
+
+The baseline is the tests as ralph first recorded them or as a person last accepted or edited
+them (store/testbaseline.py). A DONE is refused while the tests on disk are weaker than the
+baseline (rules/weakening.py): until an agent restores them or a person accepts the change
+(`ralph accept`, or the escalation's Accept). A spec whose front matter says
+`tests: {may_change: true}` is not guarded, and what its rotations change of the tests becomes
+the baseline.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ralph.checks.acceptance import Pending, Scope
+from ralph.rules.state import State
+from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
+from ralph.rules.weakening import Finding, weakened
+from ralph.store.testbaseline import TestStore, digest, hashes, person_edits, read, scan
+
+ACCEPT_HINT = "restore the tests, or a person accepts the change with `ralph accept`"
+SHOWN = 5  # findings named in a refusal
+
+
+class TestGuard:
+    def __init__(self, root: Path, state_dir: Path, globs: Sequence[str] | None = None):
+        self.root = root
+        self.store = TestStore(state_dir)
+        self.globs = tuple(globs) if globs is not None else DEFAULT_GLOBS
+
+    def start(self) -> list[str]:
+        """When a run starts: record the baseline the first time; afterwards, test files that
+        changed while ralph was not running are a person's edits and become the baseline.
+        Returns those paths."""
+        now = scan(self.root, self.globs)
+        if not self.store.exists:
+            self.store.save_baseline(now)
+            self.store.save_seen(hashes(now))
+            return []
+        edited = sorted(person_edits(self.store.seen(), hashes(now)))
+        if edited:
+            self._take(edited, now)
+        self.store.save_seen(hashes(now))
+        return edited
+
+    def after_rotation(self, changed: Iterable[str], *, may_change: bool) -> None:
+        """What a rotation changed of the tests is what ralph has seen; with `may_change`
+        (the spec allows it) it is the baseline too. No cost when no test file changed."""
+        changed = list(changed)
+        if any(p.startswith("(") for p in changed):  # "everything may have changed"
+            paths = sorted(set(scan(self.root, self.globs)) | set(self.store.seen()))
+        else:
+            seen = self.store.seen()
+            paths = [p for p in changed if p in seen or is_test(p, self.globs) or p.endswith(".rs")]
+        if not paths:
+            return
+        now = {p: t for p in paths if (t := read(self.root, p)) is not None}
+        seen = self.store.seen()
+        for p in paths:
+            if p in now:
+                seen[p] = digest(now[p])
+            else:
+                seen.pop(p, None)
+        self.store.save_seen(seen)
+        if may_change:
+            self._take(paths, now)
+
+    def findings(self, globs: Sequence[str] | None = None) -> list[Finding]:
+        """How the tests now are weaker than the baseline ([] before any baseline). Only the
+        files that differ from the baseline are read as tests: cheap when nothing changed."""
+        if not self.store.exists:
+            return []
+        now = scan(self.root, self.globs if globs is None else globs)
+        base = self.store.baseline()
+        current = hashes(now)
+        changed = {p for p in base if current.get(p) != base[p]}
+        if not changed and set(current) <= set(base):
+            return []
+        old = {p: t for p, t in self.store.baseline_texts().items() if p in changed}
+        new = {p: t for p, t in now.items() if base.get(p) != current[p]}
+        found = weakened(old, new)
+        return [f for f in found if globs is None or is_test(f.path, globs)]
+
+    def diff(self, paths: Iterable[str]) -> list[str]:
+        """The baseline of `paths` against the files now, as unified diff lines."""
+        base = self.store.baseline_texts()
+        out: list[str] = []
+        for p in sorted(paths):
+            now = read(self.root, p)
+            out += difflib.unified_diff(
+                base.get(p, "").splitlines(),
+                (now or "").splitlines(),
+                f"{p} (accepted)",
+                f"{p} (now)" if now is not None else f"{p} (deleted)",
+                n=1,
+                lineterm="",
+            )
+        return out
+
+    def accept(self) -> None:
+        """A person's say: the tests as they are now are the baseline."""
+        now = scan(self.root, self.globs)
+        self.store.save_baseline(now)
+        self.store.save_seen(hashes(now))
+
+    def _take(self, paths: Iterable[str], now: dict[str, str]) -> None:
+        base = self.store.baseline_texts()
+        for p in paths:
+            if p in now:
+                base[p] = now[p]
+            else:
+                base.pop(p, None)
+        self.store.save_baseline(base)
+
+
+def refusal(found: Sequence[Finding]) -> tuple[str, ...]:
+    """The reasons of a DONE refused for weakened tests; the first says what a person can do."""
+    head = f"the tests were weakened ({ACCEPT_HINT}): {found[0]}"
+    rest = [str(f) for f in found[1:SHOWN]]
+    if len(found) > SHOWN:
+        rest.append(f"and {len(found) - SHOWN} more changes to the tests")
+    return (head, *rest)
+
+
+class TestAcceptor:
+    """`ralph accept` for the tests: shows how they were weakened, makes them the baseline."""
+
+    kind = "tests"
+
+    def pending(self, scope: Scope, state: State) -> list[Pending]:
+        guard = TestGuard(scope.root, scope.state_dir, scope.test_globs)
+        found = guard.findings()
+        if not found:
+            return []
+        files = sorted({f.path for f in found})
+        summary = f"the tests, weaker than a person last left them: {', '.join(files)}"
+        lines = (*(str(f) for f in found), "", *guard.diff(files))
+        return [Pending(self.kind, None, summary, lines)]
+
+    def accept(self, scope: Scope, state: State, items: Sequence[Pending]) -> State:
+        TestGuard(scope.root, scope.state_dir, scope.test_globs).accept()
+        return state

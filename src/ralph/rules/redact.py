@@ -1,0 +1,219 @@
+"""Secrets kept out of everything ralph writes: which values are secret, and their redaction.
+
+Agents print what they read, API keys included. A value is secret when the variable holding
+it is named like a credential (ANTHROPIC_API_KEY, GH_TOKEN, DB_PASSWORD ...), or when it has
+the shape of a well-known key (Anthropic, OpenAI, GitHub, AWS, Google) wherever it came from.
+Values shorter than MIN_SECRET are left alone: redacting "1" or "true" would garble every log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any, TypeVar
+
+REDACTED = "[REDACTED]"
+MIN_SECRET = 8
+_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD", "_PASS", "_PAT")
+_WORDS = ("SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY", "PRIVATE_KEY", "AUTH_TOKEN")
+_SECRET_KEY = re.compile(r"(?i)api_?key|token|secret|passw(?:or)?d|credential")
+# Command-line options whose value is a credential (`cursor-agent --api-key KEY`).
+_SECRET_OPTIONS = ("--api-key", "--token", "--password", "--auth-token")
+
+# Well-known key shapes. Each alternative starts with a literal character, then checks that
+# the one before it does not continue a word (a lookbehind over both): an expression that starts
+# with literals lets the engine skip ahead instead of trying every position.
+_START = rb"(?<![A-Za-z0-9_-].)"
+_SHAPES = (
+    rb"s" + _START + rb"k-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # Anthropic, OpenAI
+    rb"g" + _START + rb"h[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
+    rb"g" + _START + rb"ithub_pat_[A-Za-z0-9_]{30,}",  # GitHub fine-grained tokens
+    rb"A" + _START + rb"(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])",  # AWS access key ids
+    rb"A" + _START + rb"Iza[A-Za-z0-9_-]{35}",  # Google API keys
+)
+# Agent output is a hot path. Before the full expression runs, bytes every key shape contains
+# one of are looked for (memchr: gigabytes a second), then the shapes' prefixes in one pass.
+_SHAPE_BYTES = (b"-", b"_", b"A")
+_SHAPE_PREFIX = re.compile(rb"sk-|gh[pousr]_|github_pat_|A(?:KIA|SIA|Iza)")
+# Bytes from the most to the least common in agent output: a value is looked for by its
+# rarest byte first.
+_COMMON = b' e"tao:,insrh\nldcu{}mfpgwyb._-/vk0123456789xjqzETAOINSRHLDCUMFPGWYBVKXJQZ'
+
+
+def _rarest(value: bytes) -> bytes:
+    return bytes([max(value, key=lambda b: _COMMON.find(bytes([b])) % 256)])
+
+
+# The longest key shape worth holding back for: see `hold`.
+_LONGEST_SHAPE = 512
+
+T = TypeVar("T")
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable named `name` holds a credential."""
+    upper = name.upper()
+    return upper.endswith(_SUFFIXES) or any(word in upper for word in _WORDS)
+
+
+def secret_values(
+    env: Mapping[str, str], names: Iterable[str] = (), argv: Sequence[str] = ()
+) -> frozenset[str]:
+    """The secret values of an environment (credential-named variables, plus `names`: the
+    ones a CLI reads whatever they are called) and of a command line (`--api-key KEY`)."""
+    wanted = set(names)
+    found = {v for k, v in env.items() if k in wanted or is_secret_name(k)}
+    for i, arg in enumerate(argv):
+        option, eq, value = arg.partition("=")
+        if option in _SECRET_OPTIONS:
+            if eq:
+                found.add(value)
+            elif i + 1 < len(argv):
+                found.add(argv[i + 1])
+    return frozenset(v for v in found if len(v) >= MIN_SECRET)
+
+
+def json_secrets(text: str) -> frozenset[str]:
+    """Values under credential-like keys (apiKey, token, password ...) of a JSON document;
+    nothing when it is not JSON."""
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return frozenset()
+    found: set[str] = set()
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(v, str) and _SECRET_KEY.search(str(k)):
+                    found.add(v)
+                else:
+                    stack.append(v)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(v for v in found if len(v) >= MIN_SECRET)
+
+
+class Redactor:
+    """Replaces secret values and key-shaped strings with [REDACTED], in text and in bytes."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        self.values = frozenset(v for v in values if len(v) >= MIN_SECRET)
+        # Longest first: a value that contains another is redacted whole.
+        literal = [re.escape(v.encode()) for v in sorted(self.values, key=len, reverse=True)]
+        self._bytes = re.compile(b"|".join([*literal, *_SHAPES]))
+        self._text = re.compile(self._bytes.pattern.decode())
+        self._values = tuple((_rarest(v.encode()), v.encode()) for v in self.values)
+        #: bytes at the end of an unfinished line that may be the start of a secret
+        self.hold = max([_LONGEST_SHAPE, *(len(v.encode()) for v in self.values)])
+
+    def raw(self, data: bytes) -> bytes:
+        if self._present(data):
+            return self._bytes.sub(REDACTED.encode(), data)
+        return data  # the usual case: no expression ran
+
+    def text(self, text: str) -> str:
+        # Events and records are short: the expression's own scan is cheap enough there.
+        return self._text.sub(REDACTED, text)
+
+    def _present(self, data: bytes) -> bool:
+        """Whether `data` may hold a secret: never False when it does."""
+        for byte, value in self._values:
+            if byte in data and value in data:
+                return True
+        shaped = any(byte in data for byte in _SHAPE_BYTES)
+        return shaped and _SHAPE_PREFIX.search(data) is not None
+
+    def safe_cut(self, data: bytes, cut: int) -> int:
+        """`cut` moved back to the start of any secret that spans it."""
+        for match in self._bytes.finditer(data, max(0, cut - self.hold), cut + self.hold):
+            if match.start() < cut < match.end():
+                return match.start()
+        return cut
+
+    def scrub(self, value: T) -> T:
+        """`value` with every string in it redacted: a dataclass (an event), a tuple, a list,
+        a dict; other values as they are. The same object when nothing needed redacting."""
+        return _scrub(self, value)  # type: ignore[no-any-return]
+
+
+def _scrub(r: Redactor, value: Any) -> Any:
+    if isinstance(value, str):
+        return r.text(value)
+    if isinstance(value, (tuple, list)):
+        items = [_scrub(r, v) for v in value]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        return type(value)(items) if isinstance(value, list) else tuple(items)
+    if isinstance(value, dict):
+        pairs = {k: _scrub(r, v) for k, v in value.items()}
+        return value if all(pairs[k] is v for k, v in value.items()) else pairs
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changed = {}
+        for f in dataclasses.fields(value):
+            if not f.init:
+                continue
+            old = getattr(value, f.name)
+            new = _scrub(r, old)
+            if new is not old:
+                changed[f.name] = new
+        return dataclasses.replace(value, **changed) if changed else value
+    return value
+
+
+@lru_cache(maxsize=32)
+def redactor(values: frozenset[str] = frozenset()) -> Redactor:
+    """The redactor of these values (built once: its expressions are compiled)."""
+    return Redactor(values)
+
+
+class StreamRedactor:
+    """Redacts a process's output as it streams, a line at a time, per stream.
+
+    A secret can arrive cut in two by a chunk boundary: the unfinished end of a line is held
+    back until its newline arrives (or the stream ends). A line longer than `limit` is let out
+    early, all but its last `hold` bytes, never cutting through a secret it can see.
+    """
+
+    def __init__(self, redactor: Redactor, limit: int = 64 << 10) -> None:
+        self.redactor = redactor
+        self.limit = max(limit, 2 * redactor.hold)
+        self._held: dict[str, list[bytes]] = {}
+        self._size: dict[str, int] = {}
+
+    def feed(self, stream: str, chunk: bytes) -> bytes:
+        """What may be written of the output so far, redacted; b"" while a line is unfinished."""
+        end = chunk.rfind(b"\n") + 1
+        held = self._held.setdefault(stream, [])
+        if end:
+            data = b"".join([*held, chunk[:end]]) if held else chunk[:end]
+            rest = chunk[end:]
+            self._held[stream] = [rest] if rest else []
+            self._size[stream] = len(rest)
+            return self.redactor.raw(data)
+        held.append(chunk)
+        self._size[stream] = self._size.get(stream, 0) + len(chunk)
+        if self._size[stream] <= self.limit:
+            return b""
+        data = b"".join(held)
+        cut = self.redactor.safe_cut(data, len(data) - self.redactor.hold)
+        self._held[stream] = [data[cut:]]
+        self._size[stream] = len(data) - cut
+        return self.redactor.raw(data[:cut])
+
+    def flush(self, stream: str) -> bytes:
+        """The rest of a stream that ended without a newline, redacted."""
+        held = self._held.pop(stream, [])
+        self._size.pop(stream, None)
+        return self.redactor.raw(b"".join(held)) if held else b""
+
+    def tail(self, data: bytes, total: int) -> bytes:
+        """The kept end of a stream, redacted; when it does not start at the stream's start,
+        its first (cut) line is dropped: it may hold the end of a secret too short to see."""
+        if total > len(data):
+            data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+        return self.redactor.raw(data)

@@ -1,0 +1,200 @@
+"""What a test run did, read from the runner's own summary (pure): pytest, unittest,
+jest, vitest, go test (`-v` or `-json`), cargo test, and JUnit XML counts.
+
+An exit code says nothing about how many tests ran: a run that collected nothing, or that
+skipped half of them, exits 0 all the same. Each runner's summary is parsed into counts; the
+output of a command that runs several (a Makefile) adds them up.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class TestCounts:
+    passed: int = 0
+    failed: int = 0  # failures and errors
+    skipped: int = 0  # skipped, ignored, xfailed, todo
+    runners: tuple[str, ...] = ()  # which summaries they come from
+
+    @property
+    def executed(self) -> int:
+        return self.passed + self.failed
+
+    def __add__(self, other: TestCounts) -> TestCounts:
+        runners = tuple(dict.fromkeys((*self.runners, *other.runners)))
+        return TestCounts(
+            self.passed + other.passed,
+            self.failed + other.failed,
+            self.skipped + other.skipped,
+            runners,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "passed": self.passed,
+            "failed": self.failed,
+            "skipped": self.skipped,
+            "runners": list(self.runners),
+        }
+
+    def describe(self) -> str:
+        return f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
+
+
+def total(counts: Iterable[TestCounts]) -> TestCounts | None:
+    out: TestCounts | None = None
+    for c in counts:
+        out = c if out is None else out + c
+    return out
+
+
+def junit_counts(suites: Iterable[tuple[int, int, int, int]]) -> TestCounts:
+    """JUnit XML's (tests, failures, errors, skipped) of each suite, as counts."""
+    passed = failed = skipped = 0
+    for tests, failures, errors, skips in suites:
+        failed += failures + errors
+        skipped += skips
+        passed += max(0, tests - failures - errors - skips)
+    return TestCounts(passed, failed, skipped, ("junit",))
+
+
+def parse_summary(output: str) -> TestCounts | None:
+    """The counts of every runner summary found in `output`; None when there is none."""
+    text = _ANSI.sub("", output).replace("\r\n", "\n")
+    found = [c for parse in _PARSERS if (c := parse(text)) is not None]
+    return total(found)
+
+
+def _numbers(body: str, pattern: str) -> dict[str, int]:
+    return {word: int(n) for n, word in re.findall(pattern, body)}
+
+
+_PYTEST = re.compile(
+    r"^=*\s*((?:\d+ (?:passed|failed|skipped|xfailed|xpassed|errors?|deselected|warnings?|"
+    r"rerun)(?:, )?)+|no tests ran)(?: in [\d.]+s| \([^)]*\))*\s*=*\s*$",
+    re.M,
+)
+
+
+def _pytest(text: str) -> TestCounts | None:
+    lines = _PYTEST.findall(text)
+    if not lines:
+        return None
+    n = _numbers(lines[-1], r"(\d+) (\w+)")
+    return TestCounts(
+        n.get("passed", 0) + n.get("xpassed", 0),
+        n.get("failed", 0) + n.get("error", 0) + n.get("errors", 0),
+        n.get("skipped", 0) + n.get("xfailed", 0),
+        ("pytest",),
+    )
+
+
+_UNITTEST = re.compile(
+    r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n?(OK|FAILED|NO TESTS RAN)(?: \(([^)]*)\))?", re.M
+)
+
+
+def _unittest(text: str) -> TestCounts | None:
+    found = _UNITTEST.findall(text)
+    if not found:
+        return None
+    ran, _, details = found[-1]
+    n = {k: int(v) for k, v in re.findall(r"(\w[\w ]*?)=(\d+)", details)} if details else {}
+    failed = n.get("failures", 0) + n.get("errors", 0) + n.get("unexpected successes", 0)
+    skipped = n.get("skipped", 0) + n.get("expected failures", 0)
+    return TestCounts(max(0, int(ran) - failed - skipped), failed, skipped, ("unittest",))
+
+
+_JEST = re.compile(r"^Tests:\s+(.*?\d+ total)\s*$", re.M)
+
+
+def _jest(text: str) -> TestCounts | None:
+    found = _JEST.findall(text)
+    if not found:
+        # `--passWithNoTests` exits 0 all the same
+        none = "No tests found, exiting with code" in text
+        return TestCounts(runners=("jest",)) if none else None
+    n = _numbers(found[-1], r"(\d+) (\w+)")
+    skipped = n.get("skipped", 0) + n.get("todo", 0) + n.get("pending", 0)
+    return TestCounts(n.get("passed", 0), n.get("failed", 0), skipped, ("jest",))
+
+
+_VITEST = re.compile(r"^\s*Tests\s+(.*?)\((\d+)\)\s*$", re.M)
+
+
+def _vitest(text: str) -> TestCounts | None:
+    found = _VITEST.findall(text)
+    if not found:
+        return TestCounts(runners=("vitest",)) if "No test files found, exiting" in text else None
+    body, _ = found[-1]
+    n = _numbers(body, r"(\d+) (\w+)")
+    skipped = n.get("skipped", 0) + n.get("todo", 0)
+    return TestCounts(n.get("passed", 0), n.get("failed", 0), skipped, ("vitest",))
+
+
+_CARGO = re.compile(
+    r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured;", re.M
+)
+
+
+def _cargo(text: str) -> TestCounts | None:
+    found = _CARGO.findall(text)
+    if not found:
+        return None
+    passed = sum(int(p) for p, _, _, _ in found)
+    failed = sum(int(f) for _, f, _, _ in found)
+    ignored = sum(int(i) for _, _, i, _ in found)
+    return TestCounts(passed, failed, ignored, ("cargo test",))
+
+
+_GO_V = re.compile(r"^\s*--- (PASS|FAIL|SKIP): \S+", re.M)
+_GO_PKG = re.compile(r"^(?:ok|FAIL|\?)\s+\S+\s+(?:[\d.]+s|\[no test files\])", re.M)
+
+
+def _go(text: str) -> TestCounts | None:
+    events = _go_json(text)
+    if events is not None:
+        return events
+    results = _GO_V.findall(text)
+    if results:
+        return TestCounts(
+            results.count("PASS"), results.count("FAIL"), results.count("SKIP"), ("go test",)
+        )
+    if _GO_PKG.search(text) is None:
+        return None
+    # without -v go test prints no counts: only a run of nothing at all is known
+    if all("[no test files]" in m or "[no tests to run]" in m for m in _go_lines(text)):
+        return TestCounts(runners=("go test",))
+    return None
+
+
+def _go_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if _GO_PKG.match(line)]
+
+
+def _go_json(text: str) -> TestCounts | None:
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    seen = False
+    for line in text.splitlines():
+        if not line.startswith('{"') or '"Action"' not in line:
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        seen = True
+        if isinstance(event, dict) and event.get("Test") and event.get("Action") in counts:
+            counts[event["Action"]] += 1
+    if not seen:
+        return None
+    return TestCounts(counts["pass"], counts["fail"], counts["skip"], ("go test",))
+
+
+_PARSERS = (_pytest, _unittest, _jest, _vitest, _cargo, _go)

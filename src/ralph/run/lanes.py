@@ -1,0 +1,311 @@
+"""`ralph run --parallel N`: up to N specs at once, each in a lane (its own git worktree and
+branch), merged into the user's branch one at a time, verified once more on the merged tree.
+
+One thread per running lane: the agent is an external process, so a thread mostly waits on
+it. The coordinator (the main thread) alone chooses agents, merges, and writes the run's
+state: a lane's rotation works on a private copy that joins the state through `absorb`,
+under one lock, and its events reach the displays and the recorder under the same lock.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+from ralph.agents.command import CommandAgent
+from ralph.errors import ExitCode
+from ralph.rules.lanes import hold
+from ralph.rules.pool import Exhausted, Wait
+from ralph.rules.schedule import priority, selected_done
+from ralph.rules.spec import Spec
+from ralph.rules.state import MAX_COUNT
+from ralph.rules.usage import over_budget
+from ralph.rules.words import plural
+from ralph.run.context import RunContext
+from ralph.run.events import Notice
+from ralph.run.facts import QuestionAsked
+from ralph.run.lanectx import LaneContext
+from ralph.run.lanehub import LaneHub, Running
+from ralph.run.loop import STOPPING, SpecRun, selected_reason
+from ralph.run.merging import Integration
+from ralph.run.question import pending, shown, write_fallback_question
+from ralph.run.tree import hidden_spec_hashes
+from ralph.store.files import read_text
+from ralph.store.worktrees import commit_all
+
+TICK = 0.2  # seconds between the coordinator's looks at cancel requests while lanes run
+
+
+class LaneRun(SpecRun):
+    def __init__(self, ctx: RunContext) -> None:
+        super().__init__(ctx)
+        self.hub = LaneHub(ctx)
+        self.integration = Integration(ctx)
+        self.running: dict[str, Running] = {}
+        self.contexts: dict[str, LaneContext] = {}
+        self.stopping: tuple[ExitCode, str] | None = None
+        self.ended: int | None = None  # the exit code of a run whose end is already recorded
+
+    # ------------------------------------------------------------------ the run
+
+    def run(self) -> int:
+        ctx = self.ctx
+        self.integration.prepare()
+        code = self.start()
+        if code is not None:
+            return code
+        executor = ThreadPoolExecutor(max_workers=ctx.opts.parallel, thread_name_prefix="lane")
+        try:
+            return self._loop(executor)
+        except BaseException:
+            self._stop_all()
+            raise
+        finally:
+            executor.shutdown(wait=True)
+
+    def start(self) -> int | None:
+        """The run's start, as in one-spec mode (the matrix, changes since the last run)."""
+        self.begin()
+        return self._take_answer()
+
+    def _loop(self, executor: ThreadPoolExecutor) -> int:
+        ctx = self.ctx
+        while True:
+            try:
+                self._collect()
+            except KeyboardInterrupt:
+                self.stopping = (
+                    ExitCode.INTERRUPTED,
+                    "interrupted; the lanes' rotations were recorded as ERROR",
+                )
+                self._stop_all()
+                continue
+            if self.ended is not None:  # the run's end is recorded: the running lanes finish
+                if not self.running:
+                    return self.ended
+                self._wait()
+                continue
+            specs, _ = self.rescan()
+            if self.stopping is None:
+                self.stopping = self._stop_reason()
+            if self.stopping is not None:
+                if not self.running:
+                    return self._end(*self.stopping)
+                self._wait()
+                continue
+            self._merge_ready()
+            if not self.running and not self.integration.lanes.lanes:
+                if ctx.state.complete:
+                    before = self.tree.take()
+                    self.tree.save(before, self.tree.hidden)
+                    code, _ = self.verification.complete(specs, before)
+                    if code is not None:
+                        if code == ExitCode.OK:
+                            self.integration.finish()
+                        return code
+                    # what the verifier changed must reach the lanes, which start from commits
+                    commit_all(self.integration.repo, "ralph: left by a final verification")
+                    continue
+                if ctx.opts.only and selected_done(ctx.state, ctx.opts.only):
+                    self.integration.finish()
+                    return ctx.end(ExitCode.OK, selected_reason(ctx.state, ctx.opts.only))
+            code = self._launch(specs, executor)
+            if code is not None:
+                return code
+            if not self.running:
+                if self.integration.ready(set()):
+                    continue  # a lane reached 3/3 meanwhile: merge it
+                return self._end(ExitCode.MAX_ITERATIONS, self._stuck_reason())
+            self._wait()
+
+    def _stuck_reason(self) -> str:
+        if any(s.blocked for s in self.ctx.state.specs):
+            return self._blocked_reason()
+        return "no spec can go on: its lane waits on a spec no longer in the matrix"
+
+    def _stop_reason(self) -> tuple[ExitCode, str] | None:
+        ctx = self.ctx
+        if ctx.cancel.requested and ctx.cancel.now.is_set():
+            self._stop_all()
+            return ExitCode.INTERRUPTED, (
+                "cancelled now (ralph cancel --now): the agents were stopped and the "
+                "rotations recorded as ERROR"
+            )
+        if ctx.cancel.requested:
+            return (
+                ExitCode.INTERRUPTED,
+                "cancelled (ralph cancel): stopped after the running rotations",
+            )
+        if ctx.exhausted:
+            return (
+                ExitCode.MAX_ITERATIONS,
+                f"max iterations reached ({plural(ctx.opts.max_iterations, 'rotation')} this run)",
+            )
+        reason = over_budget(ctx.spent(), ctx.opts.max_cost, ctx.opts.max_tokens)
+        return (ExitCode.MAX_ITERATIONS, reason) if reason is not None else None
+
+    def _end(self, code: ExitCode, reason: str) -> int:
+        for where in self.integration.where():
+            self.ctx.emit(Notice("warning", f"lane kept (not merged): {where}"))
+        return self.ctx.end(code, reason)
+
+    def _wait(self) -> None:
+        try:
+            wait(
+                [r.future for r in self.running.values()], timeout=TICK, return_when=FIRST_COMPLETED
+            )
+        except KeyboardInterrupt:
+            self.stopping = (
+                ExitCode.INTERRUPTED,
+                "interrupted; the lanes' rotations were recorded as ERROR",
+            )
+            self._stop_all()
+        if self.ctx.cancel.now.is_set():
+            self._stop_all()
+
+    def _stop_all(self) -> None:
+        for r in self.running.values():
+            r.ctx.stop.set()
+
+    # ------------------------------------------------------------------ lanes
+
+    def _candidates(self, specs: list[Spec]) -> list[Spec]:
+        """Specs that need work and have no rotation running, best first."""
+        ctx = self.ctx
+        runnable = [s for s in self._unblocked(specs) if s.path not in self.running]
+        rows = {r.path: r for r in ctx.state.specs}
+        waiting = [s for s in runnable if (row := rows.get(s.path)) and row.done_count < MAX_COUNT]
+        open_ = {lane.spec for lane in self.integration.lanes.lanes}
+        if open_:
+            # A merged spec that a later merge dropped to 2/3 is reviewed once the lanes with
+            # work still to merge are in: each of their merges would drop it again.
+            waiting = [
+                s for s in waiting if s.path in open_ or rows[s.path].done_count < MAX_COUNT - 1
+            ]
+        return sorted(waiting, key=lambda s: priority(rows[s.path], s.content_hash))
+
+    def _launch(self, specs: list[Spec], executor: ThreadPoolExecutor) -> int | None:
+        ctx = self.ctx
+        for spec in self._candidates(specs):
+            if len(self.running) >= ctx.opts.parallel or ctx.exhausted:
+                return None
+            choice = self.seats.choose(spec)
+            if isinstance(choice, Wait):
+                if self.running:
+                    return None  # the others go on; this spec waits for an agent
+                stopped = self.seats.wait(choice)
+                if stopped is not None:
+                    return stopped
+                return None
+            if isinstance(choice, Exhausted):
+                if self.running:
+                    return None
+                self.seats.exhausted(choice)  # raises
+            stop = self.circuit.admit()
+            if stop is not None:  # ended and recorded; the running lanes finish their rotation
+                self.ended = stop
+                return None
+            self.seats.use(choice)
+            self._start_rotation(spec, ctx.agent, executor)
+        return None
+
+    def _start_rotation(
+        self, spec: Spec, agent: CommandAgent, executor: ThreadPoolExecutor
+    ) -> None:
+        ctx = self.ctx
+        lane = self.integration.open(spec.path)
+        self.integration.update(lane)
+        lane = self.integration.lanes.get(spec.path) or lane
+        lctx = self.contexts.get(lane.name)
+        if lctx is None:
+            lctx = LaneContext(ctx, self.hub, lane.name, self.integration.worktree(lane))
+            self.contexts[lane.name] = lctx
+        lctx.spec_path = spec.path
+        lctx.stop.clear()
+        with self.hub.guard:  # its number, taken here: lanes started together never share one
+            copy = ctx.state  # (saved by the rotation itself as it starts)
+            ctx.number_next()
+        lctx.start(copy)
+        lctx.member = ctx.member
+        lctx.answer, ctx.answer = ctx.answer, None  # your answer goes to the next rotation
+        running = Running(lane, lctx, spec, agent)
+        self.running[spec.path] = running
+        running.future = executor.submit(self.hub.rotate, running)
+
+    def _collect(self) -> None:
+        """Rotations that ended: the pool, the circuit breaker and the lane's verdict."""
+        ctx = self.ctx
+        for path, r in list(self.running.items()):
+            if not r.future.done():
+                continue
+            del self.running[path]
+            self.hub.forget(r.ctx.name)
+            outcome = r.future.result()  # a lane's error is the run's error
+            ctx.last_result = r.ctx.last_result
+            ctx.member = ctx.members[r.agent.name]
+            self.seats.settle()
+            for success, reason, subject in r.circuit.outcomes if r.circuit else ():
+                self.circuit.feed(success, reason, subject)
+            if r.circuit:
+                r.circuit.outcomes.clear()
+            ctx.save()
+            if outcome.interrupted:
+                self.stopping = self.stopping or (
+                    ExitCode.INTERRUPTED,
+                    "cancelled now (ralph cancel --now): the agents were stopped and the "
+                    "rotations recorded as ERROR"
+                    if ctx.cancel.now.is_set()
+                    else "interrupted; the lanes' rotations were recorded as ERROR",
+                )
+                self._stop_all()
+                continue
+            if outcome.signal == "QUESTION":
+                self.stopping = (ExitCode.NEEDS_HUMAN, self._question(path, r.ctx))
+                continue
+            if outcome.signal in STOPPING:
+                self.stopping = (ExitCode.NEEDS_HUMAN, f"{STOPPING[outcome.signal]} on {path}")
+                continue
+            stop = self.circuit.escalate_if_open()
+            if stop is not None:  # the escalation ended the run (and recorded it)
+                self.ended = stop
+                continue
+            if self.integration.unresolved(path):
+                if ctx.state != (held := hold(ctx.state, path)):
+                    ctx.state = held
+                    ctx.save()
+                    branch = self.integration.branch
+                    ctx.emit(
+                        Notice("warning", f"{path}: no DONE counts until its lane merges {branch}")
+                    )
+                continue
+            row = ctx.state.get(path)
+            if row is not None and row.done_count == MAX_COUNT:
+                self.integration.verified(path)
+
+    def _question(self, path: str, lane: LaneContext) -> str:
+        """A lane's agent asked: its question is kept (from its output when it wrote none)."""
+        ctx = self.ctx
+        if write_fallback_question(ctx.ws, path, read_text(lane.ws.current_log)):
+            ctx.emit(
+                Notice("warning", "the agent did not write .ralph/question.md; saved its output")
+            )
+        ctx.emit(QuestionAsked(path))
+        ctx.emit(
+            Notice(
+                "warning", f"question from the agent on {path}:\n" + shown(pending(ctx.ws) or "")
+            )
+        )
+        return (
+            f"the agent has a question on {path} (.ralph/question.md): write your answer to "
+            ".ralph/answer.md and run ralph again"
+        )
+
+    def _merge_ready(self) -> None:
+        """Every lane waiting at 3/3 goes through the queue, one merge at a time."""
+        ready = self.integration.ready(set(self.running))
+        # Specs with a lane still open are judged by their own merge, by the same rule.
+        queued = {lane.spec for lane in self.integration.lanes.lanes}
+        for lane in ready:
+            self.integration.merge(lane, queued)
+            queued.discard(lane.spec)
+        if ready:  # ralph's own merges are not changes made while ralph was not running
+            self.tree.save(self.tree.take(), hidden_spec_hashes(self.ctx.opts.root))

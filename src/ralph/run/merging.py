@@ -1,0 +1,217 @@
+"""The integration of lanes, one at a time: opening a lane's worktree, bringing it up to date
+with the branch the user started on, merging it there (a merge that changes files is a change
+like any other), conflicts handed back to the lane, and what a killed run left half done."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from ralph.errors import UsageError
+from ralph.rules.lanes import after_merge, drop_to_review, hold, lane_branch, lane_name
+from ralph.rules.state import MAX_COUNT
+from ralph.run.context import RunContext
+from ralph.run.events import Notice
+from ralph.run.facts import LaneClosed, LaneConflict, LaneMerged, LaneOpened
+from ralph.run.interrupts import deferred_interrupts
+from ralph.store import worktrees as wt
+from ralph.store.lanes import Lane, load_lanes, save_lanes
+
+
+class Integration:
+    """The lanes of a run and the one queue through which they reach the user's branch."""
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.root = ctx.opts.root
+        self.repo = wt.repo(self.root)
+        self.lanes = load_lanes(ctx.ws.dir)
+        self.branch = wt.current_branch(self.repo)
+
+    def save(self) -> None:
+        with deferred_interrupts():
+            save_lanes(self.ctx.ws.dir, self.lanes)
+
+    def worktree(self, lane: Lane) -> Path:
+        return wt.lane_path(self.root, lane.name)
+
+    # ------------------------------------------------------------------ start and resume
+
+    def prepare(self) -> None:
+        """Before any lane runs: finish what a killed run left, then refuse an unclean tree."""
+        ctx = self.ctx
+        if self.lanes.integration and self.lanes.lanes and self.lanes.integration != self.branch:
+            raise UsageError(
+                f"the open lanes merge into {self.lanes.integration}, but {self.branch} is "
+                "checked out",
+                f"git switch {self.lanes.integration} and run again",
+            )
+        if self.lanes.merging is not None:
+            self._finish_merge(self.lanes.merging)
+        dirty = [line[3:] for line in wt.unclean(self.repo)]
+        dirty = [p for p in dirty if p not in ctx.opts.own_files]
+        if dirty or wt.merging(self.repo):
+            shown = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
+            raise UsageError(
+                f"--parallel needs a clean work tree to merge lanes into; uncommitted: "
+                f"{shown or 'a merge in progress'}",
+                "commit or stash these changes (git stash -u), then run again",
+            )
+        self.lanes = replace(self.lanes, integration=self.branch)
+        for lane in self.lanes.lanes:
+            self._resume(lane)
+        self.save()
+
+    def _finish_merge(self, spec: str) -> None:
+        """ralph died during a merge: a half-done one is aborted (and redone later); one that
+        completed is recorded now, as a change (nothing proves otherwise)."""
+        ctx, lane = self.ctx, self.lanes.get(spec)
+        if wt.merging(self.repo):
+            wt.abort_merge(self.repo)
+            ctx.emit(Notice("warning", f"a merge of {spec}'s lane was cut short: aborted, redone"))
+        elif lane is not None and wt.is_merged(self.repo, lane.branch):
+            ctx.state, dropped = after_merge(ctx.state, spec, changed=True, same_tree=False)
+            ctx.save()
+            self._merged(lane, True, dropped)
+        self.lanes = replace(self.lanes, merging=None)
+        self.save()
+
+    def _resume(self, lane: Lane) -> None:
+        """A lane left by an earlier run: its worktree back, its uncommitted work committed."""
+        ctx, path = self.ctx, self.worktree(lane)
+        if not wt.has_branch(self.repo, lane.branch):
+            self.lanes = self.lanes.without(lane.spec)
+            return
+        wt.add_worktree(self.repo, path, lane.branch, self.branch)
+        if wt.commit_all(wt.repo(path), f"ralph: work left in {lane.spec}'s lane by a stopped run"):
+            ctx.state = drop_to_review(ctx.state, lane.spec)
+            ctx.save()
+            ctx.emit(Notice("warning", f"{lane.spec}: work left in its lane committed"))
+
+    # ------------------------------------------------------------------ lanes
+
+    def open(self, spec: str) -> Lane:
+        """The spec's lane: the one already open, or a new worktree from the user's branch."""
+        lane = self.lanes.get(spec)
+        if lane is None:
+            lane = Lane(spec=spec, name=lane_name(spec), branch=lane_branch(spec))
+            self.lanes = self.lanes.with_lane(lane)
+            self.save()
+        path = self.worktree(lane)
+        if not (path / ".git").exists():
+            wt.add_worktree(self.repo, path, lane.branch, self.branch)
+            self.ctx.emit(LaneOpened(spec, lane.branch, self.ctx.ws.rel(path)))
+        return lane
+
+    def update(self, lane: Lane) -> None:
+        """Bring the user's branch into an open lane before its next rotation; a conflict is
+        aborted and handed to the lane's agent."""
+        lane_repo = wt.repo(self.worktree(lane))
+        if wt.is_merged(lane_repo, self.branch):
+            return
+        merged = wt.merge(lane_repo, self.branch, f"ralph: {self.branch} into {lane.branch}")
+        if merged.ok:
+            if lane.conflict:  # resolved: a later conflict is news again
+                self.lanes = self.lanes.with_lane(replace(lane, conflict=(), conflict_with=()))
+                self.save()
+        elif merged.conflicts != lane.conflict:
+            self._conflict(lane, merged.conflicts, "update")
+
+    def unresolved(self, spec: str) -> bool:
+        """The lane conflicted with the user's branch and has not merged it since."""
+        lane = self.lanes.get(spec)
+        if lane is None or not lane.conflict:
+            return False
+        return not wt.is_merged(wt.repo(self.worktree(lane)), self.branch)
+
+    def verified(self, spec: str) -> None:
+        """The lane's spec reached 3/3: the tree it did so on is what its merge is judged by."""
+        lane = self.lanes.get(spec)
+        if lane is not None:
+            tree = wt.head_tree(wt.repo(self.worktree(lane)))
+            self.lanes = self.lanes.with_lane(replace(lane, verified_tree=tree))
+            self.save()
+
+    def ready(self, busy: set[str]) -> list[Lane]:
+        """Lanes waiting to merge: their spec at 3/3 and no rotation running."""
+        state = self.ctx.state
+        return [
+            lane
+            for lane in self.lanes.lanes
+            if lane.spec not in busy
+            and (row := state.get(lane.spec))
+            and row.done_count == MAX_COUNT
+        ]
+
+    def merge(self, lane: Lane, queued: set[str]) -> None:
+        """Merge one lane into the user's branch; the counters follow what it changed."""
+        ctx = self.ctx
+        with deferred_interrupts():
+            self.lanes = replace(self.lanes, merging=lane.spec)
+            self.save()
+            merged = wt.merge(self.repo, lane.branch, f"ralph: merge {lane.spec} ({lane.branch})")
+            if not merged.ok:
+                self.lanes = replace(self.lanes, merging=None)
+                self._conflict(lane, merged.conflicts, "merge")
+                return
+            ctx.state, dropped = after_merge(
+                ctx.state,
+                lane.spec,
+                changed=merged.changed,
+                same_tree=merged.tree == lane.verified_tree,
+                queued=queued - {lane.spec},
+            )
+            ctx.save()
+            self._merged(lane, merged.changed, dropped)
+
+    def _merged(self, lane: Lane, changed: bool, dropped: tuple[str, ...]) -> None:
+        ctx = self.ctx
+        self.lanes = replace(
+            self.lanes, merging=None, merged=(*self.lanes.merged, lane.spec)
+        ).without(lane.spec)
+        self.save()
+        ctx.emit(LaneMerged(lane.spec, lane.branch, self.branch, changed, dropped))
+        drops = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
+        ctx.emit(Notice("info", f"{lane.spec}: lane merged into {self.branch}{drops}"))
+        self.close(lane, "merged")
+
+    def _conflict(self, lane: Lane, files: tuple[str, ...], during: str) -> None:
+        ctx = self.ctx
+        others = tuple(s for s in self.lanes.merged if s != lane.spec)
+        self.lanes = self.lanes.with_lane(
+            replace(lane, conflict=files, conflict_with=others, verified_tree=None)
+        )
+        self.save()
+        ctx.state = hold(ctx.state, lane.spec)
+        ctx.save()
+        ctx.emit(LaneConflict(lane.spec, lane.branch, self.branch, files, others, during))
+        ctx.emit(
+            Notice(
+                "warning",
+                f"{lane.spec}: {during} of its lane conflicts in {', '.join(files)}; "
+                "aborted; its agent merges and resolves (0/3 until then)",
+            )
+        )
+
+    def close(self, lane: Lane, reason: str) -> None:
+        removed = wt.remove_worktree(self.repo, self.worktree(lane), lane.branch)
+        self.ctx.emit(LaneClosed(lane.spec, lane.branch, removed, reason))
+
+    def where(self) -> list[str]:
+        """Where each unmerged lane's work is, for the end of a run that stops early."""
+        return [
+            f"{lane.spec}: branch {lane.branch}, worktree {self.ctx.ws.rel(self.worktree(lane))}"
+            for lane in self.lanes.lanes
+        ]
+
+    def finish(self) -> None:
+        """A verified run: no lane is left open; the lanes' folder goes too."""
+        for lane in list(self.lanes.lanes):  # none in a verified run; kept if unmerged
+            if wt.is_merged(self.repo, lane.branch):
+                self.lanes = self.lanes.without(lane.spec)
+                self.close(lane, "merged")
+        self.lanes = replace(self.lanes, merged=())
+        self.save()
+        folder = wt.lanes_folder(self.root)
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()

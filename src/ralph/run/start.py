@@ -1,0 +1,39 @@
+"""`ralph run` from the top: the checks before anything is created, the project held, and the
+run handed to one-spec mode or, with `--parallel N`, to lanes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ralph.checks.gate import validate_front_matter
+from ralph.run.context import Emit, RunContext
+from ralph.run.interrupts import stop_signals_as_interrupt
+from ralph.run.loop import SpecRun
+from ralph.run.options import RunOptions
+from ralph.specs.discovery import discover_specs
+from ralph.specs.selection import select_specs
+from ralph.store.cancel import CancelWatch
+from ralph.store.runlock import RunLock
+from ralph.store.workspace import Workspace
+
+
+def run_loop(opts: RunOptions, emit: Emit) -> int:
+    """Run rotations until every spec is verified or a stop condition; returns the exit code."""
+    ws = Workspace(opts.root)
+    ws.check()
+    # no specs, or a spec with invalid front matter: say so before creating anything
+    validate_front_matter(discover_specs(opts.root))
+    if opts.only:
+        opts = replace(opts, only=select_specs(opts.root, opts.only))
+    with (
+        RunLock(ws.dir, agent=opts.label, agents=[m.name for m in opts.pool]) as lock,
+        stop_signals_as_interrupt(),
+        CancelWatch(ws.dir) as cancel,
+    ):
+        ws.ensure()
+        ctx = RunContext(opts, ws, emit, lock, cancel)
+        if opts.parallel > 1:
+            from ralph.run.lanes import LaneRun  # lanes need GitPython: only when asked for
+
+            return LaneRun(ctx).run()
+        return SpecRun(ctx).run()

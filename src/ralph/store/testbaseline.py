@@ -1,0 +1,127 @@
+"""The tests as a person last left them, kept across runs under .ralph/tests/.
+
+- `baseline.json`: path -> sha256 of each test file as ralph first recorded it, or as a person
+  last accepted or edited it; the contents are kept in `blobs/` (by hash) to compare against.
+- `seen.json`: the test files as ralph last saw them (at the start of a run, and after every
+  rotation that changed one). A test file that differs from it when a run starts was edited
+  while ralph was not running: by a person, so it becomes the baseline. A file that an agent
+  weakened stays as ralph saw it, so a restart does not bless it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from ralph.rules.testfiles import DEFAULT_GLOBS, is_test, may_hold_tests
+from ralph.store.files import load_json, write_json_atomic, write_text_atomic
+
+FORMAT = 1
+MAX_BYTES = 2_000_000  # larger files are not read as tests (generated data, not test code)
+# folders never searched for tests: dependencies, build output, caches, version control
+PRUNED = frozenset(
+    {"node_modules", "__pycache__", "venv", "target", "dist", "build", "vendor", "site-packages"}
+)
+Files = dict[str, str]  # root-relative posix path -> sha256 of its bytes
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def scan(root: Path, globs: Sequence[str] = DEFAULT_GLOBS) -> dict[str, str]:
+    """Every test file under `root` now: path -> text."""
+    out: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in PRUNED)
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        for name in filenames:
+            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+            rust = name.endswith(".rs")
+            if not (rust or is_test(rel, globs)):
+                continue
+            text = read(root, rel)
+            if text is not None and (is_test(rel, globs) or may_hold_tests(rel, text)):
+                out[rel] = text
+    return out
+
+
+def read(root: Path, rel: str) -> str | None:
+    """A test file's text; None when it is gone, unreadable or too large."""
+    try:
+        path = root / rel
+        if path.is_symlink() or path.stat().st_size > MAX_BYTES:
+            return None
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+class TestStore:
+    """The baseline and the last seen test files of one project."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.dir = state_dir / "tests"
+
+    @property
+    def exists(self) -> bool:
+        return (self.dir / "baseline.json").exists()
+
+    def baseline(self) -> Files:
+        return self._files("baseline.json")
+
+    def seen(self) -> Files:
+        return self._files("seen.json")
+
+    def baseline_texts(self) -> dict[str, str]:
+        """The baseline's contents (a blob that went missing counts as an empty file)."""
+        out = {}
+        for path, sha in self.baseline().items():
+            try:
+                out[path] = (self.dir / "blobs" / sha).read_text(encoding="utf-8")
+            except OSError:
+                out[path] = ""
+        return out
+
+    def save_baseline(self, texts: Mapping[str, str]) -> None:
+        """The baseline is now `texts` (path -> text); blobs no longer needed go."""
+        files = {path: digest(text) for path, text in texts.items()}
+        blobs = self.dir / "blobs"
+        blobs.mkdir(parents=True, exist_ok=True)
+        for path, sha in files.items():
+            if not (blobs / sha).exists():
+                write_text_atomic(blobs / sha, texts[path])
+        self._save("baseline.json", files)
+        keep = set(files.values())
+        for blob in blobs.iterdir():
+            if blob.name not in keep:
+                blob.unlink(missing_ok=True)
+
+    def save_seen(self, files: Mapping[str, str]) -> None:
+        self._save("seen.json", dict(files))
+
+    def _files(self, name: str) -> Files:
+        try:
+            data = load_json(self.dir / name, f"tests/{name}")
+        except Exception:  # damaged or missing: nothing recorded
+            return {}
+        files = data.get("files") if isinstance(data, dict) else None
+        if not isinstance(files, dict):
+            return {}
+        return {str(k): str(v) for k, v in files.items()}
+
+    def _save(self, name: str, files: Files) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.dir / name, {"format": FORMAT, "files": dict(sorted(files.items()))})
+
+
+def hashes(texts: Mapping[str, str]) -> Files:
+    return {path: digest(text) for path, text in texts.items()}
+
+
+def person_edits(seen: Files, now: Files, paths: Iterable[str] | None = None) -> set[str]:
+    """Paths whose content differs from what ralph last saw (added, changed or deleted)."""
+    keys = set(seen) | set(now) if paths is None else set(paths)
+    return {p for p in keys if seen.get(p) != now.get(p)}

@@ -1,0 +1,88 @@
+"""Judges cite evidence: the citation lines of a judge's answer are read, each cited file and
+line is checked, and a criterion without valid evidence is named; the pool's judge is of another
+vendor than the coder when it can be."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ralph.checks.citations import check_citations
+from ralph.rules.citations import parse_citations
+from tests.conftest import FAKES, Project
+
+
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text(
+        "def add(a, b):\n    return a + b\n\n\ndef greet(name):\n    return f'hello {name}'\n"
+    )
+    return tmp_path
+
+
+def test_citation_lines_are_read() -> None:
+    text = """\
+Looked at the code.
+EVIDENCE 1: src/app.py:2 "return a + b"
+- EVIDENCE 2: `src/app.py:6` — "return f'hello {name}'"
+EVIDENCE 3: $ pytest -q => "3 passed"
+EVIDENCE 4: somewhere
+VERIFIED
+"""
+    cited = parse_citations(text)
+    assert [(c.criterion, c.path, c.line, c.command, c.quote) for c in cited] == [
+        (1, "src/app.py", 2, None, "return a + b"),
+        (2, "src/app.py", 6, None, "return f'hello {name}'"),
+        (3, None, 0, "pytest -q", "3 passed"),
+    ]
+
+
+def test_valid_evidence_for_every_criterion(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    answer = 'EVIDENCE 1: src/app.py:2 "return a +  b"\nEVIDENCE 2: $ make test => "ok"\n'
+    assert check_citations(root, answer, 2) is None
+
+
+def test_invalid_or_missing_evidence_is_named(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert check_citations(root, "VERIFIED", 1) == "no evidence cited"
+    wrong_text = 'EVIDENCE 1: src/app.py:2 "return a - b"'
+    assert check_citations(root, wrong_text, 1) == (
+        "no valid evidence for criterion 1 (EVIDENCE 1: src/app.py:2: the quoted text is not there)"
+    )
+    past_end = 'EVIDENCE 1: src/app.py:60 "return a + b"'
+    assert "it has 6 lines" in (check_citations(root, past_end, 1) or "")
+    missing = 'EVIDENCE 1: src/nope.py:1 "x"'
+    assert "no such file" in (check_citations(root, missing, 1) or "")
+    outside = 'EVIDENCE 1: ../../etc/passwd:1 "root"'
+    assert "not a file of the project" in (check_citations(root, outside, 1) or "")
+    one_of_two = 'EVIDENCE 1: src/app.py:2 "return a + b"'
+    assert check_citations(root, one_of_two, 2) == "no valid evidence for criterion 2"
+
+
+def test_the_judge_comes_from_another_vendor_when_the_pool_has_one(git_project: Project) -> None:
+    p = git_project
+    p.write(
+        {
+            "PROMPT.md": "---\nchecks:\n  - method: semantic\n"
+            "    config: {check_for: [x]}\n---\n# goal\n"
+        }
+    )
+    agents = []
+    for name, model in (
+        ("alpha", "claude-sonnet-4"),
+        ("beta", "claude-opus-4"),
+        ("gamma", "gpt-5"),
+    ):
+        script = p.root.parent / f"{name}.json"
+        script.write_text(
+            json.dumps({"*": [{"signal": "DONE"}], "JUDGE": f"NOT_VERIFIED: by {name}"})
+        )
+        command = [sys.executable, str(FAKES / "scripted_agent.py"), str(script)]
+        agents.append({"name": name, "command": command, "model": model})
+    p.write({"ralph.yaml": json.dumps({"agents": agents})})
+    res = p.run("run", "-n", "1")
+    assert res.exit_code == 3, res
+    # alpha (Anthropic) coded: gamma (OpenAI) judged, though beta comes next in the pool
+    assert "NOT_VERIFIED: by gamma" in p.rotation_ends()[0]["note"]

@@ -1,0 +1,74 @@
+"""The pure rules of lanes: branch names, what a merge does to the counters, absorbing a
+lane's copy of the state."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ralph.rules.lanes import absorb, after_merge, hold, lane_branch, lane_name
+from ralph.rules.state import SpecState, State, Tally
+
+
+def state(**counts: int) -> State:
+    return State(specs=tuple(SpecState(path=p, done_count=c) for p, c in counts.items()))
+
+
+def counts(s: State) -> dict[str, int]:
+    return {row.path: row.done_count for row in s.specs}
+
+
+def test_lane_names_are_readable_and_unique_per_path() -> None:
+    assert lane_branch("specs/api.spec.md").startswith("ralph/api-")
+    assert len(lane_name("specs/api.spec.md").rsplit("-", 1)[1]) == 6
+    assert lane_name("specs/api.spec.md") != lane_name("other/api.spec.md")
+    assert lane_name("PROMPT.md").startswith("prompt-")
+    assert lane_name("specs/we ird!.spec.md").startswith("we-ird-")
+
+
+def test_a_merge_that_changes_files_drops_the_other_verified_specs() -> None:
+    s, dropped = after_merge(state(a=3, b=3, c=2), "a", changed=True, same_tree=True)
+    assert counts(s) == {"a": 3, "b": 2, "c": 2}
+    assert dropped == ("b",)
+
+
+def test_the_merged_spec_drops_unless_the_merged_tree_is_the_one_it_verified() -> None:
+    s, dropped = after_merge(state(a=3, b=3), "a", changed=True, same_tree=False)
+    assert counts(s) == {"a": 2, "b": 2}
+    assert set(dropped) == {"a", "b"}
+
+
+def test_a_merge_that_changes_nothing_drops_nothing() -> None:
+    s, dropped = after_merge(state(a=3, b=3), "a", changed=False, same_tree=True)
+    assert counts(s) == {"a": 3, "b": 3} and dropped == ()
+
+
+def test_specs_with_open_lanes_are_judged_by_their_own_merge() -> None:
+    s, dropped = after_merge(state(a=3, b=3, c=3), "a", changed=True, same_tree=True, queued={"c"})
+    assert counts(s) == {"a": 3, "b": 2, "c": 3}
+    assert dropped == ("b",)
+
+
+def test_a_merge_that_changes_files_makes_the_final_verification_stale() -> None:
+    s = replace(state(a=3), final=replace(State().final, passed=True))
+    assert after_merge(s, "a", changed=True, same_tree=True)[0].final.passed is False
+    assert after_merge(s, "a", changed=False, same_tree=True)[0].final.passed is True
+
+
+def test_hold_starts_a_conflicted_spec_over() -> None:
+    assert counts(hold(state(a=3, b=3), "a")) == {"a": 0, "b": 3}
+
+
+def test_absorb_takes_the_lane_row_and_what_it_spent_only() -> None:
+    main = replace(state(a=1, b=3), iteration=7, usage=Tally(rotations=5))
+    before = replace(state(a=1, b=3), iteration=4, usage=Tally(rotations=3))
+    after = replace(
+        state(a=2, b=2),  # the copy dropped b: a lane's change does not reach b
+        iteration=5,
+        usage=Tally(rotations=4, input_tokens=10),
+        agent_usage=(("x", Tally(rotations=1)),),
+    )
+    out = absorb(main, before, after, "a")
+    assert counts(out) == {"a": 2, "b": 3}
+    assert out.iteration == 7  # numbers the coordinator took stay taken
+    assert out.usage == Tally(rotations=6, input_tokens=10)
+    assert dict(out.agent_usage)["x"] == Tally(rotations=1)

@@ -1,0 +1,96 @@
+"""Test runs are evidence: each runner's summary, as recorded from the real runner
+(tests/fixtures/runners), gives passed / failed / skipped; a run of no test fails; a drop
+from the best run is named."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from ralph.checks.evidence import drop, no_tests, run_counts
+from ralph.rules.testsummary import TestCounts as Counts
+from ralph.rules.testsummary import parse_summary
+
+RUNNERS = Path(__file__).parent / "fixtures" / "runners"
+
+
+@pytest.mark.parametrize(
+    ("name", "counts"),
+    [
+        ("pytest-passed.txt", (2, 0, 0)),
+        ("pytest-q-failed.txt", (5, 2, 3)),  # 2 skipped + 1 xfailed
+        ("pytest-q-x.txt", (1, 1, 0)),
+        ("pytest-q-collect-error.txt", (0, 1, 0)),
+        ("pytest-q-no-tests.txt", (0, 0, 0)),
+        ("pytest-q-deselected.txt", (0, 0, 0)),
+        ("unittest-passed-v.txt", (2, 0, 0)),
+        ("unittest-failed.txt", (1, 1, 1)),
+        ("unittest-error.txt", (1, 1, 0)),
+        ("unittest-no-tests.txt", (0, 0, 0)),
+        ("jest-passed.txt", (3, 0, 2)),  # 1 skipped + 1 todo
+        ("jest-failed.txt", (2, 1, 2)),
+        ("jest-no-tests.txt", (0, 0, 0)),
+        ("vitest-passed.txt", (3, 0, 2)),
+        ("vitest-failed.txt", (2, 1, 2)),
+        ("vitest-no-tests.txt", (0, 0, 0)),
+        ("go-v-passed.txt", (3, 0, 1)),
+        ("go-v-failed.txt", (2, 1, 1)),
+        ("go-json-failed.txt", (2, 1, 1)),
+        ("go-no-tests-to-run.txt", (0, 0, 0)),
+        ("go-no-test-files.txt", (0, 0, 0)),
+        ("cargo-passed.txt", (4, 0, 1)),  # unit tests, an integration test, doc-tests
+        ("cargo-failed.txt", (2, 1, 1)),
+        ("cargo-filtered-none.txt", (0, 0, 0)),
+    ],
+)
+def test_each_runner_summary(name: str, counts: tuple[int, int, int]) -> None:
+    found = parse_summary((RUNNERS / name).read_text())
+    assert found is not None
+    assert (found.passed, found.failed, found.skipped) == counts
+
+
+def test_go_without_v_gives_no_counts_and_other_output_none() -> None:
+    # `go test` without -v prints no counts of a passing run: unknown, not zero
+    assert parse_summary((RUNNERS / "go-passed.txt").read_text()) is None
+    assert parse_summary("All checks passed!\n") is None
+    assert parse_summary("") is None
+
+
+def test_several_runners_in_one_output_add_up() -> None:
+    both = (RUNNERS / "pytest-passed.txt").read_text() + (RUNNERS / "jest-passed.txt").read_text()
+    found = parse_summary(both)
+    assert found is not None
+    assert (found.passed, found.skipped, found.runners) == (5, 2, ("pytest", "jest"))
+
+
+def test_a_junit_report_written_by_the_run(tmp_path: Path) -> None:
+    report = tmp_path / "junit.xml"
+    report.write_text((RUNNERS / "pytest-junit.xml").read_text())
+    found = run_counts("", report, time.time() - 1)
+    assert isinstance(found, Counts)
+    assert (found.passed, found.failed, found.skipped) == (5, 2, 3)
+    # one written before the command started is a previous run's
+    old = time.time() - 3600
+    os.utime(report, (old, old))
+    assert run_counts("", report, time.time()) == "its report junit.xml was not written by this run"
+    assert run_counts("", tmp_path / "none.xml", 0) == "it wrote no report none.xml"
+    report.write_text("<testsuites><testsuite tests='x'")
+    why = run_counts("", report, 0)
+    assert isinstance(why, str) and "cannot be read as JUnit XML" in why
+
+
+def test_a_run_of_no_test_fails_and_a_drop_is_named() -> None:
+    assert no_tests(Counts(runners=("pytest",))) == (
+        "ran no test (pytest: 0 passed, 0 failed, 0 skipped)"
+    )
+    assert no_tests(Counts(0, 0, 4, ("jest",))) is not None  # all skipped
+    assert no_tests(Counts(1)) is None
+    best = Counts(10, 0, 1)
+    assert drop(Counts(9, 0, 1), best) == "fewer tests passed than in the best run (9 < 10)"
+    assert drop(Counts(12, 0, 2), best) == "more tests skipped than in the best run (2 > 1)"
+    assert drop(Counts(10, 0, 1), best) is None
+    assert drop(Counts(11, 0, 0), best) is None
+    assert drop(Counts(0), None) is None
