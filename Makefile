@@ -32,14 +32,21 @@ lint: $(STAMP)
 	$(BIN)/mypy --platform win32 --cache-dir .mypy_cache/win32 src
 	$(BIN)/mypy --platform darwin --cache-dir .mypy_cache/darwin src
 
-# The real agent CLIs the end-to-end tests drive (tests/test_e2e_agents.py), installed with npm
-# into a cache folder outside the repository; without npm the e2e tests are skipped, saying why.
+# The real agent CLIs the end-to-end tests drive (tests/test_e2e_*.py), pinned, installed into a
+# cache folder outside the repository (shared: packages are only ever added to it): every CLI the
+# registries carry, npm ones with npm, aider from PyPI into its own venv there. Without npm (or
+# python3 -m venv) the tests of those CLIs are skipped, saying why. Cursor's CLI is on neither
+# registry (its installer downloads from cursor.com), so it is tested on recordings only.
 E2E_DIR ?= $(HOME)/.cache/ralph-e2e
-E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0 @anthropic-ai/sandbox-runtime@0.0.78
+E2E_PACKAGES ?= @anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0 \
+	@google/gemini-cli@0.61.0 opencode-ai@1.18.33 @mariozechner/pi-coding-agent@0.73.1 \
+	@anthropic-ai/sandbox-runtime@0.0.78
+E2E_PYPI ?= aider-chat==0.86.2
 export RALPH_E2E_DIR := $(E2E_DIR)
 
 e2e-agents:
 	@tests/install_agents.sh "$(E2E_DIR)" $(E2E_PACKAGES)
+	@tests/install_aider.sh "$(E2E_DIR)" $(E2E_PYPI)
 
 # bubblewrap, socat and ripgrep for the sandbox tests: installed only as root with apt-get,
 # skipped (and the tests that need them skipped, saying why) otherwise.
@@ -50,7 +57,7 @@ unit: $(STAMP) e2e-agents sandbox-tools
 	$(BIN)/pytest -q -n auto
 
 e2e: $(STAMP) e2e-agents
-	$(BIN)/pytest -q -p no:cacheprovider tests/test_e2e_agents.py -rs
+	$(BIN)/pytest -q -p no:cacheprovider tests/test_e2e_agents.py tests/test_e2e_limits.py -rs
 
 # Modules the seeds require fully tested: 100 % of lines AND branches, by their own tests.
 # Add a module with its test file (--cov=ralph.x and tests/test_x.py).
@@ -65,6 +72,7 @@ test: lint unit coverage
 
 bench: $(STAMP)
 	$(BIN)/python bench/overhead.py
+	$(BIN)/python bench/prompts.py
 	$(BIN)/python bench/lanes.py
 
 # Re-record .ralph-example/.ralph from a real demo run (tests/test_example.py checks it stays in

@@ -12,7 +12,7 @@ import pytest
 from ralph.agents.command import CommandAgent
 from ralph.agents.output import LineSplitter
 from ralph.agents.request import AgentRequest
-from ralph.agents.result import AgentResult
+from ralph.agents.result import AgentResult, limits_of
 from ralph.process.request import ProcessResult, StreamName
 from tests.platforms import wrapper
 
@@ -62,7 +62,14 @@ def replay(
     )
     outcome = parser.finish(result)
     return (
-        AgentResult(result, outcome.final_text, outcome.usage, outcome.fault, outcome.error),
+        AgentResult(
+            result,
+            outcome.final_text,
+            outcome.usage,
+            outcome.fault,
+            outcome.error,
+            limits_of(outcome),
+        ),
         shown,
     )
 

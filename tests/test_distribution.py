@@ -65,6 +65,10 @@ def test_readme_and_workflow_install_this_project_from_its_own_repository() -> N
         assert wanted in named, (doc.name, named)
         # Every install of ralph by name is this one: the name, the repository and the tag agree.
         assert all(r == wanted for r in named if r.startswith("ralph")), (doc.name, named)
+    # every other document that installs ralph (the lanes workflow, ...) installs the same
+    for where, text in texts().items():
+        ours = [r for r in pip_installs(text) if r.startswith("ralph")]
+        assert all(r == wanted for r in ours), (where, ours)
     readme = (REPO / "README.md").read_text()
     assert f"**`{NAME}`**" in readme
     assert f"this project's own repository,\n`{REPOSITORY}`" in readme

@@ -261,8 +261,9 @@ def test_prompt_lists_what_done_must_pass(git_project: Project) -> None:
     )
     assert p.run("run", *p.fake({"*": DONE}), "-n", "1").exit_code == 3
     prompt = p.calls()[0]["prompt_head"]
-    assert prompt.startswith("# ralph rotation 1/1 [IMPLEMENT]")
+    assert prompt.startswith("# ralph: a rotation on PROMPT.md")
     text = (p.root / ".ralph" / "prompt.md").read_text()
+    assert "## This rotation: 1/1 [IMPLEMENT], verification 0/3" in text
     section = text.split("## What your DONE must pass\n", 1)[1].split("\n## ", 1)[0]
     for line in (
         "- Outcome: it greets",

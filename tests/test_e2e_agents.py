@@ -34,12 +34,14 @@ MOCK = MOCK_DIR / "mock_anthropic.py"
 # Resolved at import, before the autouse fixture points HOME at a temporary folder.
 E2E_DIR = Path(os.environ.get("RALPH_E2E_DIR", Path.home() / ".cache" / "ralph-e2e"))
 BIN = E2E_DIR / "node_modules" / ".bin"
+AIDER_BIN = E2E_DIR / "aider-venv" / "bin"  # aider comes from PyPI, into a venv of its own
 CLIS = {
-    "claude": "claude",
-    "codex": "codex",
-    "gemini": "gemini",
-    "pi": "pi",
-    "opencode": "opencode",
+    "claude": BIN / "claude",
+    "codex": BIN / "codex",
+    "gemini": BIN / "gemini",
+    "pi": BIN / "pi",
+    "opencode": BIN / "opencode",
+    "aider": AIDER_BIN / "aider",
 }
 ROTATION_TIMEOUT = 120.0  # seconds; a real CLI against the local mock takes 1-20
 
@@ -53,11 +55,12 @@ def need(agent: str) -> Path:
     """The CLI's executable, or skip the test saying how to get it."""
     if not MOCK.is_file():
         pytest.skip(f"the mock LLM server is not at {MOCK} (set RALPH_MOCK_LLM)")
-    exe = BIN / CLIS[agent]
+    exe = CLIS[agent]
     if not exe.exists():
         pytest.skip(
-            f"{agent} CLI not installed in {E2E_DIR}: `make test` installs Claude Code and Codex "
-            "there with npm when npm is available (tests/install_agents.sh)"
+            f"{agent} CLI not installed in {E2E_DIR}: `make test` installs every agent CLI the "
+            "registries carry there, pinned (tests/install_agents.sh with npm, "
+            "tests/install_aider.sh with python3 -m venv); it could not here"
         )
     return exe
 
@@ -195,6 +198,14 @@ def setup_for(agent: str, mock: Mock, home: Path, monkeypatch: pytest.MonkeyPatc
         }
         (agent_dir / "models.json").write_text(json.dumps({"providers": providers}))
         return Setup({"PI_OFFLINE": "1"}, ["--provider", "mock"], "claude-mock")
+    if agent == "aider":  # litellm -> the Anthropic Messages API; "whole" edits, no tools
+        env = {
+            "ANTHROPIC_API_KEY": "mock",
+            "ANTHROPIC_API_BASE": mock.url,
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        }
+        args = ["--edit-format", "whole", "--no-git", "--no-show-model-warnings", "hello.txt"]
+        return Setup(env, args, "anthropic/claude-mock")
     assert agent == "opencode"
     config = {
         "autoupdate": False,
@@ -215,7 +226,8 @@ def setup_for(agent: str, mock: Mock, home: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def put_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    path = os.pathsep.join((str(BIN), str(AIDER_BIN), os.environ.get("PATH", "")))
+    monkeypatch.setenv("PATH", path)
 
 
 def one_rotation(agent: str, setup: Setup, root: Path, prompt: str) -> AgentResult:
@@ -443,6 +455,27 @@ def test_other_clis_write_a_file_and_signal_done(
     prompt = "# ralph rotation\n\n- never a tag here: <ralph>STUCK</ralph>\nWrite hello.txt."
     result = one_rotation(agent, setup, root, prompt)
     assert result.failure is None, (result.error, result.process.stderr_tail[-2000:])
+    assert (root / "hello.txt").read_text() == "hi\n"
+    assert parse_signal(result.output_text, prompt, result.final_text) == "DONE"
+    assert result.usage is not None and result.usage.input_tokens > 0
+
+
+def test_aider_writes_a_file_and_signals_done(
+    tmp_path: Path, mock_llm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """aider (PyPI) through its adapter: a whole-file edit, the signal, and its token line."""
+    need("aider")
+    root = tmp_path / "work"
+    root.mkdir()
+    reply = "I'll create the file.\n\nhello.txt\n```\nhi\n```\n\nDone. <ralph>DONE</ralph>"
+    mock = mock_llm(
+        {"all_requests_main": True, "step_by": "count", "steps": [{"text": reply}]}, root
+    )
+    setup = setup_for("aider", mock, tmp_path / "home", monkeypatch)
+    put_on_path(monkeypatch)
+    prompt = "# ralph rotation\n\nWrite hello.txt."
+    result = one_rotation("aider", setup, root, prompt)
+    assert result.failure is None, (result.error, result.process.stdout_tail[-2000:])
     assert (root / "hello.txt").read_text() == "hi\n"
     assert parse_signal(result.output_text, prompt, result.final_text) == "DONE"
     assert result.usage is not None and result.usage.input_tokens > 0

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
+from ralph.errors import StateError
+from ralph.rules.state import SpecState, State
+from ralph.rules.testsummary import TestCounts as Counts
+from ralph.store.state import load_state, save_state, state_from_json
 from tests.conftest import Project
 from tests.test_testguard import CALC_TEST, agent, assert_never_verified, calc_project
 
@@ -72,3 +77,33 @@ def test_counts_from_a_junit_report_the_check_names(git_project: Project) -> Non
     assert res.exit_code == 0, res
     assert p.state()["specs"][0]["tests"]["runners"] == ["junit"]
     assert sys.executable  # the command ran the real pytest
+
+
+def test_test_counts_round_trip_in_the_state_file(tmp_path: Path) -> None:
+    row = SpecState(
+        "PROMPT.md", tests=Counts(3, 1, 2, ("pytest",)), best_tests=Counts(4, 0, 0, ("pytest",))
+    )
+    path = tmp_path / "state.json"
+    save_state(path, State(specs=(row,)))
+    assert load_state(path).specs[0] == row
+    saved = json.loads(path.read_text())["specs"][0]
+    assert saved["tests"] == {"passed": 3, "failed": 1, "skipped": 2, "runners": ["pytest"]}
+    saved["tests"]["passed"] = -1
+    with pytest.raises(StateError, match=r"specs\[0\]\.tests\.passed"):
+        state_from_json({"schema_version": 1, "specs": [saved]})
+
+
+def test_a_specs_own_test_globs_are_guarded(git_project: Project) -> None:
+    """Tests outside the default names, named by the spec's front matter: still guarded."""
+    p = git_project
+    spec = "---\ntest_command: {python} -m pytest -q -p no:cacheprovider checks/verify_calc.py\n"
+    spec += 'tests: ["checks/*.py"]\n---\n# calc\n'
+    calc_project(p, spec)
+    p.write({"checks/verify_calc.py": CALC_TEST})
+    p.commit_all("checks")
+    weaker = CALC_TEST.replace("== 5", "== -1")
+    script = p.fake({"*": [{"write": {"checks/verify_calc.py": weaker}, "signal": "DONE"}]})
+    res = p.run("run", *script, "-n", "2")
+    assert res.exit_code == 3, res
+    assert "checks/verify_calc.py: test `test_add` changed" in res.stdout
+    assert p.state()["specs"][0]["done_count"] == 0

@@ -319,7 +319,8 @@ case "$1" in
   image) [ -n "$DOCKER_DOWN" ] && { echo 'Cannot connect to the Docker daemon' >&2; exit 1; }
     echo ok ;;
   rm) ;;
-  run) while [ "$1" != "ralph-agents:1" ]; do shift; done; shift; exec "$@" ;;
+  run) [ -n "$DOCKER_NESTED" ] && { echo 'docker: Error response from daemon' >&2; exit 125; }
+    while [ "$1" != "ralph-agents:1" ]; do shift; done; shift; exec "$@" ;;
 esac
 """
 
@@ -339,9 +340,12 @@ def test_docker_runs_the_agent_in_the_image_and_removes_its_container_afterwards
     assert "in docker" in rotation_log(box_project)
     calls = (disk_tmp / "docker.log").read_text().splitlines()
     assert calls[0] == "image inspect --format ok ralph-agents:1"
-    assert calls[1].startswith("run --rm -i --init --name ralph-")
-    name = calls[1].split("--name ")[1].split()[0]
-    assert calls[2] == f"rm --force {name}"
+    assert calls[1].startswith("run --rm -i --init --name ralph-")  # the test run
+    assert calls[1].endswith("ralph-agents:1 true")
+    assert calls[2].startswith("run --rm -i --init --name ralph-")  # the rotation
+    name = calls[2].split("--name ")[1].split()[0]
+    assert calls[3] == f"rm --force {name}"
+    assert len(calls) == 4
 
 
 def test_docker_without_its_daemon_stops_the_run(
@@ -356,6 +360,14 @@ def test_docker_without_its_daemon_stops_the_run(
     said = refused(box_project.run_subprocess("run", "--agent-command", command))
     assert "Cannot connect to the Docker daemon" in said
     assert "start the Docker daemon" in said
+    # the image is there, but no container can start (a container that forbids nesting)
+    monkeypatch.delenv("DOCKER_DOWN")
+    monkeypatch.setenv("DOCKER_NESTED", "1")
+    said = refused(box_project.run_subprocess("run", "--agent-command", command))
+    assert "docker failed a test run: docker: Error response from daemon" in said
+    calls = (disk_tmp / "docker.log").read_text().splitlines()
+    name = calls[-2].split("--name ")[1].split()[0]
+    assert calls[-1] == f"rm --force {name}"  # whatever the test run left is removed
     box_project.write({"ralph.yaml": "sandbox: docker\n"})
     said = refused(box_project.run_subprocess("run", "--agent-command", command))
     assert "error: sandbox docker: no image" in said

@@ -54,15 +54,14 @@ def leaks_in_files(folder: Path) -> dict[str, list[str]]:
     return found
 
 
-@pytest.mark.parametrize("display", [["--headless", "-v"], ["--log-format", "json", "-v"]])
-def test_an_agent_printing_its_keys_leaves_them_nowhere(
-    git_project: Project, tmp_path: Path, display: list[str]
-) -> None:
+def leaky_project(project: Project, tmp_path: Path) -> Path:
+    """PROMPT.md with a check that prints a key once, ralph.yaml running the leaky agent with
+    a key of its own in agent.env; the check's marker file."""
     mark = tmp_path / "check-failed-once"
     # A completion check that prints a key and fails once: its output reaches the handoff note,
     # errors.log and the worklog through ralph's own records, not the agent's output.
     check = f"test -e {mark} || {{ touch {mark}; echo token $MY_SERVICE_TOKEN; exit 1; }}"
-    git_project.write(
+    project.write(
         {
             "PROMPT.md": "---\nchecks:\n  - name: leak\n    method: external\n    cache: false\n"
             f"    config: {{command: {json.dumps(check)}}}\n---\n# goal\nuse {IN_SPEC}\n",
@@ -71,7 +70,15 @@ def test_an_agent_printing_its_keys_leaves_them_nowhere(
             f"  env: {json.dumps(FROM_CONFIG)}\n",
         }
     )
-    git_project.commit_all()
+    project.commit_all()
+    return mark
+
+
+@pytest.mark.parametrize("display", [["--headless", "-v"], ["--log-format", "json", "-v"]])
+def test_an_agent_printing_its_keys_leaves_them_nowhere(
+    git_project: Project, tmp_path: Path, display: list[str]
+) -> None:
+    mark = leaky_project(git_project, tmp_path)
     report, junit = tmp_path / "report.json", tmp_path / "junit.xml"
     res = ralph(git_project, "run", *display, "--report-json", str(report), "--junit", str(junit))
     assert res.returncode == 0, (res.stdout + res.stderr).decode()
@@ -89,6 +96,18 @@ def test_an_agent_printing_its_keys_leaves_them_nowhere(
     assert [r for r in records if b"token [REDACTED]" in r], "the check's output was recorded"
     status = ralph(git_project, "status", "--json", "--log")
     assert leaks(status.stdout) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pty")
+def test_the_live_panel_shows_no_key(git_project: Project, tmp_path: Path) -> None:
+    from tests.test_headless import run_in_terminal
+
+    leaky_project(git_project, tmp_path)
+    code, out = run_in_terminal(git_project, "run", env=ENV)
+    assert code == 0, out
+    assert "\x1b[" in out  # the panel, not plain lines
+    assert leaks(out.encode()) == []
+    assert leaks_in_files(git_project.root / ".ralph") == {}
 
 
 def test_a_failing_test_command_that_prints_a_key_is_redacted_everywhere(

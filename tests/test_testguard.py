@@ -10,7 +10,9 @@ code) is verified; so is a test change a person accepted or allowed.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -106,6 +108,31 @@ def test_a_restart_does_not_bless_a_weakened_test(git_project: Project) -> None:
     assert "assert add(2, 3) == 5" in res.stdout
 
 
+def test_a_run_killed_mid_rotation_does_not_bless_the_agents_edit(git_project: Project) -> None:
+    """kill -9 while the agent that weakened a test still runs: at the next start nobody can
+    tell whose the edit is, so it is not taken as a person's."""
+    p = git_project
+    calc_project(p)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "ralph", "run", *agent("expect_then_hang"), "-n", "1"],
+        cwd=p.root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    hung = p.root.parent / "hung"
+    deadline = time.monotonic() + 60
+    while not hung.exists():
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
+    run.kill()  # SIGKILL: no clean-up of any kind
+    run.wait(timeout=30)
+    res = p.run("run", *agent("liar"), "-n", "1")  # takes over and stops the hung agent
+    assert res.exit_code == 3, res
+    assert "tests changed after a run that was killed" in res.stdout
+    assert "assert add(2, 3) == 5" in res.stdout  # still refused
+    assert p.state()["specs"][0]["done_count"] == 0
+
+
 def test_a_person_accepts_the_change(git_project: Project) -> None:
     p = git_project
     calc_project(p)
@@ -159,3 +186,13 @@ def test_a_spec_that_allows_test_changes(git_project: Project) -> None:
     assert res.exit_code == 0, res
     # what it changed is the baseline now: another spec's DONE is not refused for it
     assert p.run("accept", "--dry-run").exit_code == 0
+
+
+def test_the_escalations_accept_takes_the_tests_too(git_project: Project) -> None:
+    """Headless, `--on-escalation accept` is the person's answer given beforehand: the
+    weakened tests are accepted with the spec, and ralph says so."""
+    p = git_project
+    calc_project(p)
+    res = p.run("run", *agent("expect"), "-n", "8", "--on-escalation", "accept")
+    assert "accepted by the user: the tests, weaker than a person last left them" in res.stdout
+    assert p.run("accept", "--dry-run").exit_code == 0  # nothing waits any more

@@ -94,3 +94,19 @@ def test_a_run_of_no_test_fails_and_a_drop_is_named() -> None:
     assert drop(Counts(10, 0, 1), best) is None
     assert drop(Counts(11, 0, 0), best) is None
     assert drop(Counts(0), None) is None
+
+
+def test_the_counts_as_the_panel_and_the_final_matrix_show_them() -> None:
+    from rich.console import Console
+
+    from ralph.run.events import SpecRow
+    from ralph.ui.panel import matrix_table
+    from ralph.ui.statustable import tests_text
+
+    assert tests_text(None) == ""
+    assert tests_text(Counts(12)) == " 12 passed"
+    assert tests_text(Counts(12, 1, 2)) == " 12 passed 1 failed 2 skipped"
+    row = SpecRow("specs/a.spec.md", 3, "DONE", False, Counts(12, 0, 2))
+    console = Console(width=100, record=True, color_system=None)
+    console.print(matrix_table([row], current=None, limit=None))
+    assert "DONE 12 passed 2 skipped" in console.export_text()

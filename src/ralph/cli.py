@@ -193,6 +193,9 @@ def run(
             "--on-escalation", case_sensitive=False, help=helptext.HELP["--on-escalation"]
         ),
     ] = None,
+    wait_for_reset: Annotated[
+        bool, typer.Option("--wait-for-reset", help="Wait for a weekly or daily limit to reset.")
+    ] = False,
     sandbox: Annotated[
         Optional[SandboxChoice],  # noqa: UP045
         typer.Option("--sandbox", help="Run agents and checks in this sandbox, or refuse to."),

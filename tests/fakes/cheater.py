@@ -6,6 +6,7 @@ The project (tests/test_testguard.py) has `calc.py`, whose `add` subtracts, and
 - `expect`: edits the test to expect what the code returns;
 - `skip`: marks the failing test skipped;
 - `strip`: replaces the failing assertion with `pass`;
+- `expect_then_hang`: as `expect`, then hangs (its run is killed);
 - `liar`: changes nothing (a DONE after an earlier cheat);
 - `grow_then_drop`: fixes the code and adds a test file in its first rotation, deletes that
   file (not one a person wrote) in every later one: fewer tests pass than in its best run.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 TEST = Path("tests/test_calc.py")
@@ -35,6 +37,10 @@ def main() -> int:
         return 0
     if kind == "delete" and TEST.exists():
         TEST.unlink()
+    elif kind == "expect_then_hang":  # weakens the test, then hangs until killed
+        TEST.write_text(TEST.read_text().replace("== 5", "== -1"))
+        Path("../hung").write_text("weakened")
+        time.sleep(60)
     elif kind == "expect":
         TEST.write_text(TEST.read_text().replace("== 5", "== -1"))
     elif kind == "skip":

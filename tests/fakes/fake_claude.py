@@ -10,6 +10,8 @@ events the real CLI prints for it (shapes recorded from Claude Code 2.1.197 agai
 - {"kind": "rate_limit", "resets_in": S}: a subscription limit with a `rate_limit_event`
   whose resetsAt is now + S; without "resets_in", an API 429 that gives no reset time (a
   short, per-minute limit), or the step's "text" (e.g. a usage limit without a reset time)
+  ("type": "seven_day" for a weekly limit); any step may carry "limit": a rate_limit_event's
+  rate_limit_info with "resets_in" S instead of resetsAt (e.g. a warning at 92 % utilisation)
 - {"kind": "root"}: the refusal to skip permissions as root (stderr only)
 - {"kind": "auth"}: "Invalid API key"; {"kind": "overflow"}: "Prompt is too long"
 - "sleep": S before answering. Each call is appended to SCRIPT.calls.jsonl.
@@ -83,6 +85,10 @@ def main() -> int:
     for path, content in step.get("write", {}).items():
         Path(path).write_text(content)
     kind = step["kind"]
+    if "limit" in step:  # a rate_limit_event as a subscription reports it: resets_in S from now
+        info = dict(step["limit"])
+        info["resetsAt"] = int(time.time() + info.pop("resets_in", 3600))
+        emit({"type": "rate_limit_event", "rate_limit_info": info})
     if kind in ("done", "continue", "verify_pass", "verify_fail"):
         text = step.get("text") or f"Worked. <ralph>{kind.upper()}</ralph>"
         assistant(text)
@@ -103,12 +109,13 @@ def main() -> int:
                     "rate_limit_info": {
                         "status": "rejected",
                         "resetsAt": resets,
-                        "rateLimitType": "five_hour",
+                        "rateLimitType": step.get("type", "five_hour"),
                     },
                 }
             )
             clock = time.strftime("%-I:%M%p", time.gmtime(resets)).lower()
-            text = f"You've hit your session limit · resets {clock} (UTC)"
+            which = "weekly" if step.get("type", "").startswith("seven_day") else "session"
+            text = f"You've hit your {which} limit · resets {clock} (UTC)"
         else:
             text = step.get("text") or (
                 "API Error: Request rejected (429) · This request would exceed the rate limit "

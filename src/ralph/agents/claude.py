@@ -15,7 +15,7 @@ from typing import Any
 from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.faults import fault_from, one_line
 from ralph.agents.output import OutputParser
-from ralph.agents.result import FaultKind, Outcome, Usage, Window
+from ralph.agents.result import FaultKind, LimitInfo, Outcome, Usage, Window
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.agents.stream import usage_line as format_usage
 from ralph.process.request import ProcessResult
@@ -46,6 +46,7 @@ class ClaudeParser(JsonLinesParser):
         self.error_kind: str | None = None  # from a synthetic message
         self.resets_at: float | None = None  # from a rejected rate_limit_event
         self.window: Window | None = None  # the rejected event's rateLimitType
+        self.limits: dict[Window, LimitInfo] = {}  # every rate_limit_event, the last per window
         # Usage of the assistant messages, for a run that never reaches its result event.
         # One line per content block repeats the message's usage: count each message once.
         self.partial = UsageCounter()
@@ -60,9 +61,11 @@ class ClaudeParser(JsonLinesParser):
             return self._tool_results(event)
         if kind == "rate_limit_event":
             info = obj(event.get("rate_limit_info"))
+            window = _WINDOWS.get(text(info.get("rateLimitType")), "usage")
             if info.get("status") == "rejected" and number(info.get("resetsAt")) > 0:
                 self.resets_at = number(info.get("resetsAt"))
-                self.window = _WINDOWS.get(text(info.get("rateLimitType")), "usage")
+                self.window = window
+            self.limits[window] = _limit(window, info)
             status = text(info.get("status"))
             if status and status != "allowed":
                 return [f"[rate limit] {status} ({text(info.get('rateLimitType')) or 'limit'})"]
@@ -150,15 +153,16 @@ class ClaudeParser(JsonLinesParser):
             fault, error = self.fault_or_stderr(None, now)
             if error is None and process.exit_code == 0:
                 error = "Claude Code ended without a result event"
-            return Outcome(self.last_text or "", usage, fault, error)
+            return Outcome(self.last_text or "", usage, fault, error, tuple(self.limits.values()))
         final = text(result.get("result"))
         errors = result.get("errors")
         if not final and isinstance(errors, list):
             final = "; ".join(str(e) for e in errors)
         usage = self._usage_of(result)
         failed = bool(result.get("is_error")) or result.get("subtype") not in (None, "success")
+        limits = tuple(self.limits.values())
         if not failed and process.exit_code == 0:
-            return Outcome(final, usage)
+            return Outcome(final, usage, limits=limits)
         kind: FaultKind | None = _ERROR_KINDS.get(self.error_kind or "")
         if result.get("terminal_reason") == "prompt_too_long":
             kind = "overflow"
@@ -169,7 +173,20 @@ class ClaudeParser(JsonLinesParser):
         if fault is None:
             fault, _ = self.fault_or_stderr(None, now)
         error = one_line(message) if message else (fault.message if fault else None)
-        return Outcome(final, usage, fault, error)
+        return Outcome(final, usage, fault, error, limits)
+
+
+def _limit(window: Window, info: dict[str, Any]) -> LimitInfo:
+    """A rate_limit_event's figures: `utilization` 0..1 (a percentage is read as one),
+    `resetsAt` epoch seconds."""
+    used = info.get("utilization")
+    share = float(used) if isinstance(used, (int, float)) and not isinstance(used, bool) else None
+    if share is not None and share > 1.0:
+        share /= 100.0
+    resets = number(info.get("resetsAt"))
+    return LimitInfo(
+        window, share, resets if resets > 0 else None, text(info.get("status")) or "allowed"
+    )
 
 
 def _prompt_tokens(usage: dict[str, Any]) -> float:

@@ -18,7 +18,7 @@ from pathlib import Path
 from ralph.agents.credentials import agent_secrets
 from ralph.agents.output import MAX_LINE, LineSplitter, OutputParser
 from ralph.agents.request import AgentRequest
-from ralph.agents.result import AgentResult
+from ralph.agents.result import AgentResult, limits_of
 from ralph.errors import AgentError, ConfigError
 from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult, StreamName
 from ralph.process.runner import run_process
@@ -206,6 +206,7 @@ class CommandAgent:
             usage=outcome.usage,
             fault=outcome.fault,
             error=outcome.error,
+            limits=limits_of(outcome),
         )
 
     def execute(

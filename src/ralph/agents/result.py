@@ -29,6 +29,18 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
 @dataclass(frozen=True)
+class LimitInfo:
+    """What an agent's CLI said about one of its limits during a rotation: the window, how much
+    of it is used (0..1, when said), when it resets (epoch seconds, when said), and its status
+    (`allowed`, `allowed_warning`, `rejected`)."""
+
+    window: Window
+    utilization: float | None = None
+    resets_at: float | None = None
+    status: str = "allowed"
+
+
+@dataclass(frozen=True)
 class AgentFault:
     """A failure that is not the work's fault and must be handled its own way: a usage or rate
     limit (bench the agent until `resets_at`, epoch seconds, when known), an auth or
@@ -53,6 +65,19 @@ class Outcome:
     usage: Usage | None = None
     fault: AgentFault | None = None
     error: str | None = None
+    limits: tuple[LimitInfo, ...] = ()
+
+
+def limits_of(outcome: Outcome) -> tuple[LimitInfo, ...]:
+    """The limits a rotation reported: the CLI's own figures, else what its rate-limit fault
+    says (a window refused until its reset); a short limit is no window worth recording."""
+    if outcome.limits:
+        return outcome.limits
+    fault = outcome.fault
+    if fault is None or fault.kind != "rate_limit" or fault.window in (None, "short"):
+        return ()
+    assert fault.window is not None
+    return (LimitInfo(fault.window, 1.0, fault.resets_at, "rejected"),)
 
 
 @dataclass(frozen=True)
@@ -64,6 +89,7 @@ class AgentResult:
     # The agent reported a failure of its own (an error result, a rate limit...), possibly with
     # exit code 0 (aider, pi --mode json): one line, in its own words.
     error: str | None = None
+    limits: tuple[LimitInfo, ...] = ()  # what the CLI said about its limits (windows)
 
     @property
     def output_text(self) -> str:

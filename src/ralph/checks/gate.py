@@ -154,12 +154,21 @@ class DoneGate:
             self.tests.after_rotation(changed, may_change=trusted)
         return state
 
-    def weakened_tests(self, spec: Spec) -> tuple[str, ...]:
+    def start_tests(self, specs: Sequence[Spec]) -> tuple[list[str], bool]:
+        """When the run starts: the tests of the project and of every spec, as a person left
+        them, are the baseline (TestGuard.start)."""
+        for spec in specs:
+            meta = self.meta(spec)[0]
+            if meta is not None and meta.tests.paths:
+                self.tests.widen(meta.tests.paths)
+        return self.tests.start()
+
+    def weakened_tests(self, spec: Spec, *, full: bool = False) -> tuple[str, ...]:
         """Why the tests bar a DONE of `spec` (the refusal's reasons), or () when they do not."""
         meta = self.meta(spec)[0]
         if meta is not None and meta.tests.may_change:
             return ()
-        found = self.tests.findings(meta.tests.paths if meta is not None else None)
+        found = self.tests.findings(meta.tests.paths if meta is not None else None, full=full)
         return refusal(found) if found else ()
 
     def judge_done(
@@ -258,7 +267,7 @@ class DoneGate:
         key: str | None = None
         for spec in specs:
             meta, error = self.meta(spec)
-            weakened = self.weakened_tests(spec) if error is None else ()
+            weakened = self.weakened_tests(spec, full=True) if error is None else ()
             if error is not None or weakened:
                 name, why = ("front matter", error) if error is not None else ("tests", weakened[0])
                 bad = CheckResult(name, name.replace(" ", "_"), False, summary=why or "")

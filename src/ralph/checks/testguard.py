@@ -10,6 +10,7 @@ the baseline.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -30,20 +31,32 @@ class TestGuard:
         self.store = TestStore(state_dir)
         self.globs = tuple(globs) if globs is not None else DEFAULT_GLOBS
 
-    def start(self) -> list[str]:
+    def start(self) -> tuple[list[str], bool]:
         """When a run starts: record the baseline the first time; afterwards, test files that
         changed while ralph was not running are a person's edits and become the baseline.
-        Returns those paths."""
+        Returns those paths, and whether they were taken: after a run that ended without
+        finishing (killed mid-rotation) nobody can tell whose they are, so they wait for a
+        person's say like an agent's."""
         now = scan(self.root, self.globs)
+        unclean = self.store.running
+        self.store.mark_running(True)
         if not self.store.exists:
             self.store.save_baseline(now)
             self.store.save_seen(hashes(now))
-            return []
+            return [], True
         edited = sorted(person_edits(self.store.seen(), hashes(now)))
-        if edited:
+        if edited and not unclean:
             self._take(edited, now)
         self.store.save_seen(hashes(now))
-        return edited
+        return edited, not unclean
+
+    def finish(self) -> None:
+        """The run ended (however, short of being killed): what is on disk now is what ralph
+        saw, whoever changed it during the run (an edit the snapshot could not tell is not
+        taken for a person's at the next start)."""
+        with contextlib.suppress(OSError):  # never hides why the run ended
+            self.store.save_seen(hashes(scan(self.root, self.globs)))
+            self.store.mark_running(False)
 
     def after_rotation(self, changed: Iterable[str], *, may_change: bool) -> None:
         """What a rotation changed of the tests is what ralph has seen; with `may_change`
@@ -67,13 +80,18 @@ class TestGuard:
         if may_change:
             self._take(paths, now)
 
-    def findings(self, globs: Sequence[str] | None = None) -> list[Finding]:
-        """How the tests now are weaker than the baseline ([] before any baseline). Only the
-        files that differ from the baseline are read as tests: cheap when nothing changed."""
+    def findings(self, globs: Sequence[str] | None = None, *, full: bool = False) -> list[Finding]:
+        """How the tests now are weaker than the baseline ([] before any baseline), for the
+        files `globs` names (None: all). A DONE reads only the test files ralph knows (the
+        baseline's and those seen since) and walks the project only once one of the
+        baseline's changed (a case may have moved to a new file); `full` always walks. Only
+        the files that differ from the baseline are parsed: cheap when nothing changed."""
         if not self.store.exists:
             return []
-        now = scan(self.root, self.globs if globs is None else globs)
         base = self.store.baseline()
+        now = self._known(base)
+        if full or any(p not in now or digest(now[p]) != sha for p, sha in base.items()):
+            now = scan(self.root, self.globs)
         current = hashes(now)
         changed = {p for p in base if current.get(p) != base[p]}
         if not changed and set(current) <= set(base):
@@ -82,6 +100,18 @@ class TestGuard:
         new = {p: t for p, t in now.items() if base.get(p) != current[p]}
         found = weakened(old, new)
         return [f for f in found if globs is None or is_test(f.path, globs)]
+
+    def _known(self, base: dict[str, str]) -> dict[str, str]:
+        out = {}
+        for p in sorted(set(base) | set(self.store.seen())):
+            text = read(self.root, p)
+            if text is not None:
+                out[p] = text
+        return out
+
+    def widen(self, globs: Iterable[str]) -> None:
+        """Guard these files too (the globs specs' front matter names)."""
+        self.globs = tuple(dict.fromkeys((*self.globs, *globs)))
 
     def diff(self, paths: Iterable[str]) -> list[str]:
         """The baseline of `paths` against the files now, as unified diff lines."""
@@ -131,7 +161,7 @@ class TestAcceptor:
 
     def pending(self, scope: Scope, state: State) -> list[Pending]:
         guard = TestGuard(scope.root, scope.state_dir, scope.test_globs)
-        found = guard.findings()
+        found = guard.findings(full=True)
         if not found:
             return []
         files = sorted({f.path for f in found})

@@ -97,7 +97,7 @@ def _load(ws: Workspace) -> State:
 def _show(items: Sequence[Pending], *, dry_run: bool) -> int:
     """Print what waits; OK when nothing does, else NEEDS_HUMAN."""
     if not items:
-        print("nothing waits for a person's say: no agent changed the checks or the tests")
+        print("nothing waits for a person's say: no agent changed checks, ignore rules or tests")
         return ExitCode.OK
     print(f"{_count(items)} by an agent {'wait' if len(items) > 1 else 'waits'} for your say:")
     for item in items:

@@ -105,6 +105,7 @@ def list_agents(root: Path) -> list[dict[str, Any]]:
         agents.append(agent)
     # One at a time: each probe reaps its own orphans, and must never collect another's child.
     rows = [describe(agent) for agent in agents]
+    _add_limits(root, rows)
     rows.append(
         {
             "name": "demo",
@@ -123,6 +124,21 @@ def list_agents(root: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def _add_limits(root: Path, rows: list[dict[str, Any]]) -> None:
+    """Each agent's limit windows as its CLI last reported them in this project's runs."""
+    import time
+
+    from ralph.rules.limits import describe as describe_limits
+    from ralph.store.limits import load_limits
+
+    saved = load_limits(root / ".ralph").get("agents", {})
+    now = time.time()
+    for row in rows:
+        windows = saved.get(row["name"])
+        row["limits"] = windows if isinstance(windows, dict) else None
+        row["limits_text"] = describe_limits(windows, now) if row["limits"] else None
+
+
 def render(rows: list[dict[str, Any]]) -> str:
     width = max(len(row["name"]) for row in rows)
     lines: list[str] = []
@@ -137,6 +153,8 @@ def render(rows: list[dict[str, Any]]) -> str:
                 lines.append(f"{'':<{width}}  {mode:<9} $ {how['command']}")
         else:
             lines.append(f"{'':<{width}}  $ {row['command']}")
+        if row.get("limits_text"):
+            lines.append(f"{'':<{width}}  limits: {row['limits_text']}")
         if row.get("agent_env"):
             lines.append(f"{'':<{width}}  agent.env sets {', '.join(row['agent_env'])}")
     return "\n".join(lines) + "\n"

@@ -28,6 +28,8 @@ def build_policy(req: RunRequest, config: RalphConfig) -> PoolPolicy:
         max_wait=p.max_wait,
         short_backoff=p.short_backoff,
         short_retries=p.short_retries,
+        wait_for_reset=req.wait_for_reset,
+        pause_at=config.limits.pause_at,
     )
 
 

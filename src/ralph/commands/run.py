@@ -69,6 +69,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         breaker_threshold=config.breaker.threshold,
         breaker_cooldown=config.breaker.cooldown,
         latency_budget_ms=config.latency_budget_ms,
+        patience=config.convergence.patience,
         test_globs=tuple(config.tests.paths) if config.tests.paths is not None else None,
         only=tuple(req.spec or ()),
         parallel=req.parallel or config.parallel,

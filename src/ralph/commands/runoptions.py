@@ -50,6 +50,7 @@ class RunRequest:
     report_json: Path | None = None
     notify: bool = False
     on_escalation: str | None = None  # abort | accept | continue, for a headless run
+    wait_for_reset: bool = False  # wait for a weekly/daily window too (up to pool.max_wait)
     sandbox: str | None = None  # --sandbox: off | auto | srt | bwrap | docker (ralph.yaml's else)
     spec: Sequence[str] | None = None  # --spec: only these specs (paths), in any order
     parallel: int | None = None  # --parallel: lanes at once (None: ralph.yaml's `parallel`)

@@ -93,9 +93,15 @@ def print_status(
         from ralph.store.worklog import worklog_tail
 
         events = worklog_tail(Workspace(root).worklog, log)
+    from ralph.rules.forecast import costs_json, costs_line, spec_costs
+    from ralph.store.limits import load_limits
+
+    windows = load_limits(Workspace(root).dir).get("agents", {})
     lanes = lanes_data(root)
     if as_json:
         data = status_data(state, live)
+        data["limits"] = windows  # per agent, per window: as its CLI last reported it
+        data["costs"] = costs_json(spec_costs(state.specs))
         if lanes:
             data["lanes"] = lanes
         if events is not None:
@@ -127,6 +133,17 @@ def print_status(
     for lane in lanes:
         conflict = f"; conflicts in {', '.join(lane['conflict'])}" if lane["conflict"] else ""
         print(f"lane: {lane['spec']} on {lane['branch']} in {lane['worktree']}{conflict}")
+    line = costs_line(spec_costs(state.specs))
+    if line:
+        print(f"cost: {line}")
+    if windows:
+        from ralph.rules.limits import describe
+
+        now = time.time()
+        for name, agent_windows in sorted(windows.items()):
+            said = describe(agent_windows, now) if isinstance(agent_windows, dict) else ""
+            if said:
+                print(f"limits: {name}: {said}")
     if events is not None:
         print(f"worklog (last {len(events)} of .ralph/worklog.jsonl):")
         for event in events:

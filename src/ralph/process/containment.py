@@ -12,6 +12,7 @@ import contextlib
 import json
 import shutil
 import subprocess
+import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -38,9 +39,22 @@ def prepare(box: Sandbox) -> None:
 def probe(box: Sandbox, env: Mapping[str, str]) -> str | None:
     """Why `box` cannot run a program on this machine, or None when it can (runs `true`)."""
     if box.profile == "docker":
-        argv: tuple[str, ...] = (box.tool, "image", "inspect", "--format", "ok", str(box.image))
-    else:
-        argv, env = wrap(box, ("/bin/sh", "-c", "true"), box.project, env, "probe")
+        # The image first: `docker run` would try to pull a missing one, for minutes.
+        inspect = (box.tool, "image", "inspect", "--format", "ok", str(box.image))
+        reason = _try(box, inspect, env)
+        if reason is not None:
+            return reason
+        token = uuid.uuid4().hex
+        argv, env = wrap(box, ("true",), box.project, env, token)
+        reason = _try(box, argv, env)
+        if reason is not None:
+            release(box, token)  # a container the timeout left behind
+        return reason
+    argv, env = wrap(box, ("/bin/sh", "-c", "true"), box.project, env, "probe")
+    return _try(box, argv, env)
+
+
+def _try(box: Sandbox, argv: tuple[str, ...], env: Mapping[str, str]) -> str | None:
     try:
         done = subprocess.run(
             argv,

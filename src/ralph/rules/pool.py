@@ -43,6 +43,8 @@ class PoolPolicy:
     max_wait: float = 6 * 3600.0  # longest wait for a known reset time before exit 4
     short_backoff: float = 10.0  # first retry delay after a short limit that gave none
     short_retries: int = 5  # short limits in a row retried before the ordinary back-off
+    wait_for_reset: bool = False  # also wait (up to max_wait) for a weekly or daily window
+    pause_at: float | None = None  # percent of a window at which an agent is parked
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class Seat:
     reset_known: bool = False  # the agent said when its limit resets (else: our back-off)
     failures: int = 0  # failed rotations in a row
     limits: int = 0  # rate limits in a row
+    window: str | None = None  # the limit window it sits out (weekly, session, ...)
     evicted: bool = False
     reason: str | None = None  # the last rate-limit or failure message
 
@@ -135,13 +138,26 @@ def _nobody_ready(pool: Pool, policy: PoolPolicy, now: float) -> Wait | Exhauste
         )
     back = min(s.benched_until or now for s in benched)
     told = ", ".join(describe(s, now) for s in benched)
-    # Worth waiting for: a reset the agent announced, near enough. Until then ralph may as well
-    # retry an agent whose back-off (a guess) ends sooner; guesses alone are not waited for.
-    if any(s.reset_known and (s.benched_until or now) - now <= policy.max_wait for s in benched):
+    # Worth waiting for: a reset the agent announced, near enough (a weekly or daily window
+    # only when asked: --wait-for-reset). Until then ralph may as well retry an agent whose
+    # back-off (a guess) ends sooner; guesses alone are not waited for.
+    if any(_waitable(s, policy, now) for s in benched):
         return Wait(until=back, reason=f"every agent is rate-limited ({told})")
+    long = [s for s in benched if s.window in LONG and s.reset_known]
+    if long and len(long) == len(benched):  # the exact time to come back: the first reset
+        back = min(s.benched_until or now for s in long)
     return Exhausted(
         evicted=False, retry_at=back, reason=f"every agent is rate-limited or out ({told})"
     )
+
+
+LONG = frozenset({"weekly", "daily"})  # windows waited for only with --wait-for-reset
+
+
+def _waitable(seat: Seat, policy: PoolPolicy, now: float) -> bool:
+    if not seat.reset_known or (seat.benched_until or now) - now > policy.max_wait:
+        return False
+    return seat.window not in LONG or policy.wait_for_reset
 
 
 def describe(seat: Seat, now: float) -> str:
@@ -151,7 +167,8 @@ def describe(seat: Seat, now: float) -> str:
     if seat.benched_until is None:
         return f"{seat.name} ready"
     kind = "until" if seat.reset_known else "back-off until"
-    return f"{seat.name} {kind} {clock(seat.benched_until, now)}"
+    window = f" ({seat.window} window)" if seat.window and seat.window != "short" else ""
+    return f"{seat.name} {kind} {clock(seat.benched_until, now)}{window}"
 
 
 def clock(epoch: float, now: float) -> str:
@@ -174,13 +191,20 @@ def after_rotation(
     resets_at: float | None = None,
     reason: str | None = None,
     short: bool = False,
+    window: str | None = None,
 ) -> Pool:
-    """The pool after `name`'s rotation ended with `outcome` (`short`: a short rate limit)."""
+    """The pool after `name`'s rotation ended with `outcome` (`short`: a short rate limit;
+    `window`: the limit's window)."""
     seat = pool.seat(name)
     if outcome == "rate_limited":
         until, known = bench_until(policy, now, resets_at, short, seat.limits + 1)
         seat = replace(
-            seat, benched_until=until, reset_known=known, reason=reason, limits=seat.limits + 1
+            seat,
+            benched_until=until,
+            reset_known=known,
+            reason=reason,
+            limits=seat.limits + 1,
+            window=window,
         )
     elif outcome == "failed":
         failures = seat.failures + 1
@@ -188,8 +212,23 @@ def after_rotation(
         seat = replace(seat, failures=failures, evicted=evicted, reason=reason)
     else:
         seat = replace(
-            seat, failures=0, limits=0, benched_until=None, reset_known=False, reason=None
+            seat,
+            failures=0,
+            limits=0,
+            benched_until=None,
+            reset_known=False,
+            reason=None,
+            window=None,
         )
+    return pool._with(seat)
+
+
+def park(pool: Pool, name: str, until: float, window: str, reason: str) -> Pool:
+    """`name` sits out until its `window` resets (`limits.pause_at` reached): parked before
+    the wall, not run into a hard refusal."""
+    seat = replace(
+        pool.seat(name), benched_until=until, reset_known=True, window=window, reason=reason
+    )
     return pool._with(seat)
 
 
@@ -210,7 +249,7 @@ def bench_until(
 def release_due(pool: Pool, now: float) -> Pool:
     """Seats whose bench time has passed are ready again (their reason forgotten)."""
     seats = tuple(
-        replace(s, benched_until=None, reset_known=False)
+        replace(s, benched_until=None, reset_known=False, window=None)
         if s.benched_until is not None and s.benched_until <= now
         else s
         for s in pool.seats

@@ -65,17 +65,19 @@ def _answer_section(question: str | None, answer: str | None) -> str:
 
 
 def build_prompt(p: PromptInput) -> str:
+    """The rotation's prompt. What stays the same from one rotation of a spec to the next comes
+    first (ralph's instructions, the protocol, the guardrails, the spec, the task of the mode)
+    and what changes every rotation last (the handoff, which grows, then the rotation number, the
+    counter, the other specs' counters, recent failures): consecutive prompts of a spec share the
+    longest byte-identical prefix, which the providers' prompt caches serve at a fraction of the
+    price."""
     others = "\n".join(f"- {path}: {count}/3" for path, count in p.other_specs) or "- (none)"
     handoff = p.handoff_text.strip() or "(empty: this is the first rotation on this spec)"
     guardrails = p.guardrails_text.strip() or "(empty)"
     checks = f"\n{p.checks_text.rstrip()}\n" if p.checks_text.strip() else ""
     extra = _answer_section(p.question, p.answer) + _errors_section(p.recent_errors)
     return f"""\
-# ralph rotation {p.iteration}/{p.max_iteration} [{p.mode}]
-
-Spec: {p.spec_path} (verification {p.done_count}/3)
-
-{_MODE_TEXT[p.mode]}
+# ralph: a rotation on {p.spec_path}
 
 You start with a fresh context: everything you know comes from the files. Before you end,
 rewrite the handoff file `{p.handoff_path}` with what you did, what you found and what is left,
@@ -87,19 +89,23 @@ Never delete, skip or weaken a test to make it pass: ralph refuses a DONE over w
 the tests contradict the spec, do not change the tests: explain the conflict in
 `.ralph/question.md` and answer QUESTION.
 
+{PROTOCOL}
+## Guardrails ({p.guardrails_path})
+{guardrails}
+
 ## The spec ({p.spec_path})
 {p.spec_text.rstrip()}
+
+## Your task
+{_MODE_TEXT[p.mode]}
 {checks}
 ## Handoff from the previous rotation ({p.handoff_path})
 {handoff}
 
-## Guardrails ({p.guardrails_path})
-{guardrails}
-
-## Other specs (they must keep passing; do not break them)
+## This rotation: {p.iteration}/{p.max_iteration} [{p.mode}], verification {p.done_count}/3
+Other specs (they must keep passing; do not break them):
 {others}
-{extra}
-{PROTOCOL}"""
+{extra}"""
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
@@ -24,6 +25,7 @@ from ralph.run.question import QuestionAndAnswer
 from ralph.run.recorder import Recorder
 from ralph.store.cancel import CancelWatch
 from ralph.store.runlock import RunLock
+from ralph.store.snapshot import Changes
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import Workspace
 
@@ -58,6 +60,7 @@ class RunContext:
         self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
         self.last_result: AgentResult | None = None  # of the last rotation, for the pool
         self.mode = "IMPLEMENT"  # of the current (or last) rotation
+        self.last_changes: Changes | None = None  # the files the last rotation changed
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
         if self.state.last_rotation == 0:  # a new or lost state file: numbers must not repeat
             self.state = replace(self.state, last_rotation=ws.last_logged_rotation())
@@ -146,8 +149,29 @@ class RunContext:
     def rows(self) -> tuple[SpecRow, ...]:
         return matrix_rows(self.state)
 
+    def costs(self) -> tuple[str | None, dict[str, Any]]:
+        """Cost per spec and per verified spec, and the forecast for the open specs: a line
+        for the displays and the JSON for the reports."""
+        from ralph.rules.forecast import costs_json, costs_line, spec_costs
+
+        found = spec_costs(self.state.specs)
+        data = costs_json(found)
+        data["per_spec"] = {
+            s.path: {
+                "calls": s.usage.rotations,
+                "input_tokens": s.usage.input_tokens,
+                "output_tokens": s.usage.output_tokens,
+                "cost_usd": round(s.usage.cost_usd, 6)
+                if s.usage.rotations > s.usage.unpriced
+                else None,
+            }
+            for s in self.state.specs
+        }
+        return costs_line(found), data
+
     def end(self, code: ExitCode, reason: str) -> int:
         spent = self.spent()
+        costs = self.costs()[1]
         self.emit(
             RunEnded(
                 int(code),
@@ -157,6 +181,7 @@ class RunContext:
                 self.budget,
                 self.rows(),
                 spent,
+                costs,
             )
         )
         return int(code)

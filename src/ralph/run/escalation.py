@@ -30,6 +30,8 @@ class Escalation:
     failures: int
     reasons: tuple[str, ...]
     cooldown_left: float  # seconds until the breaker would allow one more trial
+    # why ralph asks: the circuit breaker opened, or a spec's REVIEWs keep changing files
+    kind: Literal["breaker", "convergence"] = "breaker"
 
     @property
     def subject(self) -> str:
@@ -47,6 +49,15 @@ Decide = Callable[[Escalation], Choice]
 def describe(e: Escalation) -> str:
     """The question ralph puts to the user: what kept failing, and the three choices."""
     reasons = "\n".join(f"  - {r}" for r in e.reasons) or "  - (no details recorded)"
+    if e.kind == "convergence":
+        return (
+            f"Not converging: {e.subject} keeps changing files in its REVIEW rotations:\n"
+            f"{reasons}\n"
+            "Choose:\n"
+            f"  [1] Accept   - take the current state of {e.subject} as verified (user_accepted)\n"
+            "  [2] Abort    - stop the run now, partial work kept (exit 5)\n"
+            f"  [3] Continue - keep working on {e.subject} (asked again if it goes on)\n"
+        )
     wait = (
         f" (or wait {e.cooldown_left:.0f} s and run again for one more trial)"
         if e.cooldown_left > 0
@@ -91,6 +102,11 @@ def apply_choice(state: State, e: Escalation, choice: Choice) -> State:
     """The state after the user's choice. Abort keeps the breaker open: a new run within its
     cooldown asks again. Accept and Continue are the human's resolution: the breaker closes."""
     if choice == "abort":
+        return state
+    if e.kind == "convergence":  # the breaker is not involved; Continue changes nothing
+        row = state.get(e.spec) if e.spec is not None else None
+        if choice == "accept" and row is not None:
+            return state.with_spec(replace(row, done_count=MAX_COUNT, override=ACCEPTED))
         return state
     state = replace(state, breaker=Breaker())
     if e.spec is None:

@@ -99,6 +99,7 @@ class RunEnded:
     max_iterations: int  # this run's budget
     matrix: tuple[SpecRow, ...]
     usage: Tally | None = None  # what this run spent, as reported
+    costs: dict[str, Any] | None = None  # per spec and per verified spec, and the forecast
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,14 @@ class CancelRequested:
     mode: str  # "after" or "now"
 
 
+@dataclass(frozen=True)
+class CostsUpdated:
+    """After a rotation: what a verified spec costs and what the open ones will (rules/forecast)."""
+
+    line: str | None  # one line for a display; None before anything was spent
+    costs: dict[str, Any]
+
+
 Event = (
     RunStarted
     | RotationStarted
@@ -135,6 +144,7 @@ Event = (
     | PoolChanged
     | Waiting
     | CancelRequested
+    | CostsUpdated
 )
 
 

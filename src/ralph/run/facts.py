@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ralph.agents.result import AgentFault
+from ralph.agents.result import AgentFault, LimitInfo
 from ralph.checks.records import GATE_RECORDS, GateRecord
 from ralph.rules.prompt import Mode
 
@@ -82,6 +82,15 @@ class Escalated:
     choice: str
     failures: int
     reasons: tuple[str, ...]
+    kind: str = "breaker"  # or "convergence": a spec whose REVIEWs keep changing files
+
+
+@dataclass(frozen=True)
+class LimitsSeen:
+    """What an agent's CLI said about its limit windows in a rotation (`LimitInfo`s)."""
+
+    agent: str
+    limits: tuple[LimitInfo, ...]
 
 
 @dataclass(frozen=True)
@@ -170,6 +179,7 @@ Fact = (
     | BreakerChanged
     | Escalated
     | QuestionAsked
+    | LimitsSeen
     | GateRecord
     | VerificationStarted
     | VerificationAnswered
@@ -190,6 +200,7 @@ FACTS = (
     BreakerChanged,
     Escalated,
     QuestionAsked,
+    LimitsSeen,
     *GATE_RECORDS,
     VerificationStarted,
     VerificationAnswered,

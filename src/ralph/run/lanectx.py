@@ -102,6 +102,9 @@ class LaneCircuit(Circuit):
 
 class LaneContext(RunContext):
     def __init__(self, main: RunContext, hub: Hub, name: str, worktree: Path) -> None:
+        # Whatever the run's context holds (its redactor, members, recorder...), then what is
+        # the lane's own.
+        self.__dict__.update(main.__dict__)
         self.main = main
         self.hub = hub
         self.name = name
@@ -112,17 +115,11 @@ class LaneContext(RunContext):
         self.stop = threading.Event()
         self.cancel = LaneCancel(main.cancel, self.stop)  # type: ignore[assignment]
         self._display = None
-        self.recorder = main.recorder
-        self.members = main.members
-        self.pool = main.pool
-        self.member = main.member
         self.last_result = None
+        self.mode = main.mode
+        self.last_changes = None
         self.state = main.state
         self.base = main.state  # the copy as the run's state last absorbed it
-        self.usage_at_start = main.usage_at_start
-        self.limit = main.limit
-        self.first = main.first  # the run's budget counts from the run's first number
-        self.redactor = main.redactor
         self.answer = None
         self.rotation: Rotation | None = None  # the lane's rotation parts, made at its first
         self.repo: Any = None  # the worktree's GitPython repository

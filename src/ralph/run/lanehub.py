@@ -89,7 +89,9 @@ class LaneHub:
         lctx = r.ctx
         if lctx.rotation is None:  # the lane's own parts, made once (a snapshotter finds its repo)
             tree = Tree(lctx.opts.root, lctx.ws, ())
-            gate = DoneGate(lctx.opts.root, lctx.ws, lambda: self.reviewer(lctx.agent), lctx.emit)
+            judge = lambda: self.reviewer(lctx.agent)  # noqa: E731
+            # the test baseline is the run's (.ralph/tests/), compared with the lane's tree
+            gate = DoneGate(lctx.opts.root, lctx.ws, judge, lctx.emit, lctx.opts.test_globs)
             lctx.rotation = Rotation(lctx, tree, LaneCircuit(lctx), gate)
             lctx.repo = repo(lctx.opts.root)
         rotation = lctx.rotation

@@ -18,7 +18,8 @@ from ralph.rules.usage import over_budget
 from ralph.rules.words import plural
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
-from ralph.run.events import Notice, PoolChanged, RunStarted
+from ralph.run.convergence import Convergence
+from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted
 from ralph.run.facts import QuestionAsked, SpecBlocked
 from ralph.run.question import answered, pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
@@ -42,6 +43,7 @@ class SpecRun:
         self.gate = DoneGate(
             ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record, ctx.opts.test_globs
         )
+        self.convergence = Convergence(ctx)
         self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
@@ -76,12 +78,16 @@ class SpecRun:
         ctx.state = replace(ctx.state, max_iteration=ctx.budget)
         ctx.save()
         self.tree.save(before, self.tree.hidden)
-        edited = self.gate.tests.start()  # the tests a person left are the baseline
+        edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
         ctx.emit(RunStarted(opts.label, ctx.state.last_rotation, ctx.budget, ctx.rows()))
         if edited:
             more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
             shown = ", ".join(edited[:5]) + more
-            ctx.emit(Notice("info", f"tests edited while ralph was not running: {shown}"))
+            if taken:
+                ctx.emit(Notice("info", f"tests edited while ralph was not running: {shown}"))
+            else:
+                why = "changed after a run that was killed: not taken as a person's edit"
+                ctx.emit(Notice("warning", f"tests {why} ({shown}); accept with `ralph accept`"))
         if len(ctx.members) > 1:
             ctx.emit(PoolChanged(ctx.pool.seats))
         self.report(scan, added=had_specs)
@@ -172,11 +178,14 @@ class SpecRun:
                     ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
                 )
             self.seats.settle()
+            changes = ctx.last_changes
+            self.convergence.feed(path, ctx.mode, changes.paths if changes is not None else ())
+            ctx.emit(CostsUpdated(*ctx.costs()))
             if signal_ == "QUESTION":
                 return self._stop_for_question(path)
             if signal_ in STOPPING:
                 return ctx.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
-            stop = self.circuit.escalate_if_open()
+            stop = self.circuit.escalate_if_open() or self.convergence.escalate_if_stuck(path)
             if stop is not None:
                 return stop
             current = path

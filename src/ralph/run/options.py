@@ -8,6 +8,7 @@ from pathlib import Path
 from ralph.agents.member import Member
 from ralph.rules import breaker as breakers
 from ralph.rules.budget import DEFAULT_BUDGET_MS
+from ralph.rules.convergence import DEFAULT_PATIENCE
 from ralph.rules.pool import PoolPolicy
 from ralph.run.escalation import Decide
 
@@ -31,6 +32,7 @@ class RunOptions:
     breaker_cooldown: float = breakers.DEFAULT_COOLDOWN
     decide: Decide | None = None  # asks the user when the breaker opens; None: abort
     latency_budget_ms: float = DEFAULT_BUDGET_MS
+    patience: int = DEFAULT_PATIENCE  # REVIEW rotations in a row that changed files, then ask
     test_globs: tuple[str, ...] | None = None  # which files are tests (None: the defaults)
     only: tuple[str, ...] = ()  # --spec: the specs this run works on; () = every spec
     parallel: int = 1  # lanes at once; 1 works in the project's own tree, one spec at a time

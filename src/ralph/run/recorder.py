@@ -25,6 +25,7 @@ from ralph.run.facts import (
     LaneConflict,
     LaneMerged,
     LaneOpened,
+    LimitsSeen,
     QuestionAsked,
     RotationRecorded,
     RunArchived,
@@ -83,7 +84,8 @@ class Recorder:
             ClaimMoved: self._claim_moved,
             GateDecided: self._gate_decided,
             DoneRefused: self._done_refused,
-            JudgeSpent: self._judge_spent,
+            JudgeSpent: lambda e: _judge_spent(self, e),
+            LimitsSeen: lambda e: _limits_seen(self, e),
             VerificationStarted: self._verification_started,
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
@@ -207,10 +209,13 @@ class Recorder:
             choice=e.choice,
             failures=e.failures,
             reasons=list(e.reasons),
-            outcome=OUTCOMES[e.choice],
+            outcome="continued"
+            if e.kind != "breaker" and e.choice == "continue"
+            else OUTCOMES[e.choice],
+            kind=e.kind,
         )
         append_progress(self.ws.progress, f"escalation on {e.subject}: the user chose {e.choice}")
-        if e.choice == "continue":
+        if e.choice == "continue" and e.kind == "breaker":
             append_error(self.ws.errors_log, f"risk: {e.subject} goes on without verification")
 
     def _question_asked(self, e: QuestionAsked) -> None:
@@ -218,18 +223,6 @@ class Recorder:
 
     def _check_ran(self, e: CheckRan) -> None:
         self.log("check", iteration=e.iteration, spec=e.spec, **e.outcome)
-
-    def _judge_spent(self, e: JudgeSpent) -> None:
-        u = e.usage
-        self.log(
-            "judge",
-            iteration=e.iteration,
-            spec=e.spec,
-            agent=e.agent,
-            input_tokens=u.input_tokens if u else None,
-            output_tokens=u.output_tokens if u else None,
-            cost_usd=u.cost_usd if u else None,
-        )
 
     def _claim_moved(self, e: ClaimMoved) -> None:
         self.log(
@@ -368,3 +361,40 @@ def _handoff_note(
     if note is not None and signal_ == "ERROR":
         return f"rotation {iteration} failed ({note}); check its log {log} and carry on."
     return None
+
+
+def _limits_seen(rec: Recorder, e: LimitsSeen) -> None:
+    """Each agent's newest report per limit window, for `ralph status` and `ralph agents`."""
+    import time
+
+    from ralph.rules.limits import merged
+    from ralph.store.limits import load_limits, save_limits
+
+    now = time.time()
+    save_limits(rec.ws.dir, merged(load_limits(rec.ws.dir), e.agent, e.limits, now))
+    rec.log(
+        "limits",
+        agent=e.agent,
+        windows=[
+            {
+                "window": lim.window,
+                "utilization": lim.utilization,
+                "resets_at": lim.resets_at,
+                "status": lim.status,
+            }
+            for lim in e.limits
+        ],
+    )
+
+
+def _judge_spent(rec: Recorder, e: JudgeSpent) -> None:
+    u = e.usage
+    rec.log(
+        "judge",
+        iteration=e.iteration,
+        spec=e.spec,
+        agent=e.agent,
+        input_tokens=u.input_tokens if u else None,
+        output_tokens=u.output_tokens if u else None,
+        cost_usd=u.cost_usd if u else None,
+    )

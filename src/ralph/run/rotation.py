@@ -70,6 +70,7 @@ class Rotation:
         """What the agent is asked, with its pool member's time limits; for a rotation and for
         the final verification alike (the prompt file is written by the caller)."""
         ctx, member = self.ctx, self.ctx.members[agent.name]
+        ctx.mode = mode  # whose work a judge then judges: this mode's model
         return AgentRequest(
             prompt=prompt,
             prompt_file=ctx.ws.prompt_file,
@@ -152,7 +153,6 @@ class Rotation:
         row = ctx.state.get(spec.path)
         assert row is not None
         mode: Mode = "IMPLEMENT" if row.done_count == 0 else "REVIEW"
-        ctx.mode = mode  # whose work a judge then judges: this mode's model
         iteration = ctx.number_next()
         ctx.state = replace(ctx.state, current_spec=spec.path)
         with budget.operation("state_save"):
@@ -213,7 +213,7 @@ class Rotation:
         with deferred_interrupts():
             tick = time.perf_counter()
             after, taken = self.settle(before, log, budget, bookkeeping)
-            changes = taken.changes
+            changes = ctx.last_changes = taken.changes  # (the convergence watch reads them)
             with budget.operation("snapshot_save"):
                 self.keep(after, taken)
             elapsed = time.time() - started

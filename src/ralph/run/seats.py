@@ -7,7 +7,9 @@ import time
 from typing import NoReturn
 
 from ralph.agents.command import CommandAgent
+from ralph.agents.result import LimitInfo
 from ralph.errors import AgentError, AgentsExhausted, ExitCode
+from ralph.rules.limits import park_until
 from ralph.rules.pool import (
     Choice,
     Exhausted,
@@ -17,13 +19,14 @@ from ralph.rules.pool import (
     choose,
     clock,
     describe,
+    park,
     release_due,
 )
 from ralph.rules.spec import Spec
 from ralph.rules.words import plural
 from ralph.run.context import RunContext
 from ralph.run.events import Notice, PoolChanged, Waiting
-from ralph.run.facts import WaitStarted
+from ralph.run.facts import LimitsSeen, WaitStarted
 
 WAIT_TICK = 60.0  # seconds between countdown events while waiting for a rate limit to reset
 AUTH_HINT = (
@@ -145,6 +148,7 @@ class Seats:
                 resets_at=fault.resets_at,
                 reason=fault.message,
                 short=fault.short,
+                window=fault.window,
             )
             seat = ctx.pool.seat(name)
             ctx.emit(Notice("warning", f"{describe(seat, time.time())}: {fault.message}"))
@@ -161,7 +165,28 @@ class Seats:
                 )
         else:
             ctx.pool = after_rotation(ctx.pool, policy, name, "ok", now)
+        if result.limits:
+            ctx.emit(LimitsSeen(name, result.limits))
+            if fault is None or fault.kind != "rate_limit":
+                self._park(name, result.limits, now)
         self.changed()
+
+    def _park(self, name: str, limits: tuple[LimitInfo, ...], now: float) -> None:
+        """Park an agent whose window reached `limits.pause_at` until that window resets,
+        before it runs into a hard refusal."""
+        due = park_until(limits, self.ctx.opts.policy.pause_at, now)
+        if due is None or due.resets_at is None:
+            return
+        used = f"{due.utilization * 100:.0f}%" if due.utilization is not None else "exhausted"
+        reason = f"its {due.window} window is at {used}"
+        self.ctx.pool = park(self.ctx.pool, name, due.resets_at, due.window, reason)
+        self.ctx.emit(
+            Notice(
+                "warning",
+                f"{name} parked until {clock(due.resets_at, now)}: {reason} "
+                f"(limits.pause_at {self.ctx.opts.policy.pause_at:g}%)",
+            )
+        )
 
     def changed(self) -> None:
         ctx = self.ctx

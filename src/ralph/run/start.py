@@ -35,5 +35,10 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
         if opts.parallel > 1:
             from ralph.run.lanes import LaneRun  # lanes need GitPython: only when asked for
 
-            return LaneRun(ctx).run()
-        return SpecRun(ctx).run()
+            run: SpecRun = LaneRun(ctx)
+        else:
+            run = SpecRun(ctx)
+        try:
+            return run.run()
+        finally:
+            run.gate.tests.finish()  # what ralph saw of the tests when the run ended

@@ -87,6 +87,20 @@ class BreakerConfig(BaseModel):
     cooldown: Annotated[StrictFloat, Field(ge=0)] = 300.0  # seconds before one trial
 
 
+class LimitsConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # percent of a limit window (as the agent's CLI reports it) at which the agent is parked
+    # until the window resets; None: run it until the CLI refuses
+    pause_at: Annotated[StrictFloat, Field(gt=0, le=100)] | None = None
+
+
+class ConvergenceConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    patience: Annotated[StrictInt, Field(ge=1)] = 4  # REVIEWs in a row that changed files
+
+
 EscalationChoice = Literal["abort", "accept", "continue"]
 SandboxChoice = Literal["off", "auto", "srt", "bwrap", "docker"]
 
@@ -140,6 +154,8 @@ class RalphConfig(BaseModel):
     test_command: StrictStr | None = None
     test_timeout: Annotated[StrictFloat, Field(gt=0)] = 1800.0
     breaker: BreakerConfig = Field(default_factory=BreakerConfig)
+    convergence: ConvergenceConfig = Field(default_factory=ConvergenceConfig)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
     on_escalation: EscalationChoice = "abort"  # what a headless run does when the breaker opens
     latency_budget_ms: Annotated[StrictFloat, Field(gt=0)] = 3000.0
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)

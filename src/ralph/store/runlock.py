@@ -19,7 +19,6 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ralph.errors import LockError, StateError
-from ralph.process.leftovers import current_run, mark_run, stop_marked
 from ralph.store.files import load_json, write_json_atomic
 
 if TYPE_CHECKING:
@@ -117,6 +116,8 @@ def _reap_leftovers(previous: Any, state_dir: Path) -> None:
     older ralph, which recorded no run id.
     """
     if isinstance(previous, dict) and isinstance(previous.get("run_id"), str):
+        from ralph.process.leftovers import stop_marked
+
         stop_marked(previous["run_id"])
         return
     _reap_leftover_group(previous, state_dir)
@@ -149,6 +150,9 @@ class RunLock:
     """Held for the whole of `ralph run`; `update` keeps run.json current."""
 
     def __init__(self, state_dir: Path, **info: Any) -> None:
+        # Here, not at the top: `ralph status` reads run.json through this module.
+        from ralph.process.leftovers import current_run
+
         self.state_dir = state_dir
         # A lock taken inside a run that already marks its processes shares that run's id.
         self.run_id = current_run() or uuid.uuid4().hex
@@ -180,6 +184,8 @@ class RunLock:
         # Written before any process starts: a run killed at any later moment, even between
         # starting its agent and noting the PID, leaves the next run what it needs to find it.
         write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
+        from ralph.process.leftovers import current_run, mark_run
+
         if current_run() is None:
             mark_run(self.run_id)
             self._marking = True
@@ -222,6 +228,8 @@ class RunLock:
         tb: TracebackType | None,
     ) -> None:
         if self._marking:
+            from ralph.process.leftovers import mark_run
+
             mark_run(None)
             self._marking = False
         with contextlib.suppress(OSError):

@@ -102,6 +102,19 @@ class TestStore:
     def save_seen(self, files: Mapping[str, str]) -> None:
         self._save("seen.json", dict(files))
 
+    @property
+    def running(self) -> bool:
+        """Was a run on when ralph last looked (a run killed mid-rotation leaves it so)?"""
+        return (self.dir / "running").exists()
+
+    def mark_running(self, on: bool) -> None:
+        marker = self.dir / "running"
+        if on:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(marker, "a ralph run is on: test edits are an agent's\n")
+        else:
+            marker.unlink(missing_ok=True)
+
     def _files(self, name: str) -> Files:
         try:
             data = load_json(self.dir / name, f"tests/{name}")

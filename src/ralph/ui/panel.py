@@ -196,6 +196,8 @@ def render_panel(view: PanelView, now: float, size: tuple[int, int] | None = Non
     tail = [("Elapsed:", elapsed), ("Last:", _last_text(view.last))]
     if usage_reported(view.run_usage):
         tail.append(("Usage:", _usage_text(view)))
+    if view.costs:
+        tail.append(("Cost:", Text(view.costs)))
     if len(view.seats) > 1 or any(not s.available(now) for s in view.seats):
         tail.append(("Agents:", _seats_text(view.seats, now)))
     if view.waiting_until is not None:

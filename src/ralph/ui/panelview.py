@@ -12,6 +12,7 @@ from ralph.rules.usage import UNREPORTED, merge
 from ralph.run.events import (
     AgentOutput,
     CancelRequested,
+    CostsUpdated,
     Event,
     PoolChanged,
     RotationEnded,
@@ -64,6 +65,7 @@ class PanelView:
     cancel: str | None = None  # `ralph cancel` asked the run to stop ("after" or "now")
     running: tuple[LaneRow, ...] = ()  # rotations under way, one per lane
     lanes: bool = False  # rotations ran side by side in this run: the panel shows its lanes
+    costs: str | None = None  # per verified spec and the forecast for the open ones
 
 
 def _lanes_started(view: PanelView, event: RotationStarted) -> PanelView:
@@ -85,6 +87,8 @@ def _count_usage(view: PanelView, event: RotationEnded) -> PanelView:
 
 def apply_event(view: PanelView, event: Event) -> PanelView:
     """The view after `event`; pure, so the panel can be tested without a terminal or a clock."""
+    if isinstance(event, CostsUpdated):
+        return replace(view, costs=event.line)
     if isinstance(event, RunStarted):
         return replace(
             view,

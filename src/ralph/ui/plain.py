@@ -13,6 +13,7 @@ from ralph.rules.words import plural
 from ralph.run.events import (
     AgentOutput,
     CancelRequested,
+    CostsUpdated,
     Event,
     Notice,
     PoolChanged,
@@ -109,6 +110,8 @@ def wanted(event: Event, *, verbose: bool, quiet: bool) -> bool:
     only warnings and the end of the run."""
     if isinstance(event, AgentOutput):
         return verbose and not quiet
+    if isinstance(event, CostsUpdated):  # for the panel's footer; run_ended carries the costs
+        return False
     if quiet:
         return isinstance(event, (RunEnded, Waiting)) or (
             isinstance(event, Notice) and event.level == "warning"

@@ -62,6 +62,7 @@ def junit_xml(report: RunReport) -> str:
         ("reason", report.reason or ""),
         ("iteration", str(report.iteration)),
         ("rotations", str(report.rotations)),
+        *_cost_properties(report.costs),
     ):
         ET.SubElement(props, "property", name=name, value=_text(value))
     for spec in report.specs:
@@ -75,6 +76,8 @@ def junit_xml(report: RunReport) -> str:
         )
         if spec.cost_usd is not None:
             ET.SubElement(case_props, "property", name="cost_usd", value=f"{spec.cost_usd:.4f}")
+        for name, value in _spec_properties(report.costs, spec.path):
+            ET.SubElement(case_props, "property", name=name, value=value)
         if spec.tests is not None:  # what its last test run did, from the runner's summary
             for key in ("passed", "failed", "skipped"):
                 value = str(getattr(spec.tests, key))
@@ -91,6 +94,29 @@ def junit_xml(report: RunReport) -> str:
     ET.indent(suites)
     body = ET.tostring(suites, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _cost_properties(costs: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The suite's figures: per verified spec, and the forecast for the open specs."""
+    out: list[tuple[str, str]] = []
+    for key, label in (("per_verified_spec", "per_verified_spec"), ("forecast_open", "forecast")):
+        tally = (costs or {}).get(key)
+        if isinstance(tally, dict):
+            out.append((f"{label}_tokens", str(tally["input_tokens"] + tally["output_tokens"])))
+            if tally.get("cost_usd") is not None:
+                out.append((f"{label}_cost_usd", f"{tally['cost_usd']:.4f}"))
+    return out
+
+
+def _spec_properties(costs: dict[str, Any] | None, path: str) -> list[tuple[str, str]]:
+    """A spec's tokens and cost since the state was created (every run, every agent call)."""
+    spent = (costs or {}).get("per_spec", {}).get(path)
+    if not isinstance(spent, dict):
+        return []
+    out = [("tokens_total", str(spent["input_tokens"] + spent["output_tokens"]))]
+    if spent.get("cost_usd") is not None:
+        out.append(("cost_usd_total", f"{spent['cost_usd']:.4f}"))
+    return out
 
 
 def _cell(value: str) -> str:
@@ -162,5 +188,6 @@ def report_data(report: RunReport) -> dict[str, Any]:
             }
             for s in report.specs
         ],
+        "costs": report.costs,
         **({"extra": report.extra} if report.extra else {}),
     }

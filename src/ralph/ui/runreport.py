@@ -47,6 +47,7 @@ class RunReport:
     max_iterations: int | None = None  # this run's budget
     specs: tuple[SpecReport, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # unknown fields of RunEnded
+    costs: dict[str, Any] | None = None  # per spec, per verified spec, forecast (RunEnded)
 
     @property
     def verified(self) -> int:
@@ -129,6 +130,7 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
         return replace(report, specs=tuple(specs))
     if isinstance(event, RunEnded):
         known = {"exit_code", "reason", "iteration", "run_iteration", "max_iterations", "matrix"}
+        known |= {"costs"}
         extra = {k: v for k, v in event_fields(event).items() if k not in known}
         report = replace(
             report,
@@ -138,6 +140,7 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
             iteration=event.iteration,
             max_iterations=event.max_iterations,
             extra=extra,
+            costs=event.costs,
         )
         return _with_matrix(report, event.matrix)
     return report

@@ -1,0 +1,138 @@
+"""Cost per verified spec: tokens and cost per spec and per verified spec, and a forecast for the
+open specs from this project's own rotations; in `ralph status`, the panel, --report-json and the
+JUnit properties."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from ralph.rules.forecast import costs_json, costs_line, spec_costs
+from ralph.rules.state import SpecState, Tally
+from ralph.ui.panelview import PanelView
+from tests.conftest import Project
+from tests.test_pool_faults import Script, claude, worklog  # noqa: F401
+
+# ruff: noqa: F811 -- the fake `claude` fixture comes from test_pool_faults
+
+
+def spec(path: str, done: int, calls: int, tokens: int, cost: float) -> SpecState:
+    return SpecState(
+        path, done_count=done, usage=Tally(calls, tokens, 0, cost_usd=cost, unpriced=0)
+    )
+
+
+def test_cost_per_verified_spec_is_the_average_of_the_verified_ones() -> None:
+    c = spec_costs(
+        [spec("a", 3, 4, 40_000, 0.40), spec("b", 3, 6, 80_000, 0.80), spec("c", 1, 1, 5_000, 0.05)]
+    )
+    assert (c.specs, c.verified, c.open) == (3, 2, 1)
+    assert c.per_verified is not None
+    assert c.per_verified.cost_usd == pytest.approx(0.60)
+    assert c.per_verified.input_tokens == 60_000 and c.per_verified.rotations == 5
+    # the open spec: an average verified spec less what it spent already
+    assert c.forecast is not None
+    assert c.forecast.cost_usd == pytest.approx(0.55)
+    assert c.forecast.input_tokens == 55_000
+    assert (
+        costs_line(c)
+        == "per verified spec: $0.60, 60.0k tokens · 1 open: about $0.55, 55.0k tokens to finish"
+    )
+
+
+def test_an_open_spec_that_cost_more_than_the_average_still_needs_at_least_a_call() -> None:
+    c = spec_costs([spec("a", 3, 2, 20_000, 0.20), spec("b", 0, 9, 90_000, 0.90)])
+    assert c.forecast is not None
+    assert c.forecast.cost_usd == pytest.approx(0.10)  # one average call, not zero
+    assert c.forecast.input_tokens == 10_000
+
+
+def test_no_verified_spec_no_forecast_and_unpriced_calls_say_so() -> None:
+    c = spec_costs([spec("a", 1, 2, 1000, 0.02)])
+    assert c.per_verified is None and c.forecast is None
+    assert (
+        costs_line(c) == "1 open: $0.02, 1.0k tokens so far; no spec verified yet to forecast from"
+    )
+    assert costs_line(spec_costs([SpecState("x")])) is None  # nothing spent: nothing to say
+    unpriced = SpecState("u", done_count=3, usage=Tally(2, 500, 50, 0.0, unpriced=2))
+    data = costs_json(spec_costs([unpriced]))
+    assert data["per_verified_spec"]["cost_usd"] is None  # unknown, not free
+    assert data["per_verified_spec"]["input_tokens"] == 500
+
+
+DONE = {"kind": "done", "input": 1000, "output": 100, "cost": 0.05}
+
+
+def test_the_cost_per_verified_spec_reaches_status_and_the_reports(
+    git_project: Project, claude: Script
+) -> None:
+    git_project.write(
+        {
+            "specs/a.spec.md": "# a\n",
+            "specs/b.spec.md": "# b\n",
+            "ralph.yaml": "final_verification: false\n",
+        }
+    )
+    claude([DONE])
+    report, junit = git_project.root / "report.json", git_project.root / "junit.xml"
+    res = git_project.run(
+        "run",
+        "--plain",
+        "--agent",
+        "claude",
+        "-n",
+        "5",
+        "--report-json",
+        str(report),
+        "--junit",
+        str(junit),
+    )
+    assert res.exit_code == 3, res  # a at 3/3 (3 rotations), b at 2/3 (the specs alternate)
+    data = json.loads(report.read_text())
+    costs = data["costs"]
+    assert (costs["verified"], costs["open"]) == (1, 1)
+    assert costs["per_verified_spec"] == {
+        "calls": 3,
+        "input_tokens": 3000,
+        "output_tokens": 300,
+        "cost_usd": pytest.approx(0.15),
+    }
+    # b spent $0.10 of the $0.15 a verified spec costs: about $0.05 to go
+    assert costs["forecast_open"]["cost_usd"] == pytest.approx(0.05)
+    assert costs["per_spec"]["specs/b.spec.md"]["input_tokens"] == 2000
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["per_verified_spec_cost_usd"] == "0.1500"
+    assert props["per_verified_spec_tokens"] == "3300"
+    assert props["forecast_cost_usd"] == "0.0500"
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    b = {p.get("name"): p.get("value") for p in cases["specs/b.spec.md"].iter("property")}
+    assert b["tokens_total"] == "2200" and b["cost_usd_total"] == "0.1000"
+    status = git_project.run("status")
+    assert "cost: per verified spec: $0.15, 3.3k tokens · 1 open: about $0.05" in status.stdout
+    assert json.loads(git_project.run("status", "--json").stdout)["costs"]["verified"] == 1
+
+
+def test_the_panel_footer_shows_the_cost_per_verified_spec_and_the_forecast() -> None:
+    from ralph.run.events import CostsUpdated
+    from ralph.ui.panelview import apply_event
+
+    line = "per verified spec: $0.15, 3.3k tokens · 1 open: about $0.05, 1.1k tokens to finish"
+    view = apply_event(PanelView(), CostsUpdated(line, {}))
+    text = _rendered(view)
+    row = next(line for line in text.splitlines() if "Cost:" in line)
+    assert "per verified spec: $0.15, 3.3k tokens · 1 open: about $0.05" in row
+    assert "Cost:" not in _rendered(PanelView())
+
+
+def _rendered(view: PanelView) -> str:
+    from rich.console import Console
+
+    from ralph.ui.panel import render_panel
+
+    console = Console(width=120, record=True, color_system=None)
+    console.print(render_panel(view, 0.0))
+    return console.export_text()

@@ -1,0 +1,191 @@
+# ruff: noqa: F811 -- the fake `claude` fixture comes from test_pool_faults
+"""Know the windows, park before the wall: what each agent's CLI says about its limits is
+recorded (.ralph/limits.json, `ralph status`, `ralph agents`); `limits.pause_at` parks an agent
+whose window reached it until the reset; an exhausted weekly window ends the run with exit 4
+and the exact time to come back, or with --wait-for-reset the run waits and resumes."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ralph.agents.claude import ClaudeAgent
+from ralph.rules.limits import describe, merged, park_until
+from ralph.rules.pool import Exhausted, Pool, PoolPolicy, Wait, after_rotation, choose, clock
+from tests.agent_helpers import replay
+from tests.conftest import Project
+from tests.test_pool_faults import DONE, Script, claude, claude_calls, used, worklog  # noqa: F401
+
+NOW = 1_800_000_000.0
+
+
+@dataclass(frozen=True)
+class Lim:
+    window: str
+    utilization: float | None = None
+    resets_at: float | None = None
+    status: str = "allowed"
+
+
+def test_park_at_the_threshold_until_the_window_resets_the_latest_one_wins() -> None:
+    session = Lim("session", 0.92, NOW + 600, "allowed_warning")
+    weekly = Lim("weekly", 0.95, NOW + 86400, "allowed_warning")
+    assert park_until([session], 90, NOW) == session
+    assert park_until([session], 95, NOW) is None  # not there yet
+    assert park_until([session], None, NOW) is None  # pause_at off
+    assert park_until([session, weekly], 90, NOW) == weekly
+    assert park_until([Lim("session", 0.99, NOW - 1)], 90, NOW) is None  # already reset
+    assert park_until([Lim("session", None, NOW + 60, "rejected")], None, NOW) is not None
+
+
+def test_the_record_keeps_each_agents_newest_report_per_window() -> None:
+    data = merged({}, "claude", [Lim("session", 0.5, NOW + 60)], NOW)
+    data = merged(data, "claude", [Lim("weekly", 0.2, NOW + 86400)], NOW + 1)
+    data = merged(data, "codex", [Lim("usage", 1.0, None, "rejected")], NOW + 2)
+    data = merged(data, "claude", [Lim("session", 0.7, NOW + 60)], NOW + 3)
+    assert data["agents"]["claude"]["session"]["utilization"] == 0.7
+    assert data["agents"]["claude"]["weekly"]["seen_at"] == NOW + 1
+    said = describe(data["agents"]["claude"], NOW)
+    assert said == f"session 70% (resets {clock(NOW + 60, NOW)}), weekly 20% (resets " + (
+        f"{clock(NOW + 86400, NOW)})"
+    )
+    assert describe(data["agents"]["codex"], NOW) == "usage exhausted"
+    assert describe(data["agents"]["claude"], NOW + 100).startswith("session 70% (reset since)")
+
+
+def test_a_weekly_window_is_waited_for_only_with_wait_for_reset() -> None:
+    reset = NOW + 3600
+    for wait_for_reset, expected in ((False, Exhausted), (True, Wait)):
+        policy = PoolPolicy(wait_for_reset=wait_for_reset)
+        pool = after_rotation(
+            Pool.of(["claude"]),
+            policy,
+            "claude",
+            "rate_limited",
+            NOW,
+            resets_at=reset,
+            window="weekly",
+        )
+        choice = choose(pool, policy, NOW, review=False, avoid=None)
+        assert isinstance(choice, expected)
+        when = choice.retry_at if isinstance(choice, Exhausted) else choice.until
+        assert when == reset  # the exact time to come back
+    # a session window is waited for as before
+    policy = PoolPolicy()
+    pool = after_rotation(
+        Pool.of(["claude"]),
+        policy,
+        "claude",
+        "rate_limited",
+        NOW,
+        resets_at=reset,
+        window="session",
+    )
+    assert isinstance(choose(pool, policy, NOW, review=False, avoid=None), Wait)
+
+
+def test_claude_code_rate_limit_events_become_windows() -> None:
+    events = [
+        {"type": "system", "subtype": "init", "model": "m"},
+        {
+            "type": "rate_limit_event",
+            "rate_limit_info": {
+                "status": "allowed_warning",
+                "resetsAt": NOW + 600,
+                "rateLimitType": "five_hour",
+                "utilization": 0.92,
+            },
+        },
+        {
+            "type": "rate_limit_event",
+            "rate_limit_info": {
+                "status": "allowed",
+                "resetsAt": NOW + 86400,
+                "rateLimitType": "seven_day",
+                "utilization": 41,
+            },
+        },
+        {"type": "result", "subtype": "success", "is_error": False, "result": "ok", "usage": {}},
+    ]
+    out = "".join(json.dumps(e) + "\n" for e in events).encode()
+    result, _ = replay(ClaudeAgent(), out)
+    assert [(lim.window, lim.utilization, lim.status) for lim in result.limits] == [
+        ("session", 0.92, "allowed_warning"),
+        ("weekly", 0.41, "allowed"),  # a percentage is read as one
+    ]
+
+
+def limits_file(project: Project) -> Any:
+    return json.loads((project.root / ".ralph" / "limits.json").read_text())
+
+
+def test_parked_at_pause_at_until_the_window_resets_then_resumes(
+    git_project: Project, claude: Script
+) -> None:
+    git_project.write(
+        {
+            "PROMPT.md": "goal\n",
+            "ralph.yaml": "final_verification: false\nlimits: {pause_at: 90}\n",
+        }
+    )
+    warning = {"status": "allowed_warning", "rateLimitType": "five_hour", "utilization": 0.93}
+    script = claude([{**DONE, "limit": {**warning, "resets_in": 2}}, DONE])
+    started = time.monotonic()
+    res = git_project.run("run", "--plain", "--agent", "claude")
+    assert res.exit_code == 0, res
+    assert time.monotonic() - started >= 1.0  # it did wait for the reset
+    assert "claude parked until" in res.stdout + res.stderr
+    assert "its session window is at 93% (limits.pause_at 90%)" in res.stdout + res.stderr
+    assert len(worklog(git_project, "wait")) == 1
+    # parked before the wall: never refused, every rotation a DONE
+    assert used(git_project) == [("claude", "DONE")] * 3 and claude_calls(script) == 3
+    session = limits_file(git_project)["agents"]["claude"]["session"]
+    assert session["utilization"] == 0.93 and session["status"] == "allowed_warning"
+    status = git_project.run("status")
+    assert "limits: claude: session 93%" in status.stdout
+    data = json.loads(git_project.run("status", "--json").stdout)
+    assert data["limits"]["claude"]["session"]["utilization"] == 0.93
+
+
+def test_without_pause_at_the_warning_is_recorded_but_nobody_parks(
+    git_project: Project, claude: Script
+) -> None:
+    git_project.write({"PROMPT.md": "goal\n", "ralph.yaml": "final_verification: false\n"})
+    warning = {"status": "allowed_warning", "rateLimitType": "five_hour", "utilization": 0.93}
+    claude([{**DONE, "limit": {**warning, "resets_in": 3600}}, DONE])
+    res = git_project.run("run", "--plain", "--agent", "claude")
+    assert res.exit_code == 0, res
+    assert "parked" not in res.stdout + res.stderr and not worklog(git_project, "wait")
+    assert worklog(git_project, "limits")[0]["windows"][0]["utilization"] == 0.93
+
+
+def test_an_exhausted_weekly_window_ends_with_exit_4_and_the_exact_time(
+    git_project: Project, claude: Script
+) -> None:
+    git_project.write({"PROMPT.md": "goal\n", "ralph.yaml": "final_verification: false\n"})
+    # within pool.max_wait (6 h): a session limit this near would be waited for; a weekly one
+    # is not, unless asked (--wait-for-reset)
+    script = claude([{"kind": "rate_limit", "resets_in": 3 * 3600, "type": "seven_day"}])
+    before = time.time()
+    res = git_project.run("run", "--plain", "--agent", "claude")
+    assert res.exit_code == 4, res
+    assert claude_calls(script) == 1
+    resets = int(before + 3 * 3600)
+    times = {clock(t, time.time()) for t in (resets, resets + 1)}
+    assert any(f"hint: run ralph again after {t}" in res.stderr for t in times), res.stderr
+    assert "(weekly window)" in res.stderr
+    assert limits_file(git_project)["agents"]["claude"]["weekly"]["status"] == "rejected"
+
+
+def test_wait_for_reset_parks_the_run_through_a_weekly_window_and_resumes(
+    git_project: Project, claude: Script
+) -> None:
+    git_project.write({"PROMPT.md": "goal\n", "ralph.yaml": "final_verification: false\n"})
+    script = claude([{"kind": "rate_limit", "resets_in": 2, "type": "seven_day"}, DONE])
+    res = git_project.run("run", "--plain", "--agent", "claude", "--wait-for-reset")
+    assert res.exit_code == 0, res
+    assert "waiting until" in res.stdout
+    assert used(git_project) == [("claude", "ERROR")] + [("claude", "DONE")] * 3
+    assert claude_calls(script) == 4
