@@ -75,3 +75,20 @@ def test_agents_with_a_bad_ralph_yaml_is_one_line(project: Project, only_claude:
     result = project.run("agents")
     assert result.exit_code == 1
     assert result.stderr.startswith("error: ralph.yaml: agent.model:")
+
+
+def test_agents_names_agent_env_without_its_values(project: Project, only_claude: Path) -> None:
+    project.write(
+        {
+            "ralph.yaml": "agent:\n  name: claude\n"
+            "  env: {IS_SANDBOX: '1', ANTHROPIC_API_KEY: s3cr3t}\n"
+        }
+    )
+    result = project.run("agents", "--json")
+    assert result.exit_code == 0, result
+    rows = {r["name"]: r for r in json.loads(result.stdout)["agents"]}
+    assert rows["claude"]["agent_env"] == ["ANTHROPIC_API_KEY", "IS_SANDBOX"]
+    assert rows["demo"]["agent_env"] == []
+    text = project.run("agents").stdout
+    assert "agent.env sets ANTHROPIC_API_KEY, IS_SANDBOX" in text
+    assert "s3cr3t" not in result.stdout + text  # never a value

@@ -470,6 +470,8 @@ def test_a_live_run_is_seen_and_protected(project: Project) -> None:
         second = project.run("run", "--agent-command", project.script({"*": DONE}))
         assert_one_error(second, "another ralph run is live")
         assert f"pid {proc.pid}" in second.stderr
+        # the way out works from this terminal: ralph cancel, not Ctrl-C in another one
+        assert "ralph cancel" in second.stderr and "Ctrl-C" not in second.stderr
         assert len(project.calls()) == 1
 
         # reset and init --force are refused too
@@ -577,6 +579,7 @@ def test_reset_zeroes_counters_and_iteration_and_keeps_spec_state(project: Proje
     assert res.exit_code == 0, res
     after = project.state()
     assert after["iteration"] == 0
+    assert after["last_rotation"] == 4  # rotation numbers go on: one number, one rotation
     assert [s["path"] for s in after["specs"]] == [s["path"] for s in before["specs"]]
     for old, new in zip(before["specs"], after["specs"], strict=True):
         assert new["done_count"] == 0
@@ -661,12 +664,14 @@ def test_reset_without_state_has_nothing_to_reset(project: Project) -> None:
 def test_reset_then_run_starts_from_zero(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
     verified(project)
+    numbered = project.state()["iteration"]
     assert project.run("reset").exit_code == 0
     agent = project.fake({"*": DONE})
     res = project.run("run", *agent, "-n", "1")
     assert res.exit_code == 3, res
     assert project.counts() == {"PROMPT.md": 1}
     assert project.state()["iteration"] == 1
+    assert project.state()["last_rotation"] == numbered + 1  # numbers never start over
 
 
 def test_reset_refuses_a_corrupt_state_and_keeps_it(project: Project) -> None:
@@ -926,7 +931,7 @@ def test_max_iterations_caps_this_run_and_iteration_keeps_counting(project: Proj
     assert len(project.calls()) == 4
     data = status_json(project)
     assert data["iteration"] == 4
-    assert data["max_iterations"] == 4
+    assert data["max_iterations"] == 2  # the last run's budget, not 4
 
 
 def test_config_agent_command_is_used(project: Project) -> None:

@@ -17,7 +17,7 @@ HINT = "see the Configuration section of the README for the keys ralph.yaml acce
         ("agent: {command: 5}\n", "ralph.yaml: agent.command: Input should be a valid string"),
         (
             "agents: [{command: x}, {bogus: 1}]\n",
-            "ralph.yaml: agents.1.bogus: Extra inputs are not permitted",
+            "ralph.yaml: agents.1.bogus: unknown key",
         ),
         ("agent: {env: {A: 1}}\n", "ralph.yaml: agent.env.A: Input should be a valid string"),
         (

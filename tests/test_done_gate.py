@@ -183,7 +183,7 @@ def test_bad_front_matter_stops_before_anything_runs(git_project: Project) -> No
     res = p.run("run", *p.fake({"*": DONE}))
     assert res.exit_code == 1
     assert res.stderr.splitlines()[0] == (
-        "error: PROMPT.md: front matter: test_comand: unknown key"
+        "error: PROMPT.md: front matter: test_comand: unknown key (did you mean 'test_command'?)"
     )
     assert "Traceback" not in res.stderr
     assert p.calls() == []

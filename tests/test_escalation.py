@@ -105,6 +105,10 @@ def test_three_failed_rotations_open_the_breaker_and_headless_default_aborts(
     assert res.exit_code == 5, res
     assert len(git_project.calls()) == 3  # not one rotation more
     assert "aborted after 3 failures in a row on PROMPT.md" in res.stdout
+    # the breaker's notice follows the line of the rotation that opened it
+    lines = res.stdout.splitlines()
+    opened = next(i for i, line in enumerate(lines) if "circuit breaker open" in line)
+    assert "rotation 3 ended: ERROR" in lines[opened - 1], res.stdout
     assert "[1] Accept" in res.stderr and "--on-escalation abort" in res.stderr
     state = git_project.state()
     assert state["breaker"]["state"] == "OPEN"

@@ -179,6 +179,11 @@ def test_three_consecutive_failures_exit_six_with_what_kept_failing(git_project:
     assert len(git_project.verify_calls()) == 3
     assert "failed 3 times in a row" in res.stdout
     assert "the verifier answered VERIFY_FAIL" in res.stdout
+    # exit 6 says where the verifier's reasons are
+    ended = [line for line in res.stdout.splitlines() if "run ended:" in line]
+    assert (
+        ended and "the verifier's reasons are in .ralph/handoffs/final-verification.md" in ended[0]
+    )
     state = git_project.state()
     assert state["final_verification"]["failures"] == 3
     assert not (git_project.root / ".ralph/archive").exists()

@@ -248,7 +248,7 @@ class CheckResult:
 def costly() -> CostlyRotationEnded:
     row = (SpecRow("PROMPT.md", 1, "DONE", False),)
     return CostlyRotationEnded(
-        "demo", "PROMPT.md", "IMPLEMENT", 1, 20, "DONE", 0, 1, 2.0, None, (), row, cost_usd=0.125
+        "demo", "PROMPT.md", "IMPLEMENT", 1, 1, 20, "DONE", 0, 1, 2.0, None, (), row, cost_usd=0.125
     )
 
 

@@ -16,12 +16,12 @@ MATRIX = (SpecRow("specs/a.spec.md", 1, "DONE", True), SpecRow("specs/b.spec.md"
 
 
 def started(spec: str, iteration: int, at: float, agent: str = "claude") -> RotationStarted:
-    return RotationStarted(agent, spec, "IMPLEMENT", iteration, 20, at, MATRIX)
+    return RotationStarted(agent, spec, "IMPLEMENT", iteration, iteration, 20, at, MATRIX)
 
 
 def ended(spec: str, iteration: int) -> RotationEnded:
     return RotationEnded(
-        "claude", spec, "IMPLEMENT", iteration, 20, "DONE", 1, 1, 2.0, None, (), MATRIX
+        "claude", spec, "IMPLEMENT", iteration, iteration, 20, "DONE", 1, 1, 2.0, None, (), MATRIX
     )
 
 

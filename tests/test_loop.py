@@ -228,7 +228,8 @@ def test_state_persists_across_restarts_and_iteration_keeps_counting(git_project
     assert git_project.counts() == {"PROMPT.md": 2, "specs/api.spec.md": 2}
     assert [c["iteration"] for c in git_project.calls()] == ["1", "2", "3", "4"]
     assert git_project.state()["iteration"] == 4
-    assert git_project.state()["max_iterations"] == 4
+    # a run's own budget, not a maximum that grows run after run (8/20, 8/28...)
+    assert git_project.state()["max_iterations"] == 2
 
 
 def test_max_iterations_exit_code_three(git_project: Project) -> None:
@@ -350,7 +351,11 @@ def test_changes_while_ralph_was_not_running_drop_verified_specs(git_project: Pr
     git_project.write({"notes.txt": "edited by the user between runs\n"})
     res = git_project.run("run", *cmd, "-n", "2")
     assert res.exit_code == 0, res  # one review each brings them back
-    assert "files changed since the last run" in res.stdout
+    # the files that changed, then the specs that go back to 2/3: each named as what it is
+    assert (
+        "files changed since the last run: notes.txt; verified specs back to 2/3 for one more "
+        "review: PROMPT.md, specs/api.spec.md"
+    ) in res.stdout
     later = git_project.calls()[6:]
     assert [(c["spec"], c["mode"]) for c in later] == [
         ("PROMPT.md", "REVIEW"),
@@ -417,5 +422,6 @@ def test_damaged_snapshot_counts_as_changed_not_as_an_error(git_project: Project
     (git_project.root / ".ralph/snapshot.json").write_text("{garbage")
     res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
-    assert "files changed since the last run" in res.stdout
+    assert "the last run's snapshot is missing or unreadable" in res.stdout
+    assert "verified specs back to 2/3 for one more review: PROMPT.md" in res.stdout
     assert len(git_project.calls()) == 4  # one more review after the drop to 2/3

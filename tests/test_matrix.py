@@ -195,12 +195,14 @@ def test_reconcile_drops_current_spec_when_removed() -> None:
 def test_reset_keeps_status_hash_and_flag() -> None:
     state = State(
         iteration=9,
+        last_rotation=12,
         max_iteration=20,
         current_spec="a",
         specs=(SpecState("a", 2, "CONTINUE", "ha", True, 5), SpecState("b", 3, "DONE", "hb")),
     )
     after = reset_counters(state)
     assert after.iteration == 0
+    assert after.last_rotation == state.last_rotation  # numbers go on after a reset
     assert after.current_spec is None
     assert after.specs == (
         SpecState("a", 0, "CONTINUE", "ha", True, 5),

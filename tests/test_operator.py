@@ -95,6 +95,11 @@ def test_cancel_stops_the_run_after_the_current_rotation(project: Project) -> No
         out, _err = proc.communicate(timeout=60)
         assert proc.returncode == 130, out
     assert "cancelled (ralph cancel): stopped after the current rotation" in out
+    # said while the rotation still ran, before its line: the user sees the request was heard
+    lines = out.splitlines()
+    heard = next(i for i, line in enumerate(lines) if "ralph cancel: stopping after" in line)
+    ended = next(i for i, line in enumerate(lines) if "rotation 1 ended" in line)
+    assert heard < ended, out
     assert len(project.calls()) == 1  # no second rotation started
     state = project.state()
     assert state["specs"][0]["last_status"] == "CONTINUE"  # the rotation finished normally

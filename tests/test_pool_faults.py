@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from ralph.rules.pool import clock
-from tests.conftest import FAKES, Project
+from tests.conftest import FAKES, SCRIPTED_AGENT, Project
 from tests.platforms import posix_signals, wrapper
 
 FAKE_CLAUDE = FAKES / "fake_claude.py"
@@ -73,7 +73,7 @@ def test_a_rate_limit_benches_the_agent_and_the_next_rotation_goes_to_another(
     other = git_project.script({"*": [{"signal": "DONE"}]})
     res = git_project.run("run", "--plain", "--agent", "claude", "--agent-command", other)
     assert res.exit_code == 0, res
-    name = Path(sys.executable).name
+    name = SCRIPTED_AGENT.stem
     # claude once (rate-limited), then only the other agent: claude is benched for an hour
     # (the ERROR with changes sent the spec back to 0/3: three DONEs follow)
     assert used(git_project) == [("claude", "ERROR")] + [(name, "DONE")] * 3
@@ -247,6 +247,19 @@ def test_an_auth_error_stops_at_once_with_the_agents_message(
     assert worklog(git_project, "run_end")[-1]["exit_code"] == 1
 
 
+def test_claudes_refusal_as_root_gets_the_sandbox_hint_not_a_login_hint(
+    git_project: Project, claude: Script
+) -> None:
+    git_project.write({"PROMPT.md": "goal\n"})
+    claude([{"kind": "root"}])
+    res = git_project.run("run", "--agent", "claude", "-n", "3")
+    assert res.exit_code == 1, res
+    assert "root/sudo privileges" in res.stderr
+    hint = [line for line in res.stderr.splitlines() if line.startswith("hint: ")]
+    assert hint and "set IS_SANDBOX=1 in agent.env" in hint[0], res.stderr
+    assert "if this machine is a sandbox" in hint[0] and "log the agent in" not in res.stderr
+
+
 def test_a_context_overflow_is_rotate_with_a_note_not_a_crash(
     git_project: Project, claude: Script
 ) -> None:
@@ -285,7 +298,7 @@ def test_usage_and_cost_reach_state_worklog_display_and_status(
     ends = git_project.rotation_ends()
     assert [(e["agent"], e["input_tokens"], e["cost_usd"]) for e in ends] == [
         ("claude", 1000, 0.05),
-        (Path(sys.executable).name, None, None),
+        (SCRIPTED_AGENT.stem, None, None),
         ("claude", 1000, 0.05),
     ]
     state = git_project.state()
@@ -298,7 +311,7 @@ def test_usage_and_cost_reach_state_worklog_display_and_status(
         "unpriced": 2,
     }
     assert state["agents"]["claude"]["cost_usd"] == 0.1
-    assert state["agents"][Path(sys.executable).name]["unpriced"] == 2
+    assert state["agents"][SCRIPTED_AGENT.stem]["unpriced"] == 2
     assert state["specs"][0]["usage"]["input_tokens"] == 2000
     assert "usage: 1.0k in · 100 out · $0.05" in res.stdout  # each claude rotation line
     assert "usage this run: 2.0k in · 200 out · $0.10+" in res.stdout

@@ -168,7 +168,7 @@ def test_repeated_flags_form_a_pool(git_project: Project) -> None:
     two = " ".join(agent(git_project, "two", {"*": DONE}))
     res = git_project.run("run", "--agent-command", one, "--agent-command", two)
     assert res.exit_code == 0, res
-    name = Path(sys.executable).name
+    name = SCRIPTED_AGENT.stem
     assert used(git_project) == [name, f"{name}#2", name]  # same executable: made unique
     assert len(calls(git_project, "one")) == 2 and len(calls(git_project, "two")) == 1
 
@@ -178,7 +178,7 @@ def test_agent_and_agent_command_together_form_a_pool(git_project: Project) -> N
     custom = " ".join(agent(git_project, "custom", {"*": DONE}))
     res = git_project.run("run", "--agent-command", custom, "--agent", "demo", "-n", "2")
     assert res.exit_code == 3, res
-    assert used(git_project) == ["demo", Path(sys.executable).name]  # built-in agents first
+    assert used(git_project) == ["demo", SCRIPTED_AGENT.stem]  # built-in agents first
 
 
 def test_an_unknown_agent_name_names_the_custom_commands_in_order(git_project: Project) -> None:

@@ -30,7 +30,20 @@ T0 = 1_000_000.0
 
 def ended(agent: str, usage: Tally | None, iteration: int = 1) -> RotationEnded:
     return RotationEnded(
-        agent, "PROMPT.md", "IMPLEMENT", iteration, 20, "DONE", 0, 1, 2.0, None, (), ROWS, usage
+        agent,
+        "PROMPT.md",
+        "IMPLEMENT",
+        iteration,
+        iteration,
+        20,
+        "DONE",
+        0,
+        1,
+        2.0,
+        None,
+        (),
+        ROWS,
+        usage,
     )
 
 
@@ -108,7 +121,7 @@ def test_the_panel_counts_down_while_waiting() -> None:
     assert "2:05 left" in text and "Ctrl-C stops" in text
     assert "1:05 left" in panel(events, now=T0 + 60)  # the clock drives the countdown
     # the next rotation ends the wait
-    after = [*events, RotationStarted("claude", "PROMPT.md", "IMPLEMENT", 2, 20, T0 + 125, ROWS)]
+    after = [*events, RotationStarted("claude", "PROMPT.md", "IMPLEMENT", 2, 1, 20, T0 + 125, ROWS)]
     assert "Waiting:" not in panel(after, now=T0 + 126)
 
 
@@ -117,7 +130,7 @@ def test_plain_lines_show_usage_the_wait_and_the_run_total() -> None:
         [
             ended("claude", CLAUDE),
             Waiting(T0 + 90, "every agent is rate-limited (claude until 14:05)"),
-            RunEnded(0, "every spec verified (3/3)", 1, 20, ROWS, CLAUDE),
+            RunEnded(0, "every spec verified (3/3)", 1, 1, 20, ROWS, CLAUDE),
         ]
     )
     assert lines[0].endswith("usage: 12.0k in · 3.4k out · $0.42")

@@ -94,7 +94,7 @@ def test_scrub_redacts_every_string_of_an_event_and_keeps_the_rest() -> None:
     r = redactor(frozenset({"hunter2-hunter2"}))
     row = SpecRow("PROMPT.md", 1, "DONE", False)
     event = RotationEnded(
-        "a", "PROMPT.md", "IMPLEMENT", 1, 5, "ERROR", 0, 1, 0.1,
+        "a", "PROMPT.md", "IMPLEMENT", 1, 1, 5, "ERROR", 0, 1, 0.1,
         "failed: bad key hunter2-hunter2", ("x",), (row,),
     )  # fmt: skip
     clean = r.scrub(event)

@@ -16,6 +16,7 @@ from ralph.store.state import load_state, save_state, state_from_json
 def sample() -> State:
     return State(
         iteration=7,
+        last_rotation=11,  # a reset happened: numbering went on
         max_iteration=20,
         current_spec="specs/a.spec.md",
         specs=(
@@ -152,3 +153,12 @@ def test_an_unknown_override_is_refused() -> None:
     data["specs"][0]["override"] = "trusted"
     with pytest.raises(StateError, match=r"specs\[0\]\.override: expected one of"):
         state_from_json(data)
+
+
+def test_a_state_file_from_before_numbering_takes_its_iteration_as_the_last_number(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps({"schema_version": SCHEMA_VERSION, "iteration": 9, "specs": []}))
+    state = load_state(path)
+    assert (state.iteration, state.last_rotation) == (9, 9)

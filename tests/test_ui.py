@@ -66,11 +66,13 @@ def started(
     mode: Mode = "IMPLEMENT",
     *,
     iteration: int = 1,
-    max_iteration: int = 20,
+    max_iterations: int = 20,
     started_at: float = 1000.0,
     matrix: tuple[SpecRow, ...] = PROMPT,
 ) -> RotationStarted:
-    return RotationStarted("demo", spec, mode, iteration, max_iteration, started_at, matrix)
+    return RotationStarted(
+        "demo", spec, mode, iteration, iteration, max_iterations, started_at, matrix
+    )
 
 
 def ended(
@@ -90,6 +92,7 @@ def ended(
         "demo",
         spec,
         mode,
+        iteration,
         iteration,
         20,
         signal,
@@ -157,8 +160,8 @@ def test_title_names_implement_mode() -> None:
         ([], "ralph waiting"),
         ([RunStarted("demo", 0, 20, PROMPT)], "demo starting…"),
         ([started(), ended()], "demo idle"),
-        ([started(), ended(), RunEnded(0, "all verified", 1, 20, PROMPT)], "demo finished"),
-        ([started(), RunEnded(2, "interrupted", 1, 20, PROMPT)], "demo stopped (exit 2)"),
+        ([started(), ended(), RunEnded(0, "all verified", 1, 1, 20, PROMPT)], "demo finished"),
+        ([started(), RunEnded(2, "interrupted", 1, 1, 20, PROMPT)], "demo stopped (exit 2)"),
     ],
 )
 def test_title_follows_the_run(events: list[Event], title: str) -> None:
@@ -304,17 +307,17 @@ def full_run() -> list[Event]:
         AgentOutput("stdout", ("working",)),
         ended(matrix=after),
         Notice("warning", "no signal found"),
-        RunEnded(1, "max iterations reached", 1, 20, after),
+        RunEnded(1, "max iterations reached", 1, 1, 20, after),
     ]
 
 
 def test_plain_prints_one_timestamped_line_per_event() -> None:
     assert plain_lines(full_run()) == [
-        "12:00:01 run started: agent demo, 1 spec, iteration 0/20",
+        "12:00:01 run started: agent demo, 1 spec, budget 20 rotations (numbered from 1)",
         "12:00:01 rotation 1/20 [IMPLEMENT] PROMPT.md (demo)",
         "12:00:01 rotation 1 ended: DONE, 2 files changed, PROMPT.md 1/3 (3.1 s)",
         "12:00:01 warning: no signal found",
-        "12:00:01 run ended: max iterations reached (exit 1), iteration 1/20",
+        "12:00:01 run ended: max iterations reached (exit 1), last rotation 1/20",
         "12:00:01   PROMPT.md 1/3 DONE",
     ]
 
@@ -349,9 +352,9 @@ def test_plain_long_rotation_reads_as_minutes() -> None:
 
 
 def test_plain_run_end_aligns_the_matrix() -> None:
-    lines = plain_lines([RunEnded(0, "all specs verified", 9, 20, THREE)])
+    lines = plain_lines([RunEnded(0, "all specs verified", 9, 9, 20, THREE)])
     assert lines == [
-        "12:00:01 run ended: all specs verified (exit 0), iteration 9/20",
+        "12:00:01 run ended: all specs verified (exit 0), last rotation 9/20",
         "12:00:01   PROMPT.md       3/3 DONE",
         "12:00:01   specs/a.spec.md 2/3 CONTINUE",
         "12:00:01   specs/b.spec.md 0/3 —",
@@ -490,7 +493,7 @@ def test_live_display_prints_history_and_final_matrix() -> None:
     assert "demo stopped (exit 1)" in output
     assert "rotation 1/20 [IMPLEMENT] PROMPT.md: DONE · 2 files changed · 1/3" in output
     assert "warning: no signal found" in output
-    assert "stopped (exit 1): max iterations reached · iteration 1/20" in output
+    assert "stopped (exit 1): max iterations reached · last rotation 1/20" in output
 
 
 @pytest.mark.usefixtures("colour_terminal")
@@ -527,7 +530,7 @@ def test_status_table_cells() -> None:
     assert any(re.search(r"PROMPT\.md\s+3/3\s+DONE\s+yes\s+no", line) for line in lines)
     assert any(re.search(r"specs/a\.spec\.md\s+2/3\s+CONTINUE\s+yes\s+yes", line) for line in lines)
     assert any(re.search(r"specs/b\.spec\.md\s+0/3\s+—\s+no\s+yes", line) for line in lines)
-    assert "iteration 7/20 · run live · not complete" in text
+    assert "iteration 7 (last run's budget 20) · run live · not complete" in text
 
 
 def test_status_table_caption_without_run() -> None:
@@ -544,7 +547,7 @@ def test_status_plain() -> None:
         "PROMPT.md        3/3      DONE         yes             no\n"
         "specs/a.spec.md  2/3      CONTINUE     yes             yes\n"
         "specs/b.spec.md  0/3      —            no              yes\n"
-        "iteration 7/20 · no run · not complete\n"
+        "iteration 7 (last run's budget 20) · no run · not complete\n"
     )
 
 

@@ -14,18 +14,37 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from ralph import __version__
+from ralph.commands import helptext
 from ralph.errors import RalphError, report
+
+_UsageError: type[Exception] = typer.BadParameter.__bases__[0]  # Click's UsageError
+
+
+class RalphGroup(TyperGroup):  # readable --help, a refused command line in ralph's words
+    def main(  # type: ignore[override]
+        self, args: Any = None, prog_name: Any = None, standalone_mode: bool = True, **kw: Any
+    ) -> Any:
+        helptext.make_readable(self.commands.values())
+        try:
+            code = super().main(args, prog_name, standalone_mode=False, **kw)
+        except _UsageError as exc:
+            code = helptext.refused(exc, lambda text: typer.echo(text, err=True))
+        if standalone_mode:
+            raise SystemExit(code if isinstance(code, int) else 0)
+        return code
+
 
 app = typer.Typer(
     name="ralph",
+    cls=RalphGroup,
     help="Run an AI coding agent in a loop until every spec is verified (0/3 -> 3/3).",
     no_args_is_help=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
-
 
 # Choices as Typer shows them (the values are what the commands get).
 SandboxChoice = Enum("SandboxChoice", {"off": "off", "auto": "auto", "srt": "srt", "bwrap": "bwrap", "docker": "docker"}, type=str)  # fmt: skip  # noqa: E501
@@ -93,38 +112,23 @@ def run(
     ctx: typer.Context,
     agent: Annotated[
         Optional[list[str]],  # noqa: UP045 -- Typer reads the annotation at run time on Python 3.10
-        typer.Option(
-            "--agent",
-            help="Agent to run: claude, codex, gemini, cursor, opencode, pi, aider, demo, or a "
-            "name from ralph.yaml. Repeat it to form a pool.",
-        ),
+        typer.Option("--agent", help=helptext.HELP["--agent"]),
     ] = None,
     agent_command: Annotated[
         Optional[list[str]],  # noqa: UP045
-        typer.Option(
-            "--agent-command",
-            help="Any command; the prompt arrives on stdin. Repeat it (or add --agent) "
-            "to form a pool.",
-        ),
+        typer.Option("--agent-command", help=helptext.HELP["--agent-command"]),
     ] = None,
     rotation: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option(
-            "--rotation",
-            help="How a pool takes turns: round-robin (default) or fallback (first available "
-            "agent in the order given).",
-        ),
+        typer.Option("--rotation", help=helptext.HELP["--rotation"]),
     ] = None,
     model: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option(
-            "--model",
-            help="Model for the agent (its own --model/-m flag); in a pool, every agent's.",
-        ),
+        typer.Option("--model", help=helptext.HELP["--model"]),
     ] = None,
     max_iterations: Annotated[
         Optional[int],  # noqa: UP045
-        typer.Option("--max-iterations", "-n", min=1, help="Rotations this run may make."),
+        typer.Option("--max-iterations", "-n", min=1, help=helptext.MAX_ITERATIONS),
     ] = None,
     max_cost: Annotated[
         Optional[float],  # noqa: UP045
@@ -136,20 +140,15 @@ def run(
     ] = None,
     timeout: Annotated[
         Optional[float],  # noqa: UP045
-        typer.Option("--timeout", min=0.001, help="Seconds one rotation may take."),
+        typer.Option("--timeout", min=0.001, help=helptext.TIMEOUT),
     ] = None,
     idle_timeout: Annotated[
         Optional[float],  # noqa: UP045
-        typer.Option("--idle-timeout", min=0.001, help="Seconds the agent may print nothing."),
+        typer.Option("--idle-timeout", min=0.001, help=helptext.IDLE_TIMEOUT),
     ] = None,
     plain: Annotated[
         bool,
-        typer.Option(
-            "--headless",
-            "--plain",
-            help="No live panel, no prompts: one timestamped line per event (automatic when "
-            "stdout is not a terminal or CI is set).",
-        ),
+        typer.Option("--headless", "--plain", help=helptext.HELP["--headless"]),
     ] = False,
     log_format: Annotated[
         LogFormat,
@@ -186,18 +185,12 @@ def run(
     ] = False,
     continue_: Annotated[
         bool,
-        typer.Option(
-            "--continue",
-            help="Resume with the options the last run started with; options given override.",
-        ),
+        typer.Option("--continue", help=helptext.HELP["--continue"]),
     ] = False,
     on_escalation: Annotated[
         Optional[EscalationChoice],  # noqa: UP045
         typer.Option(
-            "--on-escalation",
-            help="When the circuit breaker opens and no one can be asked (no terminal, or CI): "
-            "abort (default), accept or continue.",
-            case_sensitive=False,
+            "--on-escalation", case_sensitive=False, help=helptext.HELP["--on-escalation"]
         ),
     ] = None,
     wait_for_reset: Annotated[
@@ -368,7 +361,7 @@ def reset(
     ] = False,
     root: Root = None,
 ) -> None:
-    """Counters and iteration back to zero; each spec keeps its last status, hash and flag."""
+    """Counters and iteration back to zero (rotation numbers go on); specs keep their status."""
     from ralph.commands.reset import reset as reset_command
 
     with reported_errors():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import IntEnum
 from typing import Any
 
@@ -106,6 +106,28 @@ def yaml_problem(exc: Exception, first_line: int) -> tuple[str, str]:
     return where, problem
 
 
+def model_keys(model: Any) -> set[str]:
+    """Every key a Pydantic model (duck-typed) and the models inside it accept."""
+    import typing
+
+    keys: set[str] = set()
+    todo, seen = [model], set()
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for name, info in getattr(current, "model_fields", {}).items():
+            keys.add(info.alias or name)
+            stack = [info.annotation]
+            while stack:
+                kind = stack.pop()
+                if hasattr(kind, "model_fields"):
+                    todo.append(kind)
+                stack.extend(typing.get_args(kind))
+    return keys
+
+
 def invalid_value(
     where: str,
     error: Mapping[str, Any],
@@ -113,10 +135,12 @@ def invalid_value(
     is_tag: Callable[[str], bool],
     brackets: bool,
     unknown_key: str | None = None,
+    keys: Iterable[str] = (),
 ) -> str:
     """`where: key: message` for one of Pydantic's errors. The key is its location without the
     union members Pydantic puts in it (`is_tag`), list indexes as `[0]` (`brackets`) or `.0`;
-    `unknown_key` replaces Pydantic's words for a key the model does not have."""
+    `unknown_key` replaces Pydantic's words for a key the model does not have, and the
+    closest of `keys` (the model's) is offered for it."""
     segments: list[str] = []
     for part in error["loc"]:
         if isinstance(part, int) and brackets:
@@ -127,6 +151,11 @@ def invalid_value(
         elif not is_tag(str(part)):
             segments.append(str(part))
     message = error["msg"]
-    if unknown_key is not None and error["type"] == "extra_forbidden":
-        message = unknown_key
+    if error["type"] == "extra_forbidden":
+        message = unknown_key or message
+        if segments:
+            import difflib  # only on this error path
+
+            close = difflib.get_close_matches(segments[-1], list(keys), n=1, cutoff=0.6)
+            message += f" (did you mean {close[0]!r}?)" if close else ""
     return f"{where}: {'.'.join(segments) or '(top level)'}: {message}"

@@ -12,6 +12,7 @@ events the real CLI prints for it (shapes recorded from Claude Code 2.1.197 agai
   short, per-minute limit), or the step's "text" (e.g. a usage limit without a reset time)
   ("type": "seven_day" for a weekly limit); any step may carry "limit": a rate_limit_event's
   rate_limit_info with "resets_in" S instead of resetsAt (e.g. a warning at 92 % utilisation)
+- {"kind": "root"}: the refusal to skip permissions as root (stderr only)
 - {"kind": "auth"}: "Invalid API key"; {"kind": "overflow"}: "Prompt is too long"
 - "sleep": S before answering. Each call is appended to SCRIPT.calls.jsonl.
 """
@@ -122,6 +123,12 @@ def main() -> int:
             )
         assistant(text, synthetic="rate_limit")
         result(text, error=True, status=429)
+        return 1
+    if kind == "root":  # what the real CLI does as root without IS_SANDBOX=1: stderr, exit 1
+        sys.stderr.write(
+            "--dangerously-skip-permissions cannot be used with root/sudo privileges for "
+            "security reasons\n"
+        )
         return 1
     if kind == "auth":
         text = "Invalid API key · Fix external API key"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Protocol
 
 from ralph.agents.aider import AiderAgent
@@ -23,6 +22,7 @@ from ralph.agents.opencode import OpenCodeAgent
 from ralph.agents.pi import PiAgent
 from ralph.errors import ConfigError
 from ralph.rules.cmdline import split_command
+from ralph.rules.names import command_label, did_you_mean
 
 
 class RegisteredAgent(Protocol):
@@ -88,7 +88,7 @@ def make_agent(
                 f"agent command {command!r}: {exc}",
                 "quote it as a shell would, or give agent.command as a list in ralph.yaml",
             ) from None
-        label = (name or Path(argv[0]).name) if argv else "custom"
+        label = name or command_label(argv)
         return CommandAgent(label, [*argv, *args] if argv else argv, env, model)
     if name is None:
         raise ConfigError(
@@ -99,7 +99,7 @@ def make_agent(
     agent = REGISTRY.get(name)
     if agent is None:
         raise ConfigError(
-            f"unknown agent: {name}",
+            f"unknown agent: {name}{did_you_mean(name, REGISTRY)}",
             f"built-in agents: {', '.join(REGISTRY)}; for any other command use --agent-command "
             "'CMD'",
         )

@@ -68,6 +68,8 @@ def describe(agent: BuiltinAgent) -> dict[str, Any]:
         # per mode, when ralph.yaml's `models:` gives this agent one model or more
         "modes": _modes(agent, path) if agent.models else None,
         "env": agent.default_env(),
+        # what ralph.yaml's agent env adds: names only, a value may be a secret
+        "agent_env": sorted(agent.extra_env),
         "install": agent.install,
     }
 
@@ -115,6 +117,7 @@ def list_agents(root: Path) -> list[dict[str, Any]]:
             "model": None,
             "modes": None,
             "env": {},
+            "agent_env": [],
             "install": "ships with ralph",
         }
     )
@@ -152,4 +155,6 @@ def render(rows: list[dict[str, Any]]) -> str:
             lines.append(f"{'':<{width}}  $ {row['command']}")
         if row.get("limits_text"):
             lines.append(f"{'':<{width}}  limits: {row['limits_text']}")
+        if row.get("agent_env"):
+            lines.append(f"{'':<{width}}  agent.env sets {', '.join(row['agent_env'])}")
     return "\n".join(lines) + "\n"

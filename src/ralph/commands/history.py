@@ -11,7 +11,7 @@ from ralph.commands.rotations import (
     rotation_data,
     rotations_from_worklog,
 )
-from ralph.errors import RalphError
+from ralph.errors import RalphError, UsageError
 from ralph.rules.spec import spec_slug
 from ralph.store.worklog import read_worklog
 from ralph.store.workspace import Workspace
@@ -35,11 +35,11 @@ def history(
         _row, path = find_log(root, rotation)
         _page(log_text(path, tail), pager=pager)
         return
-    rows = list_rotations(root, spec)
+    rows, wanted = list_rotations(root, spec)
     if as_json:
         print(json.dumps([rotation_data(r) for r in rows]))
     elif not rows:
-        where = f" of {spec}" if spec else ""
+        where = f" of {wanted}" if wanted else ""
         print(f"no rotations{where} recorded yet")
     else:
         _page(render_table(rows), pager=pager)
@@ -63,14 +63,30 @@ def _page(text: str, *, pager: bool) -> None:
     sys.stdout.write(text)
 
 
-def list_rotations(root: Path, spec: str | None) -> list[Rotation]:
+def list_rotations(root: Path, spec: str | None) -> tuple[list[Rotation], str | None]:
+    """The recorded rotations (of the spec `spec` names), and that spec's path."""
     ws = Workspace(root)
     ws.check()
     rows = rotations_from_worklog(read_worklog(ws.worklog))
-    if spec is not None:
-        wanted = normalise_spec(root, spec)
-        rows = [r for r in rows if r.spec == wanted]
-    return rows
+    if spec is None:
+        return rows, None
+    wanted = pick_spec(normalise_spec(root, spec), [r.spec for r in rows])
+    return [r for r in rows if r.spec == wanted], wanted
+
+
+def pick_spec(query: str, known: list[str]) -> str:
+    """The spec an unambiguous part of its path names (`classify` for
+    `specs/classify.spec.md`); the query itself when no recorded spec matches."""
+    from ralph.rules.names import matching
+
+    found = matching(query, known)
+    if len(found) > 1:
+        shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        raise UsageError(
+            f"--spec {query} matches {len(found)} specs: {shown}",
+            "give more of the path, for example --spec " + found[0],
+        )
+    return found[0] if found else query
 
 
 def normalise_spec(root: Path, spec: str) -> str:

@@ -1,5 +1,5 @@
 """`ralph reset`: counters and iteration back to zero (each spec keeps its last status, hash and
-flag); on request the handoffs, the history and guardrails.md too."""
+flag; rotation numbers go on); on request the handoffs, the history and guardrails.md too."""
 
 from __future__ import annotations
 
@@ -32,7 +32,10 @@ def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool
             save_state(ws.state_file, reset_counters(state))
             n = len(state.specs)
             keep = "1 spec keeps its" if n == 1 else f"{n} specs keep their"
-            yield f"counters and iteration reset ({keep} last status, hash and flag)"
+            yield (
+                f"counters and iteration reset ({keep} last status, hash and flag); rotation "
+                f"numbers go on from {state.last_rotation + 1}"
+            )
         else:
             yield f"no {ws.rel(ws.state_file)}: no counters to reset"
         if handoffs and ws.handoffs.exists():

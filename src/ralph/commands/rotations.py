@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ralph.rules.verification import ALL_SPECS
 from ralph.ui.text import format_seconds, format_when
 
 
@@ -37,11 +38,26 @@ def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def _verification(rec: dict[str, Any]) -> dict[str, Any] | None:
+    """A final verification's worklog record as a rotation's start or end record."""
+    transition = rec.get("transition")
+    if transition == "started":
+        return {**rec, "event": "rotation_start", "spec": ALL_SPECS, "mode": "VERIFY"}
+    if transition in ("passed", "failed"):
+        reasons = rec.get("reasons")
+        note = "; ".join(map(str, reasons)) if isinstance(reasons, list) and reasons else None
+        signal = "VERIFY_PASS" if transition == "passed" else "VERIFY_FAIL"
+        return {**rec, "event": "rotation_end", "spec": ALL_SPECS, "signal": signal, "note": note}
+    return None  # "answered": the verifier's tag, before ralph's own checks
+
+
 def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
-    """Pair each rotation_start with its rotation_end, in the order they happened."""
+    """Pair each rotation_start with its rotation_end, in the order they happened; a final
+    verification is a rotation too (mode VERIFY, spec "(all specs)")."""
     found: list[Rotation] = []
     open_: dict[tuple[int, str], int] = {}  # (number, spec) -> index in `found`
-    for rec in records:
+    for raw in records:
+        rec = (_verification(raw) or raw) if raw.get("event") == "verification" else raw
         event = rec.get("event")
         number, spec = rec.get("iteration"), rec.get("spec")
         if not isinstance(number, int) or not isinstance(spec, str):

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 
+from ralph.rules.words import plural
+
 BreakerState = Literal["CLOSED", "OPEN", "HALF_OPEN"]
 CLOSED: Final = "CLOSED"
 OPEN: Final = "OPEN"
@@ -69,7 +71,11 @@ def record(
     if breaker.state == OPEN:  # a failure while blocked (the user chose to go on): stays open
         return failed, None
     if breaker.state == HALF_OPEN or failures >= threshold:
-        why = "the trial failed" if breaker.state == HALF_OPEN else f"{failures} failures in a row"
+        why = (
+            "the trial failed"
+            if breaker.state == HALF_OPEN
+            else f"{plural(failures, 'failure')} in a row"
+        )
         opened = replace(failed, state=OPEN, opened_at=now, agents=agents)
         return opened, Transition(breaker.state, OPEN, why)
     return failed, None

@@ -73,6 +73,7 @@ def absorb(main: State, before: State, after: State, path: str) -> State:
     return replace(
         state,
         iteration=max(state.iteration, after.iteration),
+        last_rotation=max(state.last_rotation, after.last_rotation),
         usage=merge(state.usage, minus(after.usage, before.usage)),
         agent_usage=tuple(agents.items()),
         final=final,

@@ -103,6 +103,9 @@ def reconcile(state: State, specs: Sequence[Spec]) -> Rescan:
 def reset_counters(state: State) -> State:
     """`ralph reset`: counters and iteration back to zero; last status, hash and flag are kept.
 
+    The rotation numbers go on (`last_rotation` is kept): a number names one rotation for the
+    life of the project, so the history never lists two rotations under one number.
+
     The per-mode rotation counts go back to zero too, so the front matter's iteration caps
     start over (a spec blocked by one may run again), and front matter an agent wrote is
     accepted.

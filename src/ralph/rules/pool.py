@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from ralph.rules.words import plural
+
 Rotation = Literal["round-robin", "fallback"]
 ROTATIONS: tuple[Rotation, ...] = ("round-robin", "fallback")
 Outcome = Literal["ok", "failed", "rate_limited"]
@@ -131,7 +133,7 @@ def _nobody_ready(pool: Pool, policy: PoolPolicy, now: float) -> Wait | Exhauste
         return Exhausted(
             evicted=True,
             retry_at=None,
-            reason=f"every agent failed {policy.max_failures} rotations in a row"
+            reason=f"every agent failed {plural(policy.max_failures or 0, 'rotation')} in a row"
             + (f" ({why})" if why else ""),
         )
     back = min(s.benched_until or now for s in benched)

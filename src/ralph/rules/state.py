@@ -80,7 +80,10 @@ class FinalVerification:
 class State:
     schema_version: int = SCHEMA_VERSION
     iteration: int = 0  # rotations recorded since the last `ralph reset`, across runs
-    max_iteration: int | None = None  # the iteration at which the last run stops
+    # The last rotation's number: one number names one rotation for the life of the project
+    # (history logs, the worklog, events), so `ralph reset` keeps it.
+    last_rotation: int = 0
+    max_iteration: int | None = None  # the last run's budget of rotations (--max-iterations)
     current_spec: str | None = None
     specs: tuple[SpecState, ...] = field(default_factory=tuple)
     usage: Tally = field(default_factory=Tally)  # every rotation since the state was created
@@ -105,6 +108,7 @@ def state_to_json(state: State) -> dict[str, Any]:
     return {
         "schema_version": state.schema_version,
         "iteration": state.iteration,
+        "last_rotation": state.last_rotation,
         "max_iterations": state.max_iteration,
         "current_spec": state.current_spec,
         "specs": [spec_to_json(s) for s in state.specs],
@@ -197,22 +201,39 @@ def spec_to_json(s: SpecState) -> dict[str, Any]:
     return data
 
 
+def _status_spec(s: SpecState) -> dict[str, Any]:
+    fields = _spec_fields(s)
+    data = {key: fields[key] for key in _STATUS_SPEC_KEYS}
+    data["usage"] = usage_to_json(s.usage)
+    return data
+
+
 def status_to_json(state: State, *, running: bool) -> dict[str, Any]:
     """`ralph status --json`: the state's own JSON seen from outside (the contract's keys, and a
     few more): whether a run is live and the matrix is complete, without the internal keys."""
     saved = state_to_json(state)
     return {
-        "iteration": saved["iteration"],
+        "iteration": saved["iteration"],  # since the last `ralph reset`
+        "last_rotation": saved["last_rotation"],  # the number events and the history use
         "max_iterations": saved["max_iterations"],
         "running": running,
         "complete": state.complete,
         "current_spec": saved["current_spec"],
-        "specs": [{key: _spec_fields(s)[key] for key in _STATUS_SPEC_KEYS} for s in state.specs],
-        "usage": saved["usage"],  # every rotation since the state was created
-        "agents": saved["agents"],
+        "specs": [_status_spec(s) for s in state.specs],
+        "usage": usage_to_json(state.usage),  # every rotation since the state was created
+        "agents": {name: usage_to_json(t) for name, t in state.agent_usage},
         "final_verification": saved["final_verification"],
         "breaker": {key: saved["breaker"][key] for key in _STATUS_BREAKER_KEYS},
     }
+
+
+def usage_to_json(t: Tally) -> dict[str, Any]:
+    """A tally as every outside view shows it (events, `status --json`, the reports): the
+    cost is null when no rotation reported a price, as 0.0 would read as free."""
+    data = tally_to_json(t)
+    if t.rotations and t.unpriced >= t.rotations:
+        data["cost_usd"] = None
+    return data
 
 
 def tally_to_json(t: Tally) -> dict[str, Any]:

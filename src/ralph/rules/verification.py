@@ -20,6 +20,7 @@ from ralph.rules.state import State
 
 SLUG: Final = "final-verification"  # its handoff (the verifier's report) and history folder
 SUBJECT: Final = ":final-verification"  # the breaker's subject for a failed verification
+ALL_SPECS: Final = "(all specs)"  # the spec displays and the history show for a verification
 
 
 class Commanded(Protocol):

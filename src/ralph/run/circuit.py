@@ -12,6 +12,7 @@ from dataclasses import replace
 from ralph.errors import ExitCode
 from ralph.rules import breaker as breakers
 from ralph.rules import verification as fv
+from ralph.rules.words import plural
 from ralph.run.context import RunContext
 from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice
@@ -39,6 +40,7 @@ class Circuit:
         self.ctx = ctx
         self.escalate_now = False  # the last outcome opened the circuit breaker
         self.agents = agents_fingerprint(ctx)
+        self.held: list[Notice] = []  # said once the rotation that caused them has its line
 
     def feed(self, success: bool, reason: str, subject: str) -> None:
         """Feed one outcome to the circuit breaker (the caller saves the state)."""
@@ -54,17 +56,27 @@ class Circuit:
         )
         ctx.state = replace(ctx.state, breaker=breaker)
         if change is not None:
-            self._changed(change)
+            self._changed(change, hold=True)
             self.escalate_now = change.after == breakers.OPEN
 
-    def _changed(self, change: breakers.Transition) -> None:
+    def announce(self) -> None:
+        """Say what the last outcome did to the breaker, after the rotation's own line."""
+        held, self.held = self.held, []
+        for notice in held:
+            self.ctx.emit(notice)
+
+    def _changed(self, change: breakers.Transition, *, hold: bool = False) -> None:
         ctx = self.ctx
         b = ctx.state.breaker
         ctx.emit(BreakerChanged(change.before, change.after, change.reason, b.failures, b.reasons))
         if change.after == breakers.OPEN:
-            ctx.emit(Notice("warning", f"circuit breaker open: {change.reason}"))
+            notice = Notice("warning", f"circuit breaker open: {change.reason}")
         else:
-            ctx.emit(Notice("info", f"circuit breaker {change.before} -> {change.after}"))
+            notice = Notice("info", f"circuit breaker {change.before} -> {change.after}")
+        if hold:
+            self.held.append(notice)
+        else:
+            ctx.emit(notice)
 
     def admit(self) -> int | None:
         """Before an attempt: an open breaker lets one trial through once its cooldown is
@@ -117,7 +129,7 @@ class Circuit:
                 wait = "run again for one trial rotation"
             return ctx.end(
                 ExitCode.NEEDS_HUMAN,
-                f"aborted after {e.failures} failures in a row on {e.subject} "
+                f"aborted after {plural(e.failures, 'failure')} in a row on {e.subject} "
                 f"(circuit breaker open); partial work kept. To go on: fix the cause, then "
                 f"`ralph reset` (or change the agent), or {wait}",
             )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ralph.agents.command import CommandAgent
@@ -11,10 +13,11 @@ from ralph.agents.result import AgentResult
 from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.errors import ExitCode
 from ralph.rules.pool import Pool
+from ralph.rules.prompt import Mode
 from ralph.rules.redact import redactor
 from ralph.rules.state import State, Tally
 from ralph.rules.usage import minus, record_usage
-from ralph.run.events import AgentOutput, Event, RunEnded, SpecRow
+from ralph.run.events import AgentOutput, CancelRequested, Event, RotationStarted, RunEnded, SpecRow
 from ralph.run.facts import FACTS, Fact
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.options import RunOptions
@@ -59,9 +62,16 @@ class RunContext:
         self.mode = "IMPLEMENT"  # of the current (or last) rotation
         self.last_changes: Changes | None = None  # the files the last rotation changed
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
+        if self.state.last_rotation == 0:  # a new or lost state file: numbers must not repeat
+            self.state = replace(self.state, last_rotation=ws.last_logged_rotation())
         self.usage_at_start = self.state.usage  # budgets count what this run spends
-        self.limit = self.state.iteration + opts.max_iterations  # this run stops there
+        self.first = self.state.last_rotation  # the last number before this run
+        self.limit = self.first + opts.max_iterations  # this run stops there
         self.answer: QuestionAndAnswer | None = None  # delivered with the next prompt
+        # `ralph cancel` is seen by the cancel watch's thread: its event waits for the lock
+        self._emitting = threading.RLock()
+        self.ended = False  # RunEnded was emitted
+        cancel.on_request = lambda mode: self.emit(CancelRequested(mode))
 
     @property
     def agent(self) -> CommandAgent:
@@ -75,12 +85,16 @@ class RunContext:
         where it entered ralph)."""
         if not isinstance(event, AgentOutput):
             event = self.redactor.scrub(event)
-        if self._display is not None and not isinstance(event, FACTS):
-            try:
-                self._display(event)
-            except OSError:
-                self._display = None
-        self.recorder.handle(event)
+        with self._emitting:
+            if isinstance(event, CancelRequested) and self.ended:
+                return  # a request seen as the run ended: nothing left to stop
+            self.ended = self.ended or isinstance(event, RunEnded)
+            if self._display is not None and not isinstance(event, FACTS):
+                try:
+                    self._display(event)
+                except OSError:
+                    self._display = None
+            self.recorder.handle(event)
 
     def gate_record(self, record: GateRecord) -> None:
         """What the DONE gate did: recorded; a judge's call also counts in the usage (the run's,
@@ -102,6 +116,35 @@ class RunContext:
     def spent(self) -> Tally:
         """What this run has spent so far, as the agents reported it."""
         return minus(self.state.usage, self.usage_at_start)
+
+    def number_next(self) -> int:
+        """Number the next rotation (counted since the last reset, too); returns its number."""
+        number = self.state.last_rotation + 1
+        self.state = replace(self.state, last_rotation=number, iteration=self.state.iteration + 1)
+        return number
+
+    @property
+    def exhausted(self) -> bool:
+        """Has this run used its budget of rotations?"""
+        return self.state.last_rotation >= self.limit
+
+    @property
+    def budget(self) -> int:
+        """This run's rotations allowed (`--max-iterations`, plus a final verification's)."""
+        return self.limit - self.first
+
+    @property
+    def run_iteration(self) -> int:
+        """Rotations this run has numbered so far."""
+        return self.state.last_rotation - self.first
+
+    def started(self, agent: str, spec: str, mode: Mode, started_at: float) -> RotationStarted:
+        """The event of the rotation just numbered, with its place in this run's budget."""
+        s = self.state
+        return RotationStarted(
+            agent, spec, mode, s.last_rotation, self.run_iteration, self.budget, started_at,
+            self.rows(),
+        )  # fmt: skip
 
     def rows(self) -> tuple[SpecRow, ...]:
         return matrix_rows(self.state)
@@ -130,6 +173,15 @@ class RunContext:
         spent = self.spent()
         costs = self.costs()[1]
         self.emit(
-            RunEnded(int(code), reason, self.state.iteration, self.limit, self.rows(), spent, costs)
+            RunEnded(
+                int(code),
+                reason,
+                self.state.last_rotation,
+                self.run_iteration,
+                self.budget,
+                self.rows(),
+                spent,
+                costs,
+            )
         )
         return int(code)

@@ -13,6 +13,7 @@ from typing import Final, Literal, TextIO
 
 from ralph.rules.breaker import Breaker
 from ralph.rules.state import MAX_COUNT, State
+from ralph.rules.words import plural
 
 Choice = Literal["accept", "abort", "continue"]
 CHOICES: Final[tuple[Choice, ...]] = ("accept", "abort", "continue")
@@ -63,7 +64,7 @@ def describe(e: Escalation) -> str:
         else ""
     )
     return (
-        f"Circuit breaker open: {e.failures} failures in a row on {e.subject}:\n"
+        f"Circuit breaker open: {plural(e.failures, 'failure')} in a row on {e.subject}:\n"
         f"{reasons}\n"
         "Choose:\n"
         f"  [1] Accept   - take the current state of {e.subject} as verified (user_accepted)\n"

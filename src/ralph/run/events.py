@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from ralph.rules.pool import Seat
 from ralph.rules.prompt import Mode
-from ralph.rules.state import MAX_COUNT, Tally
+from ralph.rules.state import MAX_COUNT, Tally, usage_to_json
 from ralph.rules.testsummary import TestCounts
 
 
@@ -26,11 +26,19 @@ class SpecRow:
         return self.done_count < MAX_COUNT
 
 
+# The words every JSON view of a run uses (events, `status --json`, the reports):
+# - iteration: a rotation's number, one rotation for the life of the project (never restarts);
+# - run_iteration: its place in this run (1 for the run's first rotation);
+# - max_iterations: this run's budget of rotations (`--max-iterations`), never a global number;
+# - elapsed, seconds, started_at, until: seconds, rounded to milliseconds;
+# - usage: a Tally as `usage_to_json` writes it (cost_usd null when no rotation had a price).
+
+
 @dataclass(frozen=True)
 class RunStarted:
     agent: str
-    iteration: int  # rotations recorded before this run (keeps counting across runs)
-    max_iteration: int  # the run stops once `iteration` reaches this
+    iteration: int  # rotations numbered before this run (counts for the life of the project)
+    max_iterations: int  # this run's budget of rotations
     matrix: tuple[SpecRow, ...]
 
 
@@ -39,8 +47,9 @@ class RotationStarted:
     agent: str
     spec: str  # path relative to the project root, forward slashes
     mode: Mode
-    iteration: int  # number of this rotation (1-based, global)
-    max_iteration: int
+    iteration: int  # number of this rotation (1-based, for the life of the project)
+    run_iteration: int  # its place in this run (1-based)
+    max_iterations: int  # this run's budget
     started_at: float  # time.time() when the agent was started
     matrix: tuple[SpecRow, ...]
 
@@ -51,6 +60,8 @@ class AgentOutput:
 
     stream: Literal["stdout", "stderr"]
     lines: tuple[str, ...]
+    spec: str = ""  # the rotation's spec (ALL_SPECS for the final verification)
+    iteration: int = 0  # the rotation's number
 
 
 @dataclass(frozen=True)
@@ -59,7 +70,8 @@ class RotationEnded:
     spec: str
     mode: Mode
     iteration: int
-    max_iteration: int
+    run_iteration: int
+    max_iterations: int
     # DONE, CONTINUE, ROTATE, STUCK, NONE (no signal), ERROR (failed rotation), REFUSED (a DONE
     # whose completion checks failed; the note says which)
     signal: str
@@ -82,8 +94,9 @@ class Notice:
 class RunEnded:
     exit_code: int
     reason: str
-    iteration: int
-    max_iteration: int
+    iteration: int  # the last rotation's number
+    run_iteration: int  # rotations this run
+    max_iterations: int  # this run's budget
     matrix: tuple[SpecRow, ...]
     usage: Tally | None = None  # what this run spent, as reported
     costs: dict[str, Any] | None = None  # per spec and per verified spec, and the forecast
@@ -107,6 +120,13 @@ class Waiting:
 
 
 @dataclass(frozen=True)
+class CancelRequested:
+    """`ralph cancel` asked this run to stop: after the current rotation, or now."""
+
+    mode: str  # "after" or "now"
+
+
+@dataclass(frozen=True)
 class CostsUpdated:
     """After a rotation: what a verified spec costs and what the open ones will (rules/forecast)."""
 
@@ -123,6 +143,7 @@ Event = (
     | RunEnded
     | PoolChanged
     | Waiting
+    | CancelRequested
     | CostsUpdated
 )
 
@@ -138,17 +159,25 @@ def event_fields(event: object) -> dict[str, Any]:
     events added later (check results, usage) flow through displays and reports unchanged."""
     if not is_dataclass(event) or isinstance(event, type):
         return {}
-    return {f.name: _plain(getattr(event, f.name)) for f in fields(event)}
+    return {f.name: _plain(getattr(event, f.name), f.name) for f in fields(event)}
 
 
-def _plain(value: Any) -> Any:
+# Times in seconds: milliseconds are enough (costs and ratios keep their precision).
+SECONDS_KEYS = frozenset({"elapsed", "started_at", "ended_at", "until", "seconds", "duration"})
+
+
+def _plain(value: Any, key: str = "") -> Any:
+    if isinstance(value, Tally):
+        return usage_to_json(value)
+    if isinstance(value, float) and key in SECONDS_KEYS:
+        return round(value, 3)
     if is_dataclass(value) and not isinstance(value, type):
-        out = {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        out = {f.name: _plain(getattr(value, f.name), f.name) for f in fields(value)}
         if isinstance(value, SpecRow):
             out["needs_work"] = value.needs_work
         return out
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v, str(k)) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         return [_plain(v) for v in value]
     if value is None or isinstance(value, (str, int, float, bool)):

@@ -101,6 +101,6 @@ class LaneHub:
         if outcome.changed:  # an unchanged tree has nothing to commit
             commit_all(
                 lctx.repo,
-                f"ralph: rotation {lctx.state.iteration} on {r.spec.path} ({outcome.signal})",
+                f"ralph: rotation {lctx.state.last_rotation} on {r.spec.path} ({outcome.signal})",
             )
         return outcome

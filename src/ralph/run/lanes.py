@@ -10,7 +10,6 @@ under one lock, and its events reach the displays and the recorder under the sam
 from __future__ import annotations
 
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import replace
 
 from ralph.agents.command import CommandAgent
 from ralph.errors import ExitCode
@@ -20,6 +19,7 @@ from ralph.rules.schedule import priority, selected_done
 from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT
 from ralph.rules.usage import over_budget
+from ralph.rules.words import plural
 from ralph.run.context import RunContext
 from ralph.run.events import Notice
 from ralph.run.facts import QuestionAsked
@@ -135,10 +135,10 @@ class LaneRun(SpecRun):
                 ExitCode.INTERRUPTED,
                 "cancelled (ralph cancel): stopped after the running rotations",
             )
-        if ctx.state.iteration >= ctx.limit:
+        if ctx.exhausted:
             return (
                 ExitCode.MAX_ITERATIONS,
-                f"max iterations reached ({ctx.opts.max_iterations} rotations this run)",
+                f"max iterations reached ({plural(ctx.opts.max_iterations, 'rotation')} this run)",
             )
         reason = over_budget(ctx.spent(), ctx.opts.max_cost, ctx.opts.max_tokens)
         return (ExitCode.MAX_ITERATIONS, reason) if reason is not None else None
@@ -186,7 +186,7 @@ class LaneRun(SpecRun):
     def _launch(self, specs: list[Spec], executor: ThreadPoolExecutor) -> int | None:
         ctx = self.ctx
         for spec in self._candidates(specs):
-            if len(self.running) >= ctx.opts.parallel or ctx.state.iteration >= ctx.limit:
+            if len(self.running) >= ctx.opts.parallel or ctx.exhausted:
                 return None
             choice = self.seats.choose(spec)
             if isinstance(choice, Wait):
@@ -223,7 +223,7 @@ class LaneRun(SpecRun):
         lctx.stop.clear()
         with self.hub.guard:  # its number, taken here: lanes started together never share one
             copy = ctx.state  # (saved by the rotation itself as it starts)
-            ctx.state = replace(ctx.state, iteration=ctx.state.iteration + 1)
+            ctx.number_next()
         lctx.start(copy)
         lctx.member = ctx.member
         lctx.answer, ctx.answer = ctx.answer, None  # your answer goes to the next rotation

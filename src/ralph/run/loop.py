@@ -15,6 +15,7 @@ from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.usage import over_budget
+from ralph.rules.words import plural
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
 from ralph.run.convergence import Convergence
@@ -23,7 +24,7 @@ from ralph.run.facts import QuestionAsked, SpecBlocked
 from ralph.run.question import answered, pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
-from ralph.run.tree import Tree
+from ralph.run.tree import Tree, changed_since_last_run
 from ralph.run.verification import Verification
 from ralph.specs.discovery import discover_specs
 from ralph.store.files import read_text
@@ -73,12 +74,12 @@ class SpecRun:
         scan = reconcile(ctx.state, specs)
         ctx.state = scan.state
         before = self.tree.take()
-        ctx.state, dropped = self.tree.compare_with_last_run(ctx.state, before)
-        ctx.state = replace(ctx.state, max_iteration=ctx.limit)
+        ctx.state, dropped, moved = self.tree.compare_with_last_run(ctx.state, before)
+        ctx.state = replace(ctx.state, max_iteration=ctx.budget)
         ctx.save()
         self.tree.save(before, self.tree.hidden)
         edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
-        ctx.emit(RunStarted(opts.label, ctx.state.iteration, ctx.limit, ctx.rows()))
+        ctx.emit(RunStarted(opts.label, ctx.state.last_rotation, ctx.budget, ctx.rows()))
         if edited:
             more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
             shown = ", ".join(edited[:5]) + more
@@ -99,12 +100,7 @@ class SpecRun:
                 )
             )
         if dropped:
-            ctx.emit(
-                Notice(
-                    "warning",
-                    f"files changed since the last run: {', '.join(dropped)} 3/3 -> 2/3",
-                )
-            )
+            ctx.emit(Notice("warning", changed_since_last_run(moved, dropped)))
         held = self.tree.pending_rules()
         if held:
             ctx.emit(
@@ -145,10 +141,10 @@ class SpecRun:
                     ExitCode.INTERRUPTED,
                     "cancelled (ralph cancel): stopped after the current rotation",
                 )
-            if ctx.state.iteration >= ctx.limit:
+            if ctx.exhausted:
                 return ctx.end(
                     ExitCode.MAX_ITERATIONS,
-                    f"max iterations reached ({opts.max_iterations} rotations this run)",
+                    f"max iterations reached ({plural(opts.max_iterations, 'rotation')} this run)",
                 )
             reason = over_budget(ctx.spent(), opts.max_cost, opts.max_tokens)
             if reason is not None:

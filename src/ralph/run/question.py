@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph.rules.words import plural
 from ralph.store.archive import unique_dir
 from ralph.store.files import read_text
 from ralph.store.workspace import Workspace
@@ -46,7 +47,10 @@ def shown(text: str) -> str:
     """A question as the run's last message shows it: bounded, never empty."""
     lines = text.strip().splitlines() or ["(empty)"]
     if len(lines) > MAX_SHOWN_LINES:
-        lines = [*lines[:MAX_SHOWN_LINES], f"… ({len(lines) - MAX_SHOWN_LINES} more lines)"]
+        lines = [
+            *lines[:MAX_SHOWN_LINES],
+            f"… ({plural(len(lines) - MAX_SHOWN_LINES, 'more line')})",
+        ]
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from ralph.agents.result import AgentFault
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, JudgeSpent
 from ralph.rules import breaker as breakers
 from ralph.rules.spec import spec_slug
+from ralph.rules.state import Tally, usage_to_json
 from ralph.rules.verification import SLUG as VERIFICATION_SLUG
 from ralph.run.events import Event, RotationStarted, RunEnded, RunStarted
 from ralph.run.facts import (
@@ -35,7 +36,14 @@ from ralph.run.facts import (
     WaitStarted,
 )
 from ralph.store.files import redact_file
-from ralph.store.journal import append_error, append_note, append_progress
+from ralph.store.journal import (
+    REFUSAL_END,
+    REFUSAL_START,
+    append_error,
+    append_note,
+    append_progress,
+    drop_refusal_notes,
+)
 from ralph.store.worklog import append_worklog
 from ralph.store.workspace import Workspace
 
@@ -111,14 +119,14 @@ class Recorder:
         )
 
     def _run_ended(self, e: RunEnded) -> None:
-        spent = e.usage
+        spent = usage_to_json(e.usage or Tally())
         self.log(
             "run_end",
             exit_code=e.exit_code,
             reason=e.reason,
-            input_tokens=spent.input_tokens if spent else 0,
-            output_tokens=spent.output_tokens if spent else 0,
-            cost_usd=round(spent.cost_usd if spent else 0.0, 6),
+            input_tokens=spent["input_tokens"],
+            output_tokens=spent["output_tokens"],
+            cost_usd=spent["cost_usd"],  # null when no rotation had a price, as everywhere
         )
 
     def _rotation_started(self, e: RotationStarted) -> None:
@@ -226,6 +234,9 @@ class Recorder:
         )
 
     def _gate_decided(self, e: GateDecided) -> None:
+        if e.passed and not e.interrupted:  # the refusals are answered: stop repeating them
+            slug = spec_slug(e.spec)
+            drop_refusal_notes(self.ws.handoff(slug), self.ws.history / slug / "refused.md")
         self.log(
             "done_gate",
             iteration=e.iteration,
@@ -239,9 +250,9 @@ class Recorder:
     def _done_refused(self, e: DoneRefused) -> None:
         append_note(
             e.handoff,
-            f"rotation {e.iteration}: your DONE was refused, because these checks failed:\n\n"
+            f"rotation {e.iteration}: {REFUSAL_START} these checks failed:\n\n"
             + "\n".join(f"    {line}" for line in e.detail.splitlines())
-            + "\n\nFix them before you say DONE again.",
+            + f"\n\n{REFUSAL_END}",
         )
 
     def _verification_started(self, e: VerificationStarted) -> None:
@@ -285,6 +296,7 @@ class Recorder:
             files_changed=e.files_changed,
             downgraded=list(e.downgraded),
             failures=e.failures,
+            log=e.log,
         )
 
     def _run_archived(self, e: RunArchived) -> None:

@@ -28,7 +28,7 @@ from ralph.run.accounting import account, rotation_tally, usage_fields
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
 from ralph.run.escalation import BYPASSED
-from ralph.run.events import AgentOutput, Notice, RotationEnded, RotationStarted
+from ralph.run.events import AgentOutput, Notice, RotationEnded
 from ralph.run.facts import AnswerDelivered, BudgetSpent, GateBypassed, RotationRecorded
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
@@ -87,13 +87,15 @@ class Rotation:
         )
 
     def run_agent(
-        self, agent: CommandAgent, request: AgentRequest, log: RotationLog
+        self, agent: CommandAgent, request: AgentRequest, log: RotationLog, shown: str = ""
     ) -> AgentResult:
-        ctx = self.ctx
+        """The agent at work; its lines reach the displays tagged with the spec (`shown`, else
+        the request's) and the rotation's number."""
+        ctx, spec = self.ctx, shown or request.spec
 
         def on_lines(stream: StreamName, lines: tuple[str, ...]) -> None:
             log.lines(stream, lines)  # the adapter's readable rendering; raw goes to history
-            ctx.emit(AgentOutput(stream, lines))
+            ctx.emit(AgentOutput(stream, lines, spec, request.iteration))
 
         try:
             return agent.run(
@@ -151,8 +153,8 @@ class Rotation:
         row = ctx.state.get(spec.path)
         assert row is not None
         mode: Mode = "IMPLEMENT" if row.done_count == 0 else "REVIEW"
-        iteration = ctx.state.iteration + 1
-        ctx.state = replace(ctx.state, iteration=iteration, current_spec=spec.path)
+        iteration = ctx.number_next()
+        ctx.state = replace(ctx.state, current_spec=spec.path)
         with budget.operation("state_save"):
             ctx.save()  # the rotation number is taken even if ralph dies during it
         ctx.lock.update(
@@ -173,9 +175,7 @@ class Rotation:
             f"# ralph rotation {iteration} [{mode}] {spec.path} agent={agent.name} "
             f"started={stamp(started)}",
         )
-        ctx.emit(
-            RotationStarted(agent.name, spec.path, mode, iteration, ctx.limit, started, ctx.rows())
-        )
+        ctx.emit(ctx.started(agent.name, spec.path, mode, started))
         own = time.perf_counter() - tick
         request = self.request(agent, prompt, spec.path, mode, iteration, handoff)
         result = self.run_agent(agent, request, log)
@@ -253,21 +253,13 @@ class Rotation:
             self.record_budget(iteration, budget)
             ctx.emit(
                 RotationEnded(
-                    agent.name,
-                    spec.path,
-                    mode,
-                    iteration,
-                    ctx.limit,
-                    signal_,
-                    len(changes),
-                    done_count,
-                    elapsed,
-                    note,
-                    downgraded,
+                    *(agent.name, spec.path, mode, iteration, ctx.run_iteration, ctx.budget),
+                    *(signal_, len(changes), done_count, round(elapsed, 3), note, downgraded),
                     ctx.rows(),
                     rotation_tally(result),
                 )
             )
+            self.circuit.announce()  # "circuit breaker open" after the line that opened it
         return Outcome(after, signal_, bool(changes), interrupted)
 
     def _prompt(

@@ -23,6 +23,7 @@ from ralph.rules.pool import (
     release_due,
 )
 from ralph.rules.spec import Spec
+from ralph.rules.words import plural
 from ralph.run.context import RunContext
 from ralph.run.events import Notice, PoolChanged, Waiting
 from ralph.run.facts import LimitsSeen, WaitStarted
@@ -32,6 +33,18 @@ AUTH_HINT = (
     "log the agent in (or fix its API key or configuration: run it once by hand to see), "
     "then run ralph again"
 )
+ROOT_HINT = (
+    'set IS_SANDBOX=1 in agent.env (ralph.yaml: agent: {env: {IS_SANDBOX: "1"}}) if this machine '
+    "is a sandbox, or run ralph as a user other than root"
+)
+
+
+def auth_hint(message: str) -> str:
+    """What to do about an agent that refused to run: Claude Code's refusal to skip its
+    permission prompts as root is not a login problem."""
+    if "root/sudo" in message or "IS_SANDBOX" in message:
+        return ROOT_HINT
+    return AUTH_HINT
 
 
 class Seats:
@@ -123,7 +136,7 @@ class Seats:
         if fault is not None and fault.kind == "auth":
             reason = f"{name}: {fault.message}"
             ctx.end(ExitCode.ERROR, f"auth or configuration error from {reason}")
-            raise AgentError(f"{name} refused to run: {fault.message}", AUTH_HINT)
+            raise AgentError(f"{name} refused to run: {fault.message}", auth_hint(fault.message))
         policy = ctx.opts.policy
         if fault is not None and fault.kind == "rate_limit":
             ctx.pool = after_rotation(
@@ -146,7 +159,7 @@ class Seats:
                 ctx.emit(
                     Notice(
                         "warning",
-                        f"{name} leaves the pool after {seat.failures} failed rotations "
+                        f"{name} leaves the pool after {plural(seat.failures, 'failed rotation')} "
                         f"in a row (last: {result.failure})",
                     )
                 )

@@ -65,15 +65,18 @@ class Tree:
         data = [snap.to_json(), hidden_spec_hashes(self.root)]
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
-    def compare_with_last_run(self, state: State, now: Snapshot) -> tuple[State, tuple[str, ...]]:
+    def compare_with_last_run(
+        self, state: State, now: Snapshot
+    ) -> tuple[State, tuple[str, ...], tuple[str, ...] | None]:
         """Files changed while ralph was not running: verified specs need one more review.
+        Returns the state, the specs downgraded and the files that changed (None: unknown).
 
         A missing or unreadable snapshot proves nothing, so after a first rotation it counts
         as a change; only a project ralph never ran in has nothing to compare with.
         """
         self.hidden = hidden_spec_hashes(self.root)
         if not self.ws.snapshot_file.exists() and state.iteration == 0:
-            return state, ()
+            return state, (), ()
         try:
             data = load_json(self.ws.snapshot_file, ".ralph/snapshot.json")
             if not isinstance(data, dict):
@@ -82,11 +85,16 @@ class Tree:
             hidden = data.get("hidden_specs")
         except StateError:
             last, hidden = None, None
-        if last is not None and hidden == self.hidden:
-            changed = self.snapshotter.diff(last, now).paths
-            if all(path in self.own_files for path in changed):
-                return state, ()
-        return downgrade_verified(state)
+        changed: tuple[str, ...] | None = None
+        if last is not None and isinstance(hidden, dict):
+            diff = self.snapshotter.diff(last, now).paths
+            moved = {
+                p for p in hidden.keys() | self.hidden.keys() if hidden.get(p) != self.hidden.get(p)
+            }
+            changed = tuple(sorted({p for p in diff if p not in self.own_files} | moved))
+            if not changed:
+                return state, (), ()
+        return (*downgrade_verified(state), changed)
 
     def save(self, snap: Snapshot, hidden: dict[str, str]) -> None:
         """The tree as of the last recorded rotation, with the specs no snapshot includes."""
@@ -112,3 +120,15 @@ def with_hidden_spec_changes(
     if not moved:
         return changes
     return Changes(tuple(sorted(set(changes.paths) | moved)))
+
+
+def changed_since_last_run(changed: tuple[str, ...] | None, dropped: tuple[str, ...]) -> str:
+    """The warning for files changed between runs: which files (the first few), then which
+    verified specs go back to 2/3, each said separately."""
+    if changed is None:
+        what = "the last run's snapshot is missing or unreadable, so any file may have changed"
+    else:
+        shown = ", ".join(changed[:5])
+        more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        what = f"files changed since the last run: {shown}{more}"
+    return f"{what}; verified specs back to 2/3 for one more review: {', '.join(dropped)}"

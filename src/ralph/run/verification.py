@@ -17,9 +17,10 @@ from ralph.rules.prompt import VerifyInput, build_verification_prompt
 from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
 from ralph.rules.usage import record_usage
+from ralph.rules.words import plural
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
-from ralph.run.events import Notice, RotationEnded, RotationStarted
+from ralph.run.events import Notice, RotationEnded
 from ralph.run.facts import (
     RunArchived,
     VerificationAnswered,
@@ -36,7 +37,7 @@ from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Changes, Snapshot
 
-ALL_SPECS = "(all specs)"  # the spec a display shows for the final verification
+ALL_SPECS = fv.ALL_SPECS
 
 
 class Verification:
@@ -70,11 +71,11 @@ class Verification:
         if final.failures >= ctx.opts.max_verification_failures:
             # an earlier run gave up; this run is the user's decision to try again
             ctx.state = replace(ctx.state, final=replace(final, failures=0))
-        if ctx.state.iteration >= ctx.limit:
+        if ctx.exhausted:
             # The work is done within the limit; its verification is bounded on its own (by
             # max_verification_failures), so it always gets its rotation.
-            ctx.limit = ctx.state.iteration + 1
-            ctx.state = replace(ctx.state, max_iteration=ctx.limit)
+            ctx.limit = ctx.state.last_rotation + 1
+            ctx.state = replace(ctx.state, max_iteration=ctx.budget)
         stop = self.circuit.admit()
         if stop is not None:
             return stop, before
@@ -91,13 +92,16 @@ class Verification:
             ctx.emit(
                 Notice(
                     "warning",
-                    f"the final verification failed {failures} times in a row; "
+                    f"the final verification failed {plural(failures, 'time')} in a row; "
                     f"the last time: {verdict.summary}",
                 )
             )
+            report = ctx.ws.rel(ctx.ws.handoff(fv.SLUG))
             return ctx.end(
                 ExitCode.VERIFICATION_FAILED,
-                f"final verification failed {failures} times in a row: {verdict.summary}",
+                f"final verification failed {plural(failures, 'time')} in a row: "
+                f"{verdict.summary}; "
+                f"the verifier's reasons are in {report}",
             ), before
         return self.circuit.escalate_if_open(), before
 
@@ -146,9 +150,9 @@ class Verification:
         # fresh eyes: another available agent of the pool than the one that completed
         verifier = self.seats.reviewer("VERIFY")
         budget = LatencyBudget(opts.latency_budget_ms)
-        iteration = ctx.state.iteration + 1
+        iteration = ctx.number_next()
         attempt = ctx.state.final.failures + 1
-        ctx.state = replace(ctx.state, iteration=iteration, current_spec=None)
+        ctx.state = replace(ctx.state, current_spec=None)
         ctx.save()
         ctx.lock.update(current_spec=None, iteration=iteration, mode="VERIFY")
         report = ws.handoff(fv.SLUG)
@@ -176,11 +180,7 @@ class Verification:
             f"# ralph final verification {attempt} (rotation {iteration}) "
             f"agent={verifier.name} started={stamp(started)}",
         )
-        ctx.emit(
-            RotationStarted(
-                verifier.name, ALL_SPECS, "VERIFY", iteration, ctx.limit, started, ctx.rows()
-            )
-        )
+        ctx.emit(ctx.started(verifier.name, ALL_SPECS, "VERIFY", started))
         ctx.emit(VerificationStarted(attempt, iteration, verifier.name))
         request = self.rotation.request(
             verifier,
@@ -191,7 +191,7 @@ class Verification:
             report,
             tuple(s.path for s in specs),
         )
-        result = self.rotation.run_agent(verifier, request, log)
+        result = self.rotation.run_agent(verifier, request, log, ALL_SPECS)
         # its tokens and cost count like any rotation's (run totals, per agent; no spec)
         ctx.state = record_usage(ctx.state, fv.SUBJECT, verifier.name, result.usage)
         failure = result.failure
@@ -252,16 +252,18 @@ class Verification:
                     ALL_SPECS,
                     "VERIFY",
                     iteration,
-                    ctx.limit,
+                    ctx.run_iteration,
+                    ctx.budget,
                     "VERIFY_PASS" if verdict.passed else "VERIFY_FAIL",
                     changes,
                     3 if verdict.passed else 2,
-                    elapsed,
+                    round(elapsed, 3),
                     None if verdict.passed else verdict.summary,
                     dropped,
                     ctx.rows(),
                 )
             )
+            self.circuit.announce()
         return after, verdict, interrupted
 
 

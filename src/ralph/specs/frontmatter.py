@@ -26,7 +26,7 @@ from pydantic import (
     field_validator,
 )
 
-from ralph.errors import SpecError, invalid_value, yaml_problem
+from ralph.errors import SpecError, invalid_value, model_keys, yaml_problem
 from ralph.rules.caps import Caps
 
 FENCE = "---"
@@ -298,6 +298,7 @@ def parse_front_matter(path: str, text: str) -> SpecMeta | None:
             is_tag=_is_tag,
             brackets=True,
             unknown_key="unknown key",
+            keys=model_keys(SpecMeta),
         )
         raise SpecError(message, HINT) from None
 

@@ -12,7 +12,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Literal
@@ -58,6 +58,9 @@ class CancelWatch:
         self._lock = threading.Lock()
         self._linked: list[threading.Event] = []
         self._thread: threading.Thread | None = None
+        # told once when a request arrives (from the watching thread), so a display can say
+        # the run will stop before it does
+        self.on_request: Callable[[CancelMode], None] | None = None
 
     @property
     def requested(self) -> bool:
@@ -68,8 +71,10 @@ class CancelWatch:
         if self.mode == "now" or not self.path.exists():
             return
         mode = read_request(self.state_dir, self.pid)
-        if mode is not None:
+        if mode is not None and mode != self.mode:
             self.mode = mode
+            if self.on_request is not None:
+                self.on_request(mode)
             if mode == "now":
                 with self._lock:
                     self.now.set()

@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from ralph.errors import ConfigError, invalid_value, yaml_problem
+from ralph.errors import ConfigError, invalid_value, model_keys, yaml_problem
 from ralph.rules.cmdline import split_command
 
 CONFIG_FILE = "ralph.yaml"
@@ -246,7 +246,14 @@ def parse_config(text: str) -> RalphConfig:
     try:
         return RalphConfig.model_validate(data)
     except ValidationError as exc:
-        message = invalid_value(CONFIG_FILE, exc.errors()[0], is_tag=_is_tag, brackets=False)
+        message = invalid_value(
+            CONFIG_FILE,
+            exc.errors()[0],
+            is_tag=_is_tag,
+            brackets=False,
+            unknown_key="unknown key",
+            keys=model_keys(RalphConfig),
+        )
         raise ConfigError(
             message,
             "see the Configuration section of the README for the keys ralph.yaml accepts",

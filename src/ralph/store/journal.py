@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ralph.store.files import read_text
+from ralph.store.files import read_text, write_text_atomic
 
 PROGRESS_HEADER = "# Progress\n\nOne line per rotation and per verification attempt, by ralph.\n\n"
 RECENT_ERRORS = 5  # lines of errors.log the next prompt shows
@@ -45,8 +45,39 @@ def recent_errors(path: Path, limit: int = RECENT_ERRORS) -> tuple[str, ...]:
     return tuple(lines[-limit:])
 
 
+NOTE_HEAD = "\n\n> **Note from ralph:** "
+REFUSAL_START = "your DONE was refused, because"
+REFUSAL_END = "Fix them before you say DONE again."
+
+
+def drop_refusal_notes(path: Path, keep: Path) -> bool:
+    """Move the notes that a DONE was refused from a handoff to `keep`, once a DONE passed:
+    an old refusal read later would send the agent after checks that pass, and what the checks
+    said stays on record. True when one was there."""
+    import re
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return False
+    pattern = re.compile(
+        re.escape(NOTE_HEAD) + r"rotation \d+: " + re.escape(REFUSAL_START)
+        + r".*?" + re.escape(REFUSAL_END) + r"\n",
+        re.DOTALL,
+    )  # fmt: skip
+    moved = pattern.findall(text)
+    if not moved:
+        return False
+    kept = pattern.sub("", text)
+    keep.parent.mkdir(parents=True, exist_ok=True)
+    with keep.open("a", encoding="utf-8") as f:
+        f.write("".join(moved))
+    write_text_atomic(path, kept)
+    return True
+
+
 def append_note(path: Path, note: str) -> None:
     """Add a note from ralph to a handoff, so the next rotation knows what happened."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as f:
-        f.write(f"\n\n> **Note from ralph:** {note}\n")
+        f.write(f"{NOTE_HEAD}{note}\n")

@@ -200,7 +200,8 @@ class RunLock:
             who += f", on {other['current_spec']})" if other.get("current_spec") else ")"
         return LockError(
             f"another ralph run is live in this project{who}",
-            "wait for it to finish, or stop it (Ctrl-C in its terminal)",
+            "wait for it to finish (ralph inspect --follow shows it), or stop it from here: "
+            "ralph cancel (after the current rotation) or ralph cancel --now",
         )
 
     def record_agent(self, pid: int) -> None:

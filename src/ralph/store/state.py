@@ -138,9 +138,13 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
     max_iteration = data.get("max_iterations")
     if max_iteration is not None:
         max_iteration = check.int_(data, "max_iterations", "", 0, None)
+    iteration = check.int_(data, "iteration", "", 0, None)
+    # files from before numbering outlived a reset: the iteration was the last number
+    last = check.int_(data, "last_rotation", "", 0, None) if "last_rotation" in data else 0
     return State(
         schema_version=SCHEMA_VERSION,
-        iteration=check.int_(data, "iteration", "", 0, None),
+        iteration=iteration,
+        last_rotation=max(last, iteration),
         max_iteration=max_iteration,
         current_spec=check.opt_str(data, "current_spec", ""),
         specs=tuple(specs),

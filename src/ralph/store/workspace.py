@@ -84,6 +84,12 @@ class Workspace:
     def history_log(self, slug: str, iteration: int) -> Path:
         return self.history / slug / f"{iteration:03d}.log"
 
+    def last_logged_rotation(self) -> int:
+        """The highest rotation number with a history log: where numbering goes on when the
+        state file was lost (numbers never repeat while the logs exist)."""
+        numbers = (p.name.partition(".")[0] for p in self.history.glob("*/[0-9][0-9][0-9]*.log"))
+        return max((int(n) for n in numbers if n.isdigit()), default=0)
+
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 

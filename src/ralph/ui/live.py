@@ -11,8 +11,9 @@ from ralph.rules.usage import format_tally
 from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RunEnded
 from ralph.ui.closing import Closing
 from ralph.ui.panel import MODE_STYLES, matrix_table, render_panel
+from ralph.ui.panelfit import shorten_left
 from ralph.ui.panelview import PanelView, apply_event
-from ralph.ui.statustable import SIGNAL_STYLES, progress
+from ralph.ui.statustable import SIGNAL_STYLES, run_progress
 from ralph.ui.text import clean_line, files_changed, format_clock, usage_reported
 
 if TYPE_CHECKING:
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.live import Live
     from rich.text import Text
+
+
+SPEC_WIDTH = 48  # a spec path in a rotation's scroll-back line, shortened from the left
 
 
 class LiveDisplay(Closing):
@@ -39,13 +43,17 @@ class LiveDisplay(Closing):
 
     def _renderable(self) -> RenderableType:
         # Called from Live's refresh thread: it reads one immutable view, so no lock is needed.
-        return render_panel(self._view, self._clock())
+        width, height = self.console.size
+        # one line spare: the cursor sits below the panel
+        return render_panel(self._view, self._clock(), (width, max(1, height - 1)))
 
     def _start(self) -> Live:
         # Started on the first event rather than in __init__ so that building a display
         # (for example to pick one) draws nothing and starts no refresh thread.
         if self._live is not None and not self._live.is_started:
-            self._live.start(refresh=True)  # paused to ask the user something; back on
+            # Paused to ask the user something: a new Live starts below the question. The old
+            # one would move the cursor up by the panel it drew before, over the question.
+            self._live = None
         if self._live is None:
             from rich.live import Live
 
@@ -66,7 +74,7 @@ class LiveDisplay(Closing):
             return
         live = self._start()
         if isinstance(event, RotationEnded):
-            self.console.print(_summary_text(event))
+            print_rotation(self.console, event)
         elif isinstance(event, Notice):
             style = "bold yellow" if event.level == "warning" else "dim"
             prefix = "warning: " if event.level == "warning" else ""
@@ -86,7 +94,8 @@ class LiveDisplay(Closing):
             style="bold green" if ok else "bold red",
         )
         line.append(event.reason)
-        line.append(f" · iteration {progress(event.iteration, event.max_iteration)}", style="dim")
+        where = run_progress(event.iteration, event.run_iteration, event.max_iterations)
+        line.append(f" · last rotation {where}", style="dim")
         if event.usage is not None and usage_reported(event.usage):
             line.append(f" · usage {format_tally(event.usage)}", style="dim")
         self.console.print(line)
@@ -102,9 +111,12 @@ def _summary_text(event: RotationEnded) -> Text:
     from rich.text import Text
 
     text = Text()
-    text.append(f"rotation {progress(event.iteration, event.max_iteration)} ", style="dim")
+    text.append(
+        f"rotation {run_progress(event.iteration, event.run_iteration, event.max_iterations)} ",
+        style="dim",
+    )
     text.append(f"[{event.mode}] ", style=MODE_STYLES.get(event.mode, ""))
-    text.append(f"{event.spec}: ")
+    text.append(f"{shorten_left(event.spec, SPEC_WIDTH)}: ")
     text.append(event.signal, style=SIGNAL_STYLES.get(event.signal, "bold"))
     text.append(f" · {files_changed(event.files_changed)}")
     text.append(
@@ -118,3 +130,9 @@ def _summary_text(event: RotationEnded) -> Text:
     if event.usage is not None:
         text.append(f" · {format_tally(event.usage)}", style="dim")
     return text
+
+
+def print_rotation(console: Console, event: RotationEnded) -> None:
+    """A rotation's line in the scroll-back, on one line whatever the width (cut at the end:
+    the worklog and the history keep all of it)."""
+    console.print(_summary_text(event), no_wrap=True, overflow="ellipsis")

@@ -10,6 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
+from ralph.rules.words import plural
 from ralph.ui.runreport import RunReport
 
 NOTIFY_TIMEOUT = 5.0
@@ -21,7 +22,8 @@ def notification_text(report: RunReport) -> tuple[str, str]:
         title = "ralph: every spec verified"
     else:
         title = f"ralph stopped (exit {report.exit_code})"
-    body = f"{report.verified}/{len(report.specs)} specs verified · {report.rotations} rotations"
+    done = f"{report.verified}/{len(report.specs)} specs verified"
+    body = f"{done} · {plural(report.rotations, 'rotation')}"
     if report.reason and report.exit_code != 0:
         body = f"{report.reason}\n{body}"
     return title, body

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING
 from ralph.rules.pool import Seat, describe
 from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.usage import format_tally
+from ralph.rules.words import plural
 from ralph.run.events import RotationEnded, SpecRow
+from ralph.ui.panelfit import Fit, fit, shorten_left
 from ralph.ui.panelview import PanelView
-from ralph.ui.statustable import SIGNAL_STYLES, counter, progress, status_text, tests_text
-from ralph.ui.text import clean_line, files_changed, format_clock, plural, usage_reported
+from ralph.ui.statustable import SIGNAL_STYLES, counter, run_progress, status_text, tests_text
+from ralph.ui.text import clean_line, files_changed, format_clock, usage_reported
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -78,19 +80,24 @@ def _last_text(last: RotationEnded | None) -> Text:
 def matrix_table(
     matrix: Sequence[SpecRow], *, current: str | None, limit: int | None
 ) -> RenderableType:
+    """The whole matrix (or its first `limit` rows and the current spec's)."""
+    fitted = fit(matrix, current, (), fixed=0, size=None, limit=limit or len(matrix))
+    return _matrix(fitted, current, len(matrix))
+
+
+def _matrix(fitted: Fit, current: str | None, total: int) -> RenderableType:
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    if not matrix:
+    if not total:
         return Text("no specs", style="dim")
-    shown = list(matrix if limit is None else matrix[:limit])
-    # The spec being worked on must stay visible even when it sorts past the cut.
-    if current is not None and all(row.path != current for row in shown):
-        shown.extend(row for row in matrix if row.path == current)
+    shown = fitted.rows
     grid = Table.grid(padding=(0, 1))
     grid.add_column(width=1, no_wrap=True)  # marker of the current spec
-    grid.add_column(overflow="fold", ratio=1)  # path: folded rather than cut, it must stay exact
+    # path: shortened from the left to the terminal (the end names the spec); with no
+    # terminal size, folded rather than cut, it must stay exact
+    grid.add_column(overflow="fold" if fitted.path_width is None else "ellipsis", ratio=1)
     grid.add_column(no_wrap=True)  # counter
     grid.add_column(no_wrap=True)  # last status
     grid.add_column(width=1, no_wrap=True)  # verified tick
@@ -99,17 +106,18 @@ def matrix_table(
         verified = row.done_count >= TARGET
         grid.add_row(
             Text("▶", style="bold") if is_current else "",
-            Text(row.path, style="bold" if is_current else ""),
+            Text(shorten_left(row.path, fitted.path_width), style="bold" if is_current else ""),
             Text(counter(row), style="green" if verified else ""),
             Text(
                 status_text(row.last_status), style=SIGNAL_STYLES.get(row.last_status or "", "dim")
             ).append(tests_text(row.tests), style="dim"),
             Text("✓", style="bold green") if verified else "",
         )
-    hidden = len(matrix) - len(shown)
-    if hidden <= 0:
+    if fitted.summary is None:
         return grid
-    return Group(grid, Text(f"… and {hidden} more", style="dim"))
+    summary = Text(fitted.summary, style="dim", no_wrap=True, overflow="ellipsis")
+    # the counts lead when rows were picked around the current spec, follow a cut list
+    return Group(grid, summary) if fitted.summary.startswith("…") else Group(summary, grid)
 
 
 def lanes_table(view: PanelView, now: float) -> RenderableType:
@@ -161,27 +169,23 @@ def _seats_text(seats: Sequence[Seat], now: float) -> Text:
     return text
 
 
-def render_panel(view: PanelView, now: float) -> Panel:
-    """The live panel for `view` at time `now` (pure: the caller supplies the clock)."""
+def render_panel(view: PanelView, now: float, size: tuple[int, int] | None = None) -> Panel:
+    """The live panel for `view` at time `now` (pure: the caller supplies the clock), fitted
+    to a terminal of `size` (width, height) when given: every status row on one line, the
+    matrix collapsed to what fits, the agent's last lines kept."""
     from rich.console import Group
     from rich.panel import Panel
     from rich.table import Table
     from rich.text import Text
 
-    rows = Table.grid(padding=(0, 1))
-    rows.add_column(style="bold", no_wrap=True)
-    rows.add_column(ratio=1)
-
-    rows.add_row("Spec:", Text(view.spec, overflow="fold") if view.spec else Text("—", style="dim"))
-
-    iteration = Text(progress(view.iteration, view.max_iteration))
+    width = None if size is None else max(8, size[0] - 4 - 11)  # borders, padding, labels
+    head = [("Spec:", Text(shorten_left(view.spec, width)) if view.spec else Text("—"))]
+    iteration = Text(run_progress(view.iteration, view.run_iteration, view.max_iterations))
     if view.mode is not None:
         iteration.append(f" [{view.mode}]", style=MODE_STYLES[view.mode])
-    rows.add_row("Iteration:", iteration)
-
-    if view.lanes:
-        rows.add_row("Lanes:", lanes_table(view, now))
-    rows.add_row("Specs:", matrix_table(view.matrix, current=view.spec, limit=MATRIX_LIMIT))
+    head.append(("Iteration:", iteration))
+    if not view.spec:
+        head[0][1].stylize("dim")
 
     if view.phase == "running" and view.started_at is not None:
         elapsed = Text(format_clock(now - view.started_at))
@@ -189,28 +193,45 @@ def render_panel(view: PanelView, now: float) -> Panel:
         elapsed = Text(format_clock(view.elapsed))
     else:
         elapsed = Text("—", style="dim")
-    rows.add_row("Elapsed:", elapsed)
-
-    rows.add_row("Last:", _last_text(view.last))
-
+    tail = [("Elapsed:", elapsed), ("Last:", _last_text(view.last))]
     if usage_reported(view.run_usage):
-        rows.add_row("Usage:", _usage_text(view))
+        tail.append(("Usage:", _usage_text(view)))
     if view.costs:
-        rows.add_row("Cost:", Text(view.costs, overflow="fold"))
+        tail.append(("Cost:", Text(view.costs)))
     if len(view.seats) > 1 or any(not s.available(now) for s in view.seats):
-        rows.add_row("Agents:", _seats_text(view.seats, now))
+        tail.append(("Agents:", _seats_text(view.seats, now)))
     if view.waiting_until is not None:
         waiting = Text(f"{format_clock(view.waiting_until - now)} left", style="bold yellow")
         if view.waiting_reason:
             waiting.append(f" · {clean_line(view.waiting_reason)}", style="yellow")
         waiting.append(" · Ctrl-C stops", style="dim")
-        rows.add_row("Waiting:", waiting)
+        tail.append(("Waiting:", waiting))
+    if view.cancel is not None and view.phase != "finished":
+        how = "now" if view.cancel == "now" else "after this rotation"
+        tail.append(("Cancel:", Text(f"stopping {how} (ralph cancel)", style="bold yellow")))
+
+    # Blocks above the matrix (status rows now; a block of lane rows can join them) count
+    # against the height first; the matrix and the agent's lines share what is left.
+    lanes = lanes_table(view, now) if view.lanes else None  # a block above the matrix
+    fixed = sum(text.plain.count("\n") + 1 for _, text in (*head, *tail))
+    fixed += max(1, len(view.running)) if lanes is not None else 0
+    fitted = fit(view.matrix, view.spec, view.output, fixed=fixed, size=size, limit=MATRIX_LIMIT)
+    rows = Table.grid(padding=(0, 1))
+    rows.add_column(style="bold", no_wrap=True, min_width=10)  # "Iteration:" whole
+    rows.add_column(ratio=1, no_wrap=size is not None, overflow="ellipsis")
+    for label, text in head:
+        rows.add_row(label, text)
+    if lanes is not None:
+        rows.add_row("Lanes:", lanes)
+    rows.add_row("Specs:", _matrix(fitted, view.spec, len(view.matrix)))
+    for label, text in tail:
+        rows.add_row(label, text)
 
     body: list[RenderableType] = [rows]
-    if view.output:
+    if fitted.output:
         body.append(Text(""))
         body.extend(
-            Text(line, style="dim", no_wrap=True, overflow="ellipsis") for line in view.output
+            Text(line, style="dim", no_wrap=True, overflow="ellipsis") for line in fitted.output
         )
     return Panel(
         Group(*body),

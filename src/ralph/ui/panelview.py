@@ -11,6 +11,7 @@ from ralph.rules.state import Tally
 from ralph.rules.usage import UNREPORTED, merge
 from ralph.run.events import (
     AgentOutput,
+    CancelRequested,
     CostsUpdated,
     Event,
     PoolChanged,
@@ -46,8 +47,9 @@ class PanelView:
     phase: Phase = "waiting"
     spec: str | None = None
     mode: Mode | None = None
-    iteration: int = 0
-    max_iteration: int | None = None
+    iteration: int = 0  # the rotation's number, for the life of the project
+    run_iteration: int = 0  # its place in this run
+    max_iterations: int | None = None  # this run's budget
     started_at: float | None = None  # of the running rotation
     elapsed: float | None = None  # of the last finished rotation, frozen once it ended
     matrix: tuple[SpecRow, ...] = ()
@@ -60,6 +62,7 @@ class PanelView:
     seats: tuple[Seat, ...] = ()  # the pool's agents: benched, evicted or ready
     waiting_until: float | None = None  # no agent available: waiting for a limit to reset
     waiting_reason: str | None = None
+    cancel: str | None = None  # `ralph cancel` asked the run to stop ("after" or "now")
     running: tuple[LaneRow, ...] = ()  # rotations under way, one per lane
     lanes: bool = False  # rotations ran side by side in this run: the panel shows its lanes
     costs: str | None = None  # per verified spec and the forecast for the open ones
@@ -92,10 +95,12 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             agent=event.agent,
             phase="starting",
             iteration=event.iteration,
-            max_iteration=event.max_iteration,
+            run_iteration=0,
+            max_iterations=event.max_iterations,
             matrix=event.matrix,
             exit_code=None,
             reason=None,
+            cancel=None,
             run_usage=Tally(),
             agent_usage=(),
             waiting_until=None,
@@ -110,7 +115,8 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             spec=event.spec,
             mode=event.mode,
             iteration=event.iteration,
-            max_iteration=event.max_iteration,
+            run_iteration=event.run_iteration,
+            max_iterations=event.max_iterations,
             started_at=event.started_at,
             elapsed=None,
             matrix=event.matrix,
@@ -130,7 +136,8 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             spec=event.spec,
             mode=event.mode,
             iteration=event.iteration,
-            max_iteration=event.max_iteration,
+            run_iteration=event.run_iteration,
+            max_iterations=event.max_iterations,
             elapsed=event.elapsed,
             matrix=event.matrix,
             last=event,
@@ -140,7 +147,8 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             view,
             phase="finished",
             iteration=event.iteration,
-            max_iteration=event.max_iteration,
+            run_iteration=event.run_iteration,
+            max_iterations=event.max_iterations,
             matrix=event.matrix,
             exit_code=event.exit_code,
             reason=event.reason,
@@ -148,6 +156,8 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             waiting_until=None,
             waiting_reason=None,
         )
+    if isinstance(event, CancelRequested):
+        return replace(view, cancel=event.mode)
     if isinstance(event, PoolChanged):
         return replace(view, seats=event.seats)
     if isinstance(event, Waiting):

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.usage import format_tally
+from ralph.rules.words import plural
 from ralph.run.events import (
     AgentOutput,
+    CancelRequested,
     CostsUpdated,
     Event,
     Notice,
@@ -24,13 +26,12 @@ from ralph.run.events import (
     event_name,
 )
 from ralph.ui.closing import Closing
-from ralph.ui.statustable import counter, progress, status_text, tests_text
+from ralph.ui.statustable import counter, run_progress, status_text, tests_text
 from ralph.ui.text import (
     clean_line,
     files_changed,
     format_clock,
     format_seconds,
-    plural,
     usage_reported,
 )
 
@@ -41,9 +42,18 @@ if TYPE_CHECKING:
 # Fields each display already renders in its own words; any other field an event carries (a
 # later addition such as usage or a check result) is appended as `name value`, never dropped.
 _RENDERED: dict[type, frozenset[str]] = {
-    RunStarted: frozenset({"agent", "iteration", "max_iteration", "matrix"}),
+    RunStarted: frozenset({"agent", "iteration", "max_iterations", "run_iteration", "matrix"}),
     RotationStarted: frozenset(
-        {"agent", "spec", "mode", "iteration", "max_iteration", "started_at", "matrix"}
+        {
+            "agent",
+            "spec",
+            "mode",
+            "iteration",
+            "max_iterations",
+            "run_iteration",
+            "started_at",
+            "matrix",
+        }
     ),
     RotationEnded: frozenset(
         [
@@ -51,7 +61,8 @@ _RENDERED: dict[type, frozenset[str]] = {
             "spec",
             "mode",
             "iteration",
-            "max_iteration",
+            "max_iterations",
+            "run_iteration",
             "signal",
             "files_changed",
             "done_count",
@@ -63,9 +74,12 @@ _RENDERED: dict[type, frozenset[str]] = {
         ]
     ),
     Notice: frozenset({"level", "message"}),
-    RunEnded: frozenset({"exit_code", "reason", "iteration", "max_iteration", "matrix", "usage"}),
+    RunEnded: frozenset(
+        {"exit_code", "reason", "iteration", "max_iterations", "run_iteration", "matrix", "usage"}
+    ),
     PoolChanged: frozenset({"seats"}),
     Waiting: frozenset({"until", "reason"}),
+    CancelRequested: frozenset({"mode"}),
 }
 
 
@@ -146,13 +160,12 @@ class PlainDisplay(LineDisplay):
         if isinstance(event, RunStarted):
             self._write(
                 f"run started: agent {event.agent}, {plural(len(event.matrix), 'spec')}, "
-                f"iteration {progress(event.iteration, event.max_iteration)}{extra}"
+                f"budget {plural(event.max_iterations, 'rotation')} "
+                f"(numbered from {event.iteration + 1}){extra}"
             )
         elif isinstance(event, RotationStarted):
-            self._write(
-                f"rotation {progress(event.iteration, event.max_iteration)} [{event.mode}] "
-                f"{event.spec} ({event.agent}){extra}"
-            )
+            where = run_progress(event.iteration, event.run_iteration, event.max_iterations)
+            self._write(f"rotation {where} [{event.mode}] {event.spec} ({event.agent}){extra}")
         elif isinstance(event, AgentOutput):
             self._write(*(f"  | {clean_line(line)}" for line in event.lines))
         elif isinstance(event, RotationEnded):
@@ -168,6 +181,9 @@ class PlainDisplay(LineDisplay):
             if event.usage is not None:
                 text += f", usage: {format_tally(event.usage)}"
             self._write(text + extra)
+        elif isinstance(event, CancelRequested):
+            how = "now" if event.mode == "now" else "after the current rotation"
+            self._write(f"ralph cancel: stopping {how}")
         elif isinstance(event, PoolChanged):
             pass  # benching and eviction each come with a Notice line
         elif isinstance(event, Waiting):
@@ -182,7 +198,8 @@ class PlainDisplay(LineDisplay):
         elif isinstance(event, RunEnded):
             self._write(
                 f"run ended: {clean_line(event.reason)} (exit {event.exit_code}), "
-                f"iteration {progress(event.iteration, event.max_iteration)}{extra}"
+                "last rotation "
+                f"{run_progress(event.iteration, event.run_iteration, event.max_iterations)}{extra}"
             )
             if self.quiet:
                 return

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from ralph.rules.state import MAX_COUNT
+from ralph.rules.words import plural
 from ralph.ui.runreport import RunReport, SpecReport
 from ralph.ui.text import format_clock
 
@@ -131,7 +132,7 @@ def markdown_summary(report: RunReport) -> str:
         lines += [_cell(report.reason), ""]
     facts = [
         f"{report.verified}/{len(report.specs)} specs verified",
-        f"{report.rotations} rotations this run",
+        f"{plural(report.rotations, 'rotation')} this run",
     ]
     if report.duration is not None:
         facts.append(f"time {format_clock(report.duration)}")
@@ -152,6 +153,10 @@ def markdown_summary(report: RunReport) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 3)
+
+
 def report_data(report: RunReport) -> dict[str, Any]:
     """`--report-json`: the final matrix and the totals."""
     return {
@@ -159,10 +164,10 @@ def report_data(report: RunReport) -> dict[str, Any]:
         "reason": report.reason,
         "complete": bool(report.specs) and report.verified == len(report.specs),
         "agent": report.agent,
-        "started_at": report.started_at,
-        "ended_at": report.ended_at,
+        "started_at": _ms(report.started_at),
+        "ended_at": _ms(report.ended_at),
         "iteration": report.iteration,
-        "max_iterations": report.max_iteration,
+        "max_iterations": report.max_iterations,
         "totals": {
             "specs": len(report.specs),
             "verified": report.verified,

@@ -43,8 +43,8 @@ class RunReport:
     ended_at: float | None = None
     exit_code: int | None = None  # None: the run has not ended
     reason: str | None = None
-    iteration: int = 0
-    max_iteration: int | None = None
+    iteration: int = 0  # the last rotation's number
+    max_iterations: int | None = None  # this run's budget
     specs: tuple[SpecReport, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # unknown fields of RunEnded
     costs: dict[str, Any] | None = None  # per spec, per verified spec, forecast (RunEnded)
@@ -104,7 +104,7 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
             agent=event.agent,
             started_at=now,
             iteration=event.iteration,
-            max_iteration=event.max_iteration,
+            max_iterations=event.max_iterations,
         )
         return _with_matrix(report, event.matrix)
     if isinstance(event, RotationStarted):
@@ -129,7 +129,8 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
             )
         return replace(report, specs=tuple(specs))
     if isinstance(event, RunEnded):
-        known = {"exit_code", "reason", "iteration", "max_iteration", "matrix", "costs"}
+        known = {"exit_code", "reason", "iteration", "run_iteration", "max_iterations", "matrix"}
+        known |= {"costs"}
         extra = {k: v for k, v in event_fields(event).items() if k not in known}
         report = replace(
             report,
@@ -137,7 +138,7 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
             exit_code=event.exit_code,
             reason=event.reason,
             iteration=event.iteration,
-            max_iteration=event.max_iteration,
+            max_iterations=event.max_iterations,
             extra=extra,
             costs=event.costs,
         )

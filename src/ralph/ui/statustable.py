@@ -16,6 +16,7 @@ from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.state import Tally
 from ralph.rules.testsummary import TestCounts
 from ralph.rules.usage import format_tally
+from ralph.rules.words import plural
 
 SIGNAL_STYLES = {
     "DONE": "bold green",
@@ -50,6 +51,16 @@ def progress(iteration: int, max_iteration: int | None) -> str:
     return str(iteration) if max_iteration is None else f"{iteration}/{max_iteration}"
 
 
+def run_progress(iteration: int, run_iteration: int, max_iterations: int | None) -> str:
+    """`12 (4/20 this run)`: the rotation's number for the life of the project, then its place
+    in this run's own budget (a global maximum would grow run after run)."""
+    if max_iterations is None:
+        return str(iteration)
+    if iteration == run_iteration:  # the project's first run: one number says both
+        return f"{iteration}/{max_iterations}"
+    return f"{iteration} ({run_iteration}/{max_iterations} this run)"
+
+
 def counter(row: MatrixRow) -> str:
     return f"{row.done_count}/{TARGET}"
 
@@ -65,8 +76,9 @@ def _yes_no(flag: bool) -> str:
 def _status_caption(
     *, iteration: int, max_iteration: int | None, running: bool, complete: bool
 ) -> str:
+    budget = "" if max_iteration is None else f" (last run's budget {max_iteration})"
     return (
-        f"iteration {progress(iteration, max_iteration)} · "
+        f"iteration {iteration}{budget} · "
         f"{'run live' if running else 'no run'} · "
         f"{'complete' if complete else 'not complete'}"
     )
@@ -78,7 +90,9 @@ def usage_lines(usage: Tally | None, agents: Sequence[tuple[str, Tally]]) -> lis
         return []  # nothing reported (custom commands report no usage)
     lines = [f"usage: {format_tally(usage)}"]
     if len(agents) > 1:
-        lines.extend(f"  {name}: {format_tally(t)} ({t.rotations} rotations)" for name, t in agents)
+        lines.extend(
+            f"  {name}: {format_tally(t)} ({plural(t.rotations, 'rotation')})" for name, t in agents
+        )
     return lines
 
 

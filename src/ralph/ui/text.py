@@ -6,6 +6,7 @@ import re
 import time
 
 from ralph.rules.state import Tally
+from ralph.rules.words import plural
 
 # CSI and OSC sequences, other two-byte escapes, then lone C0/C1 control characters:
 # agent CLIs colour their output, and those bytes must never reach a log or corrupt the panel.
@@ -45,10 +46,6 @@ def format_seconds(seconds: float) -> str:
     if seconds < 60:
         return f"{max(0.0, seconds):.1f} s"
     return format_clock(seconds)
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def files_changed(count: int) -> str:

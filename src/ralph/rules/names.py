@@ -1,0 +1,67 @@
+"""Finding what the user meant among known names: a part of a spec path, a misspelt key."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+
+def matching(query: str, names: Iterable[str]) -> list[str]:
+    """The names `query` picks: the one equal to it, else every name containing it (case
+    ignored), so `classify` finds `specs/classify.spec.md`."""
+    known = list(dict.fromkeys(names))
+    if query in known:
+        return [query]
+    needle = query.casefold()
+    return [name for name in known if needle in name.casefold()]
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` for the closest choice, or "" when none is close."""
+    import difflib  # only on an error path
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# Programs that run another one named after them: the agent is the script, not the runner.
+_RUNNERS = re.compile(
+    r"(?:python|pypy|node|deno|bun|ruby|perl|php|bash|sh|zsh|dash|fish|env|uv|uvx|npx|pnpx"
+    r"|poetry|pipx|exec|nice|time|timeout|nohup)[\d.]*(?:\.exe)?",
+    re.IGNORECASE,
+)
+_SUBCOMMANDS = frozenset({"run", "exec", "x", "tool"})  # `uv run x.py`, `poetry run agent`
+
+
+def command_label(argv: Sequence[str]) -> str:
+    """The name a custom agent goes by in the panel, the history and the usage: its script
+    (`python3 agents/review.py` -> `review`, `sh -c 'my-agent --fast'` -> `my-agent`), or the
+    program itself when it is not a runner of another one."""
+    words = list(argv)
+    i = 0
+    while i < len(words) and _RUNNERS.fullmatch(_base(words[i])):
+        i += 1
+        while i < len(words):
+            word = words[i]
+            if word == "-m" and i + 1 < len(words):  # `python -m pkg.agent`
+                return words[i + 1].rsplit(".", 1)[-1] or "custom"
+            if word in ("-c", "-e", "--eval") and i + 1 < len(words):
+                inner = words[i + 1].split()
+                return command_label(inner) if inner else _stem(words[0])
+            if word.startswith("-") or "=" in word or word in _SUBCOMMANDS or word.isdigit():
+                i += 1  # the runner's own flags, `env A=1`, `uv run`, `timeout 60`
+                continue
+            break
+    if i >= len(words):
+        return _stem(words[-1]) if words else "custom"
+    return _stem(words[i])
+
+
+def _base(word: str) -> str:
+    return word.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _stem(word: str) -> str:
+    base = _base(word)
+    stem = base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base
+    return stem or base or "custom"
