@@ -15,8 +15,8 @@ import pytest
 from filelock import FileLock
 
 from ralph.errors import LockError
+from ralph.process.signals import STOP_SIGNALS
 from ralph.rules.cmdline import split_command
-from ralph.run.interrupts import _STOP_SIGNALS
 from ralph.store.runlock import LOCK_FILE, RunLock, _filelock_held, is_live
 from tests.conftest import Project
 from tests.platforms import WINDOWS
@@ -117,7 +117,7 @@ def test_a_killed_run_leaves_its_lock_to_the_next(project: Project) -> None:
 
 
 def test_stop_signals_are_the_platforms_own() -> None:
-    names = {signal.Signals(sig).name for sig in _STOP_SIGNALS}
+    names = {signal.Signals(sig).name for sig in STOP_SIGNALS}
     if WINDOWS:
         assert names == {"SIGTERM", "SIGBREAK"}
     else:

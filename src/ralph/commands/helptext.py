@@ -56,6 +56,7 @@ METAVARS = {
     "--report-json": "FILE",
     "--on-escalation": "abort|accept|continue",
     "--spec": "PATH",
+    "--parallel": "N",
     "--project": "DIR",
     "--interval": "SECONDS",
     "--log": "N",
@@ -83,7 +84,9 @@ def make_readable(commands: Iterable[Any]) -> None:
         command.short_help = command.short_help or (command.help or "").split("\n\n")[0]
         for param in command.params:
             long = max(getattr(param, "opts", None) or [param.name or ""], key=len)
-            param.metavar = METAVARS.get(long, param.metavar)
+            choices = getattr(getattr(param, "type", None), "choices", None)
+            default = "|".join(map(str, choices)) if choices else param.metavar
+            param.metavar = METAVARS.get(long, default)
             if long in NO_DEFAULT:
                 param.show_default = False
             if not getattr(param.get_help_record, "readable", False):

@@ -18,6 +18,7 @@ from ralph.process.leftovers import run_mark
 from ralph.process.orphans import MARKER, Adopted
 from ralph.process.pipes import Tail, open_pipes
 from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult, StreamName
+from ralph.process.signals import Hold
 from ralph.process.spawn import spawn
 
 # The loop wakes at least this often, so a cancel event is seen within 0.2 s.
@@ -56,11 +57,19 @@ def run_process(
     # counted among the children ralph already had, and never reaped.
     adopted = Adopted(token)
     box = containment.active() if request.sandboxed else None
-    proc = spawn(request, box, token)
-    adopted.before.add(proc.pid)  # the agent itself is Popen's to wait for
-    run = _Supervisor(request, proc, on_output, adopted)
+    # From the start until a supervisor holds the process, Ctrl-C would leave it running:
+    # a Ctrl-C meanwhile is held, and acted on inside the try below, which stops the tree.
+    hold = Hold()
+    try:
+        proc = spawn(request, box, token)
+        adopted.before.add(proc.pid)  # the agent itself is Popen's to wait for
+        run = _Supervisor(request, proc, on_output, adopted)
+    except BaseException:
+        hold.release()  # a Ctrl-C that came meanwhile is what the caller hears of
+        raise
     failed = True
     try:
+        hold.release()
         if on_start is not None:  # e.g. record the agent's PID, so a later run can reap it
             on_start(proc.pid)
         run.supervise(cancel)
