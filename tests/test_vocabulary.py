@@ -64,8 +64,9 @@ def test_events_status_and_report_share_one_vocabulary(project: Project) -> None
             # `agent` (a name) and `agents` (a list) differ; `max_iteration` and
             # `max_iterations`, both numbers, would be one thing under two names
             spellings.setdefault((norm(key), kind(value)), set()).add(key)
-            # under `totals` every key counts what its name says (`verified`: how many)
-            if kind(value) is not None and not where.endswith(".totals"):
+            # under `totals` (and the costs' counts) every key counts what its name says
+            # (`verified`: how many)
+            if kind(value) is not None and not where.endswith((".totals", ".costs")):
                 kinds.setdefault(key, {}).setdefault(str(kind(value)), set()).add(where)
             if key in SECONDS_KEYS and isinstance(value, float):
                 assert value == round(value, 3), f"{where}.{key} = {value} is not rounded"

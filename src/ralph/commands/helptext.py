@@ -56,6 +56,8 @@ METAVARS = {
     "--report-json": "FILE",
     "--on-escalation": "abort|accept|continue",
     "--spec": "PATH",
+    "--parallel": "N",
+    "--sandbox": "off|auto|srt|bwrap|docker",
     "--project": "DIR",
     "--interval": "SECONDS",
     "--log": "N",
