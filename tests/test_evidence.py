@@ -12,7 +12,7 @@ import pytest
 
 from ralph.errors import StateError
 from ralph.rules.state import SpecState, State
-from ralph.rules.testsummary import TestCounts as Counts
+from ralph.rules.testcounts import TestCounts as Counts
 from ralph.store.state import load_state, save_state, state_from_json
 from tests.conftest import Project
 from tests.test_testguard import CALC_TEST, agent, assert_never_verified, calc_project

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ralph.checks.evidence import drop, no_tests, run_counts
-from ralph.rules.testsummary import TestCounts as Counts
+from ralph.rules.testcounts import TestCounts as Counts
 from ralph.rules.testsummary import parse_summary
 
 RUNNERS = Path(__file__).parent / "fixtures" / "runners"

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.rules.state import State
-from ralph.rules.testsummary import TestCounts, junit_counts, parse_summary
+from ralph.rules.testcounts import TestCounts, junit_counts
+from ralph.rules.testsummary import parse_summary
 
 NO_TESTS = "ran no test"
 DROP_HINT = "restore the tests, or a person accepts the drop with `ralph accept`"

@@ -28,7 +28,7 @@ from ralph.errors import SpecError
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
 from ralph.rules.state import SpecState, State
-from ralph.rules.testsummary import TestCounts
+from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
 from ralph.store.workspace import Workspace
 

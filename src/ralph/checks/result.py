@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from ralph.rules.testsummary import TestCounts, total
+from ralph.rules.testcounts import TestCounts, total
 
 
 @dataclass(frozen=True)

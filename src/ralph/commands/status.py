@@ -58,6 +58,10 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
 def lanes_data(root: Path) -> list[dict[str, Any]]:
     """The open lanes of a `--parallel` run (.ralph/lanes.json): where each one's work is."""
     from ralph.store.lanes import load_lanes
+
+    lanes = load_lanes(Workspace(root).dir).lanes
+    if not lanes:
+        return []  # the usual case: the lane plumbing is not even imported
     from ralph.store.worktrees import lane_path
 
     return [
@@ -67,7 +71,7 @@ def lanes_data(root: Path) -> list[dict[str, Any]]:
             "worktree": lane_path(root, lane.name).relative_to(root).as_posix(),
             "conflict": list(lane.conflict),
         }
-        for lane in load_lanes(Workspace(root).dir).lanes
+        for lane in lanes
     ]
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ralph.rules.breaker import Breaker
-from ralph.rules.testsummary import TestCounts
+from ralph.rules.testcounts import TestCounts
 
 SCHEMA_VERSION = 1
 MAX_COUNT = 3

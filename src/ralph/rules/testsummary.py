@@ -10,59 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+
+from ralph.rules.testcounts import TestCounts, total
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-@dataclass(frozen=True)
-class TestCounts:
-    passed: int = 0
-    failed: int = 0  # failures and errors
-    skipped: int = 0  # skipped, ignored, xfailed, todo
-    runners: tuple[str, ...] = ()  # which summaries they come from
-
-    @property
-    def executed(self) -> int:
-        return self.passed + self.failed
-
-    def __add__(self, other: TestCounts) -> TestCounts:
-        runners = tuple(dict.fromkeys((*self.runners, *other.runners)))
-        return TestCounts(
-            self.passed + other.passed,
-            self.failed + other.failed,
-            self.skipped + other.skipped,
-            runners,
-        )
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "passed": self.passed,
-            "failed": self.failed,
-            "skipped": self.skipped,
-            "runners": list(self.runners),
-        }
-
-    def describe(self) -> str:
-        return f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
-
-
-def total(counts: Iterable[TestCounts]) -> TestCounts | None:
-    out: TestCounts | None = None
-    for c in counts:
-        out = c if out is None else out + c
-    return out
-
-
-def junit_counts(suites: Iterable[tuple[int, int, int, int]]) -> TestCounts:
-    """JUnit XML's (tests, failures, errors, skipped) of each suite, as counts."""
-    passed = failed = skipped = 0
-    for tests, failures, errors, skips in suites:
-        failed += failures + errors
-        skipped += skips
-        passed += max(0, tests - failures - errors - skips)
-    return TestCounts(passed, failed, skipped, ("junit",))
 
 
 def parse_summary(output: str) -> TestCounts | None:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from ralph.rules.pool import Seat
 from ralph.rules.prompt import Mode
 from ralph.rules.state import MAX_COUNT, Tally, usage_to_json
-from ralph.rules.testsummary import TestCounts
+from ralph.rules.testcounts import TestCounts
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ import contextlib
 import os
 import sys
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -155,6 +154,8 @@ class RunLock:
 
         self.state_dir = state_dir
         # A lock taken inside a run that already marks its processes shares that run's id.
+        import uuid  # here: `ralph status` reads the lock without it (uuid loads platform)
+
         self.run_id = current_run() or uuid.uuid4().hex
         self.info: dict[str, Any] = {
             "pid": os.getpid(),

@@ -23,7 +23,7 @@ from ralph.rules.state import (
     Tally,
     state_to_json,
 )
-from ralph.rules.testsummary import TestCounts
+from ralph.rules.testcounts import TestCounts
 from ralph.store.files import RESET_HINT, load_json, write_json_atomic
 
 

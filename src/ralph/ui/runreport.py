@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ralph.rules.state import MAX_COUNT
-from ralph.rules.testsummary import TestCounts
+from ralph.rules.testcounts import TestCounts
 from ralph.run.events import (
     Event,
     RotationEnded,

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.state import Tally
-from ralph.rules.testsummary import TestCounts
+from ralph.rules.testcounts import TestCounts
 from ralph.rules.usage import format_tally
 from ralph.rules.words import plural
 
