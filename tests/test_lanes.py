@@ -238,7 +238,16 @@ def test_a_rate_limited_agent_is_benched_while_the_other_lanes_go_on(
 ) -> None:
     lanes_project(project, {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"})
     script = claude([{"kind": "rate_limit", "resets_in": 3600, "write": {"half.txt": "x"}}])
-    other = project.script({"*": [{"write": {"w.txt": "1"}, "signal": "DONE"}, {"signal": "DONE"}]})
+    # The other agent's first rotation ends only once claude's limit is on record: otherwise
+    # its lane could come back for an agent before ralph knows claude is limited (and rightly
+    # give it claude again), which is timing, not the rule under test.
+    worklog = project.root / ".ralph" / "worklog.jsonl"
+    limit_known = (
+        f"for i in $(seq 400); do grep -q rate_limit {worklog} 2>/dev/null && break; "
+        "sleep 0.05; done"
+    )
+    first = {"run": limit_known, "write": {"w.txt": "1"}, "signal": "DONE"}
+    other = project.script({"*": [first, {"signal": "DONE"}]})
     res = project.run(
         "run", "--agent", "claude", "--agent-command", other, "--parallel", "2", "--headless"
     )
