@@ -22,6 +22,15 @@ from ralph.process.orphans import Adopted
 KILL_SETTLE = 0.5
 
 
+def started_at(pid: int) -> float:
+    """When `pid` started (now, if it is already gone): with the pid, it names one process for
+    a later run that takes over, even once the pid is reused."""
+    try:
+        return float(psutil.Process(pid).create_time())
+    except psutil.Error:
+        return time.time()
+
+
 def alive(process: psutil.Process) -> bool:
     # A zombie is dead for our purposes: orphans may never be reaped if PID 1 does not
     # reap (as in some containers), and a zombie cannot be killed anyway.

@@ -5,11 +5,11 @@ joins the run's state through the hub (the one writer), and the shared pool's me
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from ralph.process.tree import started_at
 from ralph.rules.state import State
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
@@ -64,13 +64,7 @@ class LaneLock:
         self.hub.lane_info(self.name, info)
 
     def record_agent(self, pid: int) -> None:
-        import psutil
-
-        try:
-            started = psutil.Process(pid).create_time()
-        except psutil.Error:
-            started = time.time()
-        self.update(agent_pid=pid, agent_started=started)
+        self.update(agent_pid=pid, agent_started=started_at(pid))
 
 
 class LaneCancel:

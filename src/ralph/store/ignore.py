@@ -88,7 +88,7 @@ class WalkIgnore:
 
     def refresh(self) -> None:
         """Before a walk: the rule files on disk now, for their scaffolding."""
-        stats = [_stat(path) for path in self._files]
+        stats = [stat_key(path) for path in self._files]
         if stats != self._stats:
             self._stats = stats
             specs = (load_ignore(path, strict=False) for path in self._files)
@@ -142,7 +142,8 @@ def load_ignore(path: Path, *, strict: bool) -> pathspec.GitIgnoreSpec | None:
     return spec if any(p.include is not None for p in spec.patterns) else None
 
 
-def _stat(path: Path) -> tuple[int, int, int, int] | None:
+def stat_key(path: Path) -> tuple[int, int, int, int] | None:
+    """What tells a file changed without reading it (inode, size, mtime, ctime); None if absent."""
     try:
         st = path.stat()
     except OSError:

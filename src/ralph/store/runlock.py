@@ -207,13 +207,9 @@ class RunLock:
 
     def record_agent(self, pid: int) -> None:
         """Note the running agent, so that a run taking over after a crash can stop it."""
-        import psutil
+        from ralph.process.tree import started_at  # psutil: not on `ralph status`'s path
 
-        try:
-            started = psutil.Process(pid).create_time()
-        except psutil.Error:
-            started = time.time()
-        self.update(agent_pid=pid, agent_started=started)
+        self.update(agent_pid=pid, agent_started=started_at(pid))
 
     def update(self, **info: Any) -> None:
         """Best effort: run.json informs humans and `status`; a failed write must not stop

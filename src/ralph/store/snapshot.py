@@ -22,7 +22,14 @@ from ralph.errors import StateError
 from ralph.store import git, ignorebase
 from ralph.store.fingerprint import DELETED, DIRECTORY, CacheEntry, Fingerprints
 from ralph.store.git import HEAD_RE
-from ralph.store.ignore import RALPHIGNORE, RalphIgnore, WalkIgnore, is_scaffolding, load_ignore
+from ralph.store.ignore import (
+    RALPHIGNORE,
+    RalphIgnore,
+    WalkIgnore,
+    is_scaffolding,
+    load_ignore,
+    stat_key,
+)
 from ralph.store.indexflags import FLAGS_FILE, IndexFlags
 from ralph.store.walk import walk, walk_folder
 from ralph.store.workspace import STATE_DIR
@@ -276,7 +283,7 @@ class Snapshotter:
         it, and the stat of the files outside the tree (info/exclude, git config)."""
         names = (".gitignore", RALPHIGNORE)
         rule_files = sorted((p, f) for p, f in entries.items() if p.rsplit("/", 1)[-1] in names)
-        return (status.head, tuple(rule_files), tuple(_stat(p) for p in self._watched))
+        return (status.head, tuple(rule_files), tuple(stat_key(p) for p in self._watched))
 
     def diff(self, before: Snapshot, after: Snapshot) -> Changes:
         if before.kind != after.kind:
@@ -307,14 +314,6 @@ class Snapshotter:
         self._fingerprints.hashed_files += child.hashed_files
         data = json.dumps(snap.to_json(), sort_keys=True).encode()
         return f"{DIRECTORY}:{hashlib.sha256(data).hexdigest()}"
-
-
-def _stat(path: Path) -> tuple[int, int, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _blob_or_deleted(blob: str) -> str:
