@@ -20,7 +20,9 @@ class Footprint:
     files: tuple[str, ...] = ()  # relative to HOME: single files (writable when present)
     home_vars: tuple[str, ...] = ()  # variables that move the config folder elsewhere
     base_url_vars: tuple[str, ...] = ()  # variables naming another endpoint (its host is allowed)
-    key_vars: tuple[str, ...] = ()  # any one of these set: credentials given
+    # Where the CLI reads its keys: any one set means credentials given (doctor); every
+    # value is a secret kept out of ralph's records (agents/credentials.py).
+    key_vars: tuple[str, ...] = ()
     credential_files: tuple[str, ...] = ()  # relative to HOME: any one present: logged in
     # False: the CLI may keep its login where ralph cannot look (a keychain, a provider's own
     # file), so finding no credentials is a warning, not an error.
@@ -76,7 +78,7 @@ FOOTPRINTS: dict[str, Footprint] = {
             ".cache/opencode",
             ".local/state/opencode",
         ),
-        key_vars=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"),
+        key_vars=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"),
         credential_files=(".local/share/opencode/auth.json",),
         certain=False,  # providers configured in opencode.json carry their own keys
         login_hint="run `opencode auth login`, or set the provider's API key",
@@ -93,7 +95,12 @@ FOOTPRINTS: dict[str, Footprint] = {
     "aider": Footprint(
         hosts=(*_ANTHROPIC, *_OPENAI),
         folders=(".aider", ".cache/aider"),
-        key_vars=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "AIDER_ANTHROPIC_API_KEY"),
+        key_vars=(
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "OPENROUTER_API_KEY",
+            "AIDER_ANTHROPIC_API_KEY",
+        ),
         certain=False,  # keys may sit in .env or .aider.conf.yml
         login_hint="set ANTHROPIC_API_KEY or OPENAI_API_KEY (or put the key in .aider.conf.yml)",
     ),
