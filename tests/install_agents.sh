@@ -14,7 +14,8 @@ missing=()
 for spec in "$@"; do
   name=${spec%@*}
   want=${spec##*@}
-  have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$dir/node_modules/$name/package.json" 2>/dev/null)
+  # node reads the manifest whatever its indentation (pi's uses tabs: a text match reinstalled it)
+  have=$(node -p "require(process.argv[1]).version" "$dir/node_modules/$name/package.json" 2>/dev/null)
   [ "$have" = "$want" ] || missing+=("$spec")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
