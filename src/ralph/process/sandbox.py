@@ -119,7 +119,10 @@ def _bwrap(box: Sandbox, argv: tuple[str, ...], cwd: Path) -> tuple[str, ...]:
     # --die-with-parent and the pid namespace: when ralph kills bwrap, the kernel kills
     # everything inside, daemons included. --new-session: no terminal to inject input into.
     args = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
-    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    # The host's /tmp stays visible, read-only like the rest: what lives there (a checkout, the
+    # agent's own install) must still run. The agent writes temporary files to its private
+    # TMPDIR, bound writable below, as under srt.
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for path in (box.project, box.tmp, *box.writable):
         args += ["--bind", str(path), str(path)]
     # After the binds: what is read-only or hidden inside a writable folder stays so.
