@@ -437,15 +437,29 @@ def test_ctrl_c_returns_an_interrupted_result_and_kills_the_program(tmp_path: Pa
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="child subreaper is Linux-only")
 def test_orphans_that_end_on_their_own_are_reaped(tmp_path: Path) -> None:
-    def zombies() -> set[int]:
-        return {c.pid for c in psutil.Process().children() if c.status() == psutil.STATUS_ZOMBIE}
+    # In a process of its own: a pytest worker that earlier tests made a subreaper collects
+    # other tests' orphans too, and one of those dying meanwhile is not this rule's doing.
+    program = f"""
+import os, psutil
+from pathlib import Path
+from ralph.process.request import ProcessRequest
+from ralph.process.runner import run_process
 
-    before = zombies()
-    script = "(sleep 0.1 &); sleep 0.6; echo done"  # the orphan ends while the agent runs
-    for _ in range(3):
-        result = run_process(request(("/bin/sh", "-c", script), tmp_path), Recorder())
-        assert result.exit_code == 0
-    assert zombies() - before == set()
+def zombies():
+    return {{c.pid for c in psutil.Process().children() if c.status() == psutil.STATUS_ZOMBIE}}
+
+before = zombies()
+script = "(sleep 0.1 &); sleep 0.6; echo done"  # the orphan ends while the agent runs
+for _ in range(3):
+    request = ProcessRequest(argv=("/bin/sh", "-c", script), cwd=Path({str(tmp_path)!r}),
+                             env=dict(os.environ))
+    assert run_process(request, lambda stream, chunk: None).exit_code == 0
+print(sorted(zombies() - before))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert json.loads(out.stdout) == []
 
 
 def test_elapsed_is_measured_on_the_monotonic_clock(tmp_path: Path) -> None:
