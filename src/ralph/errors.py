@@ -24,18 +24,20 @@ def report(exc: BaseException) -> int:
     """Print a RalphError, an OSError or Ctrl-C as one `error:` line and a `hint:` on stderr."""
     import sys
 
+    from ralph.rules.printable import printable  # a message may quote any name
+
     if isinstance(exc, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
     if isinstance(exc, OSError):  # a full disk, a permission taken away mid-run
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(printable(f"error: {where}{exc.strerror or exc}"), file=sys.stderr)
         print("hint: check free disk space and permissions, then run again", file=sys.stderr)
         return int(ExitCode.ERROR)
     assert isinstance(exc, RalphError)
-    print(f"error: {exc.message}", file=sys.stderr)
+    print(printable(f"error: {exc.message}"), file=sys.stderr)
     if exc.hint:
-        print(f"hint: {exc.hint}", file=sys.stderr)
+        print(printable(f"hint: {exc.hint}"), file=sys.stderr)
     return int(exc.exit_code)
 
 

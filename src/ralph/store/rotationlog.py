@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO
 
+from ralph.rules.printable import clean_text, printable
+
 CURRENT_LOG_CAP = 50 << 20  # current.log is a live view; the history log keeps everything
 
 
@@ -30,7 +32,7 @@ class RotationLog:
         self.path, self._history = _open_new(history_path)
         self._current: BinaryIO = current_path.open("wb")  # one rotation at a time
         self._current_written = 0
-        data = header.encode() + b"\n"
+        data = printable(header).encode("utf-8", "replace") + b"\n"  # it names the spec
         self._history.write(data)
         self._write_current(data)
         self._current.flush()  # a follower sees the new rotation's header at once
@@ -51,7 +53,8 @@ class RotationLog:
         """The readable rendering: current.log."""
         if not lines:
             return
-        self._write_current(("\n".join(lines) + "\n").encode("utf-8", "replace"))
+        text = clean_text("\n".join(lines))  # no escape sequence reaches a reader's terminal
+        self._write_current((text + "\n").encode("utf-8", "replace"))
         # current.log is read live (`ralph inspect --follow`): each batch reaches it at once.
         self._current.flush()
 

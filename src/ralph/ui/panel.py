@@ -16,7 +16,7 @@ from ralph.run.events import RotationEnded, SpecRow
 from ralph.ui.panelfit import Fit, fit, shorten_left
 from ralph.ui.panelview import PanelView
 from ralph.ui.statustable import SIGNAL_STYLES, counter, run_progress, status_text, tests_text
-from ralph.ui.text import clean_line, files_changed, format_clock, usage_reported
+from ralph.ui.text import clean_line, files_changed, format_clock, printable, usage_reported
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -135,8 +135,8 @@ def lanes_table(view: PanelView, now: float) -> RenderableType:
     for lane in sorted(view.running, key=lambda r: r.iteration):
         row = counts.get(lane.spec)
         grid.add_row(
-            Text(lane.spec),
-            Text(lane.agent, style="dim"),
+            Text(printable(lane.spec)),
+            Text(printable(lane.agent), style="dim"),
             Text(lane.mode, style=MODE_STYLES.get(lane.mode, "")),
             Text(f"#{lane.iteration}"),
             Text(format_clock(now - lane.started_at)),

@@ -7,6 +7,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, TextIO
 
+from ralph.rules.printable import printable
 from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.usage import format_tally
 from ralph.rules.words import plural
@@ -142,7 +143,8 @@ class PlainDisplay(LineDisplay):
     def _write(self, *texts: str) -> None:
         """One timestamped line per text, written and flushed together."""
         stamp = time.strftime("%H:%M:%S", time.localtime(self._clock()))
-        line = "".join(f"{stamp} {text}\n" for text in texts)
+        # Whatever a name or a message holds, each text stays one line that drives nothing.
+        line = "".join(f"{stamp} {printable(text)}\n" for text in texts)
         try:
             self.stream.write(line)
         except UnicodeEncodeError:
