@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from ralph.errors import report
+from ralph.rules.printable import printable
 from tests.conftest import Project
 from tests.platforms import posix_signals
 
@@ -82,7 +83,7 @@ def test_run_without_specs_creates_nothing_and_init_still_works(project: Project
 
 
 def test_os_errors_are_one_line_with_a_hint(capsys: pytest.CaptureFixture[str]) -> None:
-    code = report(OSError(28, "No space left on device", ".ralph/state.json"))
+    code = report(OSError(28, "No space left on device", ".ralph/state.json"), printable)
     err = capsys.readouterr().err.splitlines()
     assert code == 1
     assert err == [

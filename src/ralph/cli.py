@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 from ralph import __version__
 from ralph.commands import helptext
 from ralph.errors import RalphError, report
+from ralph.rules.printable import printable
 
 _UsageError: type[Exception] = typer.BadParameter.__bases__[0]  # Click's UsageError
 
@@ -74,7 +75,7 @@ def reported_errors() -> Iterator[None]:
     try:
         yield
     except (RalphError, OSError, KeyboardInterrupt) as exc:
-        raise typer.Exit(report(exc)) from None
+        raise typer.Exit(report(exc, printable)) from None
 
 
 def _version(value: bool) -> None:

@@ -76,9 +76,10 @@ def main(argv: Sequence[str] | None = None) -> Any:
         return cli_main(args)
     from ralph.commands.status import print_status
     from ralph.errors import RalphError, report
+    from ralph.rules.printable import printable
 
     try:
         print_status(root, as_json="--json" in args)
     except (RalphError, OSError, KeyboardInterrupt) as exc:
-        sys.exit(report(exc))
+        sys.exit(report(exc, printable))
     return None

@@ -20,11 +20,10 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # Ctrl-C, SIGTERM, cancel
 
 
-def report(exc: BaseException) -> int:
-    """Print a RalphError, an OSError or Ctrl-C as one `error:` line and a `hint:` on stderr."""
+def report(exc: BaseException, printable: Callable[[str], str]) -> int:
+    """Print a RalphError, an OSError or Ctrl-C as one `error:` line and a `hint:` on stderr;
+    each line through `printable` (rules/printable.py: a message may quote any name)."""
     import sys
-
-    from ralph.rules.printable import printable  # a message may quote any name
 
     if isinstance(exc, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)

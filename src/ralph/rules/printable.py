@@ -31,7 +31,6 @@ _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _NOT_XML = "\ud800-\udfff\ufffe\uffff"
 _CONTROLS = "\x00-\x1f\x7f-\x9f" + _BIDI + _NOT_XML
 _UNSAFE = re.compile(f"[{_CONTROLS}]")
-_ESCAPES = re.compile(f"{_SEQUENCES}|[{_CONTROLS}]")
 # The same without the tab (\x09): multi-line text keeps its indentation.
 _ESCAPES_BUT_TAB = re.compile(f"{_SEQUENCES}|[\x00-\x08\x0a-\x1f\x7f-\x9f{_BIDI}{_NOT_XML}]")
 _ESCAPES_BUT_LINES = re.compile(f"{_SEQUENCES}|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_NOT_XML}]")
@@ -58,7 +57,7 @@ def clean_line(text: str) -> str:
     drawing counts."""
     if "\r" in text:
         text = text.rstrip("\r").rsplit("\r", 1)[-1]
-    return _ESCAPES.sub("", text.replace("\n", " ").expandtabs(4)).rstrip()
+    return _ESCAPES_BUT_TAB.sub("", text.replace("\n", " ")).expandtabs(4).rstrip()
 
 
 def clean_text(text: str) -> str:

@@ -27,17 +27,37 @@ _SECRET_OPTIONS = ("--api-key", "--token", "--password", "--auth-token")
 # the one before it does not continue a word (a lookbehind over both): an expression that starts
 # with literals lets the engine skip ahead instead of trying every position.
 _START = rb"(?<![A-Za-z0-9_-].)"
+_PEM_BEGIN = rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
+_PEM_END = re.compile(rb"-----END [A-Z0-9 ]*PRIVATE KEY-----")
 _SHAPES = (
     rb"s" + _START + rb"k-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # Anthropic, OpenAI
     rb"g" + _START + rb"h[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
     rb"g" + _START + rb"ithub_pat_[A-Za-z0-9_]{30,}",  # GitHub fine-grained tokens
     rb"A" + _START + rb"(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])",  # AWS access key ids
     rb"A" + _START + rb"Iza[A-Za-z0-9_-]{35}",  # Google API keys
+    rb"y" + _START + rb"a29\.[A-Za-z0-9_-]{20,}",  # Google OAuth access tokens
+    rb"x" + _START + rb"ox[abposr]-[A-Za-z0-9-]{10,}",  # Slack tokens
+    rb"[sr]" + _START + rb"k_(?:live|test)_[A-Za-z0-9]{10,}",  # Stripe secret and restricted keys
+    rb"g" + _START + rb"lpat-[A-Za-z0-9_-]{20,}",  # GitLab personal access tokens
+    rb"n" + _START + rb"pm_[A-Za-z0-9]{36}",  # npm tokens
+    rb"h" + _START + rb"f_[A-Za-z0-9]{30,}",  # Hugging Face tokens
+    # JWTs: a JSON header (`{"` is `eyJ` in base64url), a payload and a signature.
+    rb"e" + _START + rb"yJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
+    # Azure storage connection strings, and URLs with a password: the name before the secret
+    # is kept (group `keep`) so the redacted text still says what it was.
+    rb"(?P<keep>AccountKey=|://[^\s:/@'\"<>]{1,128}:)"
+    rb"(?:(?<==)[A-Za-z0-9+/]{20,}={0,2}|(?<=:)[^\s@/'\"<>]{1,256}(?=@))",
+    # PEM private keys span lines: a block is redacted from its BEGIN line to its END line, or
+    # to the end of the text when the END has not arrived yet (StreamRedactor goes on from there).
+    _PEM_BEGIN + rb"[\s\S]*?(?:" + rb"-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
 )
 # Agent output is a hot path. Before the full expression runs, bytes every key shape contains
 # one of are looked for (memchr: gigabytes a second), then the shapes' prefixes in one pass.
-_SHAPE_BYTES = (b"-", b"_", b"A")
-_SHAPE_PREFIX = re.compile(rb"sk-|gh[pousr]_|github_pat_|A(?:KIA|SIA|Iza)")
+_SHAPE_BYTES = (b"-", b"_", b"A", b"ya29.", b"eyJ", b"://")
+_SHAPE_PREFIX = re.compile(
+    rb"sk-|gh[pousr]_|github_pat_|A(?:KIA|SIA|Iza|ccountKey=)|ya29\.|xox[abposr]-"
+    rb"|[sr]k_(?:live|test)_|glpat-|npm_|hf_|eyJ|-----BEGIN |://[^\s/@]*:[^\s/@]*@"
+)
 # Bytes from the most to the least common in agent output: a value is looked for by its
 # rarest byte first.
 _COMMON = b' e"tao:,insrh\nldcu{}mfpgwyb._-/vk0123456789xjqzETAOINSRHLDCUMFPGWYBVKXJQZ'
@@ -47,8 +67,8 @@ def _rarest(value: bytes) -> bytes:
     return bytes([max(value, key=lambda b: _COMMON.find(bytes([b])) % 256)])
 
 
-# The longest key shape worth holding back for: see `hold`.
-_LONGEST_SHAPE = 512
+# The longest key shape worth holding back for (a JWT can carry a long payload): see `hold`.
+_LONGEST_SHAPE = 8 << 10
 
 T = TypeVar("T")
 
@@ -113,12 +133,12 @@ class Redactor:
 
     def raw(self, data: bytes) -> bytes:
         if self._present(data):
-            return self._bytes.sub(REDACTED.encode(), data)
+            return self._bytes.sub(_kept_bytes, data)
         return data  # the usual case: no expression ran
 
     def text(self, text: str) -> str:
         # Events and records are short: the expression's own scan is cheap enough there.
-        return self._text.sub(REDACTED, text)
+        return self._text.sub(_kept_text, text)
 
     def _present(self, data: bytes) -> bool:
         """Whether `data` may hold a secret: never False when it does."""
@@ -139,6 +159,25 @@ class Redactor:
         """`value` with every string in it redacted: a dataclass (an event), a tuple, a list,
         a dict; other values as they are. The same object when nothing needed redacting."""
         return _scrub(self, value)  # type: ignore[no-any-return]
+
+
+def _kept_bytes(match: re.Match[bytes]) -> bytes:
+    return (match.group("keep") or b"") + REDACTED.encode()
+
+
+def _kept_text(match: re.Match[str]) -> str:
+    return (match.group("keep") or "") + REDACTED
+
+
+_PEM_BEGIN_RE = re.compile(_PEM_BEGIN)
+
+
+def open_block(data: bytes) -> bool:
+    """Whether `data` ends inside a PEM private key block (its END line not seen yet)."""
+    if b"-----BEGIN " not in data:
+        return False
+    begins = list(_PEM_BEGIN_RE.finditer(data))
+    return bool(begins) and _PEM_END.search(data, begins[-1].end()) is None
 
 
 def _scrub(r: Redactor, value: Any) -> Any:
@@ -184,6 +223,7 @@ class StreamRedactor:
         self.limit = max(limit, 2 * redactor.hold)
         self._held: dict[str, list[bytes]] = {}
         self._size: dict[str, int] = {}
+        self._in_block: set[str] = set()  # streams inside a PEM private key block
 
     def feed(self, stream: str, chunk: bytes) -> bytes:
         """What may be written of the output so far, redacted; b"" while a line is unfinished."""
@@ -194,7 +234,7 @@ class StreamRedactor:
             rest = chunk[end:]
             self._held[stream] = [rest] if rest else []
             self._size[stream] = len(rest)
-            return self.redactor.raw(data)
+            return self._lines(stream, data)
         held.append(chunk)
         self._size[stream] = self._size.get(stream, 0) + len(chunk)
         if self._size[stream] <= self.limit:
@@ -203,17 +243,36 @@ class StreamRedactor:
         cut = self.redactor.safe_cut(data, len(data) - self.redactor.hold)
         self._held[stream] = [data[cut:]]
         self._size[stream] = len(data) - cut
-        return self.redactor.raw(data[:cut])
+        return self._lines(stream, data[:cut])
+
+    def _lines(self, stream: str, data: bytes) -> bytes:
+        """`data` redacted. A PEM block is redacted from its BEGIN line on; the lines after it
+        that arrive later are dropped up to its END line, so no line of the key is written."""
+        if stream in self._in_block:
+            end = _PEM_END.search(data)
+            if end is None:
+                return b""
+            self._in_block.discard(stream)
+            data = data[end.end() :]
+        if open_block(data):
+            self._in_block.add(stream)
+        return self.redactor.raw(data)
 
     def flush(self, stream: str) -> bytes:
         """The rest of a stream that ended without a newline, redacted."""
         held = self._held.pop(stream, [])
         self._size.pop(stream, None)
-        return self.redactor.raw(b"".join(held)) if held else b""
+        out = self._lines(stream, b"".join(held)) if held else b""
+        self._in_block.discard(stream)
+        return out
 
     def tail(self, data: bytes, total: int) -> bytes:
         """The kept end of a stream, redacted; when it does not start at the stream's start,
-        its first (cut) line is dropped: it may hold the end of a secret too short to see."""
+        its first (cut) line is dropped: it may hold the end of a secret too short to see, and
+        so is the rest of a PEM block whose BEGIN line was cut off."""
         if total > len(data):
             data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+            end = _PEM_END.search(data)
+            if end is not None and not _PEM_BEGIN_RE.search(data, 0, end.start()):
+                data = REDACTED.encode() + data[end.end() :]
         return self.redactor.raw(data)
