@@ -12,6 +12,7 @@ from ralph.commands.rotations import (
     rotations_from_worklog,
 )
 from ralph.errors import RalphError, UsageError
+from ralph.rules.printable import printable
 from ralph.rules.spec import spec_slug
 from ralph.store.worklog import read_worklog
 from ralph.store.workspace import Workspace
@@ -39,7 +40,7 @@ def history(
     if as_json:
         print(json.dumps([rotation_data(r) for r in rows]))
     elif not rows:
-        where = f" of {wanted}" if wanted else ""
+        where = f" of {printable(wanted)}" if wanted else ""
         print(f"no rotations{where} recorded yet")
     else:
         _page(render_table(rows), pager=pager)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ralph.commands.runoptions import RunRequest, load_run_options
 from ralph.errors import RalphError
+from ralph.rules.printable import printable
 from ralph.run.events import Event, SpecRow
 from ralph.store.workspace import STATE_DIR
 from ralph.ui.runreport import RunReport
@@ -113,7 +114,8 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
         try:
             write_text_through(path, render())
         except OSError as exc:
-            print(f"error: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
+            said = printable(f"error: cannot write the report {path}: {exc.strerror or exc}")
+            print(said, file=sys.stderr)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         try:

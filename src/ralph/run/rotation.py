@@ -20,6 +20,7 @@ from ralph.process.request import StreamName
 from ralph.rules.budget import LatencyBudget
 from ralph.rules.caps import count_rotation
 from ralph.rules.matrix import record_rotation
+from ralph.rules.printable import clean_text
 from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import Spec, spec_slug
@@ -288,7 +289,8 @@ class Rotation:
                 checks_text=self.gate.prompt_section(spec, mode),
             )
         )
-        prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
+        # It quotes files the agent wrote (handoff): no secret, no escape sequence in it.
+        prompt = clean_text(ctx.redactor.text(prompt))
         ws.prompt_file.write_text(prompt, encoding="utf-8")
         return prompt
 
