@@ -99,12 +99,18 @@ class NoLiveRun(RalphError):
 
 def yaml_problem(exc: Exception, first_line: int) -> tuple[str, str]:
     """(" line N" or "", the problem) of a YAML error in a file whose YAML starts on line
-    `first_line`. An unclosed quote or bracket is reported at the end of the file: name the
-    line where it opened."""
-    mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+    `first_line`: the line of the problem (a mis-indented line), except that an unclosed quote
+    or bracket is reported at the end of the file: then the line where it opened."""
+    context = getattr(exc, "context", None) or ""
+    unclosed = context.startswith(("while scanning a quoted scalar", "while parsing a flow"))
+    mark = getattr(exc, "context_mark", None) if unclosed else None
+    mark = mark or getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     where = f" line {mark.line + first_line}" if mark is not None else ""
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     return where, problem
+
+
+DEEP_YAML = "nested too deeply: more levels than ralph reads"
 
 
 def model_keys(model: Any) -> set[str]:
