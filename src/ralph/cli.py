@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 from ralph import __version__
 from ralph.commands import helptext
-from ralph.errors import RalphError, report
+from ralph.errors import RalphError, broken_pipe, report
 from ralph.rules.printable import printable
 
 _UsageError: type[Exception] = typer.BadParameter.__bases__[0]  # Click's UsageError
@@ -33,6 +33,10 @@ class RalphGroup(TyperGroup):  # readable --help, a refused command line in ralp
             code = super().main(args, prog_name, standalone_mode=False, **kw)
         except _UsageError as exc:
             code = helptext.refused(exc, lambda text: typer.echo(text, err=True))
+        except SystemExit as exc:
+            if not isinstance(exc.__context__, BrokenPipeError):
+                raise
+            code = broken_pipe()  # Typer's own exit on a closed pipe (1): ralph's is 141
         if standalone_mode:
             raise SystemExit(code if isinstance(code, int) else 0)
         return code

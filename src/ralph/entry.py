@@ -67,6 +67,20 @@ _UTF8 = ("utf-8", "utf8")
 
 
 def main(argv: Sequence[str] | None = None) -> Any:
+    """The `ralph` command. Its output cut short by its reader (`| head`) ends it quietly
+    with exit code 141, whenever that is found: mid-output or at the last flush."""
+    from ralph.errors import broken_pipe
+
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        sys.exit(broken_pipe())
+
+
+def _main(argv: Sequence[str] | None) -> Any:
     printable_output()
     args = project_option_first(list(sys.argv[1:] if argv is None else argv))
     root = plain_status_root(args)

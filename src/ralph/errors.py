@@ -18,6 +18,9 @@ class ExitCode(IntEnum):
     NEEDS_HUMAN = 5  # STUCK, QUESTION, escalation aborted
     VERIFICATION_FAILED = 6  # final verification failed too many times
     INTERRUPTED = 130  # Ctrl-C, SIGTERM, cancel
+    # The reader of the output went away (`ralph status --json | head`): 128 + SIGPIPE, the
+    # status of a Unix tool that stops on a closed pipe; nothing is printed.
+    BROKEN_PIPE = 141
 
 
 def report(exc: BaseException, printable: Callable[[str], str]) -> int:
@@ -28,6 +31,8 @@ def report(exc: BaseException, printable: Callable[[str], str]) -> int:
     if isinstance(exc, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
+    if isinstance(exc, BrokenPipeError):
+        return broken_pipe()
     if isinstance(exc, OSError):  # a full disk, a permission taken away mid-run
         where = f"{exc.filename}: " if exc.filename else ""
         print(printable(f"error: {where}{exc.strerror or exc}"), file=sys.stderr)
@@ -38,6 +43,20 @@ def report(exc: BaseException, printable: Callable[[str], str]) -> int:
     if exc.hint:
         print(printable(f"hint: {exc.hint}"), file=sys.stderr)
     return int(exc.exit_code)
+
+
+def broken_pipe() -> int:
+    """Stop quietly when the reader of stdout went away: no message (there is nobody to read
+    it), and stdout pointed at the null device, so the flush at exit cannot complain again."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a test's captured stdout)
+        pass
+    return int(ExitCode.BROKEN_PIPE)
 
 
 class RalphError(Exception):
