@@ -95,3 +95,14 @@ def test_a_kept_tail_that_starts_inside_a_pem_block_shows_none_of_it() -> None:
     out = StreamRedactor(redactor()).tail(data, total=len(data) + 1000)
     assert PEM_BODY[1].encode() not in out
     assert out.endswith(b"last words\n")
+
+
+def test_a_tail_inside_one_long_line_keeps_its_end() -> None:
+    # One line longer than the kept tail (a wrapper printing one JSON object per run): the
+    # signal at its end stays; the start, which may hold a secret's cut end, goes.
+    secret = "tail-secret-value-0123456789"
+    stream = StreamRedactor(redactor(frozenset({secret})))
+    data = (secret[5:] + "x" * 20_000 + " <ralph>DONE</ralph>").encode()
+    out = stream.tail(data, total=len(data) + 5)
+    assert out.endswith(b" <ralph>DONE</ralph>")
+    assert secret[5:].encode() not in out and len(out) >= 10_000

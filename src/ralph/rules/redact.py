@@ -267,11 +267,14 @@ class StreamRedactor:
         return out
 
     def tail(self, data: bytes, total: int) -> bytes:
-        """The kept end of a stream, redacted; when it does not start at the stream's start,
-        its first (cut) line is dropped: it may hold the end of a secret too short to see, and
-        so is the rest of a PEM block whose BEGIN line was cut off."""
+        """The kept end of a stream, redacted. When it does not start at the stream's start,
+        its start may hold the end of a secret too short to see: it is dropped up to the first
+        line break, or `hold` bytes of it in a line longer than that (a wrapper printing one
+        JSON object per run: the signal at its end must stay). So is the rest of a PEM block
+        whose BEGIN line was cut off."""
         if total > len(data):
-            data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+            first = data.find(b"\n", 0, self.redactor.hold)
+            data = data[first + 1 if first >= 0 else self.redactor.hold :]
             end = _PEM_END.search(data)
             if end is not None and not _PEM_BEGIN_RE.search(data, 0, end.start()):
                 data = REDACTED.encode() + data[end.end() :]
