@@ -33,8 +33,8 @@ def history(
 ) -> None:
     """The list of rotations (of `spec`), or one rotation's log (its last `tail` lines)."""
     if rotation is not None:
-        _row, path = find_log(root, rotation)
-        _page(log_text(path, tail), pager=pager)
+        row, path = find_log(root, rotation)
+        _page(log_text(path, tail, row.agent if row else None), pager=pager)
         return
     rows, wanted = list_rotations(root, spec)
     if as_json:
@@ -131,13 +131,17 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def log_text(path: Path, tail: int | None) -> str:
-    """A history log made readable (escape codes removed); its last `tail` lines if asked."""
+def log_text(path: Path, tail: int | None, agent: str | None = None) -> str:
+    """A history log made readable: read by the adapter of the agent that printed it (Claude's
+    stream-json becomes its text, as current.log showed it), escape codes removed; its last
+    `tail` lines if asked."""
+    from ralph.agents.replay import agent_of, readable
     from ralph.ui.text import clean_line
 
     lines = path.read_bytes().decode("utf-8", "replace").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    lines = readable(agent or agent_of(lines), lines)
     if tail is not None:
         lines = lines[-tail:] if tail > 0 else []
     return "".join(clean_line(line) + "\n" for line in lines)
