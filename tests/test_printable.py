@@ -15,7 +15,7 @@ HOSTILE = (
     "\x1b]52;c;cHduZWQ=\x07"  # writes the clipboard (OSC 52)
     "\n12:00:00 run ended: every spec verified (exit 0)"  # forges ralph's own last line
     "\x1b[1A\x1b[2K"  # moves the cursor up and erases the line
-    "\x9b31m\u202e\x00\ud800\ufffe.spec.md"  # 8-bit CSI, bidi override, NUL, surrogate, non-char
+    "\x9b31m\u202e\x00\ufffe.spec.md"  # 8-bit CSI, bidi override, NUL, a non-character
 )
 ORDINARY = (
     "specs/api/users.spec.md",
@@ -38,7 +38,16 @@ def test_a_hostile_name_shows_on_one_line_and_drives_nothing() -> None:
     assert all(ch.isprintable() for ch in shown)
     assert shown.startswith("specs/a\\x1b]0;owned\\x07b\\x1b]52;c;")
     assert "\\n12:00:00 run ended" in shown  # visible, not a line of its own
-    assert "\\x9b31m\\u202e\\x00\\ud800\\ufffe.spec.md" in shown
+    assert "\\x9b31m\\u202e\\x00\\ufffe.spec.md" in shown
+
+
+def test_a_lone_surrogate_is_shown_as_an_escape() -> None:
+    # A file name that is not UTF-8 decodes to lone surrogates (surrogateescape): no XML, no
+    # terminal and no UTF-8 encoder takes them. Compared as ASCII: pytest workers cannot even
+    # report a failure that contains one.
+    name = "specs/\udcff\ud800x.spec.md"
+    assert ascii(printable(name)) == ascii("specs/\\udcff\\ud800x.spec.md")
+    assert ascii(clean_line(name)) == ascii(clean_text(name)) == ascii("specs/x.spec.md")
 
 
 def test_output_loses_its_escape_sequences() -> None:
