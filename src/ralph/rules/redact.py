@@ -23,41 +23,43 @@ _SECRET_KEY = re.compile(r"(?i)api_?key|token|secret|passw(?:or)?d|credential")
 # Command-line options whose value is a credential (`cursor-agent --api-key KEY`).
 _SECRET_OPTIONS = ("--api-key", "--token", "--password", "--auth-token")
 
-# Well-known key shapes. Each alternative starts with a literal character, then checks that
-# the one before it does not continue a word (a lookbehind over both): an expression that starts
-# with literals lets the engine skip ahead instead of trying every position.
-_START = rb"(?<![A-Za-z0-9_-].)"
+
+# Well-known key shapes. A shape is its head (fixed width) then the rest; the head must not
+# continue a word (`xsk-...` is not a key): a lookbehind over the head and the byte before it,
+# placed after the head. Agent output is a hot path: every expression starts with a literal, so
+# the engine skips ahead to it (gigabytes a second), and each runs on its own (one expression of
+# every shape at once would try each alternative at each byte).
+def _shape(head: bytes, rest: bytes) -> bytes:
+    return head + rb"(?<![A-Za-z0-9_-]" + head + rb")" + rest
+
+
 _PEM_BEGIN = rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
 _PEM_END = re.compile(rb"-----END [A-Z0-9 ]*PRIVATE KEY-----")
-_SHAPES = (
-    rb"s" + _START + rb"k-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # Anthropic, OpenAI
-    rb"g" + _START + rb"h[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
-    rb"g" + _START + rb"ithub_pat_[A-Za-z0-9_]{30,}",  # GitHub fine-grained tokens
-    rb"A" + _START + rb"(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])",  # AWS access key ids
-    rb"A" + _START + rb"Iza[A-Za-z0-9_-]{35}",  # Google API keys
-    rb"y" + _START + rb"a29\.[A-Za-z0-9_-]{20,}",  # Google OAuth access tokens
-    rb"x" + _START + rb"ox[abposr]-[A-Za-z0-9-]{10,}",  # Slack tokens
-    rb"[sr]" + _START + rb"k_(?:live|test)_[A-Za-z0-9]{10,}",  # Stripe secret and restricted keys
-    rb"g" + _START + rb"lpat-[A-Za-z0-9_-]{20,}",  # GitLab personal access tokens
-    rb"n" + _START + rb"pm_[A-Za-z0-9]{36}",  # npm tokens
-    rb"h" + _START + rb"f_[A-Za-z0-9]{30,}",  # Hugging Face tokens
+_SHAPES: tuple[bytes, ...] = (
+    _shape(rb"sk-", rb"(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),  # Anthropic, OpenAI
+    _shape(rb"gh[pousr]_", rb"[A-Za-z0-9]{30,}"),  # GitHub tokens
+    _shape(rb"github_pat_", rb"[A-Za-z0-9_]{30,}"),  # GitHub fine-grained tokens
+    _shape(rb"A[KS]IA", rb"[A-Z0-9]{16}(?![A-Za-z0-9])"),  # AWS access key ids
+    _shape(rb"AIza", rb"[A-Za-z0-9_-]{35}"),  # Google API keys
+    _shape(rb"ya29\.", rb"[A-Za-z0-9_-]{20,}"),  # Google OAuth access tokens
+    _shape(rb"xox[abposr]-", rb"[A-Za-z0-9-]{10,}"),  # Slack tokens
+    _shape(rb"sk_(?:live|test)_", rb"[A-Za-z0-9]{10,}"),  # Stripe secret keys
+    _shape(rb"rk_(?:live|test)_", rb"[A-Za-z0-9]{10,}"),  # Stripe restricted keys
+    _shape(rb"glpat-", rb"[A-Za-z0-9_-]{20,}"),  # GitLab personal access tokens
+    _shape(rb"npm_", rb"[A-Za-z0-9]{36}"),  # npm tokens
+    _shape(rb"hf_", rb"[A-Za-z0-9]{30,}"),  # Hugging Face tokens
     # JWTs: a JSON header (`{"` is `eyJ` in base64url), a payload and a signature.
-    rb"e" + _START + rb"yJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
+    _shape(rb"eyJ", rb"[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
     # Azure storage connection strings, and URLs with a password: the name before the secret
     # is kept (group `keep`) so the redacted text still says what it was.
-    rb"(?P<keep>AccountKey=|://[^\s:/@'\"<>]{1,128}:)"
-    rb"(?:(?<==)[A-Za-z0-9+/]{20,}={0,2}|(?<=:)[^\s@/'\"<>]{1,256}(?=@))",
+    rb"(?P<keep>AccountKey=)[A-Za-z0-9+/]{20,}={0,2}",
+    rb"(?P<keep>://[^\s:/@'\"<>]{1,128}:)[^\s@/'\"<>]{1,256}(?=@)",
     # PEM private keys span lines: a block is redacted from its BEGIN line to its END line, or
     # to the end of the text when the END has not arrived yet (StreamRedactor goes on from there).
-    _PEM_BEGIN + rb"[\s\S]*?(?:" + rb"-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+    _PEM_BEGIN + rb"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
 )
-# Agent output is a hot path. Before the full expression runs, bytes every key shape contains
-# one of are looked for (memchr: gigabytes a second), then the shapes' prefixes in one pass.
-_SHAPE_BYTES = (b"-", b"_", b"A", b"ya29.", b"eyJ", b"://")
-_SHAPE_PREFIX = re.compile(
-    rb"sk-|gh[pousr]_|github_pat_|A(?:KIA|SIA|Iza|ccountKey=)|ya29\.|xox[abposr]-"
-    rb"|[sr]k_(?:live|test)_|glpat-|npm_|hf_|eyJ|-----BEGIN |://[^\s/@]*:[^\s/@]*@"
-)
+_STAGED = tuple(re.compile(shape) for shape in _SHAPES)
+_STAGED_TEXT = tuple(re.compile(shape.decode()) for shape in _SHAPES)
 # Bytes from the most to the least common in agent output: a value is looked for by its
 # rarest byte first.
 _COMMON = b' e"tao:,insrh\nldcu{}mfpgwyb._-/vk0123456789xjqzETAOINSRHLDCUMFPGWYBVKXJQZ'
@@ -125,28 +127,32 @@ class Redactor:
         self.values = frozenset(v for v in values if len(v) >= MIN_SECRET)
         # Longest first: a value that contains another is redacted whole.
         literal = [re.escape(v.encode()) for v in sorted(self.values, key=len, reverse=True)]
-        self._bytes = re.compile(b"|".join([*literal, *_SHAPES]))
-        self._text = re.compile(self._bytes.pattern.decode())
+        # Every value and shape at once: where a secret spans a cut (see `safe_cut`).
+        shapes = (shape.replace(b"(?P<keep>", b"(?:") for shape in _SHAPES)  # names once
+        self._bytes = re.compile(b"|".join([*literal, *shapes]))
+        self._literal = re.compile(b"|".join(literal)) if literal else None
+        self._literal_text = re.compile(self._literal.pattern.decode()) if self._literal else None
         self._values = tuple((_rarest(v.encode()), v.encode()) for v in self.values)
         #: bytes at the end of an unfinished line that may be the start of a secret
         self.hold = max([_LONGEST_SHAPE, *(len(v.encode()) for v in self.values)])
 
     def raw(self, data: bytes) -> bytes:
-        if self._present(data):
-            return self._bytes.sub(_kept_bytes, data)
-        return data  # the usual case: no expression ran
+        if self._literal is not None and self._has_value(data):
+            data = self._literal.sub(REDACTED.encode(), data)
+        for shape in _STAGED:
+            data = shape.sub(_kept_bytes, data)  # the same object when nothing matched
+        return data
 
     def text(self, text: str) -> str:
-        # Events and records are short: the expression's own scan is cheap enough there.
-        return self._text.sub(_kept_text, text)
+        if self._literal_text is not None:
+            text = self._literal_text.sub(REDACTED, text)
+        for shape in _STAGED_TEXT:
+            text = shape.sub(_kept_text, text)
+        return text
 
-    def _present(self, data: bytes) -> bool:
-        """Whether `data` may hold a secret: never False when it does."""
-        for byte, value in self._values:
-            if byte in data and value in data:
-                return True
-        shaped = any(byte in data for byte in _SHAPE_BYTES)
-        return shaped and _SHAPE_PREFIX.search(data) is not None
+    def _has_value(self, data: bytes) -> bool:
+        """Whether `data` holds one of the secret values (looked for by its rarest byte first)."""
+        return any(byte in data and value in data for byte, value in self._values)
 
     def safe_cut(self, data: bytes, cut: int) -> int:
         """`cut` moved back to the start of any secret that spans it."""
@@ -162,11 +168,11 @@ class Redactor:
 
 
 def _kept_bytes(match: re.Match[bytes]) -> bytes:
-    return (match.group("keep") or b"") + REDACTED.encode()
+    return (match.groupdict().get("keep") or b"") + REDACTED.encode()
 
 
 def _kept_text(match: re.Match[str]) -> str:
-    return (match.group("keep") or "") + REDACTED
+    return (match.groupdict().get("keep") or "") + REDACTED
 
 
 _PEM_BEGIN_RE = re.compile(_PEM_BEGIN)
