@@ -48,7 +48,7 @@ def escapes_in_files(folder: Path) -> list[str]:
 
 
 def hostile_project(project: Project) -> None:
-    project.write({"PROMPT.md": "# goal\n", f"specs/{NAME}": "# hostile\n"})
+    project.write({f"specs/{NAME}": "# hostile\n", "specs/z-plain.spec.md": "# plain\n"})
     project.commit_all()
 
 
@@ -68,9 +68,10 @@ def test_a_hostile_spec_name_drives_nothing_and_forges_nothing(
     # JUnit parses with a real XML parser, the hostile spec a test case of its own
     names = [case.get("name") for case in ET.parse(junit).iter("testcase")]
     assert len(names) == 2 and all(n is not None and "\n" not in n for n in names)
+    assert [e["spec"] for e in git_project.rotation_ends()] == [f"specs/{NAME}"] * 2
     ralph_dir = git_project.root / ".ralph"
     assert escapes_in_files(ralph_dir) == []
-    for args in (("status",), ("history",), ("status", "--json")):
+    for args in (("status",), ("history",), ("status", "--json"), ("status", "--log", "50")):
         shown = ralph(git_project, *args)
         assert shown.returncode == 0, shown
         assert b"\x1b" not in shown.stdout and FORGED.encode() not in shown.stdout.replace(

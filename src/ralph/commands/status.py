@@ -86,7 +86,7 @@ def format_event(event: dict[str, Any]) -> str:
         for k, v in event.items()
         if k not in ("ts", "event")
     )
-    return f"{when} {event.get('event', '?')} {rest}".rstrip()
+    return printable(f"{when} {event.get('event', '?')} {rest}".rstrip())  # names, notes
 
 
 def print_status(

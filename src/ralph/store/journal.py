@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from ralph.rules.printable import clean_text, printable
 from ralph.store.files import read_text, write_text_atomic
 
 PROGRESS_HEADER = "# Progress\n\nOne line per rotation and per verification attempt, by ralph.\n\n"
@@ -23,7 +24,8 @@ def stamp(now: float | None = None) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """One line a terminal shows as it is: a name's escape sequences become visible text."""
+    return printable(" ".join(text.split()))
 
 
 def append_progress(path: Path, line: str, now: float | None = None) -> None:
@@ -80,4 +82,4 @@ def append_note(path: Path, note: str) -> None:
     """Add a note from ralph to a handoff, so the next rotation knows what happened."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as f:
-        f.write(f"{NOTE_HEAD}{note}\n")
+        f.write(f"{NOTE_HEAD}{clean_text(note)}\n")  # it may quote names and output
