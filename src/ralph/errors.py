@@ -18,9 +18,11 @@ class ExitCode(IntEnum):
     NEEDS_HUMAN = 5  # STUCK, QUESTION, escalation aborted
     VERIFICATION_FAILED = 6  # final verification failed too many times
     INTERRUPTED = 130  # Ctrl-C, SIGTERM, cancel
-    # The reader of the output went away (`ralph status --json | head`): 128 + SIGPIPE, the
-    # status of a Unix tool that stops on a closed pipe; nothing is printed.
-    BROKEN_PIPE = 141
+
+
+# Any command whose reader went away (`ralph status --json | head`): 128 + SIGPIPE, the status of
+# a Unix tool that stops on a closed pipe; nothing is printed.
+BROKEN_PIPE = 141
 
 
 def report(exc: BaseException, printable: Callable[[str], str]) -> int:
@@ -56,7 +58,7 @@ def broken_pipe() -> int:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):  # no file descriptor (a test's captured stdout)
         pass
-    return int(ExitCode.BROKEN_PIPE)
+    return BROKEN_PIPE
 
 
 class RalphError(Exception):
