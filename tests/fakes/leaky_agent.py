@@ -65,7 +65,8 @@ def main() -> int:
     if handoff:
         Path(handoff).parent.mkdir(parents=True, exist_ok=True)
         with Path(handoff).open("a") as f:
-            f.write(f"\nnotes: the key is {keys[2]} and {SHAPES[0]}\n")
+            f.write(f"\nnotes: the key is {keys[2]} and {SHAPES[0]} and {SHAPES[-3]}\n")
+            f.write("\n".join(PEM) + f"\nconfig: {''.join(NAMED[0])}\n")
     guardrails = Path(env["RALPH_STATE_DIR"]) / "guardrails.md"
     with guardrails.open("a") as f:
         f.write(f"- never print {keys[3]}\n")

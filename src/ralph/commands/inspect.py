@@ -24,7 +24,9 @@ def inspect(root: Path, *, follow: bool, as_json: bool) -> None:
     if as_json:
         print(json.dumps(data))
     else:
-        print("\n".join(inspect_lines(data)))
+        from ralph.rules.printable import printable
+
+        print("\n".join(printable(line) for line in inspect_lines(data)))  # it names the spec
 
 
 def _clock(seconds: float) -> str:

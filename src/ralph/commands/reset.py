@@ -14,8 +14,10 @@ from ralph.store.workspace import GUARDRAILS_TEMPLATE, STATE_DIR, Workspace
 
 def reset(root: Path, *, handoffs: bool, history: bool, guardrails: bool) -> None:
     """Each step printed as it is done."""
+    from ralph.rules.printable import printable
+
     for line in reset_project(root, handoffs=handoffs, history=history, guardrails=guardrails):
-        print(line)
+        print(printable(line))  # a line may name a spec's files
 
 
 def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool) -> Iterator[str]:
