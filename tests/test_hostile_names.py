@@ -143,3 +143,25 @@ def test_names_are_printed_in_errors_as_text(git_project: Project) -> None:
     res = ralph(git_project, "history", "--spec", "\x1b]0;owned\x07nope")
     assert b"\x1b" not in res.stderr + res.stdout
     assert os.fsencode("\\x1b]0;owned") in res.stderr + res.stdout or res.returncode == 0
+
+
+def test_a_hostile_agent_name_drives_nothing(git_project: Project, tmp_path: Path) -> None:
+    from tests.conftest import SCRIPTED_AGENT
+    from tests.test_headless import run_in_terminal
+
+    # ralph names a custom agent after its script: a committed ralph.yaml chooses that name
+    script = tmp_path / "ag\x1b]0;agent\x07[bold]ent.py"
+    script.write_text(SCRIPTED_AGENT.read_text())
+    steps = tmp_path / "steps.json"
+    steps.write_text(json.dumps({"*": CONTINUE}))
+    command = json.dumps([sys.executable, str(script), str(steps)])
+    git_project.write({"PROMPT.md": "# goal\n", "ralph.yaml": f"agent:\n  command: {command}\n"})
+    git_project.commit_all()
+    code, out = run_in_terminal(git_project, "run", "-n", "1", env={})
+    assert code == 3, out
+    assert "\x1b]0;agent" not in out and "\\x1b]0;agent\\x07[bold]ent" in out
+    res = ralph(git_project, "run", "--headless", "-n", "1")
+    assert res.returncode == 3 and b"\x1b" not in res.stdout + res.stderr, res
+    for args in (("status",), ("history",)):
+        shown = ralph(git_project, *args)
+        assert b"\x1b" not in shown.stdout, shown

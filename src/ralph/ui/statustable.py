@@ -92,7 +92,8 @@ def usage_lines(usage: Tally | None, agents: Sequence[tuple[str, Tally]]) -> lis
     lines = [f"usage: {format_tally(usage)}"]
     if len(agents) > 1:
         lines.extend(
-            f"  {name}: {format_tally(t)} ({plural(t.rotations, 'rotation')})" for name, t in agents
+            f"  {printable(name)}: {format_tally(t)} ({plural(t.rotations, 'rotation')})"
+            for name, t in agents
         )
     return lines
 
