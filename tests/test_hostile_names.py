@@ -162,6 +162,6 @@ def test_a_hostile_agent_name_drives_nothing(git_project: Project, tmp_path: Pat
     assert "\x1b]0;agent" not in out and "\\x1b]0;agent\\x07[bold]ent" in out
     res = ralph(git_project, "run", "--headless", "-n", "1")
     assert res.returncode == 3 and b"\x1b" not in res.stdout + res.stderr, res
-    for args in (("status",), ("history",)):
+    for args in (("status",), ("history",), ("agents",), ("doctor",)):
         shown = ralph(git_project, *args)
-        assert b"\x1b" not in shown.stdout, shown
+        assert b"\x1b" not in shown.stdout + shown.stderr, shown

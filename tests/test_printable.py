@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ralph.rules.printable import clean_line, clean_text, printable
+from ralph.rules.printable import clean_line, clean_text, printable, printable_lines
 
 HOSTILE = (
     "specs/a\x1b]0;owned\x07b"  # sets the terminal title
@@ -66,3 +66,8 @@ def test_what_comes_out_fits_in_xml(rule: object) -> None:
     element.text = value
     parsed = ET.fromstring(ET.tostring(element, encoding="unicode"))
     assert parsed.get("name") == value
+
+
+def test_printable_lines_keeps_ralphs_line_breaks_only() -> None:
+    table = "name    state\nag\x1b]0;x\x07ent  ok\n"
+    assert printable_lines(table) == "name    state\nag\\x1b]0;x\\x07ent  ok\n"

@@ -43,7 +43,9 @@ def doctor(root: Path, *, as_json: bool) -> int:
 
         print(json.dumps({"ok": not broken, "checks": [asdict(c) for c in checks]}))
     else:
-        print(render(checks), end="")
+        from ralph.rules.printable import printable_lines
+
+        print(printable_lines(render(checks)), end="")  # commands and names from ralph.yaml
     return int(ExitCode.ERROR if broken else ExitCode.OK)
 
 

@@ -51,6 +51,12 @@ def printable(name: str) -> str:
     return _UNSAFE.sub(_visible, name)
 
 
+def printable_lines(text: str) -> str:
+    """Lines ralph composed (a table, a report) with each line through `printable`: the line
+    breaks are ralph's, whatever a name inside a line holds."""
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
 def clean_line(text: str) -> str:
     """One output line made safe to print: escape sequences and control characters removed,
     tabs expanded; a carriage return means the line was redrawn (progress bars): only the last
