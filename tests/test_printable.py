@@ -56,6 +56,8 @@ def test_output_loses_its_escape_sequences() -> None:
     assert clean_line("a\nb") == "a b"  # one line stays one line
     text = "\x1b[1m===\x1b[0m\n\x1b[31mFAILED\x1b[0m tests/x.py::t\n\tE  assert 1\r\n"
     assert clean_text(text) == "===\nFAILED tests/x.py::t\n\tE  assert 1\n"
+    # an escape sequence left unterminated takes nothing beyond its own line
+    assert clean_text("a\x1b]0;no end\nline two\n") == "a\nline two\n"
 
 
 @pytest.mark.parametrize("rule", [printable, clean_line, clean_text])

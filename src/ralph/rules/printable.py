@@ -17,12 +17,13 @@ Both also drop what XML 1.0 forbids, so their results fit in a JUnit report as t
 from __future__ import annotations
 
 import re
+from functools import cache
 
 # Escape sequences: CSI (colours, cursor movement), OSC (title, clipboard, hyperlinks) up to its
 # terminator, other two-byte escapes; the 8-bit CSI and OSC introducers (\x9b, \x9d) likewise.
 _SEQUENCES = (
     r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
-    r"|(?:\x1b[\]P^_X]|[\x9d\x90\x9e\x9f\x98])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|(?:\x1b[\]P^_X]|[\x9d\x90\x9e\x9f\x98])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[@-Z\\-~ -/]?"
 )
 # Characters that control a terminal or reorder text (bidirectional overrides and isolates:
@@ -31,9 +32,16 @@ _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _NOT_XML = "\ud800-\udfff\ufffe\uffff"
 _CONTROLS = "\x00-\x1f\x7f-\x9f" + _BIDI + _NOT_XML
 _UNSAFE = re.compile(f"[{_CONTROLS}]")
-# The same without the tab (\x09): multi-line text keeps its indentation.
-_ESCAPES_BUT_TAB = re.compile(f"{_SEQUENCES}|[\x00-\x08\x0a-\x1f\x7f-\x9f{_BIDI}{_NOT_XML}]")
-_ESCAPES_BUT_LINES = re.compile(f"{_SEQUENCES}|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_NOT_XML}]")
+
+
+@cache
+def _escapes(kept: str) -> re.Pattern[str]:
+    """Escape sequences and control characters but `kept` (the tab; the tab and the newline),
+    compiled when first needed: `ralph status` shows names only."""
+    controls = "".join(c for c in "".join(map(chr, range(0x20))) if c not in kept)
+    return re.compile(f"{_SEQUENCES}|[{re.escape(controls)}\x7f-\x9f{_BIDI}{_NOT_XML}]")
+
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -63,14 +71,14 @@ def clean_line(text: str) -> str:
     drawing counts."""
     if "\r" in text:
         text = text.rstrip("\r").rsplit("\r", 1)[-1]
-    return _ESCAPES_BUT_TAB.sub("", text.replace("\n", " ")).expandtabs(4).rstrip()
+    return _escapes("\t").sub("", text.replace("\n", " ")).expandtabs(4).rstrip()
 
 
 def clean_text(text: str) -> str:
     """Output of many lines (a check's, a diff) made safe to write or quote: escape sequences
     (colours: `--color=yes`) and control characters removed; newlines and tabs kept."""
     if "\r" not in text:  # the usual case: one pass over the whole text
-        return _ESCAPES_BUT_LINES.sub("", text)
+        return _escapes("\t\n").sub("", text)
     lines = text.replace("\r\n", "\n").split("\n")
     return "\n".join(_clean_kept(line) for line in lines)
 
@@ -78,4 +86,4 @@ def clean_text(text: str) -> str:
 def _clean_kept(line: str) -> str:
     if "\r" in line:
         line = line.rstrip("\r").rsplit("\r", 1)[-1]
-    return _ESCAPES_BUT_TAB.sub("", line)
+    return _escapes("\t").sub("", line)

@@ -58,8 +58,19 @@ _SHAPES: tuple[bytes, ...] = (
     # to the end of the text when the END has not arrived yet (StreamRedactor goes on from there).
     _PEM_BEGIN + rb"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
 )
-_STAGED = tuple(re.compile(shape) for shape in _SHAPES)
-_STAGED_TEXT = tuple(re.compile(shape.decode()) for shape in _SHAPES)
+
+
+@lru_cache(maxsize=1)
+def _staged() -> tuple[re.Pattern[bytes], ...]:
+    """The shapes compiled, once, when first needed (not at import: `ralph status`)."""
+    return tuple(re.compile(shape) for shape in _SHAPES)
+
+
+@lru_cache(maxsize=1)
+def _staged_text() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(shape.decode()) for shape in _SHAPES)
+
+
 # Bytes from the most to the least common in agent output: a value is looked for by its
 # rarest byte first.
 _COMMON = b' e"tao:,insrh\nldcu{}mfpgwyb._-/vk0123456789xjqzETAOINSRHLDCUMFPGWYBVKXJQZ'
@@ -139,14 +150,14 @@ class Redactor:
     def raw(self, data: bytes) -> bytes:
         if self._literal is not None and self._has_value(data):
             data = self._literal.sub(REDACTED.encode(), data)
-        for shape in _STAGED:
+        for shape in _staged():
             data = shape.sub(_kept_bytes, data)  # the same object when nothing matched
         return data
 
     def text(self, text: str) -> str:
         if self._literal_text is not None:
             text = self._literal_text.sub(REDACTED, text)
-        for shape in _STAGED_TEXT:
+        for shape in _staged_text():
             text = shape.sub(_kept_text, text)
         return text
 
