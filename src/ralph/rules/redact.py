@@ -26,49 +26,50 @@ _SECRET_OPTIONS = ("--api-key", "--token", "--password", "--auth-token")
 
 # Well-known key shapes. A shape is its head (fixed width) then the rest; the head must not
 # continue a word (`xsk-...` is not a key): a lookbehind over the head and the byte before it,
-# placed after the head. Agent output is a hot path: every expression starts with a literal, so
-# the engine skips ahead to it (gigabytes a second), and each runs on its own (one expression of
-# every shape at once would try each alternative at each byte).
+# placed after the head, so that every expression starts with a literal and the engine skips
+# ahead to it. Agent output is a hot path: each shape comes with a byte every match contains
+# (its gate) and runs only on output that has it (memchr: gigabytes a second), on its own (one
+# expression of every shape at once would try each alternative at each byte).
 def _shape(head: bytes, rest: bytes) -> bytes:
     return head + rb"(?<![A-Za-z0-9_-]" + head + rb")" + rest
 
 
 _PEM_BEGIN = rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
 _PEM_END = re.compile(rb"-----END [A-Z0-9 ]*PRIVATE KEY-----")
-_SHAPES: tuple[bytes, ...] = (
-    _shape(rb"sk-", rb"(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),  # Anthropic, OpenAI
-    _shape(rb"gh[pousr]_", rb"[A-Za-z0-9]{30,}"),  # GitHub tokens
-    _shape(rb"github_pat_", rb"[A-Za-z0-9_]{30,}"),  # GitHub fine-grained tokens
-    _shape(rb"A[KS]IA", rb"[A-Z0-9]{16}(?![A-Za-z0-9])"),  # AWS access key ids
-    _shape(rb"AIza", rb"[A-Za-z0-9_-]{35}"),  # Google API keys
-    _shape(rb"ya29\.", rb"[A-Za-z0-9_-]{20,}"),  # Google OAuth access tokens
-    _shape(rb"xox[abposr]-", rb"[A-Za-z0-9-]{10,}"),  # Slack tokens
-    _shape(rb"sk_(?:live|test)_", rb"[A-Za-z0-9]{10,}"),  # Stripe secret keys
-    _shape(rb"rk_(?:live|test)_", rb"[A-Za-z0-9]{10,}"),  # Stripe restricted keys
-    _shape(rb"glpat-", rb"[A-Za-z0-9_-]{20,}"),  # GitLab personal access tokens
-    _shape(rb"npm_", rb"[A-Za-z0-9]{36}"),  # npm tokens
-    _shape(rb"hf_", rb"[A-Za-z0-9]{30,}"),  # Hugging Face tokens
+_SHAPES: tuple[tuple[bytes, bytes], ...] = (
+    (b"-", _shape(rb"sk-", rb"(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),  # Anthropic...
+    (b"_", _shape(rb"gh[pousr]_", rb"[A-Za-z0-9]{30,}")),  # GitHub tokens
+    (b"_", _shape(rb"github_pat_", rb"[A-Za-z0-9_]{30,}")),  # GitHub fine-grained tokens
+    (b"A", _shape(rb"A[KS]IA", rb"[A-Z0-9]{16}(?![A-Za-z0-9])")),  # AWS access key ids
+    (b"A", _shape(rb"AIza", rb"[A-Za-z0-9_-]{35}")),  # Google API keys
+    (b"9", _shape(rb"ya29\.", rb"[A-Za-z0-9_-]{20,}")),  # Google OAuth access tokens
+    (b"-", _shape(rb"xox[abposr]-", rb"[A-Za-z0-9-]{10,}")),  # Slack tokens
+    (b"_", _shape(rb"sk_(?:live|test)_", rb"[A-Za-z0-9]{10,}")),  # Stripe secret keys
+    (b"_", _shape(rb"rk_(?:live|test)_", rb"[A-Za-z0-9]{10,}")),  # Stripe restricted keys
+    (b"-", _shape(rb"glpat-", rb"[A-Za-z0-9_-]{20,}")),  # GitLab personal access tokens
+    (b"_", _shape(rb"npm_", rb"[A-Za-z0-9]{36}")),  # npm tokens
+    (b"_", _shape(rb"hf_", rb"[A-Za-z0-9]{30,}")),  # Hugging Face tokens
     # JWTs: a JSON header (`{"` is `eyJ` in base64url), a payload and a signature.
-    _shape(rb"eyJ", rb"[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    (b"J", _shape(rb"eyJ", rb"[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
     # Azure storage connection strings, and URLs with a password: the name before the secret
     # is kept (group `keep`) so the redacted text still says what it was.
-    rb"(?P<keep>AccountKey=)[A-Za-z0-9+/]{20,}={0,2}",
-    rb"(?P<keep>://[^\s:/@'\"<>]{1,128}:)[^\s@/'\"<>]{1,256}(?=@)",
+    (b"=", rb"(?P<keep>AccountKey=)[A-Za-z0-9+/]{20,}={0,2}"),
+    (b"@", rb"(?P<keep>://[^\s:/@'\"<>]{1,128}:)[^\s@/'\"<>]{1,256}(?=@)"),
     # PEM private keys span lines: a block is redacted from its BEGIN line to its END line, or
     # to the end of the text when the END has not arrived yet (StreamRedactor goes on from there).
-    _PEM_BEGIN + rb"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+    (b"-", _PEM_BEGIN + rb"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"),
 )
 
 
 @lru_cache(maxsize=1)
-def _staged() -> tuple[re.Pattern[bytes], ...]:
+def _staged() -> tuple[tuple[bytes, re.Pattern[bytes]], ...]:
     """The shapes compiled, once, when first needed (not at import: `ralph status`)."""
-    return tuple(re.compile(shape) for shape in _SHAPES)
+    return tuple((gate, re.compile(shape)) for gate, shape in _SHAPES)
 
 
 @lru_cache(maxsize=1)
-def _staged_text() -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(shape.decode()) for shape in _SHAPES)
+def _staged_text() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((gate.decode(), re.compile(shape.decode())) for gate, shape in _SHAPES)
 
 
 # Bytes from the most to the least common in agent output: a value is looked for by its
@@ -138,9 +139,6 @@ class Redactor:
         self.values = frozenset(v for v in values if len(v) >= MIN_SECRET)
         # Longest first: a value that contains another is redacted whole.
         literal = [re.escape(v.encode()) for v in sorted(self.values, key=len, reverse=True)]
-        # Every value and shape at once: where a secret spans a cut (see `safe_cut`).
-        shapes = (shape.replace(b"(?P<keep>", b"(?:") for shape in _SHAPES)  # names once
-        self._bytes = re.compile(b"|".join([*literal, *shapes]))
         self._literal = re.compile(b"|".join(literal)) if literal else None
         self._literal_text = re.compile(self._literal.pattern.decode()) if self._literal else None
         self._values = tuple((_rarest(v.encode()), v.encode()) for v in self.values)
@@ -150,15 +148,17 @@ class Redactor:
     def raw(self, data: bytes) -> bytes:
         if self._literal is not None and self._has_value(data):
             data = self._literal.sub(REDACTED.encode(), data)
-        for shape in _staged():
-            data = shape.sub(_kept_bytes, data)  # the same object when nothing matched
-        return data
+        for gate, shape in _staged():
+            if gate in data:
+                data = shape.sub(_kept_bytes, data)
+        return data  # the usual case: the gates let no expression run
 
     def text(self, text: str) -> str:
         if self._literal_text is not None:
             text = self._literal_text.sub(REDACTED, text)
-        for shape in _staged_text():
-            text = shape.sub(_kept_text, text)
+        for gate, shape in _staged_text():
+            if gate in text:
+                text = shape.sub(_kept_text, text)
         return text
 
     def _has_value(self, data: bytes) -> bool:
@@ -167,10 +167,13 @@ class Redactor:
 
     def safe_cut(self, data: bytes, cut: int) -> int:
         """`cut` moved back to the start of any secret that spans it."""
-        for match in self._bytes.finditer(data, max(0, cut - self.hold), cut + self.hold):
-            if match.start() < cut < match.end():
-                return match.start()
-        return cut
+        low, high = max(0, cut - self.hold), cut + self.hold
+        window = data[low:high]
+        shapes = [shape for gate, shape in _staged() if gate in window]
+        if self._literal is not None and self._has_value(window):
+            shapes.append(self._literal)
+        spans = (m.start() for s in shapes for m in s.finditer(data, low, high) if m.end() > cut)
+        return min((start for start in spans if start < cut), default=cut)
 
     def scrub(self, value: T) -> T:
         """`value` with every string in it redacted: a dataclass (an event), a tuple, a list,
