@@ -221,8 +221,10 @@ def test_a_gemini_that_fails_to_start_reports_its_real_cause_not_its_chatter() -
     )
     result, _ = replay(GeminiAgent(), b"", stderr.encode(), exit_code=41)
     assert result.failure is not None
-    assert result.failure.endswith(": Please set an Auth method in your /h/.gemini/settings.json"
-        " or specify one of the following environment variables before running: GEMINI_API_KEY")
+    assert result.failure.endswith(
+        ": Please set an Auth method in your /h/.gemini/settings.json"
+        " or specify one of the following environment variables before running: GEMINI_API_KEY"
+    )
     assert "chmod" not in result.failure
 
 
