@@ -42,7 +42,10 @@ def test_plan_with_nothing_to_do(git_project: Project) -> None:
     git_project.write({"specs/a.spec.md": "# a\n"})
     cmd = git_project.fake({"*": [{"signal": "DONE"}]})
     assert git_project.run("run", *cmd).exit_code == 0
-    assert json.loads(git_project.run("plan", "--json").stdout) == {"include": []}
+    assert json.loads(git_project.run("plan", "--json").stdout) == {
+        "schema_version": 1,
+        "include": [],
+    }
     assert "nothing to plan" in git_project.run("plan").stdout
 
 
