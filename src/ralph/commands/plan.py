@@ -1,6 +1,6 @@
 """`ralph plan [--json]`: the specs that still need work, each with the lane branch it would
 run on; as JSON, a GitHub Actions matrix (`{"include": [{"spec": ..., "branch": ...}]}`) for
-fanning specs out to CI jobs that each run `ralph run --spec PATH` (see docs/ci-lanes.md)."""
+fanning specs out to CI jobs that each run `ralph run --spec PATH` (see docs/how-to/ci-lanes.md)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ralph.errors import UsageError
+from ralph.errors import UsageError, docs_page
 from ralph.schemas.catalog import SCHEMAS, UnknownSchema, schema_text
 
 
@@ -17,6 +17,6 @@ def schema(name: str | None) -> None:
     except UnknownSchema:
         raise UsageError(
             f"ralph schema: no schema named {name!r}",
-            f"name one of: {', '.join(SCHEMAS)} (docs/reference/json.md)",
+            f"name one of: {', '.join(SCHEMAS)} ({docs_page('reference/json.md')})",
         ) from None
     print(text, end="")
