@@ -99,6 +99,8 @@ def type_text(kind: Any) -> str:
             text = type_text(arg)
             if text not in parts:
                 parts.append(text)
+        if "number" in parts and "integer" in parts:  # YAML writes both alike: 300 or 2.5
+            parts.remove("integer")
         return " \\| ".join(parts)
     if origin is typing.Literal:
         return " \\| ".join(f"`{a}`" for a in args)
@@ -125,12 +127,14 @@ def bounds(info: FieldInfo) -> str:
 
 
 def _nested_metadata(kind: Any) -> Iterator[Any]:
+    """The constraints inside a type (`Annotated[float, Field(gt=0)] | None`: the `gt`)."""
     if typing.get_origin(kind) is typing.Annotated:
-        yield from typing.get_args(kind)[1:]
+        for meta in typing.get_args(kind)[1:]:
+            yield meta
+            yield from getattr(meta, "metadata", ())  # a Field(...) holds its constraints
     elif typing.get_origin(kind) in (typing.Union, types.UnionType):
         for arg in typing.get_args(kind):
-            if typing.get_origin(arg) is typing.Annotated:
-                yield from typing.get_args(arg)[1:]
+            yield from _nested_metadata(arg)
 
 
 def default_text(info: FieldInfo) -> str:
