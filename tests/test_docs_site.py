@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -124,3 +125,32 @@ def test_every_page_is_in_the_nav() -> None:
     nav = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
     pages = {p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs").rglob("*.md")}
     assert {page for page in pages if f": {page}\n" not in nav} == set()
+
+
+def models_inside(root: type[BaseModel]) -> set[type[BaseModel]]:
+    """Every model a key of `root` holds, however deep (lists, unions, Annotated)."""
+    import typing
+
+    found: set[type[BaseModel]] = set()
+    todo: list[Any] = [root]
+    while todo:
+        kind = todo.pop()
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            if kind in found:
+                continue
+            found.add(kind)
+            todo += [info.annotation for info in kind.model_fields.values()]
+        else:
+            todo += list(typing.get_args(kind))
+    return found - {root}
+
+
+def test_every_section_of_ralph_yaml_and_the_front_matter_has_its_table() -> None:
+    # a model added inside ralph.yaml (`notify:`, say) gets its own table, or its keys go unseen
+    shown = {model for _, model in docs_gen.CONFIG_SECTIONS}
+    assert models_inside(config.RalphConfig) <= shown
+    shown = {model for _, model, _ in docs_gen.FRONT_MATTER_SECTIONS}
+    # each check (role) model differs from ExternalCheck (ExternalRole) only by method and config
+    same = {frontmatter.SemanticCheck, frontmatter.StringMatchCheck, frontmatter.MultiStageCheck}
+    same |= {frontmatter.SemanticRole, frontmatter.StringMatchRole, frontmatter.MultiStageRole}
+    assert models_inside(frontmatter.SpecMeta) - same <= shown
