@@ -351,6 +351,19 @@ def doctor(json_: JsonFlag = False, root: Root = None) -> None:
         raise typer.Exit(doctor_command(project_root(root), as_json=json_))
 
 
+_SCHEMA = "status, report, history, agents, plan, inspect, doctor or event (none: list them)."
+SchemaName = Annotated[Optional[str], typer.Argument(help=_SCHEMA, show_default=False)]  # noqa: UP045
+
+
+@app.command()
+def schema(name: SchemaName = None) -> None:
+    """Print the JSON Schema of a --json output, of the --report-json report or of a run event."""
+    from ralph.commands.schema import schema as schema_command
+
+    with reported_errors():
+        schema_command(name)
+
+
 @app.command()
 def reset(
     handoffs: Annotated[bool, typer.Option("--handoffs", help="Also delete the handoffs.")] = False,
@@ -369,12 +382,8 @@ def reset(
     from ralph.commands.reset import reset as reset_command
 
     with reported_errors():
-        reset_command(
-            project_root(root),
-            handoffs=handoffs or all_,
-            history=history or all_,
-            guardrails=guardrails or all_,
-        )
+        also = {"handoffs": handoffs, "history": history, "guardrails": guardrails}
+        reset_command(project_root(root), **{k: v or all_ for k, v in also.items()})
 
 
 @app.command()

@@ -20,6 +20,16 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # Ctrl-C, SIGTERM, cancel
 
 
+# The manual. A hint that a page explains better names it: the docs/ folder of the repository
+# (also built as a site by `make docs`); tests/test_docs_site.py checks that each page named exists.
+DOCS_URL = "https://github.com/ralph-spec-loop/ralph-spec-loop/blob/main/docs/"
+
+
+def docs_page(page: str) -> str:
+    """Where page `page` (a path under docs/, such as `reference/ralph-yaml.md`) is read."""
+    return DOCS_URL + page
+
+
 def report(exc: BaseException) -> int:
     """Print a RalphError, an OSError or Ctrl-C as one `error:` line and a `hint:` on stderr."""
     import sys

@@ -24,7 +24,7 @@ from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.runner import run_gate
 from ralph.checks.testguard import TestGuard, refusal
-from ralph.errors import SpecError
+from ralph.errors import SpecError, docs_page
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
 from ralph.rules.specset import Digests, waiting
@@ -42,7 +42,7 @@ NOTE_REASONS = 3  # reasons shown on the one-line display note
 # counts say it in their reasons)
 PERSON = "what a person can do: "
 CHECK_HINT = "if a check is wrong, edit the spec's front matter; else let the agent fix the work"
-FRONT_MATTER_HINT = "fix the YAML between the --- lines (README: Front matter and checks)"
+FRONT_MATTER_HINT = f"fix the YAML between the --- lines ({docs_page('reference/front-matter.md')})"
 AGENT_FRONT_MATTER_HINT = "accept the agent's change with `ralph accept`, or restore it"
 SPECS_HINT = "restore the spec (git checkout), or accept the change with `ralph accept`"
 

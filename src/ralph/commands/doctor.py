@@ -41,7 +41,10 @@ def doctor(root: Path, *, as_json: bool) -> int:
     if as_json:
         import json
 
-        print(json.dumps({"ok": not broken, "checks": [asdict(c) for c in checks]}))
+        from ralph.schemas.catalog import SCHEMA_VERSION
+
+        found = [asdict(c) for c in checks]
+        print(json.dumps({"schema_version": SCHEMA_VERSION, "ok": not broken, "checks": found}))
     else:
         print(render(checks), end="")
     return int(ExitCode.ERROR if broken else ExitCode.OK)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ralph.errors import UsageError
+from ralph.errors import UsageError, docs_page
 from ralph.rules.lanes import after_merge, drop_to_review, hold, lane_branch, lane_name
 from ralph.rules.state import MAX_COUNT
 from ralph.run.context import RunContext
@@ -55,7 +55,8 @@ class Integration:
             raise UsageError(
                 f"--parallel needs a clean work tree to merge lanes into; uncommitted: "
                 f"{shown or 'a merge in progress'}",
-                "commit or stash these changes (git stash -u), then run again",
+                "commit or stash these changes (git stash -u), then run again "
+                f"({docs_page('how-to/parallel.md')})",
             )
         self.lanes = replace(self.lanes, integration=self.branch)
         for lane in self.lanes.lanes:

@@ -6,7 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from ralph.errors import SpecError
+from ralph.errors import SpecError, docs_page
 from ralph.rules.spec import ROOT_PROMPTS, Spec, is_untouched_template, sort_key
 
 SPEC_DIRS = (".ralph/specs", "specs")
@@ -88,5 +88,8 @@ def discover_specs(root: Path, templates: list[str] | None = None) -> list[Spec]
             "then run again",
         )
     if not specs:
-        raise SpecError(f"no specs found in {root}", f"create one ({SEARCHED})")
+        raise SpecError(
+            f"no specs found in {root}",
+            f"create one ({SEARCHED}; {docs_page('tutorial/getting-started.md')})",
+        )
     return specs

@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from ralph.errors import ConfigError, invalid_value, model_keys, yaml_problem
+from ralph.errors import ConfigError, docs_page, invalid_value, model_keys, yaml_problem
 from ralph.rules.cmdline import split_command
 
 CONFIG_FILE = "ralph.yaml"
@@ -256,7 +256,7 @@ def parse_config(text: str) -> RalphConfig:
         )
         raise ConfigError(
             message,
-            "see the Configuration section of the README for the keys ralph.yaml accepts",
+            f"the keys ralph.yaml accepts: {docs_page('reference/ralph-yaml.md')}",
         ) from exc
 
 
