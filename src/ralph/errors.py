@@ -27,7 +27,9 @@ def report(exc: BaseException) -> int:
     if isinstance(exc, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
-    if isinstance(exc, OSError):  # a full disk, a permission taken away mid-run
+    if isinstance(exc, OSError) and not isinstance(
+        exc, RalphError
+    ):  # a full disk, a permission taken away mid-run
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         print("hint: check free disk space and permissions, then run again", file=sys.stderr)
@@ -74,6 +76,18 @@ class AgentsExhausted(RalphError):
 
 class SandboxError(RalphError):
     """The sandbox asked for cannot start here: the run refuses rather than run unsandboxed."""
+
+
+class UnsafePath(RalphError):
+    """A file ralph would write, create, delete or read in the project is reached through a
+    link (or is not a regular file), or a read leads outside the project: refused, exit 1,
+    before anything outside the project is touched (docs/explanation/files-and-links.md)."""
+
+
+class FileProblem(StateError, OSError):
+    """A file of `.ralph/` cannot be written, said as what is actually wrong (its folder is
+    gone, read-only, a folder where the file goes, the disk full). An OSError too, so a
+    best-effort write (run.json) still passes over it."""
 
 
 class LockError(RalphError):

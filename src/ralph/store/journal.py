@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ralph.store.files import read_text, write_text_atomic
+from ralph.store.files import append_text, read_text, write_text_atomic
 
 PROGRESS_HEADER = "# Progress\n\nOne line per rotation and per verification attempt, by ralph.\n\n"
 RECENT_ERRORS = 5  # lines of errors.log the next prompt shows
@@ -27,16 +27,12 @@ def _one_line(text: str) -> str:
 
 
 def append_progress(path: Path, line: str, now: float | None = None) -> None:
-    new = not path.exists()
-    with path.open("a", encoding="utf-8") as f:
-        if new:
-            f.write(PROGRESS_HEADER)
-        f.write(f"- {stamp(now)} {_one_line(line)}\n")
+    head = "" if path.exists() else PROGRESS_HEADER
+    append_text(path, f"{head}- {stamp(now)} {_one_line(line)}\n")
 
 
 def append_error(path: Path, line: str, now: float | None = None) -> None:
-    with path.open("a", encoding="utf-8") as f:
-        f.write(f"{stamp(now)} {_one_line(line)}\n")
+    append_text(path, f"{stamp(now)} {_one_line(line)}\n")
 
 
 def recent_errors(path: Path, limit: int = RECENT_ERRORS) -> tuple[str, ...]:
@@ -56,9 +52,8 @@ def drop_refusal_notes(path: Path, keep: Path) -> bool:
     said stays on record. True when one was there."""
     import re
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, UnicodeDecodeError):
+    text = read_text(path)
+    if not text:
         return False
     pattern = re.compile(
         re.escape(NOTE_HEAD) + r"rotation \d+: " + re.escape(REFUSAL_START)
@@ -69,15 +64,11 @@ def drop_refusal_notes(path: Path, keep: Path) -> bool:
     if not moved:
         return False
     kept = pattern.sub("", text)
-    keep.parent.mkdir(parents=True, exist_ok=True)
-    with keep.open("a", encoding="utf-8") as f:
-        f.write("".join(moved))
+    append_text(keep, "".join(moved))
     write_text_atomic(path, kept)
     return True
 
 
 def append_note(path: Path, note: str) -> None:
     """Add a note from ralph to a handoff, so the next rotation knows what happened."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as f:
-        f.write(f"{NOTE_HEAD}{note}\n")
+    append_text(path, f"{NOTE_HEAD}{note}\n")
