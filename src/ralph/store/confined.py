@@ -133,8 +133,10 @@ def open_fd(root: Path, path: Path, flags: int, *, create_dirs: bool = False) ->
             out = os.open(name, flags | _NOFOLLOW | _NONBLOCK | _CLOEXEC, 0o644, dir_fd=fd)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.EMLINK, errno.ENXIO):
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                what = "is a link" if _is_link(st) else "is not a regular file"
                 parts = _parts(root, path)
-                raise _refuse(root, parts, len(parts) - 1, "is a link or not a file") from None
+                raise _refuse(root, parts, len(parts) - 1, what) from None
             raise
     if not stat.S_ISREG(os.fstat(out).st_mode):
         os.close(out)

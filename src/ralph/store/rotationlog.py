@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import weakref
 from pathlib import Path
 from typing import BinaryIO
 
@@ -36,6 +37,11 @@ def _open_new(path: Path) -> tuple[Path, BinaryIO]:
             candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
 
 
+def _close_all(*files: BinaryIO) -> None:
+    for f in files:
+        f.close()
+
+
 class RotationLog:
     """One rotation's output: raw in its history log, readable (the adapter's rendering, one line
     per assistant message or tool call) in current.log, capped."""
@@ -48,6 +54,9 @@ class RotationLog:
             self._history.close()
             raise
         self._current_written = 0
+        # A rotation cut short by an error (a write refused mid-rotation) never reaches close():
+        # its files are closed when the log is dropped, not left to the garbage collector.
+        weakref.finalize(self, _close_all, self._history, self._current)
         data = header.encode() + b"\n"
         self._history.write(data)
         self._write_current(data)

@@ -1,0 +1,33 @@
+"""A hostile agent: plants symbolic links where ralph writes or reads, then signals.
+
+`linker.py` reads its plan from the environment: LINKS is a JSON object mapping a path
+relative to the project (its working folder) to the link's target; what is at the path is
+moved aside first (a folder to `<path>.moved`, a file deleted). SIGNAL (default CONTINUE) is
+printed last, and the exit code is EXIT (default 0). RALPH_ITERATION other than LINK_AT
+(default 1) plants nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+
+def main() -> int:
+    if os.environ.get("RALPH_ITERATION", "1") == os.environ.get("LINK_AT", "1"):
+        for rel, target in json.loads(os.environ.get("LINKS", "{}")).items():
+            path = Path(rel)
+            if path.is_dir() and not path.is_symlink():
+                shutil.move(str(path), f"{path}.moved")
+            elif path.is_symlink() or path.exists():
+                path.unlink()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.symlink_to(target)
+    print(f"working\n<ralph>{os.environ.get('SIGNAL', 'CONTINUE')}</ralph>")
+    return int(os.environ.get("EXIT", "0"))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
