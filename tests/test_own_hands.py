@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph.rules.spec import spec_slug
 from tests.conftest import Project, Result
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="symlinks")
@@ -171,9 +172,6 @@ def test_a_handoff_linked_outside_is_refused(
     git_project.write({"specs/a.spec.md": "# A\n"})
     assert git_project.run("init").exit_code == 0
     handoffs = git_project.root / ".ralph" / "handoffs"
-    slug = "a-" + __import__("hashlib").sha256(b"specs/a.spec.md").hexdigest()[:6]
-    from ralph.rules.spec import spec_slug
-
     slug = spec_slug("specs/a.spec.md")
     (handoffs / f"{slug}.md").symlink_to(outside / ".bashrc")
     result = git_project.run("run", "--agent-command", AGENT, "-n", "1", "--headless")
@@ -201,24 +199,21 @@ def test_a_persons_linked_spec_inside_the_project_keeps_working(git_project: Pro
 
 def test_handoff_and_guardrail_notes_an_agent_writes_keep_working(git_project: Project) -> None:
     git_project.write({"specs/a.spec.md": "# A\n"})
+    handoff = f".ralph/handoffs/{spec_slug('specs/a.spec.md')}.md"
     agent = git_project.root.parent / "notes.sh"
     agent.write_text(
         "#!/bin/sh\n"
         'echo "- use make test" >> .ralph/guardrails.md\n'
-        'echo "left off at step 2" > "$RALPH_STATE_DIR/handoffs/$(ls "$RALPH_STATE_DIR/handoffs" | head -1)"\n'
+        f'echo "left off at step $RALPH_ITERATION" > {handoff}\n'
         "echo '<ralph>CONTINUE</ralph>'\n"
     )
     agent.chmod(0o755)
-    assert (
-        git_project.run("run", "--agent-command", str(agent), "-n", "2", "--headless").exit_code
-        == 3
-    )
-    assert (
-        git_project.run("run", "--agent-command", str(agent), "-n", "1", "--headless").exit_code
-        == 3
-    )
+    for _ in range(2):
+        result = git_project.run("run", "--agent-command", str(agent), "-n", "1", "--headless")
+        assert result.exit_code == 3, result
     prompt = (git_project.root / ".ralph" / "prompt.md").read_text()
     assert "- use make test" in prompt
+    assert "left off at step 1" in prompt
 
 
 @pytest.mark.parametrize("how", ["absolute", "devstdout"])
