@@ -15,6 +15,7 @@ import pytest
 
 from ralph.rules.spec import spec_slug
 from tests.conftest import Project, Result
+from tests.test_sandbox_run import disk_tmp, need  # noqa: F401 -- the fixture, and the skip
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="symlinks")
 
@@ -248,3 +249,24 @@ def test_a_report_inside_the_project_through_a_link_is_refused(
         "run", "--agent-command", AGENT, "-n", "1", "--headless", "--junit", "reports/j.xml"
     )
     assert "<testsuite" in (git_project.root / "reports" / "j.xml").read_text()
+
+
+@pytest.mark.parametrize("rel", [".ralph/current.log", ".ralph/guardrails.md", ".ralph"])
+def test_inside_bwrap_a_planted_link_is_refused_too(
+    disk_tmp: Path,  # noqa: F811 -- the fixture imported above
+    monkeypatch: pytest.MonkeyPatch,
+    rel: str,
+) -> None:
+    need("bwrap", monkeypatch)
+    home = disk_tmp / "home"  # outside the project, where the sandbox cannot write
+    (home / ".bashrc").write_text(SENTINEL)
+    project = Project(disk_tmp / "proj", monkeypatch)
+    project.root.mkdir()
+    project.git("init", "-q")
+    target = home if rel == ".ralph" else home / ".bashrc"
+    plant(project, monkeypatch, {rel: target}, LINK_AT="1")
+    result = project.run_subprocess(
+        "run", "--sandbox", "bwrap", "--agent-command", AGENT, "-n", "3", "--headless"
+    )
+    refused(result, "outside" if rel.endswith(".md") else "link")
+    untouched(home)

@@ -270,7 +270,8 @@ def explain(exc: OSError, path: Path) -> FileProblem:
     """What is actually wrong when a file of `.ralph/` cannot be written."""
     where = path.parent
     if exc.errno == errno.ENOENT:
-        what, hint = f"its folder {where} is gone", "run again: ralph makes the folder anew"
+        what = f"its folder {where} was deleted (while ralph ran?)"
+        hint = "run again: a run makes its folders anew (what was in them is lost)"
     elif exc.errno in (errno.EISDIR, errno.ENOTEMPTY, errno.EEXIST):
         what, hint = "it is a folder, not a file", f"move the folder {path} away"
     elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
