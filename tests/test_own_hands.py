@@ -270,3 +270,21 @@ def test_inside_bwrap_a_planted_link_is_refused_too(
     )
     refused(result, "outside" if rel.endswith(".md") else "link")
     untouched(home)
+
+
+def test_a_lanes_current_log_linked_outside_is_refused(
+    project: Project, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.git("init", "-q", "-b", "main")
+    project.write(
+        {"specs/a.spec.md": "# A\n", "specs/b.spec.md": "# B\n", ".gitignore": ".ralph/\n"}
+    )
+    project.commit_all()
+    monkeypatch.setenv(
+        "LINKS", json.dumps({"$STATE/lanes/*/current.log": str(outside / ".bashrc")})
+    )
+    result = project.run(
+        "run", "--agent-command", AGENT, "--parallel", "2", "-n", "6", "--headless"
+    )
+    refused(result, "current.log", "link")
+    untouched(outside)

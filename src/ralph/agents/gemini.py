@@ -110,6 +110,19 @@ def _tokens(stats: dict[str, Any]) -> tuple[float, float]:
     return total_in, total_out
 
 
+def _write_own(path: Path, text: str) -> None:
+    """A file of ralph's under `.ralph/`, made anew: a link planted there is deleted, never
+    written through (this layer cannot use store/confined.py; `.ralph` itself is checked at
+    the start of every run)."""
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 class GeminiAgent(BuiltinAgent):
     key = "gemini"
     default_vendor = "google"
@@ -122,8 +135,7 @@ class GeminiAgent(BuiltinAgent):
         env = super().build_env(request)
         if DEFAULTS_VAR not in env:  # a system-defaults file of the user's own wins
             path = request.state_dir / "gemini-system-defaults.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(SYSTEM_DEFAULTS, indent=2) + "\n", encoding="utf-8")
+            _write_own(path, json.dumps(SYSTEM_DEFAULTS, indent=2) + "\n")
             env[DEFAULTS_VAR] = str(path)
         return env
 
