@@ -231,7 +231,7 @@ def test_a_persons_report_outside_the_project_keeps_working(
     assert "<testsuite" in text
 
 
-def test_a_report_inside_the_project_through_a_link_is_refused(
+def test_a_report_inside_the_project_through_a_link_is_refused_before_the_run(
     git_project: Project, outside: Path
 ) -> None:
     git_project.write({"specs/a.spec.md": "# A\n"})
@@ -239,16 +239,34 @@ def test_a_report_inside_the_project_through_a_link_is_refused(
     result = git_project.run(
         "run", "--agent-command", AGENT, "-n", "1", "--headless", "--junit", "reports/.bashrc"
     )
-    assert result.exit_code == 3, result  # the run's verdict stands; the report is refused
-    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and "reports" in errors[0] and "link" in errors[0], result
+    refused(result, "reports", "link")
+    assert not (git_project.root / ".ralph" / "prompt.md").exists()  # no agent was started
     untouched(outside)
-    (git_project.root / "reports").unlink()
+
+
+def test_a_report_an_agent_links_outside_mid_run_is_refused_and_the_verdict_stands(
+    git_project: Project, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plant(git_project, monkeypatch, {"reports/j.xml": outside / ".bashrc"})
     (git_project.root / "reports").mkdir()
     result = git_project.run(
         "run", "--agent-command", AGENT, "-n", "1", "--headless", "--junit", "reports/j.xml"
     )
-    assert "<testsuite" in (git_project.root / "reports" / "j.xml").read_text()
+    assert result.exit_code == 3, result  # the run's own exit code; the report is refused
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "reports/j.xml" in errors[0] and "link" in errors[0], result
+    untouched(outside)
+
+
+def test_a_persons_report_inside_the_project_is_written_in_a_new_folder(
+    git_project: Project,
+) -> None:
+    git_project.write({"specs/a.spec.md": "# A\n"})
+    result = git_project.run(
+        "run", "--agent-command", AGENT, "-n", "1", "--headless", "--junit", "out/ci/j.xml"
+    )
+    assert result.exit_code == 3, result
+    assert "<testsuite" in (git_project.root / "out" / "ci" / "j.xml").read_text()
 
 
 @pytest.mark.parametrize("rel", [".ralph/current.log", ".ralph/guardrails.md", ".ralph"])

@@ -147,11 +147,13 @@ def open_fd(root: Path, path: Path, flags: int, *, create_dirs: bool = False) ->
     return out
 
 
-def write_atomic(root: Path, path: Path, data: bytes, *, durable: bool = True) -> None:
+def write_atomic(
+    root: Path, path: Path, data: bytes, *, durable: bool = True, create_dirs: bool = False
+) -> None:
     """Replace `path` by a temporary file renamed over it, all inside one folder reached
     without links; a link where the file is refused (rename would not follow it, but a
     person reading the link would take ralph's file for the target's)."""
-    with folder(root, path) as (fd, name):
+    with folder(root, path, create=create_dirs) as (fd, name):
         tmp = f".{name}.{os.urandom(6).hex()}.tmp"
         try:
             out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=fd)

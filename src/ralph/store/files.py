@@ -146,7 +146,7 @@ def write_text_through(path: Path, text: str, *, project: Path | None = None) ->
         return
     inside = None if project is None else in_project(project, path)
     if inside is not None:
-        confined.write_atomic(inside, inside / _below(inside, path), data)
+        confined.write_atomic(inside, inside / _below(inside, path), data, create_dirs=True)
         return
     try:
         mode = path.stat().st_mode  # follows links; a dangling link is a file to create
@@ -163,6 +163,16 @@ def write_text_through(path: Path, text: str, *, project: Path | None = None) ->
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(target, text)
+
+
+def check_report_path(path: Path, project: Path) -> None:
+    """UnsafePath now, before the run, when a report inside the project would go through a
+    link (the same rule write_text_through applies when the report is written)."""
+    if _own_descriptor(path) is not None:
+        return
+    inside = in_project(project, path)
+    if inside is not None:
+        confined.refuse_link(inside, inside / _below(inside, path))
 
 
 def in_project(project: Path, path: Path) -> Path | None:
