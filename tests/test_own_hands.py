@@ -114,6 +114,7 @@ def test_a_repository_that_commits_ralph_as_a_link_is_refused_by_init_and_run(
     refused(git_project.run("run", "--agent-command", AGENT, "-n", "1", "--headless"), "link")
     refused(git_project.run("init", "--force"), ".ralph", "link")
     refused(git_project.run("reset", "--all"), ".ralph", "link")
+    refused(git_project.run("status"), ".ralph", "link")
     untouched(outside)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ralph.errors import LockError, StateError
+from ralph.errors import LockError, RalphError, StateError
 from ralph.store.files import load_json, make_dirs, refuse_link, remove_file, write_json_atomic
 
 if TYPE_CHECKING:
@@ -231,7 +231,7 @@ class RunLock:
 
             mark_run(None)
             self._marking = False
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, RalphError):  # a link there: left alone
             remove_file(self.state_dir / RUN_FILE)
         if self._lock is not None:
             self._lock.release()
