@@ -237,6 +237,15 @@ def read_inside(root: Path, path: Path) -> bytes:
     """The bytes of a file the agent can write (a spec, guardrails, a handoff), following
     links only while they stay inside the project: where it ends is read without links, so
     a link swapped in after the check is refused too. FileNotFoundError when it is not there."""
+    try:  # no link on the way, the common case: read at once
+        fd = open_fd(root, path, os.O_RDONLY)
+    except UnsafePath:
+        fd = _open_through_links(root, path)
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
+
+
+def _open_through_links(root: Path, path: Path) -> int:
     real_root = Path(os.path.realpath(root))
     real = Path(os.path.realpath(path))
     try:
@@ -248,9 +257,7 @@ def read_inside(root: Path, path: Path) -> bytes:
             "specs, guardrails and handoffs only inside the project",
             f"remove the link ({shown}), or copy what it points to into the project",
         ) from None
-    fd = open_fd(real_root, real, os.O_RDONLY)
-    with os.fdopen(fd, "rb") as f:
-        return f.read()
+    return open_fd(real_root, real, os.O_RDONLY)
 
 
 def sweep_temps(root: Path, folders: list[Path], match: Callable[[str], bool]) -> None:
