@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -142,7 +143,7 @@ def open_fd(root: Path, path: Path, flags: int, *, create_dirs: bool = False) ->
         os.close(out)
         parts = _parts(root, path)
         raise _refuse(root, parts, len(parts) - 1, "is not a regular file")
-    if _NONBLOCK:
+    if sys.platform != "win32":  # no O_NONBLOCK there (nor set_blocking before 3.12)
         os.set_blocking(out, True)
     return out
 
@@ -154,7 +155,9 @@ def write_atomic(
     without links; a link where the file is refused (rename would not follow it, but a
     person reading the link would take ralph's file for the target's)."""
     with folder(root, path, create=create_dirs) as (fd, name):
-        tmp = f".{name}.{os.urandom(6).hex()}.tmp"
+        # beside the file (without openat `name` is the whole path)
+        head, base = os.path.split(name)
+        tmp = os.path.join(head, f".{base}.{os.urandom(6).hex()}.tmp")  # noqa: PTH118 -- a str for dir_fd
         try:
             out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=fd)
             try:
