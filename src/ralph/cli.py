@@ -98,13 +98,17 @@ def init(
     force: Annotated[
         bool, typer.Option("--force", help="Re-create .ralph/ even if it exists (clears it).")
     ] = False,
+    nested: Annotated[
+        bool,
+        typer.Option("--nested", help="Make a project inside another ralph project's folder."),
+    ] = False,
     root: Root = None,
 ) -> None:
     """Create .ralph/, a PROMPT.md template when there is no spec, and ignore .ralph/ in git."""
     from ralph.commands.init import init as init_command
 
     with reported_errors():
-        init_command((root or Path()).resolve(), force=force)
+        init_command((root or Path()).resolve(), force=force, nested=nested)
 
 
 @app.command()

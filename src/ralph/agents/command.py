@@ -105,7 +105,13 @@ class CommandAgent:
         redacted from everything ralph writes of its output."""
         if argv is None:
             argv = (*self.argv, *getattr(self, "args", ()))  # a built-in's extra arguments
-        return agent_secrets(getattr(self, "key", self.name), env or self.base_env(), argv)
+        key = getattr(self, "key", self.name)
+        return agent_secrets(key, env or self.base_env(), argv, self.key_vars())
+
+    def key_vars(self) -> tuple[str, ...]:
+        """Variables holding this agent's keys beyond the credential-named ones (a built-in
+        CLI's own, and those its configuration names)."""
+        return ()
 
     def build_env(self, request: AgentRequest) -> dict[str, str]:
         env = self.base_env()

@@ -9,6 +9,8 @@ untrusted folder; API errors exit with the HTTP status truncated to a byte (429 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,8 @@ DEFAULTS_VAR = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"
 
 
 class GeminiParser(JsonLinesParser):
+    chatter = ("YOLO mode is enabled", "Security Warning: Skipping system defaults file")
+
     def __init__(self) -> None:
         super().__init__()
         self.final = ""  # assistant text since the last tool event
@@ -110,17 +114,27 @@ def _tokens(stats: dict[str, Any]) -> tuple[float, float]:
     return total_in, total_out
 
 
-def _write_own(path: Path, text: str) -> None:
-    """A file of ralph's under `.ralph/`, made anew: a link planted there is deleted, never
-    written through (this layer cannot use store/confined.py; `.ralph` itself is checked at
-    the start of every run)."""
-    import os
+def _defaults_file() -> Path | None:
+    """ralph's system-defaults file for Gemini, in ralph's cache folder; None where Gemini would
+    skip it: it refuses a file below any folder others may write (a project or a HOME under
+    /tmp), and says so in a warning that hid the real error of a failed start."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    folder = Path(cache) / "ralph"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if os.name != "nt" and any(_open_to_others(p) for p in (folder, *folder.parents)):
+            return None
+        path = folder / "gemini-system-defaults.json"
+        text = json.dumps(SYSTEM_DEFAULTS, indent=2) + "\n"
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+    except OSError:
+        return None  # no cache folder: Gemini runs with its own defaults
+    return path
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as f:
-        f.write(text)
+
+def _open_to_others(folder: Path) -> bool:
+    return bool(folder.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
 class GeminiAgent(BuiltinAgent):
@@ -134,9 +148,9 @@ class GeminiAgent(BuiltinAgent):
     def build_env(self, request: AgentRequest) -> dict[str, str]:
         env = super().build_env(request)
         if DEFAULTS_VAR not in env:  # a system-defaults file of the user's own wins
-            path = request.state_dir / "gemini-system-defaults.json"
-            _write_own(path, json.dumps(SYSTEM_DEFAULTS, indent=2) + "\n")
-            env[DEFAULTS_VAR] = str(path)
+            path = _defaults_file()
+            if path is not None:
+                env[DEFAULTS_VAR] = str(path)
         return env
 
     def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:

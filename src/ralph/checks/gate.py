@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph.checks.authorship import agent_change, agent_mark
+from ralph.checks.authorship import agent_change, agent_mark, front_digests
 from ralph.checks.claims import VState
 from ralph.checks.evidence import DROP_HINT, drop
 from ralph.checks.judge import AgentJudge
@@ -27,6 +27,7 @@ from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
+from ralph.rules.specset import Digests, waiting
 from ralph.rules.state import SpecState, State
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
@@ -43,6 +44,7 @@ PERSON = "what a person can do: "
 CHECK_HINT = "if a check is wrong, edit the spec's front matter; else let the agent fix the work"
 FRONT_MATTER_HINT = "fix the YAML between the --- lines (README: Front matter and checks)"
 AGENT_FRONT_MATTER_HINT = "accept the agent's change with `ralph accept`, or restore it"
+SPECS_HINT = "restore the spec (git checkout), or accept the change with `ralph accept`"
 
 
 @dataclass(frozen=True)
@@ -183,8 +185,14 @@ class DoneGate:
         handoff: Path,
         row: SpecState | None = None,
         cancel: threading.Event | None = None,
+        person_specs: Digests | None = None,
     ) -> Verdict:
         """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
+        held = waiting(person_specs, front_digests(self.root), spec.path)
+        if held:  # fewer or weaker specs than a person wrote: nothing is verified meanwhile
+            more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
+            waits = (f"the specs wait for a person: {held[0]}{more}",)
+            return self._refuse(spec, iteration, handoff, waits, "", hint=SPECS_HINT)
         meta, error = self.meta(spec)
         self.counts.pop(spec.path, None)
         if error is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from ralph.agents.builtin import BuiltinAgent
@@ -112,6 +112,8 @@ def _login(agent: BuiltinAgent, found: str, needed: bool) -> Check:
     if footprint is None:
         return Check("agent", agent.key, "ok", found, needed)
     env = {**os.environ, **agent.extra_env}
+    # a custom provider's key variable counts as a login too (Codex's `env_key`)
+    footprint = replace(footprint, key_vars=agent.key_vars())
     source = credentials(footprint, Path.home(), env)
     if source is not None:
         return Check("agent", agent.key, "ok", f"{found}; credentials: {source}", needed)

@@ -16,6 +16,7 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.checks.gate import DoneGate, Verdict
+from ralph.checks.specset import recorded
 from ralph.process.request import StreamName
 from ralph.rules.budget import LatencyBudget
 from ralph.rules.caps import count_rotation
@@ -335,6 +336,7 @@ class Rotation:
                     handoff=handoff,
                     row=row,
                     cancel=stop,
+                    person_specs=recorded(self.ctx.state),
                 )
         except KeyboardInterrupt:
             return Verdict("ERROR", "interrupted while running the DONE checks", True)

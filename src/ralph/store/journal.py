@@ -9,6 +9,7 @@ of a handoff tells the next rotation on that spec what happened.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -46,20 +47,42 @@ REFUSAL_START = "your DONE was refused, because"
 REFUSAL_END = "Fix them before you say DONE again."
 
 
+VERIFY_FAILED_END = "Check this spec against it."
+
+
+def verification_note(which: str, summary: str, report: str, log: str) -> str:
+    """The note a failed final verification leaves in each spec's handoff."""
+    return (
+        f"{which} failed: {summary}. The verifier's report: {report}; its log: {log}. "
+        + VERIFY_FAILED_END
+    )
+
+
 def drop_refusal_notes(path: Path, keep: Path) -> bool:
     """Move the notes that a DONE was refused from a handoff to `keep`, once a DONE passed:
     an old refusal read later would send the agent after checks that pass, and what the checks
     said stays on record. True when one was there."""
-    import re
+    return _move_notes(
+        path, keep, r"rotation \d+: " + re.escape(REFUSAL_START), re.escape(REFUSAL_END)
+    )
 
-    text = read_text(path)
+
+def drop_verification_notes(path: Path, keep: Path) -> bool:
+    """Move the notes of failed final verifications from a handoff to `keep`, once one passed:
+    the next agent would otherwise chase a verdict that no longer holds."""
+    return _move_notes(
+        path,
+        keep,
+        r"final verification \d+ \(rotation \d+\) failed: ",
+        re.escape(VERIFY_FAILED_END),
+    )
+
+
+def _move_notes(path: Path, keep: Path, start: str, end: str) -> bool:
+    text = read_text(path)  # refused when it leads outside the project
     if not text:
         return False
-    pattern = re.compile(
-        re.escape(NOTE_HEAD) + r"rotation \d+: " + re.escape(REFUSAL_START)
-        + r".*?" + re.escape(REFUSAL_END) + r"\n",
-        re.DOTALL,
-    )  # fmt: skip
+    pattern = re.compile(re.escape(NOTE_HEAD) + start + r".*?" + end + r"\n", re.DOTALL)
     moved = pattern.findall(text)
     if not moved:
         return False
