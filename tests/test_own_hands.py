@@ -104,6 +104,16 @@ def test_a_linked_folder_is_refused_and_nothing_is_written_in_it(
         assert json.loads((git_project.root / ".ralph.moved" / "state.json").read_text())["specs"]
 
 
+def test_an_archive_folder_linked_outside_is_refused_when_the_run_is_archived(
+    git_project: Project, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plant(git_project, monkeypatch, {".ralph/archive": outside}, SIGNAL="DONE")
+    result = git_project.run("run", "--agent-command", AGENT, "-n", "5", "--headless")
+    refused(result, "archive", "link")
+    untouched(outside)
+    assert (git_project.root / ".ralph" / "progress.md").exists()  # not moved away
+
+
 def test_a_repository_that_commits_ralph_as_a_link_is_refused_by_init_and_run(
     git_project: Project, outside: Path
 ) -> None:

@@ -4,7 +4,7 @@
 relative to the project (its working folder) to the link's target; what is at the path is
 moved aside first (a folder to `<path>.moved`, a file deleted). A path starting `$STATE/` is
 relative to RALPH_STATE_DIR and may hold a `*` (a lane's folder, say). SIGNAL (default CONTINUE) is
-printed last, and the exit code is EXIT (default 0). RALPH_ITERATION other than LINK_AT
+printed last (VERIFY_PASS in a final verification), and the exit code is EXIT (default 0). RALPH_ITERATION other than LINK_AT
 (default 1) plants nothing.
 """
 
@@ -21,7 +21,8 @@ def main() -> int:
         for rel, target in json.loads(os.environ.get("LINKS", "{}")).items():
             for path in _paths(rel):
                 _plant(path, target)
-    print(f"working\n<ralph>{os.environ.get('SIGNAL', 'CONTINUE')}</ralph>")
+    signal = "VERIFY_PASS" if os.environ.get("RALPH_MODE") == "VERIFY" else None
+    print(f"working\n<ralph>{signal or os.environ.get('SIGNAL', 'CONTINUE')}</ralph>")
     return int(os.environ.get("EXIT", "0"))
 
 
