@@ -3,9 +3,9 @@
 `linker.py` reads its plan from the environment: LINKS is a JSON object mapping a path
 relative to the project (its working folder) to the link's target; what is at the path is
 moved aside first (a folder to `<path>.moved`, a file deleted). A path starting `$STATE/` is
-relative to RALPH_STATE_DIR and may hold a `*` (a lane's folder, say). SIGNAL (default CONTINUE) is
-printed last (VERIFY_PASS in a final verification), and the exit code is EXIT (default 0). RALPH_ITERATION other than LINK_AT
-(default 1) plants nothing.
+relative to RALPH_STATE_DIR and may hold a `*` (a lane's folder, say). SIGNAL (default
+CONTINUE) is printed last (VERIFY_PASS in a final verification), and the exit code is EXIT
+(default 0). RALPH_ITERATION other than LINK_AT (default 1) plants nothing.
 """
 
 from __future__ import annotations
