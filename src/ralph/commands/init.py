@@ -33,7 +33,7 @@ def init(root: Path, *, force: bool, nested: bool = False) -> None:
 
 
 def init_project(root: Path, *, force: bool) -> Iterator[str]:
-    import shutil
+    from ralph.store import confined
 
     ws = Workspace(root)
     ws.check()
@@ -50,14 +50,14 @@ def init_project(root: Path, *, force: bool) -> Iterator[str]:
                 if entry.name in ("specs", "run.lock", "run.json"):
                     continue
                 if entry.is_dir() and not entry.is_symlink():
-                    shutil.rmtree(entry)
+                    confined.remove_tree(root, entry)  # a link inside is removed, not followed
                 else:
-                    entry.unlink()
+                    confined.remove(root, entry)  # a link itself, never its target
         ws.ensure()
         save_state(ws.state_file, State())
     yield f"created {ws.rel(ws.dir)}/ (state.json, guardrails.md, handoffs/, history/)"
     if not find_spec_paths(root):
-        (root / "PROMPT.md").write_text(PROMPT_TEMPLATE, encoding="utf-8")
+        confined.write_bytes(root, root / "PROMPT.md", PROMPT_TEMPLATE.encode("utf-8"))
         yield "created PROMPT.md: describe what you want built there"
     if ensure_gitignored(root):
         yield "added .ralph/ to .gitignore"

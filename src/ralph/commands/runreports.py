@@ -87,17 +87,24 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
         now=time.time(),
         matrix=_final_matrix(req, sink) if sink.report.exit_code is None else None,
     )
-    write_reports(report, junit=req.junit, report_json=req.report_json)
+    write_reports(report, junit=req.junit, report_json=req.report_json, project=req.root)
     if req.notify:
         from ralph.ui.notify import notify_run_end
 
         notify_run_end(report)
 
 
-def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | None) -> None:
+def write_reports(
+    report: RunReport,
+    *,
+    junit: Path | None,
+    report_json: Path | None,
+    project: Path | None = None,
+) -> None:
     """Each report atomically when it is a file (a CI step never reads half of one), written
-    through when the path is a symlink, a named pipe or a device; a report that cannot be
-    written is said on stderr and does not change the run's exit code."""
+    through when the path is a symlink, a named pipe or a device; a report inside `project`
+    that a link would lead elsewhere is refused (store/files.write_text_through). A report that
+    cannot be written is said on stderr in one line and does not change the run's exit code."""
     import json
     import os
 
@@ -111,9 +118,11 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
         outputs.append((report_json, lambda: json.dumps(report_data(report), indent=2) + "\n"))
     for path, render in outputs:
         try:
-            write_text_through(path, render())
+            write_text_through(path, render(), project=project)
         except OSError as exc:
             print(f"error: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
+        except RalphError as exc:
+            print(f"error: report not written: {exc.message}", file=sys.stderr)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         try:

@@ -36,7 +36,7 @@ from ralph.run.question import archive_answered
 from ralph.run.recorder import FAILED_STATUSES
 from ralph.run.tree import Taken, Tree
 from ralph.specs.discovery import spec_file_hash
-from ralph.store.files import read_text
+from ralph.store.files import read_text, write_text_new
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Changes, Snapshot
@@ -290,7 +290,7 @@ class Rotation:
             )
         )
         prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
-        ws.prompt_file.write_text(prompt, encoding="utf-8")
+        write_text_new(ws.prompt_file, prompt)
         return prompt
 
     def judge(self, result: AgentResult, prompt: str) -> tuple[str, str | None]:

@@ -17,8 +17,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ralph.errors import LockError, StateError
-from ralph.store.files import load_json, write_json_atomic
+from ralph.errors import LockError, RalphError, StateError
+from ralph.store.files import load_json, make_dirs, refuse_link, remove_file, write_json_atomic
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -172,7 +172,9 @@ class RunLock:
                 f"{self.state_dir.name} is a file, not a folder",
                 f"move the file away; ralph keeps its state in the folder {self.state_dir.name}/",
             )
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.state_dir)
+        # filelock opens the lock file following links (and truncating): never a planted one
+        refuse_link(self.state_dir / LOCK_FILE)
         from filelock import Timeout
 
         lock = _os_lock(self.state_dir / LOCK_FILE)
@@ -229,8 +231,8 @@ class RunLock:
 
             mark_run(None)
             self._marking = False
-        with contextlib.suppress(OSError):
-            (self.state_dir / RUN_FILE).unlink(missing_ok=True)
+        with contextlib.suppress(OSError, RalphError):  # a link there: left alone
+            remove_file(self.state_dir / RUN_FILE)
         if self._lock is not None:
             self._lock.release()
             self._lock = None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.errors import StateError
+from ralph.store.files import make_dirs, refuse_link
 from ralph.store.workspace import STATE_DIR
 
 if TYPE_CHECKING:
@@ -113,7 +114,8 @@ def add_worktree(r: Repo, path: Path, branch: str, start: str) -> None:
     with GIT_LOCK:
         if (path / ".git").exists():
             return  # left by an earlier run: its work goes on there
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)  # `.ralph/worktrees` a link: refused, never followed by git
+        refuse_link(path)
         _git(r, "worktree", "prune")  # a worktree folder deleted by hand is forgotten first
         if has_branch(r, branch):
             _git(r, "worktree", "add", "--quiet", str(path), branch)
