@@ -13,7 +13,7 @@ import os
 import re
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph.errors import StateError
@@ -44,7 +44,6 @@ class Repo:
     top: str = ""  # the work tree's top level and the git directory, as found at start
     git_dir: str = ""
     common_dir: str = ""  # where config, hooks, refs and objects live (a worktree's is shared)
-    drivers: tuple[str, ...] = ()  # the filter/diff/merge driver keys config defines: disabled
     anchor: gitguard.Anchor | None = None  # what says where the repository is, seen at start
 
     @property
@@ -97,11 +96,8 @@ def find_repo(root: Path) -> Repo:
         ignored = _git(root, "check-ignore", "-q", ".")
         if ignored.returncode == 0:
             return Repo(root, usable=False, prefix=prefix, algo=algo)
-    repo = Repo(
-        root, True, prefix, algo, top, git_dir, common, (), gitguard.Anchor.take(top, git_dir)
-    )
-    listed = _git(root, *gitguard.DRIVERS_QUERY, env=_env(repo))
-    return replace(repo, drivers=gitguard.driver_keys(listed.stdout))
+    anchor = gitguard.Anchor.take(top, git_dir)
+    return Repo(root, True, prefix, algo, top, git_dir, common, anchor)
 
 
 @dataclass
@@ -229,11 +225,15 @@ def _run(repo: Repo, *args: str, strict: bool = False) -> subprocess.CompletedPr
 
 
 def call(repo: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """git `args` on the repository found at start, and only on it: StateError when the files
-    that say where it is changed since; OSError when git cannot start."""
+    """git `args` on the repository found at start, and only on it: RepositoryError when the
+    files that say where it is changed since; OSError when git cannot start."""
     if repo.anchor is not None:
         repo.anchor.check(repo.root)
-    return _git(repo.root, *repo.pinned, *args, env=_env(repo), drivers=repo.drivers)
+    env = _env(repo)
+    # Asked before every call (2 ms): config may have gained a driver since the last one.
+    listed = _git(repo.root, *repo.pinned, *gitguard.DRIVERS_QUERY, env=env)
+    drivers = gitguard.driver_keys(listed.stdout)
+    return _git(repo.root, *repo.pinned, *args, env=env, drivers=drivers)
 
 
 def _env(repo: Repo) -> dict[str, str]:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph.errors import StateError
+from ralph.errors import RepositoryError
 
 # Settings that make git start a program, each set to one that starts none. `-c` outranks every
 # config file, the repository's included; git passes them on to the gits it starts itself.
@@ -105,11 +105,11 @@ class Anchor:
         return cls(top, git_dir, _look(top, git_dir))
 
     def check(self, root: Path) -> None:
-        """StateError in one line when the repository is no longer the one ralph started in."""
+        """RepositoryError when the repository is no longer the one ralph started in."""
         now = dict(_look(self.top, self.git_dir))
         for where, was in self.seen:
             if now.get(where) != was:
-                raise StateError(
+                raise RepositoryError(
                     f"{root}: the git repository changed under ralph ({where} is not what it "
                     "was when the run started); ralph runs no git on a repository it did not "
                     "start in",

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph.errors import StateError
+from ralph.errors import RepositoryError, StateError
 from ralph.store import git
 from ralph.store.git import Repo
 from ralph.store.workspace import STATE_DIR
@@ -58,7 +58,7 @@ def repo(path: Path) -> Repo:
     found = git.find_repo(path)
     if not found.usable or os.path.realpath(found.top) != os.path.realpath(path):
         if lane:
-            raise StateError(
+            raise RepositoryError(
                 f"{path}: this lane's worktree is no longer a git worktree of the project; "
                 "nothing was committed",
                 "delete it (ralph makes it again from the lane's branch), then run ralph again",
@@ -70,7 +70,7 @@ def repo(path: Path) -> Repo:
     if lane:
         project = git.find_repo(path.parent.parent.parent)
         if project.common_dir != found.common_dir:
-            raise StateError(
+            raise RepositoryError(
                 f"{path}: this lane's worktree now belongs to another repository "
                 f"({found.common_dir}); nothing was committed",
                 "delete it (ralph makes it again from the lane's branch), then run ralph again",
@@ -81,7 +81,7 @@ def repo(path: Path) -> Repo:
 def _owned(path: Path) -> None:
     """A lane's worktree is a folder of its own, not a link ralph would follow elsewhere."""
     if path.is_symlink() or (path.exists() and not path.is_dir()):
-        raise StateError(
+        raise RepositoryError(
             f"{path}: this lane's worktree is no longer ralph's (it is now "
             f"{'a link' if path.is_symlink() else 'not a folder'}); nothing was committed",
             "delete it (ralph makes it again from the lane's branch), then run ralph again",
