@@ -22,9 +22,10 @@ ATTACKER = Path(__file__).parent / "fakes" / "git_attacker.py"
 SANDBOXES = ["none", "bwrap"]
 
 
-def play(project: Project, attack: str, sandbox: str, *args: str) -> Result:
+def play(project: Project, attack: str, sandbox: str, *args: str, target: str = "") -> Result:
     box = ("--sandbox", sandbox) if sandbox != "none" else ()
-    command = f"{sys.executable} {ATTACKER} {attack}"
+    sentinel = project.root.parent / "sentinel"
+    command = f"{sys.executable} {ATTACKER} {attack} {sentinel} {target}".strip()
     return project.run_subprocess(
         "run", *box, "--agent-command", command, "-n", "3", "--headless", *args, timeout=120
     )
@@ -64,9 +65,7 @@ def armed(box_project: Project, disk_tmp: Path, monkeypatch: pytest.MonkeyPatch)
     box_project.git("checkout", "-q", "-b", "main")
     box_project.write({"a.txt": "a\n", "b.txt": "b\n", ".gitignore": ".ralph/\n"})
     box_project.commit_all()
-    sentinel = disk_tmp / "sentinel"
-    monkeypatch.setenv("SENTINEL", str(sentinel))
-    return sentinel
+    return disk_tmp / "sentinel"  # where play() tells the agent to plant it
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
@@ -158,10 +157,9 @@ def test_a_lane_worktree_swapped_for_a_link_to_another_repository_is_refused(
     if sandbox != "none":
         need(sandbox, monkeypatch)
     other, head = other_repository(disk_tmp)
-    monkeypatch.setenv("OTHER_REPO", str(other))
     box_project.write({"specs/b.spec.md": "# B\n\nDo it too.\n"})
     box_project.commit_all("two specs")
-    result = play(box_project, "link", sandbox, "--parallel", "2")
+    result = play(box_project, "link", sandbox, "--parallel", "2", target=str(other))
     refused_once(result, "worktree is no longer ralph's", "changed under ralph")
     # nothing committed there, its work in progress untouched
     now = subprocess.run(
@@ -185,9 +183,8 @@ def test_a_lane_worktree_swapped_for_a_link_to_a_plain_folder_is_refused_in_one_
     plain = disk_tmp / "plain"
     plain.mkdir()
     (plain / "keep.txt").write_text("keep\n")
-    monkeypatch.setenv("OTHER_FOLDER", str(plain))
     box_project.write({"specs/b.spec.md": "# B\n\nDo it too.\n"})
     box_project.commit_all("two specs")
-    result = play(box_project, "nogit", sandbox, "--parallel", "2")
+    result = play(box_project, "nogit", sandbox, "--parallel", "2", target=str(plain))
     refused_once(result, "worktree is no longer ralph's", "changed under ralph")
     assert sorted(p.name for p in plain.iterdir()) == ["keep.txt"]

@@ -1,6 +1,6 @@
 """Fake hostile agent: plants a program for ralph's own git to run, or points ralph's git at
-another repository, then says CONTINUE. Usage: git_attacker.py ATTACK. The program it plants
-writes the file named by SENTINEL (outside the project): if that file appears, ralph ran it.
+another repository, then says CONTINUE. Usage: git_attacker.py ATTACK SENTINEL [TARGET]. The
+program it plants writes the file SENTINEL (outside the project): if it appears, ralph ran it.
 
 Attacks (each tolerates the sandbox refusing part of it: what it could not write, it says):
 - commondir: a copy of .git with core.hooksPath and an fsmonitor, made the repository's
@@ -8,8 +8,8 @@ Attacks (each tolerates the sandbox refusing part of it: what it could not write
 - hooks: hooks in .git/hooks and an fsmonitor in .git/config (an agent without a sandbox).
 - filter: a clean filter, a textconv and a merge driver for every file (.git/info/attributes,
   .git/config), and a tracked file changed so that git must clean it.
-- link: the lane's worktree swapped for a link to the repository named by OTHER_REPO.
-- nogit: the lane's worktree swapped for a link to a folder that is not a repository.
+- link: the lane's worktree swapped for a link to TARGET, another repository.
+- nogit: the lane's worktree swapped for a link to TARGET, a folder that is not a repository.
 """
 
 from __future__ import annotations
@@ -122,17 +122,15 @@ def swap(target: str) -> None:
 
 def main() -> int:
     attack = sys.argv[1]
-    sentinel = os.environ["SENTINEL"]
+    sentinel = sys.argv[2]
     if attack == "commondir":
         commondir(sentinel)
     elif attack == "hooks":
         hooks(sentinel)
     elif attack == "filter":
         filters(sentinel)
-    elif attack == "link":
-        swap(os.environ["OTHER_REPO"])
-    elif attack == "nogit":
-        swap(os.environ["OTHER_FOLDER"])
+    elif attack in ("link", "nogit"):
+        swap(sys.argv[3])
     print("<ralph>CONTINUE</ralph>", flush=True)
     return 0
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from ralph.agents.command import CommandAgent
+from ralph.agents.footprint import FOOTPRINTS
 from ralph.agents.request import AgentRequest
 from ralph.errors import AgentError
 
@@ -70,6 +71,12 @@ class BuiltinAgent(CommandAgent):
 
     def default_env(self) -> dict[str, str]:
         return dict(self.env_defaults)
+
+    def passes(self) -> frozenset[str]:
+        """Its own credential, endpoint and config-folder variables too (agents/footprint.py)."""
+        footprint = FOOTPRINTS.get(self.key)
+        own = () if footprint is None else footprint.variables
+        return super().passes() | frozenset(own)
 
     def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:
         """The command line for one rotation, and whether the prompt file is fed to stdin."""
