@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+# Every process ralph starts for itself (git, a sandbox's test run) carries this variable: a
+# child of ralph with neither it nor an agent's mark is an orphan that cleared its environment
+# to hide (process/orphans.py).
+HELPER = "RALPH_HELPER"
 
 
 def run_captured(
@@ -15,7 +21,7 @@ def run_captured(
     return subprocess.run(
         argv,
         cwd=cwd,
-        env=None if env is None else dict(env),
+        env={**(os.environ if env is None else env), HELPER: "1"},
         stdin=subprocess.DEVNULL,
         capture_output=True,
         check=False,
