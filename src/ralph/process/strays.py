@@ -3,7 +3,7 @@ ralph lives, as ralph's adopted children (process/orphans.py), so that the next 
 if ralph itself was killed with SIGKILL before it could.
 
 A note names a process by its PID and start time: a PID reused since by another process is
-never touched. A stray is stopped only if it is the user's own and still carries no mark.
+never touched. A stray is stopped only if it is the user's own and no helper of ralph's.
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ def stop_noted(path: Path) -> int:
     import psutil
 
     from ralph.process.capture import HELPER
-    from ralph.process.orphans import MARKER
 
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -65,7 +64,7 @@ def stop_noted(path: Path) -> int:
             proc = psutil.Process(int(entry["pid"]))
             same = abs(proc.create_time() - float(entry["started"])) < _TOLERANCE
             env = proc.environ()
-            if same and proc.uids().real == os.getuid() and not {HELPER, MARKER} & set(env):
+            if same and proc.uids().real == os.getuid() and HELPER not in env:
                 found += [proc, *proc.children(recursive=True)]
         except (ValueError, KeyError, TypeError, psutil.Error, OSError):
             continue
