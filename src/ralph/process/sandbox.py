@@ -77,6 +77,9 @@ BASIC_ENV = frozenset(
         # where certificates are (a company's proxy), and the proxy itself
         *("SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE"),
         *("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"),
+        # where toolchains are, so check commands and builds find them
+        *("VIRTUAL_ENV", "PYTHONPATH", "CONDA_PREFIX", "NODE_PATH", "NVM_DIR", "JAVA_HOME"),
+        *("GOPATH", "GOROOT", "CARGO_HOME", "RUSTUP_HOME"),
     }
 )
 BASIC_PREFIXES = ("LC_", "XDG_", "RALPH_")
