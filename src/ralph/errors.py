@@ -86,6 +86,12 @@ class StateError(RalphError):
     """state.json (or another file under .ralph/) is corrupt or from a newer ralph."""
 
 
+class RepositoryError(RalphError):
+    """ralph's git would reach a repository other than the one the run started in (a redirected
+    `commondir`/`gitdir`/`.git`, a lane's worktree that is no longer ralph's): the run stops,
+    since a snapshot that cannot be trusted must not pass for one that failed."""
+
+
 class AgentError(RalphError):
     """The agent cannot be started (missing executable, bad command)."""
 

@@ -78,6 +78,13 @@ class BuiltinAgent(CommandAgent):
         footprint = FOOTPRINTS.get(self.key)
         return footprint.key_vars if footprint else ()
 
+    def passes(self) -> frozenset[str]:
+        """Its own credential, endpoint and config-folder variables too (agents/footprint.py),
+        and the key variables its configuration names (into a sandbox)."""
+        footprint = FOOTPRINTS.get(self.key)
+        own = () if footprint is None else footprint.variables
+        return super().passes() | frozenset(own) | frozenset(self.key_vars())
+
     def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:
         """The command line for one rotation, and whether the prompt file is fed to stdin."""
         raise NotImplementedError

@@ -98,6 +98,11 @@ class CommandAgent:
         """ralph's environment with the agent's defaults and the user's `env:` over it."""
         return {**os.environ, **self.default_env(), **self.extra_env}
 
+    def passes(self) -> frozenset[str]:
+        """The variables this agent needs inside a sandbox beyond the basic ones: its defaults
+        and those the person's `env:` sets for it."""
+        return frozenset({*self.default_env(), *self.extra_env})
+
     def secrets(
         self, env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None
     ) -> frozenset[str]:
@@ -190,6 +195,7 @@ class CommandAgent:
                     idle_timeout=request.idle_timeout,
                     kill_grace=request.kill_grace,
                     tail_bytes=max(1 << 20, 2 * len(request.prompt.encode())),
+                    passes=chosen.passes(),
                 ),
                 on_output,
                 cancel=cancel,

@@ -91,8 +91,9 @@ class Integration:
 
     # ------------------------------------------------------------------ lanes
 
-    def open(self, spec: str) -> Lane:
-        """The spec's lane: the one already open, or a new worktree from the user's branch."""
+    def open(self, spec: str) -> tuple[Lane, bool]:
+        """The spec's lane: the one already open, or a new worktree from the user's branch;
+        True when its worktree was made now (what was known of an earlier one is void)."""
         lane = self.lanes.get(spec)
         if lane is None:
             lane = Lane(spec=spec, name=lane_name(spec), branch=lane_branch(spec))
@@ -102,7 +103,8 @@ class Integration:
         if not (path / ".git").exists():
             wt.add_worktree(self.repo, path, lane.branch, self.branch)
             self.ctx.emit(LaneOpened(spec, lane.branch, self.ctx.ws.rel(path)))
-        return lane
+            return lane, True
+        return lane, False
 
     def update(self, lane: Lane) -> None:
         """Bring the user's branch into an open lane before its next rotation; a conflict is

@@ -184,6 +184,9 @@ class RunLock:
             raise self._refused() from None
         self._lock = lock
         _reap_leftovers(load_json_quietly(self.state_dir / RUN_FILE), self.state_dir)
+        from ralph.process import strays
+
+        strays.stop_noted(self.state_dir / strays.STRAYS_FILE)  # hid from the run id
         # Written before any process starts: a run killed at any later moment, even between
         # starting its agent and noting the PID, leaves the next run what it needs to find it.
         write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
@@ -191,6 +194,7 @@ class RunLock:
 
         if current_run() is None:
             mark_run(self.run_id)
+            strays.note_to(self.state_dir / strays.STRAYS_FILE)
             self._marking = True
         return self
 
@@ -227,9 +231,13 @@ class RunLock:
         tb: TracebackType | None,
     ) -> None:
         if self._marking:
+            from ralph.process import strays
             from ralph.process.leftovers import mark_run
 
             mark_run(None)
+            strays.note_to(None)
+            with contextlib.suppress(OSError):  # each was stopped with its rotation
+                (self.state_dir / strays.STRAYS_FILE).unlink(missing_ok=True)
             self._marking = False
         with contextlib.suppress(OSError, RalphError):  # a link there: left alone
             remove_file(self.state_dir / RUN_FILE)
