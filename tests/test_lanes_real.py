@@ -1,0 +1,138 @@
+"""A real project, as a user would have it: a small `src/`-layout library with its own tests,
+installed editable (`pip install -e .`) in the project's `.venv`, three specs each fixing one
+function. Run with `--parallel` (each lane's checks must import the lane's code, not the main
+checkout's) and one spec at a time; both reach verified."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Project
+
+FIXTURE = Path(__file__).parent / "fixtures" / "srclib"
+pytestmark = pytest.mark.slow
+
+FIXES = {
+    "ordinal": (
+        "def ordinal(n: int) -> str:\n"
+        "    if 10 <= n % 100 <= 20:\n"
+        "        return f'{n}th'\n"
+        "    return f\"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}\"\n"
+    ),
+    "number": "def intcomma(n: int) -> str:\n    return f'{n:,}'\n",
+    "filesize": (
+        "def naturalsize(n: int) -> str:\n"
+        "    for unit, size in (('MB', 10**6), ('kB', 10**3)):\n"
+        "        if n >= size:\n"
+        "            return f'{n / size:.1f} {unit}'\n"
+        "    return f'{n} Bytes'\n"
+    ),
+}
+
+
+def spec(name: str) -> str:
+    return (
+        "---\n"
+        f"test_command: python -m unittest tests.test_{name}\n"
+        "---\n"
+        f"# {name}\n"
+        f"Fix `src/tinyhuman/{name}.py` so that tests/test_{name}.py passes.\n"
+    )
+
+
+SPECS = {f"specs/{name}.spec.md": spec(name) for name in FIXES}
+
+
+def editable_project(project: Project) -> Path:
+    """The library in the project, a git repository, installed editable in `.venv` (activated:
+    its bin first on PATH, as a user's shell has it). The project's `.venv` is what the lanes'
+    checks and agents use; nothing is fetched (the build backend is ralph's own setuptools)."""
+    shutil.copytree(FIXTURE, project.root, dirs_exist_ok=True)
+    project.write({**SPECS, ".gitignore": ".ralph/\n.venv/\n*.egg-info/\n__pycache__/\n"})
+    project.git("init", "-q", "-b", "main")
+    project.commit_all()
+    env_dir = project.root / ".venv"
+    venv.create(env_dir, with_pip=False)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-index"]
+        + ["--no-deps", "--prefix", str(env_dir), "-e", str(project.root)],
+        check=True,
+        capture_output=True,
+    )
+    bin_dir = env_dir / ("Scripts" if os.name == "nt" else "bin")
+    project.monkeypatch.setenv("VIRTUAL_ENV", str(env_dir))
+    project.monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    assert list(env_dir.glob("lib/python3*/site-packages/__editable__.tinyhuman*.pth"))
+    return env_dir
+
+
+def fixing_agent(project: Project) -> str:
+    """Each spec's agent writes the fix of its function in its own tree, says DONE, then
+    looks again and says DONE (nothing changed)."""
+    steps = {
+        path: [
+            {"write": {f"src/tinyhuman/{name}.py": FIXES[name]}, "signal": "DONE"},
+            {"signal": "DONE"},
+        ]
+        for path, name in zip(SPECS, FIXES, strict=True)
+    }
+    return project.script(steps)
+
+
+def unittest_in(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["python", "-m", "unittest", "-q"], cwd=root, capture_output=True, text=True, check=False
+    )
+
+
+def test_an_editable_src_layout_library_is_fixed_in_lanes_and_verified(project: Project) -> None:
+    editable_project(project)
+    assert unittest_in(project.root).returncode != 0  # the bugs are real
+    cmd = fixing_agent(project)
+    res = project.run("run", "--agent-command", cmd, "--parallel", "3", "--headless")
+    assert res.exit_code == 0, res
+    assert project.counts() == dict.fromkeys(SPECS, 3)
+    cwds = {c["cwd"] for c in project.calls()}
+    assert str(project.root) not in cwds  # every fix was made in a lane...
+    assert project.worklog("done_refused") == []  # ...and its checks tested the lane's code
+    assert unittest_in(project.root).returncode == 0  # the merged fixes, in the main tree
+    assert project.git("status", "--porcelain") == ""
+
+
+def test_the_same_project_one_spec_at_a_time(project: Project) -> None:
+    editable_project(project)
+    cmd = fixing_agent(project)
+    res = project.run("run", "--agent-command", cmd, "--headless")
+    assert res.exit_code == 0, res
+    assert project.counts() == dict.fromkeys(SPECS, 3)
+    assert unittest_in(project.root).returncode == 0
+
+
+def test_a_lane_says_when_its_checks_import_code_from_outside_its_tree(project: Project) -> None:
+    # The environment maps a folder the lane's tree does not have (an untracked, ignored
+    # `vendored/`): the lane's checks import it from the main checkout, and the refusal says so.
+    editable_project(project)
+    project.write({".gitignore": ".ralph/\n.venv/\n*.egg-info/\n__pycache__/\nvendored/\n"})
+    project.commit_all("ignore vendored/")
+    project.write({"vendored/extra.py": "VALUE = 1\n"})
+    site = next((project.root / ".venv").glob("lib/python3*/site-packages"))
+    (site / "vendored.pth").write_text(str(project.root / "vendored") + "\n")
+    steps = {path: [{"write": {"x.txt": "x\n"}, "signal": "DONE"}] for path in SPECS}
+    res = project.run(
+        "run", "--agent-command", project.script(steps), "--parallel", "3", "--headless",
+        "--max-iterations", "3",
+    )  # fmt: skip
+    assert res.exit_code != 0, res
+    line = f"the checks may import code from outside this tree: {project.root / 'vendored'}"
+    handoffs = [p.read_text() for p in (project.root / ".ralph" / "handoffs").glob("*.md")]
+    assert len(handoffs) == 3 and all(line in h for h in handoffs), handoffs
+    assert "DONE refused: test_command: exit code 1, expected 0; the checks may import" in (
+        res.stdout
+    )
