@@ -60,9 +60,9 @@ def editable_project(project: Project) -> Path:
     project.commit_all()
     env_dir = project.root / ".venv"
     venv.create(env_dir, with_pip=False)
+    offline = ("--no-build-isolation", "--no-index", "--no-deps", "--prefix", str(env_dir))
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-index"]
-        + ["--no-deps", "--prefix", str(env_dir), "-e", str(project.root)],
+        [sys.executable, "-m", "pip", "install", "-q", *offline, "-e", str(project.root)],
         check=True,
         capture_output=True,
     )

@@ -123,7 +123,7 @@ class CommandAgent:
         )
         if self.model is not None:
             env["RALPH_MODEL"] = self.model
-        if request.state_dir.resolve() in request.root.resolve().parents:  # a lane's worktree (under .ralph/)
+        if request.state_dir.resolve() in request.root.resolve().parents:  # a lane (.ralph/...)
             from ralph.process.treecode import tree_code
 
             # the agent's own test runs in its lane import the lane's code, as its checks do

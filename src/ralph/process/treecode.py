@@ -91,7 +91,7 @@ def _importable(folder: Path) -> set[str]:
 
 
 def _move(path: str, project: PurePath, tree: PurePath) -> str:
-    p = PurePath(os.path.abspath(path))
+    p = PurePath(Path(path).resolve())
     if within(p, project) and not within(p, tree):
         return str(tree / p.relative_to(project))
     return path

@@ -33,7 +33,7 @@ def pth_paths(text: str, site_dir: str) -> list[str]:
     out: list[str] = []
     for raw in text.splitlines():
         line = raw.strip()
-        if not line or line.startswith("#") or line.startswith(("import ", "import\t")):
+        if not line or line.startswith(("#", "import ", "import\t")):
             continue
         path = PurePath(line)
         out.append(str(path if path.is_absolute() else PurePath(site_dir) / path))
@@ -108,7 +108,7 @@ def remap(entries: list[Entry], project: PurePath, tree: PurePath) -> Remap:
             folder = path
         else:
             package = path.parent if path.name == "__init__.py" else path
-            if package.name != entry.module and package.stem != entry.module:
+            if entry.module not in (package.name, package.stem):
                 outside.append(f"{path} (module {entry.module!r}, mapped by {entry.source})")
                 continue
             folder = package.parent
