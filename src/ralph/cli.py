@@ -356,8 +356,19 @@ def reset(
     guardrails: Annotated[
         bool, typer.Option("--guardrails", help="Also reset guardrails.md to its template.")
     ] = False,
+    lanes: Annotated[
+        bool,
+        typer.Option(
+            "--lanes",
+            help="Also discard the open lanes of a --parallel run (worktrees, ralph/... branches).",
+        ),
+    ] = False,
     all_: Annotated[
-        bool, typer.Option("--all", help="All of --handoffs, --history and --guardrails.")
+        bool,
+        typer.Option("--all", help="All of --handoffs, --history, --guardrails and --lanes."),
+    ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Discard open lanes without asking.")
     ] = False,
     root: Root = None,
 ) -> None:
@@ -365,11 +376,15 @@ def reset(
     from ralph.commands.reset import reset as reset_command
 
     with reported_errors():
-        reset_command(
-            project_root(root),
-            handoffs=handoffs or all_,
-            history=history or all_,
-            guardrails=guardrails or all_,
+        raise typer.Exit(
+            reset_command(
+                project_root(root),
+                handoffs=handoffs or all_,
+                history=history or all_,
+                guardrails=guardrails or all_,
+                lanes=lanes or all_,
+                yes=yes,
+            )
         )
 
 

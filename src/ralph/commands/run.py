@@ -96,9 +96,31 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
             display.handle(event)
             if isinstance(event, RunStarted) and box is not None:
                 display.handle(Notice("info", box.describe()))
+            if isinstance(event, RunStarted) and opts.parallel <= 1:
+                unused = _unused_lanes(req.root)
+                if unused is not None:
+                    display.handle(Notice("warning", unused))
 
         decide = _decider(display, req.on_escalation or config.on_escalation, forced=req.plain)
         return run_loop(replace(opts, decide=decide), emit)
+
+
+def _unused_lanes(root: Path) -> str | None:
+    """One line when an earlier --parallel run left lanes that this run, in the project's own
+    tree, will not use: how to resume them or discard them. (Not `--continue`: this run's
+    options are the ones it would continue from now.)"""
+    from ralph.store.openlanes import open_lanes
+
+    found = open_lanes(root)
+    if not found:
+        return None
+    n = len(found)
+    what = "1 lane" if n == 1 else f"{n} lanes"
+    return (
+        f"{what} of an earlier --parallel run {'is' if n == 1 else 'are'} open and not used by "
+        f"this run: resume with `ralph run --parallel {max(n, 2)}`, or discard with "
+        "`ralph reset --lanes`"
+    )
 
 
 def _decider(display: Display, headless_choice: str, *, forced: bool = False) -> Decide:
