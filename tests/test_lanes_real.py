@@ -37,10 +37,10 @@ FIXES = {
 }
 
 
-def spec(name: str) -> str:
+def spec(name: str, python: str = "python") -> str:
     return (
         "---\n"
-        f"test_command: python -m unittest tests.test_{name}\n"
+        f"test_command: {python} -m unittest tests.test_{name}\n"
         "---\n"
         f"# {name}\n"
         f"Fix `src/tinyhuman/{name}.py` so that tests/test_{name}.py passes.\n"
@@ -50,12 +50,17 @@ def spec(name: str) -> str:
 SPECS = {f"specs/{name}.spec.md": spec(name) for name in FIXES}
 
 
-def editable_project(project: Project) -> Path:
-    """The library in the project, a git repository, installed editable in `.venv` (activated:
-    its bin first on PATH, as a user's shell has it). The project's `.venv` is what the lanes'
-    checks and agents use; nothing is fetched (the build backend is ralph's own setuptools)."""
+def editable_project(project: Project, *, activated: bool = True) -> Path:
+    """The library in the project, a git repository, installed editable in `.venv`: activated
+    (its bin first on PATH, as a user's shell has it), or named by the test command
+    (`.venv/bin/python`). Nothing is fetched (the build backend is ralph's own setuptools)."""
     shutil.copytree(FIXTURE, project.root, dirs_exist_ok=True)
-    project.write({**SPECS, ".gitignore": ".ralph/\n.venv/\n*.egg-info/\n__pycache__/\n"})
+    specs = (
+        SPECS
+        if activated
+        else {p: spec(n, ".venv/bin/python") for p, n in zip(SPECS, FIXES, strict=True)}
+    )
+    project.write({**specs, ".gitignore": ".ralph/\n.venv/\n*.egg-info/\n__pycache__/\n"})
     project.git("init", "-q", "-b", "main")
     project.commit_all()
     env_dir = project.root / ".venv"
@@ -67,8 +72,9 @@ def editable_project(project: Project) -> Path:
         capture_output=True,
     )
     bin_dir = env_dir / ("Scripts" if os.name == "nt" else "bin")
-    project.monkeypatch.setenv("VIRTUAL_ENV", str(env_dir))
-    project.monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    if activated:
+        project.monkeypatch.setenv("VIRTUAL_ENV", str(env_dir))
+        project.monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     assert list(env_dir.glob("lib/python3*/site-packages/__editable__.tinyhuman*.pth"))
     return env_dir
 
@@ -87,13 +93,17 @@ def fixing_agent(project: Project) -> str:
 
 
 def unittest_in(root: Path) -> subprocess.CompletedProcess[str]:
+    python = str(root / ".venv" / "bin" / "python")
     return subprocess.run(
-        ["python", "-m", "unittest", "-q"], cwd=root, capture_output=True, text=True, check=False
+        [python, "-m", "unittest", "-q"], cwd=root, capture_output=True, text=True, check=False
     )
 
 
-def test_an_editable_src_layout_library_is_fixed_in_lanes_and_verified(project: Project) -> None:
-    editable_project(project)
+@pytest.mark.parametrize("activated", [True, False], ids=["activated", "venv-path"])
+def test_an_editable_src_layout_library_is_fixed_in_lanes_and_verified(
+    project: Project, activated: bool
+) -> None:
+    editable_project(project, activated=activated)
     assert unittest_in(project.root).returncode != 0  # the bugs are real
     cmd = fixing_agent(project)
     res = project.run("run", "--agent-command", cmd, "--parallel", "3", "--headless")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ralph.process.treecode import tree_code
+from ralph.process.treecode import link_environments, tree_code
 from ralph.rules.treecode import mapped_modules, pth_paths
 
 SETUPTOOLS_FINDER = """
@@ -97,3 +97,32 @@ def test_the_texts_an_editable_install_leaves() -> None:
     assert mapped_modules(editables) == {"pkg": "/p/src/pkg/__init__.py"}
     assert mapped_modules("MAPPING = {'a': '/p/a'}") == {"a": "/p/a"}
     assert mapped_modules("not python (") == {}
+
+
+def git_tree(tmp_path: Path, ignore: str) -> tuple[Path, Path]:
+    """A project with its own `.venv`, and a git repository standing for a lane's tree."""
+    import subprocess
+
+    project = tmp_path / "proj"
+    (project / ".venv" / "bin").mkdir(parents=True)
+    (project / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    tree = project / ".ralph" / "worktrees" / "lane"
+    tree.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    (tree / ".gitignore").write_text(ignore)
+    return project, tree
+
+
+def test_the_projects_virtualenv_is_linked_where_git_ignores_it(tmp_path: Path) -> None:
+    project, tree = git_tree(tmp_path, ".venv/\n")
+    assert link_environments(tree, project) == [".venv"]
+    assert (tree / ".venv").is_dir() and not (tree / ".venv").is_symlink()  # `.venv/` matches
+    assert (tree / ".venv" / "bin").resolve() == (project / ".venv" / "bin").resolve()
+    assert (tree / ".venv" / "pyvenv.cfg").read_text() == "home = /usr/bin\n"
+    assert link_environments(tree, project) == []  # once
+
+
+def test_a_virtualenv_git_would_see_is_never_linked(tmp_path: Path) -> None:
+    project, tree = git_tree(tmp_path, "")
+    assert link_environments(tree, project) == []
+    assert not (tree / ".venv").exists()

@@ -1,25 +1,32 @@
 """A tree's checks test that tree's code, whatever the project's install mode.
 
-The interface: `tree_code(tree, project, env)` is the environment to run checks (or an agent)
-in `tree`, a copy of the project whose root is `project`: a lane's worktree today, the clean
-room's fresh copy of the tree next. Call it once per run of the checks (the environment can
-change between rotations: an agent may `pip install -e .`); it reads a few small files.
+The interface: `tree_code(tree, project, env)` gives the environment to run checks (or an
+agent) in `tree`, a copy of the project whose root is `project`: a lane's worktree today, the
+clean room's fresh copy next. Call it each time before running them (an agent may
+`pip install -e .` between rotations); it reads a few small files, and links the project's
+virtualenv into the tree once.
 
 Why: an editable install (`pip install -e .` of a `src/` layout) leaves a `.pth` file or an
 import finder in the virtualenv that points at the project's own checkout, so `import pkg` in
 a copy of the project loads the original's code and a correct fix in the copy fails its tests.
+And the virtualenv itself (`.venv/`, git-ignored) is not in a worktree at all.
 
-How: every place the environments a check may use (the active virtualenv, the `python` on
-PATH, the project's `.venv`/`venv`, the user site) map into the project is moved to the same
-relative place in the tree and put FIRST on `PYTHONPATH` (entries already on `PYTHONPATH` that
-point into the project are moved too). `PYTHONPATH` comes before site-packages and before the
-finders editable installs append to `sys.meta_path`, works for `pytest`, `python -m pytest`
-and any runner that starts Python, and leaves pytest's rootdir and conftest handling (relative
-to the working folder, the tree) alone; a generated `.pth` would need a site folder of its own.
+How:
+1. The project's virtualenv folder is linked at the same place in the tree when git ignores
+   that name there (`link_environments`): `.venv/bin/pytest` works in the tree.
+2. Every place the environments a check may use (the active virtualenv, the `python` on PATH,
+   the project's `.venv`/`venv`, the user site) map into the project is moved to the same
+   relative place in the tree and put FIRST on `PYTHONPATH`; entries already on `PYTHONPATH`
+   that point into the project are moved too. `PYTHONPATH` comes before site-packages and
+   before the finders editable installs append to `sys.meta_path`; it works for `pytest`,
+   `python -m pytest` and any runner that starts Python, and leaves pytest's rootdir and
+   conftest handling (relative to the working folder: the tree) alone. A generated `.pth`
+   would need a site folder of its own, and a `sitecustomize` would replace the person's.
 
-Not covered (said in a refused DONE through `outside`): a module mapped under another name than
-its folder's; a mapped folder the tree does not have; an interpreter started with `-I` or
-`-E` (it ignores PYTHONPATH); JavaScript workspaces (see docs/how-to/lanes-real-projects.md).
+Not covered, said in a refused DONE through `TreeCode.outside`: a module mapped under another
+name than its folder's; a mapped folder the tree does not have; a top-level module only the
+project's folder has. Not covered at all: an interpreter started with `-I` or `-E` (it ignores
+PYTHONPATH); JavaScript (docs/how-to/lanes-real-projects.md says what is).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
+from ralph.process.capture import run_captured
 from ralph.rules.treecode import Entry, mapped_modules, pth_paths, remap, within
 
 PROJECT_VENVS = (".venv", "venv", "env")  # where a project's own virtualenv usually lives
@@ -56,6 +64,7 @@ def tree_code(tree: Path, project: Path, env: Mapping[str, str] | None = None) -
     tree_p, project_p = PurePath(tree.resolve()), PurePath(project.resolve())
     if tree_p == project_p:
         return TreeCode(base)
+    link_environments(tree, project)
     paths = [p for p in base.get("PYTHONPATH", "").split(os.pathsep) if p]
     found = _entries(base, project_p)
     plan = remap(found, project_p, tree_p)
@@ -88,6 +97,41 @@ def _importable(folder: Path) -> set[str]:
         }
     except OSError:
         return set()
+
+
+def link_environments(tree: Path, project: Path) -> list[str]:
+    """The project's own virtualenv (`.venv`, `venv`, `env`: git-ignored, so a worktree has
+    none) at the same place in the tree, so a check such as `.venv/bin/pytest` runs there too,
+    with the environment the person set up: a real folder whose entries (`bin`, `lib`,
+    `pyvenv.cfg`...) link to the project's (git matches `.venv/` only against a folder, never
+    a link). Only where git ignores that folder in the tree: nothing git would see is ever
+    made (a lane's work is committed with `add -A`). The names linked."""
+    linked: list[str] = []
+    for name in PROJECT_VENVS:
+        source, target = project / name, tree / name
+        if not (source / "pyvenv.cfg").is_file() or target.exists() or target.is_symlink():
+            continue
+        try:
+            target.mkdir()  # empty: git status does not see it while we ask
+            if not _ignored(tree, name):
+                target.rmdir()
+                continue
+            for entry in source.iterdir():
+                (target / entry.name).symlink_to(entry, entry.is_dir())
+        except OSError:
+            continue
+        linked.append(name)
+    return linked
+
+
+def _ignored(tree: Path, name: str) -> bool:
+    git = shutil.which("git")
+    if git is None:
+        return False
+    try:
+        return run_captured((git, "check-ignore", "-q", name), tree).returncode == 0
+    except OSError:
+        return False
 
 
 def _move(path: str, project: PurePath, tree: PurePath) -> str:
