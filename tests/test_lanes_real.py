@@ -146,3 +146,58 @@ def test_a_lane_says_when_its_checks_import_code_from_outside_its_tree(project: 
     assert "DONE refused: test_command: exit code 1, expected 0; the checks may import" in (
         res.stdout
     )
+
+
+JS_PACKAGES = {
+    "greet": ("n) => `hi ${n}`", "n) => `hello, ${n}!`"),
+    "shout": ("s) => s", "s) => s.toUpperCase()"),
+}
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="needs node and npm")
+def test_a_javascript_workspace_package_is_fixed_in_lanes_and_verified(project: Project) -> None:
+    # npm links node_modules/<pkg> to the project's packages/<pkg>; node in a lane would walk
+    # up to the project's node_modules and test the main checkout's package.
+    files = {
+        "package.json": '{"name": "app", "private": true, "workspaces": ["packages/*"]}\n',
+        ".gitignore": ".ralph/\nnode_modules/\n",
+    }
+    specs: dict[str, str] = {}
+    for name, (wrong, _) in JS_PACKAGES.items():
+        files[f"packages/{name}/package.json"] = f'{{"name": "{name}", "main": "index.js"}}\n'
+        files[f"packages/{name}/index.js"] = f"module.exports = ({wrong};\n"
+        expected = "hello, ada!" if name == "greet" else "ADA"
+        files[f"test/{name}.test.js"] = (
+            f"const assert = require('node:assert');\n"
+            f"assert.strictEqual(require('{name}')('ada'), "
+            f"'{expected}');\nconsole.log('1 passed');\n"
+        )
+        specs[f"specs/{name}.spec.md"] = (
+            f"---\ntest_command: node test/{name}.test.js\n---\n# {name}\nFix packages/{name}.\n"
+        )
+    project.write({**files, **specs})
+    project.git("init", "-q", "-b", "main")
+    project.commit_all()
+    subprocess.run(
+        ["npm", "install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"],
+        cwd=project.root,
+        check=True,
+        capture_output=True,
+    )
+    assert (project.root / "node_modules" / "greet").is_symlink()
+    project.commit_all("package-lock.json")  # as a user commits it
+    steps = {
+        f"specs/{name}.spec.md": [
+            {
+                "write": {f"packages/{name}/index.js": f"module.exports = ({right};\n"},
+                "signal": "DONE",
+            },
+            {"signal": "DONE"},
+        ]
+        for name, (_, right) in JS_PACKAGES.items()
+    }
+    res = project.run("run", *project.fake(steps), "--parallel", "2", "--headless")
+    assert res.exit_code == 0, res
+    assert project.counts() == dict.fromkeys(specs, 3)
+    assert project.worklog("done_refused") == []
+    assert project.git("status", "--porcelain") == ""

@@ -26,7 +26,11 @@ How:
 Not covered, said in a refused DONE through `TreeCode.outside`: a module mapped under another
 name than its folder's; a mapped folder the tree does not have; a top-level module only the
 project's folder has. Not covered at all: an interpreter started with `-I` or `-E` (it ignores
-PYTHONPATH); JavaScript (docs/how-to/lanes-real-projects.md says what is).
+PYTHONPATH).
+
+JavaScript: the project's `node_modules` becomes a folder of links in the tree (see
+`_node_modules`), so workspace packages resolve to the tree's copies; `NODE_PATH` and
+bundler or TypeScript path aliases that name absolute paths are not moved.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from ralph.process.capture import run_captured
 from ralph.rules.treecode import Entry, mapped_modules, pth_paths, remap, within
 
 PROJECT_VENVS = (".venv", "venv", "env")  # where a project's own virtualenv usually lives
+NODE_MODULES = "node_modules"
 MAX_PTH_BYTES = 1 << 16  # a .pth or finder larger than this is not an editable install's
 
 
@@ -121,7 +126,44 @@ def link_environments(tree: Path, project: Path) -> list[str]:
         except OSError:
             continue
         linked.append(name)
+    if _node_modules(tree, project):
+        linked.append(NODE_MODULES)
     return linked
+
+
+def _node_modules(tree: Path, project: Path) -> bool:
+    """JavaScript: the project's `node_modules` (git-ignored, so a worktree has none, and node
+    would walk up to the project's, whose workspace links point at the project's packages) as
+    a folder of links in the tree; a link into the project outside `node_modules` (an npm,
+    yarn or pnpm workspace package) points at the same place in the tree instead."""
+    source, target = project / NODE_MODULES, tree / NODE_MODULES
+    if not source.is_dir() or target.exists() or target.is_symlink():
+        return False
+    try:
+        target.mkdir()
+        if not _ignored(tree, NODE_MODULES):
+            target.rmdir()
+            return False
+        _mirror(source, target, PurePath(project.resolve()), PurePath(tree.resolve()))
+    except OSError:
+        return False
+    return True
+
+
+def _mirror(source: Path, target: Path, project: PurePath, tree: PurePath) -> None:
+    modules = project / NODE_MODULES
+    for entry in source.iterdir():
+        dest = target / entry.name
+        if entry.is_symlink():
+            real = PurePath(entry.resolve())
+            if within(real, project) and not within(real, modules) and not within(real, tree):
+                dest.symlink_to(tree / real.relative_to(project), target_is_directory=True)
+                continue
+        elif entry.name.startswith("@") and entry.is_dir():  # a scope: @org/pkg links inside
+            dest.mkdir()
+            _mirror(entry, dest, project, tree)
+            continue
+        dest.symlink_to(entry, entry.is_dir())
 
 
 def _ignored(tree: Path, name: str) -> bool:
