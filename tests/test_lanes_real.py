@@ -11,10 +11,14 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import Project
+from tests.test_e2e_agents import mock_llm
+
+__all__ = ["mock_llm"]  # the fixture, used by name
 
 FIXTURE = Path(__file__).parent / "fixtures" / "srclib"
 pytestmark = pytest.mark.slow
@@ -201,3 +205,58 @@ def test_a_javascript_workspace_package_is_fixed_in_lanes_and_verified(project: 
     assert project.counts() == dict.fromkeys(specs, 3)
     assert project.worklog("done_refused") == []
     assert project.git("status", "--porcelain") == ""
+
+
+def real_cli_steps(agent: str, name: str) -> list[dict[str, Any]]:
+    """The model's answers that write the fix of `name` with the CLI's own tools (Claude
+    Code writes over a file only once it has read it)."""
+    path = f"{{cwd}}/src/tinyhuman/{name}.py"
+    if agent == "codex":
+        command = f"cat > {path} <<'PYEOF'\n{FIXES[name]}PYEOF\n"
+        return [
+            {"text": "Fixing.", "tool_use": {"name": "exec_command", "input": {"cmd": command}}}
+        ]
+    write = {"file_path": path, "content": FIXES[name]}
+    return [
+        {"text": "Reading.", "tool_use": {"name": "Read", "input": {"file_path": path}}},
+        {"text": "Fixing.", "tool_use": {"name": "Write", "input": write}},
+    ]
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_the_real_clis_fix_the_library_in_lanes(
+    agent: str, project: Project, tmp_path: Path, mock_llm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_e2e_agents import need, put_on_path, ralph_yaml, setup_for
+
+    need(agent)
+    editable_project(project)
+    # Each spec carries a marker; the mock answers a conversation whose prompt holds it (every
+    # rotation of that spec, in whichever lane and order) by writing the fix, then DONE.
+    rules = [
+        {
+            "contains": f"MARK-{name.upper()}",
+            "steps": [*real_cli_steps(agent, name), {"text": "Fixed. <ralph>DONE</ralph>"}],
+        }
+        for name in FIXES
+    ]
+    script = {"rotations": [], "prompt_rotations": rules, "exhausted_rotations": "error"}
+    mock = mock_llm(script, project.root)
+    setup = setup_for(agent, mock, tmp_path / "home", monkeypatch)
+    put_on_path(monkeypatch)
+    project.write(
+        {
+            **{
+                p: spec(n) + f"Marker: MARK-{n.upper()}\n"
+                for p, n in zip(SPECS, FIXES, strict=True)
+            },
+            "ralph.yaml": ralph_yaml(agent, setup),
+        }
+    )
+    project.commit_all("specs with markers")
+    res = project.run_subprocess("run", "--plain", "--parallel", "3", "-n", "20", timeout=900)
+    assert res.exit_code == 0, res
+    assert project.counts() == dict.fromkeys(SPECS, 3)
+    assert project.worklog("done_refused") == []
+    assert unittest_in(project.root).returncode == 0
+    assert not [r for r in mock.requests() if r.get("kind") == "blocked_egress"]
