@@ -53,6 +53,7 @@ LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
 
 _ROOT = "Run as if started in this folder (before or after the command)."
+_LANES = "Also discard the open lanes of a --parallel run (worktrees, ralph/... branches)."
 Root = Annotated[Optional[Path], typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]  # fmt: skip  # noqa: E501, UP045
 
 
@@ -356,36 +357,23 @@ def reset(
     guardrails: Annotated[
         bool, typer.Option("--guardrails", help="Also reset guardrails.md to its template.")
     ] = False,
-    lanes: Annotated[
-        bool,
-        typer.Option(
-            "--lanes",
-            help="Also discard the open lanes of a --parallel run (worktrees, ralph/... branches).",
-        ),
-    ] = False,
-    all_: Annotated[
-        bool,
-        typer.Option("--all", help="All of --handoffs, --history, --guardrails and --lanes."),
-    ] = False,
-    yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Discard open lanes without asking.")
-    ] = False,
+    lanes: Annotated[bool, typer.Option("--lanes", help=_LANES)] = False,
+    all_: Annotated[bool, typer.Option("--all", help="All of the above.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Discard lanes without asking.")] = False,
     root: Root = None,
 ) -> None:
     """Counters and iteration back to zero (rotation numbers go on); specs keep their status."""
     from ralph.commands.reset import reset as reset_command
 
+    handoffs, history, guardrails, lanes = (
+        x or all_ for x in (handoffs, history, guardrails, lanes)
+    )
     with reported_errors():
-        raise typer.Exit(
-            reset_command(
-                project_root(root),
-                handoffs=handoffs or all_,
-                history=history or all_,
-                guardrails=guardrails or all_,
-                lanes=lanes or all_,
-                yes=yes,
-            )
-        )
+        code = reset_command(
+            project_root(root), handoffs=handoffs, history=history, guardrails=guardrails,
+            lanes=lanes, yes=yes,
+        )  # fmt: skip
+    raise typer.Exit(code)
 
 
 @app.command()

@@ -26,7 +26,8 @@ def record_reports(root: Path, written: Iterable[Path]) -> None:
     folder = root / STATE_DIR
     if not folder.is_dir():
         return
-    found = _load(root)
+    before = _load(root)
+    found = dict(before)
     for path in written:
         rel = _inside(root, path)
         digest = _digest(path) if rel is not None else None
@@ -34,6 +35,8 @@ def record_reports(root: Path, written: Iterable[Path]) -> None:
             found.pop(rel, None)
             found[rel] = digest  # last written last
     kept = dict(list(found.items())[-MAX_REPORTS:])
+    if list(kept.items()) == list(before.items()):
+        return  # nothing new (a run without reports writes nothing)
     write_json_atomic(folder / REPORTS_FILE, {"schema_version": 1, "reports": kept})
 
 
