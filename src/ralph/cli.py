@@ -53,6 +53,7 @@ LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
 
 _ROOT = "Run as if started in this folder (before or after the command)."
+_LANES = "Also discard the open lanes of a --parallel run (worktrees, ralph/... branches)."
 Root = Annotated[Optional[Path], typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]  # fmt: skip  # noqa: E501, UP045
 
 
@@ -373,17 +374,23 @@ def reset(
     guardrails: Annotated[
         bool, typer.Option("--guardrails", help="Also reset guardrails.md to its template.")
     ] = False,
-    all_: Annotated[
-        bool, typer.Option("--all", help="All of --handoffs, --history and --guardrails.")
-    ] = False,
+    lanes: Annotated[bool, typer.Option("--lanes", help=_LANES)] = False,
+    all_: Annotated[bool, typer.Option("--all", help="All of the above.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Discard lanes without asking.")] = False,
     root: Root = None,
 ) -> None:
     """Counters and iteration back to zero (rotation numbers go on); specs keep their status."""
     from ralph.commands.reset import reset as reset_command
 
+    handoffs, history, guardrails, lanes = (
+        x or all_ for x in (handoffs, history, guardrails, lanes)
+    )
     with reported_errors():
-        also = {"handoffs": handoffs, "history": history, "guardrails": guardrails}
-        reset_command(project_root(root), **{k: v or all_ for k, v in also.items()})
+        code = reset_command(
+            project_root(root), handoffs=handoffs, history=history, guardrails=guardrails,
+            lanes=lanes, yes=yes,
+        )  # fmt: skip
+    raise typer.Exit(code)
 
 
 @app.command()

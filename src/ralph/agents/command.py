@@ -134,6 +134,11 @@ class CommandAgent:
         )
         if self.model is not None:
             env["RALPH_MODEL"] = self.model
+        if request.state_dir.resolve() in request.root.resolve().parents:  # a lane (.ralph/...)
+            from ralph.process.treecode import tree_code
+
+            # the agent's own test runs in its lane import the lane's code, as its checks do
+            env = tree_code(request.root, request.state_dir.parent, env).env
         return env
 
     def command(self, request: AgentRequest) -> tuple[tuple[str, ...], Path | None]:

@@ -35,6 +35,7 @@ from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent
+    from ralph.process.treecode import TreeCode
 
 REFUSED = "REFUSED"
 NOTE_REASONS = 3  # reasons shown on the one-line display note
@@ -118,6 +119,13 @@ class DoneGate:
             if reason is not None:
                 out[spec.path] = reason
         return out
+
+    def tree_code(self) -> TreeCode:
+        """The checks' environment: run in a copy of the project (a lane's worktree), they
+        import the copy's code (ralph.process.treecode)."""
+        from ralph.process.treecode import tree_code
+
+        return tree_code(self.root, self.ws.root)
 
     def prompt_section(self, spec: Spec, mode: str) -> str:
         """What the agent must know: which checks its DONE must pass, and the last refusal."""
@@ -220,6 +228,7 @@ class DoneGate:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
 
         agent = self.judge_agent()
+        code = self.tree_code()
         try:
             gate = run_gate(
                 spec.path,
@@ -234,6 +243,7 @@ class DoneGate:
                 ),
                 cache=self.cache,
                 tree=tree(),
+                env=code.env,
                 on_result=self._logger(iteration, spec.path),
                 on_transition=on_transition,
                 cancel=cancel,
@@ -248,8 +258,10 @@ class DoneGate:
         if gate.interrupted:
             return Verdict("ERROR", "interrupted while running the DONE checks", True, gate)
         if not gate.passed:
-            report = gate.report()
-            return self._refuse(spec, iteration, handoff, gate.reasons, report, gate, CHECK_HINT)
+            elsewhere = code.refusal()  # why a correct fix in this tree may still fail
+            reasons = (*gate.reasons, elsewhere) if elsewhere else gate.reasons
+            report = gate.report() + (f"\n- {elsewhere}" if elsewhere else "")
+            return self._refuse(spec, iteration, handoff, reasons, report, gate, CHECK_HINT)
         counts = gate.counts
         fell = drop(counts, row.best_tests if row else None) if counts is not None else None
         if counts is not None:
@@ -301,6 +313,7 @@ class DoneGate:
                 ),
                 cache=self.cache,
                 tree=key,
+                env=self.tree_code().env,
                 on_result=self._logger(iteration, spec.path),
             )
             out.append((spec.path, gate))

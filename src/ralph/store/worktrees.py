@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import RepositoryError, StateError
+from ralph.rules.lanes import BRANCH_PREFIX
 from ralph.store import git
 from ralph.store.files import make_dirs, refuse_link
 from ralph.store.git import Repo
@@ -179,6 +180,30 @@ def remove_worktree(r: Repo, path: Path, branch: str) -> bool:
             except StateError:
                 return False
     return True
+
+
+def discard_worktree(r: Repo, path: Path, branch: str | None) -> None:
+    """Discard a lane (`ralph reset --lanes`): its worktree, and its branch even when it is not
+    merged (`-D`). Only a `ralph/...` branch is ever deleted."""
+    with GIT_LOCK:
+        if str(path.resolve()) in worktree_branches(r):
+            _git(r, "worktree", "remove", "--force", str(path))
+        _git(r, "worktree", "prune")
+        if branch and branch.startswith(BRANCH_PREFIX) and has_branch(r, branch):
+            _git(r, "branch", "-D", branch)
+
+
+def worktree_branches(r: Repo) -> dict[str, str | None]:
+    """Each worktree git knows (its resolved path) and its branch (None when detached)."""
+    out: dict[str, str | None] = {}
+    current: str | None = None
+    for line in _out(r, "worktree", "list", "--porcelain").splitlines():
+        if line.startswith("worktree "):
+            current = str(Path(line[len("worktree ") :]).resolve())
+            out[current] = None
+        elif line.startswith("branch refs/heads/") and current is not None:
+            out[current] = line[len("branch refs/heads/") :]
+    return out
 
 
 def unmerged_files(r: Repo) -> list[str]:
