@@ -59,6 +59,10 @@ DESCRIPTIONS = {
     "SandboxConfig.deny_read": "added to the usual secrets folders",
     "SandboxConfig.allow_write": "more writable folders",
     "SandboxConfig.image": "the docker profile's image (it must hold the agent CLIs)",
+    "SandboxConfig.env": (
+        "variables of ralph's environment passed on into the sandbox by name (nothing else is, "
+        "beyond the basic ones and the CLI's own credentials)"
+    ),
     "TestsConfig.paths": (
         "globs of the files that are tests; unset: the usual names (test_*.py, *_test.go, ...)"
     ),
