@@ -56,6 +56,11 @@ _ROOT = "Run as if started in this folder (before or after the command)."
 Root = Annotated[Optional[Path], typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]  # fmt: skip  # noqa: E501, UP045
 
 
+def _file(*names: str) -> Any:
+    """A report file's option (its help in helptext.HELP, under its first name)."""
+    return typer.Option(*names, dir_okay=False, help=helptext.HELP[names[0]])
+
+
 def project_root(given: Path | None) -> Path:
     """The project a command is about: found from -C DIR, or the current folder, upwards
     (the nearest folder with .ralph/, else the git work tree's top; store/root.py)."""
@@ -165,20 +170,9 @@ def run(
         bool,
         typer.Option("--quiet", "-q", help="Print only warnings and how the run ended."),
     ] = False,
-    junit: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option(
-            "--junit",
-            dir_okay=False,
-            help="Write a JUnit XML report here at the end (one test case per spec).",
-        ),
-    ] = None,
-    report_json: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option(
-            "--report-json", dir_okay=False, help="Write the final matrix and totals as JSON."
-        ),
-    ] = None,
+    junit: Annotated[Optional[Path], _file("--report-junit", "--junit")] = None,  # noqa: UP045
+    report_json: Annotated[Optional[Path], _file("--report-json")] = None,  # noqa: UP045
+    report_html: Annotated[Optional[Path], _file("--report-html")] = None,  # noqa: UP045
     notify: Annotated[
         bool,
         typer.Option("--notify", help="A desktop notification when the run ends (if available)."),
@@ -311,6 +305,18 @@ def inspect(
 
     with reported_errors():
         inspect_command(project_root(root), follow=follow, as_json=json_)
+
+
+@app.command("report")
+def report_command(
+    html: Annotated[Optional[Path], _file("--html")] = None,  # noqa: UP045
+    root: Root = None,
+) -> None:
+    """Write a report of the latest run (during the run too): --html, one self-contained file."""
+    from ralph.commands.report import report as write_report
+
+    with reported_errors():
+        raise typer.Exit(write_report(project_root(root), html=html))
 
 
 @app.command()

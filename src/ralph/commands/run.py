@@ -61,7 +61,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         max_iterations=req.max_iterations or config.max_iterations,
         max_cost=req.max_cost if req.max_cost is not None else config.max_cost,
         max_tokens=req.max_tokens if req.max_tokens is not None else config.max_tokens,
-        own_files=own_files(req.root, (req.junit, req.report_json, *last_reports(req.root))),
+        own_files=own_files(req.root, (*req.reports, *last_reports(req.root))),
         final_verification=config.final_verification,
         max_verification_failures=config.max_verification_failures,
         test_command=config.test_command,

@@ -39,7 +39,7 @@ def last_reports(root: Path) -> tuple[Path | None, ...]:
         return ()
     return tuple(
         Path(saved[name]) if isinstance(saved.get(name), str) else None
-        for name in ("junit", "report_json")
+        for name in ("junit", "report_json", "report_html")
     )
 
 
@@ -88,10 +88,32 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
         matrix=_final_matrix(req, sink) if sink.report.exit_code is None else None,
     )
     write_reports(report, junit=req.junit, report_json=req.report_json)
+    if req.report_html is not None:
+        write_html_report(req.root, req.report_html, report)
     if req.notify:
         from ralph.ui.notify import notify_run_end
 
         notify_run_end(report)
+
+
+def write_html_report(root: Path, path: Path, report: RunReport | None = None) -> bool:
+    """The HTML report of the latest run (what .ralph/ recorded; `report` says how it ended
+    when the worklog does not); said on stderr when it cannot be written, never raised: a
+    report must not change how a run ends."""
+    from ralph.store.files import write_text_through
+    from ralph.store.runstory import read_run
+    from ralph.ui.htmlreport import render_html
+
+    ended = None
+    if report is not None and report.exit_code is not None:
+        ended = (report.exit_code, report.reason or "")
+    try:
+        write_text_through(path, render_html(read_run(root), ended))
+    except (OSError, RalphError) as exc:
+        text = exc.message if isinstance(exc, RalphError) else exc.strerror or str(exc)
+        print(f"error: cannot write the report {path}: {text}", file=sys.stderr)
+        return False
+    return True
 
 
 def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | None) -> None:

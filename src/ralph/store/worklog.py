@@ -15,7 +15,9 @@ from typing import Any
 
 def append_worklog(path: Path, event: str, **fields: object) -> None:
     """One JSON object per line, append-only: what happened, when."""
-    record = {"ts": round(time.time(), 3), "event": event, **fields}
+    from ralph.rules.money import rounded_money
+
+    record = rounded_money({"ts": round(time.time(), 3), "event": event, **fields})
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps(record, default=str) + "\n")
 
