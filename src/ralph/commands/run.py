@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -28,7 +29,7 @@ def run_project(req: RunRequest) -> int:
     code: int = int(ExitCode.ERROR)
     reason = "ralph stopped with an error"
     try:
-        code = _run(req, sink.handle)
+        code = _run(req, sink)
         return code
     except RalphError as exc:
         code, reason = int(exc.exit_code), exc.message
@@ -43,9 +44,10 @@ def run_project(req: RunRequest) -> int:
         finish_reports(req, sink, code, reason)
 
 
-def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
+def _run(req: RunRequest, sink: ReportSink) -> int:
     from ralph.commands.pool import build_policy, build_pool
     from ralph.commands.sandboxing import start_sandbox
+    from ralph.commands.webhooks import on_escalation, on_fact, open_webhook
     from ralph.process.containment import contain
     from ralph.run.options import RunOptions
     from ralph.run.start import run_loop
@@ -53,6 +55,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
     from ralph.ui.display import make_display
 
     config = load_config(req.root)
+    sink.webhook = hook = open_webhook(config)
     members = build_pool(req, config)
     opts = RunOptions(
         root=req.root,
@@ -73,6 +76,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         test_globs=tuple(config.tests.paths) if config.tests.paths is not None else None,
         only=tuple(req.spec or ()),
         parallel=req.parallel or config.parallel,
+        watch=None if hook is None else partial(on_fact, hook, req.root),
     )
     # Before any agent or check runs: a sandbox that cannot start stops the run here.
     box = start_sandbox(req.root, req.sandbox, config.sandbox, members)
@@ -89,7 +93,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
     ):
 
         def emit(event: Event) -> None:
-            observe(event)
+            sink.handle(event)
             if isinstance(event, RunStarted) and req.saved_options is not None:
                 # Saved once the run holds the project: a refused run leaves them alone.
                 save_run_options(req.root, req.saved_options)
@@ -98,7 +102,19 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
                 display.handle(Notice("info", box.describe()))
 
         decide = _decider(display, req.on_escalation or config.on_escalation, forced=req.plain)
+        if hook is not None:
+            decide = _told(decide, partial(on_escalation, hook, req.root))
         return run_loop(replace(opts, decide=decide), emit)
+
+
+def _told(decide: Decide, tell: Callable[[Escalation], None]) -> Decide:
+    """`decide`, once the webhook has been told that a person is needed."""
+
+    def told(e: Escalation) -> Choice:
+        tell(e)
+        return decide(e)
+
+    return told
 
 
 def _decider(display: Display, headless_choice: str, *, forced: bool = False) -> Decide:

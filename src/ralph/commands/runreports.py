@@ -7,12 +7,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph.commands.runoptions import RunRequest, load_run_options
 from ralph.errors import RalphError
 from ralph.run.events import Event, SpecRow
 from ralph.store.workspace import STATE_DIR
 from ralph.ui.runreport import RunReport
+
+if TYPE_CHECKING:
+    from ralph.ui.webhook import Webhook
 
 
 class ReportSink:
@@ -21,6 +25,7 @@ class ReportSink:
     def __init__(self) -> None:
         self.report = RunReport()
         self.last_matrix: tuple[SpecRow, ...] | None = None
+        self.webhook: Webhook | None = None  # set once ralph.yaml has been read
 
     def handle(self, event: Event) -> None:
         from ralph.ui.runreport import apply_event
@@ -94,6 +99,10 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
         from ralph.ui.notify import notify_run_end
 
         notify_run_end(report)
+    if sink.webhook is not None:
+        from ralph.commands.webhooks import on_run_end
+
+        on_run_end(sink.webhook, req.root, report)
 
 
 def write_html_report(root: Path, path: Path, report: RunReport | None = None) -> bool:
