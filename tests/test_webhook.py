@@ -119,7 +119,7 @@ def test_a_question_is_sent_then_the_end_of_the_run(
 def test_an_escalation_is_sent_before_the_choice(git_project: Project, receiver: Receiver) -> None:
     _config(git_project, receiver.url)
     git_project.write(
-        {"ralph.yaml": f"notify:\n  webhook: {receiver.url}\nbreaker:\n  threshold: 1\n"}
+        {"ralph.yaml": f"notify:\n  webhook: {receiver.url}\nbreaker: {{threshold: 1}}\n"}
     )
     res = git_project.run("run", *git_project.fake({"*": [{"exit": 3}]}), "--headless")
     assert res.exit_code == 5, res
