@@ -67,28 +67,40 @@ def person_payload(event: str, project: str, subject: str, detail: str) -> dict[
 
 
 class Webhook:
-    """POSTs to one URL, each in a thread; `finish` waits for them, bounded."""
+    """POSTs to one URL in order, from one daemon thread; `finish` waits for them, bounded."""
 
     def __init__(self, url: str, *, stderr: TextIO | None = None, timeout: float = TIMEOUT):
+        import queue
+
         self._url = url
         self._timeout = timeout
         self._stderr = stderr or sys.stderr
-        self._threads: list[threading.Thread] = []
+        self._queue: queue.Queue[bytes] = queue.Queue()
+        self._worker: threading.Thread | None = None
         # the URL's own parts are secrets too: a library's message could quote any of them
         self._redactor = redactor(frozenset(_secret_parts(url)))
 
     def send(self, payload: dict[str, Any]) -> None:
-        body = json.dumps(redactor().scrub(payload)).encode()
-        thread = threading.Thread(target=self._post, args=(body,), daemon=True, name="webhook")
-        self._threads.append(thread)
-        thread.start()
+        """Queued, never waited for here: the run goes on at once."""
+        self._queue.put(json.dumps(redactor().scrub(payload)).encode())
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, daemon=True, name="webhook")
+            self._worker.start()
 
     def finish(self, bound: float = BOUND) -> None:
-        """Wait for the POSTs still going, `bound` seconds at most in all (daemon threads:
+        """Wait for the POSTs still queued or going, `bound` seconds at most (a daemon thread:
         one still hanging then does not keep ralph from exiting)."""
         deadline = time.monotonic() + bound
-        for thread in self._threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
+        while self._queue.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def _work(self) -> None:
+        while True:
+            body = self._queue.get()
+            try:
+                self._post(body)
+            finally:
+                self._queue.task_done()
 
     def _post(self, body: bytes) -> None:
         import urllib.request
