@@ -80,17 +80,17 @@ def png_pixels(data: bytes, max_rows: int = 600) -> tuple[int, int, list[bytes]]
     prev = bytes(stride)
     for y in range(min(height, max_rows)):
         start = y * (stride + 1)
-        kind, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
+        filt, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
         for i in range(stride):
             left = line[i - channels] if i >= channels else 0
             up, corner = prev[i], prev[i - channels] if i >= channels else 0
-            if kind == 1:
+            if filt == 1:
                 line[i] = (line[i] + left) & 255
-            elif kind == 2:
+            elif filt == 2:
                 line[i] = (line[i] + up) & 255
-            elif kind == 3:
+            elif filt == 3:
                 line[i] = (line[i] + (left + up) // 2) & 255
-            elif kind == 4:
+            elif filt == 4:
                 p = left + up - corner
                 pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
                 pred = left if pa <= pb and pa <= pc else up if pb <= pc else corner

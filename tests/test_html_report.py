@@ -154,3 +154,49 @@ def test_the_browser_checks_see_errors_and_blank_pages(tmp_path: Path) -> None:
     shown = render(bad)
     assert any("boom" in line for line in shown.console)
     assert colours(shown.png) < 8
+
+
+def test_an_html_report_inside_the_project_is_not_a_change_for_the_next_run(
+    git_project: Project,
+) -> None:
+    git_project.write({"PROMPT.md": SPEC})
+    agent = git_project.fake({"*": [{"signal": "DONE"}]})
+    first = git_project.run("run", *agent, "--report-html", "out/run.html")
+    assert first.exit_code == 0, first
+    again = git_project.run("run", "--continue", *agent)  # --continue keeps --report-html
+    assert again.exit_code == 0, again
+    assert "files changed since the last run" not in again.stdout
+    assert git_project.counts() == {"PROMPT.md": 3}
+    assert (git_project.root / "out/run.html").stat().st_size > 0
+
+
+def test_a_forged_worklog_neither_breaks_the_report_nor_reads_outside_history(
+    git_project: Project, tmp_path: Path
+) -> None:
+    """The worklog lies in the project, where an agent can write: damaged or forged records
+    are shown as far as they make sense, and only logs under .ralph/history/ are read."""
+    outside = tmp_path / "private.txt"
+    outside.write_text("PRIVATE-CONTENT\n")
+    history = git_project.root / ".ralph/history/x"
+    history.mkdir(parents=True)
+    (history / "001.log").symlink_to(outside)
+    records = [
+        {"ts": "soon", "event": "run_start", "agent": ["x"]},
+        {"ts": 1, "event": "rotation_start", "iteration": 1, "spec": "a", "mode": 3},
+        {"ts": None, "event": "rotation_end", "iteration": 1, "spec": "a", "downgraded": 5,
+         "changed": "abc", "agent_s": "x", "cost_usd": True, "log": str(outside)},
+        {"event": "rotation_start", "iteration": 2, "spec": "b"},
+        {"event": "rotation_end", "iteration": 2, "spec": "b", "log": ".ralph/history/x/001.log"},
+        {"event": "verification", "transition": "passed", "iteration": 9, "reasons": "r"},
+        {"event": "done_gate", "iteration": 1, "spec": "a", "passed": False, "reasons": {"a": 1}},
+        "not an object",
+    ]  # fmt: skip
+    (git_project.root / ".ralph/worklog.jsonl").write_text(
+        "\n".join(json.dumps(r) for r in records) + '\n{"cut short'
+    )
+    (git_project.root / ".ralph/state.json").write_text('{"specs": 7}')
+    res = git_project.run("report", "--html", str(tmp_path / "r.html"))
+    assert res.exit_code == 0, res
+    html = (tmp_path / "r.html").read_text()
+    assert "PRIVATE-CONTENT" not in html
+    assert html.count('<tr><td class="num">') == 2

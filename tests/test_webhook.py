@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -182,3 +183,15 @@ def test_where_says_only_the_scheme_and_host() -> None:
     assert parse_config("notify: {webhook: https://x.example/y}").notify.webhook_url({}) == (
         "https://x.example/y"
     )
+
+
+def test_a_wait_for_a_limit_window_is_sent(receiver: Receiver, tmp_path: Path) -> None:
+    from ralph.commands.webhooks import on_fact
+    from ralph.run.facts import WaitStarted
+
+    hook = webhook.Webhook(receiver.url)
+    on_fact(hook, tmp_path / "app", WaitStarted(time.time() + 3600, "claude: weekly limit"))
+    hook.finish()
+    (sent,) = receiver.bodies
+    assert sent["event"] == "waiting" and sent["project"] == "app"
+    assert "weekly limit" in sent["text"] and sent["subject"].startswith("until ")

@@ -79,19 +79,28 @@ def _str(value: object) -> str:
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 
+def _num(value: object) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if ok else None  # type: ignore[arg-type]
+
+
+def _strs(value: object) -> tuple[str, ...]:
+    """A list of strings as recorded; anything else (a damaged or forged record) is none."""
+    return tuple(_str(v) for v in value) if isinstance(value, list) else ()
+
+
 def _ended(rot: Rotation, rec: dict[str, Any]) -> Rotation:
-    cost = rec.get("cost_usd")
     return replace(
         rot,
         signal=_str(rec.get("signal")) or "NONE",
-        seconds=float(rec["agent_s"]) if isinstance(rec.get("agent_s"), (int, float)) else None,
-        changed=tuple(_str(p) for p in rec.get("changed") or ()),
+        seconds=_num(rec.get("agent_s")),
+        changed=_strs(rec.get("changed")),
         done_count=_int(rec.get("done_count")),
         note=_str(rec.get("note")) or None,
         input_tokens=_int(rec.get("input_tokens")),
         output_tokens=_int(rec.get("output_tokens")),
-        cost_usd=float(cost) if isinstance(cost, (int, float)) else None,
-        downgraded=tuple(_str(p) for p in rec.get("downgraded") or ()),
+        cost_usd=_num(rec.get("cost_usd")),
+        downgraded=_strs(rec.get("downgraded")),
         log=_str(rec.get("log")) or None,
     )
 
@@ -109,12 +118,15 @@ def _fold_rotations(records: tuple[dict[str, Any], ...]) -> dict[tuple[int, str]
             lanes[key[1]] = _str(rec.get("branch")) if kind == "lane_open" else "main"
         elif kind == "rotation_start":
             rows[key] = Rotation(
-                *(key[0], key[1], _str(rec.get("mode")), _str(rec.get("agent")), rec.get("ts")),
+                *(key[0], key[1], _str(rec.get("mode")), _str(rec.get("agent"))),
+                started=_num(rec.get("ts")),
                 lane=lanes.get(key[1], "main"),
             )
         elif kind == "verification" and rec.get("transition") == "started":
             key = (key[0], VERIFY)
-            rows[key] = Rotation(key[0], VERIFY, "VERIFY", _str(rec.get("agent")), rec.get("ts"))
+            rows[key] = Rotation(
+                key[0], VERIFY, "VERIFY", _str(rec.get("agent")), _num(rec.get("ts"))
+            )
         elif key not in rows and not (kind == "verification" and (key[0], VERIFY) in rows):
             continue
         elif kind == "rotation_end":
@@ -129,27 +141,27 @@ def _fold_rotations(records: tuple[dict[str, Any], ...]) -> dict[tuple[int, str]
             )
             rows[key] = replace(rows[key], checks=(*rows[key].checks, check))
         elif kind == "done_gate" and rec.get("passed") is False:
-            reasons = tuple(_str(r) for r in rec.get("reasons") or ())
+            reasons = _strs(rec.get("reasons"))
             rows[key] = replace(rows[key], refusals=(*rows[key].refusals, *reasons))
         elif kind == "verification" and rec.get("transition") in ("passed", "failed"):
             key = (key[0], VERIFY)
             passed = rec.get("transition") == "passed"
+            ended, started = _num(rec.get("ts")), rows[key].started
             rows[key] = replace(
                 rows[key],
                 signal="VERIFY_PASS" if passed else "VERIFY_FAIL",
-                changed=tuple(_str(p) for p in rec.get("changed") or ()),
-                note="; ".join(_str(r) for r in rec.get("reasons") or ()) or None,
+                changed=_strs(rec.get("changed")),
+                note="; ".join(_strs(rec.get("reasons"))) or None,
                 log=_str(rec.get("log")) or None,
-                seconds=rec["ts"] - rows[key].started
-                if isinstance(rec.get("ts"), (int, float)) and rows[key].started
-                else None,
+                seconds=None if ended is None or started is None else max(0.0, ended - started),
             )
     return rows
 
 
 def _spec_stories(rotations: tuple[Rotation, ...], state: dict[str, Any]) -> tuple[SpecStory, ...]:
     stories: dict[str, SpecStory] = {}
-    for row in state.get("specs") or ():
+    rows = state.get("specs")
+    for row in rows if isinstance(rows, list) else ():
         if isinstance(row, dict) and isinstance(row.get("path"), str):
             tests = row.get("tests")
             stories[row["path"]] = SpecStory(
@@ -198,7 +210,7 @@ def story_of(run: RunRecords, ended: tuple[int, str] | None = None) -> Story:
     story = Story(
         project=run.project,
         agent=_str(start.get("agent")) or None,
-        started=start.get("ts"),
+        started=_num(start.get("ts")),
         rotations=rotations,
         specs=_spec_stories(rotations, run.state),
         verifications=tuple(
@@ -214,7 +226,7 @@ def story_of(run: RunRecords, ended: tuple[int, str] | None = None) -> Story:
         code = end.get("exit_code")
         return replace(
             story,
-            ended=end.get("ts"),
+            ended=_num(end.get("ts")),
             exit_code=code if isinstance(code, int) else None,
             reason=_str(end.get("reason")) or None,
         )
