@@ -88,6 +88,8 @@ def test_the_final_verification_rotation_carries_its_usage(
     rotated = sum(e["usage"]["input_tokens"] for e in events if e["event"] == "rotation_ended")
     (end,) = [e for e in events if e["event"] == "run_ended"]
     assert rotated == end["usage"]["input_tokens"] == 4 * 30000
+    # the worklog says it too (the HTML report's tokens over time read it there)
+    assert git_project.worklog("verification")[-1]["input_tokens"] == 30000
 
 
 def _rotation(usage: Tally | None) -> RotationEnded:

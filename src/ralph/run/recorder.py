@@ -297,6 +297,7 @@ class Recorder:
             downgraded=list(e.downgraded),
             failures=e.failures,
             log=e.log,
+            **(e.usage or {}),
         )
 
     def _run_archived(self, e: RunArchived) -> None:

@@ -154,6 +154,9 @@ def _fold_rotations(records: tuple[dict[str, Any], ...]) -> dict[tuple[int, str]
                 note="; ".join(_strs(rec.get("reasons"))) or None,
                 log=_str(rec.get("log")) or None,
                 seconds=None if ended is None or started is None else max(0.0, ended - started),
+                input_tokens=_int(rec.get("input_tokens")),
+                output_tokens=_int(rec.get("output_tokens")),
+                cost_usd=_num(rec.get("cost_usd")),
             )
     return rows
 
