@@ -190,6 +190,7 @@ def test_a_wait_for_a_limit_window_is_sent(receiver: Receiver, tmp_path: Path) -
     from ralph.run.facts import WaitStarted
 
     hook = webhook.Webhook(receiver.url)
+    on_fact(hook, tmp_path / "app", WaitStarted(time.time() + 20, "a per-minute backoff"))
     on_fact(hook, tmp_path / "app", WaitStarted(time.time() + 3600, "claude: weekly limit"))
     hook.finish()
     (sent,) = receiver.bodies

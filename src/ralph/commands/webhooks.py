@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from ralph.rules.state import MAX_COUNT
 
+# A wait shorter than this is a per-minute limit's backoff, not a quota window: nobody is told.
+PARKED_AT_LEAST = 300.0
+
 if TYPE_CHECKING:
     from ralph.run.escalation import Escalation
     from ralph.run.facts import Fact
@@ -35,7 +38,7 @@ def on_fact(hook: Webhook, root: Path, fact: Fact) -> None:
     if isinstance(fact, QuestionAsked):
         detail = "write the answer to .ralph/answer.md and run ralph again"
         hook.send(person_payload("question", root.name, fact.spec, detail))
-    elif isinstance(fact, WaitStarted):
+    elif isinstance(fact, WaitStarted) and fact.until - time.time() >= PARKED_AT_LEAST:
         until = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(fact.until))
         hook.send(person_payload("waiting", root.name, f"until {until}", fact.reason))
 

@@ -281,10 +281,8 @@ class Recorder:
         append_progress(ws.progress, f"{which}: " + ("PASS" if e.passed else f"FAIL: {e.summary}"))
         if not e.passed:
             append_error(ws.errors_log, f"{which} failed: {e.summary} (log {e.log})")
-            note = (
-                f"{which} failed: {e.summary}. The verifier's report: {e.report}; "
-                f"its log: {e.log}. Check this spec against it."
-            )
+            note = f"{which} failed: {e.summary}. The verifier's report: {e.report}; "
+            note += f"its log: {e.log}. Check this spec against it."
             for spec in e.specs:
                 append_note(ws.handoff(spec_slug(spec)), note)
         self.log(
