@@ -200,3 +200,17 @@ def test_a_forged_worklog_neither_breaks_the_report_nor_reads_outside_history(
     html = (tmp_path / "r.html").read_text()
     assert "PRIVATE-CONTENT" not in html
     assert html.count('<tr><td class="num">') == 2
+
+
+def test_a_run_that_cannot_start_reports_that_not_the_run_before(
+    git_project: Project, tmp_path: Path
+) -> None:
+    git_project.write({"PROMPT.md": SPEC})
+    assert git_project.run("run", "--agent", "demo").exit_code == 0  # a run before, verified
+    git_project.write({"ralph.yaml": "max_iterations: lots\n"})
+    page = tmp_path / "r.html"
+    res = git_project.run("run", "--agent", "demo", "--report-html", str(page))
+    assert res.exit_code == 1, res
+    html = page.read_text()
+    assert "exit 1" in html and "ralph.yaml" in html
+    assert "VERIFY_PASS" not in html  # the run before is not this run

@@ -85,6 +85,7 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
     """Reports and the notification: after every run, however it ended; never raises."""
     from ralph.ui.runreport import finish
 
+    started = sink.report.started_at is not None  # RunStarted came: the worklog has this run
     report = finish(
         sink.report,
         exit_code=code,
@@ -94,7 +95,7 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
     )
     write_reports(report, junit=req.junit, report_json=req.report_json)
     if req.report_html is not None:
-        write_html_report(req.root, req.report_html, report)
+        write_html_report(req.root, req.report_html, report, started=started)
     if req.notify:
         from ralph.ui.notify import notify_run_end
 
@@ -105,19 +106,23 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
         on_run_end(sink.webhook, req.root, report)
 
 
-def write_html_report(root: Path, path: Path, report: RunReport | None = None) -> bool:
+def write_html_report(
+    root: Path, path: Path, report: RunReport | None = None, *, started: bool = True
+) -> bool:
     """The HTML report of the latest run (what .ralph/ recorded; `report` says how it ended
-    when the worklog does not); said on stderr when it cannot be written, never raised: a
-    report must not change how a run ends."""
+    when the worklog does not; a run that never `started` is that outcome alone, not the run
+    before it); said on stderr when it cannot be written, never raised: a report must not
+    change how a run ends."""
     from ralph.store.files import write_text_through
-    from ralph.store.runstory import read_run
+    from ralph.store.runstory import RunRecords, read_run
     from ralph.ui.htmlreport import render_html
 
     ended = None
     if report is not None and report.exit_code is not None:
         ended = (report.exit_code, report.reason or "")
     try:
-        write_text_through(path, render_html(read_run(root), ended))
+        run = read_run(root) if started else RunRecords(root.resolve().name, ())
+        write_text_through(path, render_html(run, ended))
     except (OSError, RalphError) as exc:
         text = exc.message if isinstance(exc, RalphError) else exc.strerror or str(exc)
         print(f"error: cannot write the report {path}: {text}", file=sys.stderr)
