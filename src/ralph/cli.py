@@ -61,6 +61,11 @@ def _file(*names: str) -> Any:
     return typer.Option(*names, dir_okay=False, help=helptext.HELP[names[0]])
 
 
+def _opt(*names: str, **more: Any) -> Any:
+    """An option whose help is in helptext.HELP, under its first name."""
+    return typer.Option(*names, help=helptext.HELP[names[0]], **more)
+
+
 def project_root(given: Path | None) -> Path:
     """The project a command is about: found from -C DIR, or the current folder, upwards
     (the nearest folder with .ralph/, else the git work tree's top; store/root.py)."""
@@ -103,13 +108,17 @@ def init(
     force: Annotated[
         bool, typer.Option("--force", help="Re-create .ralph/ even if it exists (clears it).")
     ] = False,
+    nested: Annotated[
+        bool,
+        typer.Option("--nested", help="Make a project inside another ralph project's folder."),
+    ] = False,
     root: Root = None,
 ) -> None:
     """Create .ralph/, a PROMPT.md template when there is no spec, and ignore .ralph/ in git."""
     from ralph.commands.init import init as init_command
 
     with reported_errors():
-        init_command((root or Path()).resolve(), force=force)
+        init_command((root or Path()).resolve(), force=force, nested=nested)
 
 
 @app.command()
@@ -139,10 +148,7 @@ def run(
         Optional[float],  # noqa: UP045
         typer.Option("--max-cost", help="USD this run may spend (as the agents report it)."),
     ] = None,
-    max_tokens: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option("--max-tokens", min=1, help="Tokens (in + out) this run may use."),
-    ] = None,
+    max_tokens: Annotated[Optional[int], _opt("--max-tokens", min=1)] = None,  # noqa: UP045
     timeout: Annotated[
         Optional[float],  # noqa: UP045
         typer.Option("--timeout", min=0.001, help=helptext.TIMEOUT),
@@ -163,33 +169,20 @@ def run(
         ),
     ] = LogFormat.text,
     no_color: NoColor = False,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Headless: also print the agent's output.")
-    ] = False,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="Print only warnings and how the run ended."),
-    ] = False,
+    verbose: Annotated[bool, _opt("--verbose", "-v")] = False,
+    quiet: Annotated[bool, _opt("--quiet", "-q")] = False,
     junit: Annotated[Optional[Path], _file("--report-junit", "--junit")] = None,  # noqa: UP045
     report_json: Annotated[Optional[Path], _file("--report-json")] = None,  # noqa: UP045
     report_html: Annotated[Optional[Path], _file("--report-html")] = None,  # noqa: UP045
-    notify: Annotated[
-        bool,
-        typer.Option("--notify", help="A desktop notification when the run ends (if available)."),
-    ] = False,
-    continue_: Annotated[
-        bool,
-        typer.Option("--continue", help=helptext.HELP["--continue"]),
-    ] = False,
+    notify: Annotated[bool, _opt("--notify")] = False,
+    continue_: Annotated[bool, _opt("--continue")] = False,
     on_escalation: Annotated[
         Optional[EscalationChoice],  # noqa: UP045
         typer.Option(
             "--on-escalation", case_sensitive=False, help=helptext.HELP["--on-escalation"]
         ),
     ] = None,
-    wait_for_reset: Annotated[
-        bool, typer.Option("--wait-for-reset", help="Wait for a weekly or daily limit to reset.")
-    ] = False,
+    wait_for_reset: Annotated[bool, _opt("--wait-for-reset")] = False,
     sandbox: Annotated[
         Optional[SandboxChoice],  # noqa: UP045
         typer.Option("--sandbox", help="Run agents and checks in this sandbox, or refuse to."),
@@ -353,6 +346,19 @@ def doctor(json_: JsonFlag = False, root: Root = None) -> None:
         raise typer.Exit(doctor_command(project_root(root), as_json=json_))
 
 
+_SCHEMA = "status, report, history, agents, plan, inspect, doctor or event (none: list them)."
+SchemaName = Annotated[Optional[str], typer.Argument(help=_SCHEMA, show_default=False)]  # noqa: UP045
+
+
+@app.command()
+def schema(name: SchemaName = None) -> None:
+    """Print the JSON Schema of a --json output, of the --report-json report or of a run event."""
+    from ralph.commands.schema import schema as schema_command
+
+    with reported_errors():
+        schema_command(name)
+
+
 @app.command()
 def reset(
     handoffs: Annotated[bool, typer.Option("--handoffs", help="Also delete the handoffs.")] = False,
@@ -371,12 +377,8 @@ def reset(
     from ralph.commands.reset import reset as reset_command
 
     with reported_errors():
-        reset_command(
-            project_root(root),
-            handoffs=handoffs or all_,
-            history=history or all_,
-            guardrails=guardrails or all_,
-        )
+        also = {"handoffs": handoffs, "history": history, "guardrails": guardrails}
+        reset_command(project_root(root), **{k: v or all_ for k, v in also.items()})
 
 
 @app.command()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph.checks.authorship import agent_change, agent_mark
+from ralph.checks.authorship import agent_change, agent_mark, front_digests
 from ralph.checks.claims import VState
 from ralph.checks.evidence import DROP_HINT, drop
 from ralph.checks.judge import AgentJudge
@@ -24,9 +24,10 @@ from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.runner import run_gate
 from ralph.checks.testguard import TestGuard, refusal
-from ralph.errors import SpecError
+from ralph.errors import SpecError, docs_page
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
+from ralph.rules.specset import Digests, waiting
 from ralph.rules.state import SpecState, State
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
@@ -41,8 +42,9 @@ NOTE_REASONS = 3  # reasons shown on the one-line display note
 # counts say it in their reasons)
 PERSON = "what a person can do: "
 CHECK_HINT = "if a check is wrong, edit the spec's front matter; else let the agent fix the work"
-FRONT_MATTER_HINT = "fix the YAML between the --- lines (README: Front matter and checks)"
+FRONT_MATTER_HINT = f"fix the YAML between the --- lines ({docs_page('reference/front-matter.md')})"
 AGENT_FRONT_MATTER_HINT = "accept the agent's change with `ralph accept`, or restore it"
+SPECS_HINT = "restore the spec (git checkout), or accept the change with `ralph accept`"
 
 
 @dataclass(frozen=True)
@@ -183,8 +185,14 @@ class DoneGate:
         handoff: Path,
         row: SpecState | None = None,
         cancel: threading.Event | None = None,
+        person_specs: Digests | None = None,
     ) -> Verdict:
         """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
+        held = waiting(person_specs, front_digests(self.root), spec.path)
+        if held:  # fewer or weaker specs than a person wrote: nothing is verified meanwhile
+            more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
+            waits = (f"the specs wait for a person: {held[0]}{more}",)
+            return self._refuse(spec, iteration, handoff, waits, "", hint=SPECS_HINT)
         meta, error = self.meta(spec)
         self.counts.pop(spec.path, None)
         if error is None:

@@ -38,6 +38,11 @@ HELP = {
     ),
     "--continue": ("Resume with the options the last run started with; options given override."),
     "--model": ("Model for the agent (its own --model/-m flag); in a pool, every agent's."),
+    "--quiet": "Print only warnings and how the run ended.",
+    "--verbose": "Headless: also print the agent's output.",
+    "--wait-for-reset": "Wait for a weekly or daily limit to reset.",
+    "--max-tokens": "Tokens (in + out) this run may use.",
+    "--notify": "A desktop notification when the run ends (if available).",
     # The three end-of-run reports, named alike (--junit is the older name of --report-junit).
     "--report-junit": "Write a JUnit XML report here at the end, one test case per spec.",
     "--report-json": "Write the final matrix and totals as JSON here at the end.",

@@ -19,7 +19,7 @@ def reset(root: Path, *, handoffs: bool, history: bool, guardrails: bool) -> Non
 
 
 def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool) -> Iterator[str]:
-    import shutil
+    from ralph.store import confined
 
     ws = Workspace(root)
     ws.check()
@@ -27,6 +27,13 @@ def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool
         yield f"nothing to reset: no {STATE_DIR}/ in {root}"
         return
     with RunLock(ws.dir):  # refused while a live run holds the lock
+        # Every folder and file to be replaced checked first: a link refuses the whole reset
+        # before anything is deleted, rather than stopping half-way.
+        for path, wanted in ((ws.handoffs, handoffs), (ws.history, history)):
+            if wanted:
+                confined.refuse_link(root, path)
+        if guardrails:
+            confined.refuse_link(root, ws.guardrails)
         if ws.state_file.exists():
             state = load_state(ws.state_file)
             save_state(ws.state_file, reset_counters(state))
@@ -39,13 +46,13 @@ def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool
         else:
             yield f"no {ws.rel(ws.state_file)}: no counters to reset"
         if handoffs and ws.handoffs.exists():
-            shutil.rmtree(ws.handoffs)
-            ws.handoffs.mkdir()
+            confined.remove_tree(root, ws.handoffs)
+            confined.makedirs(root, ws.handoffs)
             yield "handoffs deleted"
         if history and ws.history.exists():
-            shutil.rmtree(ws.history)
-            ws.history.mkdir()
+            confined.remove_tree(root, ws.history)
+            confined.makedirs(root, ws.history)
             yield "history deleted"
         if guardrails:
-            ws.guardrails.write_text(GUARDRAILS_TEMPLATE, encoding="utf-8")
+            confined.write_atomic(root, ws.guardrails, GUARDRAILS_TEMPLATE.encode("utf-8"))
             yield "guardrails.md reset to its template"

@@ -25,6 +25,11 @@ def run(root: Path, options: dict[str, Any]) -> int:
 
 
 def run_project(req: RunRequest) -> int:
+    from ralph.store.files import check_report_path
+
+    for report in (req.junit, req.report_json):
+        if report is not None:  # refused before any agent runs (and no report is written)
+            check_report_path(report, req.root)
     sink = ReportSink()
     code: int = int(ExitCode.ERROR)
     reason = "ralph stopped with an error"

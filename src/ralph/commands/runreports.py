@@ -93,7 +93,7 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
         now=time.time(),
         matrix=_final_matrix(req, sink) if sink.report.exit_code is None else None,
     )
-    write_reports(report, junit=req.junit, report_json=req.report_json)
+    write_reports(report, junit=req.junit, report_json=req.report_json, project=req.root)
     if req.report_html is not None:
         write_html_report(req.root, req.report_html, report, started=started)
     if req.notify:
@@ -122,7 +122,7 @@ def write_html_report(
         ended = (report.exit_code, report.reason or "")
     try:
         run = read_run(root) if started else RunRecords(root.resolve().name, ())
-        write_text_through(path, render_html(run, ended))
+        write_text_through(path, render_html(run, ended), project=root)
     except (OSError, RalphError) as exc:
         text = exc.message if isinstance(exc, RalphError) else exc.strerror or str(exc)
         print(f"error: cannot write the report {path}: {text}", file=sys.stderr)
@@ -130,10 +130,17 @@ def write_html_report(
     return True
 
 
-def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | None) -> None:
+def write_reports(
+    report: RunReport,
+    *,
+    junit: Path | None,
+    report_json: Path | None,
+    project: Path | None = None,
+) -> None:
     """Each report atomically when it is a file (a CI step never reads half of one), written
-    through when the path is a symlink, a named pipe or a device; a report that cannot be
-    written is said on stderr and does not change the run's exit code."""
+    through when the path is a symlink, a named pipe or a device; a report inside `project`
+    that a link would lead elsewhere is refused (store/files.write_text_through). A report that
+    cannot be written is said on stderr in one line and does not change the run's exit code."""
     import json
     import os
 
@@ -147,9 +154,11 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
         outputs.append((report_json, lambda: json.dumps(report_data(report), indent=2) + "\n"))
     for path, render in outputs:
         try:
-            write_text_through(path, render())
+            write_text_through(path, render(), project=project)
         except OSError as exc:
             print(f"error: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
+        except RalphError as exc:
+            print(f"error: report not written: {exc.message}", file=sys.stderr)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         try:

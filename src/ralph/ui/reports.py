@@ -160,8 +160,10 @@ def _ms(seconds: float | None) -> float | None:
 def report_data(report: RunReport) -> dict[str, Any]:
     """`--report-json`: the final matrix and the totals (money rounded, as in every output)."""
     from ralph.rules.money import rounded_money
+    from ralph.schemas.catalog import SCHEMA_VERSION
 
     data: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "exit_code": report.exit_code,
         "reason": report.reason,
         "complete": bool(report.specs) and report.verified == len(report.specs),
