@@ -214,3 +214,18 @@ def test_a_run_that_cannot_start_reports_that_not_the_run_before(
     html = page.read_text()
     assert "exit 1" in html and "ralph.yaml" in html
     assert "VERIFY_PASS" not in html  # the run before is not this run
+
+
+@posix_names
+def test_an_html_report_through_a_link_in_the_project_is_refused(
+    git_project: Project, tmp_path: Path
+) -> None:
+    """Like the other reports: a link the agent could have planted in the project is never
+    followed out of it; the run keeps its exit code."""
+    outside = tmp_path / "outside.html"
+    git_project.write({"PROMPT.md": SPEC})
+    (git_project.root / "out.html").symlink_to(outside)
+    res = git_project.run("run", "--agent", "demo", "--report-html", "out.html")
+    assert res.exit_code == 0, res
+    assert not outside.exists()
+    assert "report" in res.stderr and "Traceback" not in res.stderr
