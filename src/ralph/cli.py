@@ -18,8 +18,7 @@ from typer.core import TyperGroup
 
 from ralph import __version__
 from ralph.commands import helptext
-from ralph.errors import RalphError, broken_pipe, report
-from ralph.rules.printable import printable
+from ralph.errors import RalphError
 
 _UsageError: type[Exception] = typer.BadParameter.__bases__[0]  # Click's UsageError
 
@@ -33,10 +32,6 @@ class RalphGroup(TyperGroup):  # readable --help, a refused command line in ralp
             code = super().main(args, prog_name, standalone_mode=False, **kw)
         except _UsageError as exc:
             code = helptext.refused(exc, lambda text: typer.echo(text, err=True))
-        except SystemExit as exc:
-            if not isinstance(exc.__context__, BrokenPipeError):
-                raise
-            code = broken_pipe()  # Typer's own exit on a closed pipe (1): ralph's is 141
         if standalone_mode:
             raise SystemExit(code if isinstance(code, int) else 0)
         return code
@@ -58,7 +53,18 @@ LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
 
 _ROOT = "Run as if started in this folder (before or after the command)."
+_LANES = "Also discard the open lanes of a --parallel run (worktrees, ralph/... branches)."
 Root = Annotated[Optional[Path], typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]  # fmt: skip  # noqa: E501, UP045
+
+
+def _file(*names: str) -> Any:
+    """A report file's option (its help in helptext.HELP, under its first name)."""
+    return typer.Option(*names, dir_okay=False, help=helptext.HELP[names[0]])
+
+
+def _opt(*names: str, **more: Any) -> Any:
+    """An option whose help is in helptext.HELP, under its first name."""
+    return typer.Option(*names, help=helptext.HELP[names[0]], **more)
 
 
 def project_root(given: Path | None) -> Path:
@@ -79,7 +85,7 @@ def reported_errors() -> Iterator[None]:
     try:
         yield
     except (RalphError, OSError, KeyboardInterrupt) as exc:
-        raise typer.Exit(report(exc, printable)) from None
+        raise typer.Exit(helptext.reported(exc)) from None
 
 
 def _version(value: bool) -> None:
@@ -103,13 +109,17 @@ def init(
     force: Annotated[
         bool, typer.Option("--force", help="Re-create .ralph/ even if it exists (clears it).")
     ] = False,
+    nested: Annotated[
+        bool,
+        typer.Option("--nested", help="Make a project inside another ralph project's folder."),
+    ] = False,
     root: Root = None,
 ) -> None:
     """Create .ralph/, a PROMPT.md template when there is no spec, and ignore .ralph/ in git."""
     from ralph.commands.init import init as init_command
 
     with reported_errors():
-        init_command((root or Path()).resolve(), force=force)
+        init_command((root or Path()).resolve(), force=force, nested=nested)
 
 
 @app.command()
@@ -139,10 +149,7 @@ def run(
         Optional[float],  # noqa: UP045
         typer.Option("--max-cost", help="USD this run may spend (as the agents report it)."),
     ] = None,
-    max_tokens: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option("--max-tokens", min=1, help="Tokens (in + out) this run may use."),
-    ] = None,
+    max_tokens: Annotated[Optional[int], _opt("--max-tokens", min=1)] = None,  # noqa: UP045
     timeout: Annotated[
         Optional[float],  # noqa: UP045
         typer.Option("--timeout", min=0.001, help=helptext.TIMEOUT),
@@ -163,44 +170,20 @@ def run(
         ),
     ] = LogFormat.text,
     no_color: NoColor = False,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Headless: also print the agent's output.")
-    ] = False,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="Print only warnings and how the run ended."),
-    ] = False,
-    junit: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option(
-            "--junit",
-            dir_okay=False,
-            help="Write a JUnit XML report here at the end (one test case per spec).",
-        ),
-    ] = None,
-    report_json: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option(
-            "--report-json", dir_okay=False, help="Write the final matrix and totals as JSON."
-        ),
-    ] = None,
-    notify: Annotated[
-        bool,
-        typer.Option("--notify", help="A desktop notification when the run ends (if available)."),
-    ] = False,
-    continue_: Annotated[
-        bool,
-        typer.Option("--continue", help=helptext.HELP["--continue"]),
-    ] = False,
+    verbose: Annotated[bool, _opt("--verbose", "-v")] = False,
+    quiet: Annotated[bool, _opt("--quiet", "-q")] = False,
+    junit: Annotated[Optional[Path], _file("--report-junit", "--junit")] = None,  # noqa: UP045
+    report_json: Annotated[Optional[Path], _file("--report-json")] = None,  # noqa: UP045
+    report_html: Annotated[Optional[Path], _file("--report-html")] = None,  # noqa: UP045
+    notify: Annotated[bool, _opt("--notify")] = False,
+    continue_: Annotated[bool, _opt("--continue")] = False,
     on_escalation: Annotated[
         Optional[EscalationChoice],  # noqa: UP045
         typer.Option(
             "--on-escalation", case_sensitive=False, help=helptext.HELP["--on-escalation"]
         ),
     ] = None,
-    wait_for_reset: Annotated[
-        bool, typer.Option("--wait-for-reset", help="Wait for a weekly or daily limit to reset.")
-    ] = False,
+    wait_for_reset: Annotated[bool, _opt("--wait-for-reset")] = False,
     sandbox: Annotated[
         Optional[SandboxChoice],  # noqa: UP045
         typer.Option("--sandbox", help="Run agents and checks in this sandbox, or refuse to."),
@@ -318,6 +301,18 @@ def inspect(
         inspect_command(project_root(root), follow=follow, as_json=json_)
 
 
+@app.command("report")
+def report_command(
+    html: Annotated[Optional[Path], _file("--html")] = None,  # noqa: UP045
+    root: Root = None,
+) -> None:
+    """Write a report of the latest run (during the run too): --html, one self-contained file."""
+    from ralph.commands.report import report as write_report
+
+    with reported_errors():
+        raise typer.Exit(write_report(project_root(root), html=html))
+
+
 @app.command()
 def cancel(
     now: Annotated[
@@ -352,6 +347,19 @@ def doctor(json_: JsonFlag = False, root: Root = None) -> None:
         raise typer.Exit(doctor_command(project_root(root), as_json=json_))
 
 
+_SCHEMA = "status, report, history, agents, plan, inspect, doctor or event (none: list them)."
+SchemaName = Annotated[Optional[str], typer.Argument(help=_SCHEMA, show_default=False)]  # noqa: UP045
+
+
+@app.command()
+def schema(name: SchemaName = None) -> None:
+    """Print the JSON Schema of a --json output, of the --report-json report or of a run event."""
+    from ralph.commands.schema import schema as schema_command
+
+    with reported_errors():
+        schema_command(name)
+
+
 @app.command()
 def reset(
     handoffs: Annotated[bool, typer.Option("--handoffs", help="Also delete the handoffs.")] = False,
@@ -361,21 +369,23 @@ def reset(
     guardrails: Annotated[
         bool, typer.Option("--guardrails", help="Also reset guardrails.md to its template.")
     ] = False,
-    all_: Annotated[
-        bool, typer.Option("--all", help="All of --handoffs, --history and --guardrails.")
-    ] = False,
+    lanes: Annotated[bool, typer.Option("--lanes", help=_LANES)] = False,
+    all_: Annotated[bool, typer.Option("--all", help="All of the above.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Discard lanes without asking.")] = False,
     root: Root = None,
 ) -> None:
     """Counters and iteration back to zero (rotation numbers go on); specs keep their status."""
     from ralph.commands.reset import reset as reset_command
 
+    handoffs, history, guardrails, lanes = (
+        x or all_ for x in (handoffs, history, guardrails, lanes)
+    )
     with reported_errors():
-        reset_command(
-            project_root(root),
-            handoffs=handoffs or all_,
-            history=history or all_,
-            guardrails=guardrails or all_,
-        )
+        code = reset_command(
+            project_root(root), handoffs=handoffs, history=history, guardrails=guardrails,
+            lanes=lanes, yes=yes,
+        )  # fmt: skip
+    raise typer.Exit(code)
 
 
 @app.command()

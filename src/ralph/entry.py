@@ -78,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> Any:
             sys.stdout.flush()
     except BrokenPipeError:
         sys.exit(broken_pipe())
+    except SystemExit as exc:
+        if not isinstance(exc.__context__, BrokenPipeError):
+            raise
+        sys.exit(broken_pipe())  # Typer's own exit on a closed pipe is 1: ralph's is 141
 
 
 def _main(argv: Sequence[str] | None) -> Any:

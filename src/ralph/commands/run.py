@@ -5,11 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ralph.commands.runoptions import RunRequest, run_request, save_run_options
-from ralph.commands.runreports import ReportSink, finish_reports, last_reports, own_files
+from ralph.commands.runreports import ReportSink, finish_reports, own_files
 from ralph.errors import ExitCode, RalphError
 from ralph.run.events import Event, Notice, RunStarted
 
@@ -24,11 +25,16 @@ def run(root: Path, options: dict[str, Any]) -> int:
 
 
 def run_project(req: RunRequest) -> int:
+    from ralph.store.files import check_report_path
+
+    for report in (req.junit, req.report_json):
+        if report is not None:  # refused before any agent runs (and no report is written)
+            check_report_path(report, req.root)
     sink = ReportSink()
     code: int = int(ExitCode.ERROR)
     reason = "ralph stopped with an error"
     try:
-        code = _run(req, sink.handle)
+        code = _run(req, sink)
         return code
     except RalphError as exc:
         code, reason = int(exc.exit_code), exc.message
@@ -43,9 +49,10 @@ def run_project(req: RunRequest) -> int:
         finish_reports(req, sink, code, reason)
 
 
-def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
+def _run(req: RunRequest, sink: ReportSink) -> int:
     from ralph.commands.pool import build_policy, build_pool
     from ralph.commands.sandboxing import start_sandbox
+    from ralph.commands.webhooks import on_escalation, on_fact, open_webhook
     from ralph.process.containment import contain
     from ralph.run.options import RunOptions
     from ralph.run.start import run_loop
@@ -53,6 +60,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
     from ralph.ui.display import make_display
 
     config = load_config(req.root)
+    sink.webhook = hook = open_webhook(config)
     members = build_pool(req, config)
     opts = RunOptions(
         root=req.root,
@@ -61,7 +69,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         max_iterations=req.max_iterations or config.max_iterations,
         max_cost=req.max_cost if req.max_cost is not None else config.max_cost,
         max_tokens=req.max_tokens if req.max_tokens is not None else config.max_tokens,
-        own_files=own_files(req.root, (req.junit, req.report_json, *last_reports(req.root))),
+        own_files=own_files(req.root, req.reports),
         final_verification=config.final_verification,
         max_verification_failures=config.max_verification_failures,
         test_command=config.test_command,
@@ -73,6 +81,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         test_globs=tuple(config.tests.paths) if config.tests.paths is not None else None,
         only=tuple(req.spec or ()),
         parallel=req.parallel or config.parallel,
+        watch=None if hook is None else partial(on_fact, hook, req.root),
     )
     # Before any agent or check runs: a sandbox that cannot start stops the run here.
     box = start_sandbox(req.root, req.sandbox, config.sandbox, members)
@@ -89,16 +98,50 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
     ):
 
         def emit(event: Event) -> None:
-            observe(event)
+            sink.handle(event)
             if isinstance(event, RunStarted) and req.saved_options is not None:
                 # Saved once the run holds the project: a refused run leaves them alone.
                 save_run_options(req.root, req.saved_options)
             display.handle(event)
             if isinstance(event, RunStarted) and box is not None:
                 display.handle(Notice("info", box.describe()))
+            if isinstance(event, RunStarted) and opts.parallel <= 1:
+                unused = _unused_lanes(req.root)
+                if unused is not None:
+                    display.handle(Notice("warning", unused))
 
         decide = _decider(display, req.on_escalation or config.on_escalation, forced=req.plain)
+        if hook is not None:
+            decide = _told(decide, partial(on_escalation, hook, req.root))
         return run_loop(replace(opts, decide=decide), emit)
+
+
+def _unused_lanes(root: Path) -> str | None:
+    """One line when an earlier --parallel run left lanes that this run, in the project's own
+    tree, will not use: how to resume them or discard them. (Not `--continue`: this run's
+    options are the ones it would continue from now.)"""
+    from ralph.store.openlanes import open_lanes
+
+    found = open_lanes(root)
+    if not found:
+        return None
+    n = len(found)
+    what = "1 lane" if n == 1 else f"{n} lanes"
+    return (
+        f"{what} of an earlier --parallel run {'is' if n == 1 else 'are'} open and not used by "
+        f"this run: resume with `ralph run --parallel {max(n, 2)}`, or discard with "
+        "`ralph reset --lanes`"
+    )
+
+
+def _told(decide: Decide, tell: Callable[[Escalation], None]) -> Decide:
+    """`decide`, once the webhook has been told that a person is needed."""
+
+    def told(e: Escalation) -> Choice:
+        tell(e)
+        return decide(e)
+
+    return told
 
 
 def _decider(display: Display, headless_choice: str, *, forced: bool = False) -> Decide:

@@ -7,13 +7,17 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ralph.commands.runoptions import RunRequest, load_run_options
+from ralph.commands.runoptions import RunRequest
 from ralph.errors import RalphError
 from ralph.rules.printable import printable
 from ralph.run.events import Event, SpecRow
 from ralph.store.workspace import STATE_DIR
 from ralph.ui.runreport import RunReport
+
+if TYPE_CHECKING:
+    from ralph.ui.webhook import Webhook
 
 
 class ReportSink:
@@ -22,6 +26,7 @@ class ReportSink:
     def __init__(self) -> None:
         self.report = RunReport()
         self.last_matrix: tuple[SpecRow, ...] | None = None
+        self.webhook: Webhook | None = None  # set once ralph.yaml has been read
 
     def handle(self, event: Event) -> None:
         from ralph.ui.runreport import apply_event
@@ -32,27 +37,20 @@ class ReportSink:
             self.last_matrix = matrix
 
 
-def last_reports(root: Path) -> tuple[Path | None, ...]:
-    """The reports the last run wrote (its saved options): written after its last snapshot."""
-    try:
-        saved = load_run_options(root)
-    except RalphError:
-        return ()
-    return tuple(
-        Path(saved[name]) if isinstance(saved.get(name), str) else None
-        for name in ("junit", "report_json")
-    )
-
-
 def own_files(root: Path, paths: tuple[Path | None, ...]) -> tuple[str, ...]:
-    """The report files that lie inside the project, relative to it, forward slashes."""
-    found: list[str] = []
+    """ralph's own report files inside the project, relative to it, forward slashes: this
+    run's, and the ones earlier runs wrote that still hold what they wrote (never a change,
+    never uncommitted work)."""
+    from ralph.store.ownreports import own_reports
+
+    found: list[str] = list(own_reports(root))
     base = root.resolve()
     for path in paths:
         if path is None:
             continue
         try:
-            found.append(path.resolve().relative_to(base).as_posix())
+            rel = path.resolve().relative_to(base).as_posix()
+            found += [rel] if rel not in found else []
         except ValueError:  # outside the project: no snapshot sees it
             continue
     return tuple(found)
@@ -81,6 +79,7 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
     """Reports and the notification: after every run, however it ended; never raises."""
     from ralph.ui.runreport import finish
 
+    started = sink.report.started_at is not None  # RunStarted came: the worklog has this run
     report = finish(
         sink.report,
         exit_code=code,
@@ -88,17 +87,63 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
         now=time.time(),
         matrix=_final_matrix(req, sink) if sink.report.exit_code is None else None,
     )
-    write_reports(report, junit=req.junit, report_json=req.report_json)
+    written = write_reports(report, junit=req.junit, report_json=req.report_json, project=req.root)
+    if req.report_html is not None and write_html_report(
+        req.root, req.report_html, report, started=started
+    ):
+        written.append(req.report_html)
+    from ralph.store.ownreports import record_reports
+
+    try:
+        record_reports(req.root, written)
+    except OSError as exc:
+        print(f"error: cannot record the reports written: {exc.strerror or exc}", file=sys.stderr)
     if req.notify:
         from ralph.ui.notify import notify_run_end
 
         notify_run_end(report)
+    if sink.webhook is not None:
+        from ralph.commands.webhooks import on_run_end
+
+        on_run_end(sink.webhook, req.root, report)
 
 
-def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | None) -> None:
+def write_html_report(
+    root: Path, path: Path, report: RunReport | None = None, *, started: bool = True
+) -> bool:
+    """The HTML report of the latest run (what .ralph/ recorded; `report` says how it ended
+    when the worklog does not; a run that never `started` is that outcome alone, not the run
+    before it); said on stderr when it cannot be written, never raised: a report must not
+    change how a run ends."""
+    from ralph.store.files import write_text_through
+    from ralph.store.runstory import RunRecords, read_run
+    from ralph.ui.htmlreport import render_html
+
+    ended = None
+    if report is not None and report.exit_code is not None:
+        ended = (report.exit_code, report.reason or "")
+    try:
+        run = read_run(root) if started else RunRecords(root.resolve().name, ())
+        write_text_through(path, render_html(run, ended), project=root)
+    except (OSError, RalphError) as exc:
+        text = exc.message if isinstance(exc, RalphError) else exc.strerror or str(exc)
+        print(f"error: cannot write the report {path}: {text}", file=sys.stderr)
+        return False
+    return True
+
+
+def write_reports(
+    report: RunReport,
+    *,
+    junit: Path | None,
+    report_json: Path | None,
+    project: Path | None = None,
+) -> list[Path]:
     """Each report atomically when it is a file (a CI step never reads half of one), written
-    through when the path is a symlink, a named pipe or a device; a report that cannot be
-    written is said on stderr and does not change the run's exit code."""
+    through when the path is a symlink, a named pipe or a device; a report inside `project`
+    that a link would lead elsewhere is refused (store/files.write_text_through). A report that
+    cannot be written is said on stderr in one line and does not change the run's exit code.
+    The paths written."""
     import json
     import os
 
@@ -110,12 +155,16 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
         outputs.append((junit, lambda: junit_xml(report)))
     if report_json is not None:
         outputs.append((report_json, lambda: json.dumps(report_data(report), indent=2) + "\n"))
+    written: list[Path] = []
     for path, render in outputs:
         try:
-            write_text_through(path, render())
+            write_text_through(path, render(), project=project)
+            written.append(path)
         except OSError as exc:
             said = printable(f"error: cannot write the report {path}: {exc.strerror or exc}")
             print(said, file=sys.stderr)
+        except RalphError as exc:
+            print(printable(f"error: report not written: {exc.message}"), file=sys.stderr)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         try:
@@ -127,3 +176,4 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
                 f"error: cannot append to GITHUB_STEP_SUMMARY ({summary}): {exc.strerror or exc}",
                 file=sys.stderr,
             )
+    return written

@@ -33,7 +33,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
         ws.ensure()
         ctx = RunContext(opts, ws, emit, lock, cancel)
         if opts.parallel > 1:
-            from ralph.run.lanes import LaneRun  # lanes need GitPython: only when asked for
+            from ralph.run.lanes import LaneRun  # only when asked for
 
             run: SpecRun = LaneRun(ctx)
         else:

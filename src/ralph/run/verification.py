@@ -19,6 +19,7 @@ from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
 from ralph.rules.usage import record_usage
 from ralph.rules.words import plural
+from ralph.run.accounting import rotation_tally, usage_fields
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
 from ralph.run.events import Notice, RotationEnded
@@ -33,7 +34,7 @@ from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
 from ralph.specs.frontmatter import ExternalConfig
 from ralph.store.archive import archive_run
-from ralph.store.files import read_text
+from ralph.store.files import read_text, write_text_new
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Changes, Snapshot
@@ -174,7 +175,7 @@ class Verification:
         )
         # It quotes files the agent wrote (handoff): no secret, no escape sequence in it.
         prompt = clean_text(ctx.redactor.text(prompt))
-        ws.prompt_file.write_text(prompt, encoding="utf-8")
+        write_text_new(ws.prompt_file, prompt)
         started = time.time()
         log = RotationLog(
             ws.history_log(fv.SLUG, iteration),
@@ -245,6 +246,7 @@ class Verification:
                         log=ws.rel(log.path),
                         report=ws.rel(report),
                         specs=tuple(s.path for s in specs),
+                        usage=usage_fields(result),
                     )
                 )
             self.rotation.record_budget(iteration, budget)
@@ -263,6 +265,7 @@ class Verification:
                     None if verdict.passed else verdict.summary,
                     dropped,
                     ctx.rows(),
+                    rotation_tally(result),  # its usage counts on the panel like any rotation's
                 )
             )
             self.circuit.announce()

@@ -20,7 +20,14 @@ from pydantic import (
     model_validator,
 )
 
-from ralph.errors import DEEP_YAML, ConfigError, invalid_value, model_keys, yaml_problem
+from ralph.errors import (
+    DEEP_YAML,
+    ConfigError,
+    docs_page,
+    invalid_value,
+    model_keys,
+    yaml_problem,
+)
 from ralph.rules.cmdline import split_command
 
 CONFIG_FILE = "ralph.yaml"
@@ -115,6 +122,17 @@ class SandboxConfig(BaseModel):
     deny_read: list[StrictStr] = Field(default_factory=list)  # added to the usual secrets folders
     allow_write: list[StrictStr] = Field(default_factory=list)  # more writable folders
     image: StrictStr | None = None  # the docker profile's image (it must hold the agent CLIs)
+    # Variables of ralph's environment passed into the sandbox by name (beyond the basic ones,
+    # ralph's own and each agent CLI's credentials); everything else stays out.
+    env: list[StrictStr] = Field(default_factory=list)
+
+    @field_validator("env")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise ValueError(f"{name!r} is not a variable name (letters, digits, _)")
+        return value
 
     @field_validator("allow_hosts", "deny_read", "allow_write")
     @classmethod
@@ -129,6 +147,33 @@ def _sandbox_shorthand(value: Any) -> Any:
     if isinstance(value, bool):
         return {"profile": "auto" if value else "off"}
     return {"profile": value} if isinstance(value, str) else value
+
+
+class NotifyConfig(BaseModel):
+    """`notify:` who hears of a run: a webhook POSTed JSON at the end and when a person is
+    needed (ui/webhook.py). `$NAME` reads the URL from that environment variable, so a secret
+    URL (Slack's are) need not be committed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    webhook: StrictStr | None = None
+
+    @field_validator("webhook")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        # The message never repeats the value: a webhook URL is a secret.
+        named = value is not None and re.fullmatch(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", value)
+        if value is not None and not named and not re.match(r"https?://[^/\s]+", value):
+            raise ValueError("must be an http:// or https:// URL, or $NAME of a variable")
+        return value
+
+    def webhook_url(self, env: dict[str, str]) -> str | None:
+        """The URL to POST to; None when none is set (or its variable is empty)."""
+        value = self.webhook
+        if value is None or not value.startswith("$"):
+            return value
+        url = env.get(value.strip("${}"), "").strip()
+        return url if re.match(r"https?://[^/\s]+", url) else None
 
 
 class TestsConfig(BaseModel):
@@ -159,6 +204,7 @@ class RalphConfig(BaseModel):
     on_escalation: EscalationChoice = "abort"  # what a headless run does when the breaker opens
     latency_budget_ms: Annotated[StrictFloat, Field(gt=0)] = 3000.0
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    notify: NotifyConfig = Field(default_factory=NotifyConfig)
 
     @field_validator("sandbox", mode="before")
     @classmethod
@@ -259,7 +305,7 @@ def parse_config(text: str) -> RalphConfig:
         )
         raise ConfigError(
             message,
-            "see the Configuration section of the README for the keys ralph.yaml accepts",
+            f"the keys ralph.yaml accepts: {docs_page('reference/ralph-yaml.md')}",
         ) from exc
 
 

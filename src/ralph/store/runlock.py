@@ -17,8 +17,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ralph.errors import LockError, StateError
-from ralph.store.files import load_json, write_json_atomic
+from ralph.errors import LockError, RalphError, StateError
+from ralph.store.files import load_json, make_dirs, refuse_link, remove_file, write_json_atomic
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -172,7 +172,9 @@ class RunLock:
                 f"{self.state_dir.name} is a file, not a folder",
                 f"move the file away; ralph keeps its state in the folder {self.state_dir.name}/",
             )
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.state_dir)
+        # filelock opens the lock file following links (and truncating): never a planted one
+        refuse_link(self.state_dir / LOCK_FILE)
         from filelock import Timeout
 
         lock = _os_lock(self.state_dir / LOCK_FILE)
@@ -182,6 +184,9 @@ class RunLock:
             raise self._refused() from None
         self._lock = lock
         _reap_leftovers(load_json_quietly(self.state_dir / RUN_FILE), self.state_dir)
+        from ralph.process import strays
+
+        strays.stop_noted(self.state_dir / strays.STRAYS_FILE)  # hid from the run id
         # Written before any process starts: a run killed at any later moment, even between
         # starting its agent and noting the PID, leaves the next run what it needs to find it.
         write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
@@ -189,6 +194,7 @@ class RunLock:
 
         if current_run() is None:
             mark_run(self.run_id)
+            strays.note_to(self.state_dir / strays.STRAYS_FILE)
             self._marking = True
         return self
 
@@ -225,12 +231,16 @@ class RunLock:
         tb: TracebackType | None,
     ) -> None:
         if self._marking:
+            from ralph.process import strays
             from ralph.process.leftovers import mark_run
 
             mark_run(None)
+            strays.note_to(None)
+            with contextlib.suppress(OSError):  # each was stopped with its rotation
+                (self.state_dir / strays.STRAYS_FILE).unlink(missing_ok=True)
             self._marking = False
-        with contextlib.suppress(OSError):
-            (self.state_dir / RUN_FILE).unlink(missing_ok=True)
+        with contextlib.suppress(OSError, RalphError):  # a link there: left alone
+            remove_file(self.state_dir / RUN_FILE)
         if self._lock is not None:
             self._lock.release()
             self._lock = None

@@ -16,7 +16,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test, may_hold_tests
-from ralph.store.files import load_json, write_json_atomic, write_text_atomic
+from ralph.store.files import (
+    load_json,
+    make_dirs,
+    remove_file,
+    write_json_atomic,
+    write_text_atomic,
+)
 
 FORMAT = 1
 MAX_BYTES = 2_000_000  # larger files are not read as tests (generated data, not test code)
@@ -89,7 +95,7 @@ class TestStore:
         """The baseline is now `texts` (path -> text); blobs no longer needed go."""
         files = {path: digest(text) for path, text in texts.items()}
         blobs = self.dir / "blobs"
-        blobs.mkdir(parents=True, exist_ok=True)
+        make_dirs(blobs)
         for path, sha in files.items():
             if not (blobs / sha).exists():
                 write_text_atomic(blobs / sha, texts[path])
@@ -97,7 +103,7 @@ class TestStore:
         keep = set(files.values())
         for blob in blobs.iterdir():
             if blob.name not in keep:
-                blob.unlink(missing_ok=True)
+                remove_file(blob)
 
     def save_seen(self, files: Mapping[str, str]) -> None:
         self._save("seen.json", dict(files))
@@ -110,10 +116,10 @@ class TestStore:
     def mark_running(self, on: bool) -> None:
         marker = self.dir / "running"
         if on:
-            self.dir.mkdir(parents=True, exist_ok=True)
+            make_dirs(self.dir)
             write_text_atomic(marker, "a ralph run is on: test edits are an agent's\n")
         else:
-            marker.unlink(missing_ok=True)
+            remove_file(marker)
 
     def _files(self, name: str) -> Files:
         try:
@@ -126,7 +132,7 @@ class TestStore:
         return {str(k): str(v) for k, v in files.items()}
 
     def _save(self, name: str, files: Files) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.dir)
         write_json_atomic(self.dir / name, {"format": FORMAT, "files": dict(sorted(files.items()))})
 
 

@@ -161,8 +161,12 @@ def _ms(seconds: float | None) -> float | None:
 
 
 def report_data(report: RunReport) -> dict[str, Any]:
-    """`--report-json`: the final matrix and the totals."""
-    return {
+    """`--report-json`: the final matrix and the totals (money rounded, as in every output)."""
+    from ralph.rules.money import rounded_money
+    from ralph.schemas.catalog import SCHEMA_VERSION
+
+    data: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "exit_code": report.exit_code,
         "reason": report.reason,
         "complete": bool(report.specs) and report.verified == len(report.specs),
@@ -194,3 +198,4 @@ def report_data(report: RunReport) -> dict[str, Any]:
         "costs": report.costs,
         **({"extra": report.extra} if report.extra else {}),
     }
+    return dict(rounded_money(data))
