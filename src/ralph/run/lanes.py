@@ -62,6 +62,9 @@ class LaneRun(SpecRun):
         finally:
             executor.shutdown(wait=True)
 
+    def discover(self, templates: list[str] | None = None) -> list[Spec]:
+        return self.integration.as_worked_on(super().discover(templates))
+
     def start(self) -> int | None:
         """The run's start, as in one-spec mode (the matrix, changes since the last run)."""
         self.begin()

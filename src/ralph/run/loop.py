@@ -47,8 +47,12 @@ class SpecRun:
         self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
+    def discover(self, templates: list[str] | None = None) -> list[Spec]:
+        """The specs as the run works on them (SpecError when every spec was removed)."""
+        return discover_specs(self.ctx.opts.root, templates)
+
     def rescan(self) -> tuple[list[Spec], tuple[str, ...]]:
-        specs = discover_specs(self.ctx.opts.root)  # SpecError when every spec was removed
+        specs = self.discover()
         scan = reconcile(self.ctx.state, specs)
         self.ctx.state = scan.state
         self.report(scan, added=True)
@@ -69,7 +73,7 @@ class SpecRun:
         running, the run announced; the tree the first rotation starts from."""
         ctx, opts = self.ctx, self.ctx.opts
         templates: list[str] = []
-        specs = discover_specs(opts.root, templates)
+        specs = self.discover(templates)
         had_specs = bool(ctx.state.specs)
         scan = reconcile(ctx.state, specs)
         ctx.state = scan.state

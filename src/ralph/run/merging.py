@@ -9,11 +9,13 @@ from pathlib import Path
 
 from ralph.errors import UsageError
 from ralph.rules.lanes import after_merge, drop_to_review, hold, lane_branch, lane_name
+from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT
 from ralph.run.context import RunContext
 from ralph.run.events import Notice
 from ralph.run.facts import LaneClosed, LaneConflict, LaneMerged, LaneOpened
 from ralph.run.interrupts import deferred_interrupts
+from ralph.specs.discovery import read_spec
 from ralph.store import worktrees as wt
 from ralph.store.lanes import Lane, load_lanes, save_lanes
 
@@ -27,6 +29,8 @@ class Integration:
         self.repo = wt.repo(self.root)
         self.lanes = load_lanes(ctx.ws.dir)
         self.branch = wt.current_branch(self.repo)
+        # whether the main tree's copy of a spec is the one its lane took, by what it depends on
+        self._taken: dict[str, tuple[tuple[str, str, str], bool]] = {}
 
     def save(self) -> None:
         with deferred_interrupts():
@@ -89,6 +93,33 @@ class Integration:
             ctx.emit(Notice("warning", f"{lane.spec}: work left in its lane committed"))
 
     # ------------------------------------------------------------------ lanes
+
+    def as_worked_on(self, specs: list[Spec]) -> list[Spec]:
+        """The specs, each with an open lane as its lane has it: the agent's own edits of its
+        spec there (ticked boxes, notes) are its changes, never a person's new requirements.
+        A main-tree copy that changed since the lane last took the user's branch is a
+        person's edit: that copy stays, and its spec goes back to 0/3."""
+        found: list[Spec] = []
+        for spec in specs:
+            lane = self.lanes.get(spec.path)
+            if lane is not None and self._untouched(lane, spec):
+                spec = read_spec(self.worktree(lane), spec.path) or spec  # noqa: PLW2901
+            found.append(spec)
+        return found
+
+    def _untouched(self, lane: Lane, spec: Spec) -> bool:
+        if not (self.worktree(lane) / ".git").exists():
+            return False
+        try:
+            key = (self.repo.head.commit.hexsha, self.repo.commit(lane.branch).hexsha)
+        except ValueError:  # no such branch (yet)
+            return False
+        known = self._taken.get(spec.path)
+        if known is not None and known[0] == (*key, spec.content_hash):
+            return known[1]
+        same = wt.unchanged_since_taken(self.repo, lane.branch, spec.path)
+        self._taken[spec.path] = ((*key, spec.content_hash), same)
+        return same
 
     def open(self, spec: str) -> Lane:
         """The spec's lane: the one already open, or a new worktree from the user's branch."""

@@ -196,3 +196,17 @@ def is_merged(r: Repo, branch: str, into: str = "HEAD") -> bool:
     except GitCommandError:
         return False
     return True
+
+
+def unchanged_since_taken(r: Repo, branch: str, path: str) -> bool:
+    """`path` in r's work tree is as it was when `branch` last took r's branch (their merge
+    base): nothing a person changed there since, committed or not, that `branch` lacks."""
+    from git import GitCommandError
+
+    try:
+        with GIT_LOCK:
+            base = str(r.git.merge_base("HEAD", branch)).strip()
+            r.git.diff("--quiet", base, "--", path)
+    except GitCommandError:
+        return False
+    return True
