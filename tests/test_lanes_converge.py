@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from ralph.rules.lanes import lane_name
 from tests.conftest import Project
 from tests.test_lanes import lanes_project
 
@@ -60,3 +61,50 @@ def test_a_persons_edit_of_a_spec_in_the_main_tree_still_resets_it(project: Proj
         "--max-iterations", "6",
     )  # fmt: skip
     assert "spec changed: specs/docs.spec.md goes back to 0/3" in res.stdout, res.stdout
+
+
+def test_lane_rotations_carry_a_lane_key_in_json_events(project: Project) -> None:
+    lanes_project(project, {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"})
+    cmd = project.script({"*": [{"say": "working", "signal": "DONE"}]})
+    json_ = ("--log-format", "json", "-v")
+    res = project.run("run", "--agent-command", cmd, "--parallel", "2", *json_)
+    assert res.exit_code == 0, res.stdout + res.stderr
+    events = [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
+    kinds = ("rotation_started", "rotation_ended", "agent_output")
+    lanes: dict[str, set[str | None]] = {e["spec"]: set() for e in events if e["event"] in kinds}
+    for e in events:
+        if e["event"] in kinds:
+            lanes[e["spec"]].add(e.get("lane"))
+    assert lanes["specs/a.spec.md"] == {lane_name("specs/a.spec.md")}
+    assert lanes["specs/b.spec.md"] == {lane_name("specs/b.spec.md")}
+    assert lanes["(all specs)"] == {None}  # the final verification runs on the merged tree
+    project.run("reset")
+    res = project.run("run", "--agent-command", cmd, *json_)
+    events = [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
+    assert not any("lane" in e for e in events)  # one spec at a time: no lanes, no key
+
+
+def test_a_lane_whose_reviews_keep_changing_files_is_escalated(project: Project) -> None:
+    """The convergence watch sees lane rotations as it sees one-spec rotations."""
+    lanes_project(
+        project,
+        {
+            "specs/a.spec.md": "# a\n",
+            "specs/b.spec.md": "# b\n",
+            "ralph.yaml": "convergence: {patience: 2}\n",
+        },
+    )
+    steps = {
+        "specs/a.spec.md": [
+            {"write": {"notes.md": f"rotation {i}\n"}, "signal": "DONE"} for i in range(20)
+        ],
+        "specs/b.spec.md": [{"write": {"b.txt": "b\n"}, "signal": "DONE"}, {"signal": "DONE"}],
+    }
+    res = project.run(
+        "run", "--agent-command", project.script(steps), "--parallel", "2", "--headless",
+        "-n", "20",
+    )  # fmt: skip
+    assert res.exit_code == 5, res.stdout + res.stderr
+    assert "specs/a.spec.md is not converging" in res.stdout + res.stderr
+    escalations = project.worklog("escalation")
+    assert [(e["kind"], e["subject"]) for e in escalations] == [("convergence", "specs/a.spec.md")]

@@ -119,7 +119,7 @@ class Circuit:
                 b, now=time.time(), cooldown=ctx.opts.breaker_cooldown
             ),
         )
-        choice = ctx.opts.decide(e) if ctx.opts.decide is not None else "abort"
+        choice = ctx.decide(e)
         ctx.state = apply_choice(ctx.state, e, choice)
         ctx.save()
         ctx.emit(Escalated(e.key, e.subject, choice, e.failures, tuple(e.reasons)))

@@ -17,6 +17,7 @@ from ralph.rules.prompt import Mode
 from ralph.rules.redact import redactor
 from ralph.rules.state import State, Tally
 from ralph.rules.usage import minus, record_usage
+from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import AgentOutput, CancelRequested, Event, RotationStarted, RunEnded, SpecRow
 from ralph.run.facts import FACTS, Fact
 from ralph.run.interrupts import deferred_interrupts
@@ -71,6 +72,8 @@ class RunContext:
         # `ralph cancel` is seen by the cancel watch's thread: its event waits for the lock
         self._emitting = threading.RLock()
         self.ended = False  # RunEnded was emitted
+        # While a person is asked, what the displays would show waits here (None: not held).
+        self._held: list[Event] | None = None
         cancel.on_request = lambda mode: self.emit(CancelRequested(mode))
 
     @property
@@ -89,12 +92,35 @@ class RunContext:
             if isinstance(event, CancelRequested) and self.ended:
                 return  # a request seen as the run ended: nothing left to stop
             self.ended = self.ended or isinstance(event, RunEnded)
-            if self._display is not None and not isinstance(event, FACTS):
-                try:
-                    self._display(event)
-                except OSError:
-                    self._display = None
+            if not isinstance(event, FACTS):
+                if self._held is not None:
+                    self._held.append(event)
+                else:
+                    self._show(event)
             self.recorder.handle(event)
+
+    def _show(self, event: Event) -> None:
+        if self._display is not None:
+            try:
+                self._display(event)
+            except OSError:
+                self._display = None
+
+    def decide(self, e: Escalation) -> Choice:
+        """A person's say on an escalation (headless: the configured choice). While they are
+        asked, nothing else reaches the displays: the other lanes' lines and the panel would
+        draw over the question. What came meanwhile is recorded at once and shown after."""
+        if self.opts.decide is None:
+            return "abort"
+        with self._emitting:
+            self._held = []
+        try:
+            return self.opts.decide(e)
+        finally:
+            with self._emitting:
+                held, self._held = self._held or [], None
+                for event in held:
+                    self._show(event)
 
     def gate_record(self, record: GateRecord) -> None:
         """What the DONE gate did: recorded; a judge's call also counts in the usage (the run's,

@@ -53,14 +53,19 @@ class LaneHub:
     def lane_emit(self, lane: LaneContext, event: Event | Fact) -> None:
         with self.guard:
             if isinstance(event, AgentOutput):  # lanes' output interleaves: each line names its own
-                event = replace(event, lines=tuple(f"{lane.spec_path}: {x}" for x in event.lines))
+                event = replace(
+                    event,
+                    lines=tuple(f"{lane.spec_path}: {x}" for x in event.lines),
+                    lane=lane.name,
+                )
             elif isinstance(event, RotationStarted):
-                event = replace(event, matrix=self.ctx.rows())  # the run's matrix, not the copy's
+                # the run's matrix, not the copy's
+                event = replace(event, matrix=self.ctx.rows(), lane=lane.name)
             elif isinstance(event, (RotationEnded, RotationRecorded)):
                 # a lane's change reaches the other specs only through its merge
                 event = replace(event, downgraded=())
                 if isinstance(event, RotationEnded):
-                    event = replace(event, matrix=self.ctx.rows())
+                    event = replace(event, matrix=self.ctx.rows(), lane=lane.name)
             self.ctx.emit(event)
 
     def lane_info(self, name: str, info: dict[str, Any]) -> None:

@@ -21,7 +21,7 @@ from ralph.rules.state import MAX_COUNT
 from ralph.rules.usage import over_budget
 from ralph.rules.words import plural
 from ralph.run.context import RunContext
-from ralph.run.events import Notice
+from ralph.run.events import CostsUpdated, Notice
 from ralph.run.facts import QuestionAsked
 from ralph.run.lanectx import LaneContext
 from ralph.run.lanehub import LaneHub, Running
@@ -87,7 +87,15 @@ class LaneRun(SpecRun):
                     return self.ended
                 self._wait()
                 continue
-            specs, _ = self.rescan()
+            try:
+                specs, _ = self.rescan()
+            except KeyboardInterrupt:  # as while collecting: the lanes stop, the run ends
+                self.stopping = (
+                    ExitCode.INTERRUPTED,
+                    "interrupted; the lanes' rotations were recorded as ERROR",
+                )
+                self._stop_all()
+                continue
             if self.stopping is None:
                 self.stopping = self._stop_reason()
             if self.stopping is not None:
@@ -251,6 +259,9 @@ class LaneRun(SpecRun):
             if r.circuit:
                 r.circuit.outcomes.clear()
             ctx.save()
+            changes = r.ctx.last_changes  # the convergence watch and the cost line, as in one spec
+            self.convergence.feed(path, r.ctx.mode, changes.paths if changes is not None else ())
+            ctx.emit(CostsUpdated(*ctx.costs()))
             if outcome.interrupted:
                 self.stopping = self.stopping or (
                     ExitCode.INTERRUPTED,
@@ -267,7 +278,7 @@ class LaneRun(SpecRun):
             if outcome.signal in STOPPING:
                 self.stopping = (ExitCode.NEEDS_HUMAN, f"{STOPPING[outcome.signal]} on {path}")
                 continue
-            stop = self.circuit.escalate_if_open()
+            stop = self.circuit.escalate_if_open() or self.convergence.escalate_if_stuck(path)
             if stop is not None:  # the escalation ended the run (and recorded it)
                 self.ended = stop
                 continue

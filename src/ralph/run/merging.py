@@ -30,7 +30,7 @@ class Integration:
         self.lanes = load_lanes(ctx.ws.dir)
         self.branch = wt.current_branch(self.repo)
         # whether the main tree's copy of a spec is the one its lane took, by what it depends on
-        self._taken: dict[str, tuple[tuple[str, str, str], bool]] = {}
+        self._taken: dict[str, tuple[tuple[str, str], bool]] = {}
 
     def save(self) -> None:
         with deferred_interrupts():
@@ -108,17 +108,22 @@ class Integration:
         return found
 
     def _untouched(self, lane: Lane, spec: Spec) -> bool:
+        """The main tree's copy is the one the lane took. When git cannot tell (it failed, or
+        the lane's branch is gone), it is not: a spec wrongly taken as modified only costs
+        rotations, a person's edit taken for the agent's would void nothing."""
         if not (self.worktree(lane) / ".git").exists():
             return False
-        try:
-            key = (self.repo.head.commit.hexsha, self.repo.commit(lane.branch).hexsha)
-        except ValueError:  # no such branch (yet)
+        heads = wt.heads(self.repo, "HEAD", lane.branch)
+        if heads is None:
             return False
+        key = (heads, spec.content_hash)
         known = self._taken.get(spec.path)
-        if known is not None and known[0] == (*key, spec.content_hash):
+        if known is not None and known[0] == key:
             return known[1]
         same = wt.unchanged_since_taken(self.repo, lane.branch, spec.path)
-        self._taken[spec.path] = ((*key, spec.content_hash), same)
+        if same is None:
+            return False
+        self._taken[spec.path] = (key, same)
         return same
 
     def open(self, spec: str) -> Lane:

@@ -198,15 +198,27 @@ def is_merged(r: Repo, branch: str, into: str = "HEAD") -> bool:
     return True
 
 
-def unchanged_since_taken(r: Repo, branch: str, path: str) -> bool:
-    """`path` in r's work tree is as it was when `branch` last took r's branch (their merge
-    base): nothing a person changed there since, committed or not, that `branch` lacks."""
-    from git import GitCommandError
+def _calm(r: Repo, *args: str) -> tuple[int, str]:
+    """A read-only git command in a session of its own: a Ctrl-C meant for ralph does not kill
+    it half way (its answer would be taken for a "no"). Returns its exit status and output."""
+    status, out, _ = r.git.execute(
+        ["git", *args], with_extended_output=True, with_exceptions=False, start_new_session=True
+    )
+    return int(status), str(out).strip()
 
-    try:
-        with GIT_LOCK:
-            base = str(r.git.merge_base("HEAD", branch)).strip()
-            r.git.diff("--quiet", base, "--", path)
-    except GitCommandError:
-        return False
-    return True
+
+def heads(r: Repo, *refs: str) -> str | None:
+    """The commits `refs` point at, as one key; None when one of them is missing."""
+    status, out = _calm(r, "rev-parse", *refs)
+    return out if status == 0 else None
+
+
+def unchanged_since_taken(r: Repo, branch: str, path: str) -> bool | None:
+    """`path` in r's work tree is as it was when `branch` last took r's branch (their merge
+    base): nothing a person changed there since, committed or not, that `branch` lacks.
+    None when git could not tell."""
+    status, base = _calm(r, "merge-base", "HEAD", branch)
+    if status != 0:
+        return None
+    status, _ = _calm(r, "diff", "--quiet", base, "--", path)
+    return {0: True, 1: False}.get(status)
