@@ -9,7 +9,6 @@ from typing import Any
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
-from ralph.agents.result import AgentResult
 from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.errors import ExitCode
 from ralph.rules.pool import Pool
@@ -26,7 +25,6 @@ from ralph.run.question import QuestionAndAnswer
 from ralph.run.recorder import Recorder
 from ralph.store.cancel import CancelWatch
 from ralph.store.runlock import RunLock
-from ralph.store.snapshot import Changes
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import Workspace
 
@@ -59,9 +57,7 @@ class RunContext:
         self.members = {m.name: m for m in opts.pool}
         self.pool = Pool.of(list(self.members))
         self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
-        self.last_result: AgentResult | None = None  # of the last rotation, for the pool
         self.mode = "IMPLEMENT"  # of the current (or last) rotation
-        self.last_changes: Changes | None = None  # the files the last rotation changed
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
         if self.state.last_rotation == 0:  # a new or lost state file: numbers must not repeat
             self.state = replace(self.state, last_rotation=ws.last_logged_rotation())

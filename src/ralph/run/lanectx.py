@@ -109,9 +109,7 @@ class LaneContext(RunContext):
         self.stop = threading.Event()
         self.cancel = LaneCancel(main.cancel, self.stop)  # type: ignore[assignment]
         self._display = None
-        self.last_result = None
         self.mode = main.mode
-        self.last_changes = None
         self.state = main.state
         self.base = main.state  # the copy as the run's state last absorbed it
         self.answer = None

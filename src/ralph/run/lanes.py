@@ -251,16 +251,14 @@ class LaneRun(SpecRun):
             del self.running[path]
             self.hub.forget(r.ctx.name)
             outcome = r.future.result()  # a lane's error is the run's error
-            ctx.last_result = r.ctx.last_result
-            ctx.member = ctx.members[r.agent.name]
-            self.seats.settle()
+            self.seats.settle(outcome)
             for success, reason, subject in r.circuit.outcomes if r.circuit else ():
                 self.circuit.feed(success, reason, subject)
             if r.circuit:
                 r.circuit.outcomes.clear()
             ctx.save()
-            changes = r.ctx.last_changes  # the convergence watch and the cost line, as in one spec
-            self.convergence.feed(path, r.ctx.mode, changes.paths if changes is not None else ())
+            # the convergence watch and the cost line, as in one-spec mode
+            self.convergence.feed(path, outcome.mode, outcome.changes.paths)
             ctx.emit(CostsUpdated(*ctx.costs()))
             if outcome.interrupted:
                 self.stopping = self.stopping or (

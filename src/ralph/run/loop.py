@@ -170,8 +170,9 @@ class SpecRun:
             if stop is not None:
                 return stop
             self.seats.use(choice)
-            before, signal_, changed, interrupted = self.rotation(spec, before, tick, ctx.agent)
-            if interrupted:
+            outcome = self.rotation(spec, before, tick, ctx.agent)
+            before, signal_ = outcome.after, outcome.signal
+            if outcome.interrupted:
                 if ctx.cancel.now.is_set():
                     return ctx.end(
                         ExitCode.INTERRUPTED,
@@ -181,9 +182,8 @@ class SpecRun:
                 return ctx.end(
                     ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
                 )
-            self.seats.settle()
-            changes = ctx.last_changes
-            self.convergence.feed(path, ctx.mode, changes.paths if changes is not None else ())
+            self.seats.settle(outcome)
+            self.convergence.feed(path, outcome.mode, outcome.changes.paths)
             ctx.emit(CostsUpdated(*ctx.costs()))
             if signal_ == "QUESTION":
                 return self._stop_for_question(path)
@@ -193,7 +193,7 @@ class SpecRun:
             if stop is not None:
                 return stop
             current = path
-            switch = signal_ == "DONE" and not changed
+            switch = signal_ == "DONE" and not outcome.changed
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:
         """The specs that may run: those at an iteration cap of their front matter are

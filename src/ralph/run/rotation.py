@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.request import AgentRequest
@@ -41,11 +40,25 @@ from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Changes, Snapshot
 
 
-class Outcome(NamedTuple):
-    after: Snapshot
-    signal: str
-    changed: bool
-    interrupted: bool
+@dataclass(frozen=True)
+class Outcome:
+    """What one rotation returns to the scheduler that called it: every value the run goes on
+    with travels here, not through shared attributes."""
+
+    spec: str
+    mode: Mode
+    agent: str  # the pool member that ran it
+    signal: str  # as recorded: DONE, CONTINUE, ..., REFUSED, ERROR, NONE
+    note: str | None
+    changes: Changes  # the files it changed (the convergence watch, the lane's commit)
+    after: Snapshot  # the tree the next rotation starts from
+    interrupted: bool  # Ctrl-C or `ralph cancel --now`
+    done_count: int  # the spec's counter once it was recorded
+    result: AgentResult  # the agent's process, usage, limits and fault (for the pool)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
 
 
 class Rotation:
@@ -179,7 +192,6 @@ class Rotation:
         own = time.perf_counter() - tick
         request = self.request(agent, prompt, spec.path, mode, iteration, handoff)
         result = self.run_agent(agent, request, log)
-        ctx.last_result = result
         signal_, note = self.judge(result, prompt)
         interrupted = result.process.interrupted
         if signal_ == "DONE":
@@ -213,7 +225,7 @@ class Rotation:
         with deferred_interrupts():
             tick = time.perf_counter()
             after, taken = self.settle(before, log, budget, bookkeeping)
-            changes = ctx.last_changes = taken.changes  # (the convergence watch reads them)
+            changes = taken.changes
             with budget.operation("snapshot_save"):
                 self.keep(after, taken)
             elapsed = time.time() - started
@@ -260,7 +272,10 @@ class Rotation:
                 )
             )
             self.circuit.announce()  # "circuit breaker open" after the line that opened it
-        return Outcome(after, signal_, bool(changes), interrupted)
+        return Outcome(
+            *(spec.path, mode, agent.name, signal_, note, changes, after, interrupted),
+            *(done_count, result),
+        )
 
     def _prompt(
         self, spec: Spec, mode: Mode, iteration: int, done_count: int, handoff: Path
