@@ -6,6 +6,7 @@ these play the same rules through the real command."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -14,8 +15,10 @@ from ralph.agents.member import Member
 from ralph.errors import ExitCode
 from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import Event, RotationEnded, RotationStarted, RunEnded
+from ralph.run.fold import fold
 from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
+from ralph.run.turn import Turn
 from tests.conftest import Project
 from tests.fakes.scripted_inline import inline_agent
 from tests.test_lanes import lanes_project
@@ -96,18 +99,31 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
     with RunLock(ws.dir, agent="scripted") as lock, CancelWatch(ws.dir) as cancel:
         run = SpecRun(RunContext(opts, ws, events.append, lock, cancel))
         specs, before = run.begin()
-        spec = specs[0]
-        outcome = run.rotation(spec, before, time.perf_counter(), opts.pool[0].agent)
-    assert (outcome.spec, outcome.mode, outcome.signal, outcome.done_count) == (
-        "specs/a.spec.md",
-        "IMPLEMENT",
-        "DONE",
-        1,
-    )
+        start = run.ctx.state
+        turn = Turn(
+            spec=specs[0],
+            mode="IMPLEMENT",
+            agent=opts.pool[0].agent,
+            iteration=1,
+            state=start,
+            answer=None,
+            limit=20,
+            tick=time.perf_counter(),
+            stop=threading.Event(),
+        )
+        outcome = run.rotation(turn, before, lambda o: o)  # returned, not folded
+        unfolded = project.counts()["specs/a.spec.md"]
+        state, downgraded = fold(start, outcome)  # the one place results join the state
+        run.rotation.report(outcome, state, downgraded)  # its logs closed, its events said
+    assert (outcome.spec, outcome.mode, outcome.signal) == ("specs/a.spec.md", "IMPLEMENT", "DONE")
     assert outcome.changes.paths == ("a.txt",)
     assert not outcome.interrupted
     assert outcome.result.process.exit_code == 0
-    assert project.counts()["specs/a.spec.md"] == 1  # recorded before the call returned
+    assert unfolded == 0  # nothing written by the rotation: its caller folds
+    row = state.get("specs/a.spec.md")
+    assert row is not None and (row.done_count, row.last_status) == (1, "DONE")
+    assert downgraded == ()
+    assert state.usage.rotations == start.usage.rotations + 1
 
 
 def test_an_escalation_holds_every_lane_s_lines_until_answered(project: Project) -> None:

@@ -9,13 +9,12 @@ from typing import Any
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
-from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.errors import ExitCode
 from ralph.rules.pool import Pool
 from ralph.rules.prompt import Mode
 from ralph.rules.redact import redactor
 from ralph.rules.state import State, Tally
-from ralph.rules.usage import minus, record_usage
+from ralph.rules.usage import minus
 from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import AgentOutput, CancelRequested, Event, RotationStarted, RunEnded, SpecRow
 from ralph.run.facts import FACTS, Fact
@@ -118,13 +117,6 @@ class RunContext:
                 for event in held:
                     self._show(event)
 
-    def gate_record(self, record: GateRecord) -> None:
-        """What the DONE gate did: recorded; a judge's call also counts in the usage (the run's,
-        its agent's and the spec's), so `--max-cost` and `--max-tokens` see it."""
-        if isinstance(record, JudgeSpent):
-            self.state = record_usage(self.state, record.spec, record.agent, record.usage)
-        self.emit(record)
-
     def save(self) -> None:
         # never half a save: an interrupt waits for it (the atomic write leaves no temp file)
         with deferred_interrupts():
@@ -160,13 +152,15 @@ class RunContext:
         """Rotations this run has numbered so far."""
         return self.state.last_rotation - self.first
 
-    def started(self, agent: str, spec: str, mode: Mode, started_at: float) -> RotationStarted:
-        """The event of the rotation just numbered, with its place in this run's budget."""
-        s = self.state
+    def started(
+        self, agent: str, spec: str, mode: Mode, started_at: float, number: int | None = None
+    ) -> RotationStarted:
+        """The event of rotation `number` (default: the one just numbered), with its place in
+        this run's budget."""
+        number = self.state.last_rotation if number is None else number
         return RotationStarted(
-            agent, spec, mode, s.last_rotation, self.run_iteration, self.budget, started_at,
-            self.rows(),
-        )  # fmt: skip
+            agent, spec, mode, number, number - self.first, self.budget, started_at, self.rows()
+        )
 
     def rows(self) -> tuple[SpecRow, ...]:
         return matrix_rows(self.state)

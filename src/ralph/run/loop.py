@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 
@@ -11,6 +12,7 @@ from ralph.errors import ExitCode
 from ralph.rules.caps import mark_blocked
 from ralph.rules.matrix import Rescan, reconcile
 from ralph.rules.pool import Exhausted, Wait
+from ralph.rules.prompt import Mode
 from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
@@ -21,10 +23,12 @@ from ralph.run.context import RunContext
 from ralph.run.convergence import Convergence
 from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted
 from ralph.run.facts import QuestionAsked, SpecBlocked
+from ralph.run.fold import fold
 from ralph.run.question import answered, pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
 from ralph.run.tree import Tree, changed_since_last_run
+from ralph.run.turn import Outcome, Place, Turn
 from ralph.run.verification import Verification
 from ralph.specs.discovery import discover_specs
 from ralph.store.files import read_text
@@ -36,15 +40,17 @@ STOPPING = {"STUCK": "the agent is stuck", "QUESTION": "the agent has a question
 class SpecRun:
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
-        self.tree = Tree(ctx.opts.root, ctx.ws, ctx.opts.own_files)
+        self.tree = Tree(ctx.opts.root, ctx.ws.snapshot_file, ctx.opts.own_files)
         self.seats = Seats(ctx)
         self.circuit = Circuit(ctx)
+        place = Place(ctx.opts.root, ctx.ws.prompt_file, ctx.ws.current_log, ctx.note_run,
+                      ctx.lock.record_agent)  # fmt: skip
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
-        self.gate = DoneGate(
-            ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record, ctx.opts.test_globs
-        )
+        self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, lambda r: None,
+                             ctx.opts.test_globs)  # fmt: skip
         self.convergence = Convergence(ctx)
-        self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
+        self.rotation = Rotation(ctx, place, self.tree, self.gate)
+        self.gate.record = self.rotation.record  # what a judge spent joins the outcome
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
     def discover(self, templates: list[str] | None = None) -> list[Spec]:
@@ -170,8 +176,10 @@ class SpecRun:
             if stop is not None:
                 return stop
             self.seats.use(choice)
-            outcome = self.rotation(spec, before, tick, ctx.agent)
-            before, signal_ = outcome.after, outcome.signal
+            outcome, before = self.rotation(
+                self.turn(spec, tick, ctx.cancel.now), before, self.record
+            )
+            signal_ = outcome.signal
             if outcome.interrupted:
                 if ctx.cancel.now.is_set():
                     return ctx.end(
@@ -194,6 +202,34 @@ class SpecRun:
                 return stop
             current = path
             switch = signal_ == "DONE" and not outcome.changed
+
+    def turn(self, spec: Spec, tick: float, stop: threading.Event) -> Turn:
+        """The next rotation of `spec`, numbered (and saved: the number is taken even if ralph
+        dies during it), with the agent the pool chose and the answer it delivers."""
+        ctx = self.ctx
+        row = ctx.state.get(spec.path)
+        assert row is not None
+        mode: Mode = "IMPLEMENT" if row.done_count == 0 else "REVIEW"
+        ctx.mode = mode  # whose work a semantic check's judge then judges
+        iteration = ctx.number_next()
+        if stop is ctx.cancel.now:  # the project's own tree: its current spec
+            ctx.state = replace(ctx.state, current_spec=spec.path)
+        ctx.save()
+        answer, ctx.answer = ctx.answer, None  # delivered with this rotation's prompt
+        return Turn(spec, mode, ctx.agent, iteration, ctx.state, answer, ctx.limit, tick, stop)
+
+    def record(self, outcome: Outcome) -> tuple[Outcome, Snapshot]:
+        """Fold a rotation's outcome into the run's state, save it, then say so; the caller
+        holds interrupts. Returns the tree the next rotation starts from."""
+        ctx, budget = self.ctx, outcome.budget
+        with budget.operation("bookkeeping"):
+            ctx.state, downgraded = fold(ctx.state, outcome)
+            self.circuit.feed_outcome(outcome)
+        with budget.operation("state_save"):
+            ctx.save()
+        after = self.rotation.report(outcome, ctx.state, downgraded)
+        self.circuit.announce()  # "circuit breaker open" after the line that opened it
+        return outcome, after
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:
         """The specs that may run: those at an iteration cap of their front matter are

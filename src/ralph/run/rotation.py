@@ -6,67 +6,71 @@ saving the outcome before anything can stop it, the latency budget) live here on
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.checks.gate import DoneGate, Verdict
+from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.process.request import StreamName
 from ralph.rules.budget import LatencyBudget
-from ralph.rules.caps import count_rotation
-from ralph.rules.matrix import record_rotation
 from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
-from ralph.rules.spec import Spec, spec_slug
+from ralph.rules.spec import spec_slug
 from ralph.rules.state import State
-from ralph.run.accounting import account, rotation_tally, usage_fields
-from ralph.run.circuit import Circuit
-from ralph.run.context import RunContext
+from ralph.run.accounting import rotation_tally, usage_fields
+from ralph.run.context import RunContext, matrix_rows
 from ralph.run.escalation import BYPASSED
-from ralph.run.events import AgentOutput, Notice, RotationEnded
-from ralph.run.facts import AnswerDelivered, BudgetSpent, GateBypassed, RotationRecorded
+from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RotationStarted
+from ralph.run.facts import AnswerDelivered, BudgetSpent, Fact, GateBypassed, RotationRecorded
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
-from ralph.run.recorder import FAILED_STATUSES
 from ralph.run.tree import Taken, Tree
+from ralph.run.turn import Outcome, Place, Turn
 from ralph.specs.discovery import spec_file_hash
 from ralph.store.files import read_text
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Changes, Snapshot
 
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one rotation returns to the scheduler that called it: every value the run goes on
-    with travels here, not through shared attributes."""
-
-    spec: str
-    mode: Mode
-    agent: str  # the pool member that ran it
-    signal: str  # as recorded: DONE, CONTINUE, ..., REFUSED, ERROR, NONE
-    note: str | None
-    changes: Changes  # the files it changed (the convergence watch, the lane's commit)
-    after: Snapshot  # the tree the next rotation starts from
-    interrupted: bool  # Ctrl-C or `ralph cancel --now`
-    done_count: int  # the spec's counter once it was recorded
-    result: AgentResult  # the agent's process, usage, limits and fault (for the pool)
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.changes)
+T = TypeVar("T")
 
 
 class Rotation:
-    def __init__(self, ctx: RunContext, tree: Tree, circuit: Circuit, gate: DoneGate) -> None:
+    """One spec's rotation in one place; `__call__` is the call both schedulers make."""
+
+    def __init__(self, ctx: RunContext, place: Place, tree: Tree, gate: DoneGate) -> None:
+        # Of the run's context a rotation reads only what is fixed for the run: the options,
+        # the workspace, the pool's members, the redactor, the event sink and `ralph cancel`.
         self.ctx = ctx
+        self.place = place
         self.tree = tree
-        self.circuit = circuit
         self.gate = gate
+        self.judged: list[JudgeSpent] = []  # the current rotation's judge calls
+
+    def record(self, record: GateRecord) -> None:
+        """The gate's records: shown and recorded; what a judge spent also joins the
+        rotation's outcome, which the scheduler folds into the usage."""
+        if isinstance(record, JudgeSpent):
+            self.judged.append(record)
+        self.emit(record)
+
+    def emit(self, event: Event | Fact) -> None:
+        """The run's one sink; a lane's events name the lane, its output lines the spec."""
+        lane = self.place.lane
+        if lane is not None:
+            if isinstance(event, AgentOutput):  # lanes' output interleaves: each line says whose
+                lines = tuple(f"{event.spec}: {x}" for x in event.lines)
+                event = replace(event, lines=lines, lane=lane)
+            elif isinstance(event, (RotationStarted, RotationEnded)):
+                event = replace(event, lane=lane)
+        self.ctx.emit(event)
 
     # ------------------------------------------------------------------ shared steps
 
@@ -83,11 +87,10 @@ class Rotation:
         """What the agent is asked, with its pool member's time limits; for a rotation and for
         the final verification alike (the prompt file is written by the caller)."""
         ctx, member = self.ctx, self.ctx.members[agent.name]
-        ctx.mode = mode  # whose work a judge then judges: this mode's model
         return AgentRequest(
             prompt=prompt,
-            prompt_file=ctx.ws.prompt_file,
-            root=ctx.opts.root,
+            prompt_file=self.place.prompt_file,
+            root=self.place.root,
             spec=spec,
             mode=mode,
             iteration=iteration,
@@ -100,19 +103,29 @@ class Rotation:
         )
 
     def run_agent(
-        self, agent: CommandAgent, request: AgentRequest, log: RotationLog, shown: str = ""
+        self,
+        agent: CommandAgent,
+        request: AgentRequest,
+        log: RotationLog,
+        shown: str = "",
+        stop: threading.Event | None = None,
     ) -> AgentResult:
         """The agent at work; its lines reach the displays tagged with the spec (`shown`, else
-        the request's) and the rotation's number."""
-        ctx, spec = self.ctx, shown or request.spec
+        the request's) and the rotation's number. `stop` set stops it (default: `ralph
+        cancel --now`)."""
+        spec = shown or request.spec
 
         def on_lines(stream: StreamName, lines: tuple[str, ...]) -> None:
             log.lines(stream, lines)  # the adapter's readable rendering; raw goes to history
-            ctx.emit(AgentOutput(stream, lines, spec, request.iteration))
+            self.emit(AgentOutput(stream, lines, spec, request.iteration))
 
         try:
             return agent.run(
-                request, on_lines, log.chunk, ctx.lock.record_agent, cancel=ctx.cancel.now
+                request,
+                on_lines,
+                log.chunk,
+                self.place.record_agent,
+                cancel=stop if stop is not None else self.ctx.cancel.now,
             )
         except BaseException as exc:
             log.close(f"# ralph stopped the rotation: {exc!r}")
@@ -135,6 +148,10 @@ class Rotation:
             bookkeeping(taken.changes)
         with budget.operation("state_save"):
             self.ctx.save()
+        return self.kept(taken, log)
+
+    def kept(self, taken: Taken, log: RotationLog) -> tuple[Snapshot, Taken]:
+        """Once the outcome is saved: a failed snapshot is raised now."""
         if taken.failure is not None:
             log.close(f"# ralph could not take a snapshot: {taken.failure.message}")
             raise taken.failure
@@ -144,7 +161,7 @@ class Rotation:
     def keep(self, after: Snapshot, taken: Taken) -> None:
         """The tree the next rotation starts from; the agent's whole process tree is gone."""
         self.tree.save(after, taken.hidden)
-        self.ctx.lock.update(agent_pid=None)
+        self.place.note(agent_pid=None)
 
     def record_budget(self, iteration: int, budget: LatencyBudget) -> None:
         self.ctx.emit(BudgetSpent(iteration, budget.to_json()))
@@ -159,18 +176,18 @@ class Rotation:
 
     # ------------------------------------------------------------------ one spec's rotation
 
-    def __call__(self, spec: Spec, before: Snapshot, tick: float, agent: CommandAgent) -> Outcome:
-        ctx, ws, opts = self.ctx, self.ctx.ws, self.ctx.opts
-        budget = LatencyBudget(opts.latency_budget_ms)
-        budget.record("rescan", (time.perf_counter() - tick) * 1000)
-        row = ctx.state.get(spec.path)
+    def __call__(self, turn: Turn, before: Snapshot, then: Callable[[Outcome], T]) -> T:
+        """One rotation: prompt, agent, DONE gate, the tree after it. Its outcome goes to
+        `then` (the scheduler's fold) with interrupts held from the snapshot on, so a Ctrl-C
+        never falls between the tree taken and the outcome recorded."""
+        ctx, ws, spec, mode = self.ctx, self.ctx.ws, turn.spec, turn.mode
+        iteration, agent = turn.iteration, turn.agent
+        self.judged = []
+        budget = LatencyBudget(ctx.opts.latency_budget_ms)
+        budget.record("rescan", (time.perf_counter() - turn.tick) * 1000)
+        row = turn.state.get(spec.path)
         assert row is not None
-        mode: Mode = "IMPLEMENT" if row.done_count == 0 else "REVIEW"
-        iteration = ctx.number_next()
-        ctx.state = replace(ctx.state, current_spec=spec.path)
-        with budget.operation("state_save"):
-            ctx.save()  # the rotation number is taken even if ralph dies during it
-        ctx.lock.update(
+        self.place.note(
             current_spec=spec.path,
             iteration=iteration,
             mode=mode,
@@ -178,193 +195,201 @@ class Rotation:
             agent=agent.name,
         )
         handoff = ws.handoff(spec_slug(spec.path))
-        answer = ctx.answer
         with budget.operation("prompt"):
-            prompt = self._prompt(spec, mode, iteration, row.done_count, handoff)
+            prompt = write_prompt(self, turn, row.done_count, handoff)
         started = time.time()
         log = RotationLog(
             ws.history_log(spec_slug(spec.path), iteration),
-            ws.current_log,
+            self.place.current_log,
             f"# ralph rotation {iteration} [{mode}] {spec.path} agent={agent.name} "
             f"started={stamp(started)}",
         )
-        ctx.emit(ctx.started(agent.name, spec.path, mode, started))
-        own = time.perf_counter() - tick
+        self.emit(ctx.started(agent.name, spec.path, mode, started, iteration))
+        own = time.perf_counter() - turn.tick
         request = self.request(agent, prompt, spec.path, mode, iteration, handoff)
-        result = self.run_agent(agent, request, log)
-        signal_, note = self.judge(result, prompt)
+        result = self.run_agent(agent, request, log, stop=turn.stop)
+        signal_, note = signal_of(result, prompt, turn.stop, ctx.cancel.now)
         interrupted = result.process.interrupted
         if signal_ == "DONE":
-            if _bypassed(ctx.state, spec.path):
-                ctx.emit(GateBypassed(iteration, spec.path))
+            if _bypassed(turn.state, spec.path):
+                self.emit(GateBypassed(iteration, spec.path))
             else:
-                verdict = self._gate(spec, mode, iteration, result, prompt, handoff)
+                verdict = self._gate(turn, result, prompt, handoff)
                 signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
                 if interrupted and ctx.cancel.now.is_set():
                     note = "cancelled (ralph cancel --now) while running the DONE checks"
-        downgraded: tuple[str, ...] = ()
-
-        def bookkeeping(changes: Changes) -> None:
-            nonlocal downgraded, signal_, note
-            signal_, note = _unless_rules_wait(self, spec, iteration, handoff, signal_, note)
-            ctx.state, downgraded = record_rotation(
-                ctx.state, spec.path, signal_, bool(changes), spec_file_hash(opts.root, spec.path)
-            )
-            ctx.state = count_rotation(ctx.state, spec.path, mode)
-            ctx.state = self.gate.track_front_matter(spec, ctx.state)
-            ctx.state = self.gate.track_tests(spec, changes.paths, ctx.state)
-            ctx.state = account(ctx.state, spec.path, agent.name, result, bool(changes))
-            if not interrupted:  # the user stopped it: not the agent's fault
-                self.circuit.feed(
-                    signal_ not in FAILED_STATUSES,
-                    f"rotation {iteration} on {spec.path}: {signal_}"
-                    + (f" ({note})" if note else ""),
-                    spec.path,
-                )
-
         with deferred_interrupts():
             tick = time.perf_counter()
-            after, taken = self.settle(before, log, budget, bookkeeping)
-            changes = taken.changes
-            with budget.operation("snapshot_save"):
-                self.keep(after, taken)
-            elapsed = time.time() - started
-            done_count = row.done_count if (row := ctx.state.get(spec.path)) else 0
-            with budget.operation("logs"):
-                log.close(
-                    f"# ended: signal={signal_} files_changed={len(changes)} "
-                    f"elapsed={elapsed:.1f}s" + (f" note={note}" if note else "")
-                )
-                if answer is not None:
-                    # delivered: a later rotation must not get the same answer again
-                    moved = archive_answered(ws)
-                    ctx.answer = None
-                    ctx.emit(AnswerDelivered(ws.rel(moved)))
-                paths = changes.paths[:50] if budget.optional("changed_paths") else ()
-                own += time.perf_counter() - tick
-                ctx.emit(
-                    RotationRecorded(
-                        iteration=iteration,
-                        spec=spec.path,
-                        mode=mode,
-                        agent=agent.name,
-                        signal=signal_,
-                        note=note,
-                        files_changed=len(changes),
-                        paths=tuple(paths),
-                        done_count=done_count,
-                        downgraded=downgraded,
-                        agent_s=result.process.elapsed,
-                        overhead_ms=own * 1000,
-                        log=ws.rel(log.path),
-                        usage=usage_fields(result),
-                        fault=result.fault,
-                        stderr=result.stderr_lines() if signal_ == "ERROR" else (),
-                    )
-                )
-            self.record_budget(iteration, budget)
-            ctx.emit(
-                RotationEnded(
-                    *(agent.name, spec.path, mode, iteration, ctx.run_iteration, ctx.budget),
-                    *(signal_, len(changes), done_count, round(elapsed, 3), note, downgraded),
-                    ctx.rows(),
-                    rotation_tally(result),
-                )
-            )
-            self.circuit.announce()  # "circuit breaker open" after the line that opened it
-        return Outcome(
-            *(spec.path, mode, agent.name, signal_, note, changes, after, interrupted),
-            *(done_count, result),
-        )
-
-    def _prompt(
-        self, spec: Spec, mode: Mode, iteration: int, done_count: int, handoff: Path
-    ) -> str:
-        """The agent's prompt, also written to .ralph/prompt.md for whoever looks."""
-        ctx, ws, answer = self.ctx, self.ctx.ws, self.ctx.answer
-        prompt = build_prompt(
-            PromptInput(
-                spec_path=spec.path,
-                spec_text=spec.text,
-                mode=mode,
-                iteration=iteration,
-                max_iteration=ctx.limit,
-                done_count=done_count,
-                handoff_path=ws.rel(handoff),
-                handoff_text=read_text(handoff),
-                guardrails_path=ws.rel(ws.guardrails),
-                guardrails_text=read_text(ws.guardrails),
-                other_specs=tuple(
-                    (s.path, s.done_count) for s in ctx.state.specs if s.path != spec.path
+            with budget.operation("snapshot"):
+                taken = self.tree.after(before)
+            # a DONE while the ignore rules wait for a person's say is refused
+            held = self.tree.pending_rules() if signal_ == "DONE" else []
+            if held:
+                signal_, note = self.gate.refuse_rules(spec, iteration, handoff, held)
+            paths = taken.changes.paths
+            outcome = Outcome(
+                turn=turn,
+                place=self.place,
+                signal=signal_,
+                note=note,
+                taken=taken,
+                interrupted=interrupted,
+                result=result,
+                spec_hash=spec_file_hash(self.place.root, spec.path),
+                track=lambda s: self.gate.track_tests(
+                    spec, paths, self.gate.track_front_matter(spec, s)
                 ),
-                recent_errors=recent_errors(ws.errors_log),
-                question=answer.question if answer else None,
-                answer=answer.answer if answer else None,
-                checks_text=self.gate.prompt_section(spec, mode),
+                judged=tuple(self.judged),
+                log=log,
+                budget=budget,
+                started=started,
+                own=own + time.perf_counter() - tick,
+            )
+            return then(outcome)
+
+    def report(self, outcome: Outcome, state: State, downgraded: tuple[str, ...]) -> Snapshot:
+        """Once the scheduler folded and saved the outcome: the tree kept for the next
+        rotation, the logs, and the rotation's events. Returns the tree the next rotation
+        starts from."""
+        ctx, ws, turn, budget = self.ctx, self.ctx.ws, outcome.turn, outcome.budget
+        tick = time.perf_counter()
+        after, taken = self.kept(outcome.taken, outcome.log)
+        changes = taken.changes
+        with budget.operation("snapshot_save"):
+            self.keep(after, taken)
+        elapsed = time.time() - outcome.started
+        row = state.get(turn.spec.path)
+        done_count = row.done_count if row is not None else 0
+        signal_, note, iteration = outcome.signal, outcome.note, turn.iteration
+        with budget.operation("logs"):
+            outcome.log.close(
+                f"# ended: signal={signal_} files_changed={len(changes)} "
+                f"elapsed={elapsed:.1f}s" + (f" note={note}" if note else "")
+            )
+            if turn.answer is not None:
+                # delivered: a later rotation must not get the same answer again
+                moved = archive_answered(ws)
+                ctx.emit(AnswerDelivered(ws.rel(moved)))
+            paths = changes.paths[:50] if budget.optional("changed_paths") else ()
+            own = outcome.own + time.perf_counter() - tick
+            result = outcome.result
+            ctx.emit(
+                RotationRecorded(
+                    iteration=iteration,
+                    spec=turn.spec.path,
+                    mode=turn.mode,
+                    agent=turn.agent.name,
+                    signal=signal_,
+                    note=note,
+                    files_changed=len(changes),
+                    paths=tuple(paths),
+                    done_count=done_count,
+                    downgraded=downgraded,
+                    agent_s=result.process.elapsed,
+                    overhead_ms=own * 1000,
+                    log=ws.rel(outcome.log.path),
+                    usage=usage_fields(result),
+                    fault=result.fault,
+                    stderr=result.stderr_lines() if signal_ == "ERROR" else (),
+                )
+            )
+        self.record_budget(iteration, budget)
+        self.emit(
+            RotationEnded(
+                agent=turn.agent.name,
+                spec=turn.spec.path,
+                mode=turn.mode,
+                iteration=iteration,
+                run_iteration=iteration - ctx.first,
+                max_iterations=ctx.budget,
+                signal=signal_,
+                files_changed=len(changes),
+                done_count=done_count,
+                elapsed=round(elapsed, 3),
+                note=note,
+                downgraded=downgraded,
+                matrix=matrix_rows(state),
+                usage=rotation_tally(result),
             )
         )
-        prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
-        ws.prompt_file.write_text(prompt, encoding="utf-8")
-        return prompt
+        return after
 
-    def judge(self, result: AgentResult, prompt: str) -> tuple[str, str | None]:
-        fault = result.fault
-        if fault is not None and not result.process.interrupted:
-            if fault.kind == "overflow":  # the work may go on in a fresh context: not a crash
-                return "ROTATE", f"context overflow: {fault.message}"
-            if fault.kind == "rate_limit":  # never DONE: the agent was cut off
-                return "ERROR", f"rate limit: {fault.message}"
-            return "ERROR", f"auth or configuration error: {fault.message}"
-        failure = result.failure
-        if failure is not None:
-            if failure == "interrupted" and self.ctx.cancel.now.is_set():
-                return "ERROR", "cancelled (ralph cancel --now)"
-            return "ERROR", failure
-        found = parse_signal(result.output_text, prompt, result.final_text)
-        if found is None:
-            return "NONE", "no signal in the agent's output; counted as CONTINUE"
-        if found in VERDICTS:
-            return "NONE", f"{found} only counts in a final verification; counted as CONTINUE"
-        return found, None
-
-    def _gate(
-        self,
-        spec: Spec,
-        mode: Mode,
-        iteration: int,
-        result: AgentResult,
-        prompt: str,
-        handoff: Path,
-    ) -> Verdict:
+    def _gate(self, turn: Turn, result: AgentResult, prompt: str, handoff: Path) -> Verdict:
         """The verdict on a DONE: the checks run on the tree the agent left."""
-        row = self.ctx.state.get(spec.path)
+        spec = turn.spec
         try:
             with self.ctx.cancel.linked() as stop:  # `ralph cancel --now` stops the checks too
                 return self.gate.judge_done(
                     spec,
-                    mode=mode,
-                    iteration=iteration,
+                    mode=turn.mode,
+                    iteration=turn.iteration,
                     output=agent_words(result.output_text, prompt, result.final_text),
                     prompt=prompt,
                     tree=self.tree.key,
                     handoff=handoff,
-                    row=row,
+                    row=turn.state.get(spec.path),
                     cancel=stop,
                 )
         except KeyboardInterrupt:
             return Verdict("ERROR", "interrupted while running the DONE checks", True)
 
 
-def _unless_rules_wait(
-    rotation: Rotation, spec: Spec, iteration: int, handoff: Path, signal: str, note: str | None
-) -> tuple[str, str | None]:
-    """A DONE while the ignore rules wait for a person's say (on the tree the agent left, the
-    rule files included) is refused."""
-    held = rotation.tree.pending_rules() if signal == "DONE" else []
-    return rotation.gate.refuse_rules(spec, iteration, handoff, held) if held else (signal, note)
-
-
 def _bypassed(state: State, path: str) -> bool:
     """The user chose to go on without verification for this spec (a recorded risk)."""
     row = state.get(path)
     return row is not None and row.override == BYPASSED
+
+
+def write_prompt(rotation: Rotation, turn: Turn, done_count: int, handoff: Path) -> str:
+    """The agent's prompt, also written to the place's prompt file for whoever looks."""
+    ctx, ws, answer, spec = rotation.ctx, rotation.ctx.ws, turn.answer, turn.spec
+    prompt = build_prompt(
+        PromptInput(
+            spec_path=spec.path,
+            spec_text=spec.text,
+            mode=turn.mode,
+            iteration=turn.iteration,
+            max_iteration=turn.limit,
+            done_count=done_count,
+            handoff_path=ws.rel(handoff),
+            handoff_text=read_text(handoff),
+            guardrails_path=ws.rel(ws.guardrails),
+            guardrails_text=read_text(ws.guardrails),
+            other_specs=tuple(
+                (s.path, s.done_count) for s in turn.state.specs if s.path != spec.path
+            ),
+            recent_errors=recent_errors(ws.errors_log),
+            question=answer.question if answer else None,
+            answer=answer.answer if answer else None,
+            checks_text=rotation.gate.prompt_section(spec, turn.mode),
+        )
+    )
+    prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
+    rotation.place.prompt_file.parent.mkdir(parents=True, exist_ok=True)
+    rotation.place.prompt_file.write_text(prompt, encoding="utf-8")
+    return prompt
+
+
+def signal_of(
+    result: AgentResult, prompt: str, stop: threading.Event, now: threading.Event
+) -> tuple[str, str | None]:
+    """The rotation's signal as recorded, and why (a fault, a failure, no signal); `now` is
+    `ralph cancel --now`."""
+    fault = result.fault
+    if fault is not None and not result.process.interrupted:
+        if fault.kind == "overflow":  # the work may go on in a fresh context: not a crash
+            return "ROTATE", f"context overflow: {fault.message}"
+        if fault.kind == "rate_limit":  # never DONE: the agent was cut off
+            return "ERROR", f"rate limit: {fault.message}"
+        return "ERROR", f"auth or configuration error: {fault.message}"
+    failure = result.failure
+    if failure is not None:
+        if failure == "interrupted" and stop.is_set() and now.is_set():
+            return "ERROR", "cancelled (ralph cancel --now)"
+        return "ERROR", failure
+    found = parse_signal(result.output_text, prompt, result.final_text)
+    if found is None:
+        return "NONE", "no signal in the agent's output; counted as CONTINUE"
+    if found in VERDICTS:
+        return "NONE", f"{found} only counts in a final verification; counted as CONTINUE"
+    return found, None

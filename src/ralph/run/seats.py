@@ -29,7 +29,7 @@ from ralph.run.events import Notice, PoolChanged, Waiting
 from ralph.run.facts import LimitsSeen, WaitStarted
 
 if TYPE_CHECKING:
-    from ralph.run.rotation import Outcome
+    from ralph.run.turn import Outcome
 
 WAIT_TICK = 60.0  # seconds between countdown events while waiting for a rate limit to reset
 AUTH_HINT = (

@@ -131,11 +131,16 @@ class Verification:
                     f"`{config.command}` ({outcome.name}) failed: {outcome.summary}"
                     + (f"; output ends: {tail}" if tail else "")
                 )
+        self.rotation.judged = []
         try:
             # no tree key: the final verification never takes a cached result
             found = self.gate.check_all(specs, iteration=iteration, tree=lambda: None)
         except KeyboardInterrupt:
             return failed, True
+        finally:  # a semantic check's judge counts like any call, even when stopped
+            for judged in self.rotation.judged:
+                state = self.ctx.state
+                self.ctx.state = record_usage(state, judged.spec, judged.agent, judged.usage)
         for path, gate in found:
             if gate.interrupted:
                 return failed, True
