@@ -107,6 +107,7 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
             iteration=1,
             state=start,
             answer=None,
+            first=0,
             limit=20,
             tick=time.perf_counter(),
             stop=threading.Event(),

@@ -1,10 +1,11 @@
-"""What every part of a run shares: the options, the workspace, the state and the one `emit`."""
+"""A run's two parts: what is fixed for it (`Shared`, frozen: all a rotation gets) and what its
+scheduler keeps and changes (`RunContext`: the state, the pool, the budget of rotations)."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 from ralph.agents.command import CommandAgent
@@ -12,22 +13,23 @@ from ralph.agents.member import Member
 from ralph.errors import ExitCode
 from ralph.rules.pool import Pool
 from ralph.rules.prompt import Mode
-from ralph.rules.redact import redactor
+from ralph.rules.redact import Redactor, redactor
 from ralph.rules.state import State, Tally
 from ralph.rules.usage import minus
 from ralph.run.escalation import Choice, Escalation
-from ralph.run.events import AgentOutput, CancelRequested, Event, RotationStarted, RunEnded, SpecRow
-from ralph.run.facts import FACTS, Fact
+from ralph.run.events import CancelRequested, Event, RotationStarted, RunEnded, SpecRow
+from ralph.run.facts import Fact
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.options import RunOptions
 from ralph.run.question import QuestionAndAnswer
 from ralph.run.recorder import Recorder
+from ralph.run.sink import Emit, Sink
 from ralph.store.cancel import CancelWatch
 from ralph.store.runlock import RunLock
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import Workspace
 
-Emit = Callable[[Event], None]
+__all__ = ["Emit", "RunContext", "Shared", "matrix_rows"]
 
 
 def matrix_rows(state: State) -> tuple[SpecRow, ...]:
@@ -36,24 +38,41 @@ def matrix_rows(state: State) -> tuple[SpecRow, ...]:
     )
 
 
+@dataclass(frozen=True)
+class Shared:
+    """What is fixed for the run, and all that a rotation (in any thread) may use of it: the
+    options, the workspace, the run lock, `ralph cancel`, the event sink, the redactor and
+    the pool's members. Nothing in it changes what a rotation computes."""
+
+    opts: RunOptions
+    ws: Workspace
+    lock: RunLock
+    cancel: CancelWatch
+    sink: Sink
+    redactor: Redactor
+    members: Mapping[str, Member]
+
+    def emit(self, event: Event | Fact) -> None:
+        self.sink.emit(event)
+
+
 class RunContext:
-    """The run's shared, changing facts (the state, the pool, the current agent); the parts
-    of the run (seats, circuit, rotation, verification) each hold this one object."""
+    """The scheduler's own: the run's state, the pool and its current agent, the answer to
+    deliver, this run's budget of rotations; and the fixed `shared` part the rotations get.
+    Only the scheduler's thread reads or writes what changes here."""
 
     def __init__(
         self, opts: RunOptions, ws: Workspace, emit: Emit, lock: RunLock, cancel: CancelWatch
     ) -> None:
-        self.opts = opts
-        self.ws = ws
-        self.lock = lock
-        self.cancel = cancel
-        self._display: Emit | None = emit
         # Every secret of every agent in the pool: whatever the run shows or records passes it.
-        self.redactor = redactor(frozenset().union(*(m.agent.secrets() for m in opts.pool)))
-        self.recorder = Recorder(
-            ws, [m.name for m in opts.pool], opts.policy.rotation, self.redactor.text
-        )
-        self.members = {m.name: m for m in opts.pool}
+        scrub = redactor(frozenset().union(*(m.agent.secrets() for m in opts.pool)))
+        recorder = Recorder(ws, [m.name for m in opts.pool], opts.policy.rotation, scrub.text)
+        sink = Sink(emit, recorder, scrub, opts.decide)
+        members = {m.name: m for m in opts.pool}
+        self.shared = Shared(opts, ws, lock, cancel, sink, scrub, MappingProxyType(members))
+        self.opts, self.ws, self.lock, self.cancel = opts, ws, lock, cancel
+        self.sink, self.redactor, self.recorder, self.members = sink, scrub, recorder, members
+        # What changes during the run: the coordinator's alone (the scheduler's thread).
         self.pool = Pool.of(list(self.members))
         self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
         self.mode = "IMPLEMENT"  # of the current (or last) rotation
@@ -64,11 +83,6 @@ class RunContext:
         self.first = self.state.last_rotation  # the last number before this run
         self.limit = self.first + opts.max_iterations  # this run stops there
         self.answer: QuestionAndAnswer | None = None  # delivered with the next prompt
-        # `ralph cancel` is seen by the cancel watch's thread: its event waits for the lock
-        self._emitting = threading.RLock()
-        self.ended = False  # RunEnded was emitted
-        # While a person is asked, what the displays would show waits here (None: not held).
-        self._held: list[Event] | None = None
         cancel.on_request = lambda mode: self.emit(CancelRequested(mode))
 
     @property
@@ -76,46 +90,10 @@ class RunContext:
         return self.member.agent
 
     def emit(self, event: Event | Fact) -> None:
-        """Show the event, then record it: whoever reads a record can rely on the display's
-        line. Facts only the recorder needs never reach a display. A display that can no
-        longer write (the terminal was closed, a pipe reader went away) is dropped rather
-        than allowed to stop the run. Secrets are redacted first (agent output already was,
-        where it entered ralph)."""
-        if not isinstance(event, AgentOutput):
-            event = self.redactor.scrub(event)
-        with self._emitting:
-            if isinstance(event, CancelRequested) and self.ended:
-                return  # a request seen as the run ended: nothing left to stop
-            self.ended = self.ended or isinstance(event, RunEnded)
-            if not isinstance(event, FACTS):
-                if self._held is not None:
-                    self._held.append(event)
-                else:
-                    self._show(event)
-            self.recorder.handle(event)
-
-    def _show(self, event: Event) -> None:
-        if self._display is not None:
-            try:
-                self._display(event)
-            except OSError:
-                self._display = None
+        self.sink.emit(event)
 
     def decide(self, e: Escalation) -> Choice:
-        """A person's say on an escalation (headless: the configured choice). While they are
-        asked, nothing else reaches the displays: the other lanes' lines and the panel would
-        draw over the question. What came meanwhile is recorded at once and shown after."""
-        if self.opts.decide is None:
-            return "abort"
-        with self._emitting:
-            self._held = []
-        try:
-            return self.opts.decide(e)
-        finally:
-            with self._emitting:
-                held, self._held = self._held or [], None
-                for event in held:
-                    self._show(event)
+        return self.sink.decide(e)
 
     def save(self) -> None:
         # never half a save: an interrupt waits for it (the atomic write leaves no temp file)

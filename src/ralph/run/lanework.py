@@ -75,7 +75,7 @@ def lane_work(
     work: LaneWork
     gate = DoneGate(worktree, ctx.ws, lambda: judge(work.agent), lambda r: None,
                     ctx.opts.test_globs)  # fmt: skip
-    rotation = Rotation(ctx, place, tree, gate)
+    rotation = Rotation(ctx.shared, place, tree, gate)
     gate.record = rotation.record
     work = LaneWork(name, rotation, repo(worktree))
     return work

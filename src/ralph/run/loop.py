@@ -49,7 +49,7 @@ class SpecRun:
         self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, lambda r: None,
                              ctx.opts.test_globs)  # fmt: skip
         self.convergence = Convergence(ctx)
-        self.rotation = Rotation(ctx, place, self.tree, self.gate)
+        self.rotation = Rotation(ctx.shared, place, self.tree, self.gate)
         self.gate.record = self.rotation.record  # what a judge spent joins the outcome
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
@@ -216,7 +216,10 @@ class SpecRun:
             ctx.state = replace(ctx.state, current_spec=spec.path)
         ctx.save()
         answer, ctx.answer = ctx.answer, None  # delivered with this rotation's prompt
-        return Turn(spec, mode, ctx.agent, iteration, ctx.state, answer, ctx.limit, tick, stop)
+        return Turn(
+            *(spec, mode, ctx.agent, iteration, ctx.state, answer),
+            *(ctx.first, ctx.limit, tick, stop),
+        )
 
     def record(self, outcome: Outcome) -> tuple[Outcome, Snapshot]:
         """Fold a rotation's outcome into the run's state, save it, then say so; the caller

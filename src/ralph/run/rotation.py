@@ -25,7 +25,7 @@ from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import spec_slug
 from ralph.rules.state import State
 from ralph.run.accounting import rotation_tally, usage_fields
-from ralph.run.context import RunContext, matrix_rows
+from ralph.run.context import Shared, matrix_rows
 from ralph.run.escalation import BYPASSED
 from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RotationStarted
 from ralph.run.facts import AnswerDelivered, BudgetSpent, Fact, GateBypassed, RotationRecorded
@@ -37,7 +37,7 @@ from ralph.specs.discovery import spec_file_hash
 from ralph.store.files import read_text
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
-from ralph.store.snapshot import Changes, Snapshot
+from ralph.store.snapshot import Snapshot
 
 T = TypeVar("T")
 
@@ -45,10 +45,10 @@ T = TypeVar("T")
 class Rotation:
     """One spec's rotation in one place; `__call__` is the call both schedulers make."""
 
-    def __init__(self, ctx: RunContext, place: Place, tree: Tree, gate: DoneGate) -> None:
-        # Of the run's context a rotation reads only what is fixed for the run: the options,
-        # the workspace, the pool's members, the redactor, the event sink and `ralph cancel`.
-        self.ctx = ctx
+    def __init__(self, run: Shared, place: Place, tree: Tree, gate: DoneGate) -> None:
+        # Of the run a rotation gets only what is fixed for it (a frozen value): its inputs
+        # come with each call (`Turn`), its result goes back to the caller (`Outcome`).
+        self.run = run
         self.place = place
         self.tree = tree
         self.gate = gate
@@ -70,7 +70,7 @@ class Rotation:
                 event = replace(event, lines=lines, lane=lane)
             elif isinstance(event, (RotationStarted, RotationEnded)):
                 event = replace(event, lane=lane)
-        self.ctx.emit(event)
+        self.run.emit(event)
 
     # ------------------------------------------------------------------ shared steps
 
@@ -86,7 +86,7 @@ class Rotation:
     ) -> AgentRequest:
         """What the agent is asked, with its pool member's time limits; for a rotation and for
         the final verification alike (the prompt file is written by the caller)."""
-        ctx, member = self.ctx, self.ctx.members[agent.name]
+        run, member = self.run, self.run.members[agent.name]
         return AgentRequest(
             prompt=prompt,
             prompt_file=self.place.prompt_file,
@@ -94,7 +94,7 @@ class Rotation:
             spec=spec,
             mode=mode,
             iteration=iteration,
-            state_dir=ctx.ws.dir.resolve(),
+            state_dir=run.ws.dir.resolve(),
             handoff_file=handoff.resolve(),
             timeout=member.timeout,
             idle_timeout=member.idle_timeout,
@@ -125,30 +125,11 @@ class Rotation:
                 on_lines,
                 log.chunk,
                 self.place.record_agent,
-                cancel=stop if stop is not None else self.ctx.cancel.now,
+                cancel=stop if stop is not None else self.run.cancel.now,
             )
         except BaseException as exc:
             log.close(f"# ralph stopped the rotation: {exc!r}")
             raise
-
-    def settle(
-        self,
-        before: Snapshot,
-        log: RotationLog,
-        budget: LatencyBudget,
-        bookkeeping: Callable[[Changes], None],
-    ) -> tuple[Snapshot, Taken]:
-        """Take the tree after the agent and save the outcome in the state; the caller holds
-        interrupts. Nothing may stop the outcome from being saved: a failed snapshot counts as
-        a change (a DONE is not clean, a verification fails) and is raised only afterwards,
-        without replacing the last snapshot (so the next run sees a change too)."""
-        with budget.operation("snapshot"):
-            taken = self.tree.after(before)
-        with budget.operation("bookkeeping"):
-            bookkeeping(taken.changes)
-        with budget.operation("state_save"):
-            self.ctx.save()
-        return self.kept(taken, log)
 
     def kept(self, taken: Taken, log: RotationLog) -> tuple[Snapshot, Taken]:
         """Once the outcome is saved: a failed snapshot is raised now."""
@@ -164,9 +145,9 @@ class Rotation:
         self.place.note(agent_pid=None)
 
     def record_budget(self, iteration: int, budget: LatencyBudget) -> None:
-        self.ctx.emit(BudgetSpent(iteration, budget.to_json()))
+        self.run.emit(BudgetSpent(iteration, budget.to_json()))
         if budget.exceeded:
-            self.ctx.emit(
+            self.run.emit(
                 Notice(
                     "warning",
                     f"ralph's own work in rotation {iteration} took {budget.used_ms:.0f} ms, "
@@ -180,10 +161,10 @@ class Rotation:
         """One rotation: prompt, agent, DONE gate, the tree after it. Its outcome goes to
         `then` (the scheduler's fold) with interrupts held from the snapshot on, so a Ctrl-C
         never falls between the tree taken and the outcome recorded."""
-        ctx, ws, spec, mode = self.ctx, self.ctx.ws, turn.spec, turn.mode
+        run, ws, spec, mode = self.run, self.run.ws, turn.spec, turn.mode
         iteration, agent = turn.iteration, turn.agent
         self.judged = []
-        budget = LatencyBudget(ctx.opts.latency_budget_ms)
+        budget = LatencyBudget(run.opts.latency_budget_ms)
         budget.record("rescan", (time.perf_counter() - turn.tick) * 1000)
         row = turn.state.get(spec.path)
         assert row is not None
@@ -204,11 +185,16 @@ class Rotation:
             f"# ralph rotation {iteration} [{mode}] {spec.path} agent={agent.name} "
             f"started={stamp(started)}",
         )
-        self.emit(ctx.started(agent.name, spec.path, mode, started, iteration))
+        self.emit(
+            RotationStarted(
+                *(agent.name, spec.path, mode, iteration, iteration - turn.first),
+                *(turn.limit - turn.first, started, matrix_rows(turn.state)),
+            )
+        )
         own = time.perf_counter() - turn.tick
         request = self.request(agent, prompt, spec.path, mode, iteration, handoff)
         result = self.run_agent(agent, request, log, stop=turn.stop)
-        signal_, note = signal_of(result, prompt, turn.stop, ctx.cancel.now)
+        signal_, note = signal_of(result, prompt, turn.stop, run.cancel.now)
         interrupted = result.process.interrupted
         if signal_ == "DONE":
             if _bypassed(turn.state, spec.path):
@@ -216,7 +202,7 @@ class Rotation:
             else:
                 verdict = self._gate(turn, result, prompt, handoff)
                 signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
-                if interrupted and ctx.cancel.now.is_set():
+                if interrupted and run.cancel.now.is_set():
                     note = "cancelled (ralph cancel --now) while running the DONE checks"
         with deferred_interrupts():
             tick = time.perf_counter()
@@ -251,7 +237,7 @@ class Rotation:
         """Once the scheduler folded and saved the outcome: the tree kept for the next
         rotation, the logs, and the rotation's events. Returns the tree the next rotation
         starts from."""
-        ctx, ws, turn, budget = self.ctx, self.ctx.ws, outcome.turn, outcome.budget
+        run, ws, turn, budget = self.run, self.run.ws, outcome.turn, outcome.budget
         tick = time.perf_counter()
         after, taken = self.kept(outcome.taken, outcome.log)
         changes = taken.changes
@@ -269,11 +255,11 @@ class Rotation:
             if turn.answer is not None:
                 # delivered: a later rotation must not get the same answer again
                 moved = archive_answered(ws)
-                ctx.emit(AnswerDelivered(ws.rel(moved)))
+                run.emit(AnswerDelivered(ws.rel(moved)))
             paths = changes.paths[:50] if budget.optional("changed_paths") else ()
             own = outcome.own + time.perf_counter() - tick
             result = outcome.result
-            ctx.emit(
+            run.emit(
                 RotationRecorded(
                     iteration=iteration,
                     spec=turn.spec.path,
@@ -300,8 +286,8 @@ class Rotation:
                 spec=turn.spec.path,
                 mode=turn.mode,
                 iteration=iteration,
-                run_iteration=iteration - ctx.first,
-                max_iterations=ctx.budget,
+                run_iteration=iteration - turn.first,
+                max_iterations=turn.limit - turn.first,
                 signal=signal_,
                 files_changed=len(changes),
                 done_count=done_count,
@@ -318,7 +304,7 @@ class Rotation:
         """The verdict on a DONE: the checks run on the tree the agent left."""
         spec = turn.spec
         try:
-            with self.ctx.cancel.linked() as stop:  # `ralph cancel --now` stops the checks too
+            with self.run.cancel.linked() as stop:  # `ralph cancel --now` stops the checks too
                 return self.gate.judge_done(
                     spec,
                     mode=turn.mode,
@@ -342,7 +328,7 @@ def _bypassed(state: State, path: str) -> bool:
 
 def write_prompt(rotation: Rotation, turn: Turn, done_count: int, handoff: Path) -> str:
     """The agent's prompt, also written to the place's prompt file for whoever looks."""
-    ctx, ws, answer, spec = rotation.ctx, rotation.ctx.ws, turn.answer, turn.spec
+    run, ws, answer, spec = rotation.run, rotation.run.ws, turn.answer, turn.spec
     prompt = build_prompt(
         PromptInput(
             spec_path=spec.path,
@@ -364,7 +350,7 @@ def write_prompt(rotation: Rotation, turn: Turn, done_count: int, handoff: Path)
             checks_text=rotation.gate.prompt_section(spec, turn.mode),
         )
     )
-    prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
+    prompt = run.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
     rotation.place.prompt_file.parent.mkdir(parents=True, exist_ok=True)
     rotation.place.prompt_file.write_text(prompt, encoding="utf-8")
     return prompt

@@ -44,7 +44,8 @@ class Turn:
     iteration: int  # its number, already taken (and saved) by the scheduler
     state: State  # the run's state as the rotation starts: read, never written
     answer: QuestionAndAnswer | None  # the person's answer it delivers, if any
-    limit: int  # the last rotation number this run allows (for the prompt)
+    first: int  # the last rotation number before this run: its place in the run's budget
+    limit: int  # the last rotation number this run allows
     tick: float  # when the scheduler began its work on this rotation (the latency budget)
     stop: threading.Event  # set: stop the agent now (`ralph cancel --now`, Ctrl-C)
 
