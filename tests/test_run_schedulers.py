@@ -14,7 +14,7 @@ from typing import Any
 from ralph.agents.member import Member
 from ralph.errors import ExitCode
 from ralph.run.escalation import Choice, Escalation
-from ralph.run.events import Event, RotationEnded, RotationStarted, RunEnded
+from ralph.run.events import Event, Notice, RotationEnded, RotationStarted, RunEnded
 from ralph.run.fold import fold
 from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
@@ -161,3 +161,23 @@ def _keep_agents(opts: RunOptions) -> RunOptions:
     from dataclasses import replace
 
     return replace(opts, policy=replace(opts.policy, max_failures=None))
+
+
+def test_a_lane_s_question_is_the_last_thing_shown_before_the_run_ends(project: Project) -> None:
+    lanes_project(project, TWO)
+    steps = {
+        "specs/a.spec.md": [{"say": "which database?", "signal": "QUESTION"}],
+        "specs/b.spec.md": [{"run": "sleep 0.8", "say": "b at work", "signal": "CONTINUE"}],
+    }
+    shown: list[Event] = []
+    code = run_loop(options(project, steps, parallel=2), shown.append)
+    assert code == ExitCode.NEEDS_HUMAN
+    asked = [
+        i
+        for i, e in enumerate(shown)
+        if isinstance(e, Notice) and e.message.startswith("question from the agent")
+    ]
+    b_ended = max(i for i, e in enumerate(shown) if isinstance(e, RotationEnded) and "b." in e.spec)
+    assert asked[-1] > b_ended  # shown again after the other lane's rotation ended
+    assert isinstance(shown[-1], RunEnded)
+    assert len(asked) == 2  # when asked, and again last (the display only)

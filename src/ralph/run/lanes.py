@@ -303,18 +303,21 @@ class LaneRun(SpecRun):
                 self.integration.verified(path)
 
     def _question(self, path: str, lane: LaneWork) -> str:
-        """A lane's agent asked: its question is kept (from its output when it wrote none)."""
+        """A lane's agent asked: its question is kept (from its output when it wrote none).
+        The run ends once the running rotations have; until then the displays wait, and the
+        question is shown again last, so no other lane's line buries it."""
         ctx = self.ctx
         if write_fallback_question(ctx.ws, path, read_text(lane.rotation.place.current_log)):
             ctx.emit(
                 Notice("warning", "the agent did not write .ralph/question.md; saved its output")
             )
         ctx.emit(QuestionAsked(path))
-        ctx.emit(
-            Notice(
-                "warning", f"question from the agent on {path}:\n" + shown(pending(ctx.ws) or "")
-            )
+        asked = Notice(
+            "warning", f"question from the agent on {path}:\n" + shown(pending(ctx.ws) or "")
         )
+        ctx.emit(asked)
+        if self.running:
+            ctx.sink.hold(again=asked)
         return (
             f"the agent has a question on {path} (.ralph/question.md): write your answer to "
             ".ralph/answer.md and run ralph again"

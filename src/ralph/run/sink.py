@@ -29,6 +29,7 @@ class Sink:
         self.ended = False  # RunEnded was emitted
         # While a person is asked, what the displays would show waits here (None: not held).
         self._held: list[Event] | None = None
+        self._again: Event | None = None  # shown once more when the displays are released
 
     def emit(self, event: Event | Fact) -> None:
         """Show the event, then record it: whoever reads a record can rely on the display's
@@ -42,6 +43,8 @@ class Sink:
             if isinstance(event, CancelRequested) and self.ended:
                 return  # a request seen as the run ended: nothing left to stop
             self.ended = self.ended or isinstance(event, RunEnded)
+            if isinstance(event, RunEnded) and self._held is not None:
+                self.release()  # the run's end is always shown, after what waited
             if not isinstance(event, FACTS):
                 if self._held is not None:
                     self._held.append(event)
@@ -62,12 +65,27 @@ class Sink:
         draw over the question. What came meanwhile is recorded at once and shown after."""
         if self._decide is None:
             return "abort"
-        with self._emitting:
-            self._held = []
+        held = self._held is not None  # already held (a lane's question): stays held
+        self.hold()
         try:
             return self._decide(e)
         finally:
-            with self._emitting:
-                held, self._held = self._held or [], None
-                for event in held:
-                    self._show(event)
+            if not held:
+                self.release()
+
+    def hold(self, again: Event | None = None) -> None:
+        """From now on the displays wait (the recorder does not); `again` is shown once more
+        when they are released, last: what a person must read before the run's end."""
+        with self._emitting:
+            if self._held is None:
+                self._held = []
+            self._again = again or self._again
+
+    def release(self) -> None:
+        """Show what waited, in order, then the event to show again."""
+        with self._emitting:
+            held, again, self._held, self._again = self._held or [], self._again, None, None
+            for event in held:
+                self._show(event)
+            if again is not None:
+                self._show(again)
