@@ -159,6 +159,7 @@ class LaneRun(SpecRun):
         return (ExitCode.MAX_ITERATIONS, reason) if reason is not None else None
 
     def _end(self, code: ExitCode, reason: str) -> int:
+        self.integration.retire()
         for where in self.integration.where():
             self.ctx.emit(Notice("warning", f"lane kept (not merged): {where}"))
         return self.ctx.end(code, reason)

@@ -8,7 +8,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.errors import UsageError
-from ralph.rules.lanes import after_merge, drop_to_review, hold, lane_branch, lane_name
+from ralph.rules.lanes import (
+    BRANCH_PREFIX,
+    after_merge,
+    drop_to_review,
+    hold,
+    lane_branch,
+    lane_name,
+)
 from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT
 from ralph.run.context import RunContext
@@ -29,6 +36,9 @@ class Integration:
         self.repo = wt.repo(self.root)
         self.lanes = load_lanes(ctx.ws.dir)
         self.branch = wt.current_branch(self.repo)
+        # Merged lanes whose worktree is kept until the run ends: a later merge usually sends
+        # their spec back to 2/3 for one more review, which then needs no new worktree.
+        self.retired: dict[str, Lane] = {}
         # whether the main tree's copy of a spec is the one its lane took, by what it depends on
         self._taken: dict[str, tuple[tuple[str, str], bool]] = {}
 
@@ -130,7 +140,9 @@ class Integration:
         """The spec's lane: the one already open, or a new worktree from the user's branch."""
         lane = self.lanes.get(spec)
         if lane is None:
-            lane = Lane(spec=spec, name=lane_name(spec), branch=lane_branch(spec))
+            lane = self.retired.pop(spec, None) or Lane(
+                spec=spec, name=lane_name(spec), branch=lane_branch(spec)
+            )
             self.lanes = self.lanes.with_lane(lane)
             self.save()
         path = self.worktree(lane)
@@ -209,7 +221,8 @@ class Integration:
         ctx.emit(LaneMerged(lane.spec, lane.branch, self.branch, changed, dropped))
         drops = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
         ctx.emit(Notice("info", f"{lane.spec}: lane merged into {self.branch}{drops}"))
-        self.close(lane, "merged")
+        # kept, merged, for the review a later merge may ask for; closed as the run ends
+        self.retired[lane.spec] = replace(lane, verified_tree=None, conflict=(), conflict_with=())
 
     def _conflict(self, lane: Lane, files: tuple[str, ...], during: str) -> None:
         ctx = self.ctx
@@ -240,12 +253,27 @@ class Integration:
             for lane in self.lanes.lanes
         ]
 
+    def retire(self) -> None:
+        """As the run ends: the merged lanes' worktrees and branches go, and any merged one a
+        killed run left behind (git deletes only merged branches: no commit is lost)."""
+        for lane in self.retired.values():
+            self.close(lane, "merged")
+        self.retired = {}
+        folder = wt.lanes_folder(self.root)
+        recorded = {lane.name for lane in self.lanes.lanes}
+        for path in sorted(folder.iterdir()) if folder.is_dir() else ():
+            branch = BRANCH_PREFIX + path.name
+            mine = path.name not in recorded and wt.has_branch(self.repo, branch)
+            if mine and wt.is_merged(self.repo, branch):
+                wt.remove_worktree(self.repo, path, branch)
+
     def finish(self) -> None:
         """A verified run: no lane is left open; the lanes' folder goes too."""
         for lane in list(self.lanes.lanes):  # none in a verified run; kept if unmerged
             if wt.is_merged(self.repo, lane.branch):
                 self.lanes = self.lanes.without(lane.spec)
                 self.close(lane, "merged")
+        self.retire()
         self.lanes = replace(self.lanes, merged=())
         self.save()
         folder = wt.lanes_folder(self.root)
