@@ -181,3 +181,17 @@ def test_a_lane_s_question_is_the_last_thing_shown_before_the_run_ends(project: 
     assert asked[-1] > b_ended  # shown again after the other lane's rotation ended
     assert isinstance(shown[-1], RunEnded)
     assert len(asked) == 2  # when asked, and again last (the display only)
+
+
+def test_run_json_lists_only_lanes_with_a_rotation_under_way(project: Project) -> None:
+    """`ralph inspect` reads run.json's `lanes`: a lane whose rotation was folded leaves it."""
+    lanes_project(project, TWO)
+    seen: list[dict[str, Any]] = []
+
+    def display(event: Event) -> None:
+        if isinstance(event, RunEnded):  # the run still holds its lock: run.json is there
+            seen.append(json.loads((project.root / ".ralph" / "run.json").read_text()))
+
+    code = run_loop(options(project, WORK, parallel=2), display)
+    assert code == ExitCode.OK
+    assert seen and seen[0].get("lanes", {}) == {}

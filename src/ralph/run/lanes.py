@@ -262,9 +262,9 @@ class LaneRun(SpecRun):
             if not r.future.done():
                 continue
             del self.running[path]
-            self.news.forget(r.work.name)
             outcome = r.future.result()  # a lane's error is the run's error
             self._fold(r, outcome)
+            self.news.forget(r.work.name)  # after its report: `ralph inspect` stops listing it
             self.seats.settle(outcome)
             ctx.save()
             # the convergence watch and the cost line, as in one-spec mode
