@@ -16,6 +16,7 @@ from ralph.rules.pool import Exhausted, Wait
 from ralph.rules.prompt import Mode
 from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
+from ralph.rules.specset import summary
 from ralph.rules.state import State
 from ralph.rules.usage import over_budget
 from ralph.rules.words import plural
@@ -114,11 +115,10 @@ class SpecRun:
         if dropped:
             ctx.emit(Notice("warning", changed_since_last_run(moved, dropped)))
         if held:
-            more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
             ctx.emit(
                 Notice(
                     "warning",
-                    f"the specs a person wrote wait for a person: {held[0]}{more}; DONEs are "
+                    f"the specs a person wrote wait for a person: {summary(held)}; DONEs are "
                     "refused until a person restores them or accepts it with `ralph accept`",
                 )
             )
