@@ -70,7 +70,7 @@ class Integration:
                 f"--parallel needs a clean work tree to merge lanes into; uncommitted: "
                 f"{shown or 'a merge in progress'}",
                 "commit or stash these changes (git stash -u), then run again "
-                f"({docs_page('how-to/parallel.md')})",
+                f"({docs_page('how-to/lanes.md')})",
             )
         self.lanes = replace(self.lanes, integration=self.branch)
         for lane in self.lanes.lanes:
