@@ -447,13 +447,39 @@ Done. <ralph>DONE</ralph>
 
 def test_aider_usage_and_signal_from_plain_text() -> None:
     result, shown = replay(AiderAgent(), AIDER_OK)
-    assert result.final_text is None  # plain text: the output is scanned
+    assert result.final_text is not None  # aider's own words: what is outside code fences
+    assert "hello" not in result.final_text.splitlines()  # the file it printed back
     assert result.usage is not None
     assert (result.usage.input_tokens, result.usage.output_tokens) == (1860, 40)
     assert result.usage.cost_usd == pytest.approx(0.005)
     assert result.failure is None
     assert parse_signal(result.output_text, "", result.final_text) == "DONE"
     assert "Applied edit to hello.txt" in shown
+
+
+@pytest.mark.parametrize("fence", ["```", "````", "~~~"])
+def test_aider_a_file_printed_back_is_not_its_word(fence: str) -> None:
+    # aider prints the files it edits (whole format) and its edit blocks between fences: a
+    # signal in them is the file's, not aider's; only its own last words count.
+    out = (
+        b"Aider v0.86.2\nPROMPT.md\n"
+        + fence.encode()
+        + b"\n# goal\nsay <ralph>DONE</ralph>\n"
+        + (b"```\nnot closed by a shorter fence\n" if len(fence) > 3 else b"")
+        + fence.encode()
+        + b"\n"
+        b"Applied edit to PROMPT.md\nI still need to write the tests.\n"
+    )
+    result, _ = replay(AiderAgent(), out)
+    assert parse_signal(result.output_text, "", result.final_text) is None
+    ends = out + b"Now it is done.\n<ralph>DONE</ralph>\n"
+    result, _ = replay(AiderAgent(), ends)
+    assert parse_signal(result.output_text, "", result.final_text) == "DONE"
+
+
+def test_aider_signal_at_the_end_of_a_long_line() -> None:
+    result, _ = replay(AiderAgent(), b"Aider v0.86.2\n" + b"x" * 20_000 + b" <ralph>DONE</ralph>\n")
+    assert parse_signal(result.output_text, "", result.final_text) == "DONE"
 
 
 def test_aider_rate_limit_with_exit_0() -> None:

@@ -41,3 +41,23 @@ def test_invalid_yaml_names_the_line_it_opened_on() -> None:
         parse_config("max_iterations: 3\nagent: {command: [x\n")
     assert caught.value.message.startswith("ralph.yaml: line 2: invalid YAML (")
     assert caught.value.hint == "fix the YAML syntax"
+
+
+def test_a_yaml_error_names_the_line_of_the_problem() -> None:
+    # a mis-indented line deep in the file: that line, not where its block started
+    lines = ["agent:", "  command: echo", *(f"k{i}: {i}" for i in range(12)), "checks:"]
+    lines += ["  - name: a", "   method: external"]
+    assert lines[17 - 1] == "   method: external"
+    with pytest.raises(ConfigError) as caught:
+        parse_config("\n".join(lines) + "\n")
+    assert caught.value.message.startswith("ralph.yaml: line 17: invalid YAML (")
+
+
+@pytest.mark.parametrize("nested", ["[" * 5000 + "]" * 5000, "{a: " * 3000 + "1" + "}" * 3000])
+def test_deeply_nested_yaml_is_one_line(nested: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(f"max_iterations: 3\nx: {nested}\n")
+    assert caught.value.message == (
+        "ralph.yaml: invalid YAML (nested too deeply: more levels than ralph reads)"
+    )
+    assert caught.value.hint == "fix the YAML syntax"

@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from ralph.errors import report
+from ralph.rules.printable import printable
 from tests.conftest import Project
 from tests.platforms import posix_signals
 
@@ -82,7 +83,7 @@ def test_run_without_specs_creates_nothing_and_init_still_works(project: Project
 
 
 def test_os_errors_are_one_line_with_a_hint(capsys: pytest.CaptureFixture[str]) -> None:
-    code = report(OSError(28, "No space left on device", ".ralph/state.json"))
+    code = report(OSError(28, "No space left on device", ".ralph/state.json"), printable)
     err = capsys.readouterr().err.splitlines()
     assert code == 1
     assert err == [
@@ -97,7 +98,7 @@ def test_an_os_error_of_a_rename_names_the_target_not_the_temporary_file(
     exc = OSError(
         21, "Is a directory", ".ralph/.state.json.0123456789ab.tmp", None, ".ralph/state.json"
     )
-    assert report(exc) == 1
+    assert report(exc, printable) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: .ralph/state.json: Is a directory\n")
     assert ".tmp" not in err and "disk space" not in err

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Project
-from tests.fakes.leaky_agent import SHAPES
+from tests.fakes.leaky_agent import NAMED, PEM_BODY, SHAPES
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,8 @@ ENV = {
 }
 FROM_CONFIG = {"SERVICE_API_KEY": "from-ralph-yaml-only-0xDEADBEEF"}  # agent.env in ralph.yaml
 IN_SPEC = "AIzaSyA-spec0text0quotes0a0google0key00"  # a key in the spec the user wrote
-SECRETS = [*ENV.values(), *FROM_CONFIG.values(), *SHAPES, IN_SPEC]
+SECRETS = [*ENV.values(), *FROM_CONFIG.values(), *SHAPES, IN_SPEC, *PEM_BODY]
+SECRETS += [secret for _, secret, _ in NAMED]
 
 
 def ralph(project: Project, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -90,6 +91,8 @@ def test_an_agent_printing_its_keys_leaves_them_nowhere(
     assert b"I can see [REDACTED] in my environment" in history
     assert b"export OPENAI_API_KEY=[REDACTED] # done" in history  # cut in two, still found
     assert b"authentication failed for [REDACTED]" in history
+    assert b"config: postgres://app:[REDACTED]@db.internal" in history  # the name is kept
+    assert b"[REDACTED]\nafter the key\n" in history  # the key's block, across two chunks
     assert b"[REDACTED]" in res.stdout  # -v shows the agent's output, redacted
     assert mark.exists()  # the check did print its token once
     records = [p.read_bytes() for p in (git_project.root / ".ralph").rglob("*") if p.is_file()]

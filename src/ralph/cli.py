@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 from ralph import __version__
 from ralph.commands import helptext
-from ralph.errors import RalphError, report
+from ralph.errors import RalphError
 
 _UsageError: type[Exception] = typer.BadParameter.__bases__[0]  # Click's UsageError
 
@@ -84,7 +84,7 @@ def reported_errors() -> Iterator[None]:
     try:
         yield
     except (RalphError, OSError, KeyboardInterrupt) as exc:
-        raise typer.Exit(report(exc)) from None
+        raise typer.Exit(helptext.reported(exc)) from None
 
 
 def _version(value: bool) -> None:

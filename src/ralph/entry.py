@@ -67,6 +67,24 @@ _UTF8 = ("utf-8", "utf8")
 
 
 def main(argv: Sequence[str] | None = None) -> Any:
+    """The `ralph` command. Its output cut short by its reader (`| head`) ends it quietly
+    with exit code 141, whenever that is found: mid-output or at the last flush."""
+    from ralph.errors import broken_pipe
+
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        sys.exit(broken_pipe())
+    except SystemExit as exc:
+        if not isinstance(exc.__context__, BrokenPipeError):
+            raise
+        sys.exit(broken_pipe())  # Typer's own exit on a closed pipe is 1: ralph's is 141
+
+
+def _main(argv: Sequence[str] | None) -> Any:
     printable_output()
     args = project_option_first(list(sys.argv[1:] if argv is None else argv))
     root = plain_status_root(args)
@@ -76,9 +94,10 @@ def main(argv: Sequence[str] | None = None) -> Any:
         return cli_main(args)
     from ralph.commands.status import print_status
     from ralph.errors import RalphError, report
+    from ralph.rules.printable import printable
 
     try:
         print_status(root, as_json="--json" in args)
     except (RalphError, OSError, KeyboardInterrupt) as exc:
-        sys.exit(report(exc))
+        sys.exit(report(exc, printable))
     return None

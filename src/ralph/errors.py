@@ -20,6 +20,10 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # Ctrl-C, SIGTERM, cancel
 
 
+# Any command whose reader went away (`ralph status --json | head`): 128 + SIGPIPE, the status of
+# a Unix tool that stops on a closed pipe; nothing is printed.
+BROKEN_PIPE = 141
+
 # The manual. A hint that a page explains better names it: the docs/ folder of the repository
 # (also built as a site by `make docs`); tests/test_docs_site.py checks that each page named exists.
 DOCS_URL = "https://github.com/ralph-spec-loop/ralph-spec-loop/blob/main/docs/"
@@ -30,13 +34,16 @@ def docs_page(page: str) -> str:
     return DOCS_URL + page
 
 
-def report(exc: BaseException) -> int:
-    """Print a RalphError, an OSError or Ctrl-C as one `error:` line and a `hint:` on stderr."""
+def report(exc: BaseException, printable: Callable[[str], str]) -> int:
+    """Print a RalphError, an OSError or Ctrl-C as one `error:` line and a `hint:` on stderr;
+    each line through `printable` (rules/printable.py: a message may quote any name)."""
     import sys
 
     if isinstance(exc, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
+    if isinstance(exc, BrokenPipeError):
+        return broken_pipe()
     if isinstance(exc, OSError) and not isinstance(
         exc, RalphError
     ):  # a full disk, a permission taken away mid-run
@@ -45,7 +52,7 @@ def report(exc: BaseException) -> int:
         # A rename names its temporary file first: the file that matters is the target.
         name = exc.filename2 if str(exc.filename).endswith(".tmp") else exc.filename
         where = f"{name}: " if name else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(printable(f"error: {where}{exc.strerror or exc}"), file=sys.stderr)
         if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
             hint = "free some disk space, then run again"
         elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
@@ -57,10 +64,24 @@ def report(exc: BaseException) -> int:
         print(f"hint: {hint}", file=sys.stderr)
         return int(ExitCode.ERROR)
     assert isinstance(exc, RalphError)
-    print(f"error: {exc.message}", file=sys.stderr)
+    print(printable(f"error: {exc.message}"), file=sys.stderr)
     if exc.hint:
-        print(f"hint: {exc.hint}", file=sys.stderr)
+        print(printable(f"hint: {exc.hint}"), file=sys.stderr)
     return int(exc.exit_code)
+
+
+def broken_pipe() -> int:
+    """Stop quietly when the reader of stdout went away: no message (there is nobody to read
+    it), and stdout pointed at the null device, so the flush at exit cannot complain again."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a test's captured stdout)
+        pass
+    return BROKEN_PIPE
 
 
 class RalphError(Exception):
@@ -140,12 +161,18 @@ class NoLiveRun(RalphError):
 
 def yaml_problem(exc: Exception, first_line: int) -> tuple[str, str]:
     """(" line N" or "", the problem) of a YAML error in a file whose YAML starts on line
-    `first_line`. An unclosed quote or bracket is reported at the end of the file: name the
-    line where it opened."""
-    mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+    `first_line`: the line of the problem (a mis-indented line), except that an unclosed quote
+    or bracket is reported at the end of the file: then the line where it opened."""
+    context = getattr(exc, "context", None) or ""
+    unclosed = context.startswith(("while scanning a quoted scalar", "while parsing a flow"))
+    mark = getattr(exc, "context_mark", None) if unclosed else None
+    mark = mark or getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     where = f" line {mark.line + first_line}" if mark is not None else ""
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     return where, problem
+
+
+DEEP_YAML = "nested too deeply: more levels than ralph reads"
 
 
 def model_keys(model: Any) -> set[str]:

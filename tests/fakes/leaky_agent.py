@@ -20,7 +20,23 @@ SHAPES = (
     "AKIAIOSFODNN7EXAMPLE",
     "ASIAY34FZKBOKMUTVV7A",
     "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+    "xoxb-2048-1234567890-AbCdEfGhIjKlMnOp",
+    "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+    "rk_live_51H8AbCdEfGhIjKlMnOp",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0",
+    "glpat-AbCdEfGhIjKlMnOpQrSt",
+    "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
+    "ya29.a0AfH6SMBx-1234567890abcdefg_hijk",
 )
+# Secrets that follow a name ralph keeps: a URL's password, an Azure account key.
+NAMED = (
+    ("postgres://app:", "pg-pass-9f8e7d6c5b", "@db.internal:5432/app"),
+    ("AccountKey=", "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2U==", ";x"),
+)
+# A private key block: its lines are secret, and it arrives in two pieces.
+PEM_BODY = ("MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", "VTLw7onLRnrq0Xh")
+PEM = ("-----BEGIN OPENSSH PRIVATE KEY-----", *PEM_BODY, "-----END OPENSSH PRIVATE KEY-----")
 
 
 def main() -> int:
@@ -30,6 +46,13 @@ def main() -> int:
         print(f"I can see {key} in my environment")
     for shape in SHAPES:
         print(f"found in a file: {shape}", flush=True)
+    for before, secret, after in NAMED:
+        print(f"config: {before}{secret}{after}", flush=True)
+    sys.stdout.write("\n".join(PEM[:2]) + "\n" + PEM[2][:5])
+    sys.stdout.flush()
+    time.sleep(0.2)
+    sys.stdout.write(PEM[2][5:] + "\n" + PEM[3] + "\nafter the key\n")
+    sys.stdout.flush()
     # A key cut in two: its halves arrive in separate chunks.
     half = len(keys[1]) // 2
     sys.stdout.write(f"export OPENAI_API_KEY={keys[1][:half]}")
@@ -42,7 +65,8 @@ def main() -> int:
     if handoff:
         Path(handoff).parent.mkdir(parents=True, exist_ok=True)
         with Path(handoff).open("a") as f:
-            f.write(f"\nnotes: the key is {keys[2]} and {SHAPES[0]}\n")
+            f.write(f"\nnotes: the key is {keys[2]} and {SHAPES[0]} and {SHAPES[-3]}\n")
+            f.write("\n".join(PEM) + f"\nconfig: {''.join(NAMED[0])}\n")
     guardrails = Path(env["RALPH_STATE_DIR"]) / "guardrails.md"
     with guardrails.open("a") as f:
         f.write(f"- never print {keys[3]}\n")

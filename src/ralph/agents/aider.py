@@ -1,6 +1,8 @@
 """aider: `aider --message-file .ralph/prompt.md --yes-always ...`: plain text, no JSON.
 
-The signal is looked for in stdout (echoes of the prompt removed). Usage: the lines
+The signal is looked for in aider's own words on stdout: not in files it prints back (a file
+the model rewrites, an edit block, always between code fences), nor in its status lines. Usage:
+the lines
 `Tokens: 2.1k sent, 28 received. Cost: $0.01 message, $0.05 session.`, summed over messages.
 aider exits 0 even when the API call failed: its own error lines (`litellm.RateLimitError`,
 "The API provider has rate limited you.", "has hit a token limit!", ...) are the failure,
@@ -10,6 +12,7 @@ unless a later answer shows it recovered.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -40,6 +43,9 @@ _ERRORS: tuple[tuple[FaultKind | None, re.Pattern[str]], ...] = (
     (None, re.compile(r"^litellm\.\w+Error: ")),
 )
 _SCALE = {"": 1, "k": 1_000, "m": 1_000_000}
+_FENCE = re.compile(r"^(`{3,}|~{3,})")
+_STATUS = re.compile(r"^(?:Applied edit to |Tokens: |Aider v|Model: |Git repo: |Repo-map: )")
+WORDS_KEPT = 200  # lines of aider's own words kept for the signal: the last one counts
 
 
 def _count(value: str, suffix: str) -> float:
@@ -50,10 +56,26 @@ class AiderParser(OutputParser):
     def __init__(self) -> None:
         self.usage = UsageCounter()
         self.problem: tuple[FaultKind | None, str] | None = None  # the last error line
+        self.fence: str | None = None  # the code fence open on stdout, if any
+        self.words: deque[str] = deque(maxlen=WORDS_KEPT)  # aider's own lines, not files
+
+    def _own_words(self, stripped: str) -> None:
+        """Keep the line when it is aider's (the model's) own text, outside any code fence."""
+        fence = _FENCE.match(stripped)
+        if self.fence is not None:
+            if fence and fence.group(1)[0] == self.fence[0] and stripped.strip("`~") == "":
+                self.fence = None if len(fence.group(1)) >= len(self.fence) else self.fence
+            return
+        if fence:
+            self.fence = fence.group(1)
+        elif not _STATUS.match(stripped):
+            self.words.append(stripped)
 
     def feed(self, stream: StreamName, lines: Sequence[str]) -> tuple[str, ...]:
         for line in lines:
             stripped = line.strip()
+            if stream == "stdout":
+                self._own_words(stripped)
             tokens = _TOKENS.match(stripped)
             if tokens is not None:
                 cost = tokens.group("cost")
@@ -75,11 +97,12 @@ class AiderParser(OutputParser):
         import time
 
         usage = self.usage.usage()
+        words = "\n".join(self.words)
         if self.problem is None:
-            return Outcome(None, usage)
+            return Outcome(words, usage)
         kind, line = self.problem
         fault: AgentFault | None = fault_from(line, time.time(), kind=kind) if kind else None
-        return Outcome(None, usage, fault, fault.message if fault else line)
+        return Outcome(words, usage, fault, fault.message if fault else line)
 
 
 class AiderAgent(BuiltinAgent):
@@ -88,7 +111,8 @@ class AiderAgent(BuiltinAgent):
     executables = ("aider",)
     install = "python -m pip install aider-install && aider-install"
     env_defaults = {"AIDER_ANALYTICS": "false", "AIDER_CHECK_UPDATE": "false"}  # noqa: RUF012
-    max_event = 8000  # plain text: no event to keep whole
+    # Lines are kept whole like the JSON events of other CLIs: the signal ends aider's reply,
+    # however long its last line.
 
     def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:
         return [

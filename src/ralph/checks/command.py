@@ -17,6 +17,7 @@ from ralph.checks.result import CheckResult
 from ralph.process.request import ProcessRequest
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
+from ralph.rules.printable import clean_text
 from ralph.rules.redact import StreamRedactor, redactor, secret_values
 from ralph.specs.frontmatter import ExternalConfig
 
@@ -89,7 +90,8 @@ def run_command(
     out = redact.tail(res.stdout_tail, res.stdout_bytes) + redact.tail(
         res.stderr_tail, res.stderr_bytes
     )
-    output = out.decode("utf-8", errors="replace")
+    # Colours (`--color=yes`) and escape sequences are noise in a prompt, a handoff or a log.
+    output = clean_text(out.decode("utf-8", errors="replace"))
     if res.interrupted:
         return fail("interrupted", output, interrupted=True)
     if res.timed_out:

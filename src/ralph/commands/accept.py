@@ -17,6 +17,7 @@ from ralph.checks.acceptance import Pending, Scope
 from ralph.checks.acceptors import accept_all, pending_all
 from ralph.errors import ExitCode, LockError, UsageError
 from ralph.rules.breaker import Breaker
+from ralph.rules.printable import printable
 from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths, read_spec
 from ralph.specs.selection import select_specs
@@ -101,9 +102,10 @@ def _show(items: Sequence[Pending], *, dry_run: bool) -> int:
         return ExitCode.OK
     print(f"{_count(items)} by an agent {'wait' if len(items) > 1 else 'waits'} for your say:")
     for item in items:
-        print(f"\n[{item.kind}] {item.summary}")
+        print(f"\n[{item.kind}] {printable(item.summary)}")
         for line in item.lines[:MAX_LINES]:
-            print(INDENT + line)
+            # The agent's diff: cursor movements in it could erase the very line under review.
+            print(INDENT + printable(line))
         if len(item.lines) > MAX_LINES:
             print(f"{INDENT}... and {len(item.lines) - MAX_LINES} more lines")
     print()

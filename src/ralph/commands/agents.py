@@ -26,7 +26,9 @@ def agents(root: Path, *, as_json: bool) -> None:
 
         print(json.dumps({"schema_version": SCHEMA_VERSION, "agents": rows}))
     else:
-        print(render(rows), end="")
+        from ralph.rules.printable import printable_lines
+
+        print(printable_lines(render(rows)), end="")  # commands and names from ralph.yaml
 
 
 def probe_version(agent: BuiltinAgent, exe: str) -> str | None:

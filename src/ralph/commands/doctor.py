@@ -46,7 +46,9 @@ def doctor(root: Path, *, as_json: bool) -> int:
         found = [asdict(c) for c in checks]
         print(json.dumps({"schema_version": SCHEMA_VERSION, "ok": not broken, "checks": found}))
     else:
-        print(render(checks), end="")
+        from ralph.rules.printable import printable_lines
+
+        print(printable_lines(render(checks)), end="")  # commands and names from ralph.yaml
     return int(ExitCode.ERROR if broken else ExitCode.OK)
 
 

@@ -120,6 +120,15 @@ def _readable(record: Any) -> Any:
     return get_help_record
 
 
+def reported(exc: BaseException) -> int:
+    """A RalphError, an OSError or Ctrl-C as one `error:` line and a `hint:` (errors.report),
+    each through the printable rule: a message may quote any name. The exit code."""
+    from ralph.errors import report
+    from ralph.rules.printable import printable
+
+    return report(exc, printable)
+
+
 def refused(exc: Any, say: Callable[[str], object]) -> int:
     """A command line Click refused (its UsageError, duck-typed): `error:` and `hint:` said,
     and the exit code of a usage error."""
@@ -133,7 +142,9 @@ def refused(exc: Any, say: Callable[[str], object]) -> int:
     )
     ctx = getattr(exc, "ctx", None)
     where = f"{ctx.command_path} --help" if ctx is not None else "ralph --help"
-    say(f"error: {line}\nhint: {where} lists the options")
+    from ralph.rules.printable import printable  # the command line may hold any character
+
+    say(f"error: {printable(line)}\nhint: {where} lists the options")
     return int(ExitCode.USAGE)
 
 

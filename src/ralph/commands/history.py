@@ -12,6 +12,7 @@ from ralph.commands.rotations import (
     rotations_from_worklog,
 )
 from ralph.errors import RalphError, UsageError
+from ralph.rules.printable import printable
 from ralph.rules.spec import spec_slug
 from ralph.store.worklog import read_worklog
 from ralph.store.workspace import Workspace
@@ -32,8 +33,8 @@ def history(
 ) -> None:
     """The list of rotations (of `spec`), or one rotation's log (its last `tail` lines)."""
     if rotation is not None:
-        _row, path = find_log(root, rotation)
-        _page(log_text(path, tail), pager=pager)
+        row, path = find_log(root, rotation)
+        _page(log_text(path, tail, row.agent if row else None), pager=pager)
         return
     rows, wanted = list_rotations(root, spec)
     if as_json:
@@ -42,7 +43,7 @@ def history(
         rotations = [rotation_data(r) for r in rows]
         print(json.dumps({"schema_version": SCHEMA_VERSION, "rotations": rotations}))
     elif not rows:
-        where = f" of {wanted}" if wanted else ""
+        where = f" of {printable(wanted)}" if wanted else ""
         print(f"no rotations{where} recorded yet")
     else:
         _page(render_table(rows), pager=pager)
@@ -133,13 +134,17 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def log_text(path: Path, tail: int | None) -> str:
-    """A history log made readable (escape codes removed); its last `tail` lines if asked."""
+def log_text(path: Path, tail: int | None, agent: str | None = None) -> str:
+    """A history log made readable: read by the adapter of the agent that printed it (Claude's
+    stream-json becomes its text, as current.log showed it), escape codes removed; its last
+    `tail` lines if asked."""
+    from ralph.agents.replay import agent_of, readable
     from ralph.ui.text import clean_line
 
     lines = path.read_bytes().decode("utf-8", "replace").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    lines = readable(agent or agent_of(lines), lines)
     if tail is not None:
         lines = lines[-tail:] if tail > 0 else []
     return "".join(clean_line(line) + "\n" for line in lines)

@@ -26,7 +26,9 @@ def inspect(root: Path, *, follow: bool, as_json: bool) -> None:
 
         print(json.dumps({"schema_version": SCHEMA_VERSION, **data}))
     else:
-        print("\n".join(inspect_lines(data)))
+        from ralph.rules.printable import printable
+
+        print("\n".join(printable(line) for line in inspect_lines(data)))  # it names the spec
 
 
 def _clock(seconds: float) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ralph.commands.status import load_status
 from ralph.rules.lanes import lane_branch
+from ralph.rules.printable import printable
 from ralph.schemas.catalog import SCHEMA_VERSION
 
 
@@ -37,5 +38,5 @@ def plan(root: Path, *, as_json: bool) -> int:
         print("every spec is at 3/3: nothing to plan (ralph run verifies them all once more)")
         return 0
     for item in data["include"]:
-        print(f"{item['spec']}  {item['done_count']}/3  branch {item['branch']}")
+        print(printable(f"{item['spec']}  {item['done_count']}/3  branch {item['branch']}"))
     return 0

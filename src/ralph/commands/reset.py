@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ralph.errors import ExitCode
 from ralph.rules.matrix import reset_counters
+from ralph.rules.printable import printable
 from ralph.store.openlanes import OpenLane, describe, discard_lanes, open_lanes
 from ralph.store.runlock import RunLock
 from ralph.store.state import load_state, save_state
@@ -43,10 +44,10 @@ def reset(
         if found and not yes and not _confirmed(found, confirm):
             return ExitCode.NEEDS_HUMAN
         for line in reset_project(ws, handoffs=handoffs, history=history, guardrails=guardrails):
-            print(line)
+            print(printable(line))  # a line may name a spec's files
         if lanes:
             for line in discard_lanes(root, found) if found else ["no open lanes to discard"]:
-                print(line)
+                print(printable(line))
     return ExitCode.OK
 
 
@@ -54,7 +55,7 @@ def _confirmed(found: list[OpenLane], confirm: Confirm | None) -> bool:
     n = f"{len(found)} open lane" + ("s" if len(found) > 1 else "")
     print(f"{n} of a --parallel run, with their agents' work not merged:")
     for lane in found:
-        print(f"  {describe(lane)}")
+        print(f"  {printable(describe(lane))}")
     ask = confirm if confirm is not None else _terminal_confirm()
     if ask is None:
         print(f"no terminal to confirm on: nothing reset; `ralph reset --lanes --yes` discards {n}")

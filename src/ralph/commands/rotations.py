@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.rules.verification import ALL_SPECS
-from ralph.ui.text import format_seconds, format_when
+from ralph.ui.text import format_seconds, format_when, printable
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,8 @@ def render_table(rows: list[Rotation]) -> str:
             (
                 str(r.number),
                 _when(r.started_at),
-                r.spec,
-                r.agent or "-",
+                printable(r.spec),
+                printable(r.agent or "-"),
                 r.mode or "-",
                 r.signal or "(no end)",
                 "-" if r.files_changed is None else str(r.files_changed),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ralph.commands.runoptions import RunRequest
 from ralph.errors import RalphError
+from ralph.rules.printable import printable
 from ralph.run.events import Event, SpecRow
 from ralph.store.workspace import STATE_DIR
 from ralph.ui.runreport import RunReport
@@ -160,9 +161,10 @@ def write_reports(
             write_text_through(path, render(), project=project)
             written.append(path)
         except OSError as exc:
-            print(f"error: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
+            said = printable(f"error: cannot write the report {path}: {exc.strerror or exc}")
+            print(said, file=sys.stderr)
         except RalphError as exc:
-            print(f"error: report not written: {exc.message}", file=sys.stderr)
+            print(printable(f"error: report not written: {exc.message}"), file=sys.stderr)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         try:

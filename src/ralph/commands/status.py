@@ -14,6 +14,7 @@ from typing import Any
 
 from ralph.errors import SpecError
 from ralph.rules.matrix import reconcile
+from ralph.rules.printable import printable
 from ralph.rules.state import State, status_to_json
 from ralph.specs.discovery import discover_specs
 from ralph.store.runlock import RunInfo, read_run
@@ -87,7 +88,7 @@ def format_event(event: dict[str, Any]) -> str:
         for k, v in event.items()
         if k not in ("ts", "event")
     )
-    return f"{when} {event.get('event', '?')} {rest}".rstrip()
+    return printable(f"{when} {event.get('event', '?')} {rest}".rstrip())  # names, notes
 
 
 def print_status(
@@ -135,10 +136,11 @@ def print_status(
         print(statusview.render_status_plain(state.specs, **args), end="")
     for s in state.specs:
         if s.blocked:
-            print(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)")
+            print(printable(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)"))
     for lane in lanes:
         conflict = f"; conflicts in {', '.join(lane['conflict'])}" if lane["conflict"] else ""
-        print(f"lane: {lane['spec']} on {lane['branch']} in {lane['worktree']}{conflict}")
+        where = f"{lane['spec']} on {lane['branch']} in {lane['worktree']}"
+        print(printable(f"lane: {where}{conflict}"))
     line = costs_line(spec_costs(state.specs))
     if line:
         print(f"cost: {line}")

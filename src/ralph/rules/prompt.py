@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ralph.rules.printable import printable
 from ralph.rules.signals import PROTOCOL, VERIFY_PROTOCOL
 
 # JUDGE: a semantic check's judge (ralph.checks.judge), answering VERIFIED or NOT_VERIFIED;
@@ -71,13 +72,17 @@ def build_prompt(p: PromptInput) -> str:
     counter, the other specs' counters, recent failures): consecutive prompts of a spec share the
     longest byte-identical prefix, which the providers' prompt caches serve at a fraction of the
     price."""
-    others = "\n".join(f"- {path}: {count}/3" for path, count in p.other_specs) or "- (none)"
+    # Names as a person can read them (the agent finds its spec by $RALPH_SPEC).
+    spec = printable(p.spec_path)
+    others = (
+        "\n".join(f"- {printable(path)}: {count}/3" for path, count in p.other_specs) or "- (none)"
+    )
     handoff = p.handoff_text.strip() or "(empty: this is the first rotation on this spec)"
     guardrails = p.guardrails_text.strip() or "(empty)"
     checks = f"\n{p.checks_text.rstrip()}\n" if p.checks_text.strip() else ""
     extra = _answer_section(p.question, p.answer) + _errors_section(p.recent_errors)
     return f"""\
-# ralph: a rotation on {p.spec_path}
+# ralph: a rotation on {spec}
 
 You start with a fresh context: everything you know comes from the files. Before you end,
 rewrite the handoff file `{p.handoff_path}` with what you did, what you found and what is left,
@@ -93,7 +98,7 @@ the tests contradict the spec, do not change the tests: explain the conflict in
 ## Guardrails ({p.guardrails_path})
 {guardrails}
 
-## The spec ({p.spec_path})
+## The spec ({spec})
 {p.spec_text.rstrip()}
 
 ## Your task
@@ -125,7 +130,7 @@ class VerifyInput:
 
 def build_verification_prompt(v: VerifyInput) -> str:
     """The final, independent verification: every spec at 3/3, now check it all again."""
-    specs = "\n\n".join(f"### {path}\n{text.rstrip()}" for path, text in v.specs)
+    specs = "\n\n".join(f"### {printable(path)}\n{text.rstrip()}" for path, text in v.specs)
     if v.test_commands:
         tests = "\n".join(f"- `{cmd}`" for cmd in v.test_commands)
         tests = (

@@ -23,21 +23,55 @@ _SECRET_KEY = re.compile(r"(?i)api_?key|token|secret|passw(?:or)?d|credential")
 # Command-line options whose value is a credential (`cursor-agent --api-key KEY`).
 _SECRET_OPTIONS = ("--api-key", "--token", "--password", "--auth-token")
 
-# Well-known key shapes. Each alternative starts with a literal character, then checks that
-# the one before it does not continue a word (a lookbehind over both): an expression that starts
-# with literals lets the engine skip ahead instead of trying every position.
-_START = rb"(?<![A-Za-z0-9_-].)"
-_SHAPES = (
-    rb"s" + _START + rb"k-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # Anthropic, OpenAI
-    rb"g" + _START + rb"h[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
-    rb"g" + _START + rb"ithub_pat_[A-Za-z0-9_]{30,}",  # GitHub fine-grained tokens
-    rb"A" + _START + rb"(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])",  # AWS access key ids
-    rb"A" + _START + rb"Iza[A-Za-z0-9_-]{35}",  # Google API keys
+
+# Well-known key shapes. A shape is its head (fixed width) then the rest; the head must not
+# continue a word (`xsk-...` is not a key): a lookbehind over the head and the byte before it,
+# placed after the head, so that every expression starts with a literal and the engine skips
+# ahead to it. Agent output is a hot path: each shape comes with a byte every match contains
+# (its gate) and runs only on output that has it (memchr: gigabytes a second), on its own (one
+# expression of every shape at once would try each alternative at each byte).
+def _shape(head: bytes, rest: bytes) -> bytes:
+    return head + rb"(?<![A-Za-z0-9_-]" + head + rb")" + rest
+
+
+_PEM_BEGIN = rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
+_PEM_END = re.compile(rb"-----END [A-Z0-9 ]*PRIVATE KEY-----")
+_SHAPES: tuple[tuple[bytes, bytes], ...] = (
+    (b"-", _shape(rb"sk-", rb"(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),  # Anthropic...
+    (b"_", _shape(rb"gh[pousr]_", rb"[A-Za-z0-9]{30,}")),  # GitHub tokens
+    (b"_", _shape(rb"github_pat_", rb"[A-Za-z0-9_]{30,}")),  # GitHub fine-grained tokens
+    (b"A", _shape(rb"A[KS]IA", rb"[A-Z0-9]{16}(?![A-Za-z0-9])")),  # AWS access key ids
+    (b"A", _shape(rb"AIza", rb"[A-Za-z0-9_-]{35}")),  # Google API keys
+    (b"9", _shape(rb"ya29\.", rb"[A-Za-z0-9_-]{20,}")),  # Google OAuth access tokens
+    (b"-", _shape(rb"xox[abposr]-", rb"[A-Za-z0-9-]{10,}")),  # Slack tokens
+    (b"_", _shape(rb"sk_(?:live|test)_", rb"[A-Za-z0-9]{10,}")),  # Stripe secret keys
+    (b"_", _shape(rb"rk_(?:live|test)_", rb"[A-Za-z0-9]{10,}")),  # Stripe restricted keys
+    (b"-", _shape(rb"glpat-", rb"[A-Za-z0-9_-]{20,}")),  # GitLab personal access tokens
+    (b"_", _shape(rb"npm_", rb"[A-Za-z0-9]{36}")),  # npm tokens
+    (b"_", _shape(rb"hf_", rb"[A-Za-z0-9]{30,}")),  # Hugging Face tokens
+    # JWTs: a JSON header (`{"` is `eyJ` in base64url), a payload and a signature.
+    (b"J", _shape(rb"eyJ", rb"[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
+    # Azure storage connection strings, and URLs with a password: the name before the secret
+    # is kept (group `keep`) so the redacted text still says what it was.
+    (b"=", rb"(?P<keep>AccountKey=)[A-Za-z0-9+/]{20,}={0,2}"),
+    (b"@", rb"(?P<keep>://[^\s:/@'\"<>]{1,128}:)[^\s@/'\"<>]{1,256}(?=@)"),
+    # PEM private keys span lines: a block is redacted from its BEGIN line to its END line, or
+    # to the end of the text when the END has not arrived yet (StreamRedactor goes on from there).
+    (b"-", _PEM_BEGIN + rb"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"),
 )
-# Agent output is a hot path. Before the full expression runs, bytes every key shape contains
-# one of are looked for (memchr: gigabytes a second), then the shapes' prefixes in one pass.
-_SHAPE_BYTES = (b"-", b"_", b"A")
-_SHAPE_PREFIX = re.compile(rb"sk-|gh[pousr]_|github_pat_|A(?:KIA|SIA|Iza)")
+
+
+@lru_cache(maxsize=1)
+def _staged() -> tuple[tuple[bytes, re.Pattern[bytes]], ...]:
+    """The shapes compiled, once, when first needed (not at import: `ralph status`)."""
+    return tuple((gate, re.compile(shape)) for gate, shape in _SHAPES)
+
+
+@lru_cache(maxsize=1)
+def _staged_text() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((gate.decode(), re.compile(shape.decode())) for gate, shape in _SHAPES)
+
+
 # Bytes from the most to the least common in agent output: a value is looked for by its
 # rarest byte first.
 _COMMON = b' e"tao:,insrh\nldcu{}mfpgwyb._-/vk0123456789xjqzETAOINSRHLDCUMFPGWYBVKXJQZ'
@@ -47,8 +81,8 @@ def _rarest(value: bytes) -> bytes:
     return bytes([max(value, key=lambda b: _COMMON.find(bytes([b])) % 256)])
 
 
-# The longest key shape worth holding back for: see `hold`.
-_LONGEST_SHAPE = 512
+# The longest key shape worth holding back for (a JWT can carry a long payload): see `hold`.
+_LONGEST_SHAPE = 8 << 10
 
 T = TypeVar("T")
 
@@ -105,40 +139,65 @@ class Redactor:
         self.values = frozenset(v for v in values if len(v) >= MIN_SECRET)
         # Longest first: a value that contains another is redacted whole.
         literal = [re.escape(v.encode()) for v in sorted(self.values, key=len, reverse=True)]
-        self._bytes = re.compile(b"|".join([*literal, *_SHAPES]))
-        self._text = re.compile(self._bytes.pattern.decode())
+        self._literal = re.compile(b"|".join(literal)) if literal else None
+        self._literal_text = re.compile(self._literal.pattern.decode()) if self._literal else None
         self._values = tuple((_rarest(v.encode()), v.encode()) for v in self.values)
         #: bytes at the end of an unfinished line that may be the start of a secret
         self.hold = max([_LONGEST_SHAPE, *(len(v.encode()) for v in self.values)])
 
     def raw(self, data: bytes) -> bytes:
-        if self._present(data):
-            return self._bytes.sub(REDACTED.encode(), data)
-        return data  # the usual case: no expression ran
+        if self._literal is not None and self._has_value(data):
+            data = self._literal.sub(REDACTED.encode(), data)
+        for gate, shape in _staged():
+            if gate in data:
+                data = shape.sub(_kept_bytes, data)
+        return data  # the usual case: the gates let no expression run
 
     def text(self, text: str) -> str:
-        # Events and records are short: the expression's own scan is cheap enough there.
-        return self._text.sub(REDACTED, text)
+        if self._literal_text is not None:
+            text = self._literal_text.sub(REDACTED, text)
+        for gate, shape in _staged_text():
+            if gate in text:
+                text = shape.sub(_kept_text, text)
+        return text
 
-    def _present(self, data: bytes) -> bool:
-        """Whether `data` may hold a secret: never False when it does."""
-        for byte, value in self._values:
-            if byte in data and value in data:
-                return True
-        shaped = any(byte in data for byte in _SHAPE_BYTES)
-        return shaped and _SHAPE_PREFIX.search(data) is not None
+    def _has_value(self, data: bytes) -> bool:
+        """Whether `data` holds one of the secret values (looked for by its rarest byte first)."""
+        return any(byte in data and value in data for byte, value in self._values)
 
     def safe_cut(self, data: bytes, cut: int) -> int:
         """`cut` moved back to the start of any secret that spans it."""
-        for match in self._bytes.finditer(data, max(0, cut - self.hold), cut + self.hold):
-            if match.start() < cut < match.end():
-                return match.start()
-        return cut
+        low, high = max(0, cut - self.hold), cut + self.hold
+        window = data[low:high]
+        shapes = [shape for gate, shape in _staged() if gate in window]
+        if self._literal is not None and self._has_value(window):
+            shapes.append(self._literal)
+        spans = (m.start() for s in shapes for m in s.finditer(data, low, high) if m.end() > cut)
+        return min((start for start in spans if start < cut), default=cut)
 
     def scrub(self, value: T) -> T:
         """`value` with every string in it redacted: a dataclass (an event), a tuple, a list,
         a dict; other values as they are. The same object when nothing needed redacting."""
         return _scrub(self, value)  # type: ignore[no-any-return]
+
+
+def _kept_bytes(match: re.Match[bytes]) -> bytes:
+    return (match.groupdict().get("keep") or b"") + REDACTED.encode()
+
+
+def _kept_text(match: re.Match[str]) -> str:
+    return (match.groupdict().get("keep") or "") + REDACTED
+
+
+_PEM_BEGIN_RE = re.compile(_PEM_BEGIN)
+
+
+def open_block(data: bytes) -> bool:
+    """Whether `data` ends inside a PEM private key block (its END line not seen yet)."""
+    if b"-----BEGIN " not in data:
+        return False
+    begins = list(_PEM_BEGIN_RE.finditer(data))
+    return bool(begins) and _PEM_END.search(data, begins[-1].end()) is None
 
 
 def _scrub(r: Redactor, value: Any) -> Any:
@@ -184,6 +243,7 @@ class StreamRedactor:
         self.limit = max(limit, 2 * redactor.hold)
         self._held: dict[str, list[bytes]] = {}
         self._size: dict[str, int] = {}
+        self._in_block: set[str] = set()  # streams inside a PEM private key block
 
     def feed(self, stream: str, chunk: bytes) -> bytes:
         """What may be written of the output so far, redacted; b"" while a line is unfinished."""
@@ -194,7 +254,7 @@ class StreamRedactor:
             rest = chunk[end:]
             self._held[stream] = [rest] if rest else []
             self._size[stream] = len(rest)
-            return self.redactor.raw(data)
+            return self._lines(stream, data)
         held.append(chunk)
         self._size[stream] = self._size.get(stream, 0) + len(chunk)
         if self._size[stream] <= self.limit:
@@ -203,17 +263,39 @@ class StreamRedactor:
         cut = self.redactor.safe_cut(data, len(data) - self.redactor.hold)
         self._held[stream] = [data[cut:]]
         self._size[stream] = len(data) - cut
-        return self.redactor.raw(data[:cut])
+        return self._lines(stream, data[:cut])
+
+    def _lines(self, stream: str, data: bytes) -> bytes:
+        """`data` redacted. A PEM block is redacted from its BEGIN line on; the lines after it
+        that arrive later are dropped up to its END line, so no line of the key is written."""
+        if stream in self._in_block:
+            end = _PEM_END.search(data)
+            if end is None:
+                return b""
+            self._in_block.discard(stream)
+            data = data[end.end() :]
+        if open_block(data):
+            self._in_block.add(stream)
+        return self.redactor.raw(data)
 
     def flush(self, stream: str) -> bytes:
         """The rest of a stream that ended without a newline, redacted."""
         held = self._held.pop(stream, [])
         self._size.pop(stream, None)
-        return self.redactor.raw(b"".join(held)) if held else b""
+        out = self._lines(stream, b"".join(held)) if held else b""
+        self._in_block.discard(stream)
+        return out
 
     def tail(self, data: bytes, total: int) -> bytes:
-        """The kept end of a stream, redacted; when it does not start at the stream's start,
-        its first (cut) line is dropped: it may hold the end of a secret too short to see."""
+        """The kept end of a stream, redacted. When it does not start at the stream's start,
+        its start may hold the end of a secret too short to see: it is dropped up to the first
+        line break, or `hold` bytes of it in a line longer than that (a wrapper printing one
+        JSON object per run: the signal at its end must stay). So is the rest of a PEM block
+        whose BEGIN line was cut off."""
         if total > len(data):
-            data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+            first = data.find(b"\n", 0, self.redactor.hold)
+            data = data[first + 1 if first >= 0 else self.redactor.hold :]
+            end = _PEM_END.search(data)
+            if end is not None and not _PEM_BEGIN_RE.search(data, 0, end.start()):
+                data = REDACTED.encode() + data[end.end() :]
         return self.redactor.raw(data)

@@ -21,6 +21,7 @@ from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.checks.specset import recorded
 from ralph.process.request import StreamName
 from ralph.rules.budget import LatencyBudget
+from ralph.rules.printable import clean_text
 from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import spec_slug
@@ -352,7 +353,8 @@ def write_prompt(rotation: Rotation, turn: Turn, done_count: int, handoff: Path)
             checks_text=rotation.gate.prompt_section(spec, turn.mode),
         )
     )
-    prompt = run.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
+    # It quotes files the agent wrote (handoff): no secret, no escape sequence in it.
+    prompt = clean_text(run.redactor.text(prompt))
     make_dirs(rotation.place.prompt_file.parent)
     write_text_new(rotation.place.prompt_file, prompt)
     return prompt

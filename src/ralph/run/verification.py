@@ -14,6 +14,7 @@ from ralph.checks.result import CheckResult
 from ralph.errors import ExitCode
 from ralph.rules import verification as fv
 from ralph.rules.budget import LatencyBudget
+from ralph.rules.printable import clean_text
 from ralph.rules.prompt import VerifyInput, build_verification_prompt
 from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
@@ -198,7 +199,8 @@ class Verification:
                 recent_errors=recent_errors(ws.errors_log),
             )
         )
-        prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
+        # It quotes files the agent wrote (handoff): no secret, no escape sequence in it.
+        prompt = clean_text(ctx.redactor.text(prompt))
         write_text_new(ws.prompt_file, prompt)
         started = time.time()
         log = RotationLog(

@@ -26,7 +26,14 @@ from pydantic import (
     field_validator,
 )
 
-from ralph.errors import SpecError, docs_page, invalid_value, model_keys, yaml_problem
+from ralph.errors import (
+    DEEP_YAML,
+    SpecError,
+    docs_page,
+    invalid_value,
+    model_keys,
+    yaml_problem,
+)
 from ralph.rules.caps import Caps
 
 FENCE = "---"
@@ -288,6 +295,8 @@ def parse_front_matter(path: str, text: str) -> SpecMeta | None:
         raise SpecError(
             f"{path}:{where}: front matter is not valid YAML ({problem})", HINT
         ) from None
+    except RecursionError:  # the parser recurses once per level of nesting
+        raise SpecError(f"{path}: front matter is not valid YAML ({DEEP_YAML})", HINT) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

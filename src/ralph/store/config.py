@@ -20,7 +20,14 @@ from pydantic import (
     model_validator,
 )
 
-from ralph.errors import ConfigError, docs_page, invalid_value, model_keys, yaml_problem
+from ralph.errors import (
+    DEEP_YAML,
+    ConfigError,
+    docs_page,
+    invalid_value,
+    model_keys,
+    yaml_problem,
+)
 from ralph.rules.cmdline import split_command
 
 CONFIG_FILE = "ralph.yaml"
@@ -278,6 +285,9 @@ def parse_config(text: str) -> RalphConfig:
         raise ConfigError(
             f"{CONFIG_FILE}:{where}: invalid YAML ({problem})", "fix the YAML syntax"
         ) from exc
+    except RecursionError:  # the parser recurses once per level of nesting
+        message = f"{CONFIG_FILE}: invalid YAML ({DEEP_YAML})"
+        raise ConfigError(message, "fix the YAML syntax") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -13,6 +13,7 @@ import re
 import time
 from pathlib import Path
 
+from ralph.rules.printable import clean_text, printable
 from ralph.store.files import append_text, read_text, write_text_atomic
 
 PROGRESS_HEADER = "# Progress\n\nOne line per rotation and per verification attempt, by ralph.\n\n"
@@ -24,7 +25,8 @@ def stamp(now: float | None = None) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """One line a terminal shows as it is: a name's escape sequences become visible text."""
+    return printable(" ".join(text.split()))
 
 
 def append_progress(path: Path, line: str, now: float | None = None) -> None:
@@ -94,4 +96,4 @@ def _move_notes(path: Path, keep: Path, start: str, end: str) -> bool:
 
 def append_note(path: Path, note: str) -> None:
     """Add a note from ralph to a handoff, so the next rotation knows what happened."""
-    append_text(path, f"{NOTE_HEAD}{note}\n")
+    append_text(path, f"{NOTE_HEAD}{clean_text(note)}\n")  # it may quote names and output

@@ -7,6 +7,7 @@ import weakref
 from pathlib import Path
 from typing import BinaryIO
 
+from ralph.rules.printable import clean_text, printable
 from ralph.store import confined
 
 CURRENT_LOG_CAP = 50 << 20  # current.log is a live view; the history log keeps everything
@@ -57,7 +58,7 @@ class RotationLog:
         # A rotation cut short by an error (a write refused mid-rotation) never reaches close():
         # its files are closed when the log is dropped, not left to the garbage collector.
         weakref.finalize(self, _close_all, self._history, self._current)
-        data = header.encode() + b"\n"
+        data = printable(header).encode("utf-8", "replace") + b"\n"  # it names the spec
         self._history.write(data)
         self._write_current(data)
         self._current.flush()  # a follower sees the new rotation's header at once
@@ -78,7 +79,8 @@ class RotationLog:
         """The readable rendering: current.log."""
         if not lines:
             return
-        self._write_current(("\n".join(lines) + "\n").encode("utf-8", "replace"))
+        text = clean_text("\n".join(lines))  # no escape sequence reaches a reader's terminal
+        self._write_current((text + "\n").encode("utf-8", "replace"))
         # current.log is read live (`ralph inspect --follow`): each batch reaches it at once.
         self._current.flush()
 

@@ -14,7 +14,7 @@ from ralph.ui.panel import MODE_STYLES, matrix_table, render_panel
 from ralph.ui.panelfit import shorten_left
 from ralph.ui.panelview import PanelView, apply_event
 from ralph.ui.statustable import SIGNAL_STYLES, run_progress
-from ralph.ui.text import clean_line, files_changed, format_clock, usage_reported
+from ralph.ui.text import clean_line, files_changed, format_clock, printable, usage_reported
 
 if TYPE_CHECKING:
     # Type-only: importing rich at module level would cost start-up time for every command.
@@ -93,7 +93,7 @@ class LiveDisplay(Closing):
             "finished: " if ok else f"stopped (exit {event.exit_code}): ",
             style="bold green" if ok else "bold red",
         )
-        line.append(event.reason)
+        line.append(clean_line(event.reason))
         where = run_progress(event.iteration, event.run_iteration, event.max_iterations)
         line.append(f" · last rotation {where}", style="dim")
         if event.usage is not None and usage_reported(event.usage):
@@ -124,7 +124,8 @@ def _summary_text(event: RotationEnded) -> Text:
     )
     text.append(f" · {format_clock(event.elapsed)}", style="dim")
     if event.downgraded:
-        text.append(f" · downgraded 3/3→2/3: {', '.join(event.downgraded)}", style="yellow")
+        names = printable(", ".join(event.downgraded))
+        text.append(f" · downgraded 3/3→2/3: {names}", style="yellow")
     if event.note:
         text.append(f" · {clean_line(event.note)}", style="italic")
     if event.usage is not None:

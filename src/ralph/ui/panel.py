@@ -16,7 +16,7 @@ from ralph.run.events import RotationEnded, SpecRow
 from ralph.ui.panelfit import Fit, fit, shorten_left
 from ralph.ui.panelview import PanelView
 from ralph.ui.statustable import SIGNAL_STYLES, counter, run_progress, status_text, tests_text
-from ralph.ui.text import clean_line, files_changed, format_clock, usage_reported
+from ralph.ui.text import clean_line, files_changed, format_clock, printable, usage_reported
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -36,7 +36,7 @@ def _title(view: PanelView) -> Text:
     title = Text()
     # while waiting no agent is at work: the last one's name would read as if it were
     name = "ralph" if view.waiting_until is not None else view.agent or "ralph"
-    title.append(name, style="bold")
+    title.append(printable(name), style="bold")
     if view.phase == "running":
         doing = _DOING.get(view.mode or "", "implementing…")
         title.append(f" {doing}", style=MODE_STYLES.get(view.mode or "", ""))
@@ -135,8 +135,8 @@ def lanes_table(view: PanelView, now: float) -> RenderableType:
     for lane in sorted(view.running, key=lambda r: r.iteration):
         row = counts.get(lane.spec)
         grid.add_row(
-            Text(lane.spec),
-            Text(lane.agent, style="dim"),
+            Text(printable(lane.spec)),
+            Text(printable(lane.agent), style="dim"),
             Text(lane.mode, style=MODE_STYLES.get(lane.mode, "")),
             Text(f"#{lane.iteration}"),
             Text(format_clock(now - lane.started_at)),
@@ -151,7 +151,7 @@ def _usage_text(view: PanelView) -> Text:
     text = Text(format_tally(view.run_usage))
     if len(view.agent_usage) > 1:
         for name, tally in view.agent_usage:
-            text.append(f"\n{name}: {format_tally(tally)}", style="dim")
+            text.append(f"\n{printable(name)}: {format_tally(tally)}", style="dim")
     return text
 
 
@@ -163,9 +163,9 @@ def _seats_text(seats: Sequence[Seat], now: float) -> Text:
         if i:
             text.append(" · ", style="dim")
         if seat.available(now):
-            text.append(seat.name, style="green")
+            text.append(printable(seat.name), style="green")
         else:
-            text.append(describe(seat, now), style="red" if seat.evicted else "yellow")
+            text.append(printable(describe(seat, now)), style="red" if seat.evicted else "yellow")
     return text
 
 

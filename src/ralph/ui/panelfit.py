@@ -29,7 +29,10 @@ class Fit:
 
 def shorten_left(path: str, width: int | None) -> str:
     """`…/api/users.spec.md`: the end of a path, which names the spec, kept whole where it
-    can be; a path that fits is left alone."""
+    can be; a path that fits is left alone. Control characters show as escapes."""
+    from ralph.rules.printable import printable
+
+    path = printable(path)
     if width is None or len(path) <= width:
         return path
     if width <= 1:

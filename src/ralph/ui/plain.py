@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, TextIO
 
 from ralph.rules.forecast import costs_from_json, costs_line
+from ralph.rules.printable import printable
 from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.usage import format_tally, merge
 from ralph.rules.words import plural
@@ -152,7 +153,8 @@ class PlainDisplay(LineDisplay):
     def _write(self, *texts: str) -> None:
         """One timestamped line per text, written and flushed together."""
         stamp = time.strftime("%H:%M:%S", time.localtime(self._clock()))
-        line = "".join(f"{stamp} {text}\n" for text in texts)
+        # Whatever a name or a message holds, each text stays one line that drives nothing.
+        line = "".join(f"{stamp} {printable(text)}\n" for text in texts)
         try:
             self.stream.write(line)
         except UnicodeEncodeError:

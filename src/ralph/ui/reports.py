@@ -3,21 +3,19 @@ out; the run command writes them to disk at the end of every run, however it end
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ralph.rules.printable import clean_text, printable
 from ralph.rules.state import MAX_COUNT
 from ralph.rules.words import plural
 from ralph.ui.runreport import RunReport, SpecReport
 from ralph.ui.text import format_clock
 
-# Characters XML 1.0 cannot carry at all (an agent's note may contain any of them).
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.")
-
 
 def _text(value: str) -> str:
-    return _XML_INVALID.sub("", _ANSI.sub("", value))
+    """Text an XML 1.0 document and a Markdown table can carry (an agent's note may hold any
+    character): escape sequences and control characters removed, lines kept."""
+    return clean_text(value)
 
 
 def failure_reason(spec: SpecReport, report: RunReport) -> str:
@@ -67,7 +65,11 @@ def junit_xml(report: RunReport) -> str:
         ET.SubElement(props, "property", name=name, value=_text(value))
     for spec in report.specs:
         case = ET.SubElement(
-            suite, "testcase", classname="ralph.specs", name=spec.path, time=f"{spec.seconds:.3f}"
+            suite,
+            "testcase",
+            classname="ralph.specs",
+            name=printable(spec.path),
+            time=f"{spec.seconds:.3f}",
         )
         case_props = ET.SubElement(case, "properties")
         ET.SubElement(case_props, "property", name="rotations", value=str(spec.rotations))
@@ -147,7 +149,8 @@ def markdown_summary(report: RunReport) -> str:
     ]
     for s in report.specs:
         lines.append(
-            f"| `{_cell(s.path)}` | {s.done_count}/{MAX_COUNT} | {_cell(s.last_status or '—')} "
+            f"| `{_cell(printable(s.path))}` | {s.done_count}/{MAX_COUNT} "
+            f"| {_cell(s.last_status or '—')} "
             f"| {s.rotations} | {format_clock(s.seconds)} | {'✅' if s.verified else '❌'} |"
         )
     return "\n".join(lines) + "\n\n"

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
     from rich.console import RenderableType
 
+from ralph.rules.printable import printable
 from ralph.rules.state import MAX_COUNT as TARGET
 from ralph.rules.state import Tally
 from ralph.rules.testcounts import TestCounts
@@ -91,7 +92,8 @@ def usage_lines(usage: Tally | None, agents: Sequence[tuple[str, Tally]]) -> lis
     lines = [f"usage: {format_tally(usage)}"]
     if len(agents) > 1:
         lines.extend(
-            f"  {name}: {format_tally(t)} ({plural(t.rotations, 'rotation')})" for name, t in agents
+            f"  {printable(name)}: {format_tally(t)} ({plural(t.rotations, 'rotation')})"
+            for name, t in agents
         )
     return lines
 
@@ -137,7 +139,7 @@ def render_status_table(
     for row in rows:
         verified = row.done_count >= TARGET
         table.add_row(
-            Text(row.path),
+            Text(printable(row.path)),
             Text(counter(row), style="green" if verified else ""),
             Text(
                 status_text(row.last_status), style=SIGNAL_STYLES.get(row.last_status or "", "dim")
@@ -163,7 +165,7 @@ def render_status_plain(
     cells: list[tuple[str, ...]] = [header]
     cells.extend(
         (
-            row.path,
+            printable(row.path),
             counter(row),
             status_text(row.last_status),
             _yes_no(row.modified_files),

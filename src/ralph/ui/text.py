@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import time
 
+from ralph.rules.printable import clean_line, printable
 from ralph.rules.state import Tally
 from ralph.rules.words import plural
 
-# CSI and OSC sequences, other two-byte escapes, then lone C0/C1 control characters:
-# agent CLIs colour their output, and those bytes must never reach a log or corrupt the panel.
-_ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b[@-Z\\-_]"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
-)
-
-
-def clean_line(text: str) -> str:
-    """Agent text made safe to print: escape sequences and control characters removed."""
-    # A carriage return means the agent redrew the line (progress bars): only the last draw counts.
-    if "\r" in text:
-        text = text.rstrip("\r").rsplit("\r", 1)[-1]
-    return _ESCAPES.sub("", text).expandtabs(4).rstrip()
+__all__ = ["clean_line", "printable"]  # the rules every display applies, by these names
 
 
 def format_clock(seconds: float) -> str:
