@@ -126,6 +126,12 @@ def test_filters_never_run_in_lanes_commits_and_merges_either(
     box_project.write({"specs/b.spec.md": "# B\n\nDo it too.\n"})
     box_project.commit_all("two specs")
     result = play(box_project, "filter", sandbox, "--parallel", "2")
+    if sandbox == "none" and result.exit_code == 1:
+        # Without a sandbox the agent of one lane may write a driver while ralph's git runs
+        # for another: the driver may have run (the agent could run it itself), but ralph
+        # notices and stops in one line; it never goes on as if nothing happened.
+        refused_once(result, "gained a program")
+        return
     assert result.exit_code == 3, result
     assert not armed.exists(), armed.read_text()
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ralph.errors import StateError
+from ralph.errors import RepositoryError, StateError
 from ralph.process.capture import run_captured
 from ralph.store import gitguard
 
@@ -230,10 +230,41 @@ def call(repo: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
     if repo.anchor is not None:
         repo.anchor.check(repo.root)
     env = _env(repo)
+    seen = _config_stamp(repo)
     # Asked before every call (2 ms): config may have gained a driver since the last one.
     listed = _git(repo.root, *repo.pinned, *gitguard.DRIVERS_QUERY, env=env)
     drivers = gitguard.driver_keys(listed.stdout)
-    return _git(repo.root, *repo.pinned, *args, env=env, drivers=drivers)
+    proc = _git(repo.root, *repo.pinned, *args, env=env, drivers=drivers)
+    if _config_stamp(repo) != seen:
+        # Written meanwhile (an agent of another lane runs as ralph's git does): a driver
+        # that appeared between the question and the call may have run. Noticed and
+        # refused; under a sandbox the agent cannot write git's config at all.
+        again = _git(repo.root, *repo.pinned, *gitguard.DRIVERS_QUERY, env=env)
+        added = sorted(set(gitguard.driver_keys(again.stdout)) - set(drivers))
+        if added:
+            raise RepositoryError(
+                f"{repo.root}: git's configuration gained a program ({', '.join(added)}) "
+                "while ralph's git ran: an agent wrote it, and it may have run",
+                "remove it from .git/config (git config --unset ...), then run again; a "
+                "sandbox (--sandbox) keeps git's configuration out of the agent's reach",
+            )
+    return proc
+
+
+def _config_stamp(repo: Repo) -> tuple[tuple[int, int, int], ...]:
+    """What tells that git's configuration or attributes changed, without reading them."""
+    places = [Path(repo.common_dir or repo.git_dir, name) for name in ("config", "info/attributes")]
+    if repo.git_dir:
+        places.append(Path(repo.git_dir, "config.worktree"))
+    stamps = []
+    for place in places:
+        try:
+            st = place.stat()
+        except OSError:
+            stamps.append((0, 0, 0))
+            continue
+        stamps.append((st.st_mtime_ns, st.st_size, st.st_ino))
+    return tuple(stamps)
 
 
 def _env(repo: Repo) -> dict[str, str]:
