@@ -1,6 +1,6 @@
 """`make bench`: 4 independent specs with an agent that takes a fixed 2 s per rotation, verified
 with `--parallel 4` and with `--parallel 1` on the same machine in one run; the ratio of the
-wall times (the target is at most 0.35 of the sequential time)."""
+wall times (the target is at most 0.40 of the sequential time)."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def main() -> None:
         par, par_n = verify(project(base, "parallel"), agent, SPECS)
         print(f"  --parallel 1  {seq:6.1f} s  ({seq_n} rotations)")
         print(f"  --parallel {SPECS}  {par:6.1f} s  ({par_n} rotations)")
-        print(f"  ratio         {par / seq:6.2f}  (target <= 0.35)")
+        print(f"  ratio         {par / seq:6.2f}  (target <= 0.40)")
 
 
 if __name__ == "__main__":
