@@ -1,4 +1,10 @@
-"""One run per project: an OS lock on `.ralph/run.lock` plus `.ralph/run.json` for humans.
+"""One run per project: an OS lock on `run.lock` in the private store plus `.ralph/run.json`
+for humans.
+
+The lock file is in the store (store/private.py), out of the agent's reach: deleting a lock
+file lets the next locker create a new one and take it beside the live run. Where the agent can
+reach the store too (no sandbox), a second lock on the project folder itself still holds: a
+folder in use cannot be deleted away from under the run (flock on Linux and macOS).
 
 The lock is what decides: the OS releases it when the process dies, however it dies, so a
 run.json left by a killed run (its PID dead) is simply taken over by the next run. The lock is
@@ -19,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph.errors import LockError, StateError
 from ralph.store.files import load_json, write_json_atomic
+from ralph.store.private import adopt_legacy, ensure_store, restore_state, store_dir
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -57,19 +64,26 @@ def read_run(state_dir: Path) -> RunInfo | None:
     return RunInfo(int(data.get("pid", 0)), float(data.get("started_at", 0.0)), data)
 
 
+def lock_file(state_dir: Path) -> Path:
+    """The run lock of the project whose `.ralph/` is `state_dir`: in its private store."""
+    return store_dir(state_dir.parent) / LOCK_FILE
+
+
 def is_live(state_dir: Path) -> bool:
     """Whether a run holds the lock: a probe that takes it for an instant when it is free."""
-    lock_path = state_dir / LOCK_FILE
-    if not lock_path.exists():
-        return False
+    lock_path = lock_file(state_dir)
     if sys.platform == "win32":
-        return _filelock_held(lock_path)
+        return lock_path.exists() and _filelock_held(lock_path)
+    return _flock_held(lock_path) or _flock_held(state_dir.parent)
+
+
+def _flock_held(path: Path) -> bool:
     # filelock's lock on Linux and macOS is flock(2); a shared, non-blocking probe of it
     # answers without importing the library, which `ralph status` cannot afford (~10 ms).
     import fcntl
 
     try:
-        fd = os.open(lock_path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
         return False
     try:
@@ -164,7 +178,9 @@ class RunLock:
             **info,
         }
         self._lock: BaseFileLock | None = None
+        self._folder_fd: int | None = None
         self._marking = False
+        self.notes: list[str] = []  # what taking the project found and put right, one line each
 
     def __enter__(self) -> RunLock:
         if self.state_dir.exists() and not self.state_dir.is_dir():
@@ -175,12 +191,27 @@ class RunLock:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         from filelock import Timeout
 
-        lock = _os_lock(self.state_dir / LOCK_FILE)
+        root = self.state_dir.parent
+        lock = _os_lock(ensure_store(root) / LOCK_FILE)
         try:
             lock.acquire(timeout=ACQUIRE_WAIT)
         except Timeout:
             raise self._refused() from None
         self._lock = lock
+        try:
+            self._folder_fd = _lock_folder(root)
+        except BlockingIOError:
+            lock.release()
+            self._lock = None
+            raise self._refused() from None
+        adopted = adopt_legacy(root)
+        if adopted:
+            self.notes.append(
+                f"moved {', '.join(adopted)} into ralph's private store (read from there from now on)"
+            )
+        restored = restore_state(root)
+        if restored:
+            self.notes.append(restored)
         _reap_leftovers(load_json_quietly(self.state_dir / RUN_FILE), self.state_dir)
         # Written before any process starts: a run killed at any later moment, even between
         # starting its agent and noting the PID, leaves the next run what it needs to find it.
@@ -231,6 +262,32 @@ class RunLock:
             self._marking = False
         with contextlib.suppress(OSError):
             (self.state_dir / RUN_FILE).unlink(missing_ok=True)
+        if self._folder_fd is not None:
+            os.close(self._folder_fd)  # closing it releases the flock
+            self._folder_fd = None
         if self._lock is not None:
             self._lock.release()
             self._lock = None
+
+
+def _lock_folder(root: Path) -> int | None:
+    """An exclusive flock on the project folder itself (Linux, macOS); None where there is none.
+    BlockingIOError when another run holds it: its lock file was deleted away."""
+    if sys.platform == "win32":
+        return None  # a folder cannot be opened for locking there; the store's lock decides
+    import fcntl
+
+    fd = os.open(root, os.O_RDONLY)
+    deadline = time.monotonic() + ACQUIRE_WAIT  # a `status` probing it holds it an instant
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+    except BaseException:
+        os.close(fd)
+        raise
