@@ -8,13 +8,20 @@ from collections.abc import Sequence
 from ralph.checks.acceptance import Acceptor, FrontMatterAcceptor, Pending, Scope
 from ralph.checks.evidence import CountsAcceptor
 from ralph.checks.ignoreaccept import IgnoreRulesAcceptor
+from ralph.checks.settingsaccept import SettingsAcceptor
 from ralph.checks.testguard import TestAcceptor
 from ralph.rules.state import State
 
 
 def acceptors() -> list[Acceptor]:
     """Every kind of change a person accepts, in the order `ralph accept` shows them."""
-    return [FrontMatterAcceptor(), IgnoreRulesAcceptor(), TestAcceptor(), CountsAcceptor()]
+    return [
+        SettingsAcceptor(),
+        FrontMatterAcceptor(),
+        IgnoreRulesAcceptor(),
+        TestAcceptor(),
+        CountsAcceptor(),
+    ]
 
 
 def pending_all(scope: Scope, state: State) -> list[Pending]:

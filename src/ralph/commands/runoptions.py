@@ -62,7 +62,6 @@ class RunRequest:
 
 def save_run_options(root: Path, options: dict[str, Any]) -> None:
     from ralph.store.files import write_json_atomic
-
     from ralph.store.private import ensure_store
 
     write_json_atomic(

@@ -150,6 +150,10 @@ def _docker(
         args += ["--volume", f"{path}:{path}"]
     for path in box.read_only:
         args += ["--volume", f"{path}:{path}:ro"]
+    mounted = (box.project, box.tmp, *box.writable)
+    for path in box.deny_read:  # only the mounted folders are there at all: hide inside them
+        if any(m == path or m in path.parents for m in mounted):
+            args += ["--tmpfs", str(path)]
     # `-e NAME` without a value: docker copies it from its own environment, so no key is on
     # a command line that `ps` shows.
     for name in sorted(env):

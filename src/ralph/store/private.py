@@ -136,7 +136,7 @@ def restore_state(root: Path) -> str | None:
 
 def _links(folder: str, names: list[str]) -> list[str]:
     """A link in an adopted folder is not adopted: the store holds no pointer outside it."""
-    return [n for n in names if os.path.islink(os.path.join(folder, n))]
+    return [n for n in names if (Path(folder) / n).is_symlink()]
 
 
 def _remove(path: Path) -> None:

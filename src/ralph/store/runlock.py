@@ -207,7 +207,8 @@ class RunLock:
         adopted = adopt_legacy(root)
         if adopted:
             self.notes.append(
-                f"moved {', '.join(adopted)} into ralph's private store (read from there from now on)"
+                f"moved {', '.join(adopted)} into ralph's private store "
+                "(read from there from now on)"
             )
         restored = restore_state(root)
         if restored:
