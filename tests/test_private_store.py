@@ -103,13 +103,15 @@ def test_a_forged_state_file_moves_no_verdict_and_is_restored_in_one_line(
         assert forged["specs"][0]["done_count"] == 3
     again = p.run("run", *intruder(), "-n", "1")
     assert_never_verified(p, again.exit_code)
-    (p.root / ".ralph" / "state.json").write_text('{"schema_version": 1, "specs": []}')
-    assert status(p)["specs"] != []  # status reads ralph's own copy
+    row = {"path": "specs/calc.spec.md", "done_count": 3, "last_status": "DONE"}
+    forged = {"schema_version": 1, "iteration": 9, "specs": [row]}
+    (p.root / ".ralph" / "state.json").write_text(json.dumps(forged))
+    assert_never_verified(p, 3)  # status reads ralph's own copy
     res = p.run("run", *intruder(), "-n", "1")
     lines = [line for line in res.stdout.splitlines() if "restored from ralph's private store" in line]
     assert len(lines) == 1, res
     assert ".ralph/state.json did not match ralph's own record" in lines[0]
-    assert json.loads((p.root / ".ralph" / "state.json").read_text())["specs"] != []
+    assert json.loads((p.root / ".ralph" / "state.json").read_text())["iteration"] != 9
 
 
 def test_a_state_file_replaced_by_a_link_is_restored_and_nothing_is_written_through_it(
