@@ -86,6 +86,13 @@ class Project:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content)
 
+    @property
+    def store(self) -> Path:
+        """ralph's private store for this project (store/private.py)."""
+        from ralph.store.private import store_dir
+
+        return store_dir(self.root)
+
     def git(self, *args: str) -> str:
         out = subprocess.run(
             ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],

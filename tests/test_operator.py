@@ -480,7 +480,7 @@ def test_continue_with_a_damaged_saved_option_is_one_clear_error(project: Projec
     project.write({"PROMPT.md": "# goal\n"})
     agent = project.fake({"*": [{"signal": "CONTINUE"}]})
     assert project.run("run", *agent, "-n", "1").exit_code == 3
-    path = project.root / ".ralph" / "run-options.json"
+    path = project.store / "run-options.json"
     data = json.loads(path.read_text())
     data["options"]["max_iterations"] = "many"
     path.write_text(json.dumps(data))

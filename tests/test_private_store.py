@@ -78,7 +78,9 @@ def test_the_store_is_outside_the_project_private_and_keyed_by_the_repository(
 
 
 @pytest.mark.parametrize("target", [".ralph/tests/baseline.json", ".ralph/tests", ".ralph"])
-def test_deleting_ralphs_test_records_switches_no_guard_off(git_project: Project, target: str) -> None:
+def test_deleting_ralphs_test_records_switches_no_guard_off(
+    git_project: Project, target: str
+) -> None:
     p = git_project
     calc_project(p)
     assert p.run("run", *intruder(), "-n", "1").exit_code == 3  # the baseline is recorded
@@ -108,7 +110,8 @@ def test_a_forged_state_file_moves_no_verdict_and_is_restored_in_one_line(
     (p.root / ".ralph" / "state.json").write_text(json.dumps(forged))
     assert_never_verified(p, 3)  # status reads ralph's own copy
     res = p.run("run", *intruder(), "-n", "1")
-    lines = [line for line in res.stdout.splitlines() if "restored from ralph's private store" in line]
+    said = "restored from ralph's private store"
+    lines = [line for line in res.stdout.splitlines() if said in line]
     assert len(lines) == 1, res
     assert ".ralph/state.json did not match ralph's own record" in lines[0]
     assert json.loads((p.root / ".ralph" / "state.json").read_text())["iteration"] != 9

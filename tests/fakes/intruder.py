@@ -2,8 +2,8 @@
 
 The project (tests/test_private_store.py) is the calc project of tests/test_testguard.py:
 `calc.add` subtracts and `tests/test_calc.py` catches it. In rotation N (RALPH_ITERATION; the
-numbering goes on across runs) the agent plays each ACTION in order; every rotation then says DONE, and a
-final verification says VERIFY_PASS, so only ralph's own records stand between it and
+numbering goes on across runs) the agent plays each ACTION in order; every rotation then says
+DONE, and a final verification says VERIFY_PASS, so only ralph's own records stand between it and
 "verified". Actions:
 - `weaken`: edit the test to expect what the code returns;
 - `rm=PATH`: delete PATH (a file or a folder, under the project);

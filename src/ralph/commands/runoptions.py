@@ -139,8 +139,10 @@ def _checked_options(saved: dict[str, Any], convert: Callable[[str, Any], Any]) 
             converted = value if value is None else convert(name, value)
         except Exception as exc:  # Click's BadParameter and whatever a type raises
             raise StateError(
-                f"the saved run options: option {name}: {value!r} is not valid ({exc})",
-                "fix or delete the file, or give the options again without --continue",
+                f"the saved run options ({OPTIONS_FILE} in ralph's private store): option "
+                f"{name}: {value!r} is not valid ({exc})",
+                "give the option again with --continue (it replaces the saved one), or start "
+                "afresh without --continue",
             ) from None
         checked[name] = converted.value if isinstance(converted, Enum) else converted
     return checked
