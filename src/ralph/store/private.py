@@ -17,7 +17,6 @@ import contextlib
 import hashlib
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -80,11 +79,18 @@ def project_of(state_file: Path) -> Path | None:
 def adopt_legacy(root: Path) -> list[str]:
     """Move what an earlier ralph kept in `.ralph/` into the store, once: taken when the store
     has none of it yet, then removed from `.ralph/` either way (from now on a copy there would
-    only be a forgery waiting to be read). Returns one line per file adopted."""
+    only be a forgery waiting to be read). Returns the files adopted. Call it holding the lock:
+    it also clears what a run killed mid-write left in the store."""
+    import shutil  # here: `ralph status` reads the store's state.json through this module
+
+    store = ensure_store(root)
+    for folder in (store, store / "tests"):
+        for stale in folder.glob(".*.tmp"):
+            # half-written by a run killed mid-write; the real file is intact
+            stale.unlink(missing_ok=True)
     legacy_dir = root / STATE_DIR
     if legacy_dir.is_symlink() or not legacy_dir.is_dir():
         return []
-    store = ensure_store(root)
     adopted: list[str] = []
     for name in LEGACY:
         old = legacy_dir / name
@@ -116,6 +122,8 @@ def restore_state(root: Path) -> str | None:
         text = own.read_text(encoding="utf-8")
     except OSError:
         return None
+    if (root / STATE_DIR).is_symlink():
+        return None  # never written through: refusing such a `.ralph` is the workspace's call
     shown = root / STATE_DIR / STATE_FILE
     if shown.is_symlink():
         what = "was replaced by a link"
@@ -140,6 +148,8 @@ def _links(folder: str, names: list[str]) -> list[str]:
 
 
 def _remove(path: Path) -> None:
+    import shutil
+
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     else:

@@ -213,10 +213,13 @@ class RunLock:
         restored = restore_state(root)
         if restored:
             self.notes.append(restored)
-        _reap_leftovers(load_json_quietly(self.state_dir / RUN_FILE), self.state_dir)
+        # What a killed run left to stop is read from the store's copy: a run.json the agent
+        # forged in .ralph/ must not name the processes ralph kills.
+        own = store_dir(root) / RUN_FILE
+        _reap_leftovers(load_json_quietly(own), self.state_dir)
         # Written before any process starts: a run killed at any later moment, even between
         # starting its agent and noting the PID, leaves the next run what it needs to find it.
-        write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
+        self._write()
         from ralph.process.leftovers import current_run, mark_run
 
         if current_run() is None:
@@ -248,7 +251,12 @@ class RunLock:
         a run (the lock, not this file, is what keeps a second run out)."""
         self.info.update(info)
         with contextlib.suppress(OSError):
-            write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
+            self._write()
+
+    def _write(self) -> None:
+        """run.json for humans in .ralph/, and ralph's own copy in the store."""
+        write_json_atomic(store_dir(self.state_dir.parent) / RUN_FILE, self.info, durable=False)
+        write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
 
     def __exit__(
         self,
@@ -263,6 +271,8 @@ class RunLock:
             self._marking = False
         with contextlib.suppress(OSError):
             (self.state_dir / RUN_FILE).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (store_dir(self.state_dir.parent) / RUN_FILE).unlink(missing_ok=True)
         if self._folder_fd is not None:
             os.close(self._folder_fd)  # closing it releases the flock
             self._folder_fd = None

@@ -40,8 +40,8 @@ SNAPSHOT_FORMAT = 1
 _AT_HEAD = "(as in HEAD)"
 _ZERO_ID_RE = re.compile(r"0{40}(?:0{24})?\Z")
 _SNAPSHOT_HINT = (
-    "delete snapshot.json in ralph's private store (see `ralph doctor`): ralph takes a new one, "
-    "but cannot tell "
+    "delete snapshot.json in ralph's private store (<state folder>/ralph/projects/<project>-"
+    "<hash>/, see docs/explanation/guarantees.md): ralph takes a new one, but cannot tell "
     "what changed while it was not running"
 )
 
