@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import Project
 from tests.test_private_store import INTRUDER, assert_never_verified, status
+from tests.test_sandbox_run import disk_tmp, need  # noqa: F401  (a fixture)
 from tests.test_testguard import CALC_TEST, OTHER_TEST
 
 HELD = "ralph.yaml was changed during a run and no person accepted it"
@@ -130,3 +132,26 @@ def test_forged_run_options_change_nothing_that_continue_does(git_project: Proje
     assert not (p.root.parent / "pwned").exists()
     assert not (p.root / ".ralph" / "run-options.json").exists()  # taken away, never read
     assert_never_verified(p, res.exit_code)
+
+
+def test_a_sandboxed_agent_cannot_turn_its_sandbox_off(
+    disk_tmp: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    need("bwrap", monkeypatch)
+    p = Project(disk_tmp / "proj", monkeypatch)
+    p.root.mkdir()
+    p.git("init", "-q")
+    pwned = disk_tmp / "pwned"
+    own = f"sh -c 'touch {pwned}; echo \"<ralph>DONE</ralph>\"'"
+    agent = setup(p, f"sandbox: 'off'\nagent:\n  command: {json.dumps(own)}\n")
+    (p.root / "ralph.yaml").write_text(person_yaml(agent) + "sandbox: bwrap\n")
+    p.commit_all("sandboxed")
+    first = p.run_subprocess("run", "-n", "1", "--headless")
+    assert "sandbox bwrap:" in first.stdout, first
+    assert "sandbox: 'off'" in (p.root / "ralph.yaml").read_text()  # the agent's edit
+    again = p.run_subprocess("run", "-n", "2", "--headless")
+    assert HELD in again.stdout, again
+    assert "sandbox bwrap:" in again.stdout  # still the person's sandbox
+    assert not pwned.exists()  # the agent's own command never ran, in or out of it
+    assert_never_verified(p, again.exit_code)
