@@ -107,10 +107,8 @@ def adopt_legacy(root: Path) -> list[str]:
     lock = legacy_dir / "run.lock"
     with contextlib.suppress(OSError):
         lock.unlink(missing_ok=True)  # only after this run holds the store's lock
-    own = store / STATE_FILE
-    old_state = legacy_dir / STATE_FILE
-    if not own.exists() and old_state.is_file() and not old_state.is_symlink():
-        shutil.copy2(old_state, own)  # the matrix a person's earlier runs built
+    # state.json is not copied: until ralph first saves the state (store/state.save_state),
+    # `.ralph/state.json` is read as it is, and a damaged one is refused, as ever
     return adopted
 
 

@@ -234,7 +234,7 @@ def load_state(path: Path) -> State:
     root = project_of(path)
     own = store_dir(root) / STATE_FILE if root is not None else None
     if own is not None and own.exists():
-        path, label = own, "ralph's own copy of state.json"
+        path, label = own, f"ralph's own copy of state.json ({own})"
     else:
         label = _label(path)
     data = load_json(path, label)
