@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -238,3 +239,18 @@ def test_a_sandboxed_agent_can_neither_read_nor_write_the_store(
     assert_never_verified(p, res.exit_code)
     again = p.run_subprocess("run", "--sandbox", profile, *intruder(), "-n", "3", "--headless")
     assert_never_verified(p, again.exit_code)
+
+
+def test_reset_and_status_work_from_ralphs_own_copy_when_ralph_dir_is_gone(
+    git_project: Project,
+) -> None:
+    p = git_project
+    calc_project(p)
+    assert p.run("run", *intruder(), "-n", "2").exit_code == 3
+    shutil.rmtree(p.root / ".ralph")
+    assert status(p)["iteration"] == 2  # nothing lost
+    res = p.run("reset")
+    assert res.exit_code == 0, res
+    assert ".ralph/state.json was missing: restored from ralph's private store" in res.stdout
+    assert "counters and iteration reset" in res.stdout
+    assert status(p)["iteration"] == 0

@@ -48,7 +48,9 @@ def accept(
     if dry_run or not (ws.state_file.exists() or (ws.store / "state.json").exists()):
         return _show(pending_all(scope, _load(ws)), dry_run=True)
     try:
-        with RunLock(ws.dir):
+        with RunLock(ws.dir) as lock:
+            for note in lock.notes:  # what taking the project put right, one line each
+                print(note)
             state = _load(ws)
             items = pending_all(scope, state)
             if _show(items, dry_run=False) == ExitCode.OK:

@@ -23,11 +23,13 @@ def reset_project(root: Path, *, handoffs: bool, history: bool, guardrails: bool
 
     ws = Workspace(root)
     ws.check()
-    if not ws.dir.exists():
+    own = ws.store / "state.json"  # ralph's own copy: .ralph/ may have been deleted
+    if not (ws.dir.exists() or own.exists()):
         yield f"nothing to reset: no {STATE_DIR}/ in {root}"
         return
-    with RunLock(ws.dir):  # refused while a live run holds the lock
-        if ws.state_file.exists():
+    with RunLock(ws.dir) as lock:  # refused while a live run holds the lock
+        yield from lock.notes  # what taking the project put right, one line each
+        if ws.state_file.exists() or own.exists():
             state = load_state(ws.state_file)
             save_state(ws.state_file, reset_counters(state))
             n = len(state.specs)
