@@ -89,7 +89,8 @@ def test_srt_settings_allow_writes_only_where_the_sandbox_says_and_list_the_host
         "/home/u/.claude.json",
     ]
     assert fs["denyRead"] == ["/home/u/.ssh", "/home/u/.netrc"]
-    assert fs["denyWrite"] == [str(SCRATCH / "srt-settings.json")]
+    # what may not be read may not be written either (a store under a writable folder)
+    assert fs["denyWrite"] == [str(SCRATCH / "srt-settings.json"), *fs["denyRead"]]
     assert settings["network"] == {"allowedDomains": ["api.anthropic.com"], "deniedDomains": []}
 
 

@@ -77,7 +77,12 @@ def srt_settings(box: Sandbox) -> dict[str, Any]:
         "filesystem": {
             "denyRead": [str(p) for p in (*box.deny_read, *box.deny_files)],
             "allowWrite": [str(box.project), str(box.tmp), *(str(p) for p in box.writable)],
-            "denyWrite": [str(box.settings), *(str(p) for p in box.read_only)],
+            # what may not be read may not be written either, even inside a writable folder
+            # (ralph's private stores under a state folder a CLI or a person made writable)
+            "denyWrite": [
+                str(box.settings),
+                *(str(p) for p in (*box.read_only, *box.deny_read, *box.deny_files)),
+            ],
         },
         "network": {"allowedDomains": list(box.hosts), "deniedDomains": []},
     }
