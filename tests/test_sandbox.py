@@ -121,6 +121,16 @@ def test_docker_passes_variables_by_name_so_no_key_is_on_the_command_line() -> N
     assert "/home/u/.ssh" not in " ".join(argv)  # only what is mounted is there at all
 
 
+def test_docker_hides_a_store_that_a_mounted_folder_holds() -> None:
+    # ralph's private stores under a state folder the person made writable: a tmpfs over them
+    state = Path("/home/u/.local/state")
+    stores = state / "ralph"
+    sandbox = box("docker", image="i", writable=(state,), deny_read=(stores, Path("/home/u/.ssh")))
+    argv, _ = wrap(sandbox, ("claude",), ROOT, {}, "abc")
+    assert ("--tmpfs", str(stores)) in itertools.pairwise(argv)
+    assert "/home/u/.ssh" not in " ".join(argv)  # not mounted at all: nothing to hide
+
+
 def test_docker_without_an_image_is_refused() -> None:
     with pytest.raises(ValueError, match="image"):
         wrap(box("docker"), ("/bin/true",), ROOT, {}, "t")
