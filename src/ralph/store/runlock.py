@@ -80,6 +80,8 @@ def is_live(state_dir: Path) -> bool:
 def _flock_held(path: Path) -> bool:
     # filelock's lock on Linux and macOS is flock(2); a shared, non-blocking probe of it
     # answers without importing the library, which `ralph status` cannot afford (~10 ms).
+    if sys.platform == "win32":
+        return False  # no flock there: is_live asks filelock itself
     import fcntl
 
     try:
