@@ -20,6 +20,9 @@ from tests.conftest import SCRIPTED_AGENT, Project
         ("/usr/bin/python3.11 -u /x/scripted_agent.py s.json", "scripted_agent"),
         ("python -m mypkg.agent", "agent"),
         ("sh -c 'my-agent --fast'", "my-agent"),
+        ("""sh -c 'cat > /dev/null; echo "<ralph>DONE</ralph>"'""", "sh"),
+        ("bash -c 'cd agent && MODE=x ./run-agent.sh --fast | tee log'", "run-agent"),
+        ("sh -c 'read -r _; python3 tools/coder.py'", "coder"),
         ("bash run-agent.sh", "run-agent"),
         ("env A=1 B=2 ./bin/agent", "agent"),
         ("uv run coder.py", "coder"),
@@ -41,7 +44,7 @@ def test_the_name_shows_in_events_history_and_usage(project: Project) -> None:
     started = json.loads(res.stdout.splitlines()[0])
     name = SCRIPTED_AGENT.stem
     assert started["agent"] == name
-    (row,) = json.loads(project.run("history", "--json").stdout)
+    (row,) = json.loads(project.run("history", "--json").stdout)["rotations"]
     assert row["agent"] == name
     assert list(project.state()["agents"]) == [name]
     assert name != "python" and not name.startswith("python")
@@ -58,5 +61,5 @@ def test_agent_name_in_ralph_yaml_names_a_custom_command(project: Project) -> No
     (project.root.parent / "x.json").write_text(json.dumps({"*": [{"signal": "CONTINUE"}]}))
     res = project.run("run", "-n", "1")
     assert res.exit_code == 3, res
-    (row,) = json.loads(project.run("history", "--json").stdout)
+    (row,) = json.loads(project.run("history", "--json").stdout)["rotations"]
     assert row["agent"] == "reviewer"

@@ -4,6 +4,7 @@ with output recorded from the real CLIs (Cursor: from its documented schema)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -162,19 +163,69 @@ def test_telemetry_and_updates_off(
 # --- Gemini ---------------------------------------------------------------------------------
 
 
+def _secure_folder(tmp: Path) -> Path:
+    """A folder whose every parent only its owner may write (Gemini's rule for its system
+    defaults file): temporary folders are below /tmp or /dev/shm, so one inside the checkout."""
+    folder = Path(__file__).resolve().parent.parent / "build" / f"cache-{tmp.name}"
+    folder.mkdir(parents=True, exist_ok=True)
+    if any(p.stat().st_mode & 0o022 for p in (folder, *folder.parents)):
+        shutil.rmtree(folder)
+        pytest.skip("the checkout is below a folder others may write")
+    return folder
+
+
 def test_gemini_auto_update_and_usage_statistics_off_through_system_defaults(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", raising=False)
-    env = GeminiAgent().build_env(request(tmp_path))
-    defaults = json.loads(Path(env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"]).read_text())
-    assert defaults["general"]["enableAutoUpdate"] is False
-    assert defaults["privacy"]["usageStatisticsEnabled"] is False
-    assert Path(env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"]).parent == tmp_path / ".ralph"
+    cache = _secure_folder(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    try:
+        env = GeminiAgent().build_env(request(tmp_path))
+        defaults = json.loads(Path(env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"]).read_text())
+        assert defaults["general"]["enableAutoUpdate"] is False
+        assert defaults["privacy"]["usageStatisticsEnabled"] is False
+        assert Path(env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"]).parent == cache / "ralph"
+    finally:
+        shutil.rmtree(cache)
     own = {"GEMINI_CLI_SYSTEM_DEFAULTS_PATH": "/etc/mine.json"}
     assert GeminiAgent(env=own).build_env(request(tmp_path))["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"] == (
         "/etc/mine.json"
     )
+
+
+def test_gemini_gets_no_defaults_file_where_it_would_call_it_insecure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below a folder others may write (a HOME under /tmp), Gemini skips the file with a
+    warning that hid the real error: ralph passes none (telemetry stays off by variable)."""
+    monkeypatch.delenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", raising=False)
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o1777)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared / "cache"))
+    env = GeminiAgent().build_env(request(tmp_path))
+    assert "GEMINI_CLI_SYSTEM_DEFAULTS_PATH" not in env
+    assert env["GEMINI_TELEMETRY_ENABLED"] == "false"
+
+
+def test_a_gemini_that_fails_to_start_reports_its_real_cause_not_its_chatter() -> None:
+    """Exit 41 without a login: the YOLO notice and the defaults warning come first on stderr;
+    the error names the missing auth method."""
+    stderr = (
+        "Security Warning: Skipping system defaults file '/x/d.json': Parent directory '/tmp' "
+        'is insecure. To fix this, run: sudo chmod g-w,o-w "/tmp"\n'
+        "YOLO mode is enabled. All tool calls will be automatically approved.\n"
+        "Please set an Auth method in your /h/.gemini/settings.json or specify one of the "
+        "following environment variables before running: GEMINI_API_KEY\n"
+    )
+    result, _ = replay(GeminiAgent(), b"", stderr.encode(), exit_code=41)
+    assert result.failure is not None
+    assert result.failure.endswith(
+        ": Please set an Auth method in your /h/.gemini/settings.json"
+        " or specify one of the following environment variables before running: GEMINI_API_KEY"
+    )
+    assert "chmod" not in result.failure
 
 
 def test_gemini_success() -> None:

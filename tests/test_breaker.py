@@ -141,3 +141,10 @@ def test_reset_by_a_human_closes_it() -> None:
     assert after == Breaker()
     assert change == Transition(OPEN, CLOSED, "user: accept")
     assert reset(fail(Breaker()), "user") == (Breaker(), None)
+
+
+def test_a_clock_stepped_back_never_makes_the_cooldown_longer_than_itself() -> None:
+    year = 365 * 24 * 3600.0
+    b = Breaker(OPEN, 3, opened_at=1_000 + year)  # opened, then the clock went back a year
+    assert cooldown_left(b, now=1_000, cooldown=300) == 300
+    assert admit(b, now=1_000, cooldown=300)[1] is False  # still one cooldown to wait, no more

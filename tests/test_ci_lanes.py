@@ -1,6 +1,6 @@
-"""The CI fan-out recipe (docs/ci-lanes.md): `ralph plan --json` as a job matrix, a job per spec
-running `ralph run --spec PATH` on its lane branch and pushing it, and a last job merging the
-pushed lanes (docs/ci/merge-lanes.sh) and verifying on the merged tree; all against a local
+"""The CI fan-out recipe (docs/how-to/ci-lanes.md): `ralph plan --json` as a job matrix, a
+job per spec running `ralph run --spec PATH` on its lane branch and pushing it, a last job merging
+the pushed lanes (docs/ci/merge-lanes.sh) and verifying on the merged tree; all against a local
 bare repository standing in for the remote."""
 
 from __future__ import annotations
@@ -42,7 +42,10 @@ def test_plan_with_nothing_to_do(git_project: Project) -> None:
     git_project.write({"specs/a.spec.md": "# a\n"})
     cmd = git_project.fake({"*": [{"signal": "DONE"}]})
     assert git_project.run("run", *cmd).exit_code == 0
-    assert json.loads(git_project.run("plan", "--json").stdout) == {"include": []}
+    assert json.loads(git_project.run("plan", "--json").stdout) == {
+        "schema_version": 1,
+        "include": [],
+    }
     assert "nothing to plan" in git_project.run("plan").stdout
 
 
@@ -53,7 +56,7 @@ def test_the_workflow_file_is_what_the_docs_describe() -> None:
     assert "ralph plan --json" in steps
     assert 'ralph run --headless --spec \\"${{ matrix.spec }}\\"' in steps
     assert "merge-lanes.sh" in steps
-    assert "ralph-lanes.yml" in (DOCS / "ci-lanes.md").read_text()
+    assert "ralph-lanes.yml" in (DOCS / "how-to" / "ci-lanes.md").read_text()
 
 
 @pytest.mark.slow

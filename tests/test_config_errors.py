@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.errors import ConfigError
+from ralph.errors import DOCS_URL, ConfigError
 from ralph.store.config import parse_config
 
-HINT = "see the Configuration section of the README for the keys ralph.yaml accepts"
+HINT = f"the keys ralph.yaml accepts: {DOCS_URL}reference/ralph-yaml.md"
 
 
 @pytest.mark.parametrize(

@@ -57,8 +57,25 @@ def test_nothing_tells_users_to_install_the_taken_name() -> None:
         assert not re.search(rf"pip install\b[^\n]*\b{TAKEN}\b", text), where
 
 
+def tags() -> set[str]:
+    out = subprocess.run(
+        ["git", "tag", "--list"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    return set(out.stdout.split()) if out.returncode == 0 else set()
+
+
+def test_no_document_pins_a_tag_that_does_not_exist() -> None:
+    # the README once pinned v0.1.0, a tag never made: every install from it failed
+    for where, text in texts().items():
+        for requirement in pip_installs(text):
+            if requirement.startswith(f"{NAME} @ git+"):
+                ref = requirement.removeprefix(f"{NAME} @ git+{REPOSITORY}").lstrip("@")
+                assert not ref or ref in tags(), f"{where}: {requirement}: no tag {ref}"
+
+
 def test_readme_and_workflow_install_this_project_from_its_own_repository() -> None:
-    wanted = f"{NAME} @ git+{REPOSITORY}@v{VERSION}"
+    # no release is tagged yet: the repository's default branch
+    wanted = f"{NAME} @ git+{REPOSITORY}"
     for doc in (REPO / "README.md", REPO / "docs" / "github-actions.yml"):
         installs = [r for r in pip_installs(doc.read_text()) if "/" not in r or "git+" in r]
         named = [r for r in installs if not r.startswith((".", "/"))]
@@ -72,6 +89,7 @@ def test_readme_and_workflow_install_this_project_from_its_own_repository() -> N
     readme = (REPO / "README.md").read_text()
     assert f"**`{NAME}`**" in readme
     assert f"this project's own repository,\n`{REPOSITORY}`" in readme
+    assert "@v" not in readme
 
 
 @pytest.mark.slow
@@ -102,3 +120,5 @@ def test_sdist_and_wheel_build_and_pass_twine_check(tmp_path: Path) -> None:
     assert f"Name: {NAME}\n" in meta
     assert "ralph = ralph.entry:main" in entry
     assert "ralph/py.typed" in names and "ralph/agents/demo/__main__.py" in names
+    # `ralph schema NAME` reads its schemas from the installed package
+    assert {f"ralph/schemas/{n}.json" for n in ("status", "report", "event")} <= set(names)

@@ -1,4 +1,5 @@
-"""The documentation CI users copy from: the GitHub Actions workflow and the exit-code table."""
+"""The documentation users copy from: the GitHub Actions workflow, the exit-code table, the
+commands; and the README kept a front door (short, pointing into docs/)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from ralph.errors import ExitCode
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOW = REPO / "docs" / "github-actions.yml"
 README = REPO / "README.md"
+DOCS = REPO / "docs"
+README_MAX_LINES = 250
 
 
 def options_of(*command: str) -> set[str]:
@@ -57,25 +60,39 @@ def test_workflow_is_valid_and_uses_real_flags() -> None:
     assert published[0]["if"] == "always()"
 
 
-def test_readme_carries_the_workflow() -> None:
-    readme = README.read_text()
-    section = readme[readme.index("## Using ralph in CI") :]
-    assert f"```yaml\n{WORKFLOW.read_text()}```" in section
+def test_the_ci_guide_carries_the_workflow() -> None:
+    guide = (DOCS / "how-to" / "ci.md").read_text()
+    assert f"```yaml\n{WORKFLOW.read_text()}```" in guide
 
 
-def test_readme_exit_code_table_matches_the_contract() -> None:
-    readme = README.read_text()
-    table = readme[readme.index("### Exit codes of `ralph run`") :]
+def test_exit_code_table_matches_the_contract() -> None:
+    page = (DOCS / "reference" / "exit-codes.md").read_text()
+    table = page[page.index("# Exit codes of `ralph run`") :]
     table = table[: table.index("\n\n", table.index("| code"))]
     codes = {int(m) for m in re.findall(r"^\| (\d+) \|", table, re.MULTILINE)}
     assert codes == {int(code) for code in ExitCode}
 
 
-def test_readme_names_every_command_and_run_option() -> None:
-    readme = README.read_text()
+def test_the_commands_page_names_every_command_and_run_option() -> None:
+    readme = (DOCS / "reference" / "commands.md").read_text()
     for command in app.registered_commands:
         name = command.name or (command.callback.__name__ if command.callback else "")
         assert f"`ralph {name}" in readme, name
     for option in options_of("run"):
         if option.startswith("--") and option != "--help":
             assert f"`{option}" in readme, option
+
+
+def test_the_readme_is_a_front_door() -> None:
+    readme = README.read_text()
+    assert len(readme.splitlines()) <= README_MAX_LINES
+    # a quick start with a real agent, not only a placeholder command
+    assert "ralph run --agent claude" in readme
+    # every exit code of the contract, in one line each
+    summary = readme[readme.index("## Exit codes of `ralph run`") :].split("\n## ")[0]
+    assert {int(m) for m in re.findall(r"(?<![\w.])(\d+)\s[a-z]", summary)} == set(
+        map(int, ExitCode)
+    )
+    # every link into docs/ names a page that exists
+    for target in re.findall(r"\]\((docs/[^)#]+)", readme):
+        assert (REPO / target).is_file(), target

@@ -81,6 +81,37 @@ def test_credentials_in_a_variable_or_the_clis_own_file_count_as_logged_in(
     assert "ready: everything this ralph.yaml needs works here" in result.stdout
 
 
+def test_a_codex_custom_provider_key_named_by_env_key_counts_as_logged_in(
+    project: Project, bin_dir: Path
+) -> None:
+    """The pool that `ralph run` drives (a provider of its own, its key in agent.env) is ready:
+    doctor finds the key where the provider's `env_key` says, and never prints its value."""
+    fake_codex(bin_dir)
+    provider = '{name="mine",base_url="http://127.0.0.1:9/v1",env_key="MINE_KEY"}'
+    project.write(
+        {
+            "ralph.yaml": (
+                "agent:\n  name: codex\n  env: {MINE_KEY: mine-secret-value}\n"
+                f"  args: ['-c', 'model_provider=mine', '-c', 'model_providers.mine={provider}']\n"
+            )
+        }
+    )
+    result = project.run("doctor")
+    assert result.exit_code == 0, result.stdout
+    assert "credentials: MINE_KEY" in result.stdout
+    assert "mine-secret-value" not in result.stdout
+    # the same provider defined in Codex's own config.toml
+    project.write({"ralph.yaml": "agent:\n  name: codex\n  env: {MINE_KEY: mine-secret-value}\n"})
+    config = Path.home() / ".codex" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text('[model_providers.mine]\nenv_key = "MINE_KEY"\n')
+    result = project.run("doctor")
+    assert result.exit_code == 0, result.stdout
+    assert "credentials: MINE_KEY" in result.stdout
+    config.write_text("")
+    assert project.run("doctor").exit_code == 1  # no provider key, no login: still a failure
+
+
 def test_a_needed_sandbox_that_cannot_start_fails_with_the_fix(
     project: Project, bin_dir: Path
 ) -> None:

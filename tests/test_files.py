@@ -9,12 +9,12 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from ralph.store import files
+from ralph.store import confined
 from ralph.store.files import write_text_atomic
 
 
 def _line_of_the_last_cleanup() -> int:
-    lines, start = inspect.getsourcelines(write_text_atomic)
+    lines, start = inspect.getsourcelines(confined.write_atomic)
     return start + max(i for i, line in enumerate(lines) if line.strip() == "finally:")
 
 
@@ -26,7 +26,7 @@ def test_an_interrupt_at_any_step_of_a_write_leaves_no_temporary_file(tmp_path: 
     target = tmp_path / "state.json"
     target.write_text("old", encoding="utf-8")
     cleanup = _line_of_the_last_cleanup()
-    code = files.write_text_atomic.__code__
+    code = confined.write_atomic.__code__
     for step in range(1, 5000):
         seen, cleaning = 0, False
 

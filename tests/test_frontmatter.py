@@ -153,7 +153,7 @@ def test_bad_front_matter_is_one_line_naming_file_and_key(front: str, message: s
         parse_front_matter("specs/a.spec.md", f"---\n{front}---\n# s\n")
     assert message in caught.value.message
     assert "\n" not in caught.value.message
-    assert caught.value.hint and "Front matter and checks" in caught.value.hint
+    assert caught.value.hint and "docs/reference/front-matter.md" in caught.value.hint
 
 
 def test_unclosed_front_matter_is_an_error() -> None:
@@ -161,14 +161,19 @@ def test_unclosed_front_matter_is_an_error() -> None:
         parse_front_matter("PROMPT.md", "---\ntest_command: x\n# no closing line\n")
 
 
-def test_the_readme_example_spec_is_valid() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Front matter and checks\n", 1)[1]
-    example = section.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
-    meta = parse_front_matter("README.md", example + "\n")
+def test_the_documented_example_specs_are_valid() -> None:
+    repo = Path(__file__).resolve().parents[1]
+    page = (repo / "docs" / "explanation" / "checks.md").read_text(encoding="utf-8")
+    example = page.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
+    meta = parse_front_matter("docs/explanation/checks.md", example + "\n")
     assert meta is not None
     assert [c.name for c in meta.checks] == ["lint", "no-todos", "qa"]
     assert meta.coder is not None and meta.coder.max_iterations == 15
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    example = readme.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
+    meta = parse_front_matter("README.md", example + "\n")
+    assert meta is not None and meta.test_command == "pytest -q"
+    assert [c.name for c in meta.checks] == ["lint"]
 
 
 def test_the_verification_phase_seeds_own_front_matter_is_accepted() -> None:

@@ -271,6 +271,7 @@ def test_json_display_carries_unknown_fields_and_events() -> None:
     first, second, third = (json.loads(line) for line in out.getvalue().splitlines())
     assert first["event"] == "costly_rotation_ended" and first["cost_usd"] == 0.125
     assert second == {
+        "schema_version": 1,
         "ts": 5.0,
         "event": "check_result",
         "spec": "PROMPT.md",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -73,12 +74,22 @@ def test_kill_9_during_a_lane_rotation_then_resume(project: Project) -> None:
     assert len(worktrees(project)) == 1
 
 
-def test_kill_9_during_a_merge_then_resume(project: Project) -> None:
+def test_kill_9_during_a_merge_then_resume(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     lanes_project(project, TWO)
-    hook = project.root / ".git" / "hooks" / "post-merge"
+    # ralph's git runs no hook: a git on PATH that pauses after a merge (a person's own tool)
+    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True)
     marker = project.root.parent / "merging"
-    hook.write_text(f"#!/bin/sh\ntouch {marker}\nsleep 60\n")
-    hook.chmod(0o755)
+    slow = project.root.parent / "slowgit"
+    slow.mkdir()
+    wrapper = slow / "git"
+    wrapper.write_text(
+        f'#!/bin/sh\n{real.stdout.strip()} "$@" || exit $?\n'
+        f'case " $* " in *" merge --no-edit "*) touch {marker}; sleep 60;; esac\n'
+    )
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{slow}:{os.environ['PATH']}")
     steps = {
         "specs/a.spec.md": [{"write": {"a.txt": "a\n"}, "signal": "DONE"}, {"signal": "DONE"}],
         "specs/b.spec.md": [{"write": {"b.txt": "b\n"}, "signal": "DONE"}, {"signal": "DONE"}],
@@ -92,7 +103,7 @@ def test_kill_9_during_a_merge_then_resume(project: Project) -> None:
         proc.communicate(timeout=30)
     lanes = json.loads((project.root / ".ralph" / "lanes.json").read_text())
     assert lanes["merging"] in TWO
-    hook.unlink()
+    monkeypatch.setenv("PATH", os.environ["PATH"].split(":", 1)[1])
     res = project.run_subprocess("run", "--agent-command", cmd, "--parallel", "2", "--headless")
     assert res.exit_code == 0, res.stdout + res.stderr
     assert (project.root / "a.txt").read_text() == "a\n"

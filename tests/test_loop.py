@@ -141,10 +141,17 @@ def test_removed_spec_is_dropped_from_the_matrix(git_project: Project) -> None:
             "specs/api.spec.md": [{"signal": "DONE"}],
         }
     )
+    res = git_project.run("run", *cmd, "-n", "2")
+    assert git_project.counts() == {"PROMPT.md": 0}  # dropped from the matrix at once
+    assert all(c["spec"] == "PROMPT.md" for c in git_project.calls())
+    # the agent removed it, not a person: the run is not verified with fewer specs until a
+    # person accepts the removal (tests/test_spec_set.py)
+    assert res.exit_code == 3, res
+    assert "specs/api.spec.md was removed or renamed during a run" in res.stdout
+    assert git_project.run("accept", "--yes").exit_code == 0
     res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert git_project.counts() == {"PROMPT.md": 3}
-    assert all(c["spec"] == "PROMPT.md" for c in git_project.calls())
 
 
 def test_agent_deleting_its_own_spec_does_not_crash(git_project: Project) -> None:
@@ -173,9 +180,11 @@ def test_agent_deleting_its_own_spec_does_not_crash(git_project: Project) -> Non
             )
         }
     )
-    res = git_project.run("run", *cmd)
-    assert res.exit_code == 0, res
+    res = git_project.run("run", *cmd, "-n", "2")
+    assert res.exit_code == 3, res  # held for a person (tests/test_spec_set.py), no crash
     assert list(git_project.counts()) == ["PROMPT.md"]
+    assert git_project.run("accept", "--yes").exit_code == 0
+    assert git_project.run("run", *cmd).exit_code == 0
 
 
 def test_modified_spec_goes_back_to_zero_and_is_reprocessed(git_project: Project) -> None:

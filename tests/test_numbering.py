@@ -14,7 +14,7 @@ DONE = [{"signal": "DONE"}]
 def history(project: Project, *args: str) -> list[dict[str, object]]:
     res = project.run("history", "--json", *args)
     assert res.exit_code == 0, res
-    data = json.loads(res.stdout)
+    data = json.loads(res.stdout)["rotations"]
     assert isinstance(data, list)
     return data
 

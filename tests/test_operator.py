@@ -195,7 +195,7 @@ def test_inspect_without_a_run(project: Project) -> None:
     assert res.exit_code == 0, res
     assert res.stdout.strip() == "no run is live"
     data = json.loads(project.run("inspect", "--json").stdout)
-    assert data == {"running": False}
+    assert data == {"schema_version": 1, "running": False}
     assert project.run("run", *project.fake({"*": DONE})).exit_code == 0
     data = json.loads(project.run("inspect", "--json").stdout)
     assert data["running"] is False
@@ -287,7 +287,8 @@ def test_history_lists_every_rotation(project: Project) -> None:
 
 def test_history_json_and_spec_filter(project: Project) -> None:
     three_rotations(project)
-    data = json.loads(project.run("history", "--json", "--spec", "./specs/b.spec.md").stdout)
+    res = project.run("history", "--json", "--spec", "./specs/b.spec.md")
+    data = json.loads(res.stdout)["rotations"]
     assert [r["number"] for r in data] == [2, 3]
     assert {r["spec"] for r in data} == {"specs/b.spec.md"}
     assert data[0]["files_changed"] == 1 and data[0]["duration"] >= 0

@@ -92,21 +92,26 @@ def test_dash_c_works_before_the_command_as_after_it(git_project: Project, tmp_p
     assert git_project.counts() == {"specs/api.spec.md": 3}
 
 
-def test_init_in_a_subfolder_of_a_project_warns(project: Project) -> None:
+def test_init_in_a_subfolder_of_a_project_is_refused_unless_nested(project: Project) -> None:
     project.write({"specs/api.spec.md": "# api\n"})
     assert ralph(project, project.root, "init").exit_code == 0
     sub = project.root / "pkg"
     sub.mkdir()
     res = ralph(project, sub, "init")
+    assert res.exit_code == 2, res
+    assert res.stderr.splitlines()[0] == (
+        f"error: {sub} is inside the ralph project {project.root}; ralph init would make a "
+        "second project here"
+    )
+    assert "ralph init --nested" in res.stderr
+    assert not (sub / ".ralph").exists() and not (sub / "PROMPT.md").exists()
+    # asked for: a second project inside the first
+    res = ralph(project, sub, "init", "--nested")
     assert res.exit_code == 0, res
-    warning = [line for line in res.stderr.splitlines() if line.startswith("warning:")]
-    assert warning == [
-        f"warning: {project.root} is already a ralph project; this makes a second one inside "
-        f"it, in {sub} (to work on {project.root.name}, run ralph anywhere in it, without init)"
-    ]
-    # at the project's own root: no warning
+    assert (sub / ".ralph" / "state.json").is_file()
+    # at the project's own root: no refusal
     again = ralph(project, project.root, "init", "--force")
-    assert again.exit_code == 0 and "warning" not in again.stderr, again
+    assert again.exit_code == 0 and "error" not in again.stderr, again
 
 
 def test_the_untouched_template_is_not_run_and_the_run_says_so(project: Project) -> None:

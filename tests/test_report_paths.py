@@ -120,3 +120,36 @@ def test_report_json_to_dev_stdout_through_the_cli(project: Project) -> None:
     start = res.stdout.index("{\n")
     data, _ = json.JSONDecoder().raw_decode(res.stdout[start:])
     assert data["complete"] is True
+
+
+def test_a_report_inside_the_project_reached_by_a_persons_link_above_it_is_inside(
+    tmp_path: Path,
+) -> None:
+    # the person's /alias -> /real: a path through it that lands in the project is the
+    # project's, and a link an agent planted there is refused, not written through
+    from ralph.errors import UnsafePath
+
+    project = tmp_path / "real" / "proj"
+    project.mkdir(parents=True)
+    (tmp_path / "alias").symlink_to(tmp_path / "real")
+    secret = tmp_path / "bashrc"
+    secret.write_text("mine\n")
+    (project / "j.xml").symlink_to(secret)
+    with pytest.raises(UnsafePath, match=r"j\.xml"):
+        write_text_through(tmp_path / "alias" / "proj" / "j.xml", "report\n", project=project)
+    assert secret.read_text() == "mine\n"
+    (project / "j.xml").unlink()
+    write_text_through(tmp_path / "alias" / "proj" / "j.xml", "report\n", project=project)
+    assert (project / "j.xml").read_text() == "report\n"
+
+
+def test_a_persons_link_outside_the_project_into_it_is_written_at_its_real_place(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "proj"
+    (project / "out").mkdir(parents=True)
+    link = tmp_path / "ci.xml"
+    link.symlink_to(project / "out" / "j.xml")
+    write_text_through(link, "report\n", project=project)
+    assert link.is_symlink()
+    assert (project / "out" / "j.xml").read_text() == "report\n"

@@ -87,8 +87,20 @@ def test_os_errors_are_one_line_with_a_hint(capsys: pytest.CaptureFixture[str]) 
     assert code == 1
     assert err == [
         "error: .ralph/state.json: No space left on device",
-        "hint: check free disk space and permissions, then run again",
+        "hint: free some disk space, then run again",
     ]
+
+
+def test_an_os_error_of_a_rename_names_the_target_not_the_temporary_file(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    exc = OSError(
+        21, "Is a directory", ".ralph/.state.json.0123456789ab.tmp", None, ".ralph/state.json"
+    )
+    assert report(exc) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: .ralph/state.json: Is a directory\n")
+    assert ".tmp" not in err and "disk space" not in err
 
 
 @posix_signals

@@ -4,6 +4,7 @@ needs to be installed. What the sandboxes really stop is tested in test_sandbox_
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,9 @@ def pairs(argv: tuple[str, ...], flag: str) -> list[tuple[str, str]]:
 
 
 def test_bwrap_binds_the_project_the_cli_folders_and_a_private_tmp_read_only_elsewhere() -> None:
-    argv, env = wrap(box(), ("/usr/bin/claude", "-p"), ROOT / "sub", {"A": "1"}, "tok")
+    argv, env = wrap(
+        box(), ("/usr/bin/claude", "-p"), ROOT / "sub", {"A": "1"}, "tok", frozenset({"A"})
+    )
     assert argv[0] == "/usr/bin/bwrap"
     assert argv[-3:] == ("--", "/usr/bin/claude", "-p")
     # the whole filesystem read-only first, then what may be written
@@ -70,7 +73,9 @@ def test_bwrap_hides_secrets_after_the_writable_binds_so_a_secret_inside_one_sta
 
 
 def test_srt_runs_the_program_through_its_settings_with_this_runs_private_tmp() -> None:
-    argv, env = wrap(box("srt"), ("/usr/bin/claude", "-p"), ROOT, {"A": "1"}, "tok")
+    argv, env = wrap(
+        box("srt"), ("/usr/bin/claude", "-p"), ROOT, {"A": "1"}, "tok", frozenset({"A"})
+    )
     settings = str(SCRATCH / "srt-settings.json")
     assert argv[:4] == ("/usr/bin/srt", "--settings", settings, "--")
     assert argv[4:] == ("/usr/bin/env", f"TMPDIR={SCRATCH / 'tmp'}", "/usr/bin/claude", "-p")
@@ -110,7 +115,14 @@ def test_without_a_loopback_host_no_proxy_is_left_as_srt_sets_it() -> None:
 def test_docker_passes_variables_by_name_so_no_key_is_on_the_command_line() -> None:
     sandbox = box("docker", image="ralph-agents:1", uid=1000, gid=1000)
     env = {"ANTHROPIC_API_KEY": "sk-ant-secret", "PATH": "/host/bin", "HOME": "/home/u"}
-    argv, _ = wrap(sandbox, ("/opt/node/bin/claude", "-p"), ROOT, env, "abc123")
+    argv, _ = wrap(
+        sandbox,
+        ("/opt/node/bin/claude", "-p"),
+        ROOT,
+        env,
+        "abc123",
+        frozenset({"ANTHROPIC_API_KEY"}),
+    )
     assert "sk-ant-secret" not in " ".join(argv)
     assert ("--env", "ANTHROPIC_API_KEY") in itertools.pairwise(argv)
     assert "PATH" not in argv  # the image's own PATH finds the CLI
@@ -129,6 +141,28 @@ def test_docker_hides_a_store_that_a_mounted_folder_holds() -> None:
     argv, _ = wrap(sandbox, ("claude",), ROOT, {}, "abc")
     assert ("--tmpfs", str(stores)) in itertools.pairwise(argv)
     assert "/home/u/.ssh" not in " ".join(argv)  # not mounted at all: nothing to hide
+
+
+def test_a_sandboxed_process_gets_the_basic_variables_its_own_and_those_named_only() -> None:
+    env = {
+        "PATH": "/bin",
+        "HOME": "/home/u",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C",
+        "TERM": "xterm",
+        "RALPH_SPEC": "a",
+        "AWS_SECRET_ACCESS_KEY": "s",
+        "GITHUB_TOKEN": "g",
+        "MINE": "m",
+        "DATABASE_URL": "postgres://u:p@h/d",
+        "ANTHROPIC_API_KEY": "k",
+    }
+    named = replace(box(), env_names=frozenset({"MINE"}))
+    _, got = wrap(named, ("/bin/true",), ROOT, env, "t", frozenset({"ANTHROPIC_API_KEY"}))
+    assert {"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "DATABASE_URL"}.isdisjoint(got)
+    for name in ("PATH", "HOME", "LANG", "LC_ALL", "TERM", "RALPH_SPEC", "MINE"):
+        assert got[name] == env[name]
+    assert got["ANTHROPIC_API_KEY"] == "k"
 
 
 def test_docker_without_an_image_is_refused() -> None:

@@ -54,6 +54,10 @@ print("<ralph>CONTINUE</ralph>")
 """
 
 
+# What the escaping agent reads from its environment: named in ralph.yaml's sandbox.env.
+AGENT_ENV = ["OUTSIDE", "SECRET_FILE", "RAN_MARKER"]
+
+
 def bwrap_reason() -> str | None:
     """Why bubblewrap cannot run here, or None."""
     if shutil.which("bwrap") is None:
@@ -123,7 +127,11 @@ def test_an_agent_cannot_write_outside_the_project_or_read_a_named_secrets_folde
     need(profile, monkeypatch)
     command = setup_agent(box_project, disk_tmp, monkeypatch)
     box_project.write(
-        {"ralph.yaml": json.dumps({"sandbox": {"deny_read": [str(disk_tmp / "secrets")]}})}
+        {
+            "ralph.yaml": json.dumps(
+                {"sandbox": {"deny_read": [str(disk_tmp / "secrets")], "env": AGENT_ENV}}
+            )
+        }
     )
     result = box_project.run_subprocess(
         "run", "--sandbox", profile, "--agent-command", command, "-n", "1", "--headless"
@@ -186,7 +194,8 @@ def test_srt_lets_the_agent_reach_an_allowed_host_and_refuses_every_other(
     (allowed, allowed_hits), (denied, denied_hits) = servers
     monkeypatch.setenv("ALLOWED_URL", f"http://127.0.0.1:{allowed}/ok")
     monkeypatch.setenv("DENIED_URL", f"http://127.0.0.1:{denied}/leak")
-    config = {"sandbox": {"profile": "srt", "allow_hosts": [f"127.0.0.1:{allowed}"]}}
+    names = [*AGENT_ENV, "ALLOWED_URL", "DENIED_URL"]  # a sandbox passes on only what is named
+    config = {"sandbox": {"profile": "srt", "allow_hosts": [f"127.0.0.1:{allowed}"], "env": names}}
     box_project.write({"ralph.yaml": json.dumps(config)})
     result = box_project.run_subprocess("run", "--agent-command", command, "-n", "1", "--headless")
     assert result.exit_code == 3, result

@@ -53,6 +53,7 @@ LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
 
 _ROOT = "Run as if started in this folder (before or after the command)."
+_LANES = "Also discard the open lanes of a --parallel run (worktrees, ralph/... branches)."
 Root = Annotated[Optional[Path], typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]  # fmt: skip  # noqa: E501, UP045
 
 
@@ -98,13 +99,17 @@ def init(
     force: Annotated[
         bool, typer.Option("--force", help="Re-create .ralph/ even if it exists (clears it).")
     ] = False,
+    nested: Annotated[
+        bool,
+        typer.Option("--nested", help="Make a project inside another ralph project's folder."),
+    ] = False,
     root: Root = None,
 ) -> None:
     """Create .ralph/, a PROMPT.md template when there is no spec, and ignore .ralph/ in git."""
     from ralph.commands.init import init as init_command
 
     with reported_errors():
-        init_command((root or Path()).resolve(), force=force)
+        init_command((root or Path()).resolve(), force=force, nested=nested)
 
 
 @app.command()
@@ -347,6 +352,19 @@ def doctor(json_: JsonFlag = False, root: Root = None) -> None:
         raise typer.Exit(doctor_command(project_root(root), as_json=json_))
 
 
+_SCHEMA = "status, report, history, agents, plan, inspect, doctor or event (none: list them)."
+SchemaName = Annotated[Optional[str], typer.Argument(help=_SCHEMA, show_default=False)]  # noqa: UP045
+
+
+@app.command()
+def schema(name: SchemaName = None) -> None:
+    """Print the JSON Schema of a --json output, of the --report-json report or of a run event."""
+    from ralph.commands.schema import schema as schema_command
+
+    with reported_errors():
+        schema_command(name)
+
+
 @app.command()
 def reset(
     handoffs: Annotated[bool, typer.Option("--handoffs", help="Also delete the handoffs.")] = False,
@@ -356,21 +374,23 @@ def reset(
     guardrails: Annotated[
         bool, typer.Option("--guardrails", help="Also reset guardrails.md to its template.")
     ] = False,
-    all_: Annotated[
-        bool, typer.Option("--all", help="All of --handoffs, --history and --guardrails.")
-    ] = False,
+    lanes: Annotated[bool, typer.Option("--lanes", help=_LANES)] = False,
+    all_: Annotated[bool, typer.Option("--all", help="All of the above.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Discard lanes without asking.")] = False,
     root: Root = None,
 ) -> None:
     """Counters and iteration back to zero (rotation numbers go on); specs keep their status."""
     from ralph.commands.reset import reset as reset_command
 
+    handoffs, history, guardrails, lanes = (
+        x or all_ for x in (handoffs, history, guardrails, lanes)
+    )
     with reported_errors():
-        reset_command(
-            project_root(root),
-            handoffs=handoffs or all_,
-            history=history or all_,
-            guardrails=guardrails or all_,
-        )
+        code = reset_command(
+            project_root(root), handoffs=handoffs, history=history, guardrails=guardrails,
+            lanes=lanes, yes=yes,
+        )  # fmt: skip
+    raise typer.Exit(code)
 
 
 @app.command()

@@ -20,6 +20,16 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # Ctrl-C, SIGTERM, cancel
 
 
+# The manual. A hint that a page explains better names it: the docs/ folder of the repository
+# (also built as a site by `make docs`); tests/test_docs_site.py checks that each page named exists.
+DOCS_URL = "https://github.com/ralph-spec-loop/ralph-spec-loop/blob/main/docs/"
+
+
+def docs_page(page: str) -> str:
+    """Where page `page` (a path under docs/, such as `reference/ralph-yaml.md`) is read."""
+    return DOCS_URL + page
+
+
 def report(exc: BaseException) -> int:
     """Print a RalphError, an OSError or Ctrl-C as one `error:` line and a `hint:` on stderr."""
     import sys
@@ -27,10 +37,24 @@ def report(exc: BaseException) -> int:
     if isinstance(exc, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
-    if isinstance(exc, OSError):  # a full disk, a permission taken away mid-run
-        where = f"{exc.filename}: " if exc.filename else ""
+    if isinstance(exc, OSError) and not isinstance(
+        exc, RalphError
+    ):  # a full disk, a permission taken away mid-run
+        import errno
+
+        # A rename names its temporary file first: the file that matters is the target.
+        name = exc.filename2 if str(exc.filename).endswith(".tmp") else exc.filename
+        where = f"{name}: " if name else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
-        print("hint: check free disk space and permissions, then run again", file=sys.stderr)
+        if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            hint = "free some disk space, then run again"
+        elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            hint = "give the file (or its folder) write permission back, then run again"
+        elif exc.errno in (errno.EISDIR, errno.ENOTDIR, errno.ENOENT):
+            hint = "a folder on the way is missing or in the file's place: fix it, then run again"
+        else:
+            hint = "check the file's folder, free disk space and permissions, then run again"
+        print(f"hint: {hint}", file=sys.stderr)
         return int(ExitCode.ERROR)
     assert isinstance(exc, RalphError)
     print(f"error: {exc.message}", file=sys.stderr)
@@ -62,6 +86,12 @@ class StateError(RalphError):
     """state.json (or another file under .ralph/) is corrupt or from a newer ralph."""
 
 
+class RepositoryError(RalphError):
+    """ralph's git would reach a repository other than the one the run started in (a redirected
+    `commondir`/`gitdir`/`.git`, a lane's worktree that is no longer ralph's): the run stops,
+    since a snapshot that cannot be trusted must not pass for one that failed."""
+
+
 class AgentError(RalphError):
     """The agent cannot be started (missing executable, bad command)."""
 
@@ -74,6 +104,18 @@ class AgentsExhausted(RalphError):
 
 class SandboxError(RalphError):
     """The sandbox asked for cannot start here: the run refuses rather than run unsandboxed."""
+
+
+class UnsafePath(RalphError):
+    """A file ralph would write, create, delete or read in the project is reached through a
+    link (or is not a regular file), or a read leads outside the project: refused, exit 1,
+    before anything outside the project is touched (docs/explanation/files-and-links.md)."""
+
+
+class FileProblem(StateError, OSError):
+    """A file of `.ralph/` cannot be written, said as what is actually wrong (its folder is
+    gone, read-only, a folder where the file goes, the disk full). An OSError too, so a
+    best-effort write (run.json) still passes over it."""
 
 
 class LockError(RalphError):

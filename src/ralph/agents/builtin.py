@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from ralph.agents.command import CommandAgent
+from ralph.agents.footprint import FOOTPRINTS
 from ralph.agents.request import AgentRequest
 from ralph.errors import AgentError
 
@@ -70,6 +71,19 @@ class BuiltinAgent(CommandAgent):
 
     def default_env(self) -> dict[str, str]:
         return dict(self.env_defaults)
+
+    def key_vars(self) -> tuple[str, ...]:
+        """The variables this agent reads its keys from: its CLI's own, plus any its
+        configuration names (a custom provider's key variable)."""
+        footprint = FOOTPRINTS.get(self.key)
+        return footprint.key_vars if footprint else ()
+
+    def passes(self) -> frozenset[str]:
+        """Its own credential, endpoint and config-folder variables too (agents/footprint.py),
+        and the key variables its configuration names (into a sandbox)."""
+        footprint = FOOTPRINTS.get(self.key)
+        own = () if footprint is None else footprint.variables
+        return super().passes() | frozenset(own) | frozenset(self.key_vars())
 
     def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:
         """The command line for one rotation, and whether the prompt file is fed to stdin."""

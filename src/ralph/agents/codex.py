@@ -8,6 +8,8 @@ e.g. "You've hit your usage limit. ... try again at 1:00 PM." (local time, U+201
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +88,11 @@ class CodexParser(JsonLinesParser):
         return Outcome(self.final or "", usage, fault, error)
 
 
+# A custom provider names the variable holding its key: `env_key = "NAME"` in config.toml, or
+# `-c 'model_providers.x={..., env_key="NAME"}'` / `-c model_providers.x.env_key=NAME`.
+_ENV_KEY = re.compile(r"""env_key\s*=\s*["']?([A-Za-z_][A-Za-z0-9_]*)""")
+
+
 class CodexAgent(BuiltinAgent):
     key = "codex"
     default_vendor = "openai"
@@ -111,3 +118,15 @@ class CodexAgent(BuiltinAgent):
 
     def parser(self) -> OutputParser:
         return CodexParser()
+
+    def key_vars(self) -> tuple[str, ...]:
+        """Codex's own key variables and those of the custom providers its arguments and its
+        config.toml define: `ralph doctor` finds the login there, redaction the key."""
+        home = self.extra_env.get("CODEX_HOME") or os.environ.get("CODEX_HOME")
+        config = Path(home) / "config.toml" if home else Path.home() / ".codex" / "config.toml"
+        try:
+            text = config.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        named = _ENV_KEY.findall("\n".join((*self.args, text)))
+        return tuple(dict.fromkeys((*super().key_vars(), *named)))

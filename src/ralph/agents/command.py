@@ -98,6 +98,11 @@ class CommandAgent:
         """ralph's environment with the agent's defaults and the user's `env:` over it."""
         return {**os.environ, **self.default_env(), **self.extra_env}
 
+    def passes(self) -> frozenset[str]:
+        """The variables this agent needs inside a sandbox beyond the basic ones: its defaults
+        and those the person's `env:` sets for it."""
+        return frozenset({*self.default_env(), *self.extra_env})
+
     def secrets(
         self, env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None
     ) -> frozenset[str]:
@@ -105,7 +110,13 @@ class CommandAgent:
         redacted from everything ralph writes of its output."""
         if argv is None:
             argv = (*self.argv, *getattr(self, "args", ()))  # a built-in's extra arguments
-        return agent_secrets(getattr(self, "key", self.name), env or self.base_env(), argv)
+        key = getattr(self, "key", self.name)
+        return agent_secrets(key, env or self.base_env(), argv, self.key_vars())
+
+    def key_vars(self) -> tuple[str, ...]:
+        """Variables holding this agent's keys beyond the credential-named ones (a built-in
+        CLI's own, and those its configuration names)."""
+        return ()
 
     def build_env(self, request: AgentRequest) -> dict[str, str]:
         env = self.base_env()
@@ -123,6 +134,11 @@ class CommandAgent:
         )
         if self.model is not None:
             env["RALPH_MODEL"] = self.model
+        if request.state_dir.resolve() in request.root.resolve().parents:  # a lane (.ralph/...)
+            from ralph.process.treecode import tree_code
+
+            # the agent's own test runs in its lane import the lane's code, as its checks do
+            env = tree_code(request.root, request.state_dir.parent, env).env
         return env
 
     def command(self, request: AgentRequest) -> tuple[tuple[str, ...], Path | None]:
@@ -184,6 +200,7 @@ class CommandAgent:
                     idle_timeout=request.idle_timeout,
                     kill_grace=request.kill_grace,
                     tail_bytes=max(1 << 20, 2 * len(request.prompt.encode())),
+                    passes=chosen.passes(),
                 ),
                 on_output,
                 cancel=cancel,

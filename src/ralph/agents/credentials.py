@@ -17,9 +17,13 @@ from ralph.rules.redact import json_secrets, secret_values
 CONFIG_VARS = ("OPENCODE_CONFIG_CONTENT",)
 
 
-def agent_secrets(key: str, env: Mapping[str, str], argv: Sequence[str]) -> frozenset[str]:
-    """The secret values an agent runs with: in its environment and on its command line."""
-    found = set(secret_values(env, FOOTPRINTS[key].key_vars if key in FOOTPRINTS else (), argv))
+def agent_secrets(
+    key: str, env: Mapping[str, str], argv: Sequence[str], names: Sequence[str] = ()
+) -> frozenset[str]:
+    """The secret values an agent runs with: in its environment (the CLI's key variables, and
+    `names`: those its configuration names) and on its command line."""
+    known = FOOTPRINTS[key].key_vars if key in FOOTPRINTS else ()
+    found = set(secret_values(env, (*known, *names), argv))
     for name in CONFIG_VARS:
         if name in env:
             found |= json_secrets(env[name])

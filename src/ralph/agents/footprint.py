@@ -28,6 +28,13 @@ class Footprint:
     # file), so finding no credentials is a warning, not an error.
     certain: bool = True
     login_hint: str = ""
+    # More variables the CLI reads (a region, a provider switch): passed into a sandbox too.
+    other_vars: tuple[str, ...] = ()
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """Every variable of the CLI's own: a sandbox passes these on (process/sandbox.py)."""
+        return (*self.key_vars, *self.base_url_vars, *self.home_vars, *self.other_vars)
 
 
 _ANTHROPIC = ("api.anthropic.com",)

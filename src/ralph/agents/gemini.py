@@ -9,6 +9,8 @@ untrusted folder; API errors exit with the HTTP status truncated to a byte (429 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,8 @@ DEFAULTS_VAR = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"
 
 
 class GeminiParser(JsonLinesParser):
+    chatter = ("YOLO mode is enabled", "Security Warning: Skipping system defaults file")
+
     def __init__(self) -> None:
         super().__init__()
         self.final = ""  # assistant text since the last tool event
@@ -110,6 +114,29 @@ def _tokens(stats: dict[str, Any]) -> tuple[float, float]:
     return total_in, total_out
 
 
+def _defaults_file() -> Path | None:
+    """ralph's system-defaults file for Gemini, in ralph's cache folder; None where Gemini would
+    skip it: it refuses a file below any folder others may write (a project or a HOME under
+    /tmp), and says so in a warning that hid the real error of a failed start."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    folder = Path(cache) / "ralph"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if os.name != "nt" and any(_open_to_others(p) for p in (folder, *folder.parents)):
+            return None
+        path = folder / "gemini-system-defaults.json"
+        text = json.dumps(SYSTEM_DEFAULTS, indent=2) + "\n"
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+    except OSError:
+        return None  # no cache folder: Gemini runs with its own defaults
+    return path
+
+
+def _open_to_others(folder: Path) -> bool:
+    return bool(folder.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
 class GeminiAgent(BuiltinAgent):
     key = "gemini"
     default_vendor = "google"
@@ -121,10 +148,9 @@ class GeminiAgent(BuiltinAgent):
     def build_env(self, request: AgentRequest) -> dict[str, str]:
         env = super().build_env(request)
         if DEFAULTS_VAR not in env:  # a system-defaults file of the user's own wins
-            path = request.state_dir / "gemini-system-defaults.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(SYSTEM_DEFAULTS, indent=2) + "\n", encoding="utf-8")
-            env[DEFAULTS_VAR] = str(path)
+            path = _defaults_file()
+            if path is not None:
+                env[DEFAULTS_VAR] = str(path)
         return env
 
     def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:

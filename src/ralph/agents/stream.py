@@ -97,6 +97,9 @@ class JsonLinesParser(OutputParser):
     """JSON events on stdout, free text on stderr. Subclasses implement `event` and `outcome`."""
 
     skip_prefixes: tuple[str, ...] = ()  # events not worth parsing (kept raw in history)
+    # stderr lines that are the CLI's routine notices, never the reason it failed: shown in the
+    # log, kept out of the error a failed rotation reports (where they hid the real cause)
+    chatter: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         self.stderr: deque[str] = deque(maxlen=STDERR_KEPT)
@@ -111,7 +114,8 @@ class JsonLinesParser(OutputParser):
             if not stripped:
                 continue
             if stream == "stderr":
-                self.stderr.append(stripped[:MAX_LINE])
+                if not (self.chatter and stripped.startswith(self.chatter)):
+                    self.stderr.append(stripped[:MAX_LINE])
                 shown.append(bound_line(stripped))
                 continue
             event: Any = None

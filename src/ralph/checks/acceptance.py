@@ -84,8 +84,13 @@ class FrontMatterAcceptor:
         return out
 
     def accept(self, scope: Scope, state: State, items: Sequence[Pending]) -> State:
+        from ralph.rules.specset import accept
+
         for item in items:
             row = state.get(item.spec or "")
             if row is not None and row.agent_front_matter == item.key:
                 state = state.with_spec(replace(row, agent_front_matter=None))
+                if state.person_specs is not None:  # the person's specs hold it from now on
+                    record = accept(dict(state.person_specs), {row.path: item.key}, (row.path,))
+                    state = replace(state, person_specs=tuple(sorted(record.items())))
         return state

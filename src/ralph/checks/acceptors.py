@@ -9,6 +9,7 @@ from ralph.checks.acceptance import Acceptor, FrontMatterAcceptor, Pending, Scop
 from ralph.checks.evidence import CountsAcceptor
 from ralph.checks.ignoreaccept import IgnoreRulesAcceptor
 from ralph.checks.settingsaccept import SettingsAcceptor
+from ralph.checks.specset import SpecSetAcceptor
 from ralph.checks.testguard import TestAcceptor
 from ralph.rules.state import State
 
@@ -17,6 +18,7 @@ def acceptors() -> list[Acceptor]:
     """Every kind of change a person accepts, in the order `ralph accept` shows them."""
     return [
         SettingsAcceptor(),
+        SpecSetAcceptor(),
         FrontMatterAcceptor(),
         IgnoreRulesAcceptor(),
         TestAcceptor(),

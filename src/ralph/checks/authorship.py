@@ -7,10 +7,10 @@ once the front matter on disk is something else (a person changed it).
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from ralph.rules.spec import Spec
+from ralph.rules.specset import UNREADABLE, front_digest
 from ralph.specs.frontmatter import split_front_matter
 
 
@@ -51,6 +51,17 @@ def agent_front(spec: Spec, mark: str | None) -> str | None:
     return _front(spec.text) or ""
 
 
+def front_digests(root: Path) -> dict[str, str]:
+    """Every spec on disk with the digest of its front matter (rules/specset.py)."""
+    from ralph.specs.discovery import find_spec_paths
+
+    found: dict[str, str] = {}
+    for path in find_spec_paths(root):
+        text = _read(root / path)
+        found[path] = UNREADABLE if text is None else _digest(_front(text))
+    return found
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_bytes().decode("utf-8", errors="replace")
@@ -59,7 +70,7 @@ def _read(path: Path) -> str | None:
 
 
 def _digest(front: str | None) -> str:
-    return hashlib.sha256((front or "").encode()).hexdigest()
+    return front_digest(front)
 
 
 def _front(text: str) -> str | None:

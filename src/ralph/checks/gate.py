@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph.checks.authorship import agent_change, agent_mark
+from ralph.checks.authorship import agent_change, agent_mark, front_digests
 from ralph.checks.claims import VState
 from ralph.checks.evidence import DROP_HINT, drop
 from ralph.checks.judge import AgentJudge
@@ -24,9 +24,10 @@ from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.runner import run_gate
 from ralph.checks.testguard import TestGuard, refusal
-from ralph.errors import SpecError
+from ralph.errors import SpecError, docs_page
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
+from ralph.rules.specset import Digests, waiting
 from ralph.rules.state import SpecState, State
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
@@ -34,6 +35,7 @@ from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent
+    from ralph.process.treecode import TreeCode
 
 REFUSED = "REFUSED"
 NOTE_REASONS = 3  # reasons shown on the one-line display note
@@ -41,8 +43,9 @@ NOTE_REASONS = 3  # reasons shown on the one-line display note
 # counts say it in their reasons)
 PERSON = "what a person can do: "
 CHECK_HINT = "if a check is wrong, edit the spec's front matter; else let the agent fix the work"
-FRONT_MATTER_HINT = "fix the YAML between the --- lines (README: Front matter and checks)"
+FRONT_MATTER_HINT = f"fix the YAML between the --- lines ({docs_page('reference/front-matter.md')})"
 AGENT_FRONT_MATTER_HINT = "accept the agent's change with `ralph accept`, or restore it"
+SPECS_HINT = "restore the spec (git checkout), or accept the change with `ralph accept`"
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,13 @@ class DoneGate:
                 out[spec.path] = reason
         return out
 
+    def tree_code(self) -> TreeCode:
+        """The checks' environment: run in a copy of the project (a lane's worktree), they
+        import the copy's code (ralph.process.treecode)."""
+        from ralph.process.treecode import tree_code
+
+        return tree_code(self.root, self.ws.root)
+
     def prompt_section(self, spec: Spec, mode: str) -> str:
         """What the agent must know: which checks its DONE must pass, and the last refusal."""
         meta, error = self.meta(spec)
@@ -183,8 +193,14 @@ class DoneGate:
         handoff: Path,
         row: SpecState | None = None,
         cancel: threading.Event | None = None,
+        person_specs: Digests | None = None,
     ) -> Verdict:
         """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
+        held = waiting(person_specs, front_digests(self.root), spec.path)
+        if held:  # fewer or weaker specs than a person wrote: nothing is verified meanwhile
+            more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
+            waits = (f"the specs wait for a person: {held[0]}{more}",)
+            return self._refuse(spec, iteration, handoff, waits, "", hint=SPECS_HINT)
         meta, error = self.meta(spec)
         self.counts.pop(spec.path, None)
         if error is None:
@@ -212,6 +228,7 @@ class DoneGate:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
 
         agent = self.judge_agent()
+        code = self.tree_code()
         try:
             gate = run_gate(
                 spec.path,
@@ -226,6 +243,7 @@ class DoneGate:
                 ),
                 cache=self.cache,
                 tree=tree(),
+                env=code.env,
                 on_result=self._logger(iteration, spec.path),
                 on_transition=on_transition,
                 cancel=cancel,
@@ -240,8 +258,10 @@ class DoneGate:
         if gate.interrupted:
             return Verdict("ERROR", "interrupted while running the DONE checks", True, gate)
         if not gate.passed:
-            report = gate.report()
-            return self._refuse(spec, iteration, handoff, gate.reasons, report, gate, CHECK_HINT)
+            elsewhere = code.refusal()  # why a correct fix in this tree may still fail
+            reasons = (*gate.reasons, elsewhere) if elsewhere else gate.reasons
+            report = gate.report() + (f"\n- {elsewhere}" if elsewhere else "")
+            return self._refuse(spec, iteration, handoff, reasons, report, gate, CHECK_HINT)
         counts = gate.counts
         fell = drop(counts, row.best_tests if row else None) if counts is not None else None
         if counts is not None:
@@ -293,6 +313,7 @@ class DoneGate:
                 ),
                 cache=self.cache,
                 tree=key,
+                env=self.tree_code().env,
                 on_result=self._logger(iteration, spec.path),
             )
             out.append((spec.path, gate))

@@ -18,6 +18,7 @@ from ralph.checks.command import KILL_GRACE
 from ralph.checks.records import JudgeSpent, Record
 from ralph.errors import AgentError
 from ralph.rules.signals import agent_words
+from ralph.store.files import write_text_new
 
 if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent
@@ -66,7 +67,7 @@ class AgentJudge:
             agent = copy.copy(agent)
             agent.extra_env = {**agent.extra_env, "RALPH_JUDGE_MODEL": model}
         prompt_file = self.state_dir / "judge-prompt.md"
-        prompt_file.write_text(prompt, encoding="utf-8")
+        write_text_new(prompt_file, prompt)
         request = AgentRequest(
             prompt=prompt,
             prompt_file=prompt_file.resolve(),

@@ -36,6 +36,7 @@ from ralph.specs.frontmatter import (
     parse_front_matter,
     split_front_matter,
 )
+from ralph.store.confined import read_inside
 
 
 def run_gate(
@@ -61,7 +62,7 @@ def run_gate(
     A spec without front matter passes at once. Bad front matter raises SpecError.
     """
     if spec_text is None:
-        spec_text = (root / spec_path).read_text(encoding="utf-8")
+        spec_text = read_inside(root, root / spec_path).decode("utf-8")
     if meta is None:
         meta = parse_front_matter(spec_path, spec_text)
         if meta is None:
@@ -200,7 +201,7 @@ class _GateRun:
 
         def read() -> Boxes | None:
             try:
-                text = path.read_bytes().decode("utf-8", errors="replace")
+                text = read_inside(self.gi.root, path).decode("utf-8", errors="replace")
             except FileNotFoundError:
                 return None
             try:

@@ -22,7 +22,9 @@ def agents(root: Path, *, as_json: bool) -> None:
     if as_json:
         import json
 
-        print(json.dumps({"agents": rows}))
+        from ralph.schemas.catalog import SCHEMA_VERSION
+
+        print(json.dumps({"schema_version": SCHEMA_VERSION, "agents": rows}))
     else:
         print(render(rows), end="")
 

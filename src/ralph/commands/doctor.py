@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from ralph.agents.builtin import BuiltinAgent
@@ -41,7 +41,10 @@ def doctor(root: Path, *, as_json: bool) -> int:
     if as_json:
         import json
 
-        print(json.dumps({"ok": not broken, "checks": [asdict(c) for c in checks]}))
+        from ralph.schemas.catalog import SCHEMA_VERSION
+
+        found = [asdict(c) for c in checks]
+        print(json.dumps({"schema_version": SCHEMA_VERSION, "ok": not broken, "checks": found}))
     else:
         print(render(checks), end="")
     return int(ExitCode.ERROR if broken else ExitCode.OK)
@@ -112,6 +115,8 @@ def _login(agent: BuiltinAgent, found: str, needed: bool) -> Check:
     if footprint is None:
         return Check("agent", agent.key, "ok", found, needed)
     env = {**os.environ, **agent.extra_env}
+    # a custom provider's key variable counts as a login too (Codex's `env_key`)
+    footprint = replace(footprint, key_vars=agent.key_vars())
     source = credentials(footprint, Path.home(), env)
     if source is not None:
         return Check("agent", agent.key, "ok", f"{found}; credentials: {source}", needed)

@@ -37,7 +37,10 @@ def history(
         return
     rows, wanted = list_rotations(root, spec)
     if as_json:
-        print(json.dumps([rotation_data(r) for r in rows]))
+        from ralph.schemas.catalog import SCHEMA_VERSION
+
+        rotations = [rotation_data(r) for r in rows]
+        print(json.dumps({"schema_version": SCHEMA_VERSION, "rotations": rotations}))
     elif not rows:
         where = f" of {wanted}" if wanted else ""
         print(f"no rotations{where} recorded yet")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ralph.errors import LockError
+from ralph.errors import LockError, UsageError
 from ralph.rules.spec import PROMPT_TEMPLATE
 from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths
@@ -15,25 +15,25 @@ from ralph.store.state import save_state
 from ralph.store.workspace import Workspace, ensure_gitignored
 
 
-def init(root: Path, *, force: bool) -> None:
-    """Each step printed as it is done; a warning first when `root` is inside another project."""
-    import sys
-
+def init(root: Path, *, force: bool, nested: bool = False) -> None:
+    """Each step printed as it is done. Inside another project, refused unless `nested`: a
+    second .ralph/ there would take every later command run below it away from the first."""
     from ralph.store.root import enclosing_project
 
     outer = enclosing_project(root)
-    if outer is not None and not (root / ".ralph").is_dir():
-        print(
-            f"warning: {outer} is already a ralph project; this makes a second one inside it, "
-            f"in {root} (to work on {outer.name}, run ralph anywhere in it, without init)",
-            file=sys.stderr,
+    if outer is not None and not nested and not (root / ".ralph").is_dir():
+        raise UsageError(
+            f"{root} is inside the ralph project {outer}; ralph init would make a second "
+            "project here",
+            f"to work on {outer.name}, run ralph anywhere in it without init; to make a "
+            "separate project here after all: ralph init --nested",
         )
     for line in init_project(root, force=force):
         print(line)
 
 
 def init_project(root: Path, *, force: bool) -> Iterator[str]:
-    import shutil
+    from ralph.store import confined
 
     ws = Workspace(root)
     ws.check()
@@ -50,14 +50,14 @@ def init_project(root: Path, *, force: bool) -> Iterator[str]:
                 if entry.name in ("specs", "run.lock", "run.json"):
                     continue
                 if entry.is_dir() and not entry.is_symlink():
-                    shutil.rmtree(entry)
+                    confined.remove_tree(root, entry)  # a link inside is removed, not followed
                 else:
-                    entry.unlink()
+                    confined.remove(root, entry)  # a link itself, never its target
         ws.ensure()
         save_state(ws.state_file, State())
     yield f"created {ws.rel(ws.dir)}/ (state.json, guardrails.md, handoffs/, history/)"
     if not find_spec_paths(root):
-        (root / "PROMPT.md").write_text(PROMPT_TEMPLATE, encoding="utf-8")
+        confined.write_bytes(root, root / "PROMPT.md", PROMPT_TEMPLATE.encode("utf-8"))
         yield "created PROMPT.md: describe what you want built there"
     if ensure_gitignored(root):
         yield "added .ralph/ to .gitignore"

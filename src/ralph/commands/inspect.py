@@ -22,7 +22,9 @@ def inspect(root: Path, *, follow: bool, as_json: bool) -> None:
         return
     data = inspect_data(root)
     if as_json:
-        print(json.dumps(data))
+        from ralph.schemas.catalog import SCHEMA_VERSION
+
+        print(json.dumps({"schema_version": SCHEMA_VERSION, **data}))
     else:
         print("\n".join(inspect_lines(data)))
 

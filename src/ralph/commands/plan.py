@@ -1,6 +1,6 @@
 """`ralph plan [--json]`: the specs that still need work, each with the lane branch it would
 run on; as JSON, a GitHub Actions matrix (`{"include": [{"spec": ..., "branch": ...}]}`) for
-fanning specs out to CI jobs that each run `ralph run --spec PATH` (see docs/ci-lanes.md)."""
+fanning specs out to CI jobs that each run `ralph run --spec PATH` (see docs/how-to/ci-lanes.md)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from ralph.commands.status import load_status
 from ralph.rules.lanes import lane_branch
+from ralph.schemas.catalog import SCHEMA_VERSION
 
 
 def plan_data(root: Path) -> dict[str, Any]:
@@ -23,7 +24,8 @@ def plan_data(root: Path) -> dict[str, Any]:
         for row in state.specs
         if row.needs_work
     ]
-    return {"include": include}
+    # `include` is a GitHub Actions job matrix: a workflow passes `.include` on (docs/ci/)
+    return {"schema_version": SCHEMA_VERSION, "include": include}
 
 
 def plan(root: Path, *, as_json: bool) -> int:

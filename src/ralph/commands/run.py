@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ralph.commands.runoptions import RunRequest, run_request, save_run_options
-from ralph.commands.runreports import ReportSink, finish_reports, last_reports, own_files
+from ralph.commands.runreports import ReportSink, finish_reports, own_files
 from ralph.errors import ExitCode, RalphError
 from ralph.run.events import Event, Notice, RunEnded, RunStarted
 
@@ -24,6 +24,11 @@ def run(root: Path, options: dict[str, Any]) -> int:
 
 
 def run_project(req: RunRequest) -> int:
+    from ralph.store.files import check_report_path
+
+    for report in (req.junit, req.report_json):
+        if report is not None:  # refused before any agent runs (and no report is written)
+            check_report_path(report, req.root)
     sink = ReportSink()
     code: int = int(ExitCode.ERROR)
     reason = "ralph stopped with an error"
@@ -63,7 +68,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         max_iterations=req.max_iterations or config.max_iterations,
         max_cost=req.max_cost if req.max_cost is not None else config.max_cost,
         max_tokens=req.max_tokens if req.max_tokens is not None else config.max_tokens,
-        own_files=own_files(req.root, (req.junit, req.report_json, *last_reports(req.root))),
+        own_files=own_files(req.root, (req.junit, req.report_json)),
         final_verification=config.final_verification,
         max_verification_failures=config.max_verification_failures,
         test_command=config.test_command,
@@ -104,9 +109,31 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
                 display.handle(Notice("warning", settled.note))
             if isinstance(event, RunStarted) and box is not None:
                 display.handle(Notice("info", box.describe()))
+            if isinstance(event, RunStarted) and opts.parallel <= 1:
+                unused = _unused_lanes(req.root)
+                if unused is not None:
+                    display.handle(Notice("warning", unused))
 
         decide = _decider(display, req.on_escalation or config.on_escalation, forced=req.plain)
         return run_loop(replace(opts, decide=decide), emit)
+
+
+def _unused_lanes(root: Path) -> str | None:
+    """One line when an earlier --parallel run left lanes that this run, in the project's own
+    tree, will not use: how to resume them or discard them. (Not `--continue`: this run's
+    options are the ones it would continue from now.)"""
+    from ralph.store.openlanes import open_lanes
+
+    found = open_lanes(root)
+    if not found:
+        return None
+    n = len(found)
+    what = "1 lane" if n == 1 else f"{n} lanes"
+    return (
+        f"{what} of an earlier --parallel run {'is' if n == 1 else 'are'} open and not used by "
+        f"this run: resume with `ralph run --parallel {max(n, 2)}`, or discard with "
+        "`ralph reset --lanes`"
+    )
 
 
 def _decider(display: Display, headless_choice: str, *, forced: bool = False) -> Decide:

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ralph.commands.runoptions import RunRequest, load_run_options
+from ralph.commands.runoptions import RunRequest
 from ralph.errors import RalphError
 from ralph.run.events import Event, SpecRow
 from ralph.store.workspace import STATE_DIR
@@ -31,27 +31,20 @@ class ReportSink:
             self.last_matrix = matrix
 
 
-def last_reports(root: Path) -> tuple[Path | None, ...]:
-    """The reports the last run wrote (its saved options): written after its last snapshot."""
-    try:
-        saved = load_run_options(root)
-    except RalphError:
-        return ()
-    return tuple(
-        Path(saved[name]) if isinstance(saved.get(name), str) else None
-        for name in ("junit", "report_json")
-    )
-
-
 def own_files(root: Path, paths: tuple[Path | None, ...]) -> tuple[str, ...]:
-    """The report files that lie inside the project, relative to it, forward slashes."""
-    found: list[str] = []
+    """ralph's own report files inside the project, relative to it, forward slashes: this
+    run's, and the ones earlier runs wrote that still hold what they wrote (never a change,
+    never uncommitted work)."""
+    from ralph.store.ownreports import own_reports
+
+    found: list[str] = list(own_reports(root))
     base = root.resolve()
     for path in paths:
         if path is None:
             continue
         try:
-            found.append(path.resolve().relative_to(base).as_posix())
+            rel = path.resolve().relative_to(base).as_posix()
+            found += [rel] if rel not in found else []
         except ValueError:  # outside the project: no snapshot sees it
             continue
     return tuple(found)
@@ -87,17 +80,31 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
         now=time.time(),
         matrix=_final_matrix(req, sink) if sink.report.exit_code is None else None,
     )
-    write_reports(report, junit=req.junit, report_json=req.report_json)
+    written = write_reports(report, junit=req.junit, report_json=req.report_json, project=req.root)
+    from ralph.store.ownreports import record_reports
+
+    try:
+        record_reports(req.root, written)
+    except OSError as exc:
+        print(f"error: cannot record the reports written: {exc.strerror or exc}", file=sys.stderr)
     if req.notify:
         from ralph.ui.notify import notify_run_end
 
         notify_run_end(report)
 
 
-def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | None) -> None:
+def write_reports(
+    report: RunReport,
+    *,
+    junit: Path | None,
+    report_json: Path | None,
+    project: Path | None = None,
+) -> list[Path]:
     """Each report atomically when it is a file (a CI step never reads half of one), written
-    through when the path is a symlink, a named pipe or a device; a report that cannot be
-    written is said on stderr and does not change the run's exit code."""
+    through when the path is a symlink, a named pipe or a device; a report inside `project`
+    that a link would lead elsewhere is refused (store/files.write_text_through). A report that
+    cannot be written is said on stderr in one line and does not change the run's exit code.
+    The paths written."""
     import json
     import os
 
@@ -109,11 +116,15 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
         outputs.append((junit, lambda: junit_xml(report)))
     if report_json is not None:
         outputs.append((report_json, lambda: json.dumps(report_data(report), indent=2) + "\n"))
+    written: list[Path] = []
     for path, render in outputs:
         try:
-            write_text_through(path, render())
+            write_text_through(path, render(), project=project)
+            written.append(path)
         except OSError as exc:
             print(f"error: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
+        except RalphError as exc:
+            print(f"error: report not written: {exc.message}", file=sys.stderr)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         try:
@@ -125,3 +136,4 @@ def write_reports(report: RunReport, *, junit: Path | None, report_json: Path | 
                 f"error: cannot append to GITHUB_STEP_SUMMARY ({summary}): {exc.strerror or exc}",
                 file=sys.stderr,
             )
+    return written

@@ -14,7 +14,7 @@ from pathlib import Path
 from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.footprint import FOOTPRINTS, config_paths, endpoint_hosts
 from ralph.agents.member import Member
-from ralph.errors import SandboxError
+from ralph.errors import SandboxError, docs_page
 from ralph.process.containment import prepare, probe
 from ralph.process.sandbox import TOOLS, Profile, Sandbox
 from ralph.store.config import SandboxConfig
@@ -84,7 +84,10 @@ def _profile(name: str) -> Profile:
 def _hint(profile: Profile, reason: str) -> str:
     lowered = reason.lower()
     if "not found" in lowered:
-        return f"{INSTALL[profile]}; or run without a sandbox: --sandbox off"
+        return (
+            f"{INSTALL[profile]}; or run without a sandbox: --sandbox off "
+            f"({docs_page('how-to/sandbox.md')})"
+        )
     if any(w in lowered for w in ("namespace", "uid map", "operation not permitted", "setting up")):
         return NAMESPACE_HINT
     if profile == "docker":
@@ -143,6 +146,7 @@ def _build(
             p for p in (root / ".git" / "config", root / ".git" / "hooks") if p.exists()
         ),
         image=config.image,
+        env_names=frozenset(config.env),
         uid=os.getuid() if hasattr(os, "getuid") else 0,
         gid=os.getgid() if hasattr(os, "getgid") else 0,
     )

@@ -49,7 +49,9 @@ def load_status(root: Path) -> tuple[State, RunInfo | None]:
 
 def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
     """`status --json`: the state's JSON as seen from outside, and the live run if any."""
-    data = status_to_json(state, running=live is not None)
+    from ralph.schemas.catalog import SCHEMA_VERSION
+
+    data = {"schema_version": SCHEMA_VERSION, **status_to_json(state, running=live is not None)}
     if live is not None:
         data["run"] = live.data
     return data

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+# Every process ralph starts for itself (git, a sandbox's test run) carries this variable: a
+# child of ralph with neither it nor an agent's mark is an orphan that cleared its environment
+# to hide (process/orphans.py).
+HELPER = "RALPH_HELPER"
 
-def run_captured(argv: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    """The finished command; OSError when it cannot start (e.g. not installed)."""
-    return subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+
+def run_captured(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """The finished command; OSError when it cannot start (e.g. not installed). `env`: the
+    complete environment (None: ralph's own)."""
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        env={**(os.environ if env is None else env), HELPER: "1"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+    )

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import subprocess
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from ralph.process.capture import HELPER
 from ralph.process.sandbox import Sandbox, container_name, srt_settings, wrap
 
 PROBE_TIMEOUT = 30.0  # seconds: srt starts node and its proxies; bwrap takes milliseconds
@@ -59,7 +61,7 @@ def _try(box: Sandbox, argv: tuple[str, ...], env: Mapping[str, str]) -> str | N
         done = subprocess.run(
             argv,
             cwd=box.project,
-            env=dict(env),
+            env={**env, HELPER: "1"},
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=PROBE_TIMEOUT,
@@ -99,6 +101,7 @@ def release(box: Sandbox | None, token: str) -> None:
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         subprocess.run(
             (box.tool, "rm", "--force", container_name(token)),
+            env={**os.environ, HELPER: "1"},
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=PROBE_TIMEOUT,

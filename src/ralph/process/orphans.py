@@ -8,6 +8,9 @@ import time
 
 import psutil
 
+from ralph.process import strays
+from ralph.process.capture import HELPER
+
 # Every agent process tree carries this variable with a value unique to the run, so its
 # orphans can be told apart from any other process (see Adopted).
 MARKER = "RALPH_AGENT_RUN"
@@ -48,6 +51,7 @@ class Adopted:
         self.token = token
         self.active = subreaper()
         self.seen: set[int] = set()  # ours, so ours to reap once they are zombies
+        self.noted: set[int] = set()  # hiding orphans already noted for the next run
         # Children ralph had before the agent started are someone else's to wait for.
         self.before = set(_direct_children()) if self.active else set()
 
@@ -63,13 +67,37 @@ class Adopted:
                 if child.status() == psutil.STATUS_ZOMBIE:
                     self.seen.add(pid)  # an orphan that ended on its own: reaped below
                     continue
-                if child.environ().get(MARKER) == self.token:
+                if self._ours(child.environ()):
                     self.seen.add(pid)
                     found.append(child)
                     found.extend(child.children(recursive=True))
             except psutil.Error:
                 continue
         return found
+
+    def watch(self) -> None:
+        """Note the orphans that hide (no mark at all) for the next run, while ralph lives: if
+        ralph is killed with SIGKILL, nothing else could find them (process/strays.py)."""
+        if not self.active:
+            return
+        for pid in _direct_children():
+            if pid in self.before or pid in self.noted:
+                continue
+            try:
+                child = psutil.Process(pid)
+                environ = child.environ()
+                if MARKER not in environ and HELPER not in environ:
+                    self.noted.add(pid)
+                    strays.note(pid, child.create_time())
+            except psutil.Error:
+                continue
+
+    def _ours(self, environ: dict[str, str]) -> bool:
+        """This agent's orphan: it carries this run's token, or no mark at all (it cleared
+        its environment: only an orphan of an agent can be ralph's child without one). With
+        lanes, such an orphan is stopped by whichever agent of the run ends first."""
+        token = environ.get(MARKER)
+        return token == self.token or (token is None and HELPER not in environ)
 
     def reap(self, wait: float = 0.0) -> None:
         """Collect the exit status of adopted orphans, so no zombie of ours stays behind.

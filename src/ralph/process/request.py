@@ -26,6 +26,9 @@ class ProcessRequest:
     # Runs inside the run's sandbox when one is active (process/containment.py); False only
     # for ralph's own helpers that need the desktop, never for what an agent or a check runs.
     sandboxed: bool = True
+    # Inside a sandbox the process gets only the basic variables (process/sandbox.py), ralph's
+    # own, what ralph.yaml's `sandbox.env` names and these: its CLI's own (credentials, config).
+    passes: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if not self.argv:

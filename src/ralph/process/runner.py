@@ -165,6 +165,7 @@ class _Supervisor:
                     return
             if now >= next_scan:
                 self.tree.scan()
+                self.adopted.watch()
                 next_scan = time.monotonic() + _SCAN_INTERVAL
             step = _POLL_STEP
             for limit in (deadline, idle_deadline):

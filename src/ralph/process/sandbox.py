@@ -41,6 +41,7 @@ class Sandbox:
     image: str | None = None  # docker: the image holding the agent CLIs
     uid: int = 0  # docker: the user the container runs as (the caller's, so files stay theirs)
     gid: int = 0
+    env_names: frozenset[str] = frozenset()  # ralph.yaml's `sandbox.env`: passed on by name
 
     @property
     def tmp(self) -> Path:
@@ -66,6 +67,31 @@ class Sandbox:
         return f"sandbox {self.profile}: writes only to the project, its CLIs' folders; {net}"
 
 
+# What any program needs to run as the user would at a terminal: nothing secret. Everything
+# else of ralph's environment (AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, DATABASE_URL...) stays
+# out of the sandbox unless ralph.yaml names it or it is the agent CLI's own.
+BASIC_ENV = frozenset(
+    {
+        *("PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "TERM", "COLORTERM", "TMPDIR"),
+        *("LANG", "LANGUAGE", "TZ", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR"),
+        # where certificates are (a company's proxy), and the proxy itself
+        *("SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE"),
+        *("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"),
+        # where toolchains are, so check commands and builds find them
+        *("VIRTUAL_ENV", "PYTHONPATH", "CONDA_PREFIX", "NODE_PATH", "NVM_DIR", "JAVA_HOME"),
+        *("GOPATH", "GOROOT", "CARGO_HOME", "RUSTUP_HOME"),
+    }
+)
+BASIC_PREFIXES = ("LC_", "XDG_", "RALPH_")
+
+
+def passed_env(env: Mapping[str, str], names: frozenset[str]) -> dict[str, str]:
+    """What of `env` a sandboxed process gets: the basic variables and those `names`."""
+    return {
+        k: v for k, v in env.items() if k in BASIC_ENV or k in names or k.startswith(BASIC_PREFIXES)
+    }
+
+
 def container_name(token: str) -> str:
     """The name of the container a docker-profile process runs in (killed by it)."""
     return f"ralph-{token[:24]}"
@@ -89,11 +115,19 @@ def srt_settings(box: Sandbox) -> dict[str, Any]:
 
 
 def wrap(
-    box: Sandbox, argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], token: str
+    box: Sandbox,
+    argv: tuple[str, ...],
+    cwd: Path,
+    env: Mapping[str, str],
+    token: str,
+    passes: frozenset[str] = frozenset(),
 ) -> tuple[tuple[str, ...], dict[str, str]]:
-    """The command line and environment that run `argv` inside `box` (token: the run marker)."""
+    """The command line and environment that run `argv` inside `box` (token: the run marker;
+    `passes`: the names the process's own CLI needs, beyond the basic ones)."""
     # IS_SANDBOX: the convention (Claude Code's among others) by which a CLI run as root in a
     # sandbox lets its permission prompts be bypassed; here it is true.
+    given = env
+    env = passed_env(env, box.env_names | passes)
     env = {**env, "TMPDIR": str(box.tmp), "RALPH_SANDBOX": box.profile, "IS_SANDBOX": "1"}
     if box.profile == "srt":
         # srt makes its proxy's sockets in TMPDIR: a path short enough for a socket (108
@@ -101,7 +135,10 @@ def wrap(
         return _srt(box, argv), {**env, "TMPDIR": str(box.scratch)}
     if box.profile == "bwrap":
         return _bwrap(box, argv, cwd), env
-    return _docker(box, argv, cwd, env, token), env
+    # The docker client itself needs its own settings (DOCKER_HOST, DOCKER_CONFIG...); only
+    # the variables passed above go into the container.
+    client = {k: v for k, v in given.items() if k.startswith("DOCKER_")}
+    return _docker(box, argv, cwd, env, token), {**client, **env}
 
 
 def _srt(box: Sandbox, argv: tuple[str, ...]) -> tuple[str, ...]:

@@ -82,10 +82,12 @@ def record(
 
 
 def cooldown_left(breaker: Breaker, *, now: float, cooldown: float) -> float:
-    """Seconds until an open breaker allows a trial; 0 when it is not open or the time is up."""
+    """Seconds until an open breaker allows a trial; 0 when it is not open or the time is up.
+    Never more than the cooldown itself: a clock stepped back since the breaker opened (an
+    opening time in the future) must not turn 300 s into a year."""
     if breaker.state != OPEN or breaker.opened_at is None:
         return 0.0
-    return max(0.0, breaker.opened_at + cooldown - now)
+    return min(cooldown, max(0.0, breaker.opened_at + cooldown - now))
 
 
 def admit(

@@ -46,8 +46,7 @@ def command_label(argv: Sequence[str]) -> str:
             if word == "-m" and i + 1 < len(words):  # `python -m pkg.agent`
                 return words[i + 1].rsplit(".", 1)[-1] or "custom"
             if word in ("-c", "-e", "--eval") and i + 1 < len(words):
-                inner = words[i + 1].split()
-                return command_label(inner) if inner else _stem(words[0])
+                return _script_label(words[i + 1]) or _stem(words[i - 1])
             if word.startswith("-") or "=" in word or word in _SUBCOMMANDS or word.isdigit():
                 i += 1  # the runner's own flags, `env A=1`, `uv run`, `timeout 60`
                 continue
@@ -55,6 +54,28 @@ def command_label(argv: Sequence[str]) -> str:
     if i >= len(words):
         return _stem(words[-1]) if words else "custom"
     return _stem(words[i])
+
+
+# A shell script's plumbing: `sh -c 'cat > /dev/null; echo "<ralph>DONE</ralph>"'` is not an
+# agent called `echo` or `cat`.
+_PLUMBING = frozenset((
+    "echo", "printf", "cat", "cd", "set", "export", "unset", "read", "true", "false", ":",
+    "test", "[", "sleep", "exit", "return", "trap", "wait", "if", "then", "else", "elif", "fi",
+    "for", "while", "until", "do", "done", "case", "esac", "tee", "head", "tail", "grep", "sed",
+    "awk", "tr", "cut", "wc", "sort", "uniq", "xargs", "mkdir", "rm", "cp", "mv", "touch", "ls",
+    "date", "source", ".", "eval",
+))  # fmt: skip
+
+
+def _script_label(script: str) -> str | None:
+    """The program a shell script runs that names it: the first command of the script that is
+    not the shell's own plumbing (None when every command is)."""
+    for command in re.split(r"[;&|\n()]+", script):
+        words = [w.strip("'\"") for w in command.split()]
+        words = [w for w in words if w and not re.fullmatch(r"[A-Za-z_]\w*=.*", w)]
+        if words and not _PLUMBING.issuperset(words[:1]) and not words[0].startswith((">", "<")):
+            return command_label(words)
+    return None
 
 
 def _base(word: str) -> str:

@@ -90,6 +90,9 @@ class State:
     agent_usage: tuple[tuple[str, Tally], ...] = ()  # the same, per agent, in first-use order
     final: FinalVerification = field(default_factory=FinalVerification)
     breaker: Breaker = field(default_factory=Breaker)
+    # each spec's path and the digest of its front matter as a person left them (rules/
+    # specset.py); None until a run first records them
+    person_specs: tuple[tuple[str, str], ...] | None = None
 
     def get(self, path: str) -> SpecState | None:
         return next((s for s in self.specs if s.path == path), None)
@@ -129,6 +132,7 @@ def state_to_json(state: State) -> dict[str, Any]:
             "subject": state.breaker.subject,
             "agents": state.breaker.agents,
         },
+        "person_specs": None if state.person_specs is None else dict(state.person_specs),
     }
 
 

@@ -18,6 +18,16 @@ from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice
 from ralph.run.facts import BreakerChanged, Escalated
 
+# The breaker's clock: the wall clock read once, then moved on by the monotonic clock, so a
+# wall clock stepped during the run (NTP, a VM resumed, a person) moves no cooldown; what is
+# read back from an earlier run is clamped by the rules (rules/breaker.py).
+_WALL, _MONOTONIC = time.time(), time.monotonic()
+
+
+def steady_now() -> float:
+    """Epoch seconds that follow the monotonic clock from ralph's start."""
+    return _WALL + (time.monotonic() - _MONOTONIC)
+
 
 def agents_fingerprint(ctx: RunContext) -> str:
     """The run's agent configuration in 16 hex digits: each agent's name, command line, model,
@@ -48,7 +58,7 @@ class Circuit:
         breaker, change = breakers.record(
             ctx.state.breaker,
             success=success,
-            now=time.time(),
+            now=steady_now(),
             threshold=ctx.opts.breaker_threshold,
             reason=reason,
             subject=subject,
@@ -84,7 +94,7 @@ class Circuit:
         ctx = self.ctx
         breaker, allowed, change = breakers.admit(
             ctx.state.breaker,
-            now=time.time(),
+            now=steady_now(),
             cooldown=ctx.opts.breaker_cooldown,
             agents=self.agents,
         )
@@ -116,7 +126,7 @@ class Circuit:
             failures=b.failures,
             reasons=b.reasons,
             cooldown_left=breakers.cooldown_left(
-                b, now=time.time(), cooldown=ctx.opts.breaker_cooldown
+                b, now=steady_now(), cooldown=ctx.opts.breaker_cooldown
             ),
         )
         choice = ctx.opts.decide(e) if ctx.opts.decide is not None else "abort"

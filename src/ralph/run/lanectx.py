@@ -16,6 +16,7 @@ from ralph.run.context import RunContext
 from ralph.run.events import Event
 from ralph.run.facts import Fact
 from ralph.run.rotation import Rotation
+from ralph.store.files import make_dirs
 from ralph.store.workspace import Workspace
 
 
@@ -117,7 +118,7 @@ class LaneContext(RunContext):
         self.answer = None
         self.rotation: Rotation | None = None  # the lane's rotation parts, made at its first
         self.repo: Any = None  # the worktree's GitPython repository
-        self.ws.lane_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.ws.lane_dir)
 
     def start(self, state: State) -> None:
         """A fresh copy of the run's state before a rotation (its number already taken)."""

@@ -212,10 +212,12 @@ class LaneRun(SpecRun):
         self, spec: Spec, agent: CommandAgent, executor: ThreadPoolExecutor
     ) -> None:
         ctx = self.ctx
-        lane = self.integration.open(spec.path)
+        lane, made = self.integration.open(spec.path)
         self.integration.update(lane)
         lane = self.integration.lanes.get(spec.path) or lane
         lctx = self.contexts.get(lane.name)
+        if lctx is not None and made:
+            lctx.rotation = None  # a new worktree: its repository is found again (lanehub)
         if lctx is None:
             lctx = LaneContext(ctx, self.hub, lane.name, self.integration.worktree(lane))
             self.contexts[lane.name] = lctx

@@ -7,6 +7,7 @@ import time
 from dataclasses import replace
 
 from ralph.checks.gate import DoneGate
+from ralph.checks.specset import take_person_specs
 from ralph.errors import ExitCode
 from ralph.rules.caps import mark_blocked
 from ralph.rules.matrix import Rescan, reconcile
@@ -75,6 +76,7 @@ class SpecRun:
         ctx.state = scan.state
         before = self.tree.take()
         ctx.state, dropped, moved = self.tree.compare_with_last_run(ctx.state, before)
+        ctx.state, held = take_person_specs(ctx.state, opts.root, moved)
         ctx.state = replace(ctx.state, max_iteration=ctx.budget)
         ctx.save()
         self.tree.save(before, self.tree.hidden)
@@ -101,6 +103,15 @@ class SpecRun:
             )
         if dropped:
             ctx.emit(Notice("warning", changed_since_last_run(moved, dropped)))
+        if held:
+            more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
+            ctx.emit(
+                Notice(
+                    "warning",
+                    f"the specs a person wrote wait for a person: {held[0]}{more}; DONEs are "
+                    "refused until a person restores them or accepts it with `ralph accept`",
+                )
+            )
         held = self.tree.pending_rules()
         if held:
             ctx.emit(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ralph.errors import UsageError
+from ralph.errors import UsageError, docs_page
 from ralph.rules.lanes import after_merge, drop_to_review, hold, lane_branch, lane_name
 from ralph.rules.state import MAX_COUNT
 from ralph.run.context import RunContext
@@ -55,7 +55,8 @@ class Integration:
             raise UsageError(
                 f"--parallel needs a clean work tree to merge lanes into; uncommitted: "
                 f"{shown or 'a merge in progress'}",
-                "commit or stash these changes (git stash -u), then run again",
+                "commit or stash these changes (git stash -u), then run again "
+                f"({docs_page('how-to/parallel.md')})",
             )
         self.lanes = replace(self.lanes, integration=self.branch)
         for lane in self.lanes.lanes:
@@ -90,8 +91,9 @@ class Integration:
 
     # ------------------------------------------------------------------ lanes
 
-    def open(self, spec: str) -> Lane:
-        """The spec's lane: the one already open, or a new worktree from the user's branch."""
+    def open(self, spec: str) -> tuple[Lane, bool]:
+        """The spec's lane: the one already open, or a new worktree from the user's branch;
+        True when its worktree was made now (what was known of an earlier one is void)."""
         lane = self.lanes.get(spec)
         if lane is None:
             lane = Lane(spec=spec, name=lane_name(spec), branch=lane_branch(spec))
@@ -101,7 +103,8 @@ class Integration:
         if not (path / ".git").exists():
             wt.add_worktree(self.repo, path, lane.branch, self.branch)
             self.ctx.emit(LaneOpened(spec, lane.branch, self.ctx.ws.rel(path)))
-        return lane
+            return lane, True
+        return lane, False
 
     def update(self, lane: Lane) -> None:
         """Bring the user's branch into an open lane before its next rotation; a conflict is

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.rules.words import plural
-from ralph.store.archive import unique_dir
-from ralph.store.files import read_text
+from ralph.store.archive import move_files, unique_dir
+from ralph.store.files import read_text, write_text_new
 from ralph.store.workspace import Workspace
 
 MAX_SHOWN_LINES = 30  # of a question, in the run's final message
@@ -34,11 +34,11 @@ def write_fallback_question(ws: Workspace, spec: str, output_tail: str) -> bool:
     if read_text(ws.question).strip():
         return False
     tail = "\n".join(output_tail.strip().splitlines()[-20:])
-    ws.question.write_text(
+    write_text_new(
+        ws.question,
         f"# Question from the agent working on {spec}\n\n"
         "(the agent signalled QUESTION without writing this file; its last output was:)\n\n"
         f"```\n{tail}\n```\n",
-        encoding="utf-8",
     )
     return True
 
@@ -73,8 +73,5 @@ def archive_answered(ws: Workspace, now: float | None = None) -> Path:
     """Move question.md and answer.md to archive/questions/<time>/ once delivered."""
     name = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
     target = unique_dir(ws.archive / "questions", name)
-    target.mkdir(parents=True)
-    for path in (ws.question, ws.answer):
-        if path.exists():
-            path.replace(target / path.name)
+    move_files(ws.root, (ws.question, ws.answer), target)
     return target

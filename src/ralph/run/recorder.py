@@ -43,6 +43,8 @@ from ralph.store.journal import (
     append_note,
     append_progress,
     drop_refusal_notes,
+    drop_verification_notes,
+    verification_note,
 )
 from ralph.store.worklog import append_worklog
 from ralph.store.workspace import Workspace
@@ -89,7 +91,7 @@ class Recorder:
             VerificationStarted: self._verification_started,
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
-            RunArchived: self._run_archived,
+            RunArchived: lambda e: self.log("archived", folder=e.folder),
             LaneOpened: self._lane_opened,
             LaneMerged: self._lane_merged,
             LaneConflict: self._lane_conflict,
@@ -281,12 +283,12 @@ class Recorder:
         append_progress(ws.progress, f"{which}: " + ("PASS" if e.passed else f"FAIL: {e.summary}"))
         if not e.passed:
             append_error(ws.errors_log, f"{which} failed: {e.summary} (log {e.log})")
-            note = (
-                f"{which} failed: {e.summary}. The verifier's report: {e.report}; "
-                f"its log: {e.log}. Check this spec against it."
-            )
+            note = verification_note(which, e.summary, e.report, e.log)
             for spec in e.specs:
                 append_note(ws.handoff(spec_slug(spec)), note)
+        else:  # answered: the failures' notes move to each spec's history
+            for slug in map(spec_slug, e.specs):
+                drop_verification_notes(ws.handoff(slug), ws.history / slug / "verification.md")
         self.log(
             "verification",
             transition="passed" if e.passed else "failed",
@@ -298,9 +300,6 @@ class Recorder:
             failures=e.failures,
             log=e.log,
         )
-
-    def _run_archived(self, e: RunArchived) -> None:
-        self.log("archived", folder=e.folder)
 
     def _lane_opened(self, e: LaneOpened) -> None:
         self.log("lane_open", spec=e.spec, branch=e.branch, worktree=e.worktree)

@@ -16,6 +16,7 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.checks.gate import DoneGate, Verdict
+from ralph.checks.specset import recorded
 from ralph.process.request import StreamName
 from ralph.rules.budget import LatencyBudget
 from ralph.rules.caps import count_rotation
@@ -35,7 +36,7 @@ from ralph.run.question import archive_answered
 from ralph.run.recorder import FAILED_STATUSES
 from ralph.run.tree import Taken, Tree
 from ralph.specs.discovery import spec_file_hash
-from ralph.store.files import read_text
+from ralph.store.files import read_text, write_text_new
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Changes, Snapshot
@@ -289,7 +290,7 @@ class Rotation:
             )
         )
         prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
-        ws.prompt_file.write_text(prompt, encoding="utf-8")
+        write_text_new(ws.prompt_file, prompt)
         return prompt
 
     def judge(self, result: AgentResult, prompt: str) -> tuple[str, str | None]:
@@ -335,6 +336,7 @@ class Rotation:
                     handoff=handoff,
                     row=row,
                     cancel=stop,
+                    person_specs=recorded(self.ctx.state),
                 )
         except KeyboardInterrupt:
             return Verdict("ERROR", "interrupted while running the DONE checks", True)

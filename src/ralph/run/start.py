@@ -36,7 +36,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
         for note in lock.notes:  # what taking the project put right (store/private.py)
             ctx.emit(Notice("warning", note))
         if opts.parallel > 1:
-            from ralph.run.lanes import LaneRun  # lanes need GitPython: only when asked for
+            from ralph.run.lanes import LaneRun  # only when asked for
 
             run: SpecRun = LaneRun(ctx)
         else:

@@ -32,7 +32,7 @@ from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
 from ralph.specs.frontmatter import ExternalConfig
 from ralph.store.archive import archive_run
-from ralph.store.files import read_text
+from ralph.store.files import read_text, write_text_new
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Changes, Snapshot
@@ -172,7 +172,7 @@ class Verification:
             )
         )
         prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
-        ws.prompt_file.write_text(prompt, encoding="utf-8")
+        write_text_new(ws.prompt_file, prompt)
         started = time.time()
         log = RotationLog(
             ws.history_log(fv.SLUG, iteration),

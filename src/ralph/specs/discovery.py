@@ -6,7 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from ralph.errors import SpecError
+from ralph.errors import SpecError, UnsafePath, docs_page
 from ralph.rules.spec import ROOT_PROMPTS, Spec, is_untouched_template, sort_key
 
 SPEC_DIRS = (".ralph/specs", "specs")
@@ -34,9 +34,10 @@ def find_spec_paths(root: Path) -> list[str]:
 
 
 def read_spec(root: Path, path: str) -> Spec | None:
-    """Read one spec; None when it vanished since it was found (deleted mid-run)."""
+    """Read one spec; None when it vanished since it was found (deleted mid-run). A link that
+    leads outside the project is refused (UnsafePath): its target is not put in a prompt."""
     try:
-        data = (root / path).read_bytes()
+        data = _read_inside(root, path)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -52,6 +53,24 @@ def read_spec(root: Path, path: str) -> Spec | None:
             "save the file as UTF-8",
         ) from exc
     return Spec(path=path, text=text, content_hash=hashlib.sha256(data).hexdigest())
+
+
+def _read_inside(root: Path, path: str) -> bytes:
+    """A spec's bytes, following a link only while it stays inside the project (a person's
+    `specs/a.spec.md -> ../docs/a.md`); one that leads outside is refused before it is read.
+    The rule of store/confined.read_inside, which this layer cannot import: the file where
+    the links end is opened without following a link there (O_NOFOLLOW)."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(root / path)
+    if os.path.commonpath([real_root, real]) != real_root:
+        raise UnsafePath(
+            f"{path} in {root} leads outside the project (to {real}): ralph reads its specs "
+            "only inside the project, and this spec is not run",
+            f"remove the link ({path}), or copy what it points to into the project",
+        )
+    fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
 
 
 def spec_file_hash(root: Path, path: str) -> str | None:
@@ -88,5 +107,8 @@ def discover_specs(root: Path, templates: list[str] | None = None) -> list[Spec]
             "then run again",
         )
     if not specs:
-        raise SpecError(f"no specs found in {root}", f"create one ({SEARCHED})")
+        raise SpecError(
+            f"no specs found in {root}",
+            f"create one ({SEARCHED}; {docs_page('tutorial/getting-started.md')})",
+        )
     return specs

@@ -26,11 +26,14 @@ from pydantic import (
     field_validator,
 )
 
-from ralph.errors import SpecError, invalid_value, model_keys, yaml_problem
+from ralph.errors import SpecError, docs_page, invalid_value, model_keys, yaml_problem
 from ralph.rules.caps import Caps
 
 FENCE = "---"
-HINT = "fix the YAML between the --- lines at the top of the spec (README: Front matter and checks)"
+HINT = (
+    "fix the YAML between the --- lines at the top of the spec (the keys: "
+    f"{docs_page('reference/front-matter.md')})"
+)
 ROLES = ("coder", "reviewer", "tester", "qa")
 ACCEPTANCE_PLACEHOLDER = "{{acceptance_criteria}}"
 _LOC_TAGS = frozenset({"external", "semantic", "string_match", "multi_stage"})

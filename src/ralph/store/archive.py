@@ -7,10 +7,10 @@ so the next piece of work starts a fresh record.
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
+from ralph.store import confined
 from ralph.store.workspace import Workspace
 
 VERIFICATION_REPORT = "handoffs/final-verification.md"
@@ -28,11 +28,19 @@ def unique_dir(parent: Path, name: str) -> Path:
 def archive_run(ws: Workspace, now: float | None = None) -> Path:
     """Archive the run that just passed its final verification; returns the folder."""
     target = unique_dir(ws.archive, time.strftime("%Y%m%d-%H%M%S", time.localtime(now)))
-    target.mkdir(parents=True)
+    confined.makedirs(ws.root, target)
     for path in (ws.state_file, ws.worklog):
-        if path.exists():
-            shutil.copy2(path, target / path.name)
-    for path in (ws.progress, ws.errors_log, ws.dir / VERIFICATION_REPORT):
-        if path.exists():
-            path.replace(target / path.name)
+        if confined.lstat(ws.root, path) is not None:
+            data = confined.read_inside(ws.root, path)
+            confined.write_atomic(ws.root, target / path.name, data)
+    move_files(ws.root, (ws.progress, ws.errors_log, ws.dir / VERIFICATION_REPORT), target)
     return target
+
+
+def move_files(root: Path, paths: tuple[Path, ...], target: Path) -> None:
+    """Move each of `paths` that exists into the folder `target`, all inside the project and
+    reached without links (a link itself is moved, never followed)."""
+    confined.makedirs(root, target)
+    for path in paths:
+        if confined.lstat(root, path) is not None:
+            confined.move(root, path, target / path.name)

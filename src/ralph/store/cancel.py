@@ -17,7 +17,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal
 
-from ralph.store.files import load_json, write_json_atomic
+from ralph.errors import RalphError
+from ralph.store.files import load_json, remove_file, write_json_atomic
 
 CANCEL_FILE = "cancel.json"
 POLL_SECONDS = 0.2
@@ -104,8 +105,8 @@ class CancelWatch:
         # A request left by an earlier run (another pid) is stale: remove it. One for this
         # run (written once run.json named it) is kept and seen at the first poll.
         if read_request(self.state_dir, self.pid) is None:
-            with contextlib.suppress(OSError):
-                self.path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError, RalphError):  # a link there: left alone
+                remove_file(self.path)
         self._thread = threading.Thread(target=self._watch, name="ralph-cancel", daemon=True)
         self._thread.start()
         return self
@@ -120,5 +121,5 @@ class CancelWatch:
         if self._thread is not None:
             self._thread.join(timeout=5)
         if read_request(self.state_dir, self.pid) is not None:
-            with contextlib.suppress(OSError):
-                self.path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError, RalphError):  # a link there: left alone
+                remove_file(self.path)

@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from ralph.errors import ConfigError, invalid_value, model_keys, yaml_problem
+from ralph.errors import ConfigError, docs_page, invalid_value, model_keys, yaml_problem
 from ralph.rules.cmdline import split_command
 
 CONFIG_FILE = "ralph.yaml"
@@ -115,6 +115,17 @@ class SandboxConfig(BaseModel):
     deny_read: list[StrictStr] = Field(default_factory=list)  # added to the usual secrets folders
     allow_write: list[StrictStr] = Field(default_factory=list)  # more writable folders
     image: StrictStr | None = None  # the docker profile's image (it must hold the agent CLIs)
+    # Variables of ralph's environment passed into the sandbox by name (beyond the basic ones,
+    # ralph's own and each agent CLI's credentials); everything else stays out.
+    env: list[StrictStr] = Field(default_factory=list)
+
+    @field_validator("env")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise ValueError(f"{name!r} is not a variable name (letters, digits, _)")
+        return value
 
     @field_validator("allow_hosts", "deny_read", "allow_write")
     @classmethod
@@ -256,7 +267,7 @@ def parse_config(text: str) -> RalphConfig:
         )
         raise ConfigError(
             message,
-            "see the Configuration section of the README for the keys ralph.yaml accepts",
+            f"the keys ralph.yaml accepts: {docs_page('reference/ralph-yaml.md')}",
         ) from exc
 
 

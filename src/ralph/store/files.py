@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.errors import StateError
+from ralph.store import confined
 
 RESET_HINT = (
     "ralph kept the file as it is; fix it by hand, or move it away to start over "
@@ -24,8 +25,9 @@ RESET_HINT = (
 
 def load_json(path: Path, label: str) -> Any | None:
     """Parsed JSON of `path`, None when it does not exist; StateError when unreadable."""
+    root = confined.project_anchor(path)
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes() if root is None else confined.read_inside(root, path)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -44,25 +46,78 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     """Write via a temporary file in the same folder, fsync, then rename over the target.
 
     A crash (or kill -9) at any moment leaves either the old file or the new one, never half of
-    one. The temporary file is named before it is created, so an interrupt at any step of the
-    write, even inside the call that creates it, is cleaned up by the last `finally`.
+    one; the temporary file a kill leaves behind is swept at the next run (`sweep_temps`). A
+    path under a project's `.ralph/` is reached without following any link below the project
+    folder (store/confined.py); an OSError becomes one line saying what is actually wrong.
     """
-    data = memoryview(text.encode("utf-8"))
-    tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
+    root = confined.project_anchor(path) or path.parent
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            if hasattr(os, "fchmod"):  # whatever the umask: state is not a secret
-                os.fchmod(fd, 0o644)
-            while data:
-                data = data[os.write(fd, data) :]
-            if durable:  # survives a power cut, not just a crash; run.json does not need it
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+        confined.write_atomic(root, path, text.encode("utf-8"), durable=durable)
+    except OSError as exc:
+        raise confined.explain(exc, path) from exc
+
+
+TEMP_NAME = re.compile(r"^\..+\.[0-9a-f]{12}\.tmp$")
+
+
+def sweep_temps(folders: list[Path]) -> None:
+    """Delete what a save killed mid-write left in `folders` (call it holding the run lock):
+    only names write_text_atomic makes, so nobody else's file goes."""
+    for where in folders:
+        root = confined.project_anchor(where / "x") or where
+        confined.sweep_temps(root, [where], lambda name: bool(TEMP_NAME.match(name)))
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append to a file (created with its folders when missing); under a project's `.ralph/`
+    reached without following a link, and only a regular file."""
+    root = confined.project_anchor(path)
+    if root is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as f:
+            f.write(text)
+        return
+    try:
+        confined.write_bytes(root, path, text.encode("utf-8"), append=True)
+    except OSError as exc:
+        raise confined.explain(exc, path) from exc
+
+
+def make_dirs(path: Path) -> None:
+    """A folder and those on its way; under a project's `.ralph/`, each a real folder."""
+    root = confined.project_anchor(path)
+    if root is None:
+        path.mkdir(parents=True, exist_ok=True)
+        return
+    try:
+        confined.makedirs(root, path)
+    except OSError as exc:
+        raise confined.explain(exc, path / "_") from exc
+
+
+def remove_file(path: Path) -> None:
+    """Delete a file (a link itself, never what it points to); nothing when it is not there."""
+    root = confined.project_anchor(path)
+    if root is None:
+        path.unlink(missing_ok=True)
+    else:
+        confined.remove(root, path)
+
+
+def refuse_link(path: Path) -> None:
+    """UnsafePath when a path under a project's `.ralph/` is (or goes through) a link."""
+    root = confined.project_anchor(path)
+    if root is not None:
+        confined.refuse_link(root, path)
+
+
+def write_text_new(path: Path, text: str) -> None:
+    """Create or truncate a file of `.ralph/` (prompt.md, question.md), reached without links."""
+    root = confined.project_anchor(path) or path.parent
+    try:
+        confined.write_bytes(root, path, text.encode("utf-8"))
+    except OSError as exc:
+        raise confined.explain(exc, path) from exc
 
 
 # How long a named pipe may wait for its reader before the write gives up.
@@ -71,12 +126,15 @@ _OWN_FD = re.compile(r"^/(?:proc/(?:self|thread-self|(\d+))|dev)/fd/(\d+)$")
 _STD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 
 
-def write_text_through(path: Path, text: str) -> None:
+def write_text_through(path: Path, text: str, *, project: Path | None = None) -> None:
     """Write `text` to what `path` names, never replacing the path itself.
 
-    A regular file (or a symlink to one) is written atomically at the symlink's target, so the
-    link stays a link; a named pipe or a device is opened and written to; /dev/stdout (or any
-    /dev/fd/N of ralph's) is written through ralph's own descriptor, after what it printed.
+    A path inside `project` (the agent's ground) is written atomically without following any
+    link below the project folder: a link there is refused (UnsafePath). Elsewhere, the
+    person's: a regular file (or a symlink to one) is written atomically at the symlink's
+    target, so the link stays a link; a named pipe or a device is opened and written to;
+    /dev/stdout (or any /dev/fd/N of ralph's) is written through ralph's own descriptor, after
+    what it printed.
     """
     data = text.encode("utf-8")
     fd = _own_descriptor(path)
@@ -85,6 +143,10 @@ def write_text_through(path: Path, text: str) -> None:
             with contextlib.suppress(Exception):  # a closed or replaced stream: nothing to flush
                 stream.flush()
         _write_all(fd, data)
+        return
+    inside = None if project is None else in_project(project, path)
+    if inside is not None:
+        confined.write_atomic(inside, inside / _below(inside, path), data, create_dirs=True)
         return
     try:
         mode = path.stat().st_mode  # follows links; a dangling link is a file to create
@@ -101,6 +163,38 @@ def write_text_through(path: Path, text: str) -> None:
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(target, text)
+
+
+def check_report_path(path: Path, project: Path) -> None:
+    """UnsafePath now, before the run, when a report inside the project would go through a
+    link (the same rule write_text_through applies when the report is written)."""
+    if _own_descriptor(path) is not None:
+        return
+    inside = in_project(project, path)
+    if inside is not None:
+        confined.refuse_link(inside, inside / _below(inside, path))
+
+
+def in_project(project: Path, path: Path) -> Path | None:
+    """The project folder when `path` is inside it, as written (one of its folders is the
+    project folder) or where it leads (its real path is inside the real project folder);
+    None when it is neither: a person's path outside, written where it points."""
+    written = Path(os.path.normpath(Path.cwd() / path))
+    for above in written.parents:
+        with contextlib.suppress(OSError):
+            if above.samefile(project):
+                return above
+    real_project = Path(os.path.realpath(project))
+    if Path(os.path.realpath(written)).is_relative_to(real_project):
+        return real_project
+    return None
+
+
+def _below(above: Path, path: Path) -> Path:
+    written = Path(os.path.normpath(Path.cwd() / path))
+    if written.is_relative_to(above):
+        return written.relative_to(above)
+    return Path(os.path.realpath(written)).relative_to(above)
 
 
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
@@ -158,8 +252,13 @@ def redact_file(path: Path, redact: Callable[[str], str]) -> None:
 
 
 def read_text(path: Path) -> str:
-    """A memory file's text; empty when it does not exist yet; undecodable bytes replaced."""
+    """A memory file's text; empty when it does not exist yet; undecodable bytes replaced.
+    Under a project's `.ralph/` (guardrails, handoffs, logs) a link that leads outside the
+    project is refused (store/confined.py)."""
+    root = confined.project_anchor(path)
     try:
-        return path.read_bytes().decode("utf-8", errors="replace")
+        if root is None:
+            return path.read_bytes().decode("utf-8", errors="replace")
+        return confined.read_inside(root, path).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return ""

@@ -2,6 +2,8 @@
 
 Every call pins the repository and work tree found at start and overrides the settings that let
 git skip a changed file (an agent can edit .git/config): what git reports is what is on disk.
+And none runs a program the agent could have written, nor reaches another repository
+(store/gitguard.py).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from ralph.errors import StateError
 from ralph.process.capture import run_captured
+from ralph.store import gitguard
 
 HEAD_RE = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})?\Z")
 
@@ -40,6 +43,8 @@ class Repo:
     algo: str = "sha1"  # the repository's object format: blob ids are hashed with it
     top: str = ""  # the work tree's top level and the git directory, as found at start
     git_dir: str = ""
+    common_dir: str = ""  # where config, hooks, refs and objects live (a worktree's is shared)
+    anchor: gitguard.Anchor | None = None  # what says where the repository is, seen at start
 
     @property
     def pinned(self) -> tuple[str, ...]:
@@ -64,6 +69,7 @@ def find_repo(root: Path) -> Repo:
             "--show-object-format",
             "--show-toplevel",
             "--absolute-git-dir",
+            "--git-common-dir",
         )
     except OSError:  # no git executable
         return Repo(root)
@@ -81,13 +87,17 @@ def find_repo(root: Path) -> Repo:
         return Repo(root)
     prefix = lines[1]
     algo = "sha256" if len(lines) > 2 and lines[2] == b"sha256" else "sha1"
-    top, git_dir = (os.fsdecode(x) for x in lines[3:5]) if len(lines) > 4 else ("", "")
+    if len(lines) < 6:
+        return Repo(root)
+    top, git_dir, common = (os.fsdecode(x) for x in lines[3:6])
+    common = str((root / common).resolve())
     if prefix:
         # git status does not list files of an ignored folder, so it would see no change.
         ignored = _git(root, "check-ignore", "-q", ".")
         if ignored.returncode == 0:
             return Repo(root, usable=False, prefix=prefix, algo=algo)
-    return Repo(root, usable=True, prefix=prefix, algo=algo, top=top, git_dir=git_dir)
+    anchor = gitguard.Anchor.take(top, git_dir)
+    return Repo(root, True, prefix, algo, top, git_dir, common, anchor)
 
 
 @dataclass
@@ -160,7 +170,7 @@ def excludes_file(repo: Repo) -> Path | None:
 
 def _plain(repo: Repo, *args: str) -> str:
     try:
-        proc = _git(repo.root, *repo.pinned, *args)
+        proc = call(repo, *args)
     except OSError:
         return ""
     return os.fsdecode(proc.stdout).strip() if proc.returncode == 0 else ""
@@ -175,9 +185,9 @@ def commit_changes(
         return None
     empty_tree = getattr(hashlib, repo.algo)(b"tree 0\0").hexdigest()
     try:
-        proc = _git(
-            repo.root, *_STRICT, *repo.pinned, "diff-tree", "-r", "-z", "--no-renames",
-            old or empty_tree, new or empty_tree, "--", ".",
+        proc = call(
+            repo, *_STRICT, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff",
+            "--no-textconv", old or empty_tree, new or empty_tree, "--", ".",
         )  # fmt: skip
     except OSError:
         return None
@@ -199,7 +209,7 @@ def commit_changes(
 def _run(repo: Repo, *args: str, strict: bool = False) -> subprocess.CompletedProcess[bytes]:
     """A git command that must succeed: a StateError saying what git said when it does not."""
     try:
-        proc = _git(repo.root, *(_STRICT if strict else ()), *repo.pinned, *args)
+        proc = call(repo, *(_STRICT if strict else ()), *args)
     except OSError as exc:
         raise StateError(
             f"{repo.root}: cannot run git ({exc.strerror or exc})",
@@ -214,9 +224,29 @@ def _run(repo: Repo, *args: str, strict: bool = False) -> subprocess.CompletedPr
     return proc
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+def call(repo: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """git `args` on the repository found at start, and only on it: RepositoryError when the
+    files that say where it is changed since; OSError when git cannot start."""
+    if repo.anchor is not None:
+        repo.anchor.check(repo.root)
+    env = _env(repo)
+    # Asked before every call (2 ms): config may have gained a driver since the last one.
+    listed = _git(repo.root, *repo.pinned, *gitguard.DRIVERS_QUERY, env=env)
+    drivers = gitguard.driver_keys(listed.stdout)
+    return _git(repo.root, *repo.pinned, *args, env=env, drivers=drivers)
+
+
+def _env(repo: Repo) -> dict[str, str]:
+    return gitguard.environment(os.environ, repo.git_dir, repo.common_dir, repo.top)
+
+
+def _git(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, drivers: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[bytes]:
     # GIT_OPTIONAL_LOCKS stays on: letting git status refresh the index keeps later calls fast.
-    return run_captured(["git", "-c", "core.quotepath=off", *args], cwd)
+    env = env if env is not None else gitguard.environment(os.environ)
+    argv = ["git", "-c", "core.quotepath=off", *gitguard.options(drivers), *args]
+    return run_captured(argv, cwd, env)
 
 
 def _parse_status(out: bytes, prefix: bytes) -> Status:

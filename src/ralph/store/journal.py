@@ -9,10 +9,11 @@ of a handoff tells the next rotation on that spec what happened.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
-from ralph.store.files import read_text, write_text_atomic
+from ralph.store.files import append_text, read_text, write_text_atomic
 
 PROGRESS_HEADER = "# Progress\n\nOne line per rotation and per verification attempt, by ralph.\n\n"
 RECENT_ERRORS = 5  # lines of errors.log the next prompt shows
@@ -27,16 +28,12 @@ def _one_line(text: str) -> str:
 
 
 def append_progress(path: Path, line: str, now: float | None = None) -> None:
-    new = not path.exists()
-    with path.open("a", encoding="utf-8") as f:
-        if new:
-            f.write(PROGRESS_HEADER)
-        f.write(f"- {stamp(now)} {_one_line(line)}\n")
+    head = "" if path.exists() else PROGRESS_HEADER
+    append_text(path, f"{head}- {stamp(now)} {_one_line(line)}\n")
 
 
 def append_error(path: Path, line: str, now: float | None = None) -> None:
-    with path.open("a", encoding="utf-8") as f:
-        f.write(f"{stamp(now)} {_one_line(line)}\n")
+    append_text(path, f"{stamp(now)} {_one_line(line)}\n")
 
 
 def recent_errors(path: Path, limit: int = RECENT_ERRORS) -> tuple[str, ...]:
@@ -50,34 +47,51 @@ REFUSAL_START = "your DONE was refused, because"
 REFUSAL_END = "Fix them before you say DONE again."
 
 
+VERIFY_FAILED_END = "Check this spec against it."
+
+
+def verification_note(which: str, summary: str, report: str, log: str) -> str:
+    """The note a failed final verification leaves in each spec's handoff."""
+    return (
+        f"{which} failed: {summary}. The verifier's report: {report}; its log: {log}. "
+        + VERIFY_FAILED_END
+    )
+
+
 def drop_refusal_notes(path: Path, keep: Path) -> bool:
     """Move the notes that a DONE was refused from a handoff to `keep`, once a DONE passed:
     an old refusal read later would send the agent after checks that pass, and what the checks
     said stays on record. True when one was there."""
-    import re
+    return _move_notes(
+        path, keep, r"rotation \d+: " + re.escape(REFUSAL_START), re.escape(REFUSAL_END)
+    )
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, UnicodeDecodeError):
+
+def drop_verification_notes(path: Path, keep: Path) -> bool:
+    """Move the notes of failed final verifications from a handoff to `keep`, once one passed:
+    the next agent would otherwise chase a verdict that no longer holds."""
+    return _move_notes(
+        path,
+        keep,
+        r"final verification \d+ \(rotation \d+\) failed: ",
+        re.escape(VERIFY_FAILED_END),
+    )
+
+
+def _move_notes(path: Path, keep: Path, start: str, end: str) -> bool:
+    text = read_text(path)  # refused when it leads outside the project
+    if not text:
         return False
-    pattern = re.compile(
-        re.escape(NOTE_HEAD) + r"rotation \d+: " + re.escape(REFUSAL_START)
-        + r".*?" + re.escape(REFUSAL_END) + r"\n",
-        re.DOTALL,
-    )  # fmt: skip
+    pattern = re.compile(re.escape(NOTE_HEAD) + start + r".*?" + end + r"\n", re.DOTALL)
     moved = pattern.findall(text)
     if not moved:
         return False
     kept = pattern.sub("", text)
-    keep.parent.mkdir(parents=True, exist_ok=True)
-    with keep.open("a", encoding="utf-8") as f:
-        f.write("".join(moved))
+    append_text(keep, "".join(moved))
     write_text_atomic(path, kept)
     return True
 
 
 def append_note(path: Path, note: str) -> None:
     """Add a note from ralph to a handoff, so the next rotation knows what happened."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as f:
-        f.write(f"{NOTE_HEAD}{note}\n")
+    append_text(path, f"{NOTE_HEAD}{note}\n")

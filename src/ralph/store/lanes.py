@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.errors import StateError
-from ralph.store.files import load_json, write_json_atomic
+from ralph.store.files import load_json, remove_file, write_json_atomic
 
 LANES_FILE = "lanes.json"
 
@@ -77,4 +77,4 @@ def save_lanes(state_dir: Path, lanes: Lanes) -> None:
 
 
 def drop_lanes_file(state_dir: Path) -> None:
-    (state_dir / LANES_FILE).unlink(missing_ok=True)
+    remove_file(state_dir / LANES_FILE)

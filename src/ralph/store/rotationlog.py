@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+import os
+import weakref
 from pathlib import Path
 from typing import BinaryIO
 
+from ralph.store import confined
+
 CURRENT_LOG_CAP = 50 << 20  # current.log is a live view; the history log keeps everything
+
+
+def _open(path: Path, flags: int) -> BinaryIO:
+    """A log of `.ralph/`, opened without following a link (store/confined.py)."""
+    root = confined.project_anchor(path) or path.parent
+    try:
+        fd = confined.open_fd(root, path, os.O_WRONLY | os.O_CREAT | flags, create_dirs=True)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise confined.explain(exc, path) from exc
+    return os.fdopen(fd, "wb")
 
 
 def _open_new(path: Path) -> tuple[Path, BinaryIO]:
@@ -15,10 +31,15 @@ def _open_new(path: Path) -> tuple[Path, BinaryIO]:
     n = 1
     while True:
         try:
-            return candidate, candidate.open("xb")
+            return candidate, _open(candidate, os.O_EXCL)
         except FileExistsError:
             n += 1
             candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+
+
+def _close_all(*files: BinaryIO) -> None:
+    for f in files:
+        f.close()
 
 
 class RotationLog:
@@ -26,10 +47,16 @@ class RotationLog:
     per assistant message or tool call) in current.log, capped."""
 
     def __init__(self, history_path: Path, current_path: Path, header: str) -> None:
-        history_path.parent.mkdir(parents=True, exist_ok=True)
         self.path, self._history = _open_new(history_path)
-        self._current: BinaryIO = current_path.open("wb")  # one rotation at a time
+        try:
+            self._current: BinaryIO = _open(current_path, os.O_TRUNC)  # one rotation at a time
+        except BaseException:
+            self._history.close()
+            raise
         self._current_written = 0
+        # A rotation cut short by an error (a write refused mid-rotation) never reaches close():
+        # its files are closed when the log is dropped, not left to the garbage collector.
+        weakref.finalize(self, _close_all, self._history, self._current)
         data = header.encode() + b"\n"
         self._history.write(data)
         self._write_current(data)

@@ -23,8 +23,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ralph.errors import LockError, StateError
-from ralph.store.files import load_json, write_json_atomic
+from ralph.errors import LockError, RalphError, StateError
+from ralph.store.files import load_json, make_dirs, remove_file, write_json_atomic
 from ralph.store.private import adopt_legacy, ensure_store, restore_state, store_dir
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ class RunLock:
                 f"{self.state_dir.name} is a file, not a folder",
                 f"move the file away; ralph keeps its state in the folder {self.state_dir.name}/",
             )
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.state_dir)
         from filelock import Timeout
 
         root = self.state_dir.parent
@@ -219,6 +219,11 @@ class RunLock:
         # forged in .ralph/ must not name the processes ralph kills.
         own = store_dir(root) / RUN_FILE
         _reap_leftovers(load_json_quietly(own), self.state_dir)
+        from ralph.process import strays
+
+        # noted in the store too: a note the agent forged in .ralph/ would name a process
+        # of the user's for ralph to kill
+        strays.stop_noted(self._strays)  # hid from the run id
         # Written before any process starts: a run killed at any later moment, even between
         # starting its agent and noting the PID, leaves the next run what it needs to find it.
         self._write()
@@ -226,6 +231,7 @@ class RunLock:
 
         if current_run() is None:
             mark_run(self.run_id)
+            strays.note_to(self._strays)
             self._marking = True
         return self
 
@@ -255,6 +261,13 @@ class RunLock:
         with contextlib.suppress(OSError):
             self._write()
 
+    @property
+    def _strays(self) -> Path:
+        """Where this run notes its strays (process/strays.py): in the store, not `.ralph/`."""
+        from ralph.process.strays import STRAYS_FILE
+
+        return store_dir(self.state_dir.parent) / STRAYS_FILE
+
     def _write(self) -> None:
         """run.json for humans in .ralph/, and ralph's own copy in the store."""
         write_json_atomic(store_dir(self.state_dir.parent) / RUN_FILE, self.info, durable=False)
@@ -267,12 +280,16 @@ class RunLock:
         tb: TracebackType | None,
     ) -> None:
         if self._marking:
+            from ralph.process import strays
             from ralph.process.leftovers import mark_run
 
             mark_run(None)
+            strays.note_to(None)
+            with contextlib.suppress(OSError):  # each was stopped with its rotation
+                self._strays.unlink(missing_ok=True)
             self._marking = False
-        with contextlib.suppress(OSError):
-            (self.state_dir / RUN_FILE).unlink(missing_ok=True)
+        with contextlib.suppress(OSError, RalphError):  # a link there: left alone
+            remove_file(self.state_dir / RUN_FILE)
         with contextlib.suppress(OSError):
             (store_dir(self.state_dir.parent) / RUN_FILE).unlink(missing_ok=True)
         if self._folder_fd is not None:

@@ -153,7 +153,17 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
         agent_usage=_agent_usage(check, data),
         final=_final_from_json(check, check.obj(data, "final_verification")),
         breaker=_breaker_from_json(check, check.obj(data, "breaker")),
+        person_specs=_person_specs(check, data),
     )
+
+
+def _person_specs(check: _Checker, data: dict[str, Any]) -> tuple[tuple[str, str], ...] | None:
+    if data.get("person_specs") is None:
+        return None
+    found = check.obj(data, "person_specs")
+    for path in found:
+        check.opt_str(found, path, "person_specs.")
+    return tuple(sorted((path, str(digest)) for path, digest in found.items()))
 
 
 def _choice(

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test, may_hold_tests
-from ralph.store.files import load_json, write_json_atomic, write_text_atomic
+from ralph.store.files import load_json, remove_file, write_json_atomic, write_text_atomic
 from ralph.store.private import ensure_store, store_dir
 
 FORMAT = 1
@@ -106,7 +106,7 @@ class TestStore:
         keep = set(files.values())
         for blob in blobs.iterdir():
             if blob.name not in keep:
-                blob.unlink(missing_ok=True)
+                remove_file(blob)
 
     def save_seen(self, files: Mapping[str, str]) -> None:
         self._save("seen.json", dict(files))
@@ -122,7 +122,7 @@ class TestStore:
             self._ensure()
             write_text_atomic(marker, "a ralph run is on: test edits are an agent's\n")
         else:
-            marker.unlink(missing_ok=True)
+            remove_file(marker)
 
     def _files(self, name: str) -> Files:
         try:

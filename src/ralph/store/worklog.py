@@ -12,12 +12,13 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from ralph.store.files import append_text
+
 
 def append_worklog(path: Path, event: str, **fields: object) -> None:
     """One JSON object per line, append-only: what happened, when."""
     record = {"ts": round(time.time(), 3), "event": event, **fields}
-    with path.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(record, default=str) + "\n")
+    append_text(path, json.dumps(record, default=str) + "\n")
 
 
 def read_worklog(path: Path) -> list[dict[str, Any]]:

@@ -5,8 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph.errors import StateError
-from ralph.store.files import read_text
+from ralph.errors import StateError, UnsafePath
+from ralph.store import confined
+from ralph.store.files import (
+    make_dirs,
+    refuse_link,
+    sweep_temps,
+    write_text_new,
+)
 from ralph.store.private import store_dir
 
 STATE_DIR = ".ralph"
@@ -100,7 +106,14 @@ class Workspace:
         return path.relative_to(self.root).as_posix()
 
     def check(self) -> None:
-        """StateError when `.ralph` exists but is not a folder."""
+        """StateError when `.ralph` exists but is not a folder; UnsafePath when it is a link
+        (ralph would write wherever it leads)."""
+        if self.dir.is_symlink():
+            raise UnsafePath(
+                f"{STATE_DIR} in {self.root} is a link (to {self.dir.readlink()}): ralph "
+                "keeps its files in the project, never where a link leads",
+                f"remove the link ({STATE_DIR}) and run again; ralph makes a folder of its own",
+            )
         if self.dir.exists() and not self.dir.is_dir():
             raise StateError(
                 f"{STATE_DIR} in {self.root} is a file, not a folder",
@@ -110,28 +123,39 @@ class Workspace:
     def ensure(self) -> None:
         """Create what a run needs; never overwrite what is there. Call it holding the lock."""
         self.check()
-        self.handoffs.mkdir(parents=True, exist_ok=True)
-        self.history.mkdir(parents=True, exist_ok=True)
-        for stale in self.dir.glob(".*.tmp"):
-            # half-written by a run killed with SIGKILL mid-write; the real file is intact
-            stale.unlink(missing_ok=True)
-        own_ignore = self.dir / ".gitignore"
-        if not own_ignore.exists():
-            # git ignores .ralph/ even in a project whose .gitignore does not mention it, so
-            # an agent's `git add -A` never commits ralph's state
-            own_ignore.write_text("# ralph's state is not committed\n*\n", encoding="utf-8")
-        if not self.guardrails.exists():
-            self.guardrails.write_text(GUARDRAILS_TEMPLATE, encoding="utf-8")
+        make_dirs(self.handoffs)
+        make_dirs(self.history)
+        # half-written by a run killed with SIGKILL mid-write; the real file is intact
+        sweep_temps(self.atomic_folders())
+        # git ignores .ralph/ even in a project whose .gitignore does not mention it, so
+        # an agent's `git add -A` never commits ralph's state
+        self._create(self.dir / ".gitignore", "# ralph's state is not committed\n*\n")
+        self._create(self.guardrails, GUARDRAILS_TEMPLATE)
+
+    def atomic_folders(self) -> list[Path]:
+        """The folders of `.ralph/` ralph writes files atomically in (their leftovers swept)."""
+        lanes = self.dir / "lanes"
+        found = [p for p in lanes.iterdir() if p.is_dir()] if lanes.is_dir() else []
+        return [self.dir, self.handoffs, self.dir / "tests", self.dir / "tests" / "blobs", *found]
+
+    def _create(self, path: Path, text: str) -> None:
+        """Write `path` unless something (a file, or a link: refused) is there already."""
+        refuse_link(path)
+        if not path.exists():
+            write_text_new(path, text)
 
 
 def ensure_gitignored(root: Path) -> bool:
     """Add `.ralph/` to the project's .gitignore; True when the file was changed."""
     gitignore = root / ".gitignore"
-    text = read_text(gitignore)
+    try:
+        text = confined.read_inside(root, gitignore).decode("utf-8", "replace")
+    except FileNotFoundError:
+        text = ""
     entries = {line.strip() for line in text.splitlines()}
     if entries & {".ralph", ".ralph/", "/.ralph", "/.ralph/"}:
         return False
     prefix = "" if not text or text.endswith("\n") else "\n"
-    with gitignore.open("a", encoding="utf-8") as f:
-        f.write(f"{prefix}# ralph's state (see ralph status)\n.ralph/\n")
+    add = f"{prefix}# ralph's state (see ralph status)\n.ralph/\n"
+    confined.write_bytes(root, gitignore, add.encode("utf-8"), append=True)
     return True

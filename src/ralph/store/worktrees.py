@@ -1,5 +1,7 @@
-"""Git plumbing of lanes (GitPython, imported only when lanes run): worktrees under `.ralph/`,
-lane branches, ralph's commits of a lane's work, merges that abort cleanly on a conflict.
+"""Git plumbing of lanes: worktrees under `.ralph/`, lane branches, ralph's commits of a lane's
+work, merges that abort cleanly on a conflict. Every command runs through store/git.py, so none
+runs a program the agent wrote nor reaches a repository other than the project's; a lane's
+worktree that is no longer ralph's (a link, not a folder, another repository) is refused.
 
 Every command that writes to the shared repository (worktrees, refs, the main work tree's
 merges) holds GIT_LOCK, so lanes never fight over `.git`'s own lock files.
@@ -7,16 +9,18 @@ merges) holds GIT_LOCK, so lanes never fight over `.git`'s own lock files.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ralph.errors import StateError
+from ralph.errors import RepositoryError, StateError
+from ralph.rules.lanes import BRANCH_PREFIX
+from ralph.store import git
+from ralph.store.files import make_dirs, refuse_link
+from ralph.store.git import Repo
 from ralph.store.workspace import STATE_DIR
-
-if TYPE_CHECKING:
-    from git import Repo
 
 GIT_LOCK = threading.RLock()
 WORKTREES = "worktrees"
@@ -48,72 +52,114 @@ class Merged:
 
 
 def repo(path: Path) -> Repo:
-    from git import InvalidGitRepositoryError, NoSuchPathError, Repo
-
-    try:
-        return Repo(path)
-    except (InvalidGitRepositoryError, NoSuchPathError):
+    """The repository at `path` (the project, or a lane's worktree, which must still be ralph's:
+    a folder of its own, sharing the project's repository); StateError otherwise."""
+    lane = path.parent.name == WORKTREES and path.parent.parent.name == STATE_DIR
+    if lane:
+        _owned(path)
+    found = git.find_repo(path)
+    if not found.usable or os.path.realpath(found.top) != os.path.realpath(path):
+        if lane:
+            raise RepositoryError(
+                f"{path}: this lane's worktree is no longer a git worktree of the project; "
+                "nothing was committed",
+                "delete it (ralph makes it again from the lane's branch), then run ralph again",
+            )
         raise StateError(
             f"--parallel needs a git repository: {path} is not the top of one",
             "run `git init` and commit your work, or run without --parallel",
-        ) from None
+        )
+    if lane:
+        project = git.find_repo(path.parent.parent.parent)
+        if project.common_dir != found.common_dir:
+            raise RepositoryError(
+                f"{path}: this lane's worktree now belongs to another repository "
+                f"({found.common_dir}); nothing was committed",
+                "delete it (ralph makes it again from the lane's branch), then run ralph again",
+            )
+    return found
+
+
+def _owned(path: Path) -> None:
+    """A lane's worktree is a folder of its own, not a link ralph would follow elsewhere."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise RepositoryError(
+            f"{path}: this lane's worktree is no longer ralph's (it is now "
+            f"{'a link' if path.is_symlink() else 'not a folder'}); nothing was committed",
+            "delete it (ralph makes it again from the lane's branch), then run ralph again",
+        )
+
+
+def _run(r: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return git.call(r, *args)
+    except OSError as exc:
+        raise StateError(
+            f"{r.root}: cannot run git ({exc.strerror or exc})", "install git or put it on PATH"
+        ) from exc
+
+
+def _out(r: Repo, *args: str) -> str:
+    """The output of a git command that must succeed."""
+    proc = _run(r, *args)
+    if proc.returncode != 0:
+        raise StateError(
+            f"git {args[0]} in {r.root}: {_reason(proc)}",
+            "fix what git reports, then run ralph again",
+        )
+    return os.fsdecode(proc.stdout)
+
+
+def _reason(proc: subprocess.CompletedProcess[bytes]) -> str:
+    lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    lines += proc.stdout.decode("utf-8", "replace").strip().splitlines()
+    return lines[0].strip() if lines else f"exit code {proc.returncode}"
 
 
 def _git(r: Repo, *args: str) -> str:
-    from git import GitCommandError
-
+    """A command that writes (a commit, a merge): with an identity when the repository has none."""
     name, email = _identity(r)
-    try:
-        out: str = r.git.execute([*_config(name, email), *args])
-        return out
-    except GitCommandError as exc:
-        reason = str(exc.stderr or exc).strip().splitlines() or ["failed"]
-        raise StateError(
-            f"git {args[0]} in {r.working_tree_dir}: {reason[-1].strip()}",
-            "fix what git reports, then run ralph again",
-        ) from None
-
-
-def _config(name: str, email: str) -> list[str]:
-    return ["git", "-c", f"user.name={name}", "-c", f"user.email={email}"]
+    return _out(r, "-c", f"user.name={name}", "-c", f"user.email={email}", *args)
 
 
 def _identity(r: Repo) -> tuple[str, str]:
-    reader = r.config_reader()
-    name = reader.get_value("user", "name", "") or IDENTITY[0]
-    email = reader.get_value("user", "email", "") or IDENTITY[1]
-    return str(name), str(email)
+    name = _run(r, "config", "--get", "user.name").stdout.decode("utf-8", "replace").strip()
+    email = _run(r, "config", "--get", "user.email").stdout.decode("utf-8", "replace").strip()
+    return name or IDENTITY[0], email or IDENTITY[1]
 
 
 def current_branch(r: Repo) -> str:
-    if r.head.is_detached:
+    proc = _run(r, "symbolic-ref", "--quiet", "--short", "HEAD")
+    if proc.returncode != 0:
         raise StateError(
-            f"--parallel needs a branch to merge into; HEAD is detached in {r.working_tree_dir}",
+            f"--parallel needs a branch to merge into; HEAD is detached in {r.root}",
             "check out a branch (git switch -c work), then run ralph again",
         )
-    return str(r.active_branch.name)
+    return os.fsdecode(proc.stdout).strip()
 
 
 def unclean(r: Repo) -> list[str]:
     """What keeps the work tree from being clean (git status --porcelain lines)."""
-    out = r.git.status("--porcelain", "--untracked-files=all")
-    return [line for line in str(out).splitlines() if line.strip()]
+    out = _out(r, "status", "--porcelain", "--untracked-files=all")
+    return [line for line in out.splitlines() if line.strip()]
 
 
 def head_tree(r: Repo) -> str:
-    return str(r.git.rev_parse("HEAD^{tree}"))
+    return _out(r, "rev-parse", "HEAD^{tree}").strip()
 
 
 def has_branch(r: Repo, branch: str) -> bool:
-    return bool(r.git.branch("--list", branch).strip())
+    return bool(_out(r, "branch", "--list", branch).strip())
 
 
 def add_worktree(r: Repo, path: Path, branch: str, start: str) -> None:
     """The lane's worktree on its branch (made from `start` when it does not exist yet)."""
     with GIT_LOCK:
+        _owned(path)
         if (path / ".git").exists():
             return  # left by an earlier run: its work goes on there
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)  # `.ralph/worktrees` a link: refused, never followed by git
+        refuse_link(path)
         _git(r, "worktree", "prune")  # a worktree folder deleted by hand is forgotten first
         if has_branch(r, branch):
             _git(r, "worktree", "add", "--quiet", str(path), branch)
@@ -136,9 +182,33 @@ def remove_worktree(r: Repo, path: Path, branch: str) -> bool:
     return True
 
 
+def discard_worktree(r: Repo, path: Path, branch: str | None) -> None:
+    """Discard a lane (`ralph reset --lanes`): its worktree, and its branch even when it is not
+    merged (`-D`). Only a `ralph/...` branch is ever deleted."""
+    with GIT_LOCK:
+        if str(path.resolve()) in worktree_branches(r):
+            _git(r, "worktree", "remove", "--force", str(path))
+        _git(r, "worktree", "prune")
+        if branch and branch.startswith(BRANCH_PREFIX) and has_branch(r, branch):
+            _git(r, "branch", "-D", branch)
+
+
+def worktree_branches(r: Repo) -> dict[str, str | None]:
+    """Each worktree git knows (its resolved path) and its branch (None when detached)."""
+    out: dict[str, str | None] = {}
+    current: str | None = None
+    for line in _out(r, "worktree", "list", "--porcelain").splitlines():
+        if line.startswith("worktree "):
+            current = str(Path(line[len("worktree ") :]).resolve())
+            out[current] = None
+        elif line.startswith("branch refs/heads/") and current is not None:
+            out[current] = line[len("branch refs/heads/") :]
+    return out
+
+
 def unmerged_files(r: Repo) -> list[str]:
-    out = r.git.diff("--name-only", "--diff-filter=U")
-    return [line for line in str(out).splitlines() if line]
+    out = _out(r, "diff", "--no-ext-diff", "--no-textconv", "--name-only", "--diff-filter=U")
+    return [line for line in out.splitlines() if line]
 
 
 def commit_all(r: Repo, message: str) -> bool:
@@ -164,35 +234,26 @@ def abort_merge(r: Repo) -> None:
 
 def merge(r: Repo, ref: str, message: str) -> Merged:
     """Merge `ref` into the work tree's branch; on a conflict abort it and say where."""
-    from git import GitCommandError
-
     with GIT_LOCK:
         before = head_tree(r)
         name, email = _identity(r)
-        try:
-            r.git.execute(
-                [*_config(name, email), "merge", "--no-edit", "--no-verify", "-m", message, ref]
-            )
-        except GitCommandError as exc:
+        proc = _run(
+            r, "-c", f"user.name={name}", "-c", f"user.email={email}",
+            "merge", "--no-edit", "--no-verify", "-m", message, ref,
+        )  # fmt: skip
+        if proc.returncode != 0:
             files = unmerged_files(r)
             if merging(r):
                 _git(r, "merge", "--abort")
             if not files:
-                reason = str(exc.stderr or exc).strip().splitlines() or ["failed"]
                 raise StateError(
-                    f"git merge {ref} in {r.working_tree_dir}: {reason[-1].strip()}",
+                    f"git merge {ref} in {r.root}: {_reason(proc)}",
                     "fix what git reports (nothing was merged), then run ralph again",
-                ) from None
+                )
             return Merged(conflicts=tuple(files))
         after = head_tree(r)
         return Merged(changed=after != before, tree=after)
 
 
 def is_merged(r: Repo, branch: str, into: str = "HEAD") -> bool:
-    from git import GitCommandError
-
-    try:
-        r.git.merge_base("--is-ancestor", branch, into)
-    except GitCommandError:
-        return False
-    return True
+    return _run(r, "merge-base", "--is-ancestor", branch, into).returncode == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 
 from ralph.run.events import AgentOutput, Event, event_fields, event_name
+from ralph.schemas.catalog import SCHEMA_VERSION
 from ralph.ui.plain import LineDisplay, wanted
 from ralph.ui.text import clean_line
 
@@ -21,7 +22,12 @@ class JsonDisplay(LineDisplay):
 
         if not wanted(event, verbose=self.verbose, quiet=self.quiet):
             return
-        record = {"ts": round(self._clock(), 3), "event": event_name(event), **event_fields(event)}
+        record = {
+            "schema_version": SCHEMA_VERSION,
+            "ts": round(self._clock(), 3),
+            "event": event_name(event),
+            **event_fields(event),
+        }
         if isinstance(event, AgentOutput):
             record["lines"] = [clean_line(line) for line in event.lines]
         # ensure_ascii: a log reader with a narrow encoding still gets valid JSON.

@@ -159,7 +159,10 @@ def _ms(seconds: float | None) -> float | None:
 
 def report_data(report: RunReport) -> dict[str, Any]:
     """`--report-json`: the final matrix and the totals."""
+    from ralph.schemas.catalog import SCHEMA_VERSION
+
     return {
+        "schema_version": SCHEMA_VERSION,
         "exit_code": report.exit_code,
         "reason": report.reason,
         "complete": bool(report.specs) and report.verified == len(report.specs),

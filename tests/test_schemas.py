@@ -1,0 +1,148 @@
+"""One machine vocabulary: every JSON output of ralph carries `schema_version` and follows the
+JSON Schema `ralph schema NAME` prints. The outputs checked are real: a demo-agent run through the
+real CLI (a process), and every `--json` command on the project it leaves."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from jsonschema import Draft202012Validator
+from typer.testing import CliRunner
+
+from ralph.cli import app
+from ralph.schemas.catalog import SCHEMA_VERSION, SCHEMAS
+from tests.example_sync import EXAMPLE
+
+SCHEMA_DIR = Path(__file__).resolve().parents[1] / "src" / "ralph" / "schemas"
+
+
+def ralph(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "RALPH_DEMO_DELAY": "0", "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "ralph", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+def validator(name: str) -> Draft202012Validator:
+    schema = json.loads((SCHEMA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def problems(name: str, value: Any) -> list[str]:
+    return [f"{list(e.absolute_path)}: {e.message}" for e in validator(name).iter_errors(value)]
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Every JSON output of one demo run, by schema name (`event`: the list of events)."""
+    project = tmp_path_factory.mktemp("schemas") / "demo"
+    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(".ralph"))
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    assert ralph(project, "init").returncode == 0
+    found: dict[str, Any] = {"plan": json.loads(ralph(project, "plan", "--json").stdout)}
+    report = project.parent / "report.json"
+    run = ralph(project, "run", "--agent", "demo", "--log-format", "json", "-v",
+                "--report-json", str(report))  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    found["event"] = [json.loads(line) for line in run.stdout.splitlines()]
+    found["report"] = json.loads(report.read_text())
+    for name in ("status", "history", "agents", "inspect", "doctor"):
+        res = ralph(project, name, "--json")
+        assert res.returncode == 0, res.stderr
+        found[name] = json.loads(res.stdout)
+    yield found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in SCHEMAS if n != "event"])
+def test_each_json_output_of_a_real_run_follows_its_schema(
+    outputs: dict[str, Any], name: str
+) -> None:
+    data = outputs[name]
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert problems(name, data) == []
+    # not vacuous: the run filled what the schema describes
+    if name == "plan":
+        assert [item["spec"] for item in data["include"]][:1] == ["PROMPT.md"]
+    if name in ("status", "report"):
+        assert {s["path"] for s in data["specs"]} >= {"PROMPT.md", "specs/cli.spec.md"}
+    if name == "history":
+        assert {r["mode"] for r in data["rotations"]} >= {"IMPLEMENT", "REVIEW", "VERIFY"}
+
+
+@pytest.mark.slow
+def test_every_event_of_a_real_run_follows_the_event_schema(outputs: dict[str, Any]) -> None:
+    events = outputs["event"]
+    names = {e["event"] for e in events}
+    assert {"run_started", "rotation_started", "agent_output", "rotation_ended"} <= names
+    assert {"notice", "run_ended"} <= names
+    for event in events:
+        assert event["schema_version"] == SCHEMA_VERSION
+        assert problems("event", event) == [], event
+
+
+def test_the_schemas_tell_a_wrong_shape() -> None:
+    # the control: a schema that accepted anything would pass every test above
+    status = {"schema_version": 1, "iteration": 0, "max_iterations": 20, "running": False,
+              "complete": False, "specs": []}  # fmt: skip
+    assert problems("status", status) == []
+    assert problems("status", {k: v for k, v in status.items() if k != "schema_version"})
+    assert problems("status", {**status, "running": "no"})
+    spec = {"path": "a", "done_count": 4, "last_status": None, "modified_files": False,
+            "last_hash": None, "needs_work": True}  # fmt: skip
+    assert problems("status", {**status, "specs": [spec]})  # a counter past 3/3
+    ended = {"schema_version": 1, "ts": 1.0, "event": "rotation_ended", "spec": "a"}
+    assert problems("event", ended)  # a rotation_ended without its signal and counter
+    assert problems("event", {**ended, "event": "some_later_event"}) == []  # open to new events
+    assert problems("history", {"schema_version": 1, "rotations": [{"number": 1}]})
+
+
+def test_every_command_with_json_has_a_schema() -> None:
+    commands: dict[str, Any] = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    with_json = {
+        name
+        for name, command in commands.items()
+        if any("--json" in param.opts for param in command.params)
+    }
+    assert {"status", "history", "agents", "plan"} <= with_json
+    assert with_json <= set(SCHEMAS), f"--json without a schema: {with_json - set(SCHEMAS)}"
+    assert {"status", "report", "history", "agents", "plan", "event"} <= set(SCHEMAS)
+    assert sorted(p.stem for p in SCHEMA_DIR.glob("*.json")) == sorted(SCHEMAS)
+
+
+@pytest.mark.parametrize("name", list(SCHEMAS))
+def test_ralph_schema_prints_each_schema(name: str) -> None:
+    res = CliRunner().invoke(app, ["schema", name])
+    assert res.exit_code == 0, res.output
+    printed = json.loads(res.stdout)
+    Draft202012Validator.check_schema(printed)
+    assert printed == json.loads((SCHEMA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    assert printed["properties"]["schema_version"]["const"] == SCHEMA_VERSION
+
+
+def test_ralph_schema_lists_the_names_and_refuses_an_unknown_one() -> None:
+    listed = CliRunner().invoke(app, ["schema"])
+    assert listed.exit_code == 0
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == list(SCHEMAS)
+    res = CliRunner().invoke(app, ["schema", "stats"])
+    assert res.exit_code == 2
+    assert res.stdout == ""
+    error, hint = res.stderr.splitlines()
+    assert error == "error: ralph schema: no schema named 'stats'"
+    assert hint.startswith("hint: name one of: status, history")
