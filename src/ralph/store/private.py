@@ -20,7 +20,7 @@ import re
 import sys
 from pathlib import Path
 
-from ralph.store.files import write_text_atomic
+from ralph.store.files import sweep_temps, write_text_atomic
 
 STATE_DIR = ".ralph"
 STATE_FILE = "state.json"
@@ -84,10 +84,8 @@ def adopt_legacy(root: Path) -> list[str]:
     import shutil  # here: `ralph status` reads the store's state.json through this module
 
     store = ensure_store(root)
-    for folder in (store, store / "tests"):
-        for stale in folder.glob(".*.tmp"):
-            # half-written by a run killed mid-write; the real file is intact
-            stale.unlink(missing_ok=True)
+    # half-written by a run killed mid-write; the real files are intact
+    sweep_temps([store, store / "tests", store / "tests" / "blobs"])
     legacy_dir = root / STATE_DIR
     if legacy_dir.is_symlink() or not legacy_dir.is_dir():
         return []
