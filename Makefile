@@ -10,7 +10,7 @@ endif
 STAMP := $(VENV)/.installed
 DEMO_DIR := build/demo
 
-.PHONY: demo test lint unit coverage e2e e2e-agents bench example dist clean docs docs-gen
+.PHONY: demo test lint unit coverage e2e e2e-agents sandbox-tools browser-tools bench example dist clean docs docs-gen
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,7 +53,12 @@ e2e-agents:
 sandbox-tools:
 	@tests/install_sandbox.sh
 
-unit: $(STAMP) e2e-agents sandbox-tools
+# Chromium for the HTML report's browser tests: installed only as root with apt-get, skipped
+# (and those tests skipped, saying why) otherwise.
+browser-tools:
+	@tests/install_browser.sh
+
+unit: $(STAMP) e2e-agents sandbox-tools browser-tools
 	$(BIN)/pytest -q -n auto
 
 e2e: $(STAMP) e2e-agents

@@ -206,6 +206,7 @@ CONFIG_SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("`limits:`", config.LimitsConfig),
     ("`sandbox:`", config.SandboxConfig),
     ("`tests:`", config.TestsConfig),
+    ("`notify:`", config.NotifyConfig),
 )
 
 

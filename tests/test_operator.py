@@ -585,7 +585,7 @@ def test_notify_uses_the_platform_notifier(
     res = project.run("run", *project.fake({"*": DONE}), "--notify")
     assert res.exit_code == 0, res
     assert record.read_text() == (
-        "--app-name=ralph|ralph: every spec verified|1/1 specs verified · 3 rotations\n"
+        "--app-name=ralph|ralph: every spec verified|1/1 specs verified · 4 rotations\n"
     )
 
 

@@ -294,10 +294,13 @@ def test_inside_bwrap_a_planted_link_is_refused_too(
     project.git("init", "-q")
     target = home if rel == ".ralph" else home / ".bashrc"
     plant(project, monkeypatch, {rel: target}, LINK_AT="1")
+    # the sandbox passes on only what ralph.yaml names: the attack's own instructions
+    project.write({"ralph.yaml": "sandbox:\n  env: [LINKS, LINK_AT]\n"})
     result = project.run_subprocess(
         "run", "--sandbox", "bwrap", "--agent-command", AGENT, "-n", "3", "--headless"
     )
-    refused(result, "outside" if rel.endswith(".md") else "link")
+    # `.ralph` swapped for a link: refused at whichever of ralph's files it touches first
+    refused(result, "outside" if rel != ".ralph/current.log" else "link")
     untouched(home)
 
 

@@ -57,6 +57,16 @@ _LANES = "Also discard the open lanes of a --parallel run (worktrees, ralph/... 
 Root = Annotated[Optional[Path], typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]  # fmt: skip  # noqa: E501, UP045
 
 
+def _file(*names: str) -> Any:
+    """A report file's option (its help in helptext.HELP, under its first name)."""
+    return typer.Option(*names, dir_okay=False, help=helptext.HELP[names[0]])
+
+
+def _opt(*names: str, **more: Any) -> Any:
+    """An option whose help is in helptext.HELP, under its first name."""
+    return typer.Option(*names, help=helptext.HELP[names[0]], **more)
+
+
 def project_root(given: Path | None) -> Path:
     """The project a command is about: found from -C DIR, or the current folder, upwards
     (the nearest folder with .ralph/, else the git work tree's top; store/root.py)."""
@@ -139,10 +149,7 @@ def run(
         Optional[float],  # noqa: UP045
         typer.Option("--max-cost", help="USD this run may spend (as the agents report it)."),
     ] = None,
-    max_tokens: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option("--max-tokens", min=1, help="Tokens (in + out) this run may use."),
-    ] = None,
+    max_tokens: Annotated[Optional[int], _opt("--max-tokens", min=1)] = None,  # noqa: UP045
     timeout: Annotated[
         Optional[float],  # noqa: UP045
         typer.Option("--timeout", min=0.001, help=helptext.TIMEOUT),
@@ -163,44 +170,20 @@ def run(
         ),
     ] = LogFormat.text,
     no_color: NoColor = False,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Headless: also print the agent's output.")
-    ] = False,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="Print only warnings and how the run ended."),
-    ] = False,
-    junit: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option(
-            "--junit",
-            dir_okay=False,
-            help="Write a JUnit XML report here at the end (one test case per spec).",
-        ),
-    ] = None,
-    report_json: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option(
-            "--report-json", dir_okay=False, help="Write the final matrix and totals as JSON."
-        ),
-    ] = None,
-    notify: Annotated[
-        bool,
-        typer.Option("--notify", help="A desktop notification when the run ends (if available)."),
-    ] = False,
-    continue_: Annotated[
-        bool,
-        typer.Option("--continue", help=helptext.HELP["--continue"]),
-    ] = False,
+    verbose: Annotated[bool, _opt("--verbose", "-v")] = False,
+    quiet: Annotated[bool, _opt("--quiet", "-q")] = False,
+    junit: Annotated[Optional[Path], _file("--report-junit", "--junit")] = None,  # noqa: UP045
+    report_json: Annotated[Optional[Path], _file("--report-json")] = None,  # noqa: UP045
+    report_html: Annotated[Optional[Path], _file("--report-html")] = None,  # noqa: UP045
+    notify: Annotated[bool, _opt("--notify")] = False,
+    continue_: Annotated[bool, _opt("--continue")] = False,
     on_escalation: Annotated[
         Optional[EscalationChoice],  # noqa: UP045
         typer.Option(
             "--on-escalation", case_sensitive=False, help=helptext.HELP["--on-escalation"]
         ),
     ] = None,
-    wait_for_reset: Annotated[
-        bool, typer.Option("--wait-for-reset", help="Wait for a weekly or daily limit to reset.")
-    ] = False,
+    wait_for_reset: Annotated[bool, _opt("--wait-for-reset")] = False,
     sandbox: Annotated[
         Optional[SandboxChoice],  # noqa: UP045
         typer.Option("--sandbox", help="Run agents and checks in this sandbox, or refuse to."),
@@ -316,6 +299,18 @@ def inspect(
 
     with reported_errors():
         inspect_command(project_root(root), follow=follow, as_json=json_)
+
+
+@app.command("report")
+def report_command(
+    html: Annotated[Optional[Path], _file("--html")] = None,  # noqa: UP045
+    root: Root = None,
+) -> None:
+    """Write a report of the latest run (during the run too): --html, one self-contained file."""
+    from ralph.commands.report import report as write_report
+
+    with reported_errors():
+        raise typer.Exit(write_report(project_root(root), html=html))
 
 
 @app.command()

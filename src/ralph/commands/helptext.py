@@ -38,6 +38,16 @@ HELP = {
     ),
     "--continue": ("Resume with the options the last run started with; options given override."),
     "--model": ("Model for the agent (its own --model/-m flag); in a pool, every agent's."),
+    "--quiet": "Print only warnings and how the run ended.",
+    "--verbose": "Headless: also print the agent's output.",
+    "--wait-for-reset": "Wait for a weekly or daily limit to reset.",
+    "--max-tokens": "Tokens (in + out) this run may use.",
+    "--notify": "A desktop notification when the run ends (if available).",
+    # The three end-of-run reports, named alike (--junit is the older name of --report-junit).
+    "--report-junit": "Write a JUnit XML report here at the end, one test case per spec.",
+    "--report-json": "Write the final matrix and totals as JSON here at the end.",
+    "--report-html": "Write the run as one self-contained HTML file here at the end.",
+    "--html": "Write the latest run as one self-contained HTML file (offline, no scripts).",
 }
 
 # The placeholder each option's value shows in --help (by its long name).
@@ -52,8 +62,10 @@ METAVARS = {
     "--timeout": "SECONDS",
     "--idle-timeout": "SECONDS",
     "--log-format": "text|json",
-    "--junit": "FILE",
+    "--report-junit": "FILE",
     "--report-json": "FILE",
+    "--report-html": "FILE",
+    "--html": "FILE",
     "--on-escalation": "abort|accept|continue",
     "--spec": "PATH",
     "--parallel": "N",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -33,7 +34,7 @@ def run_project(req: RunRequest) -> int:
     code: int = int(ExitCode.ERROR)
     reason = "ralph stopped with an error"
     try:
-        code = _run(req, sink.handle)
+        code = _run(req, sink)
         return code
     except RalphError as exc:
         code, reason = int(exc.exit_code), exc.message
@@ -48,9 +49,10 @@ def run_project(req: RunRequest) -> int:
         finish_reports(req, sink, code, reason)
 
 
-def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
+def _run(req: RunRequest, sink: ReportSink) -> int:
     from ralph.commands.pool import build_policy, build_pool
     from ralph.commands.sandboxing import start_sandbox
+    from ralph.commands.webhooks import on_escalation, on_fact, open_webhook
     from ralph.process.containment import contain
     from ralph.run.options import RunOptions
     from ralph.run.start import run_loop
@@ -60,6 +62,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
     # ralph.yaml as a person accepted it: an agent's edit waits for `ralph accept`
     settled = settings.settle(req.root)
     config = settled.config()
+    sink.webhook = hook = open_webhook(config)
     members = build_pool(req, config)
     opts = RunOptions(
         root=req.root,
@@ -68,7 +71,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         max_iterations=req.max_iterations or config.max_iterations,
         max_cost=req.max_cost if req.max_cost is not None else config.max_cost,
         max_tokens=req.max_tokens if req.max_tokens is not None else config.max_tokens,
-        own_files=own_files(req.root, (req.junit, req.report_json)),
+        own_files=own_files(req.root, req.reports),
         final_verification=config.final_verification,
         max_verification_failures=config.max_verification_failures,
         test_command=config.test_command,
@@ -80,6 +83,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
         test_globs=tuple(config.tests.paths) if config.tests.paths is not None else None,
         only=tuple(req.spec or ()),
         parallel=req.parallel or config.parallel,
+        watch=None if hook is None else partial(on_fact, hook, req.root),
     )
     # Before any agent or check runs: a sandbox that cannot start stops the run here.
     box = start_sandbox(req.root, req.sandbox, config.sandbox, members)
@@ -96,7 +100,7 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
     ):
 
         def emit(event: Event) -> None:
-            observe(event)
+            sink.handle(event)
             if isinstance(event, RunStarted):
                 # Recorded once the run holds the project: a refused run leaves them alone.
                 settings.begin(req.root, settled)
@@ -115,6 +119,8 @@ def _run(req: RunRequest, observe: Callable[[Event], None]) -> int:
                     display.handle(Notice("warning", unused))
 
         decide = _decider(display, req.on_escalation or config.on_escalation, forced=req.plain)
+        if hook is not None:
+            decide = _told(decide, partial(on_escalation, hook, req.root))
         return run_loop(replace(opts, decide=decide), emit)
 
 
@@ -134,6 +140,16 @@ def _unused_lanes(root: Path) -> str | None:
         f"this run: resume with `ralph run --parallel {max(n, 2)}`, or discard with "
         "`ralph reset --lanes`"
     )
+
+
+def _told(decide: Decide, tell: Callable[[Escalation], None]) -> Decide:
+    """`decide`, once the webhook has been told that a person is needed."""
+
+    def told(e: Escalation) -> Choice:
+        tell(e)
+        return decide(e)
+
+    return told
 
 
 def _decider(display: Display, headless_choice: str, *, forced: bool = False) -> Decide:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 OPTIONS_FILE = "run-options.json"
 # `ralph run` options that --continue does not take from the saved run.
 NOT_SAVED = frozenset({"root", "continue_"})
-_PATH_OPTIONS = frozenset({"junit", "report_json"})
+_PATH_OPTIONS = frozenset({"junit", "report_json", "report_html"})
 # Options of which one given again replaces the others' saved values.
 _EXCLUSIVE = (("agent", "agent_command"), ("quiet", "verbose"))
 
@@ -47,8 +47,9 @@ class RunRequest:
     verbose: bool = False
     quiet: bool = False
     log_format: str = "text"  # text | json
-    junit: Path | None = None
+    junit: Path | None = None  # --report-junit (or its older name --junit)
     report_json: Path | None = None
+    report_html: Path | None = None
     notify: bool = False
     on_escalation: str | None = None  # abort | accept | continue, for a headless run
     wait_for_reset: bool = False  # wait for a weekly/daily window too (up to pool.max_wait)
@@ -58,6 +59,11 @@ class RunRequest:
     # The options as given (after --continue merged the saved ones): saved in .ralph/ once
     # the run has started, for the next `ralph run --continue`.
     saved_options: dict[str, Any] | None = field(default=None, compare=False)
+
+    @property
+    def reports(self) -> tuple[Path | None, ...]:
+        """The report files this run writes at its end (None where not asked for)."""
+        return (self.junit, self.report_json, self.report_html)
 
 
 def save_run_options(root: Path, options: dict[str, Any]) -> None:

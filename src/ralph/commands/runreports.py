@@ -7,12 +7,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph.commands.runoptions import RunRequest
 from ralph.errors import RalphError
 from ralph.run.events import Event, SpecRow
 from ralph.store.workspace import STATE_DIR
 from ralph.ui.runreport import RunReport
+
+if TYPE_CHECKING:
+    from ralph.ui.webhook import Webhook
 
 
 class ReportSink:
@@ -21,6 +25,7 @@ class ReportSink:
     def __init__(self) -> None:
         self.report = RunReport()
         self.last_matrix: tuple[SpecRow, ...] | None = None
+        self.webhook: Webhook | None = None  # set once ralph.yaml has been read
 
     def handle(self, event: Event) -> None:
         from ralph.ui.runreport import apply_event
@@ -73,6 +78,7 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
     """Reports and the notification: after every run, however it ended; never raises."""
     from ralph.ui.runreport import finish
 
+    started = sink.report.started_at is not None  # RunStarted came: the worklog has this run
     report = finish(
         sink.report,
         exit_code=code,
@@ -81,6 +87,10 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
         matrix=_final_matrix(req, sink) if sink.report.exit_code is None else None,
     )
     written = write_reports(report, junit=req.junit, report_json=req.report_json, project=req.root)
+    if req.report_html is not None and write_html_report(
+        req.root, req.report_html, report, started=started
+    ):
+        written.append(req.report_html)
     from ralph.store.ownreports import record_reports
 
     try:
@@ -91,6 +101,34 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
         from ralph.ui.notify import notify_run_end
 
         notify_run_end(report)
+    if sink.webhook is not None:
+        from ralph.commands.webhooks import on_run_end
+
+        on_run_end(sink.webhook, req.root, report)
+
+
+def write_html_report(
+    root: Path, path: Path, report: RunReport | None = None, *, started: bool = True
+) -> bool:
+    """The HTML report of the latest run (what .ralph/ recorded; `report` says how it ended
+    when the worklog does not; a run that never `started` is that outcome alone, not the run
+    before it); said on stderr when it cannot be written, never raised: a report must not
+    change how a run ends."""
+    from ralph.store.files import write_text_through
+    from ralph.store.runstory import RunRecords, read_run
+    from ralph.ui.htmlreport import render_html
+
+    ended = None
+    if report is not None and report.exit_code is not None:
+        ended = (report.exit_code, report.reason or "")
+    try:
+        run = read_run(root) if started else RunRecords(root.resolve().name, ())
+        write_text_through(path, render_html(run, ended), project=root)
+    except (OSError, RalphError) as exc:
+        text = exc.message if isinstance(exc, RalphError) else exc.strerror or str(exc)
+        print(f"error: cannot write the report {path}: {text}", file=sys.stderr)
+        return False
+    return True
 
 
 def write_reports(

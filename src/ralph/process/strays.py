@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 
@@ -49,6 +50,8 @@ def note(pid: int, started: float) -> None:
 
 def stop_noted(path: Path) -> int:
     """SIGKILL every noted stray still running (and what it started); how many were found."""
+    if sys.platform == "win32":
+        return 0  # strays are noted on Linux only (the subreaper); nothing to stop here
     import psutil
 
     from ralph.process.capture import HELPER

@@ -97,6 +97,35 @@ def costs_json(c: SpecCosts) -> dict[str, Any]:
     }
 
 
+def _tally_of(data: Any) -> Tally | None:
+    """The Tally `_tally_json` wrote (None for anything else)."""
+    if not isinstance(data, dict):
+        return None
+    calls = int(data.get("calls") or 0)
+    cost = data.get("cost_usd")
+    return Tally(
+        rotations=calls,
+        input_tokens=int(data.get("input_tokens") or 0),
+        output_tokens=int(data.get("output_tokens") or 0),
+        cost_usd=float(cost) if isinstance(cost, (int, float)) else 0.0,
+        unpriced=0 if isinstance(cost, (int, float)) else calls,
+    )
+
+
+def costs_from_json(data: Any) -> SpecCosts | None:
+    """What `costs_json` wrote, read back (a run's end event carries it); None if not that."""
+    if not isinstance(data, dict) or not isinstance(data.get("specs"), int):
+        return None
+    return SpecCosts(
+        data["specs"],
+        int(data.get("verified") or 0),
+        _tally_of(data.get("spent_verified")) or Tally(),
+        _tally_of(data.get("spent_open")) or Tally(),
+        _tally_of(data.get("per_verified_spec")),
+        _tally_of(data.get("forecast_open")),
+    )
+
+
 def costs_line(c: SpecCosts) -> str | None:
     """`per verified spec: $0.42, 12.3k tokens · 2 open: about $0.84, 24.6k tokens to finish`;
     None before anything was spent."""

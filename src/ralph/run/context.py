@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -95,6 +96,9 @@ class RunContext:
                 except OSError:
                     self._display = None
             self.recorder.handle(event)
+            if self.opts.watch is not None and isinstance(event, FACTS):
+                with contextlib.suppress(Exception):  # a watcher never changes the run
+                    self.opts.watch(event)
 
     def gate_record(self, record: GateRecord) -> None:
         """What the DONE gate did: recorded; a judge's call also counts in the usage (the run's,

@@ -126,6 +126,7 @@ class VerificationEnded:
     log: str  # the verifier's history log, relative to the project
     report: str  # the verifier's report, relative to the project
     specs: tuple[str, ...]  # whose handoffs hear of a failure
+    usage: dict[str, object] | None = None  # the verifier's tokens and cost (usage_fields)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from ralph.rules.budget import DEFAULT_BUDGET_MS
 from ralph.rules.convergence import DEFAULT_PATIENCE
 from ralph.rules.pool import PoolPolicy
 from ralph.run.escalation import Decide
+from ralph.run.facts import Fact
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,9 @@ class RunOptions:
     test_globs: tuple[str, ...] | None = None  # which files are tests (None: the defaults)
     only: tuple[str, ...] = ()  # --spec: the specs this run works on; () = every spec
     parallel: int = 1  # lanes at once; 1 works in the project's own tree, one spec at a time
+    # Sees the facts no display gets (a question, a wait for a limit): the webhook's ears.
+    # Whatever it does or raises never changes the run.
+    watch: Callable[[Fact], None] | None = None
 
     @property
     def label(self) -> str:

@@ -299,6 +299,7 @@ class Recorder:
             downgraded=list(e.downgraded),
             failures=e.failures,
             log=e.log,
+            **(e.usage or {}),
         )
 
     def _lane_opened(self, e: LaneOpened) -> None:

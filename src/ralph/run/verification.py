@@ -18,6 +18,7 @@ from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
 from ralph.rules.usage import record_usage
 from ralph.rules.words import plural
+from ralph.run.accounting import rotation_tally, usage_fields
 from ralph.run.circuit import Circuit
 from ralph.run.context import RunContext
 from ralph.run.events import Notice, RotationEnded
@@ -243,6 +244,7 @@ class Verification:
                         log=ws.rel(log.path),
                         report=ws.rel(report),
                         specs=tuple(s.path for s in specs),
+                        usage=usage_fields(result),
                     )
                 )
             self.rotation.record_budget(iteration, budget)
@@ -261,6 +263,7 @@ class Verification:
                     None if verdict.passed else verdict.summary,
                     dropped,
                     ctx.rows(),
+                    rotation_tally(result),  # its usage counts on the panel like any rotation's
                 )
             )
             self.circuit.announce()

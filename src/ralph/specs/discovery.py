@@ -57,7 +57,7 @@ def read_spec(root: Path, path: str) -> Spec | None:
 
 def _read_inside(root: Path, path: str) -> bytes:
     """A spec's bytes, following a link only while it stays inside the project (a person's
-    `specs/a.spec.md -> ../docs/a.md`); one that leads outside is refused before it is read.
+    `specs/a.spec.md -> ../notes/a.md`); one that leads outside is refused before it is read.
     The rule of store/confined.read_inside, which this layer cannot import: the file where
     the links end is opened without following a link there (O_NOFOLLOW)."""
     real_root = os.path.realpath(root)

@@ -142,6 +142,33 @@ def _sandbox_shorthand(value: Any) -> Any:
     return {"profile": value} if isinstance(value, str) else value
 
 
+class NotifyConfig(BaseModel):
+    """`notify:` who hears of a run: a webhook POSTed JSON at the end and when a person is
+    needed (ui/webhook.py). `$NAME` reads the URL from that environment variable, so a secret
+    URL (Slack's are) need not be committed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    webhook: StrictStr | None = None
+
+    @field_validator("webhook")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        # The message never repeats the value: a webhook URL is a secret.
+        named = value is not None and re.fullmatch(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", value)
+        if value is not None and not named and not re.match(r"https?://[^/\s]+", value):
+            raise ValueError("must be an http:// or https:// URL, or $NAME of a variable")
+        return value
+
+    def webhook_url(self, env: dict[str, str]) -> str | None:
+        """The URL to POST to; None when none is set (or its variable is empty)."""
+        value = self.webhook
+        if value is None or not value.startswith("$"):
+            return value
+        url = env.get(value.strip("${}"), "").strip()
+        return url if re.match(r"https?://[^/\s]+", url) else None
+
+
 class TestsConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -170,6 +197,7 @@ class RalphConfig(BaseModel):
     on_escalation: EscalationChoice = "abort"  # what a headless run does when the breaker opens
     latency_budget_ms: Annotated[StrictFloat, Field(gt=0)] = 3000.0
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    notify: NotifyConfig = Field(default_factory=NotifyConfig)
 
     @field_validator("sandbox", mode="before")
     @classmethod

@@ -60,8 +60,8 @@ DESCRIPTIONS = {
     "SandboxConfig.allow_write": "more writable folders",
     "SandboxConfig.image": "the docker profile's image (it must hold the agent CLIs)",
     "SandboxConfig.env": (
-        "variables of ralph's environment passed on into the sandbox by name (nothing else is, "
-        "beyond the basic ones and the CLI's own credentials)"
+        "variables of ralph's environment passed into the sandbox by name (beyond the basic "
+        "ones, ralph's own and each agent CLI's credentials)"
     ),
     "TestsConfig.paths": (
         "globs of the files that are tests; unset: the usual names (test_*.py, *_test.go, ...)"
@@ -108,5 +108,10 @@ DESCRIPTIONS = {
     ),
     "RalphConfig.tests": (
         "which files are the tests (`tests: [globs]` is short for `tests: {paths: [globs]}`)"
+    ),
+    "RalphConfig.notify": "who hears of a run: a webhook told when it ends or needs a person",
+    "NotifyConfig.webhook": (
+        "an http(s) URL POSTed JSON at the end of a run and on a question, an escalation or a "
+        "wait for a quota window; `$NAME` reads it from that environment variable (a secret)"
     ),
 }

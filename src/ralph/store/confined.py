@@ -6,7 +6,7 @@ names may be a symbolic link: on POSIX each folder is opened with O_NOFOLLOW rel
 descriptor of the one above (openat), so a link swapped in at any moment is refused, never
 followed. The project folder itself is the person's choice and may be reached through links.
 Reads of what an agent can write (specs, guardrails, handoffs) may follow a link as long as it
-ends inside the project: a person's `specs/a.spec.md -> ../docs/a.md` keeps working.
+ends inside the project: a person's `specs/a.spec.md -> ../notes/a.md` keeps working.
 
 Windows has no openat: there each name is checked (lstat, reparse points included) before the
 plain call, which leaves a race between the check and the call.

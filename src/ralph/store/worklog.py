@@ -17,7 +17,9 @@ from ralph.store.files import append_text
 
 def append_worklog(path: Path, event: str, **fields: object) -> None:
     """One JSON object per line, append-only: what happened, when."""
-    record = {"ts": round(time.time(), 3), "event": event, **fields}
+    from ralph.rules.money import rounded_money
+
+    record = rounded_money({"ts": round(time.time(), 3), "event": event, **fields})
     append_text(path, json.dumps(record, default=str) + "\n")
 
 

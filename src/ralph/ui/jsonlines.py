@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
+from ralph.rules.money import rounded_money
 from ralph.run.events import AgentOutput, Event, event_fields, event_name
 from ralph.schemas.catalog import SCHEMA_VERSION
 from ralph.ui.plain import LineDisplay, wanted
@@ -31,7 +32,7 @@ class JsonDisplay(LineDisplay):
         if isinstance(event, AgentOutput):
             record["lines"] = [clean_line(line) for line in event.lines]
         # ensure_ascii: a log reader with a narrow encoding still gets valid JSON.
-        self.stream.write(json.dumps(record, default=str) + "\n")
+        self.stream.write(json.dumps(rounded_money(record), default=str) + "\n")
         self.stream.flush()
 
     def close(self) -> None:

@@ -152,6 +152,9 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
             matrix=event.matrix,
             exit_code=event.exit_code,
             reason=event.reason,
+            # The run's own total (judges and the final verification included): the panel's
+            # last word and the line printed under it are one number.
+            run_usage=view.run_usage if event.usage is None else event.usage,
             running=(),
             waiting_until=None,
             waiting_reason=None,

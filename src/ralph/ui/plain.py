@@ -7,8 +7,9 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, TextIO
 
+from ralph.rules.forecast import costs_from_json, costs_line
 from ralph.rules.state import MAX_COUNT as TARGET
-from ralph.rules.usage import format_tally
+from ralph.rules.usage import format_tally, merge
 from ralph.rules.words import plural
 from ralph.run.events import (
     AgentOutput,
@@ -75,7 +76,16 @@ _RENDERED: dict[type, frozenset[str]] = {
     ),
     Notice: frozenset({"level", "message"}),
     RunEnded: frozenset(
-        {"exit_code", "reason", "iteration", "max_iterations", "run_iteration", "matrix", "usage"}
+        {
+            "exit_code",
+            "reason",
+            "iteration",
+            "max_iterations",
+            "run_iteration",
+            "matrix",
+            "usage",
+            "costs",
+        }
     ),
     PoolChanged: frozenset({"seats"}),
     Waiting: frozenset({"until", "reason"}),
@@ -209,6 +219,11 @@ class PlainDisplay(LineDisplay):
                 self._write(f"  {row.path:<{width}} {counter(row)} {status}")
             if event.usage is not None and usage_reported(event.usage):
                 self._write(f"usage this run: {format_tally(event.usage)}")
+            found = costs_from_json(event.costs)
+            spent = None if found is None else merge(found.spent_verified, found.spent_open)
+            line = costs_line(found) if found and spent and usage_reported(spent) else None
+            if line:  # one readable line, never the JSON structure (that is in --report-json)
+                self._write(f"costs: {line}")
         else:  # an event type this display does not know yet: its name and fields
             self._write(event_name(event).replace("_", " ") + ":" + extra.lstrip(","))
 

@@ -158,10 +158,11 @@ def _ms(seconds: float | None) -> float | None:
 
 
 def report_data(report: RunReport) -> dict[str, Any]:
-    """`--report-json`: the final matrix and the totals."""
+    """`--report-json`: the final matrix and the totals (money rounded, as in every output)."""
+    from ralph.rules.money import rounded_money
     from ralph.schemas.catalog import SCHEMA_VERSION
 
-    return {
+    data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "exit_code": report.exit_code,
         "reason": report.reason,
@@ -194,3 +195,4 @@ def report_data(report: RunReport) -> dict[str, Any]:
         "costs": report.costs,
         **({"extra": report.extra} if report.extra else {}),
     }
+    return dict(rounded_money(data))

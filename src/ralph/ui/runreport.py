@@ -48,6 +48,9 @@ class RunReport:
     specs: tuple[SpecReport, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # unknown fields of RunEnded
     costs: dict[str, Any] | None = None  # per spec, per verified spec, forecast (RunEnded)
+    # Every rotation of this run, final verifications and every lane's included: the number the
+    # run itself says (RunEnded's run_iteration), not a sum over specs that misses VERIFY.
+    run_rotations: int = 0
 
     @property
     def verified(self) -> int:
@@ -55,7 +58,7 @@ class RunReport:
 
     @property
     def rotations(self) -> int:
-        return sum(s.rotations for s in self.specs)
+        return self.run_rotations or sum(s.rotations for s in self.specs)
 
     @property
     def cost_usd(self) -> float | None:
@@ -111,13 +114,14 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
         return _with_matrix(replace(report, iteration=event.iteration), event.matrix)
     if isinstance(event, RotationEnded):
         report = _with_matrix(replace(report, iteration=event.iteration), event.matrix)
+        report = replace(report, run_rotations=report.run_rotations + 1)
         cost = rotation_cost(event)
         specs = []
         for s in report.specs:
             if s.path != event.spec:
                 specs.append(s)
                 continue
-            total = s.cost_usd if cost is None else (s.cost_usd or 0.0) + cost
+            total = s.cost_usd if cost is None else round((s.cost_usd or 0.0) + cost, 9)
             specs.append(
                 replace(
                     s,
@@ -141,6 +145,7 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
             max_iterations=event.max_iterations,
             extra=extra,
             costs=event.costs,
+            run_rotations=max(report.run_rotations, event.run_iteration),
         )
         return _with_matrix(report, event.matrix)
     return report

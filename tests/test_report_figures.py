@@ -1,0 +1,133 @@
+"""The figures a run reports agree and read well: the headless end line has no nested braces,
+the panel's usage is the run's own total (final verification included), money is rounded in
+JSON, and the JUnit report counts the rotations the run says it made (issue 21)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from ralph.rules.state import Tally
+from ralph.run.events import RotationEnded, RunEnded, SpecRow
+from ralph.ui.panelview import PanelView, apply_event
+from ralph.ui.plain import PlainDisplay
+from ralph.ui.reports import report_data
+from ralph.ui.runreport import RunReport
+from ralph.ui.runreport import apply_event as report_event
+from tests.conftest import FAKES, Project
+
+ROW = (SpecRow("PROMPT.md", 3, "DONE", False),)
+PRICE = 0.1  # three of them add up to 0.30000000000000004 in floating point
+
+
+@pytest.fixture
+def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`claude` on PATH is tests/fakes/fake_claude.py: it reports tokens and a price."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "claude"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKES / "fake_claude.py"}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    script = tmp_path / "claude.json"
+    step = {"input": 30000, "output": 1000, "cost": PRICE}
+    kinds = ["done", "done", "done", "verify_pass"]
+    script.write_text(json.dumps([{"kind": kind, **step} for kind in kinds]))
+    monkeypatch.setenv("FAKE_CLAUDE_SCRIPT", str(script))
+    return script
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell wrapper stands in for claude")
+def test_a_priced_run_reports_one_count_rounded_money_and_a_readable_end(
+    git_project: Project, claude: Path, tmp_path: Path
+) -> None:
+    assert sum([PRICE] * 3) != round(PRICE * 3, 6)  # the noise this test is about
+    git_project.write({"PROMPT.md": "# goal\n- [x] done\n"})
+    junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
+    res = git_project.run(
+        "run", "--agent", "claude", "--headless", "--report-junit", str(junit),
+        "--report-json", str(report),
+    )  # fmt: skip
+    assert res.exit_code == 0, res
+    # one count: 3 rotations on the spec and the final verification, as the run said
+    assert "last rotation 4/" in res.stdout
+    suite = ET.parse(junit).getroot().find("testsuite/properties")
+    assert suite is not None
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["rotations"] == "4"
+    data = json.loads(report.read_text())
+    assert data["totals"]["rotations"] == 4
+    # money rounded wherever it is in the JSON (no float noise)
+    text = report.read_text()
+    assert not re.search(r"\d\.\d{7,}", text), text
+    assert data["specs"][0]["cost_usd"] == round(PRICE * 3, 6)
+    # the end of a headless run: readable lines, never a dumped structure
+    end = [line for line in res.stdout.splitlines() if "run ended:" in line]
+    assert end and "{" not in end[0], end
+    assert any("costs: per verified spec:" in line for line in res.stdout.splitlines())
+    assert "{" not in "".join(res.stdout.splitlines()[-5:])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell wrapper stands in for claude")
+def test_the_final_verification_rotation_carries_its_usage(
+    git_project: Project, claude: Path
+) -> None:
+    git_project.write({"PROMPT.md": "# goal\n- [x] done\n"})
+    res = git_project.run("run", "--agent", "claude", "--headless", "--log-format", "json")
+    assert res.exit_code == 0, res
+    events = [json.loads(line) for line in res.stdout.splitlines()]
+    verify = [e for e in events if e["event"] == "rotation_ended" and e["mode"] == "VERIFY"]
+    assert verify and verify[0]["usage"]["input_tokens"] == 30000
+    rotated = sum(e["usage"]["input_tokens"] for e in events if e["event"] == "rotation_ended")
+    (end,) = [e for e in events if e["event"] == "run_ended"]
+    assert rotated == end["usage"]["input_tokens"] == 4 * 30000
+    # the worklog says it too (the HTML report's tokens over time read it there)
+    assert git_project.worklog("verification")[-1]["input_tokens"] == 30000
+
+
+def _rotation(usage: Tally | None) -> RotationEnded:
+    return RotationEnded(
+        "claude", "PROMPT.md", "IMPLEMENT", 1, 1, 20, "DONE", 0, 1, 1.0, None, (), ROW, usage
+    )
+
+
+def test_the_panel_ends_on_the_runs_own_usage() -> None:
+    view = apply_event(PanelView(), _rotation(Tally(1, 113_900, 0, 0.1)))
+    total = Tally(2, 134_000, 0, 0.2)  # a judge's call the rotations did not carry
+    view = apply_event(view, RunEnded(0, "done", 1, 1, 20, ROW, total))
+    assert view.run_usage == total
+
+
+def test_the_end_line_says_costs_in_words() -> None:
+    costs = {
+        "specs": 1, "verified": 1, "open": 0,
+        "spent_verified": {"calls": 3, "input_tokens": 900, "output_tokens": 90, "cost_usd": 0.5},
+        "spent_open": {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": None},
+        "per_verified_spec": {"calls": 3, "input_tokens": 900, "output_tokens": 90,
+                              "cost_usd": 0.5},
+        "forecast_open": None,
+        "per_spec": {"PROMPT.md": {"calls": 3}},
+    }  # fmt: skip
+    out = io.StringIO()
+    PlainDisplay(out, clock=lambda: 0.0).handle(
+        RunEnded(0, "every spec verified", 3, 3, 20, ROW, Tally(3, 900, 90, 0.5), costs)
+    )
+    text = out.getvalue()
+    assert "{" not in text, text
+    assert "costs: per verified spec: $0.50, 990 tokens" in text
+
+
+def test_json_report_rounds_a_sum_of_prices() -> None:
+    report = RunReport()
+    for _ in range(3):
+        report = report_event(report, _rotation(Tally(1, 1, 0, PRICE)), 1.0)
+    (spec,) = report_data(report)["specs"]
+    assert spec["cost_usd"] == round(PRICE * 3, 6)
+    assert report_data(report)["totals"]["rotations"] == 3
