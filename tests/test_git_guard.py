@@ -127,7 +127,7 @@ def test_filters_never_run_in_lanes_commits_and_merges_either(
     box_project.commit_all("two specs")
     result = play(box_project, "filter", sandbox, "--parallel", "2")
     assert result.exit_code == 3, result
-    assert not armed.exists()
+    assert not armed.exists(), armed.read_text()
 
 
 def other_repository(where: Path) -> tuple[Path, str]:

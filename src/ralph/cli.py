@@ -53,7 +53,6 @@ LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
 
 _ROOT = "Run as if started in this folder (before or after the command)."
-_LANES = "Also discard the open lanes of a --parallel run (worktrees, ralph/... branches)."
 Root = Annotated[Optional[Path], typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]  # fmt: skip  # noqa: E501, UP045
 
 
@@ -362,15 +361,11 @@ def schema(name: SchemaName = None) -> None:
 
 @app.command()
 def reset(
-    handoffs: Annotated[bool, typer.Option("--handoffs", help="Also delete the handoffs.")] = False,
-    history: Annotated[
-        bool, typer.Option("--history", help="Also delete the rotation history logs.")
-    ] = False,
-    guardrails: Annotated[
-        bool, typer.Option("--guardrails", help="Also reset guardrails.md to its template.")
-    ] = False,
-    lanes: Annotated[bool, typer.Option("--lanes", help=_LANES)] = False,
-    all_: Annotated[bool, typer.Option("--all", help="All of the above.")] = False,
+    handoffs: Annotated[bool, _opt("--handoffs")] = False,
+    history: Annotated[bool, _opt("--history")] = False,
+    guardrails: Annotated[bool, _opt("--guardrails")] = False,
+    lanes: Annotated[bool, _opt("--lanes")] = False,
+    all_: Annotated[bool, _opt("--all")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Discard lanes without asking.")] = False,
     root: Root = None,
 ) -> None:
@@ -381,10 +376,8 @@ def reset(
         x or all_ for x in (handoffs, history, guardrails, lanes)
     )
     with reported_errors():
-        code = reset_command(
-            project_root(root), handoffs=handoffs, history=history, guardrails=guardrails,
-            lanes=lanes, yes=yes,
-        )  # fmt: skip
+        code = reset_command(project_root(root), handoffs=handoffs, history=history,
+                             guardrails=guardrails, lanes=lanes, yes=yes)  # fmt: skip
     raise typer.Exit(code)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph.checks.authorship import agent_change, agent_mark, front_digests
+from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
 from ralph.checks.evidence import DROP_HINT, drop
 from ralph.checks.judge import AgentJudge
@@ -23,11 +23,12 @@ from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided,
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.runner import run_gate
+from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
 from ralph.rules.caps import cap_reason
 from ralph.rules.spec import Spec
-from ralph.rules.specset import Digests, waiting
+from ralph.rules.specset import Digests
 from ralph.rules.state import SpecState, State
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
@@ -196,11 +197,9 @@ class DoneGate:
         person_specs: Digests | None = None,
     ) -> Verdict:
         """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
-        held = waiting(person_specs, front_digests(self.root), spec.path)
-        if held:  # fewer or weaker specs than a person wrote: nothing is verified meanwhile
-            more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
-            waits = (f"the specs wait for a person: {held[0]}{more}",)
-            return self._refuse(spec, iteration, handoff, waits, "", hint=SPECS_HINT)
+        waits = specs_refusal(person_specs, self.root, spec.path)
+        if waits is not None:  # fewer or weaker specs than a person wrote: nothing verifies
+            return self._refuse(spec, iteration, handoff, (waits,), "", hint=SPECS_HINT)
         meta, error = self.meta(spec)
         self.counts.pop(spec.path, None)
         if error is None:

@@ -28,6 +28,12 @@ def take_person_specs(
     return state, specset.waiting(record, disk)
 
 
+def specs_refusal(record: specset.Digests | None, root: Path, active: str) -> str | None:
+    """Why a DONE is refused while the person's specs wait for a person, or None."""
+    held = specset.waiting(record, front_digests(root), active)
+    return f"the specs wait for a person: {specset.summary(held)}" if held else None
+
+
 class SpecSetAcceptor:
     """A spec removed or renamed, or another spec's front matter changed, during a run."""
 

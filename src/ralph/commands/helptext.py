@@ -17,6 +17,12 @@ IDLE_TIMEOUT = "Seconds the agent may print nothing (default: no limit)."
 
 # Help of options too long for one line of cli.py.
 HELP = {
+    # ralph reset
+    "--handoffs": "Also delete the handoffs.",
+    "--history": "Also delete the rotation history logs.",
+    "--guardrails": "Also reset guardrails.md to its template.",
+    "--lanes": "Also discard the open lanes of a --parallel run (worktrees, ralph/... branches).",
+    "--all": "All of the above.",
     "--agent": (
         "Agent to run: claude, codex, gemini, cursor, opencode, pi, aider, demo, or a name from"
         " ralph.yaml. Repeat it to form a pool."

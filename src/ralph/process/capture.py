@@ -17,7 +17,9 @@ def run_captured(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """The finished command; OSError when it cannot start (e.g. not installed). `env`: the
-    complete environment (None: ralph's own)."""
+    complete environment (None: ralph's own). In a session of its own: a Ctrl-C meant for
+    ralph does not cut ralph's own short command (git) off half way, where its answer would be
+    taken for a wrong one; ralph stops itself once the command returns."""
     return subprocess.run(
         argv,
         cwd=cwd,
@@ -25,4 +27,5 @@ def run_captured(
         stdin=subprocess.DEVNULL,
         capture_output=True,
         check=False,
+        start_new_session=True,
     )

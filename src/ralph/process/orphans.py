@@ -67,7 +67,7 @@ class Adopted:
                 if child.status() == psutil.STATUS_ZOMBIE:
                     self.seen.add(pid)  # an orphan that ended on its own: reaped below
                     continue
-                if self._ours(child.environ()):
+                if not _forked_by_ralph(child) and self._ours(child.environ()):
                     self.seen.add(pid)
                     found.append(child)
                     found.extend(child.children(recursive=True))
@@ -86,6 +86,8 @@ class Adopted:
             try:
                 child = psutil.Process(pid)
                 environ = child.environ()
+                if _forked_by_ralph(child):
+                    continue
                 if MARKER not in environ and HELPER not in environ:
                     self.noted.add(pid)
                     strays.note(pid, child.create_time())
@@ -136,3 +138,15 @@ def _direct_children() -> list[int]:
     except OSError:
         return [c.pid for c in psutil.Process().children()]
     return pids
+
+
+def _forked_by_ralph(child: psutil.Process) -> bool:
+    """A child ralph is starting this instant (a lane's git, another lane's agent): between
+    fork and exec it still has ralph's own command line and environment, so it carries no mark
+    yet; taken for a hidden orphan, it was killed (seen as `git status` failing with -15)."""
+    try:
+        # young too: a stray that dresses up as ralph is still found a second later
+        young = time.time() - child.create_time() < 1.0
+        return young and child.cmdline() == psutil.Process().cmdline()
+    except psutil.Error:
+        return False

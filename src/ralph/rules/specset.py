@@ -63,3 +63,8 @@ def accept(record: Digests | None, disk: Digests, paths: tuple[str, ...]) -> dic
         else:
             updated.pop(path, None)
     return updated
+
+
+def summary(held: list[str]) -> str:
+    """The first change that waits, and how many more."""
+    return held[0] + (f" (and {len(held) - 1} more)" if len(held) > 1 else "")

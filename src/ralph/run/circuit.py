@@ -8,6 +8,7 @@ import hashlib
 import json
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ralph.errors import ExitCode
 from ralph.rules import breaker as breakers
@@ -17,6 +18,10 @@ from ralph.run.context import RunContext
 from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice
 from ralph.run.facts import BreakerChanged, Escalated
+from ralph.run.recorder import FAILED_STATUSES
+
+if TYPE_CHECKING:
+    from ralph.run.turn import Outcome
 
 # The breaker's clock: the wall clock read once, then moved on by the monotonic clock, so a
 # wall clock stepped during the run (NTP, a VM resumed, a person) moves no cooldown; what is
@@ -68,6 +73,19 @@ class Circuit:
         if change is not None:
             self._changed(change, hold=True)
             self.escalate_now = change.after == breakers.OPEN
+
+    def feed_outcome(self, outcome: Outcome) -> None:
+        """A rotation's outcome: a failure unless it ended well; one the user stopped says
+        nothing about the agent."""
+        if outcome.interrupted:
+            return
+        signal, note = outcome.signal, outcome.note
+        self.feed(
+            signal not in FAILED_STATUSES,
+            f"rotation {outcome.turn.iteration} on {outcome.spec}: {signal}"
+            + (f" ({note})" if note else ""),
+            outcome.spec,
+        )
 
     def announce(self) -> None:
         """Say what the last outcome did to the breaker, after the rotation's own line."""
@@ -129,7 +147,7 @@ class Circuit:
                 b, now=steady_now(), cooldown=ctx.opts.breaker_cooldown
             ),
         )
-        choice = ctx.opts.decide(e) if ctx.opts.decide is not None else "abort"
+        choice = ctx.decide(e)
         ctx.state = apply_choice(ctx.state, e, choice)
         ctx.save()
         ctx.emit(Escalated(e.key, e.subject, choice, e.failures, tuple(e.reasons)))

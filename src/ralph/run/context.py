@@ -1,36 +1,35 @@
-"""What every part of a run shares: the options, the workspace, the state and the one `emit`."""
+"""A run's two parts: what is fixed for it (`Shared`, frozen: all a rotation gets) and what its
+scheduler keeps and changes (`RunContext`: the state, the pool, the budget of rotations)."""
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
-from ralph.agents.result import AgentResult
-from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.errors import ExitCode
 from ralph.rules.pool import Pool
 from ralph.rules.prompt import Mode
-from ralph.rules.redact import redactor
+from ralph.rules.redact import Redactor, redactor
 from ralph.rules.state import State, Tally
-from ralph.rules.usage import minus, record_usage
-from ralph.run.events import AgentOutput, CancelRequested, Event, RotationStarted, RunEnded, SpecRow
-from ralph.run.facts import FACTS, Fact
+from ralph.rules.usage import minus
+from ralph.run.escalation import Choice, Escalation
+from ralph.run.events import CancelRequested, Event, RotationStarted, RunEnded, SpecRow
+from ralph.run.facts import Fact
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.options import RunOptions
 from ralph.run.question import QuestionAndAnswer
 from ralph.run.recorder import Recorder
+from ralph.run.sink import Emit, Sink
 from ralph.store.cancel import CancelWatch
 from ralph.store.runlock import RunLock
-from ralph.store.snapshot import Changes
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import Workspace
 
-Emit = Callable[[Event], None]
+__all__ = ["Emit", "RunContext", "Shared", "matrix_rows"]
 
 
 def matrix_rows(state: State) -> tuple[SpecRow, ...]:
@@ -39,29 +38,44 @@ def matrix_rows(state: State) -> tuple[SpecRow, ...]:
     )
 
 
+@dataclass(frozen=True)
+class Shared:
+    """What is fixed for the run, and all that a rotation (in any thread) may use of it: the
+    options, the workspace, the run lock, `ralph cancel`, the event sink, the redactor and
+    the pool's members. Nothing in it changes what a rotation computes."""
+
+    opts: RunOptions
+    ws: Workspace
+    lock: RunLock
+    cancel: CancelWatch
+    sink: Sink
+    redactor: Redactor
+    members: Mapping[str, Member]
+
+    def emit(self, event: Event | Fact) -> None:
+        self.sink.emit(event)
+
+
 class RunContext:
-    """The run's shared, changing facts (the state, the pool, the current agent); the parts
-    of the run (seats, circuit, rotation, verification) each hold this one object."""
+    """The scheduler's own: the run's state, the pool and its current agent, the answer to
+    deliver, this run's budget of rotations; and the fixed `shared` part the rotations get.
+    Only the scheduler's thread reads or writes what changes here."""
 
     def __init__(
         self, opts: RunOptions, ws: Workspace, emit: Emit, lock: RunLock, cancel: CancelWatch
     ) -> None:
-        self.opts = opts
-        self.ws = ws
-        self.lock = lock
-        self.cancel = cancel
-        self._display: Emit | None = emit
         # Every secret of every agent in the pool: whatever the run shows or records passes it.
-        self.redactor = redactor(frozenset().union(*(m.agent.secrets() for m in opts.pool)))
-        self.recorder = Recorder(
-            ws, [m.name for m in opts.pool], opts.policy.rotation, self.redactor.text
-        )
-        self.members = {m.name: m for m in opts.pool}
+        scrub = redactor(frozenset().union(*(m.agent.secrets() for m in opts.pool)))
+        recorder = Recorder(ws, [m.name for m in opts.pool], opts.policy.rotation, scrub.text)
+        sink = Sink(emit, recorder, scrub, opts.decide, opts.watch)
+        members = {m.name: m for m in opts.pool}
+        self.shared = Shared(opts, ws, lock, cancel, sink, scrub, MappingProxyType(members))
+        self.opts, self.ws, self.lock, self.cancel = opts, ws, lock, cancel
+        self.sink, self.redactor, self.recorder, self.members = sink, scrub, recorder, members
+        # What changes during the run: the coordinator's alone (the scheduler's thread).
         self.pool = Pool.of(list(self.members))
         self.member: Member = opts.pool[0]  # the agent of the current (or next) rotation
-        self.last_result: AgentResult | None = None  # of the last rotation, for the pool
         self.mode = "IMPLEMENT"  # of the current (or last) rotation
-        self.last_changes: Changes | None = None  # the files the last rotation changed
         self.state = load_state(ws.state_file)  # refuses a damaged file before anything runs
         if self.state.last_rotation == 0:  # a new or lost state file: numbers must not repeat
             self.state = replace(self.state, last_rotation=ws.last_logged_rotation())
@@ -69,9 +83,6 @@ class RunContext:
         self.first = self.state.last_rotation  # the last number before this run
         self.limit = self.first + opts.max_iterations  # this run stops there
         self.answer: QuestionAndAnswer | None = None  # delivered with the next prompt
-        # `ralph cancel` is seen by the cancel watch's thread: its event waits for the lock
-        self._emitting = threading.RLock()
-        self.ended = False  # RunEnded was emitted
         cancel.on_request = lambda mode: self.emit(CancelRequested(mode))
 
     @property
@@ -79,33 +90,10 @@ class RunContext:
         return self.member.agent
 
     def emit(self, event: Event | Fact) -> None:
-        """Show the event, then record it: whoever reads a record can rely on the display's
-        line. Facts only the recorder needs never reach a display. A display that can no
-        longer write (the terminal was closed, a pipe reader went away) is dropped rather
-        than allowed to stop the run. Secrets are redacted first (agent output already was,
-        where it entered ralph)."""
-        if not isinstance(event, AgentOutput):
-            event = self.redactor.scrub(event)
-        with self._emitting:
-            if isinstance(event, CancelRequested) and self.ended:
-                return  # a request seen as the run ended: nothing left to stop
-            self.ended = self.ended or isinstance(event, RunEnded)
-            if self._display is not None and not isinstance(event, FACTS):
-                try:
-                    self._display(event)
-                except OSError:
-                    self._display = None
-            self.recorder.handle(event)
-            if self.opts.watch is not None and isinstance(event, FACTS):
-                with contextlib.suppress(Exception):  # a watcher never changes the run
-                    self.opts.watch(event)
+        self.sink.emit(event)
 
-    def gate_record(self, record: GateRecord) -> None:
-        """What the DONE gate did: recorded; a judge's call also counts in the usage (the run's,
-        its agent's and the spec's), so `--max-cost` and `--max-tokens` see it."""
-        if isinstance(record, JudgeSpent):
-            self.state = record_usage(self.state, record.spec, record.agent, record.usage)
-        self.emit(record)
+    def decide(self, e: Escalation) -> Choice:
+        return self.sink.decide(e)
 
     def save(self) -> None:
         # never half a save: an interrupt waits for it (the atomic write leaves no temp file)
@@ -142,13 +130,15 @@ class RunContext:
         """Rotations this run has numbered so far."""
         return self.state.last_rotation - self.first
 
-    def started(self, agent: str, spec: str, mode: Mode, started_at: float) -> RotationStarted:
-        """The event of the rotation just numbered, with its place in this run's budget."""
-        s = self.state
+    def started(
+        self, agent: str, spec: str, mode: Mode, started_at: float, number: int | None = None
+    ) -> RotationStarted:
+        """The event of rotation `number` (default: the one just numbered), with its place in
+        this run's budget."""
+        number = self.state.last_rotation if number is None else number
         return RotationStarted(
-            agent, spec, mode, s.last_rotation, self.run_iteration, self.budget, started_at,
-            self.rows(),
-        )  # fmt: skip
+            agent, spec, mode, number, number - self.first, self.budget, started_at, self.rows()
+        )
 
     def rows(self) -> tuple[SpecRow, ...]:
         return matrix_rows(self.state)

@@ -33,7 +33,7 @@ class Convergence:
         reasons = rules.reasons(streak)
         ctx.emit(Notice("warning", f"{spec} is not converging: {'; '.join(reasons)}"))
         e = Escalation(spec, len(streak), reasons, 0.0, kind="convergence")
-        choice = ctx.opts.decide(e) if ctx.opts.decide is not None else "abort"
+        choice = ctx.decide(e)
         self.streaks.pop(spec, None)  # Continue: asked again after `patience` more
         ctx.state = apply_choice(ctx.state, e, choice)
         ctx.save()

@@ -7,6 +7,7 @@ function here; asking is the only I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final, Literal, TextIO
@@ -19,6 +20,8 @@ Choice = Literal["accept", "abort", "continue"]
 CHOICES: Final[tuple[Choice, ...]] = ("accept", "abort", "continue")
 ACCEPTED: Final = "user_accepted"
 BYPASSED: Final = "bypassed"
+# How a rotation's failure is worded in the breaker's reasons (run/rotation.py writes them).
+FAILURE_ON: Final = re.compile(r"rotation \d+ on (.+?): ")
 MAX_ASKS: Final = 5  # unreadable answers before ralph takes the safe choice (abort)
 
 
@@ -64,13 +67,25 @@ def describe(e: Escalation) -> str:
         else ""
     )
     return (
-        f"Circuit breaker open: {plural(e.failures, 'failure')} in a row on {e.subject}:\n"
+        f"Circuit breaker open: {plural(e.failures, 'failure')} in a row on {_named(e)}:\n"
         f"{reasons}\n"
         "Choose:\n"
         f"  [1] Accept   - take the current state of {e.subject} as verified (user_accepted)\n"
         f"  [2] Abort    - stop the run now, partial work kept (exit 5){wait}\n"
         f"  [3] Continue - go on without verification for {e.subject} (recorded as a risk)\n"
     )
+
+
+def _named(e: Escalation) -> str:
+    """What the header names: the subject, and every other spec the list of failures names (in
+    a parallel run the failures in a row come from several lanes)."""
+    named = [m.group(1) for r in e.reasons if (m := FAILURE_ON.match(r))]
+    specs = list(dict.fromkeys(named))
+    if not specs or specs == [e.subject]:
+        return e.subject
+    if e.subject not in specs:
+        specs.append(e.subject)
+    return f"{', '.join(specs)} (the last on {e.subject})"
 
 
 def parse_choice(text: str) -> Choice | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
 from ralph.rules.pool import Seat
@@ -31,7 +31,11 @@ class SpecRow:
 # - run_iteration: its place in this run (1 for the run's first rotation);
 # - max_iterations: this run's budget of rotations (`--max-iterations`), never a global number;
 # - elapsed, seconds, started_at, until: seconds, rounded to milliseconds;
-# - usage: a Tally as `usage_to_json` writes it (cost_usd null when no rotation had a price).
+# - usage: a Tally as `usage_to_json` writes it (cost_usd null when no rotation had a price);
+# - lane: the lane (`--parallel`) a rotation ran in, its worktree's name; absent otherwise.
+
+# A field that a JSON view leaves out while it is None (a run without lanes has no `lane`).
+OMITTED_WHEN_NONE = {"omit_none": True}
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class RotationStarted:
     max_iterations: int  # this run's budget
     started_at: float  # time.time() when the agent was started
     matrix: tuple[SpecRow, ...]
+    lane: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,7 @@ class AgentOutput:
     lines: tuple[str, ...]
     spec: str = ""  # the rotation's spec (ALL_SPECS for the final verification)
     iteration: int = 0  # the rotation's number
+    lane: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,7 @@ class RotationEnded:
     downgraded: tuple[str, ...]  # other specs that dropped from 3/3 to 2/3
     matrix: tuple[SpecRow, ...]
     usage: Tally | None = None  # this rotation's tokens and cost (rotations=1), as reported
+    lane: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)
 
 
 @dataclass(frozen=True)
@@ -159,7 +166,11 @@ def event_fields(event: object) -> dict[str, Any]:
     events added later (check results, usage) flow through displays and reports unchanged."""
     if not is_dataclass(event) or isinstance(event, type):
         return {}
-    return {f.name: _plain(getattr(event, f.name), f.name) for f in fields(event)}
+    return {
+        f.name: _plain(value, f.name)
+        for f in fields(event)
+        if (value := getattr(event, f.name)) is not None or not f.metadata.get("omit_none")
+    }
 
 
 # Times in seconds: milliseconds are enough (costs and ratios keep their precision).

@@ -9,7 +9,9 @@ under one lock, and its events reach the displays and the recorder under the sam
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from functools import partial
 
 from ralph.agents.command import CommandAgent
 from ralph.errors import ExitCode
@@ -21,14 +23,16 @@ from ralph.rules.state import MAX_COUNT
 from ralph.rules.usage import over_budget
 from ralph.rules.words import plural
 from ralph.run.context import RunContext
-from ralph.run.events import Notice
+from ralph.run.events import CostsUpdated, Notice
 from ralph.run.facts import QuestionAsked
-from ralph.run.lanectx import LaneContext
-from ralph.run.lanehub import LaneHub, Running
+from ralph.run.fold import fold
+from ralph.run.interrupts import deferred_interrupts
+from ralph.run.lanework import LaneNews, LaneWork, Running, lane_work, other_agent, rotate
 from ralph.run.loop import STOPPING, SpecRun, selected_reason
 from ralph.run.merging import Integration
 from ralph.run.question import pending, shown, write_fallback_question
 from ralph.run.tree import hidden_spec_hashes
+from ralph.run.turn import Outcome
 from ralph.store.files import read_text
 from ralph.store.worktrees import commit_all
 
@@ -38,10 +42,10 @@ TICK = 0.2  # seconds between the coordinator's looks at cancel requests while l
 class LaneRun(SpecRun):
     def __init__(self, ctx: RunContext) -> None:
         super().__init__(ctx)
-        self.hub = LaneHub(ctx)
         self.integration = Integration(ctx)
         self.running: dict[str, Running] = {}
-        self.contexts: dict[str, LaneContext] = {}
+        self.works: dict[str, LaneWork] = {}  # each lane's parts, made at its first rotation
+        self.news = LaneNews(ctx)  # run.json's `lanes`
         self.stopping: tuple[ExitCode, str] | None = None
         self.ended: int | None = None  # the exit code of a run whose end is already recorded
 
@@ -61,6 +65,9 @@ class LaneRun(SpecRun):
             raise
         finally:
             executor.shutdown(wait=True)
+
+    def discover(self, templates: list[str] | None = None) -> list[Spec]:
+        return self.integration.as_worked_on(super().discover(templates))
 
     def start(self) -> int | None:
         """The run's start, as in one-spec mode (the matrix, changes since the last run)."""
@@ -84,7 +91,15 @@ class LaneRun(SpecRun):
                     return self.ended
                 self._wait()
                 continue
-            specs, _ = self.rescan()
+            try:
+                specs, _ = self.rescan()
+            except KeyboardInterrupt:  # as while collecting: the lanes stop, the run ends
+                self.stopping = (
+                    ExitCode.INTERRUPTED,
+                    "interrupted; the lanes' rotations were recorded as ERROR",
+                )
+                self._stop_all()
+                continue
             if self.stopping is None:
                 self.stopping = self._stop_reason()
             if self.stopping is not None:
@@ -144,6 +159,7 @@ class LaneRun(SpecRun):
         return (ExitCode.MAX_ITERATIONS, reason) if reason is not None else None
 
     def _end(self, code: ExitCode, reason: str) -> int:
+        self.integration.retire()
         for where in self.integration.where():
             self.ctx.emit(Notice("warning", f"lane kept (not merged): {where}"))
         return self.ctx.end(code, reason)
@@ -164,7 +180,7 @@ class LaneRun(SpecRun):
 
     def _stop_all(self) -> None:
         for r in self.running.values():
-            r.ctx.stop.set()
+            r.work.stop.set()
 
     # ------------------------------------------------------------------ lanes
 
@@ -211,27 +227,33 @@ class LaneRun(SpecRun):
     def _start_rotation(
         self, spec: Spec, agent: CommandAgent, executor: ThreadPoolExecutor
     ) -> None:
+        """The coordinator numbers the rotation and hands the lane's thread its turn."""
         ctx = self.ctx
         lane, made = self.integration.open(spec.path)
         self.integration.update(lane)
         lane = self.integration.lanes.get(spec.path) or lane
-        lctx = self.contexts.get(lane.name)
-        if lctx is not None and made:
-            lctx.rotation = None  # a new worktree: its repository is found again (lanehub)
-        if lctx is None:
-            lctx = LaneContext(ctx, self.hub, lane.name, self.integration.worktree(lane))
-            self.contexts[lane.name] = lctx
-        lctx.spec_path = spec.path
-        lctx.stop.clear()
-        with self.hub.guard:  # its number, taken here: lanes started together never share one
-            copy = ctx.state  # (saved by the rotation itself as it starts)
-            ctx.number_next()
-        lctx.start(copy)
-        lctx.member = ctx.member
-        lctx.answer, ctx.answer = ctx.answer, None  # your answer goes to the next rotation
-        running = Running(lane, lctx, spec, agent)
+        work = None if made else self.works.get(lane.name)  # a new worktree: found again
+        if work is None:
+            worktree = self.integration.worktree(lane)
+            judge = partial(other_agent, ctx)
+            work = lane_work(ctx, lane.name, worktree, self.news.note, judge)
+            self.works[lane.name] = work
+        work.stop.clear()
+        work.agent = agent
+        turn = self.turn(spec, time.perf_counter(), work.stop)
+        running = Running(lane, work, spec)
         self.running[spec.path] = running
-        running.future = executor.submit(self.hub.rotate, running)
+        running.future = executor.submit(rotate, work, turn)
+
+    def _fold(self, r: Running, outcome: Outcome) -> None:
+        """A lane's rotation joins the run's state, in the coordinator, as one spec's would."""
+        ctx = self.ctx
+        with deferred_interrupts():
+            ctx.state, _ = fold(ctx.state, outcome)
+            self.circuit.feed_outcome(outcome)
+            ctx.save()
+            r.work.rotation.report(outcome, ctx.state, ())
+            self.circuit.announce()
 
     def _collect(self) -> None:
         """Rotations that ended: the pool, the circuit breaker and the lane's verdict."""
@@ -240,16 +262,14 @@ class LaneRun(SpecRun):
             if not r.future.done():
                 continue
             del self.running[path]
-            self.hub.forget(r.ctx.name)
             outcome = r.future.result()  # a lane's error is the run's error
-            ctx.last_result = r.ctx.last_result
-            ctx.member = ctx.members[r.agent.name]
-            self.seats.settle()
-            for success, reason, subject in r.circuit.outcomes if r.circuit else ():
-                self.circuit.feed(success, reason, subject)
-            if r.circuit:
-                r.circuit.outcomes.clear()
+            self._fold(r, outcome)
+            self.news.forget(r.work.name)  # after its report: `ralph inspect` stops listing it
+            self.seats.settle(outcome)
             ctx.save()
+            # the convergence watch and the cost line, as in one-spec mode
+            self.convergence.feed(path, outcome.mode, outcome.changes.paths)
+            ctx.emit(CostsUpdated(*ctx.costs()))
             if outcome.interrupted:
                 self.stopping = self.stopping or (
                     ExitCode.INTERRUPTED,
@@ -261,12 +281,12 @@ class LaneRun(SpecRun):
                 self._stop_all()
                 continue
             if outcome.signal == "QUESTION":
-                self.stopping = (ExitCode.NEEDS_HUMAN, self._question(path, r.ctx))
+                self.stopping = (ExitCode.NEEDS_HUMAN, self._question(path, r.work))
                 continue
             if outcome.signal in STOPPING:
                 self.stopping = (ExitCode.NEEDS_HUMAN, f"{STOPPING[outcome.signal]} on {path}")
                 continue
-            stop = self.circuit.escalate_if_open()
+            stop = self.circuit.escalate_if_open() or self.convergence.escalate_if_stuck(path)
             if stop is not None:  # the escalation ended the run (and recorded it)
                 self.ended = stop
                 continue
@@ -283,19 +303,22 @@ class LaneRun(SpecRun):
             if row is not None and row.done_count == MAX_COUNT:
                 self.integration.verified(path)
 
-    def _question(self, path: str, lane: LaneContext) -> str:
-        """A lane's agent asked: its question is kept (from its output when it wrote none)."""
+    def _question(self, path: str, lane: LaneWork) -> str:
+        """A lane's agent asked: its question is kept (from its output when it wrote none).
+        The run ends once the running rotations have; until then the displays wait, and the
+        question is shown again last, so no other lane's line buries it."""
         ctx = self.ctx
-        if write_fallback_question(ctx.ws, path, read_text(lane.ws.current_log)):
+        if write_fallback_question(ctx.ws, path, read_text(lane.rotation.place.current_log)):
             ctx.emit(
                 Notice("warning", "the agent did not write .ralph/question.md; saved its output")
             )
         ctx.emit(QuestionAsked(path))
-        ctx.emit(
-            Notice(
-                "warning", f"question from the agent on {path}:\n" + shown(pending(ctx.ws) or "")
-            )
+        asked = Notice(
+            "warning", f"question from the agent on {path}:\n" + shown(pending(ctx.ws) or "")
         )
+        ctx.emit(asked)
+        if self.running:
+            ctx.sink.hold(again=asked)
         return (
             f"the agent has a question on {path} (.ralph/question.md): write your answer to "
             ".ralph/answer.md and run ralph again"

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 
@@ -12,8 +13,10 @@ from ralph.errors import ExitCode
 from ralph.rules.caps import mark_blocked
 from ralph.rules.matrix import Rescan, reconcile
 from ralph.rules.pool import Exhausted, Wait
+from ralph.rules.prompt import Mode
 from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
+from ralph.rules.specset import summary
 from ralph.rules.state import State
 from ralph.rules.usage import over_budget
 from ralph.rules.words import plural
@@ -22,10 +25,12 @@ from ralph.run.context import RunContext
 from ralph.run.convergence import Convergence
 from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted
 from ralph.run.facts import QuestionAsked, SpecBlocked
+from ralph.run.fold import fold
 from ralph.run.question import answered, pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
 from ralph.run.tree import Tree, changed_since_last_run
+from ralph.run.turn import Outcome, Place, Turn
 from ralph.run.verification import Verification
 from ralph.specs.discovery import discover_specs
 from ralph.store.files import read_text
@@ -37,19 +42,25 @@ STOPPING = {"STUCK": "the agent is stuck", "QUESTION": "the agent has a question
 class SpecRun:
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
-        self.tree = Tree(ctx.opts.root, ctx.ws, ctx.opts.own_files)
+        self.tree = Tree(ctx.opts.root, ctx.ws.snapshot_file, ctx.opts.own_files)
         self.seats = Seats(ctx)
         self.circuit = Circuit(ctx)
+        place = Place(ctx.opts.root, ctx.ws.prompt_file, ctx.ws.current_log, ctx.note_run,
+                      ctx.lock.record_agent)  # fmt: skip
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
-        self.gate = DoneGate(
-            ctx.opts.root, ctx.ws, self.seats.reviewer, ctx.gate_record, ctx.opts.test_globs
-        )
+        self.gate = DoneGate(ctx.opts.root, ctx.ws, self.seats.reviewer, lambda r: None,
+                             ctx.opts.test_globs)  # fmt: skip
         self.convergence = Convergence(ctx)
-        self.rotation = Rotation(ctx, self.tree, self.circuit, self.gate)
+        self.rotation = Rotation(ctx.shared, place, self.tree, self.gate)
+        self.gate.record = self.rotation.record  # what a judge spent joins the outcome
         self.verification = Verification(ctx, self.rotation, self.circuit, self.seats, self.gate)
 
+    def discover(self, templates: list[str] | None = None) -> list[Spec]:
+        """The specs as the run works on them (SpecError when every spec was removed)."""
+        return discover_specs(self.ctx.opts.root, templates)
+
     def rescan(self) -> tuple[list[Spec], tuple[str, ...]]:
-        specs = discover_specs(self.ctx.opts.root)  # SpecError when every spec was removed
+        specs = self.discover()
         scan = reconcile(self.ctx.state, specs)
         self.ctx.state = scan.state
         self.report(scan, added=True)
@@ -70,7 +81,7 @@ class SpecRun:
         running, the run announced; the tree the first rotation starts from."""
         ctx, opts = self.ctx, self.ctx.opts
         templates: list[str] = []
-        specs = discover_specs(opts.root, templates)
+        specs = self.discover(templates)
         had_specs = bool(ctx.state.specs)
         scan = reconcile(ctx.state, specs)
         ctx.state = scan.state
@@ -104,11 +115,10 @@ class SpecRun:
         if dropped:
             ctx.emit(Notice("warning", changed_since_last_run(moved, dropped)))
         if held:
-            more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
             ctx.emit(
                 Notice(
                     "warning",
-                    f"the specs a person wrote wait for a person: {held[0]}{more}; DONEs are "
+                    f"the specs a person wrote wait for a person: {summary(held)}; DONEs are "
                     "refused until a person restores them or accepts it with `ralph accept`",
                 )
             )
@@ -177,8 +187,11 @@ class SpecRun:
             if stop is not None:
                 return stop
             self.seats.use(choice)
-            before, signal_, changed, interrupted = self.rotation(spec, before, tick, ctx.agent)
-            if interrupted:
+            outcome, before = self.rotation(
+                self.turn(spec, tick, ctx.cancel.now), before, self.record
+            )
+            signal_ = outcome.signal
+            if outcome.interrupted:
                 if ctx.cancel.now.is_set():
                     return ctx.end(
                         ExitCode.INTERRUPTED,
@@ -188,9 +201,8 @@ class SpecRun:
                 return ctx.end(
                     ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
                 )
-            self.seats.settle()
-            changes = ctx.last_changes
-            self.convergence.feed(path, ctx.mode, changes.paths if changes is not None else ())
+            self.seats.settle(outcome)
+            self.convergence.feed(path, outcome.mode, outcome.changes.paths)
             ctx.emit(CostsUpdated(*ctx.costs()))
             if signal_ == "QUESTION":
                 return self._stop_for_question(path)
@@ -200,7 +212,38 @@ class SpecRun:
             if stop is not None:
                 return stop
             current = path
-            switch = signal_ == "DONE" and not changed
+            switch = signal_ == "DONE" and not outcome.changed
+
+    def turn(self, spec: Spec, tick: float, stop: threading.Event) -> Turn:
+        """The next rotation of `spec`, numbered (and saved: the number is taken even if ralph
+        dies during it), with the agent the pool chose and the answer it delivers."""
+        ctx = self.ctx
+        row = ctx.state.get(spec.path)
+        assert row is not None
+        mode: Mode = "IMPLEMENT" if row.done_count == 0 else "REVIEW"
+        ctx.mode = mode  # whose work a semantic check's judge then judges
+        iteration = ctx.number_next()
+        if stop is ctx.cancel.now:  # the project's own tree: its current spec
+            ctx.state = replace(ctx.state, current_spec=spec.path)
+        ctx.save()
+        answer, ctx.answer = ctx.answer, None  # delivered with this rotation's prompt
+        return Turn(
+            *(spec, mode, ctx.agent, iteration, ctx.state, answer),
+            *(ctx.first, ctx.limit, tick, stop),
+        )
+
+    def record(self, outcome: Outcome) -> tuple[Outcome, Snapshot]:
+        """Fold a rotation's outcome into the run's state, save it, then say so; the caller
+        holds interrupts. Returns the tree the next rotation starts from."""
+        ctx, budget = self.ctx, outcome.budget
+        with budget.operation("bookkeeping"):
+            ctx.state, downgraded = fold(ctx.state, outcome)
+            self.circuit.feed_outcome(outcome)
+        with budget.operation("state_save"):
+            ctx.save()
+        after = self.rotation.report(outcome, ctx.state, downgraded)
+        self.circuit.announce()  # "circuit breaker open" after the line that opened it
+        return outcome, after
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:
         """The specs that may run: those at an iteration cap of their front matter are

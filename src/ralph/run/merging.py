@@ -8,12 +8,21 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.errors import UsageError, docs_page
-from ralph.rules.lanes import after_merge, drop_to_review, hold, lane_branch, lane_name
+from ralph.rules.lanes import (
+    BRANCH_PREFIX,
+    after_merge,
+    drop_to_review,
+    hold,
+    lane_branch,
+    lane_name,
+)
+from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT
 from ralph.run.context import RunContext
 from ralph.run.events import Notice
 from ralph.run.facts import LaneClosed, LaneConflict, LaneMerged, LaneOpened
 from ralph.run.interrupts import deferred_interrupts
+from ralph.specs.discovery import read_spec
 from ralph.store import worktrees as wt
 from ralph.store.lanes import Lane, load_lanes, save_lanes
 
@@ -27,6 +36,11 @@ class Integration:
         self.repo = wt.repo(self.root)
         self.lanes = load_lanes(ctx.ws.dir)
         self.branch = wt.current_branch(self.repo)
+        # Merged lanes whose worktree is kept until the run ends: a later merge usually sends
+        # their spec back to 2/3 for one more review, which then needs no new worktree.
+        self.retired: dict[str, Lane] = {}
+        # whether the main tree's copy of a spec is the one its lane took, by what it depends on
+        self._taken: dict[str, tuple[tuple[str, str], bool]] = {}
 
     def save(self) -> None:
         with deferred_interrupts():
@@ -56,7 +70,7 @@ class Integration:
                 f"--parallel needs a clean work tree to merge lanes into; uncommitted: "
                 f"{shown or 'a merge in progress'}",
                 "commit or stash these changes (git stash -u), then run again "
-                f"({docs_page('how-to/parallel.md')})",
+                f"({docs_page('how-to/lanes.md')})",
             )
         self.lanes = replace(self.lanes, integration=self.branch)
         for lane in self.lanes.lanes:
@@ -91,12 +105,46 @@ class Integration:
 
     # ------------------------------------------------------------------ lanes
 
+    def as_worked_on(self, specs: list[Spec]) -> list[Spec]:
+        """The specs, each with an open lane as its lane has it: the agent's own edits of its
+        spec there (ticked boxes, notes) are its changes, never a person's new requirements.
+        A main-tree copy that changed since the lane last took the user's branch is a
+        person's edit: that copy stays, and its spec goes back to 0/3."""
+        found: list[Spec] = []
+        for spec in specs:
+            lane = self.lanes.get(spec.path)
+            if lane is not None and self._untouched(lane, spec):
+                spec = read_spec(self.worktree(lane), spec.path) or spec  # noqa: PLW2901
+            found.append(spec)
+        return found
+
+    def _untouched(self, lane: Lane, spec: Spec) -> bool:
+        """The main tree's copy is the one the lane took. When git cannot tell (it failed, or
+        the lane's branch is gone), it is not: a spec wrongly taken as modified only costs
+        rotations, a person's edit taken for the agent's would void nothing."""
+        if not (self.worktree(lane) / ".git").exists():
+            return False
+        heads = wt.heads(self.repo, "HEAD", lane.branch)
+        if heads is None:
+            return False
+        key = (heads, spec.content_hash)
+        known = self._taken.get(spec.path)
+        if known is not None and known[0] == key:
+            return known[1]
+        same = wt.unchanged_since_taken(self.repo, lane.branch, spec.path)
+        if same is None:
+            return False
+        self._taken[spec.path] = (key, same)
+        return same
+
     def open(self, spec: str) -> tuple[Lane, bool]:
         """The spec's lane: the one already open, or a new worktree from the user's branch;
         True when its worktree was made now (what was known of an earlier one is void)."""
         lane = self.lanes.get(spec)
         if lane is None:
-            lane = Lane(spec=spec, name=lane_name(spec), branch=lane_branch(spec))
+            lane = self.retired.pop(spec, None) or Lane(
+                spec=spec, name=lane_name(spec), branch=lane_branch(spec)
+            )
             self.lanes = self.lanes.with_lane(lane)
             self.save()
         path = self.worktree(lane)
@@ -176,7 +224,8 @@ class Integration:
         ctx.emit(LaneMerged(lane.spec, lane.branch, self.branch, changed, dropped))
         drops = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
         ctx.emit(Notice("info", f"{lane.spec}: lane merged into {self.branch}{drops}"))
-        self.close(lane, "merged")
+        # kept, merged, for the review a later merge may ask for; closed as the run ends
+        self.retired[lane.spec] = replace(lane, verified_tree=None, conflict=(), conflict_with=())
 
     def _conflict(self, lane: Lane, files: tuple[str, ...], during: str) -> None:
         ctx = self.ctx
@@ -207,12 +256,27 @@ class Integration:
             for lane in self.lanes.lanes
         ]
 
+    def retire(self) -> None:
+        """As the run ends: the merged lanes' worktrees and branches go, and any merged one a
+        killed run left behind (git deletes only merged branches: no commit is lost)."""
+        for lane in self.retired.values():
+            self.close(lane, "merged")
+        self.retired = {}
+        folder = wt.lanes_folder(self.root)
+        recorded = {lane.name for lane in self.lanes.lanes}
+        for path in sorted(folder.iterdir()) if folder.is_dir() else ():
+            branch = BRANCH_PREFIX + path.name
+            mine = path.name not in recorded and wt.has_branch(self.repo, branch)
+            if mine and wt.is_merged(self.repo, branch):
+                wt.remove_worktree(self.repo, path, branch)
+
     def finish(self) -> None:
         """A verified run: no lane is left open; the lanes' folder goes too."""
         for lane in list(self.lanes.lanes):  # none in a verified run; kept if unmerged
             if wt.is_merged(self.repo, lane.branch):
                 self.lanes = self.lanes.without(lane.spec)
                 self.close(lane, "merged")
+        self.retire()
         self.lanes = replace(self.lanes, merged=())
         self.save()
         folder = wt.lanes_folder(self.root)

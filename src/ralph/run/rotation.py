@@ -6,55 +6,72 @@ saving the outcome before anything can stop it, the latency budget) live here on
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import TypeVar
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.checks.gate import DoneGate, Verdict
+from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.checks.specset import recorded
 from ralph.process.request import StreamName
 from ralph.rules.budget import LatencyBudget
-from ralph.rules.caps import count_rotation
-from ralph.rules.matrix import record_rotation
 from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
-from ralph.rules.spec import Spec, spec_slug
+from ralph.rules.spec import spec_slug
 from ralph.rules.state import State
-from ralph.run.accounting import account, rotation_tally, usage_fields
-from ralph.run.circuit import Circuit
-from ralph.run.context import RunContext
+from ralph.run.accounting import rotation_tally, usage_fields
+from ralph.run.context import Shared, matrix_rows
 from ralph.run.escalation import BYPASSED
-from ralph.run.events import AgentOutput, Notice, RotationEnded
-from ralph.run.facts import AnswerDelivered, BudgetSpent, GateBypassed, RotationRecorded
+from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RotationStarted
+from ralph.run.facts import AnswerDelivered, BudgetSpent, Fact, GateBypassed, RotationRecorded
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
-from ralph.run.recorder import FAILED_STATUSES
 from ralph.run.tree import Taken, Tree
+from ralph.run.turn import Outcome, Place, Turn
 from ralph.specs.discovery import spec_file_hash
-from ralph.store.files import read_text, write_text_new
+from ralph.store.files import make_dirs, read_text, write_text_new
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
-from ralph.store.snapshot import Changes, Snapshot
+from ralph.store.snapshot import Snapshot
 
-
-class Outcome(NamedTuple):
-    after: Snapshot
-    signal: str
-    changed: bool
-    interrupted: bool
+T = TypeVar("T")
 
 
 class Rotation:
-    def __init__(self, ctx: RunContext, tree: Tree, circuit: Circuit, gate: DoneGate) -> None:
-        self.ctx = ctx
+    """One spec's rotation in one place; `__call__` is the call both schedulers make."""
+
+    def __init__(self, run: Shared, place: Place, tree: Tree, gate: DoneGate) -> None:
+        # Of the run a rotation gets only what is fixed for it (a frozen value): its inputs
+        # come with each call (`Turn`), its result goes back to the caller (`Outcome`).
+        self.run = run
+        self.place = place
         self.tree = tree
-        self.circuit = circuit
         self.gate = gate
+        self.judged: list[JudgeSpent] = []  # the current rotation's judge calls
+
+    def record(self, record: GateRecord) -> None:
+        """The gate's records: shown and recorded; what a judge spent also joins the
+        rotation's outcome, which the scheduler folds into the usage."""
+        if isinstance(record, JudgeSpent):
+            self.judged.append(record)
+        self.emit(record)
+
+    def emit(self, event: Event | Fact) -> None:
+        """The run's one sink; a lane's events name the lane, its output lines the spec."""
+        lane = self.place.lane
+        if lane is not None:
+            if isinstance(event, AgentOutput):  # lanes' output interleaves: each line says whose
+                lines = tuple(f"{event.spec}: {x}" for x in event.lines)
+                event = replace(event, lines=lines, lane=lane)
+            elif isinstance(event, (RotationStarted, RotationEnded)):
+                event = replace(event, lane=lane)
+        self.run.emit(event)
 
     # ------------------------------------------------------------------ shared steps
 
@@ -70,16 +87,15 @@ class Rotation:
     ) -> AgentRequest:
         """What the agent is asked, with its pool member's time limits; for a rotation and for
         the final verification alike (the prompt file is written by the caller)."""
-        ctx, member = self.ctx, self.ctx.members[agent.name]
-        ctx.mode = mode  # whose work a judge then judges: this mode's model
+        run, member = self.run, self.run.members[agent.name]
         return AgentRequest(
             prompt=prompt,
-            prompt_file=ctx.ws.prompt_file,
-            root=ctx.opts.root,
+            prompt_file=self.place.prompt_file,
+            root=self.place.root,
             spec=spec,
             mode=mode,
             iteration=iteration,
-            state_dir=ctx.ws.dir.resolve(),
+            state_dir=run.ws.dir.resolve(),
             handoff_file=handoff.resolve(),
             timeout=member.timeout,
             idle_timeout=member.idle_timeout,
@@ -88,41 +104,36 @@ class Rotation:
         )
 
     def run_agent(
-        self, agent: CommandAgent, request: AgentRequest, log: RotationLog, shown: str = ""
+        self,
+        agent: CommandAgent,
+        request: AgentRequest,
+        log: RotationLog,
+        shown: str = "",
+        stop: threading.Event | None = None,
     ) -> AgentResult:
         """The agent at work; its lines reach the displays tagged with the spec (`shown`, else
-        the request's) and the rotation's number."""
-        ctx, spec = self.ctx, shown or request.spec
+        the request's) and the rotation's number. `stop` set stops it (default: `ralph
+        cancel --now`)."""
+        spec = shown or request.spec
 
         def on_lines(stream: StreamName, lines: tuple[str, ...]) -> None:
             log.lines(stream, lines)  # the adapter's readable rendering; raw goes to history
-            ctx.emit(AgentOutput(stream, lines, spec, request.iteration))
+            self.emit(AgentOutput(stream, lines, spec, request.iteration))
 
         try:
             return agent.run(
-                request, on_lines, log.chunk, ctx.lock.record_agent, cancel=ctx.cancel.now
+                request,
+                on_lines,
+                log.chunk,
+                self.place.record_agent,
+                cancel=stop if stop is not None else self.run.cancel.now,
             )
         except BaseException as exc:
             log.close(f"# ralph stopped the rotation: {exc!r}")
             raise
 
-    def settle(
-        self,
-        before: Snapshot,
-        log: RotationLog,
-        budget: LatencyBudget,
-        bookkeeping: Callable[[Changes], None],
-    ) -> tuple[Snapshot, Taken]:
-        """Take the tree after the agent and save the outcome in the state; the caller holds
-        interrupts. Nothing may stop the outcome from being saved: a failed snapshot counts as
-        a change (a DONE is not clean, a verification fails) and is raised only afterwards,
-        without replacing the last snapshot (so the next run sees a change too)."""
-        with budget.operation("snapshot"):
-            taken = self.tree.after(before)
-        with budget.operation("bookkeeping"):
-            bookkeeping(taken.changes)
-        with budget.operation("state_save"):
-            self.ctx.save()
+    def kept(self, taken: Taken, log: RotationLog) -> tuple[Snapshot, Taken]:
+        """Once the outcome is saved: a failed snapshot is raised now."""
         if taken.failure is not None:
             log.close(f"# ralph could not take a snapshot: {taken.failure.message}")
             raise taken.failure
@@ -132,12 +143,12 @@ class Rotation:
     def keep(self, after: Snapshot, taken: Taken) -> None:
         """The tree the next rotation starts from; the agent's whole process tree is gone."""
         self.tree.save(after, taken.hidden)
-        self.ctx.lock.update(agent_pid=None)
+        self.place.note(agent_pid=None)
 
     def record_budget(self, iteration: int, budget: LatencyBudget) -> None:
-        self.ctx.emit(BudgetSpent(iteration, budget.to_json()))
+        self.run.emit(BudgetSpent(iteration, budget.to_json()))
         if budget.exceeded:
-            self.ctx.emit(
+            self.run.emit(
                 Notice(
                     "warning",
                     f"ralph's own work in rotation {iteration} took {budget.used_ms:.0f} ms, "
@@ -147,18 +158,18 @@ class Rotation:
 
     # ------------------------------------------------------------------ one spec's rotation
 
-    def __call__(self, spec: Spec, before: Snapshot, tick: float, agent: CommandAgent) -> Outcome:
-        ctx, ws, opts = self.ctx, self.ctx.ws, self.ctx.opts
-        budget = LatencyBudget(opts.latency_budget_ms)
-        budget.record("rescan", (time.perf_counter() - tick) * 1000)
-        row = ctx.state.get(spec.path)
+    def __call__(self, turn: Turn, before: Snapshot, then: Callable[[Outcome], T]) -> T:
+        """One rotation: prompt, agent, DONE gate, the tree after it. Its outcome goes to
+        `then` (the scheduler's fold) with interrupts held from the snapshot on, so a Ctrl-C
+        never falls between the tree taken and the outcome recorded."""
+        run, ws, spec, mode = self.run, self.run.ws, turn.spec, turn.mode
+        iteration, agent = turn.iteration, turn.agent
+        self.judged = []
+        budget = LatencyBudget(run.opts.latency_budget_ms)
+        budget.record("rescan", (time.perf_counter() - turn.tick) * 1000)
+        row = turn.state.get(spec.path)
         assert row is not None
-        mode: Mode = "IMPLEMENT" if row.done_count == 0 else "REVIEW"
-        iteration = ctx.number_next()
-        ctx.state = replace(ctx.state, current_spec=spec.path)
-        with budget.operation("state_save"):
-            ctx.save()  # the rotation number is taken even if ralph dies during it
-        ctx.lock.update(
+        self.place.note(
             current_spec=spec.path,
             iteration=iteration,
             mode=mode,
@@ -166,192 +177,207 @@ class Rotation:
             agent=agent.name,
         )
         handoff = ws.handoff(spec_slug(spec.path))
-        answer = ctx.answer
         with budget.operation("prompt"):
-            prompt = self._prompt(spec, mode, iteration, row.done_count, handoff)
+            prompt = write_prompt(self, turn, row.done_count, handoff)
         started = time.time()
         log = RotationLog(
             ws.history_log(spec_slug(spec.path), iteration),
-            ws.current_log,
+            self.place.current_log,
             f"# ralph rotation {iteration} [{mode}] {spec.path} agent={agent.name} "
             f"started={stamp(started)}",
         )
-        ctx.emit(ctx.started(agent.name, spec.path, mode, started))
-        own = time.perf_counter() - tick
-        request = self.request(agent, prompt, spec.path, mode, iteration, handoff)
-        result = self.run_agent(agent, request, log)
-        ctx.last_result = result
-        signal_, note = self.judge(result, prompt)
-        interrupted = result.process.interrupted
-        if signal_ == "DONE":
-            if _bypassed(ctx.state, spec.path):
-                ctx.emit(GateBypassed(iteration, spec.path))
-            else:
-                verdict = self._gate(spec, mode, iteration, result, prompt, handoff)
-                signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
-                if interrupted and ctx.cancel.now.is_set():
-                    note = "cancelled (ralph cancel --now) while running the DONE checks"
-        downgraded: tuple[str, ...] = ()
-
-        def bookkeeping(changes: Changes) -> None:
-            nonlocal downgraded, signal_, note
-            signal_, note = _unless_rules_wait(self, spec, iteration, handoff, signal_, note)
-            ctx.state, downgraded = record_rotation(
-                ctx.state, spec.path, signal_, bool(changes), spec_file_hash(opts.root, spec.path)
-            )
-            ctx.state = count_rotation(ctx.state, spec.path, mode)
-            ctx.state = self.gate.track_front_matter(spec, ctx.state)
-            ctx.state = self.gate.track_tests(spec, changes.paths, ctx.state)
-            ctx.state = account(ctx.state, spec.path, agent.name, result, bool(changes))
-            if not interrupted:  # the user stopped it: not the agent's fault
-                self.circuit.feed(
-                    signal_ not in FAILED_STATUSES,
-                    f"rotation {iteration} on {spec.path}: {signal_}"
-                    + (f" ({note})" if note else ""),
-                    spec.path,
-                )
-
-        with deferred_interrupts():
-            tick = time.perf_counter()
-            after, taken = self.settle(before, log, budget, bookkeeping)
-            changes = ctx.last_changes = taken.changes  # (the convergence watch reads them)
-            with budget.operation("snapshot_save"):
-                self.keep(after, taken)
-            elapsed = time.time() - started
-            done_count = row.done_count if (row := ctx.state.get(spec.path)) else 0
-            with budget.operation("logs"):
-                log.close(
-                    f"# ended: signal={signal_} files_changed={len(changes)} "
-                    f"elapsed={elapsed:.1f}s" + (f" note={note}" if note else "")
-                )
-                if answer is not None:
-                    # delivered: a later rotation must not get the same answer again
-                    moved = archive_answered(ws)
-                    ctx.answer = None
-                    ctx.emit(AnswerDelivered(ws.rel(moved)))
-                paths = changes.paths[:50] if budget.optional("changed_paths") else ()
-                own += time.perf_counter() - tick
-                ctx.emit(
-                    RotationRecorded(
-                        iteration=iteration,
-                        spec=spec.path,
-                        mode=mode,
-                        agent=agent.name,
-                        signal=signal_,
-                        note=note,
-                        files_changed=len(changes),
-                        paths=tuple(paths),
-                        done_count=done_count,
-                        downgraded=downgraded,
-                        agent_s=result.process.elapsed,
-                        overhead_ms=own * 1000,
-                        log=ws.rel(log.path),
-                        usage=usage_fields(result),
-                        fault=result.fault,
-                        stderr=result.stderr_lines() if signal_ == "ERROR" else (),
-                    )
-                )
-            self.record_budget(iteration, budget)
-            ctx.emit(
-                RotationEnded(
-                    *(agent.name, spec.path, mode, iteration, ctx.run_iteration, ctx.budget),
-                    *(signal_, len(changes), done_count, round(elapsed, 3), note, downgraded),
-                    ctx.rows(),
-                    rotation_tally(result),
-                )
-            )
-            self.circuit.announce()  # "circuit breaker open" after the line that opened it
-        return Outcome(after, signal_, bool(changes), interrupted)
-
-    def _prompt(
-        self, spec: Spec, mode: Mode, iteration: int, done_count: int, handoff: Path
-    ) -> str:
-        """The agent's prompt, also written to .ralph/prompt.md for whoever looks."""
-        ctx, ws, answer = self.ctx, self.ctx.ws, self.ctx.answer
-        prompt = build_prompt(
-            PromptInput(
-                spec_path=spec.path,
-                spec_text=spec.text,
-                mode=mode,
-                iteration=iteration,
-                max_iteration=ctx.limit,
-                done_count=done_count,
-                handoff_path=ws.rel(handoff),
-                handoff_text=read_text(handoff),
-                guardrails_path=ws.rel(ws.guardrails),
-                guardrails_text=read_text(ws.guardrails),
-                other_specs=tuple(
-                    (s.path, s.done_count) for s in ctx.state.specs if s.path != spec.path
-                ),
-                recent_errors=recent_errors(ws.errors_log),
-                question=answer.question if answer else None,
-                answer=answer.answer if answer else None,
-                checks_text=self.gate.prompt_section(spec, mode),
+        self.emit(
+            RotationStarted(
+                *(agent.name, spec.path, mode, iteration, iteration - turn.first),
+                *(turn.limit - turn.first, started, matrix_rows(turn.state)),
             )
         )
-        prompt = ctx.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
-        write_text_new(ws.prompt_file, prompt)
-        return prompt
+        own = time.perf_counter() - turn.tick
+        request = self.request(agent, prompt, spec.path, mode, iteration, handoff)
+        result = self.run_agent(agent, request, log, stop=turn.stop)
+        signal_, note = signal_of(result, prompt, turn.stop, run.cancel.now)
+        interrupted = result.process.interrupted
+        if signal_ == "DONE":
+            if _bypassed(turn.state, spec.path):
+                self.emit(GateBypassed(iteration, spec.path))
+            else:
+                verdict = self._gate(turn, result, prompt, handoff)
+                signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
+                if interrupted and run.cancel.now.is_set():
+                    note = "cancelled (ralph cancel --now) while running the DONE checks"
+        with deferred_interrupts():
+            tick = time.perf_counter()
+            with budget.operation("snapshot"):
+                taken = self.tree.after(before)
+            # a DONE while the ignore rules wait for a person's say is refused
+            held = self.tree.pending_rules() if signal_ == "DONE" else []
+            if held:
+                signal_, note = self.gate.refuse_rules(spec, iteration, handoff, held)
+            paths = taken.changes.paths
+            outcome = Outcome(
+                turn=turn,
+                place=self.place,
+                signal=signal_,
+                note=note,
+                taken=taken,
+                interrupted=interrupted,
+                result=result,
+                spec_hash=spec_file_hash(self.place.root, spec.path),
+                track=lambda s: self.gate.track_tests(
+                    spec, paths, self.gate.track_front_matter(spec, s)
+                ),
+                judged=tuple(self.judged),
+                log=log,
+                budget=budget,
+                started=started,
+                own=own + time.perf_counter() - tick,
+            )
+            return then(outcome)
 
-    def judge(self, result: AgentResult, prompt: str) -> tuple[str, str | None]:
-        fault = result.fault
-        if fault is not None and not result.process.interrupted:
-            if fault.kind == "overflow":  # the work may go on in a fresh context: not a crash
-                return "ROTATE", f"context overflow: {fault.message}"
-            if fault.kind == "rate_limit":  # never DONE: the agent was cut off
-                return "ERROR", f"rate limit: {fault.message}"
-            return "ERROR", f"auth or configuration error: {fault.message}"
-        failure = result.failure
-        if failure is not None:
-            if failure == "interrupted" and self.ctx.cancel.now.is_set():
-                return "ERROR", "cancelled (ralph cancel --now)"
-            return "ERROR", failure
-        found = parse_signal(result.output_text, prompt, result.final_text)
-        if found is None:
-            return "NONE", "no signal in the agent's output; counted as CONTINUE"
-        if found in VERDICTS:
-            return "NONE", f"{found} only counts in a final verification; counted as CONTINUE"
-        return found, None
+    def report(self, outcome: Outcome, state: State, downgraded: tuple[str, ...]) -> Snapshot:
+        """Once the scheduler folded and saved the outcome: the tree kept for the next
+        rotation, the logs, and the rotation's events. Returns the tree the next rotation
+        starts from."""
+        run, ws, turn, budget = self.run, self.run.ws, outcome.turn, outcome.budget
+        tick = time.perf_counter()
+        after, taken = self.kept(outcome.taken, outcome.log)
+        changes = taken.changes
+        with budget.operation("snapshot_save"):
+            self.keep(after, taken)
+        elapsed = time.time() - outcome.started
+        row = state.get(turn.spec.path)
+        done_count = row.done_count if row is not None else 0
+        signal_, note, iteration = outcome.signal, outcome.note, turn.iteration
+        with budget.operation("logs"):
+            outcome.log.close(
+                f"# ended: signal={signal_} files_changed={len(changes)} "
+                f"elapsed={elapsed:.1f}s" + (f" note={note}" if note else "")
+            )
+            if turn.answer is not None:
+                # delivered: a later rotation must not get the same answer again
+                moved = archive_answered(ws)
+                run.emit(AnswerDelivered(ws.rel(moved)))
+            paths = changes.paths[:50] if budget.optional("changed_paths") else ()
+            own = outcome.own + time.perf_counter() - tick
+            result = outcome.result
+            run.emit(
+                RotationRecorded(
+                    iteration=iteration,
+                    spec=turn.spec.path,
+                    mode=turn.mode,
+                    agent=turn.agent.name,
+                    signal=signal_,
+                    note=note,
+                    files_changed=len(changes),
+                    paths=tuple(paths),
+                    done_count=done_count,
+                    downgraded=downgraded,
+                    agent_s=result.process.elapsed,
+                    overhead_ms=own * 1000,
+                    log=ws.rel(outcome.log.path),
+                    usage=usage_fields(result),
+                    fault=result.fault,
+                    stderr=result.stderr_lines() if signal_ == "ERROR" else (),
+                )
+            )
+        self.record_budget(iteration, budget)
+        self.emit(
+            RotationEnded(
+                agent=turn.agent.name,
+                spec=turn.spec.path,
+                mode=turn.mode,
+                iteration=iteration,
+                run_iteration=iteration - turn.first,
+                max_iterations=turn.limit - turn.first,
+                signal=signal_,
+                files_changed=len(changes),
+                done_count=done_count,
+                elapsed=round(elapsed, 3),
+                note=note,
+                downgraded=downgraded,
+                matrix=matrix_rows(state),
+                usage=rotation_tally(result),
+            )
+        )
+        return after
 
-    def _gate(
-        self,
-        spec: Spec,
-        mode: Mode,
-        iteration: int,
-        result: AgentResult,
-        prompt: str,
-        handoff: Path,
-    ) -> Verdict:
+    def _gate(self, turn: Turn, result: AgentResult, prompt: str, handoff: Path) -> Verdict:
         """The verdict on a DONE: the checks run on the tree the agent left."""
-        row = self.ctx.state.get(spec.path)
+        spec = turn.spec
         try:
-            with self.ctx.cancel.linked() as stop:  # `ralph cancel --now` stops the checks too
+            with self.run.cancel.linked() as stop:  # `ralph cancel --now` stops the checks too
                 return self.gate.judge_done(
                     spec,
-                    mode=mode,
-                    iteration=iteration,
+                    mode=turn.mode,
+                    iteration=turn.iteration,
                     output=agent_words(result.output_text, prompt, result.final_text),
                     prompt=prompt,
                     tree=self.tree.key,
                     handoff=handoff,
-                    row=row,
+                    row=turn.state.get(spec.path),
                     cancel=stop,
-                    person_specs=recorded(self.ctx.state),
+                    person_specs=recorded(turn.state),
                 )
         except KeyboardInterrupt:
             return Verdict("ERROR", "interrupted while running the DONE checks", True)
-
-
-def _unless_rules_wait(
-    rotation: Rotation, spec: Spec, iteration: int, handoff: Path, signal: str, note: str | None
-) -> tuple[str, str | None]:
-    """A DONE while the ignore rules wait for a person's say (on the tree the agent left, the
-    rule files included) is refused."""
-    held = rotation.tree.pending_rules() if signal == "DONE" else []
-    return rotation.gate.refuse_rules(spec, iteration, handoff, held) if held else (signal, note)
 
 
 def _bypassed(state: State, path: str) -> bool:
     """The user chose to go on without verification for this spec (a recorded risk)."""
     row = state.get(path)
     return row is not None and row.override == BYPASSED
+
+
+def write_prompt(rotation: Rotation, turn: Turn, done_count: int, handoff: Path) -> str:
+    """The agent's prompt, also written to the place's prompt file for whoever looks."""
+    run, ws, answer, spec = rotation.run, rotation.run.ws, turn.answer, turn.spec
+    prompt = build_prompt(
+        PromptInput(
+            spec_path=spec.path,
+            spec_text=spec.text,
+            mode=turn.mode,
+            iteration=turn.iteration,
+            max_iteration=turn.limit,
+            done_count=done_count,
+            handoff_path=ws.rel(handoff),
+            handoff_text=read_text(handoff),
+            guardrails_path=ws.rel(ws.guardrails),
+            guardrails_text=read_text(ws.guardrails),
+            other_specs=tuple(
+                (s.path, s.done_count) for s in turn.state.specs if s.path != spec.path
+            ),
+            recent_errors=recent_errors(ws.errors_log),
+            question=answer.question if answer else None,
+            answer=answer.answer if answer else None,
+            checks_text=rotation.gate.prompt_section(spec, turn.mode),
+        )
+    )
+    prompt = run.redactor.text(prompt)  # it quotes files the agent wrote (handoff)
+    make_dirs(rotation.place.prompt_file.parent)
+    write_text_new(rotation.place.prompt_file, prompt)
+    return prompt
+
+
+def signal_of(
+    result: AgentResult, prompt: str, stop: threading.Event, now: threading.Event
+) -> tuple[str, str | None]:
+    """The rotation's signal as recorded, and why (a fault, a failure, no signal); `now` is
+    `ralph cancel --now`."""
+    fault = result.fault
+    if fault is not None and not result.process.interrupted:
+        if fault.kind == "overflow":  # the work may go on in a fresh context: not a crash
+            return "ROTATE", f"context overflow: {fault.message}"
+        if fault.kind == "rate_limit":  # never DONE: the agent was cut off
+            return "ERROR", f"rate limit: {fault.message}"
+        return "ERROR", f"auth or configuration error: {fault.message}"
+    failure = result.failure
+    if failure is not None:
+        if failure == "interrupted" and stop.is_set() and now.is_set():
+            return "ERROR", "cancelled (ralph cancel --now)"
+        return "ERROR", failure
+    found = parse_signal(result.output_text, prompt, result.final_text)
+    if found is None:
+        return "NONE", "no signal in the agent's output; counted as CONTINUE"
+    if found in VERDICTS:
+        return "NONE", f"{found} only counts in a final verification; counted as CONTINUE"
+    return found, None

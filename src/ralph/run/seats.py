@@ -4,7 +4,7 @@ benching or evicting an agent after its rotation, and stopping when no agent is 
 from __future__ import annotations
 
 import time
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.result import LimitInfo
@@ -27,6 +27,9 @@ from ralph.rules.words import plural
 from ralph.run.context import RunContext
 from ralph.run.events import Notice, PoolChanged, Waiting
 from ralph.run.facts import LimitsSeen, WaitStarted
+
+if TYPE_CHECKING:
+    from ralph.run.turn import Outcome
 
 WAIT_TICK = 60.0  # seconds between countdown events while waiting for a rate limit to reset
 AUTH_HINT = (
@@ -124,14 +127,11 @@ class Seats:
             )
         return None
 
-    def settle(self) -> None:
+    def settle(self, outcome: Outcome) -> None:
         """The pool after the rotation: bench a rate-limited agent, count or clear failures,
         evict after too many; an auth error ends the run (it would fail every time)."""
         ctx = self.ctx
-        result = ctx.last_result
-        if result is None:
-            return
-        name, now = ctx.agent.name, time.time()
+        result, name, now = outcome.result, outcome.agent, time.time()
         fault = result.fault
         if fault is not None and fault.kind == "auth":
             reason = f"{name}: {fault.message}"

@@ -14,7 +14,6 @@ from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths, spec_file_hash
 from ralph.store.files import load_json, write_json_atomic
 from ralph.store.snapshot import Changes, Snapshot, Snapshotter
-from ralph.store.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -29,9 +28,9 @@ class Taken:
 
 
 class Tree:
-    def __init__(self, root: Path, ws: Workspace, own_files: tuple[str, ...]) -> None:
+    def __init__(self, root: Path, snapshot_file: Path, own_files: tuple[str, ...]) -> None:
         self.root = root
-        self.ws = ws
+        self.snapshot_file = snapshot_file  # the tree as of the last recorded rotation
         self.own_files = own_files
         self.snapshotter = Snapshotter(root)
         self.hidden: dict[str, str] = {}  # hashes of the specs under .ralph/specs/
@@ -75,10 +74,10 @@ class Tree:
         as a change; only a project ralph never ran in has nothing to compare with.
         """
         self.hidden = hidden_spec_hashes(self.root)
-        if not self.ws.snapshot_file.exists() and state.iteration == 0:
+        if not self.snapshot_file.exists() and state.iteration == 0:
             return state, (), ()
         try:
-            data = load_json(self.ws.snapshot_file, ".ralph/snapshot.json")
+            data = load_json(self.snapshot_file, ".ralph/snapshot.json")
             if not isinstance(data, dict):
                 raise StateError("snapshot.json: not an object")
             last = Snapshot.from_json(data.get("tree"))
@@ -99,7 +98,7 @@ class Tree:
     def save(self, snap: Snapshot, hidden: dict[str, str]) -> None:
         """The tree as of the last recorded rotation, with the specs no snapshot includes."""
         self.hidden = hidden
-        write_json_atomic(self.ws.snapshot_file, {"tree": snap.to_json(), "hidden_specs": hidden})
+        write_json_atomic(self.snapshot_file, {"tree": snap.to_json(), "hidden_specs": hidden})
 
 
 def hidden_spec_hashes(root: Path) -> dict[str, str]:

@@ -4,6 +4,7 @@ fresh eyes and ralph runs the project's tests and every spec's checks itself."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from ralph.checks.command import run_command
@@ -31,6 +32,7 @@ from ralph.run.facts import (
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
+from ralph.run.tree import Taken
 from ralph.specs.frontmatter import ExternalConfig
 from ralph.store.archive import archive_run
 from ralph.store.files import read_text, write_text_new
@@ -132,11 +134,16 @@ class Verification:
                     f"`{config.command}` ({outcome.name}) failed: {outcome.summary}"
                     + (f"; output ends: {tail}" if tail else "")
                 )
+        self.rotation.judged = []
         try:
             # no tree key: the final verification never takes a cached result
             found = self.gate.check_all(specs, iteration=iteration, tree=lambda: None)
         except KeyboardInterrupt:
             return failed, True
+        finally:  # a semantic check's judge counts like any call, even when stopped
+            for judged in self.rotation.judged:
+                state = self.ctx.state
+                self.ctx.state = record_usage(state, judged.spec, judged.agent, judged.usage)
         for path, gate in found:
             if gate.interrupted:
                 return failed, True
@@ -145,6 +152,25 @@ class Verification:
                     log.chunk("stdout", _check_line(f"{path}: {result.name}", "", result).encode())
             failed.extend(f"{path}: {reason}" for reason in gate.reasons)
         return failed, False
+
+    def _settle(
+        self,
+        before: Snapshot,
+        log: RotationLog,
+        budget: LatencyBudget,
+        bookkeeping: Callable[[Changes], None],
+    ) -> tuple[Snapshot, Taken]:
+        """Take the tree after the agent and save the outcome in the state; the caller holds
+        interrupts. Nothing may stop the outcome from being saved: a failed snapshot counts as
+        a change (a DONE is not clean, a verification fails) and is raised only afterwards,
+        without replacing the last snapshot (so the next run sees a change too)."""
+        with budget.operation("snapshot"):
+            taken = self.rotation.tree.after(before)
+        with budget.operation("bookkeeping"):
+            bookkeeping(taken.changes)
+        with budget.operation("state_save"):
+            self.ctx.save()
+        return self.rotation.kept(taken, log)
 
     def _verify(self, specs: list[Spec], before: Snapshot) -> tuple[Snapshot, fv.Verdict, bool]:
         ctx, ws, opts = self.ctx, self.ctx.ws, self.ctx.opts
@@ -222,7 +248,7 @@ class Verification:
             )
 
         with deferred_interrupts():
-            after, taken = self.rotation.settle(before, log, budget, bookkeeping)
+            after, taken = self._settle(before, log, budget, bookkeeping)
             self.rotation.keep(after, taken)
             elapsed = time.time() - started
             changes = len(taken.changes)

@@ -46,6 +46,9 @@ def own_reports(root: Path) -> tuple[str, ...]:
 
 
 def _load(root: Path) -> dict[str, str]:
+    from ralph.store.workspace import Workspace
+
+    Workspace(root).check()  # a `.ralph` that is a link: said as such, before any file in it
     try:
         data = load_json(root / STATE_DIR / REPORTS_FILE, f"{STATE_DIR}/{REPORTS_FILE}")
     except StateError:  # unreadable: start again (a report then counts as a file once)

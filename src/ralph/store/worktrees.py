@@ -257,3 +257,28 @@ def merge(r: Repo, ref: str, message: str) -> Merged:
 
 def is_merged(r: Repo, branch: str, into: str = "HEAD") -> bool:
     return _run(r, "merge-base", "--is-ancestor", branch, into).returncode == 0
+
+
+def _calm(r: Repo, *args: str) -> tuple[int, str]:
+    """A read-only git command (in a session of its own, as every git ralph runs: a Ctrl-C
+    meant for ralph does not kill it half way, and its answer is not taken for a "no").
+    Returns its exit status and output."""
+    proc = _run(r, *args)
+    return proc.returncode, os.fsdecode(proc.stdout).strip()
+
+
+def heads(r: Repo, *refs: str) -> str | None:
+    """The commits `refs` point at, as one key; None when one of them is missing."""
+    status, out = _calm(r, "rev-parse", *refs)
+    return out if status == 0 else None
+
+
+def unchanged_since_taken(r: Repo, branch: str, path: str) -> bool | None:
+    """`path` in r's work tree is as it was when `branch` last took r's branch (their merge
+    base): nothing a person changed there since, committed or not, that `branch` lacks.
+    None when git could not tell."""
+    status, base = _calm(r, "merge-base", "HEAD", branch)
+    if status != 0:
+        return None
+    status, _ = _calm(r, "diff", "--quiet", base, "--", path)
+    return {0: True, 1: False}.get(status)

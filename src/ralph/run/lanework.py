@@ -1,0 +1,127 @@
+"""A lane's own parts, made at its first rotation: the place its rotations work in (its
+worktree, its prompt file and output log under `.ralph/lanes/<name>/`, its entry in
+run.json), its tree and DONE gate; and the lane's thread: one rotation, its work committed.
+
+A lane's thread shares nothing that changes with the coordinator: it reads the state the
+coordinator gave its turn, and returns its outcome, which the coordinator folds (run/fold.py).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph.agents.command import CommandAgent
+from ralph.checks.gate import DoneGate
+from ralph.process.tree import started_at
+from ralph.rules.spec import Spec
+from ralph.run.context import RunContext
+from ralph.run.rotation import Rotation
+from ralph.run.tree import Tree
+from ralph.run.turn import Outcome, Place, Turn
+from ralph.store.files import make_dirs
+from ralph.store.lanes import Lane
+from ralph.store.worktrees import commit_all, repo
+
+if TYPE_CHECKING:
+    from ralph.store.git import Repo
+
+
+@dataclass
+class LaneWork:
+    """One lane's parts, kept for the run."""
+
+    name: str
+    rotation: Rotation
+    repo: Repo
+    stop: threading.Event = field(default_factory=threading.Event)  # stop its agent now
+    agent: CommandAgent | None = None  # the agent of its current rotation (its judge differs)
+
+
+@dataclass
+class Running:
+    """A lane with a rotation under way (or just ended)."""
+
+    lane: Lane
+    work: LaneWork
+    spec: Spec
+    future: Future[Outcome] = field(default_factory=Future)
+
+
+def lane_work(
+    ctx: RunContext,
+    name: str,
+    worktree: Path,
+    note: Callable[[str, dict[str, Any]], None],
+    judge: Callable[[CommandAgent | None], CommandAgent],
+) -> LaneWork:
+    """The lane's parts: the run's workspace (handoffs, history, worklog and the tests'
+    baseline are the run's), with the files of its own under `.ralph/lanes/<name>/`."""
+    folder = ctx.ws.dir / "lanes" / name
+    make_dirs(folder)  # `.ralph/lanes` a planted link: refused, never followed
+
+    def news(**info: Any) -> None:
+        note(name, info)
+
+    def record_agent(pid: int) -> None:
+        news(agent_pid=pid, agent_started=started_at(pid))
+
+    place = Place(worktree, folder / "prompt.md", folder / "current.log", news, record_agent, name)
+    tree = Tree(worktree, folder / "snapshot.json", ())
+    work: LaneWork
+    gate = DoneGate(worktree, ctx.ws, lambda: judge(work.agent), lambda r: None,
+                    ctx.opts.test_globs)  # fmt: skip
+    rotation = Rotation(ctx.shared, place, tree, gate)
+    gate.record = rotation.record
+    work = LaneWork(name, rotation, repo(worktree))
+    return work
+
+
+def rotate(work: LaneWork, turn: Turn) -> Outcome:
+    """In the lane's thread: one rotation in its worktree, then its work committed. The
+    outcome is returned unfolded: the coordinator folds it into the run's state."""
+    rotation = work.rotation
+    before = rotation.tree.take()
+    outcome = rotation(turn, before, lambda o: o)
+    if outcome.changed:  # an unchanged tree has nothing to commit
+        commit_all(
+            work.repo,
+            f"ralph: rotation {turn.iteration} on {turn.spec.path} ({outcome.signal})",
+        )
+    return outcome
+
+
+class LaneNews:
+    """run.json's `lanes.<name>`: each lane's news (its rotation, its agent's PID), written
+    from the lanes' threads."""
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.lock = threading.Lock()
+        self.news: dict[str, dict[str, Any]] = {}
+
+    def note(self, name: str, info: dict[str, Any]) -> None:
+        with self.lock:
+            self.news.setdefault(name, {}).update(info)
+            self.ctx.note_run(lanes=dict(self.news))
+
+    def forget(self, name: str) -> None:
+        """No rotation in this lane any more: `ralph inspect` stops listing it."""
+        with self.lock:
+            self.news.pop(name, None)
+            self.ctx.note_run(lanes=dict(self.news))
+
+
+def other_agent(ctx: RunContext, agent: CommandAgent | None) -> CommandAgent:
+    """A semantic check's judge in a lane: another available agent of the pool than the one
+    whose work it judges, when there is one."""
+    now = time.time()
+    judged = agent if agent is not None else ctx.agent
+    seats = ctx.pool.seats  # a frozen value, read whole whatever the coordinator does
+    others = [s.name for s in seats if s.available(now) and s.name != judged.name]
+    return ctx.members[others[0]].agent if others else judged
