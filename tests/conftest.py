@@ -44,6 +44,9 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     """No test reaches the real home, picks up colours, or waits for the demo agent."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    # ralph's private store (store/private.py) lives under the state folder: per test too
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.setenv("LOCALAPPDATA", str(home / "AppData" / "Local"))
     monkeypatch.setenv("RALPH_DEMO_DELAY", "0")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -82,6 +85,13 @@ class Project:
             path = self.root / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content)
+
+    @property
+    def store(self) -> Path:
+        """ralph's private store for this project (store/private.py)."""
+        from ralph.store.private import store_dir
+
+        return store_dir(self.root)
 
     def git(self, *args: str) -> str:
         out = subprocess.run(

@@ -11,6 +11,7 @@ import pytest
 
 from ralph.store import ignorebase
 from ralph.store.ignorebase import BaselineMatcher, rule_changes, scaffolding_pattern
+from ralph.store.private import ensure_store, store_dir
 from ralph.store.snapshot import Snapshotter
 
 
@@ -32,6 +33,7 @@ def git(cwd: Path, *args: str) -> None:
 def project(tmp_path: Path, files: dict[str, str], *, repo: bool = True) -> Path:
     root = tmp_path / "p"
     (root / ".ralph").mkdir(parents=True)
+    ensure_store(root)  # a project ralph works in: a run has held it
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
@@ -88,7 +90,7 @@ def test_nested_rules_apply_to_their_folder_only() -> None:
 def test_accepting_the_rules_records_them_as_the_persons(tmp_path: Path) -> None:
     root = project(tmp_path, {".gitignore": ".ralph/\n", "app.py": "x\n"})
     assert ignorebase.baseline(root) == {".gitignore": ".ralph/\n"}
-    assert (root / ".ralph" / ignorebase.RULES_FILE).exists()
+    assert (store_dir(root) / ignorebase.RULES_FILE).exists()
     assert ignorebase.pending_ignore_changes(root) == []
     (root / ".git/info/exclude").write_text("# comment\napp.py\n")
     (root / "lib").mkdir()

@@ -428,7 +428,7 @@ def test_damaged_snapshot_counts_as_changed_not_as_an_error(git_project: Project
     git_project.write({"PROMPT.md": "x\n"})
     cmd = git_project.fake({"*": [{"signal": "DONE"}]})
     assert git_project.run("run", *cmd).exit_code == 0
-    (git_project.root / ".ralph/snapshot.json").write_text("{garbage")
+    (git_project.store / "snapshot.json").write_text("{garbage")
     res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
     assert "the last run's snapshot is missing or unreadable" in res.stdout

@@ -481,13 +481,16 @@ def test_continue_with_a_damaged_saved_option_is_one_clear_error(project: Projec
     project.write({"PROMPT.md": "# goal\n"})
     agent = project.fake({"*": [{"signal": "CONTINUE"}]})
     assert project.run("run", *agent, "-n", "1").exit_code == 3
-    path = project.root / ".ralph" / "run-options.json"
+    path = project.store / "run-options.json"
     data = json.loads(path.read_text())
     data["options"]["max_iterations"] = "many"
     path.write_text(json.dumps(data))
     res = project.run("run", "--continue")
     assert res.exit_code == 1, res
-    assert "run-options.json: option max_iterations: 'many' is not valid" in res.stderr
+    assert (
+        "run-options.json in ralph's private store): option max_iterations: 'many' is not valid"
+        in res.stderr
+    )
     assert "Traceback" not in res.stderr
     again = project.run("run", "--continue", "-n", "1")  # the damaged option given again
     assert again.exit_code == 3, again

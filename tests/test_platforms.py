@@ -17,7 +17,8 @@ from filelock import FileLock
 from ralph.errors import LockError
 from ralph.process.signals import STOP_SIGNALS
 from ralph.rules.cmdline import split_command
-from ralph.store.runlock import LOCK_FILE, RunLock, _filelock_held, is_live
+from ralph.store.private import ensure_store
+from ralph.store.runlock import RunLock, _filelock_held, is_live, lock_file
 from tests.conftest import Project
 from tests.platforms import WINDOWS
 
@@ -58,12 +59,12 @@ def test_the_run_lock_is_seen_by_both_probes_and_released(tmp_path: Path) -> Non
     state = tmp_path / ".ralph"
     with RunLock(state):
         assert is_live(state)
-        assert _filelock_held(state / LOCK_FILE)  # the probe Windows uses
+        assert _filelock_held(lock_file(state))  # the probe Windows uses
         with pytest.raises(LockError, match="another ralph run is live"), RunLock(state):
             pass
         assert is_live(state)  # the refused second run took nothing from the first
     assert not is_live(state)
-    assert not _filelock_held(state / LOCK_FILE)
+    assert not _filelock_held(lock_file(state))
     assert not (state / "run.json").exists()
 
 
@@ -74,7 +75,8 @@ def test_a_probe_holding_the_lock_for_an_instant_does_not_refuse_a_starting_run(
     # moment waits for it instead of reporting "another ralph run is live".
     state = tmp_path / ".ralph"
     state.mkdir()
-    probe = FileLock(state / LOCK_FILE, thread_local=False)
+    ensure_store(tmp_path)
+    probe = FileLock(lock_file(state), thread_local=False)
     probe.acquire()
     releaser = threading.Timer(0.3, probe.release)
     releaser.start()

@@ -51,7 +51,7 @@ def test_a_lost_snapshot_counts_as_a_change(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "x\n"})
     cmd = git_project.fake({"*": [{"signal": "DONE"}]})
     assert git_project.run("run", *cmd).exit_code == 0
-    (git_project.root / ".ralph/snapshot.json").unlink()
+    (git_project.store / "snapshot.json").unlink()
     git_project.write({"code.py": "broken\n"})
     res = git_project.run("run", *cmd)
     assert res.exit_code == 0, res
@@ -189,7 +189,7 @@ def test_a_failed_snapshot_fails_the_final_verification(git_project: Project) ->
     )
     res = git_project.run("run", "--agent-command", cmd)
     assert res.exit_code == 1, res
-    snapshot = (git_project.root / ".ralph/snapshot.json").read_text()
+    snapshot = (git_project.store / "snapshot.json").read_text()
     state = git_project.state()
     assert state["iteration"] == 4
     final = state["final_verification"]
@@ -197,6 +197,6 @@ def test_a_failed_snapshot_fails_the_final_verification(git_project: Project) ->
     assert "snapshot failed" in final["last_failure"]
     # every verified spec needs another review, and the snapshot of rotation 3 is kept
     assert [s["done_count"] for s in state["specs"]] == [2]
-    assert (git_project.root / ".ralph/snapshot.json").read_text() == snapshot
+    assert (git_project.store / "snapshot.json").read_text() == snapshot
     logs = sorted((git_project.root / ".ralph/history").rglob("*.log"))
     assert "# ralph could not take a snapshot" in logs[-1].read_text()

@@ -94,7 +94,8 @@ def test_srt_settings_allow_writes_only_where_the_sandbox_says_and_list_the_host
         "/home/u/.claude.json",
     ]
     assert fs["denyRead"] == ["/home/u/.ssh", "/home/u/.netrc"]
-    assert fs["denyWrite"] == [str(SCRATCH / "srt-settings.json")]
+    # what may not be read may not be written either (a store under a writable folder)
+    assert fs["denyWrite"] == [str(SCRATCH / "srt-settings.json"), *fs["denyRead"]]
     assert settings["network"] == {"allowedDomains": ["api.anthropic.com"], "deniedDomains": []}
 
 
@@ -130,6 +131,16 @@ def test_docker_passes_variables_by_name_so_no_key_is_on_the_command_line() -> N
     assert argv[argv.index("--user") + 1] == "1000:1000"
     assert f"{ROOT}:{ROOT}" in argv
     assert "/home/u/.ssh" not in " ".join(argv)  # only what is mounted is there at all
+
+
+def test_docker_hides_a_store_that_a_mounted_folder_holds() -> None:
+    # ralph's private stores under a state folder the person made writable: a tmpfs over them
+    state = Path("/home/u/.local/state")
+    stores = state / "ralph"
+    sandbox = box("docker", image="i", writable=(state,), deny_read=(stores, Path("/home/u/.ssh")))
+    argv, _ = wrap(sandbox, ("claude",), ROOT, {}, "abc")
+    assert ("--tmpfs", str(stores)) in itertools.pairwise(argv)
+    assert "/home/u/.ssh" not in " ".join(argv)  # not mounted at all: nothing to hide
 
 
 def test_a_sandboxed_process_gets_the_basic_variables_its_own_and_those_named_only() -> None:

@@ -88,6 +88,7 @@ def disk_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     base = "/var/tmp" if Path("/var/tmp").is_dir() else None
     path = Path(tempfile.mkdtemp(prefix="ralph-test-", dir=base))
     monkeypatch.setenv("HOME", str(path / "home"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(path / "state"))  # ralph's private stores
     (path / "home").mkdir()
     yield path
     shutil.rmtree(path, ignore_errors=True)

@@ -136,7 +136,7 @@ def test_ralph_killed_before_it_notes_the_agent_still_has_it_stopped(
         assert proc.wait(30) == -signal.SIGKILL
         wait_for(lambda: (out / "daemon.pid").exists() and (out / "group.pid").exists())
         found = pids(out)
-        run_json = git_project.root / ".ralph" / "run.json"
+        run_json = git_project.store / "run.json"  # the copy a takeover reads
         info = json.loads(run_json.read_text())
         info.pop("agent_pid", None)
         info.pop("agent_started", None)

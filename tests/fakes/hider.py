@@ -13,6 +13,9 @@ the first rotation first plays TRICK, a way to make git (or ralph) look away:
 - `gitignore`: ignore `generated.py` in a new `lib/.gitignore`, then write generated.py;
 - `ralphignore`: leave app.py out with .ralphignore, then edit it;
 - `excludes-file`: name an excludes file in git config that ignores generated.py;
+- `forge-rules`: as `ralphignore`, and forge the record of the person's rules ralph kept in
+  `.ralph/ignore-rules.json` (an earlier ralph read it from there) to hold the new rule;
+- `forge-flags`: as `skip-worktree`, and forge `.ralph/index-flags.json` to call it a person's;
 - `amend`: commit every edit, amending the same commit;
 - `branch`: commit every edit on a new branch each time and switch to it;
 - `stash`: commit each edit, then stash a further edit away;
@@ -26,6 +29,7 @@ snapshot stands between the trick and "verified".
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -80,6 +84,14 @@ def first(trick: str) -> None:
         Path("lib/.gitignore").write_text("*\n")
     elif trick == "ralphignore":
         Path(".ralphignore").write_text("app.py\n")
+    elif trick == "forge-rules":
+        Path(".ralphignore").write_text("app.py\n")
+        rules = {".ralphignore": "app.py\n", ".gitignore": ".ralph/\n"}
+        Path(".ralph/ignore-rules.json").write_text(json.dumps({"rules": rules}))
+    elif trick == "forge-flags":
+        git("update-index", "--skip-worktree", "app.py")
+        flags = {"person": ["app.py"], "seen": ["app.py"]}
+        Path(".ralph/index-flags.json").write_text(json.dumps(flags))
     elif trick == "excludes-file":
         Path(".git/hidden-excludes").write_text("generated.py\n")
         git("config", "core.excludesFile", str(Path(".git/hidden-excludes").resolve()))

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from ralph.checks.acceptance import Acceptor, FrontMatterAcceptor, Pending, Scope
 from ralph.checks.evidence import CountsAcceptor
 from ralph.checks.ignoreaccept import IgnoreRulesAcceptor
+from ralph.checks.settingsaccept import SettingsAcceptor
 from ralph.checks.specset import SpecSetAcceptor
 from ralph.checks.testguard import TestAcceptor
 from ralph.rules.state import State
@@ -16,6 +17,7 @@ from ralph.rules.state import State
 def acceptors() -> list[Acceptor]:
     """Every kind of change a person accepts, in the order `ralph accept` shows them."""
     return [
+        SettingsAcceptor(),
         SpecSetAcceptor(),
         FrontMatterAcceptor(),
         IgnoreRulesAcceptor(),

@@ -1,5 +1,5 @@
-"""`ralph accept`: show what an agent changed that waits for a person's say (a spec's checks,
-the tests, the ignore rules), and accept it.
+"""`ralph accept`: show what an agent changed that waits for a person's say (the settings in
+ralph.yaml, a spec's checks, the tests, the ignore rules), and accept it.
 
 Exit codes: 0 when nothing waits any more (accepted, or there was nothing), 5 when something
 still waits (`--dry-run`, declined, or no terminal to confirm on without `--yes`), 1 on an
@@ -46,10 +46,12 @@ def accept(
     only = select_specs(root, [spec])[0] if spec else None
     specs = tuple(s for s in (read_spec(root, p) for p in paths) if s is not None)
     scope = Scope(root, ws.dir, specs, only, _test_globs(root))
-    if dry_run or not ws.state_file.exists():
+    if dry_run or not (ws.state_file.exists() or (ws.store / "state.json").exists()):
         return _show(pending_all(scope, _load(ws)), dry_run=True)
     try:
-        with RunLock(ws.dir):
+        with RunLock(ws.dir) as lock:
+            for note in lock.notes:  # what taking the project put right, one line each
+                print(note)
             state = _load(ws)
             items = pending_all(scope, state)
             if _show(items, dry_run=False) == ExitCode.OK:
@@ -85,9 +87,9 @@ def _about(items: Sequence[Pending], subject: str | None) -> bool:
 
 
 def _test_globs(root: Path) -> tuple[str, ...] | None:
-    from ralph.store.config import load_config
+    from ralph.store.settings import accepted_config
 
-    paths = load_config(root).tests.paths
+    paths = accepted_config(root).tests.paths
     return tuple(paths) if paths is not None else None
 
 
@@ -98,7 +100,10 @@ def _load(ws: Workspace) -> State:
 def _show(items: Sequence[Pending], *, dry_run: bool) -> int:
     """Print what waits; OK when nothing does, else NEEDS_HUMAN."""
     if not items:
-        print("nothing waits for a person's say: no agent changed checks, ignore rules or tests")
+        print(
+            "nothing waits for a person's say: "
+            "no agent changed settings, checks, ignore rules or tests"
+        )
         return ExitCode.OK
     print(f"{_count(items)} by an agent {'wait' if len(items) > 1 else 'waits'} for your say:")
     for item in items:

@@ -36,10 +36,12 @@ def reset(
     """Each step printed as it is done; the exit code."""
     ws = Workspace(root)
     ws.check()
-    if not ws.dir.exists():
+    if not (ws.dir.exists() or (ws.store / "state.json").exists()):
         print(f"nothing to reset: no {STATE_DIR}/ in {root}")
         return ExitCode.OK
-    with RunLock(ws.dir):  # refused while a live run holds the lock
+    with RunLock(ws.dir) as lock:  # refused while a live run holds the lock
+        for note in lock.notes:  # what taking the project put right, one line each
+            print(note)
         found = open_lanes(root) if lanes else []
         if found and not yes and not _confirmed(found, confirm):
             return ExitCode.NEEDS_HUMAN
@@ -94,7 +96,7 @@ def reset_project(
             confined.refuse_link(root, path)
     if guardrails:
         confined.refuse_link(root, ws.guardrails)
-    if ws.state_file.exists():
+    if ws.state_file.exists() or (ws.store / "state.json").exists():  # .ralph/ may be gone
         state = load_state(ws.state_file)
         save_state(ws.state_file, reset_counters(state))
         n = len(state.specs)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ralph.commands.runoptions import RunRequest, run_request, save_run_options
 from ralph.commands.runreports import ReportSink, finish_reports, own_files
 from ralph.errors import ExitCode, RalphError
-from ralph.run.events import Event, Notice, RunStarted
+from ralph.run.events import Event, Notice, RunEnded, RunStarted
 
 if TYPE_CHECKING:
     from ralph.run.escalation import Choice, Decide, Escalation
@@ -56,10 +56,12 @@ def _run(req: RunRequest, sink: ReportSink) -> int:
     from ralph.process.containment import contain
     from ralph.run.options import RunOptions
     from ralph.run.start import run_loop
-    from ralph.store.config import load_config
+    from ralph.store import settings
     from ralph.ui.display import make_display
 
-    config = load_config(req.root)
+    # ralph.yaml as a person accepted it: an agent's edit waits for `ralph accept`
+    settled = settings.settle(req.root)
+    config = settled.config()
     sink.webhook = hook = open_webhook(config)
     members = build_pool(req, config)
     opts = RunOptions(
@@ -99,10 +101,16 @@ def _run(req: RunRequest, sink: ReportSink) -> int:
 
         def emit(event: Event) -> None:
             sink.handle(event)
-            if isinstance(event, RunStarted) and req.saved_options is not None:
-                # Saved once the run holds the project: a refused run leaves them alone.
-                save_run_options(req.root, req.saved_options)
+            if isinstance(event, RunStarted):
+                # Recorded once the run holds the project: a refused run leaves them alone.
+                settings.begin(req.root, settled)
+                if req.saved_options is not None:
+                    save_run_options(req.root, req.saved_options)
+            elif isinstance(event, RunEnded):
+                settings.finish(req.root)  # what the agent left in ralph.yaml stays held
             display.handle(event)
+            if isinstance(event, RunStarted) and settled.note is not None:
+                display.handle(Notice("warning", settled.note))
             if isinstance(event, RunStarted) and box is not None:
                 display.handle(Notice("info", box.describe()))
             if isinstance(event, RunStarted) and opts.parallel <= 1:

@@ -1,4 +1,5 @@
-"""The options of one `ralph run`: as given, saved in .ralph/ once the run has started, and
+"""The options of one `ralph run`: as given, saved in ralph's private store once the run has
+started (not in `.ralph/`, where an agent could rewrite what the next `--continue` runs), and
 merged back by `ralph run --continue` (options given again win over the saved ones).
 
 No Typer here: the command line hands over the options as given, which of them were left at
@@ -67,9 +68,10 @@ class RunRequest:
 
 def save_run_options(root: Path, options: dict[str, Any]) -> None:
     from ralph.store.files import write_json_atomic
+    from ralph.store.private import ensure_store
 
     write_json_atomic(
-        root / STATE_DIR / OPTIONS_FILE,
+        ensure_store(root) / OPTIONS_FILE,
         {"schema_version": 1, "saved_at": time.time(), "options": options},
     )
 
@@ -77,17 +79,21 @@ def save_run_options(root: Path, options: dict[str, Any]) -> None:
 def load_run_options(root: Path) -> dict[str, Any]:
     """The options the last run started with; an error when there are none."""
     from ralph.store.files import load_json
+    from ralph.store.private import store_dir
 
-    path = root / STATE_DIR / OPTIONS_FILE
-    data = load_json(path, f"{STATE_DIR}/{OPTIONS_FILE}")
+    path = store_dir(root) / OPTIONS_FILE
+    legacy = root / STATE_DIR / OPTIONS_FILE
+    if not path.exists() and legacy.is_file() and not legacy.is_symlink():
+        path = legacy  # saved by an earlier ralph; the run that starts moves it into the store
+    data = load_json(path, f"the saved run options ({path})")
     if data is None:
         raise UsageError(
-            f"nothing to continue: no saved run options in {root / STATE_DIR}",
+            f"nothing to continue: no saved run options for {root}",
             "start a run with ralph run (its options are saved then), or drop --continue",
         )
     if not isinstance(data, dict) or not isinstance(data.get("options"), dict):
         raise StateError(
-            f"{STATE_DIR}/{OPTIONS_FILE}: expected an object with 'options'",
+            f"{path}: expected an object with 'options'",
             "delete the file and give the options again",
         )
     options: dict[str, Any] = data["options"]
@@ -139,8 +145,10 @@ def _checked_options(saved: dict[str, Any], convert: Callable[[str, Any], Any]) 
             converted = value if value is None else convert(name, value)
         except Exception as exc:  # Click's BadParameter and whatever a type raises
             raise StateError(
-                f".ralph/run-options.json: option {name}: {value!r} is not valid ({exc})",
-                "fix or delete the file, or give the options again without --continue",
+                f"the saved run options ({OPTIONS_FILE} in ralph's private store): option "
+                f"{name}: {value!r} is not valid ({exc})",
+                "give the option again with --continue (it replaces the saved one), or start "
+                "afresh without --continue",
             ) from None
         checked[name] = converted.value if isinstance(converted, Enum) else converted
     return checked

@@ -18,6 +18,7 @@ from ralph.errors import SandboxError, docs_page
 from ralph.process.containment import prepare, probe
 from ralph.process.sandbox import TOOLS, Profile, Sandbox
 from ralph.store.config import SandboxConfig
+from ralph.store.private import ensure_store, stores_root
 
 # Read by nobody but their owner's own tools: hidden from every agent unless the user allows.
 SECRETS = (
@@ -120,6 +121,10 @@ def _build(
     writable, hosts = _pool_rules(members, home, env)
     writable += [_existing(root, entry, "allow_write") for entry in config.allow_write]
     denied = [_expand(root, entry) for entry in (*SECRETS, *config.deny_read)]
+    # ralph's private stores (store/private.py), every project's: what ralph judges with is
+    # neither readable nor writable inside. Created now, so there is a folder to hide.
+    ensure_store(root)
+    denied.append(stores_root())
     for path in denied:
         if path == root or path in root.parents:
             raise SandboxError(

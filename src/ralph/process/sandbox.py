@@ -103,7 +103,12 @@ def srt_settings(box: Sandbox) -> dict[str, Any]:
         "filesystem": {
             "denyRead": [str(p) for p in (*box.deny_read, *box.deny_files)],
             "allowWrite": [str(box.project), str(box.tmp), *(str(p) for p in box.writable)],
-            "denyWrite": [str(box.settings), *(str(p) for p in box.read_only)],
+            # what may not be read may not be written either, even inside a writable folder
+            # (ralph's private stores under a state folder a CLI or a person made writable)
+            "denyWrite": [
+                str(box.settings),
+                *(str(p) for p in (*box.read_only, *box.deny_read, *box.deny_files)),
+            ],
         },
         "network": {"allowedDomains": list(box.hosts), "deniedDomains": []},
     }
@@ -187,6 +192,10 @@ def _docker(
         args += ["--volume", f"{path}:{path}"]
     for path in box.read_only:
         args += ["--volume", f"{path}:{path}:ro"]
+    mounted = (box.project, box.tmp, *box.writable)
+    for path in box.deny_read:  # only the mounted folders are there at all: hide inside them
+        if any(m == path or m in path.parents for m in mounted):
+            args += ["--tmpfs", str(path)]
     # `-e NAME` without a value: docker copies it from its own environment, so no key is on
     # a command line that `ps` shows.
     for name in sorted(env):

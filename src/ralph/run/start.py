@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from ralph.checks.gate import validate_front_matter
 from ralph.run.context import Emit, RunContext
+from ralph.run.events import Notice
 from ralph.run.interrupts import stop_signals_as_interrupt
 from ralph.run.loop import SpecRun
 from ralph.run.options import RunOptions
@@ -32,6 +33,8 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     ):
         ws.ensure()
         ctx = RunContext(opts, ws, emit, lock, cancel)
+        for note in lock.notes:  # what taking the project put right (store/private.py)
+            ctx.emit(Notice("warning", note))
         if opts.parallel > 1:
             from ralph.run.lanes import LaneRun  # only when asked for
 

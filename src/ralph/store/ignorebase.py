@@ -1,7 +1,8 @@
 """The ignore rules a person set: which files a snapshot compares is theirs to decide.
 
 ralph records the rules the first time it runs in a project (every .gitignore, .ralphignore,
-.git/info/exclude and the excludes file named in git config) in `.ralph/ignore-rules.json`.
+.git/info/exclude and the excludes file named in git config) in `ignore-rules.json` of its
+private store (store/private.py: a copy an agent forges in `.ralph/` is never read).
 Those rules, or the ones a person last accepted (`ralph accept`), decide what is compared; an
 edit of a rule file is a change like any other but hides nothing until a person accepts it.
 Dependency, build and cache output (node_modules/, .venv/, __pycache__/, target/ ...) that a
@@ -23,7 +24,7 @@ from ralph.errors import StateError
 from ralph.store import git
 from ralph.store.files import load_json, write_json_atomic
 from ralph.store.ignore import RALPHIGNORE, SCAFFOLD_GLOBS, SCAFFOLD_NAMES, is_scaffolding
-from ralph.store.workspace import STATE_DIR
+from ralph.store.private import ensure_store, store_dir
 
 RULES_FILE = "ignore-rules.json"
 INFO_EXCLUDE = ".git/info/exclude"
@@ -66,20 +67,20 @@ def current_rules(root: Path, repo: git.Repo | None = None) -> Rules:
 
 def baseline(root: Path, repo: git.Repo | None = None) -> Rules:
     """The rules a person set: recorded now when ralph never recorded them (and .ralph/ exists)."""
-    path = root / STATE_DIR / RULES_FILE
+    path = store_dir(root) / RULES_FILE
     if path.exists():
-        data = load_json(path, f"{STATE_DIR}/{RULES_FILE}")
+        data = load_json(path, f"ralph's record of the ignore rules ({path})")
         rules = data.get("rules") if isinstance(data, dict) else None
         if not isinstance(rules, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in rules.items()
         ):
             raise StateError(
-                f"{STATE_DIR}/{RULES_FILE}: not the ignore rules ralph recorded",
+                f"{path}: not the ignore rules ralph recorded",
                 "run `ralph accept` to record the rules as they are now",
             )
         return dict(rules)
     rules = current_rules(root, repo)
-    if path.parent.is_dir():
+    if path.parent.is_dir():  # a project ralph works in, not a mere look at a folder
         write_json_atomic(path, {"rules": rules})
     return rules
 
@@ -96,7 +97,7 @@ def accept_ignore_rules(root: Path, key: str | None = None) -> bool:
     rules = current_rules(root)
     if key is not None and rules_key(rules) != key:
         return False
-    write_json_atomic(root / STATE_DIR / RULES_FILE, {"rules": rules})
+    write_json_atomic(ensure_store(root) / RULES_FILE, {"rules": rules})
     return True
 
 

@@ -3,7 +3,8 @@ flags keep working, any other is looked through. And the index's blobs, for a ch
 trust the stat data of an index someone else rewrote (store/snapshot.py).
 
 A flag is a person's when it was there when ralph first looked, or appeared while ralph was not
-running; what ralph saw is kept in `.ralph/index-flags.json` across runs, so a flag an agent set
+running; what ralph saw is kept in its private store's `index-flags.json` across runs (not in
+`.ralph/`, where an agent could forge it), so a flag an agent set
 in one run is not taken for a person's at the next. The index is read again only when its file
 changed: git rewrites it (a new file, renamed into place) whenever an entry or flag changes.
 """
@@ -93,7 +94,7 @@ class IndexFlags:
         if self._file is None or not self._file.exists():
             return None
         try:
-            data = load_json(self._file, f".ralph/{FLAGS_FILE}")
+            data = load_json(self._file, f"ralph's record of index flags ({self._file})")
         except StateError:
             return None  # unreadable: nothing is known to be a person's but what is flagged now
         if not isinstance(data, dict):

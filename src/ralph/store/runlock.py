@@ -1,4 +1,10 @@
-"""One run per project: an OS lock on `.ralph/run.lock` plus `.ralph/run.json` for humans.
+"""One run per project: an OS lock on `run.lock` in the private store plus `.ralph/run.json`
+for humans.
+
+The lock file is in the store (store/private.py), out of the agent's reach: deleting a lock
+file lets the next locker create a new one and take it beside the live run. Where the agent can
+reach the store too (no sandbox), a second lock on the project folder itself still holds: a
+folder in use cannot be deleted away from under the run (flock on Linux and macOS).
 
 The lock is what decides: the OS releases it when the process dies, however it dies, so a
 run.json left by a killed run (its PID dead) is simply taken over by the next run. The lock is
@@ -18,7 +24,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ralph.errors import LockError, RalphError, StateError
-from ralph.store.files import load_json, make_dirs, refuse_link, remove_file, write_json_atomic
+from ralph.store.files import load_json, make_dirs, remove_file, write_json_atomic
+from ralph.store.private import adopt_legacy, ensure_store, restore_state, store_dir
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -57,19 +64,28 @@ def read_run(state_dir: Path) -> RunInfo | None:
     return RunInfo(int(data.get("pid", 0)), float(data.get("started_at", 0.0)), data)
 
 
+def lock_file(state_dir: Path) -> Path:
+    """The run lock of the project whose `.ralph/` is `state_dir`: in its private store."""
+    return store_dir(state_dir.parent) / LOCK_FILE
+
+
 def is_live(state_dir: Path) -> bool:
     """Whether a run holds the lock: a probe that takes it for an instant when it is free."""
-    lock_path = state_dir / LOCK_FILE
-    if not lock_path.exists():
-        return False
+    lock_path = lock_file(state_dir)
     if sys.platform == "win32":
-        return _filelock_held(lock_path)
+        return lock_path.exists() and _filelock_held(lock_path)
+    return _flock_held(lock_path) or _flock_held(state_dir.parent)
+
+
+def _flock_held(path: Path) -> bool:
     # filelock's lock on Linux and macOS is flock(2); a shared, non-blocking probe of it
     # answers without importing the library, which `ralph status` cannot afford (~10 ms).
+    if sys.platform == "win32":
+        return False  # no flock there: is_live asks filelock itself
     import fcntl
 
     try:
-        fd = os.open(lock_path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
         return False
     try:
@@ -164,7 +180,9 @@ class RunLock:
             **info,
         }
         self._lock: BaseFileLock | None = None
+        self._folder_fd: int | None = None
         self._marking = False
+        self.notes: list[str] = []  # what taking the project found and put right, one line each
 
     def __enter__(self) -> RunLock:
         if self.state_dir.exists() and not self.state_dir.is_dir():
@@ -173,28 +191,47 @@ class RunLock:
                 f"move the file away; ralph keeps its state in the folder {self.state_dir.name}/",
             )
         make_dirs(self.state_dir)
-        # filelock opens the lock file following links (and truncating): never a planted one
-        refuse_link(self.state_dir / LOCK_FILE)
         from filelock import Timeout
 
-        lock = _os_lock(self.state_dir / LOCK_FILE)
+        root = self.state_dir.parent
+        lock = _os_lock(ensure_store(root) / LOCK_FILE)
         try:
             lock.acquire(timeout=ACQUIRE_WAIT)
         except Timeout:
             raise self._refused() from None
         self._lock = lock
-        _reap_leftovers(load_json_quietly(self.state_dir / RUN_FILE), self.state_dir)
+        try:
+            self._folder_fd = _lock_folder(root)
+        except BlockingIOError:
+            lock.release()
+            self._lock = None
+            raise self._refused() from None
+        adopted = adopt_legacy(root)
+        if adopted:
+            self.notes.append(
+                f"moved {', '.join(adopted)} into ralph's private store "
+                "(read from there from now on)"
+            )
+        restored = restore_state(root)
+        if restored:
+            self.notes.append(restored)
+        # What a killed run left to stop is read from the store's copy: a run.json the agent
+        # forged in .ralph/ must not name the processes ralph kills.
+        own = store_dir(root) / RUN_FILE
+        _reap_leftovers(load_json_quietly(own), self.state_dir)
         from ralph.process import strays
 
-        strays.stop_noted(self.state_dir / strays.STRAYS_FILE)  # hid from the run id
+        # noted in the store too: a note the agent forged in .ralph/ would name a process
+        # of the user's for ralph to kill
+        strays.stop_noted(self._strays)  # hid from the run id
         # Written before any process starts: a run killed at any later moment, even between
         # starting its agent and noting the PID, leaves the next run what it needs to find it.
-        write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
+        self._write()
         from ralph.process.leftovers import current_run, mark_run
 
         if current_run() is None:
             mark_run(self.run_id)
-            strays.note_to(self.state_dir / strays.STRAYS_FILE)
+            strays.note_to(self._strays)
             self._marking = True
         return self
 
@@ -222,7 +259,19 @@ class RunLock:
         a run (the lock, not this file, is what keeps a second run out)."""
         self.info.update(info)
         with contextlib.suppress(OSError):
-            write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
+            self._write()
+
+    @property
+    def _strays(self) -> Path:
+        """Where this run notes its strays (process/strays.py): in the store, not `.ralph/`."""
+        from ralph.process.strays import STRAYS_FILE
+
+        return store_dir(self.state_dir.parent) / STRAYS_FILE
+
+    def _write(self) -> None:
+        """run.json for humans in .ralph/, and ralph's own copy in the store."""
+        write_json_atomic(store_dir(self.state_dir.parent) / RUN_FILE, self.info, durable=False)
+        write_json_atomic(self.state_dir / RUN_FILE, self.info, durable=False)
 
     def __exit__(
         self,
@@ -237,10 +286,38 @@ class RunLock:
             mark_run(None)
             strays.note_to(None)
             with contextlib.suppress(OSError):  # each was stopped with its rotation
-                (self.state_dir / strays.STRAYS_FILE).unlink(missing_ok=True)
+                self._strays.unlink(missing_ok=True)
             self._marking = False
         with contextlib.suppress(OSError, RalphError):  # a link there: left alone
             remove_file(self.state_dir / RUN_FILE)
+        with contextlib.suppress(OSError):
+            (store_dir(self.state_dir.parent) / RUN_FILE).unlink(missing_ok=True)
+        if self._folder_fd is not None:
+            os.close(self._folder_fd)  # closing it releases the flock
+            self._folder_fd = None
         if self._lock is not None:
             self._lock.release()
             self._lock = None
+
+
+def _lock_folder(root: Path) -> int | None:
+    """An exclusive flock on the project folder itself (Linux, macOS); None where there is none.
+    BlockingIOError when another run holds it: its lock file was deleted away."""
+    if sys.platform == "win32":
+        return None  # a folder cannot be opened for locking there; the store's lock decides
+    import fcntl
+
+    fd = os.open(root, os.O_RDONLY)
+    deadline = time.monotonic() + ACQUIRE_WAIT  # a `status` probing it holds it an instant
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+    except BaseException:
+        os.close(fd)
+        raise

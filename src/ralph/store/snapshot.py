@@ -31,8 +31,8 @@ from ralph.store.ignore import (
     stat_key,
 )
 from ralph.store.indexflags import FLAGS_FILE, IndexFlags
+from ralph.store.private import store_dir
 from ralph.store.walk import walk, walk_folder
-from ralph.store.workspace import STATE_DIR
 
 SNAPSHOT_FORMAT = 1
 
@@ -40,7 +40,8 @@ SNAPSHOT_FORMAT = 1
 _AT_HEAD = "(as in HEAD)"
 _ZERO_ID_RE = re.compile(r"0{40}(?:0{24})?\Z")
 _SNAPSHOT_HINT = (
-    "delete the saved snapshot under .ralph/: ralph takes a new one, but cannot tell "
+    "delete snapshot.json in ralph's private store (<state folder>/ralph/projects/<project>-"
+    "<hash>/, see docs/explanation/guarantees.md): ralph takes a new one, but cannot tell "
     "what changed while it was not running"
 )
 
@@ -172,7 +173,7 @@ class Snapshotter:
             specs = [ignorebase.gitignore_spec(self._rules), self._ignored.spec]
             self._walk_ignore = WalkIgnore(self.root, specs)
         else:
-            self._flags = IndexFlags(self._repo, self.root / STATE_DIR / FLAGS_FILE)
+            self._flags = IndexFlags(self._repo, store_dir(self.root) / FLAGS_FILE)
             for rel in self._flags.gitlinks:  # their own flags count from now, as ours do
                 if (self.root / rel / ".git").exists():
                     with contextlib.suppress(StateError):

@@ -25,6 +25,7 @@ from ralph.rules.state import (
 )
 from ralph.rules.testcounts import TestCounts
 from ralph.store.files import RESET_HINT, load_json, write_json_atomic
+from ralph.store.private import STATE_FILE, ensure_store, project_of, store_dir
 
 
 class _Checker:
@@ -234,14 +235,31 @@ def _agent_usage(check: _Checker, data: dict[str, Any]) -> tuple[tuple[str, Tall
 
 
 def load_state(path: Path) -> State:
-    """The saved matrix; a fresh State when there is none; StateError when it is damaged."""
-    label = _label(path)
+    """The saved matrix; a fresh State when there is none; StateError when it is damaged.
+
+    For `.ralph/state.json` that is ralph's own copy in the private store when there is one:
+    the file in `.ralph/` is for people and scripts to read, and what an agent did to it
+    decides nothing (the next run restores it, store/private.restore_state).
+    """
+    root = project_of(path)
+    own = store_dir(root) / STATE_FILE if root is not None else None
+    if own is not None and own.exists():
+        path, label = own, f"ralph's own copy of state.json ({own})"
+    else:
+        label = _label(path)
     data = load_json(path, label)
     return State() if data is None else state_from_json(data, label)
 
 
 def save_state(path: Path, state: State) -> None:
-    write_json_atomic(path, state_to_json(state))
+    """The store's copy first (the one that decides), then the one people read."""
+    data = state_to_json(state)
+    root = project_of(path)
+    if root is not None:
+        write_json_atomic(ensure_store(root) / STATE_FILE, data)
+        if path.is_symlink():  # never written through a link someone planted
+            path.unlink()
+    write_json_atomic(path, data)
 
 
 def _label(path: Path) -> str:

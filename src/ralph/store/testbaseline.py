@@ -1,4 +1,5 @@
-"""The tests as a person last left them, kept across runs under .ralph/tests/.
+"""The tests as a person last left them, kept across runs in the private store's `tests/`
+(store/private.py: out of the agent's reach, so deleting `.ralph/` switches no guard off).
 
 - `baseline.json`: path -> sha256 of each test file as ralph first recorded it, or as a person
   last accepted or edited it; the contents are kept in `blobs/` (by hash) to compare against.
@@ -16,13 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test, may_hold_tests
-from ralph.store.files import (
-    load_json,
-    make_dirs,
-    remove_file,
-    write_json_atomic,
-    write_text_atomic,
-)
+from ralph.store.files import load_json, remove_file, write_json_atomic, write_text_atomic
+from ralph.store.private import ensure_store, store_dir
 
 FORMAT = 1
 MAX_BYTES = 2_000_000  # larger files are not read as tests (generated data, not test code)
@@ -69,7 +65,13 @@ class TestStore:
     """The baseline and the last seen test files of one project."""
 
     def __init__(self, state_dir: Path) -> None:
-        self.dir = state_dir / "tests"
+        """`state_dir`: the project's `.ralph/`; the records themselves are in its store."""
+        self.root = state_dir.parent
+        self.dir = store_dir(self.root) / "tests"
+
+    def _ensure(self) -> None:
+        ensure_store(self.root)
+        self.dir.mkdir(mode=0o700, exist_ok=True)
 
     @property
     def exists(self) -> bool:
@@ -94,8 +96,9 @@ class TestStore:
     def save_baseline(self, texts: Mapping[str, str]) -> None:
         """The baseline is now `texts` (path -> text); blobs no longer needed go."""
         files = {path: digest(text) for path, text in texts.items()}
+        self._ensure()
         blobs = self.dir / "blobs"
-        make_dirs(blobs)
+        blobs.mkdir(exist_ok=True)
         for path, sha in files.items():
             if not (blobs / sha).exists():
                 write_text_atomic(blobs / sha, texts[path])
@@ -116,7 +119,7 @@ class TestStore:
     def mark_running(self, on: bool) -> None:
         marker = self.dir / "running"
         if on:
-            make_dirs(self.dir)
+            self._ensure()
             write_text_atomic(marker, "a ralph run is on: test edits are an agent's\n")
         else:
             remove_file(marker)
@@ -132,7 +135,7 @@ class TestStore:
         return {str(k): str(v) for k, v in files.items()}
 
     def _save(self, name: str, files: Files) -> None:
-        make_dirs(self.dir)
+        self._ensure()
         write_json_atomic(self.dir / name, {"format": FORMAT, "files": dict(sorted(files.items()))})
 
 

@@ -13,6 +13,7 @@ from ralph.store.files import (
     sweep_temps,
     write_text_new,
 )
+from ralph.store.private import store_dir
 
 STATE_DIR = ".ralph"
 
@@ -37,8 +38,13 @@ class Workspace:
         return self.dir / "state.json"
 
     @property
+    def store(self) -> Path:
+        """ralph's private store for this project (store/private.py): what it judges with."""
+        return store_dir(self.root)
+
+    @property
     def snapshot_file(self) -> Path:
-        return self.dir / "snapshot.json"
+        return self.store / "snapshot.json"
 
     @property
     def guardrails(self) -> Path:

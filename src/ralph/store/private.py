@@ -1,0 +1,153 @@
+"""The private store: where ralph keeps what it believes about a project, out of the agent's reach.
+
+`.ralph/` is inside the project, where the agent works: anything there may be deleted, forged or
+replaced by a link between two looks. What ralph judges with (test baselines, the ignore rules
+and index flags a person set, the settings a person accepted, the options `--continue` reuses,
+the last snapshot, the run lock, and its own copy of state.json) lives here instead: under the
+user's state folder, one folder per repository, named after the project folder and a hash of
+its resolved path. A repository that moves (renamed, cloned elsewhere) gets a new, empty store:
+its first run there starts the records afresh from what `.ralph/` holds (see `adopt_legacy`).
+
+The folders are created 0700; every sandbox profile hides `state_home() / "ralph"` whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import sys
+from pathlib import Path
+
+from ralph.store.files import sweep_temps, write_text_atomic
+
+STATE_DIR = ".ralph"
+STATE_FILE = "state.json"
+# Files and folders an earlier ralph kept in `.ralph/`; the first run with an empty store adopts
+# them (the person's history), then they go: from now on only the store's copies are read.
+LEGACY = (
+    "tests",
+    "ignore-rules.json",
+    "index-flags.json",
+    "run-options.json",
+    "snapshot.json",
+)
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def state_home() -> Path:
+    """The user's state folder: %LOCALAPPDATA% on Windows, else $XDG_STATE_HOME or
+    ~/.local/state (macOS included: a CLI's state is not an app's Library data)."""
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA")
+        return Path(local) if local else Path.home() / "AppData" / "Local"
+    xdg = os.environ.get("XDG_STATE_HOME")
+    # the XDG spec: a relative path is invalid and must be ignored
+    return Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "state"
+
+
+def stores_root() -> Path:
+    """The folder holding every project's store: what a sandbox hides."""
+    return state_home() / "ralph"
+
+
+def store_dir(root: Path) -> Path:
+    """The store of the project at `root` (not created here)."""
+    resolved = root.resolve()
+    name = _UNSAFE.sub("_", resolved.name)[:40] or "root"
+    key = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:16]
+    return stores_root() / "projects" / f"{name}-{key}"
+
+
+def ensure_store(root: Path) -> Path:
+    """The project's store, created (0700, like every folder above it that ralph creates)."""
+    store = store_dir(root)
+    for folder in (stores_root(), store.parent, store):
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700, parents=True)
+        with contextlib.suppress(OSError):  # a folder ralph created, made private again
+            folder.chmod(0o700)
+    return store
+
+
+def project_of(state_file: Path) -> Path | None:
+    """The project root of `.ralph/state.json`; None for a state file kept elsewhere."""
+    return state_file.parent.parent if state_file.parent.name == STATE_DIR else None
+
+
+def adopt_legacy(root: Path) -> list[str]:
+    """Move what an earlier ralph kept in `.ralph/` into the store, once: taken when the store
+    has none of it yet, then removed from `.ralph/` either way (from now on a copy there would
+    only be a forgery waiting to be read). Returns the files adopted. Call it holding the lock:
+    it also clears what a run killed mid-write left in the store."""
+    import shutil  # here: `ralph status` reads the store's state.json through this module
+
+    store = ensure_store(root)
+    # half-written by a run killed mid-write; the real files are intact
+    sweep_temps([store, store / "tests", store / "tests" / "blobs"])
+    legacy_dir = root / STATE_DIR
+    if legacy_dir.is_symlink() or not legacy_dir.is_dir():
+        return []
+    adopted: list[str] = []
+    for name in LEGACY:
+        old = legacy_dir / name
+        if not (old.exists() or old.is_symlink()):
+            continue
+        new = store / name
+        if not (new.exists() or old.is_symlink()):
+            if old.is_dir():
+                shutil.copytree(old, new, ignore=_links)
+            else:
+                shutil.copy2(old, new)
+            adopted.append(f"{STATE_DIR}/{name}")
+        _remove(old)
+    lock = legacy_dir / "run.lock"
+    with contextlib.suppress(OSError):
+        lock.unlink(missing_ok=True)  # only after this run holds the store's lock
+    # state.json is not copied: until ralph first saves the state (store/state.save_state),
+    # `.ralph/state.json` is read as it is, and a damaged one is refused, as ever
+    return adopted
+
+
+def restore_state(root: Path) -> str | None:
+    """Make `.ralph/state.json` ralph's own copy again when it is missing, changed or a link;
+    the line saying so, None when it was intact (or the store has no copy yet)."""
+    own = store_dir(root) / STATE_FILE
+    try:
+        text = own.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    if (root / STATE_DIR).is_symlink():
+        return None  # never written through: refusing such a `.ralph` is the workspace's call
+    shown = root / STATE_DIR / STATE_FILE
+    if shown.is_symlink():
+        what = "was replaced by a link"
+    elif not shown.exists():
+        what = "was missing"
+    else:
+        try:
+            if shown.read_text(encoding="utf-8") == text:
+                return None
+        except (OSError, UnicodeDecodeError):
+            pass
+        what = "did not match ralph's own record"
+    _remove(shown)
+    shown.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(shown, text)
+    return f"{STATE_DIR}/{STATE_FILE} {what}: restored from ralph's private store"
+
+
+def _links(folder: str, names: list[str]) -> list[str]:
+    """A link in an adopted folder is not adopted: the store holds no pointer outside it."""
+    return [n for n in names if (Path(folder) / n).is_symlink()]
+
+
+def _remove(path: Path) -> None:
+    import shutil
+
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)

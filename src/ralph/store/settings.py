@@ -1,0 +1,135 @@
+"""The settings a person accepted, kept in the private store (rules/settings.py decides whose an
+edit of `ralph.yaml` is; this module reads and records).
+
+`ralph run` settles the settings before it starts (`settle`), records them once it holds the
+project (`begin`), and notes the file as it left it when it ends (`finish`); `ralph accept`
+takes a held edit (`accept`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph.errors import ConfigError, StateError
+from ralph.rules.settings import Decision, Record, decide
+from ralph.store.files import load_json, write_json_atomic
+from ralph.store.private import STATE_DIR, ensure_store, store_dir
+
+if TYPE_CHECKING:
+    from ralph.store.config import RalphConfig
+
+CONFIG_FILE = "ralph.yaml"
+SETTINGS_FILE = "settings.json"
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The settings of one run: the text it uses, and what taking the project will record."""
+
+    current: str | None  # the file on disk
+    decision: Decision
+
+    def config(self) -> RalphConfig:
+        from ralph.store.config import RalphConfig, parse_config
+
+        text = self.decision.text
+        return RalphConfig() if text is None else parse_config(text)
+
+    @property
+    def note(self) -> str | None:
+        if not self.decision.held:
+            return None
+        return (
+            f"{CONFIG_FILE} was changed during a run and no person accepted it: this run uses "
+            "the settings a person last accepted (see the change: ralph accept)"
+        )
+
+
+def read_current(root: Path) -> str | None:
+    """ralph.yaml as it is now; None when there is none."""
+    try:
+        return (root / CONFIG_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{CONFIG_FILE}: cannot read ({exc})", "save it as UTF-8 text") from exc
+
+
+def load_record(root: Path) -> Record | None:
+    path = store_dir(root) / SETTINGS_FILE
+    try:
+        data = load_json(path, f"ralph's record of the accepted settings ({path})")
+    except StateError:
+        data = None  # unreadable: as damaged as missing (a first run records it again)
+    if not isinstance(data, dict):
+        return None
+    accepted, seen = data.get("accepted"), data.get("seen")
+    if not all(v is None or isinstance(v, str) for v in (accepted, seen)):
+        return None
+    return Record(accepted, seen, data.get("running") is True)
+
+
+def _save(root: Path, record: Record) -> None:
+    data = {"accepted": record.accepted, "seen": record.seen, "running": record.running}
+    write_json_atomic(ensure_store(root) / SETTINGS_FILE, data)
+
+
+def settle(root: Path) -> Settled:
+    """The settings a run starting now uses (nothing is recorded yet)."""
+    from ralph.store.runlock import is_live
+
+    current = read_current(root)
+    decision = decide(load_record(root), current, live=is_live(root / STATE_DIR))
+    return Settled(current, decision)
+
+
+def begin(root: Path, settled: Settled) -> None:
+    """The run holds the project: a person's edit (or a first run's file) is now accepted, and
+    until `finish` an edit of the file is the agent's."""
+    record = load_record(root) or Record(settled.current, settled.current)
+    if settled.decision.take:
+        record = Record(settled.current, settled.current)
+    _save(root, Record(record.accepted, record.seen, running=True))
+
+
+def finish(root: Path) -> None:
+    """The run ends: the file as it leaves it (an edit the agent made stays held)."""
+    record = load_record(root)
+    if record is not None:
+        _save(root, Record(record.accepted, read_current(root), running=False))
+
+
+def pending(root: Path) -> tuple[str | None, str | None] | None:
+    """(accepted, now) when the file differs from what a person accepted; None otherwise."""
+    record = load_record(root)
+    current = read_current(root)
+    if record is None or current == record.accepted:
+        return None
+    return record.accepted, current
+
+
+def accepted_config(root: Path) -> RalphConfig:
+    """The settings a person accepted (the file itself when nothing is held): for commands
+    other than `run` that act on them."""
+    from ralph.store.config import RalphConfig, parse_config
+
+    held = pending(root)
+    text = held[0] if held is not None else read_current(root)
+    return RalphConfig() if text is None else parse_config(text)
+
+
+def key(text: str | None) -> str:
+    return hashlib.sha256(b"\0" if text is None else text.encode("utf-8")).hexdigest()
+
+
+def accept(root: Path, shown: str) -> bool:
+    """The file as it is now becomes the accepted settings, if it is still the one shown."""
+    current = read_current(root)
+    if key(current) != shown:
+        return False
+    record = load_record(root)
+    _save(root, Record(current, current, running=record.running if record else False))
+    return True
