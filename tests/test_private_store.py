@@ -254,3 +254,31 @@ def test_reset_and_status_work_from_ralphs_own_copy_when_ralph_dir_is_gone(
     assert ".ralph/state.json was missing: restored from ralph's private store" in res.stdout
     assert "counters and iteration reset" in res.stdout
     assert status(p)["iteration"] == 0
+
+
+def test_a_store_deleted_between_runs_is_said_before_the_run_trusts_anything(
+    git_project: Project,
+) -> None:
+    """Without a sandbox an agent (as the user) can delete the store itself: the next run
+    cannot know what was lost, but it says so in one line rather than start afresh silently."""
+    import shutil
+
+    p = git_project
+    calc_project(p)
+    assert p.run("run", *intruder(), "-n", "1").exit_code == 3  # records exist
+    shutil.rmtree(store_dir(p.root))
+    res = p.run("run", *intruder(), "-n", "1")
+    lines = [line for line in res.stdout.splitlines() if "private store" in line]
+    assert len(lines) == 1, res
+    assert "warning: ralph's private store for this project is missing" in lines[0]
+    assert "check the tests and ralph.yaml before trusting this run's verdict" in lines[0]
+    # the store exists again: the next run has nothing to say
+    again = p.run("run", *intruder(), "-n", "1")
+    assert "private store" not in again.stdout, again
+
+
+def test_a_new_project_has_no_store_to_miss(git_project: Project) -> None:
+    p = git_project
+    calc_project(p)
+    res = p.run("run", *intruder(), "-n", "1")
+    assert "private store" not in res.stdout, res

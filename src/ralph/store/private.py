@@ -110,6 +110,26 @@ def adopt_legacy(root: Path) -> list[str]:
     return adopted
 
 
+def lost_store(root: Path) -> str | None:
+    """The line saying the store is gone while `.ralph/` shows earlier runs (the store was
+    deleted, or the project moved): what ralph believed is taken anew from the tree as it is,
+    which a person should know before trusting the verdict. None when nothing was lost."""
+    if (store_dir(root) / STATE_FILE).exists() or (root / STATE_DIR).is_symlink():
+        return None
+    try:
+        text = (root / STATE_DIR / STATE_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not re.search(r'"last_rotation":\s*[1-9]', text):
+        return None  # a project that never ran a rotation has nothing to lose
+    return (
+        f"ralph's private store for this project is missing ({store_dir(root)}), yet "
+        f"{STATE_DIR}/ shows earlier runs: it was deleted or the project moved, so the test "
+        "baseline, the ignore rules and the accepted settings are taken anew from the tree as "
+        "it is now; check the tests and ralph.yaml before trusting this run's verdict"
+    )
+
+
 def restore_state(root: Path) -> str | None:
     """Make `.ralph/state.json` ralph's own copy again when it is missing, changed or a link;
     the line saying so, None when it was intact (or the store has no copy yet)."""

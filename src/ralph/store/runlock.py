@@ -25,7 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from ralph.errors import LockError, RalphError, StateError
 from ralph.store.files import load_json, make_dirs, remove_file, write_json_atomic
-from ralph.store.private import adopt_legacy, ensure_store, restore_state, store_dir
+from ralph.store.private import (
+    adopt_legacy,
+    ensure_store,
+    lost_store,
+    restore_state,
+    store_dir,
+)
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -194,6 +200,7 @@ class RunLock:
         from filelock import Timeout
 
         root = self.state_dir.parent
+        lost = lost_store(root)  # asked before ensure_store makes an empty one
         lock = _os_lock(ensure_store(root) / LOCK_FILE)
         try:
             lock.acquire(timeout=ACQUIRE_WAIT)
@@ -207,6 +214,8 @@ class RunLock:
             self._lock = None
             raise self._refused() from None
         adopted = adopt_legacy(root)
+        if lost is not None and not adopted:  # adopted: an upgrade, not a loss
+            self.notes.append(lost)
         if adopted:
             self.notes.append(
                 f"moved {', '.join(adopted)} into ralph's private store "
