@@ -83,7 +83,10 @@ def timed(cmd: list[str], cwd: Path, runs: int) -> float:
 
 def run_ralph(root: Path, agent: str, *extra: str, ok: tuple[int, ...] = (0,)) -> float:
     """Run ralph from a fresh state; returns the max RSS of ralph in MB."""
+    from ralph.store.private import store_dir
+
     shutil.rmtree(root / ".ralph", ignore_errors=True)
+    shutil.rmtree(store_dir(root), ignore_errors=True)  # what ralph believes: from scratch too
     proc = subprocess.Popen(
         [*RALPH, "run", "--plain", "--agent-command", agent, *extra],
         cwd=root,
@@ -107,6 +110,8 @@ def overheads(root: Path) -> list[float]:
 
 def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="ralph-bench-"))
+    # ralph's private stores of the bench's projects go with them, not into the user's home
+    os.environ["XDG_STATE_HOME"] = ENV["XDG_STATE_HOME"] = str(base / "state")
     try:
         print("ralph per-rotation overhead (median) vs `git status --porcelain` (median of 7)")
         print(f"{'files':>8} {'ralph ms':>10} {'git ms':>8} {'ratio':>6} {'max RSS MB':>11}")
