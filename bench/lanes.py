@@ -91,6 +91,7 @@ def _last(root: Path) -> str:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
+        ENV["XDG_STATE_HOME"] = str(base / "state")  # ralph's private stores go with the runs
         agent = base / "agent.sh"
         agent.write_text(AGENT)
         print(f"{SPECS} independent specs, an agent taking {AGENT_SECONDS} s per rotation")

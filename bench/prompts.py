@@ -47,6 +47,7 @@ def record_prompts(work: Path) -> list[dict[str, str]]:
     prompts.mkdir()
     (work / "recorder.py").write_text(RECORDER)
     env = {**os.environ, "BENCH_PROMPTS": str(prompts), "NO_COLOR": "1"}
+    env["XDG_STATE_HOME"] = str(prompts.parent / "state")  # ralph's private store goes too
     command = f"{sys.executable} {work / 'recorder.py'}"
     done = subprocess.run(
         [*RALPH, "run", "--plain", "--quiet", "--agent-command", command],
