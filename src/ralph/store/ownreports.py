@@ -1,6 +1,8 @@
-"""The report files ralph wrote in the project (`.ralph/reports.json`: each one's path and the
-hash of what ralph wrote), so that they never count as the user's uncommitted work (`--parallel`
-needs a clean tree) nor as a change in the project, whatever options a later run is given.
+"""The report files ralph wrote in the project (`reports.json` in ralph's private store: each
+one's path and the hash of what ralph wrote), so that they never count as the user's uncommitted
+work (`--parallel` needs a clean tree) nor as a change in the project, whatever options a later
+run is given. In the store, not in `.ralph/`: a record the agent could forge there would hide a
+file it changed from the next run's comparison with the last one.
 
 Keyed on what ralph wrote, not on option names: a file still holding ralph's bytes is ralph's;
 once a person (or an agent) changes it, it is theirs and counts like any other file.
@@ -37,7 +39,7 @@ def record_reports(root: Path, written: Iterable[Path]) -> None:
     kept = dict(list(found.items())[-MAX_REPORTS:])
     if list(kept.items()) == list(before.items()):
         return  # nothing new (a run without reports writes nothing)
-    write_json_atomic(folder / REPORTS_FILE, {"schema_version": 1, "reports": kept})
+    write_json_atomic(_record(root), {"schema_version": 1, "reports": kept})
 
 
 def own_reports(root: Path) -> tuple[str, ...]:
@@ -50,13 +52,19 @@ def _load(root: Path) -> dict[str, str]:
 
     Workspace(root).check()  # a `.ralph` that is a link: said as such, before any file in it
     try:
-        data = load_json(root / STATE_DIR / REPORTS_FILE, f"{STATE_DIR}/{REPORTS_FILE}")
+        data = load_json(_record(root), REPORTS_FILE)
     except StateError:  # unreadable: start again (a report then counts as a file once)
         return {}
     reports = data.get("reports") if isinstance(data, dict) else None
     if not isinstance(reports, dict):
         return {}
     return {str(k): str(v) for k, v in reports.items() if isinstance(v, str)}
+
+
+def _record(root: Path) -> Path:
+    from ralph.store.private import ensure_store
+
+    return ensure_store(root) / REPORTS_FILE
 
 
 def _inside(root: Path, path: Path) -> str | None:

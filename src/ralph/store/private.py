@@ -32,6 +32,7 @@ LEGACY = (
     "index-flags.json",
     "run-options.json",
     "snapshot.json",
+    "reports.json",
 )
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
