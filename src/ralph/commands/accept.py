@@ -8,7 +8,6 @@ error (a live run holds the project), 2 on a usage error (`--spec` is not a spec
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +23,7 @@ from ralph.specs.selection import select_specs
 from ralph.store.runlock import RunLock
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import Workspace
+from ralph.ui.terminal import terminal_confirm
 
 INDENT = "    "
 MAX_LINES = 40  # lines shown per item; the rest is counted
@@ -57,7 +57,7 @@ def accept(
             if _show(items, dry_run=False) == ExitCode.OK:
                 return ExitCode.OK
             if not yes:
-                ask = confirm if confirm is not None else _terminal_confirm()
+                ask = confirm if confirm is not None else terminal_confirm()
                 if ask is None:
                     print("no terminal to confirm on: run `ralph accept --yes` to accept them")
                     return ExitCode.NEEDS_HUMAN
@@ -121,18 +121,3 @@ def _show(items: Sequence[Pending], *, dry_run: bool) -> int:
 
 def _count(items: Sequence[Pending]) -> str:
     return "1 change" if len(items) == 1 else f"{len(items)} changes"
-
-
-def _terminal_confirm() -> Callable[[str], bool] | None:
-    """A yes/no question on the terminal; None when there is no terminal to ask on."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return None
-
-    def ask(question: str) -> bool:
-        try:
-            answer = input(question)
-        except EOFError:
-            return False
-        return answer.strip().lower() in ("y", "yes")
-
-    return ask

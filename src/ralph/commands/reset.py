@@ -8,7 +8,6 @@ question, in a script `--yes`. Without either nothing at all is reset (exit code
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from ralph.store.openlanes import OpenLane, describe, discard_lanes, open_lanes
 from ralph.store.runlock import RunLock
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import GUARDRAILS_TEMPLATE, STATE_DIR, Workspace
+from ralph.ui.terminal import terminal_confirm
 
 Confirm = Callable[[str], bool]
 
@@ -58,7 +58,7 @@ def _confirmed(found: list[OpenLane], confirm: Confirm | None) -> bool:
     print(f"{n} of a --parallel run, with their agents' work not merged:")
     for lane in found:
         print(f"  {printable(describe(lane))}")
-    ask = confirm if confirm is not None else _terminal_confirm()
+    ask = confirm if confirm is not None else terminal_confirm()
     if ask is None:
         print(f"no terminal to confirm on: nothing reset; `ralph reset --lanes --yes` discards {n}")
         return False
@@ -66,21 +66,6 @@ def _confirmed(found: list[OpenLane], confirm: Confirm | None) -> bool:
         print("nothing reset")
         return False
     return True
-
-
-def _terminal_confirm() -> Confirm | None:
-    """A yes/no question on the terminal; None when there is no terminal to ask on."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return None
-
-    def ask(question: str) -> bool:
-        try:
-            answer = input(question)
-        except EOFError:
-            return False
-        return answer.strip().lower() in ("y", "yes")
-
-    return ask
 
 
 def reset_project(

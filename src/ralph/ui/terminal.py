@@ -9,7 +9,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
 
 def is_terminal(stream: object) -> bool:
@@ -43,3 +43,21 @@ def is_headless(
 def colour_disabled(no_color: bool = False) -> bool:
     # https://no-color.org: any non-empty NO_COLOR disables colour; bold and dim stay allowed.
     return no_color or bool(os.environ.get("NO_COLOR"))
+
+
+def terminal_confirm() -> Callable[[str], bool] | None:
+    """A yes/no question on the terminal (`ralph accept`, `ralph reset --lanes`); None when
+    there is no terminal to ask on."""
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+
+    def ask(question: str) -> bool:
+        try:
+            answer = input(question)
+        except EOFError:
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+    return ask
