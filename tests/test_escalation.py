@@ -9,10 +9,7 @@ from __future__ import annotations
 import io
 import os
 import re
-import select
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +24,7 @@ from ralph.run.escalation import (
 )
 from ralph.ui.terminal import is_headless
 from tests.conftest import Project
+from tests.terminal import on_terminal, read_until
 
 SPEC = "# goal\n- [ ] the work\n"
 CRASH = [{"say": "Traceback: boom", "exit": 1}]
@@ -211,54 +209,23 @@ def test_other_specs_progress_does_not_hide_a_spec_that_keeps_failing(
 # --------------------------------------------------------------------------- on a terminal
 
 
-def _read_until(fd: int, needle: bytes, seen: bytearray, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while needle not in seen:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise AssertionError(f"never saw {needle!r} in:\n{seen.decode(errors='replace')}")
-        ready, _, _ = select.select([fd], [], [], min(left, 1.0))
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            seen.extend(chunk)
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 @pytest.mark.parametrize(("typed", "code", "override"), [("1", 0, "user_accepted"), ("2", 5, None)])
 def test_on_a_terminal_ralph_asks(
     git_project: Project, typed: str, code: int, override: str | None
 ) -> None:
-    import pty
-
     git_project.write({"PROMPT.md": SPEC, "ralph.yaml": KEEP_AGENT})
     cmd = git_project.script({"*": CRASH})
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k != "CI"}  # a CI job's env would be headless
-    env.update(TERM="xterm", COLUMNS="100", LINES="40")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ralph", "run", "--agent-command", cmd],
-        cwd=git_project.root,
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        close_fds=True,
-    )
-    os.close(slave)
+    proc, master = on_terminal(["run", "--agent-command", cmd], git_project.root)
     seen = bytearray()
     try:
-        _read_until(master, b"Enter choice (1/2/3): ", seen)
+        read_until(master, b"Enter choice (1/2/3): ", seen)
         assert b"[3] Continue" in seen
         os.write(master, b"what?\n")  # not a choice: asked again
-        _read_until(master, b"not a choice", seen)
+        read_until(master, b"not a choice", seen)
         os.write(master, typed.encode() + b"\n")
-        _read_until(master, b"finished" if code == 0 else b"stopped (exit 5)", seen)
+        read_until(master, b"finished" if code == 0 else b"stopped (exit 5)", seen)
         assert proc.wait(timeout=60) == code
     finally:
         proc.kill()
@@ -298,26 +265,12 @@ def test_ralph_reset_closes_the_breaker(git_project: Project) -> None:
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 def test_headless_on_a_terminal_never_prompts(git_project: Project) -> None:
     """--headless on a real terminal: --on-escalation decides (abort by default), no question."""
-    import pty
-
     git_project.write({"PROMPT.md": SPEC, "ralph.yaml": KEEP_AGENT})
     cmd = git_project.script({"*": CRASH})
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    env.update(TERM="xterm", COLUMNS="100", LINES="40")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ralph", "run", "--agent-command", cmd, "--headless"],
-        cwd=git_project.root,
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        close_fds=True,
-    )
-    os.close(slave)
+    proc, master = on_terminal(["run", "--agent-command", cmd, "--headless"], git_project.root)
     seen = bytearray()
     try:
-        _read_until(master, b"headless: --on-escalation abort", seen)
+        read_until(master, b"headless: --on-escalation abort", seen)
         assert proc.wait(timeout=60) == 5
     finally:
         proc.kill()

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import sys
 import time
 
 import pytest
 
 from tests.conftest import Project
-from tests.test_escalation import _read_until
+from tests.terminal import on_terminal, read_until
 from tests.test_lanes import lanes_project
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
@@ -24,7 +23,6 @@ CRASH = {"say": "Traceback: boom", "exit": 1}
 def test_an_escalation_in_a_parallel_run_is_answered_with_the_other_lanes_held(
     project: Project,
 ) -> None:
-    import pty
 
     marker = project.root.parent / "late-lane-done"
     lanes_project(
@@ -44,22 +42,11 @@ def test_an_escalation_in_a_parallel_run_is_answered_with_the_other_lanes_held(
         ],
     }
     cmd = project.script(steps)
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k != "CI"}  # a CI job's env would be headless
-    env.update(TERM="xterm", COLUMNS="120", LINES="40")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ralph", "run", "--agent-command", cmd, "--parallel", "3", "-v"],
-        cwd=project.root,
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        close_fds=True,
-    )
-    os.close(slave)
+    args = ["run", "--agent-command", cmd, "--parallel", "3", "-v"]
+    proc, master = on_terminal(args, project.root, columns=120)
     seen = bytearray()
     try:
-        _read_until(master, b"Enter choice (1/2/3): ", seen)
+        read_until(master, b"Enter choice (1/2/3): ", seen)
         text = seen.decode(errors="replace")
         header = next(x for x in text.splitlines() if "Circuit breaker open" in x)
         assert "specs/a.spec.md" in header and "specs/b.spec.md" in header, header
@@ -70,15 +57,15 @@ def test_an_escalation_in_a_parallel_run_is_answered_with_the_other_lanes_held(
         assert marker.exists()
         time.sleep(1.0)  # the late lane's rotation has ended and been recorded by now
         with pytest.raises(AssertionError):  # nothing drawn over the question meanwhile
-            _read_until(master, b"late lane line", seen, timeout=1.0)
+            read_until(master, b"late lane line", seen, timeout=1.0)
         assert b"Lanes:" not in seen[asked:] and b"idle" not in seen[asked:]
         os.write(master, b"2\n")  # Abort
-        _read_until(master, b"stopped (exit 5)", seen)
+        read_until(master, b"stopped (exit 5)", seen)
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:
             # the terminal is read to the end: a full one would block the run's last lines
             with contextlib.suppress(AssertionError):
-                _read_until(master, b"\0never\0", seen, timeout=0.5)
+                read_until(master, b"\0never\0", seen, timeout=0.5)
         assert proc.wait(timeout=5) == 5
     finally:
         proc.kill()

@@ -4,7 +4,6 @@ script, `--all` too), and a plain run that finds open lanes says so in one line.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -83,27 +82,13 @@ def test_a_lane_folder_without_its_record_is_discarded_too(project: Project) -> 
 def test_on_a_terminal_reset_all_asks_before_discarding_lanes(
     project: Project, typed: str, code: int
 ) -> None:
-    import pty
-
-    from tests.test_escalation import _read_until
+    from tests.terminal import on_terminal, read_until
 
     open_lanes(project)
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    env.update(TERM="xterm", COLUMNS="100", LINES="40")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ralph", "reset", "--all"],
-        cwd=project.root,
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        close_fds=True,
-    )
-    os.close(slave)
+    proc, master = on_terminal(["reset", "--all"], project.root)
     seen = bytearray()
     try:
-        _read_until(master, b"Discard 2 open lanes (worktrees and branches)? [y/N] ", seen)
+        read_until(master, b"Discard 2 open lanes (worktrees and branches)? [y/N] ", seen)
         assert b"specs/a.spec.md (ralph/a-" in seen
         os.write(master, typed.encode() + b"\n")
         assert proc.wait(timeout=60) == code
