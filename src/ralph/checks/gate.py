@@ -19,6 +19,7 @@ from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
 from ralph.checks.evidence import DROP_HINT, drop
 from ralph.checks.judge import AgentJudge
+from ralph.checks.place import CheckPlace
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
@@ -36,7 +37,6 @@ from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent
-    from ralph.process.treecode import TreeCode
 
 REFUSED = "REFUSED"
 NOTE_REASONS = 3  # reasons shown on the one-line display note
@@ -75,6 +75,7 @@ class DoneGate:
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
         self.ws = ws
+        self.place = CheckPlace(root, ws.root)  # the clean room the command checks run in
         self.judge_agent = judge_agent
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
@@ -121,12 +122,11 @@ class DoneGate:
                 out[spec.path] = reason
         return out
 
-    def tree_code(self) -> TreeCode:
-        """The checks' environment: run in a copy of the project (a lane's worktree), they
-        import the copy's code (ralph.process.treecode)."""
-        from ralph.process.treecode import tree_code
-
-        return tree_code(self.root, self.ws.root)
+    def check_place(self) -> tuple[Path, dict[str, str]]:
+        """The folder command checks run in (the clean room of this gate's tree, built or
+        synced now) and their environment (checks/place.py)."""
+        path, code = self.place.room()
+        return path, code.env
 
     def prompt_section(self, spec: Spec, mode: str) -> str:
         """What the agent must know: which checks its DONE must pass, and the last refusal."""
@@ -172,6 +172,7 @@ class DoneGate:
             meta = self.meta(spec)[0]
             if meta is not None and meta.tests.paths:
                 self.tests.widen(meta.tests.paths)
+        self.place.start()  # what of the tree is a person's: the rooms copy no other
         return self.tests.start()
 
     def weakened_tests(self, spec: Spec, *, full: bool = False) -> tuple[str, ...]:
@@ -227,8 +228,9 @@ class DoneGate:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
 
         agent = self.judge_agent()
-        code = self.tree_code()
+        key = tree()
         try:
+            room, code = self.place.for_checks(meta, mode)
             gate = run_gate(
                 spec.path,
                 self.root,
@@ -241,11 +243,15 @@ class DoneGate:
                     agent, self.root, self.ws.dir, spec.path, iteration, cancel, self.record
                 ),
                 cache=self.cache,
-                tree=tree(),
+                tree=key,
                 env=code.env,
                 on_result=self._logger(iteration, spec.path),
                 on_transition=on_transition,
                 cancel=cancel,
+                run_root=room,
+            )
+            gate = self.place.person_gate(
+                gate, spec, meta, mode, key, cancel, self.tests, self.cache
             )
         except KeyboardInterrupt:
             gate = GateResult(False, (), interrupted=True)
@@ -296,6 +302,7 @@ class DoneGate:
                 continue
             if key is None:
                 key = tree()
+            room, code = self.place.for_checks(meta, "VERIFY")
             gate = run_gate(
                 spec.path,
                 self.root,
@@ -312,8 +319,12 @@ class DoneGate:
                 ),
                 cache=self.cache,
                 tree=key,
-                env=self.tree_code().env,
+                env=code.env,
                 on_result=self._logger(iteration, spec.path),
+                run_root=room,
+            )
+            gate = self.place.person_gate(
+                gate, spec, meta, "VERIFY", key, None, self.tests, self.cache
             )
             out.append((spec.path, gate))
             if gate.interrupted:
