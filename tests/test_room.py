@@ -162,3 +162,22 @@ def test_walk_mode_copies_the_walks_files(project: Project) -> None:
     p.write({".gitignore": "deps/\n", "a.py": "", "deps/x.py": "", "b/__pycache__/c.pyc": ""})
     room = build_room(p.root, p.root, "main")
     assert files_in(room.path) == {".gitignore", "a.py"}
+
+
+def test_a_forged_manifest_does_not_keep_a_checks_change(git_project: Project) -> None:
+    import json
+
+    p = git_project
+    p.write({"calc.py": "wrong = True\n"})
+    source = started(p)
+    room = build_room(p.root, p.root, "main", source=source)
+    # a check's code rewrites its copy, and the manifest beside the room to match
+    (room.path / "calc.py").write_text("wrong = 0000\n")
+    manifest_file = room.path.parent / "manifest.json"
+    data = json.loads(manifest_file.read_text())
+    st = os.lstat(room.path / "calc.py")
+    data["files"]["calc.py"][2] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
+                                   st.st_mode]  # fmt: skip
+    manifest_file.write_text(json.dumps(data))
+    room = build_room(p.root, p.root, "main", source=source)
+    assert (room.path / "calc.py").read_text() == "wrong = True\n"

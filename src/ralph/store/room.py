@@ -61,6 +61,7 @@ class RoomSource:
         self.tree = tree
         self.snapshotter = Snapshotter(tree)
         self._nested: dict[str, RoomSource] = {}
+        self.manifests: dict[str, dict[str, list[object]]] = {}  # room name -> its last sync's
 
     def listing(self) -> tuple[list[str], list[str]]:
         """(the files, the nested repositories and submodules), root-relative."""
@@ -126,13 +127,16 @@ def build_room(
     room = folder / "tree"
     ensure_store(project)
     rooms_dir(project).mkdir(mode=0o700, exist_ok=True)
+    manifest = folder / "manifest.json"
     try:
         try:
-            synced = sync(tree, room, folder / "manifest.json", wants, spare)
+            synced = sync(tree, room, manifest, wants, spare, source.manifests.get(name))
         except OSError:  # a check left something a sync cannot walk: start afresh
             wipe(room)
-            (folder / "manifest.json").unlink(missing_ok=True)
-            synced = sync(tree, room, folder / "manifest.json", wants, spare)
+            manifest.unlink(missing_ok=True)
+            synced = sync(tree, room, manifest, wants, spare, {})
+        if synced.manifest is not None:
+            source.manifests[name] = synced.manifest
         for env in spare:
             wipe(room / env)  # a check may have planted one: only the project's is linked
         link_environments(room, project, ignored_only=False)

@@ -70,6 +70,7 @@ class Synced:
     copied: int = 0
     removed: int = 0
     failed: tuple[str, ...] = ()  # wanted paths that could not be made (gone, or a link)
+    manifest: dict[str, Key] | None = None  # for the next sync's `known`
 
 
 def sync(
@@ -78,11 +79,14 @@ def sync(
     manifest_file: Path,
     wants: Mapping[str, Want],
     spare: frozenset[str] = frozenset(),
+    known: dict[str, Key] | None = None,
 ) -> Synced:
     """Make `room` hold exactly `wants` (path -> Want), reusing what is still good; the
-    top-level names in `spare` are the caller's to keep or remove."""
+    top-level names in `spare` are the caller's to keep or remove. `known`: the manifest as
+    the last sync of this process left it (`Synced.manifest`), trusted over the file, which
+    a check's code could have rewritten; the file serves the first sync of the next run."""
     room.mkdir(mode=0o700, parents=True, exist_ok=True)
-    manifest = _load(manifest_file)
+    manifest = known if known is not None else _load(manifest_file)
     folders = {rel[:i] for rel in wants for i, c in enumerate(rel) if c == "/"}
     kept: dict[str, Key] = {}
     out = Synced()
@@ -123,7 +127,7 @@ def sync(
             out.copied += 1
     finally:
         write_json_atomic(manifest_file, {"format": FORMAT, "files": now}, durable=False)
-    out.failed = tuple(failed)
+    out.failed, out.manifest = tuple(failed), now
     return out
 
 
