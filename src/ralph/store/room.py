@@ -156,11 +156,12 @@ def _wants(tree: Path, project: Path, source: RoomSource) -> tuple[dict[str, Wan
     left_out: list[str] = []
 
     def add(root: Path, prefix: str, files: list[str]) -> None:
+        folder = str(root).rstrip(os.sep) + os.sep
         for rel in files:
             full = prefix + rel
             if never_in_room(full):
                 continue
-            want = want_file(root, rel, racy)
+            want = want_file(folder, rel, racy)
             if want is None:
                 continue
             if want.kind == "link" and _escapes(full, want.data):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -24,11 +25,17 @@ from typing import Any
 
 from ralph.errors import StateError, UnsafePath
 from ralph.store import confined
-from ralph.store.files import load_json, write_json_atomic
+from ralph.store.files import load_json, write_text_atomic
 
 FORMAT = 1
 RACY_NS = 2_000_000_000  # a source this young may change again within its mtime's tick
 _CHUNK = 1 << 20
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# descriptors relative to a folder's: POSIX; elsewhere each file goes through confined's calls
+_AT = os.open in os.supports_dir_fd and os.symlink in os.supports_dir_fd and bool(_NOFOLLOW)
 Key = list[Any]  # JSON-able, compared as loaded back
 
 
@@ -41,15 +48,17 @@ class Want:
     data: bytes = b""  # a link's target, or the bytes to place
 
 
-def want_file(tree: Path, rel: str, racy_from: int) -> Want | None:
-    """The Want of `rel` in `tree` as it is now; None when it is gone or not a file or link."""
+def want_file(prefix: str, rel: str, racy_from: int) -> Want | None:
+    """The Want of `rel` under `prefix` (a tree's folder and a separator: str concatenation,
+    a Path per file costs more than the lstat) as it is now; None when it is gone or not a
+    file or link."""
     try:
-        st = os.lstat(tree / rel)
+        st = os.lstat(prefix + rel)
     except OSError:
         return None
     if stat.S_ISLNK(st.st_mode):
         try:
-            target = os.readlink(str(tree / rel))  # noqa: PTH115 -- as written
+            target = os.readlink(prefix + rel)  # noqa: PTH115 -- as written
         except OSError:
             return None
         return Want("link", [target], os.fsencode(target))
@@ -87,7 +96,12 @@ def sync(
     a check's code could have rewritten; the file serves the first sync of the next run."""
     room.mkdir(mode=0o700, parents=True, exist_ok=True)
     manifest = known if known is not None else _load(manifest_file)
-    folders = {rel[:i] for rel in wants for i, c in enumerate(rel) if c == "/"}
+    folders: set[str] = set()
+    for rel in wants:
+        end = rel.rfind("/")
+        while end > 0 and rel[:end] not in folders:
+            folders.add(rel[:end])
+            end = rel.rfind("/", 0, end)
     kept: dict[str, Key] = {}
     out = Synced()
     stack = [""]
@@ -115,18 +129,22 @@ def sync(
             out.removed += int(want is None)
     failed: list[str] = []
     now: dict[str, Key] = dict(kept)
+    chains = (_Chain(tree, create=False), _Chain(room, create=True)) if _AT else None
     try:
-        for rel, want in wants.items():
-            if rel in kept:
-                continue
-            made = _make(tree, room, rel, want)
+        for rel in sorted(wants.keys() - kept.keys()):  # by folder: each opened once
+            want = wants[rel]
+            made = _make_at(chains, rel, want) if chains else _make(tree, room, rel, want)
             if made is None:
                 failed.append(rel)
                 continue
             now[rel] = [want.kind, want.key, made]
             out.copied += 1
     finally:
-        write_json_atomic(manifest_file, {"format": FORMAT, "files": now}, durable=False)
+        for chain in chains or ():
+            chain.close()
+        if now != manifest or not manifest_file.exists():
+            text = json.dumps({"format": FORMAT, "files": now}, separators=(",", ":"))
+            write_text_atomic(manifest_file, text, durable=False)
     out.failed, out.manifest = tuple(failed), now
     return out
 
@@ -182,6 +200,88 @@ def _make(tree: Path, room: Path, rel: str, want: Want) -> Key | None:
         return _write(room, rel, chunks, st.st_mode & 0o777, (st.st_atime_ns, st.st_mtime_ns))
     finally:
         os.close(src)
+
+
+def _make_at(chains: tuple[_Chain, _Chain], rel: str, want: Want) -> Key | None:
+    """`_make` with the folders' descriptors kept open (POSIX)."""
+    source, room = chains
+    folder, _, name = rel.rpartition("/")
+    if want.kind == "link":
+        os.symlink(want.data, name, dir_fd=room.fd(folder))
+        return _copy_key(os.stat(name, dir_fd=room.fd(folder), follow_symlinks=False))
+    if want.kind == "bytes":
+        return _write_at(room.fd(folder), name, [want.data], 0o644, None)
+    try:
+        src = os.open(
+            name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=source.fd(folder)
+        )
+    except OSError:  # gone, or a link planted on the way: the next sync looks again
+        return None
+    try:
+        st = os.fstat(src)
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino] != want.key[:4]
+        ):
+            return None  # changed since it was listed: the next sync copies it
+        os.set_blocking(src, True)
+        chunks = iter(lambda: os.read(src, _CHUNK), b"")
+        times = (st.st_atime_ns, st.st_mtime_ns)
+        return _write_at(room.fd(folder), name, chunks, st.st_mode & 0o777, times)
+    finally:
+        os.close(src)
+
+
+def _write_at(folder: int, name: str, chunks: Any, mode: int, times: tuple[int, int] | None) -> Key:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    fd = os.open(name, flags, 0o644, dir_fd=folder)
+    try:
+        for chunk in chunks:
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
+        os.fchmod(fd, mode)
+        if times is not None:  # as a copy keeps it: `make` compares times
+            os.utime(fd, ns=times)
+        return _copy_key(os.fstat(fd))
+    finally:
+        os.close(fd)
+
+
+class _Chain:
+    """Descriptors of the folders from a root down to the one in hand, each opened without
+    following a link (as store/confined.py does), kept while the files of one folder are
+    made: a sync handles paths in sorted order, so each folder is opened once."""
+
+    def __init__(self, root: Path, *, create: bool) -> None:
+        self.root, self.create = root, create
+        self.stack: list[tuple[str, int]] = []  # (folder, descriptor), the root's first
+
+    def fd(self, folder: str) -> int:
+        parts = folder.split("/") if folder else []
+        if not self.stack:
+            self.stack.append(("", os.open(self.root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)))
+        keep = 1
+        while keep < len(self.stack) and keep <= len(parts):
+            if self.stack[keep][0] != "/".join(parts[:keep]):
+                break
+            keep += 1
+        for _, fd in self.stack[keep:]:
+            os.close(fd)
+        del self.stack[keep:]
+        for i in range(keep, len(parts) + 1):
+            parent = self.stack[-1][1]
+            if self.create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(parts[i - 1], 0o755, dir_fd=parent)
+            flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+            self.stack.append(("/".join(parts[:i]), os.open(parts[i - 1], flags, dir_fd=parent)))
+        return self.stack[-1][1]
+
+    def close(self) -> None:
+        for _, fd in self.stack:
+            os.close(fd)
+        self.stack = []
 
 
 def _write(room: Path, rel: str, chunks: Any, mode: int, times: tuple[int, int] | None) -> Key:
