@@ -23,7 +23,6 @@ from ralph.checks.place import CheckPlace
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
-from ralph.checks.runner import run_gate
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
@@ -75,7 +74,7 @@ class DoneGate:
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
         self.ws = ws
-        self.place = CheckPlace(root, ws.root)  # the clean room the command checks run in
+        self.place = CheckPlace(root, ws.root)  # the clean room command checks run in
         self.judge_agent = judge_agent
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
@@ -123,10 +122,9 @@ class DoneGate:
         return out
 
     def check_place(self) -> tuple[Path, dict[str, str]]:
-        """The folder command checks run in (the clean room of this gate's tree, built or
-        synced now) and their environment (checks/place.py)."""
-        path, code = self.place.room()
-        return path, code.env
+        """Where command checks run (the clean room of this tree, synced now), and their
+        environment (checks/place.py)."""
+        return self.place.here()
 
     def prompt_section(self, spec: Spec, mode: str) -> str:
         """What the agent must know: which checks its DONE must pass, and the last refusal."""
@@ -172,7 +170,7 @@ class DoneGate:
             meta = self.meta(spec)[0]
             if meta is not None and meta.tests.paths:
                 self.tests.widen(meta.tests.paths)
-        self.place.start()  # what of the tree is a person's: the rooms copy no other
+        self.place.start()  # what of the tree is a person's: a room copies no other
         return self.tests.start()
 
     def weakened_tests(self, spec: Spec, *, full: bool = False) -> tuple[str, ...]:
@@ -228,30 +226,22 @@ class DoneGate:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
 
         agent = self.judge_agent()
-        key = tree()
         try:
-            room, code = self.place.for_checks(meta, mode)
-            gate = run_gate(
-                spec.path,
-                self.root,
-                spec_text=spec.text,
-                meta=meta,
-                mode=mode,
+            gate, code = self.place.run(
+                self.tests,
+                spec,
+                meta,
+                mode,
                 output=output,
                 prompt=prompt,
                 judge=AgentJudge(
                     agent, self.root, self.ws.dir, spec.path, iteration, cancel, self.record
                 ),
                 cache=self.cache,
-                tree=key,
-                env=code.env,
+                tree=tree(),
                 on_result=self._logger(iteration, spec.path),
                 on_transition=on_transition,
                 cancel=cancel,
-                run_root=room,
-            )
-            gate = self.place.person_gate(
-                gate, spec, meta, mode, key, cancel, self.tests, self.cache
             )
         except KeyboardInterrupt:
             gate = GateResult(False, (), interrupted=True)
@@ -302,13 +292,11 @@ class DoneGate:
                 continue
             if key is None:
                 key = tree()
-            room, code = self.place.for_checks(meta, "VERIFY")
-            gate = run_gate(
-                spec.path,
-                self.root,
-                spec_text=spec.text,
-                meta=meta,
-                mode="VERIFY",
+            gate, _ = self.place.run(
+                self.tests,
+                spec,
+                meta,
+                "VERIFY",
                 judge=AgentJudge(
                     self.judge_agent(),
                     self.root,
@@ -319,12 +307,7 @@ class DoneGate:
                 ),
                 cache=self.cache,
                 tree=key,
-                env=code.env,
                 on_result=self._logger(iteration, spec.path),
-                run_root=room,
-            )
-            gate = self.place.person_gate(
-                gate, spec, meta, "VERIFY", key, None, self.tests, self.cache
             )
             out.append((spec.path, gate))
             if gate.interrupted:

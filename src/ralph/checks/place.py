@@ -17,12 +17,13 @@ import os
 import threading
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ralph.checks.context import GateInput
 from ralph.checks.persontests import person_overlay
 from ralph.checks.registry import METHODS
 from ralph.checks.result import CheckCache, CheckResult, GateResult
-from ralph.checks.runner import gate_items
+from ralph.checks.runner import gate_items, run_gate
 from ralph.checks.testguard import TestGuard
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.spec import Spec
@@ -54,6 +55,23 @@ class CheckPlace:
         """When the run starts: what of the project is a person's (store/room.record_start)."""
         if self.name == "main":
             record_start(self.project, self.source())
+
+    def here(self) -> tuple[Path, dict[str, str]]:
+        """Room A, synced now, and the environment command checks run with there."""
+        path, code = self.room()
+        return path, code.env
+
+    def run(
+        self, tests: TestGuard, spec: Spec, meta: SpecMeta, mode: str, **gate: Any
+    ) -> tuple[GateResult, TreeCode]:
+        """`run_gate` (its keyword arguments in `gate`) with the command checks in room A,
+        then, when they passed, in room B once when the agent changed the tests; the result
+        and the environment they ran with."""
+        room, code = self.for_checks(meta, mode)
+        result = run_gate(spec.path, self.tree, spec_text=spec.text, meta=meta, mode=mode,
+                          env=code.env, run_root=room, **gate)  # fmt: skip
+        key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
+        return self.person_gate(result, spec, meta, mode, key, cancel, tests, cache), code
 
     def for_checks(self, meta: SpecMeta, mode: str) -> tuple[Path | None, TreeCode]:
         """Room A and the env for the checks of `meta`; no room (None) when none of them
