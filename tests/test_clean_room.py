@@ -120,6 +120,10 @@ def test_a_nested_repository_the_agent_created(git_project: Project) -> None:
         "signal": "DONE",
     }
     never_verified(git_project, [step])
+    handoff = next((git_project.root / ".ralph" / "handoffs").iterdir()).read_text()
+    # the refusal says why a fix that works in the tree fails where the checks ran
+    why = "not in the clean room the checks ran in: inner/ (a repository that was not there"
+    assert why in handoff
 
 
 MAKEFILE = "-include .env\nexport\ntest:\n\t{py} -m pytest -q -p no:cacheprovider tests\n"

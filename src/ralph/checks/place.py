@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ class CheckPlace:
         self.name = "main" if same else tree.name
         self._source: RoomSource | None = None
         self._runs = 0
+        self.left_out: tuple[str, ...] = ()  # what the last room built left out
 
     def source(self) -> RoomSource:
         if self._source is None:
@@ -63,15 +64,18 @@ class CheckPlace:
 
     def run(
         self, tests: TestGuard, spec: Spec, meta: SpecMeta, mode: str, **gate: Any
-    ) -> tuple[GateResult, TreeCode]:
+    ) -> tuple[GateResult, Ran]:
         """`run_gate` (its keyword arguments in `gate`) with the command checks in room A,
         then, when they passed, in room B once when the agent changed the tests; the result
-        and the environment they ran with."""
+        and what a refusal says of the place they ran in."""
         room, code = self.for_checks(meta, mode)
         result = run_gate(spec.path, self.tree, spec_text=spec.text, meta=meta, mode=mode,
                           env=code.env, run_root=room, **gate)  # fmt: skip
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
-        return self.person_gate(result, spec, meta, mode, key, cancel, tests, cache), code
+        left_out = self.left_out if room is not None else ()
+        return self.person_gate(result, spec, meta, mode, key, cancel, tests, cache), Ran(
+            code, left_out
+        )
 
     def for_checks(self, meta: SpecMeta, mode: str) -> tuple[Path | None, TreeCode]:
         """Room A and the env for the checks of `meta`; no room (None) when none of them
@@ -84,6 +88,7 @@ class CheckPlace:
         """Room A (or, with `overlay`, room B) built or synced now, and the checks' env."""
         name = self.name + (PERSON_SUFFIX if overlay is not None else "")
         room = build_room(self.tree, self.project, name, replace=overlay, source=self.source())
+        self.left_out = room.left_out
         env = dict(os.environ)
         env.update(
             PYTHONDONTWRITEBYTECODE="1", PYTHONNOUSERSITE="1", PYTHONPYCACHEPREFIX=self._pycache()
@@ -150,6 +155,21 @@ class CheckPlace:
                 summary = f"{PERSON_FAILED} ({item.name}: {result.summary})"
                 return replace(result, name=f"{item.name} (person's tests)", summary=summary)
         return None
+
+
+@dataclass(frozen=True)
+class Ran:
+    """Where a gate's checks ran: what its refusal says of it (why a correct fix may fail)."""
+
+    code: TreeCode
+    left_out: tuple[str, ...] = ()
+
+    def refusal(self) -> str | None:
+        lines = [self.code.refusal()]
+        if self.left_out:
+            more = f" (and {len(self.left_out) - 1} more)" if len(self.left_out) > 1 else ""
+            lines.append(f"not in the clean room the checks ran in: {self.left_out[0]}{more}")
+        return "; ".join(line for line in lines if line) or None
 
 
 def _never(name: str) -> CheckResult:
