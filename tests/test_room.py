@@ -181,3 +181,11 @@ def test_a_forged_manifest_does_not_keep_a_checks_change(git_project: Project) -
     manifest_file.write_text(json.dumps(data))
     room = build_room(p.root, p.root, "main", source=source)
     assert (room.path / "calc.py").read_text() == "wrong = True\n"
+
+
+def test_build_output_a_person_ignores_is_not_copied(git_project: Project) -> None:
+    p = git_project
+    p.write({".gitignore": "*.o\n*.log\n.env\n", "a.c": "", "a.o": "obj", "x.log": "", ".env": ""})
+    source = started(p)
+    room = build_room(p.root, p.root, "main", source=source)
+    assert files_in(room.path) == {".gitignore", "a.c", ".env"}

@@ -29,12 +29,13 @@ import posixpath
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from ralph.errors import StateError
 from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS, link_environments
 from ralph.store.files import load_json, write_json_atomic
-from ralph.store.ignore import stat_key
+from ralph.store.ignore import SCAFFOLD_GLOBS, SCAFFOLD_NAMES, stat_key
 from ralph.store.private import ensure_store, store_dir
 from ralph.store.roomsync import Want, racy_from, sync, want_bytes, want_file, wipe
 from ralph.store.snapshot import Snapshotter
@@ -42,6 +43,7 @@ from ralph.store.snapshot import Snapshotter
 ROOMS = "rooms"
 START_FILE = "start.json"
 MAX_IGNORED_BYTES = 10 << 20  # a person's ignored file larger than this is data, not settings
+MAX_IGNORED_FILES = 1_000  # read at every build: settings files are few, build output is not
 ENVIRONMENTS = frozenset((*PROJECT_VENVS, NODE_MODULES))
 
 
@@ -92,7 +94,9 @@ def record_start(project: Path, source: RoomSource) -> None:
     _, nested = source.listing()
     ignored: dict[str, list[object]] = {}
     for rel in source.snapshotter.person_ignored:
-        if never_in_room(rel) or rel.split("/")[0] in ENVIRONMENTS:
+        if len(ignored) >= MAX_IGNORED_FILES:
+            break
+        if never_in_room(rel) or _tool_output(rel):
             continue
         data = _small_file(project / rel)
         if data is not None:
@@ -186,6 +190,15 @@ def _wants(tree: Path, project: Path, source: RoomSource) -> tuple[dict[str, Wan
         elif (project / rel).exists() or (project / rel).is_symlink():
             left_out.append(f"{rel} (ignored, and changed since the run started)")
     return wants, left_out
+
+
+def _tool_output(rel: str) -> bool:
+    """Build and cache output (`*.o`, `*.log`, files in `build/` or `.venv/`): a person's
+    settings file (`.env`) is none of it."""
+    parts = rel.split("/")
+    if any(part in SCAFFOLD_NAMES for part in parts[:-1]):
+        return True
+    return any(fnmatchcase(parts[-1], glob) for glob in SCAFFOLD_GLOBS)
 
 
 def _escapes(rel: str, target: bytes) -> bool:
