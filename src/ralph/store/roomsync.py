@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import stat
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -224,7 +225,8 @@ def _make_at(chains: tuple[_Chain, _Chain], rel: str, want: Want) -> Key | None:
             or [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino] != want.key[:4]
         ):
             return None  # changed since it was listed: the next sync copies it
-        os.set_blocking(src, True)
+        if sys.platform != "win32":  # this path is POSIX's (see _AT)
+            os.set_blocking(src, True)
         chunks = iter(lambda: os.read(src, _CHUNK), b"")
         times = (st.st_atime_ns, st.st_mtime_ns)
         return _write_at(room.fd(folder), name, chunks, st.st_mode & 0o777, times)
@@ -240,7 +242,8 @@ def _write_at(folder: int, name: str, chunks: Any, mode: int, times: tuple[int, 
             view = memoryview(chunk)
             while view:
                 view = view[os.write(fd, view) :]
-        os.fchmod(fd, mode)
+        if sys.platform != "win32":  # this path is POSIX's (see _AT)
+            os.fchmod(fd, mode)
         if times is not None:  # as a copy keeps it: `make` compares times
             os.utime(fd, ns=times)
         return _copy_key(os.fstat(fd))
