@@ -185,16 +185,17 @@ def test_one_extra_run_only_when_the_tests_changed(git_project: Project, tmp_pat
     p = git_project
     runs = tmp_path / "runs"
     calc_project(p, f"'echo run >> {runs}; {UNITTEST}'")
-    more = "from tests.test_calc import *  # noqa\n"
+    more = TEST + "\n    def test_one(self):\n        self.assertEqual(mean([1]), 1)\n"
     steps = [
         {"write": {"calc/__init__.py": RIGHT}, "signal": "DONE"},  # tests as the person's
-        {"write": {"tests/test_more.py": more}, "signal": "DONE"},  # an added test file
-        {"signal": "DONE"},
+        {"write": {"tests/test_more.py": TEST}, "signal": "DONE"},  # an added test file
+        {"write": {"tests/test_calc.py": more}, "signal": "DONE"},  # a test added to theirs
     ]
-    res = p.run("run", *p.fake({"*": steps}), "-n", "2")
+    res = p.run("run", *p.fake({"*": steps}), "-n", "3")
     assert res.exit_code == 3, res
-    assert p.counts() == {"PROMPT.md": 1}  # the second DONE changed files: 1/3 again
-    assert runs.read_text().count("run") == 3  # once, then twice (room A and room B)
+    assert p.counts() == {"PROMPT.md": 1}  # each DONE changed files: 1/3 again
+    # once, once (the tests only grew), then twice (room A, and room B with the person's)
+    assert runs.read_text().count("run") == 4
 
 
 @pytest.mark.slow

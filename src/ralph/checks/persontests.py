@@ -18,19 +18,15 @@ def person_overlay(
     root: Path, tests: TestGuard, commands: Sequence[str]
 ) -> dict[str, bytes | None]:
     """Root-relative path -> the baseline's bytes for every baseline test file whose text
-    differs now (or is gone), None for a test file not in the baseline; {} when the tests are
-    as the person left them (no second run)."""
+    differs now (or is gone); {} when they are as the person left them (no second run). The
+    tests the agent added stay: tests may grow."""
     store = tests.store
     if not store.exists or not commands:
         return {}
     base = store.baseline()
     now = scan(root, tests.globs)
-    changed = {p for p, sha in base.items() if p not in now or digest(now[p]) != sha}
-    if not changed and set(now) <= set(base):
+    changed = sorted(p for p, sha in base.items() if p not in now or digest(now[p]) != sha)
+    if not changed:
         return {}
     texts = store.baseline_texts()
-    out: dict[str, bytes | None] = {
-        p: texts[p].encode("utf-8", "surrogatepass") for p in sorted(changed)
-    }
-    out.update((p, None) for p in sorted(set(now) - set(base)))
-    return out
+    return {p: texts[p].encode("utf-8", "surrogatepass") for p in changed}
