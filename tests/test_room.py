@@ -189,3 +189,15 @@ def test_build_output_a_person_ignores_is_not_copied(git_project: Project) -> No
     source = started(p)
     room = build_room(p.root, p.root, "main", source=source)
     assert files_in(room.path) == {".gitignore", "a.c", ".env"}
+
+
+def test_a_replacement_outside_the_room_is_refused(git_project: Project) -> None:
+    import pytest
+
+    p = git_project
+    p.write({"a.py": ""})
+    source = started(p)
+    for bad in ("../escape.py", "/etc/x", "a/../../b", ".git/hooks/pre-commit"):
+        with pytest.raises(ValueError, match="inside it"):
+            build_room(p.root, p.root, "b", source=source, replace={bad: b"x"})
+    assert not (p.root.parent / "escape.py").exists()

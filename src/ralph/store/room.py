@@ -123,6 +123,8 @@ def build_room(
     folder = rooms_dir(project) / name
     wants, left_out = _wants(tree, project, source)
     for rel, data in (replace or {}).items():
+        if _outside(rel):
+            raise ValueError(f"a room's replacement must be a path inside it: {rel!r}")
         if data is None:
             wants.pop(rel, None)
         else:
@@ -199,6 +201,11 @@ def _tool_output(rel: str) -> bool:
     if any(part in SCAFFOLD_NAMES for part in parts[:-1]):
         return True
     return any(fnmatchcase(parts[-1], glob) for glob in SCAFFOLD_GLOBS)
+
+
+def _outside(rel: str) -> bool:
+    parts = rel.split("/")
+    return rel.startswith("/") or "" in parts or "." in parts or ".." in parts or never_in_room(rel)
 
 
 def _escapes(rel: str, target: bytes) -> bool:
