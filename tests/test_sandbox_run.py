@@ -381,3 +381,27 @@ def test_docker_without_its_daemon_stops_the_run(
     box_project.write({"ralph.yaml": "sandbox: docker\n"})
     said = refused(box_project.run_subprocess("run", "--agent-command", command))
     assert "error: sandbox docker: no image" in said
+
+
+@pytest.mark.parametrize("profile", ["bwrap", "srt"])
+def test_a_sandboxed_check_works_in_its_clean_room_and_sees_no_other_part_of_the_store(
+    profile: str, box_project: Project, disk_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    need(profile, monkeypatch)
+    from ralph.store.private import store_dir
+
+    store = store_dir(box_project.root)
+    # the check writes in its room, and fails if it can read the store's other records
+    check = f"echo x > made.txt && test -f specs/a.spec.md && ! cat {store}/snapshot.json"
+    spec = f"---\ntest_command: {json.dumps(check)}\n---\n# A\n\nDo it.\n"
+    box_project.write({"specs/a.spec.md": spec})
+    box_project.commit_all()
+    agent = disk_tmp / "done.sh"
+    agent.write_text("#!/bin/sh\necho '<ralph>DONE</ralph>'\n")
+    agent.chmod(0o755)
+    result = box_project.run_subprocess(
+        "run", "--sandbox", profile, "--agent-command", str(agent), "-n", "1", "--headless"
+    )
+    assert result.exit_code == 3, result
+    assert (store / "snapshot.json").exists()
+    assert box_project.counts() == {"specs/a.spec.md": 1}, result  # the check passed

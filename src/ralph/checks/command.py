@@ -48,6 +48,7 @@ def run_command(
     *,
     name: str = "external",
     required: bool = True,
+    room: Path | None = None,
 ) -> CheckResult:
     """Run one external check. Never raises for the command's sake: a command that cannot
     start, times out or fails is a failed check, with the reason in its summary."""
@@ -78,6 +79,7 @@ def run_command(
                 timeout=float(cfg.timeout),
                 kill_grace=KILL_GRACE,
                 tail_bytes=OUTPUT_TAIL_BYTES,
+                room=room,  # a sandbox hides ralph's store, but for the room it runs in
             ),
             lambda stream, chunk: None,
             cancel=cancel,

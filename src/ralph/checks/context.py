@@ -33,7 +33,7 @@ ROLES_BY_MODE: Mapping[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class GateInput:
-    root: Path
+    root: Path  # the tree: the spec (the strict tier's boxes) is read there
     spec_path: str
     spec_text: str
     meta: SpecMeta
@@ -46,6 +46,7 @@ class GateInput:
     env: Mapping[str, str] | None = None  # the check commands' environment (default: ralph's)
     on_transition: Callable[[VState, VState], None] | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
+    run_root: Path | None = None  # where commands run (the clean room); None: `root`
 
 
 @dataclass(frozen=True)

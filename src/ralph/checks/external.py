@@ -27,7 +27,10 @@ class External:
         # A check can tell which spec and check it runs for (one script for several checks).
         env = {**(gi.env if gi.env is not None else os.environ)}
         env.update({"RALPH_SPEC": gi.spec_path, "RALPH_CHECK": name})
-        result = run_command(cfg, gi.root, env, gi.cancel, name=name, required=item.required)
+        where = gi.run_root if gi.run_root is not None else gi.root
+        result = run_command(
+            cfg, where, env, gi.cancel, name=name, required=item.required, room=gi.run_root
+        )
         if item.cache and gi.cache is not None:
             gi.cache.put(gi.tree, key, result)
         return result

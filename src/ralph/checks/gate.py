@@ -19,10 +19,10 @@ from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
 from ralph.checks.evidence import DROP_HINT, drop
 from ralph.checks.judge import AgentJudge
+from ralph.checks.place import CheckPlace
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
-from ralph.checks.runner import run_gate
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
@@ -36,7 +36,6 @@ from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent
-    from ralph.process.treecode import TreeCode
 
 REFUSED = "REFUSED"
 NOTE_REASONS = 3  # reasons shown on the one-line display note
@@ -75,6 +74,7 @@ class DoneGate:
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
         self.ws = ws
+        self.place = CheckPlace(root, ws.root)  # the clean room command checks run in
         self.judge_agent = judge_agent
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
@@ -121,12 +121,10 @@ class DoneGate:
                 out[spec.path] = reason
         return out
 
-    def tree_code(self) -> TreeCode:
-        """The checks' environment: run in a copy of the project (a lane's worktree), they
-        import the copy's code (ralph.process.treecode)."""
-        from ralph.process.treecode import tree_code
-
-        return tree_code(self.root, self.ws.root)
+    def check_place(self) -> tuple[Path, dict[str, str]]:
+        """Where command checks run (the clean room of this tree, synced now), and their
+        environment (checks/place.py)."""
+        return self.place.here()
 
     def prompt_section(self, spec: Spec, mode: str) -> str:
         """What the agent must know: which checks its DONE must pass, and the last refusal."""
@@ -172,6 +170,7 @@ class DoneGate:
             meta = self.meta(spec)[0]
             if meta is not None and meta.tests.paths:
                 self.tests.widen(meta.tests.paths)
+        self.place.start()  # what of the tree is a person's: a room copies no other
         return self.tests.start()
 
     def weakened_tests(self, spec: Spec, *, full: bool = False) -> tuple[str, ...]:
@@ -227,14 +226,12 @@ class DoneGate:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
 
         agent = self.judge_agent()
-        code = self.tree_code()
         try:
-            gate = run_gate(
-                spec.path,
-                self.root,
-                spec_text=spec.text,
-                meta=meta,
-                mode=mode,
+            gate, code = self.place.run(
+                self.tests,
+                spec,
+                meta,
+                mode,
                 output=output,
                 prompt=prompt,
                 judge=AgentJudge(
@@ -242,7 +239,6 @@ class DoneGate:
                 ),
                 cache=self.cache,
                 tree=tree(),
-                env=code.env,
                 on_result=self._logger(iteration, spec.path),
                 on_transition=on_transition,
                 cancel=cancel,
@@ -296,12 +292,11 @@ class DoneGate:
                 continue
             if key is None:
                 key = tree()
-            gate = run_gate(
-                spec.path,
-                self.root,
-                spec_text=spec.text,
-                meta=meta,
-                mode="VERIFY",
+            gate, _ = self.place.run(
+                self.tests,
+                spec,
+                meta,
+                "VERIFY",
                 judge=AgentJudge(
                     self.judge_agent(),
                     self.root,
@@ -312,7 +307,6 @@ class DoneGate:
                 ),
                 cache=self.cache,
                 tree=key,
-                env=self.tree_code().env,
                 on_result=self._logger(iteration, spec.path),
             )
             out.append((spec.path, gate))

@@ -55,9 +55,11 @@ def run_gate(
     on_result: Callable[[CheckResult], None] | None = None,
     on_transition: Callable[[VState, VState], None] | None = None,
     cancel: threading.Event | None = None,
+    run_root: Path | None = None,
 ) -> GateResult:
     """Run every check of `spec_path` (read from disk unless `spec_text` is given). `cancel`
-    set (`ralph cancel --now`) stops the running checks: the verdict is then void.
+    set (`ralph cancel --now`) stops the running checks: the verdict is then void. Commands
+    run in `run_root` (the clean room, checks/place.py) when given, else in `root`.
 
     A spec without front matter passes at once. Bad front matter raises SpecError.
     """
@@ -81,6 +83,7 @@ def run_gate(
         env=env,
         on_transition=on_transition,
         cancel=cancel if cancel is not None else threading.Event(),
+        run_root=run_root,
     )
     return _GateRun(gi, on_result).run()
 

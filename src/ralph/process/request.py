@@ -29,6 +29,9 @@ class ProcessRequest:
     # Inside a sandbox the process gets only the basic variables (process/sandbox.py), ralph's
     # own, what ralph.yaml's `sandbox.env` names and these: its CLI's own (credentials, config).
     passes: frozenset[str] = frozenset()
+    # A check's clean room (store/room.py): inside ralph's store, which every sandbox hides,
+    # yet this process works there (it may read and write it, and nothing else of the store).
+    room: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.argv:

@@ -9,6 +9,9 @@ probes a sandbox and makes it the one every process of a run starts in.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,9 +124,11 @@ def wrap(
     env: Mapping[str, str],
     token: str,
     passes: frozenset[str] = frozenset(),
+    room: Path | None = None,
 ) -> tuple[tuple[str, ...], dict[str, str]]:
     """The command line and environment that run `argv` inside `box` (token: the run marker;
-    `passes`: the names the process's own CLI needs, beyond the basic ones)."""
+    `passes`: the names the process's own CLI needs, beyond the basic ones; `room`: a folder
+    of the hidden store it may use all the same, a check's clean room)."""
     # IS_SANDBOX: the convention (Claude Code's among others) by which a CLI run as root in a
     # sandbox lets its permission prompts be bypassed; here it is true.
     given = env
@@ -132,23 +137,47 @@ def wrap(
     if box.profile == "srt":
         # srt makes its proxy's sockets in TMPDIR: a path short enough for a socket (108
         # bytes) and private to the run; the program inside gets its own TMPDIR back.
-        return _srt(box, argv), {**env, "TMPDIR": str(box.scratch)}
+        return _srt(box, argv, room), {**env, "TMPDIR": str(box.scratch)}
     if box.profile == "bwrap":
-        return _bwrap(box, argv, cwd), env
+        return _bwrap(box, argv, cwd, room), env
     # The docker client itself needs its own settings (DOCKER_HOST, DOCKER_CONFIG...); only
     # the variables passed above go into the container.
     client = {k: v for k, v in given.items() if k.startswith("DOCKER_")}
-    return _docker(box, argv, cwd, env, token), {**client, **env}
+    return _docker(box, argv, cwd, env, token, room), {**client, **env}
 
 
-def _srt(box: Sandbox, argv: tuple[str, ...]) -> tuple[str, ...]:
+def _srt(box: Sandbox, argv: tuple[str, ...], room: Path | None) -> tuple[str, ...]:
     # srt points TMPDIR at a folder it shares between runs: this run's own comes back.
-    head: tuple[str, ...] = (box.tool, "--settings", str(box.settings), "--", "/usr/bin/env")
+    settings = box.settings if room is None else _room_settings(box, room)
+    head: tuple[str, ...] = (box.tool, "--settings", str(settings), "--", "/usr/bin/env")
     if any(_host(h) in LOOPBACK for h in box.hosts):
         # srt exempts loopback from its proxy, but inside the sandbox loopback is the
         # sandbox's own: an allowed host service is reached only through the proxy.
         head += ("-u", "NO_PROXY", "-u", "no_proxy")
     return (*head, f"TMPDIR={box.tmp}", *argv)
+
+
+def _room_settings(box: Sandbox, room: Path) -> Path:
+    """srt's rules for a process working in `room`: the run's, with the hidden folder that
+    holds the room replaced by everything in it on the way but the room (srt has no rule
+    to show a folder inside a hidden one)."""
+    rules = srt_settings(box)
+    fs = rules["filesystem"]
+    for hidden in (p for p in box.deny_read if p in room.parents):
+        fs["denyRead"].remove(str(hidden))
+        fs["denyWrite"].remove(str(hidden))
+        folder = hidden
+        for part in room.relative_to(hidden).parts:
+            with contextlib.suppress(OSError):
+                others = [str(p) for p in folder.iterdir() if p.name != part]
+                fs["denyRead"] += others
+                fs["denyWrite"] += others
+            folder = folder / part
+    fs["allowWrite"].append(str(room))
+    digest = hashlib.sha256(str(room).encode()).hexdigest()[:12]
+    path = box.scratch / f"srt-room-{digest}.json"
+    path.write_text(json.dumps(rules, indent=1), encoding="utf-8")
+    return path
 
 
 def _host(entry: str) -> str:
@@ -157,7 +186,7 @@ def _host(entry: str) -> str:
     return entry.rsplit(":", 1)[0] if entry.count(":") == 1 else entry
 
 
-def _bwrap(box: Sandbox, argv: tuple[str, ...], cwd: Path) -> tuple[str, ...]:
+def _bwrap(box: Sandbox, argv: tuple[str, ...], cwd: Path, room: Path | None) -> tuple[str, ...]:
     # --die-with-parent and the pid namespace: when ralph kills bwrap, the kernel kills
     # everything inside, daemons included. --new-session: no terminal to inject input into.
     args = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
@@ -174,6 +203,8 @@ def _bwrap(box: Sandbox, argv: tuple[str, ...], cwd: Path) -> tuple[str, ...]:
         args += ["--tmpfs", str(path)]
     for path in box.deny_files:
         args += ["--ro-bind", "/dev/null", str(path)]
+    if room is not None:  # after the hiding: the one folder of the store it works in
+        args += ["--bind", str(room), str(room)]
     args += ["--chdir", str(cwd), "--"]
     return (box.tool, *args, *argv)
 
@@ -183,7 +214,12 @@ _HOST_ONLY = frozenset({"PATH", "HOSTNAME", "LD_LIBRARY_PATH", "PYTHONHOME", "VI
 
 
 def _docker(
-    box: Sandbox, argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], token: str
+    box: Sandbox,
+    argv: tuple[str, ...],
+    cwd: Path,
+    env: Mapping[str, str],
+    token: str,
+    room: Path | None = None,
 ) -> tuple[str, ...]:
     args = ["run", "--rm", "-i", "--init", "--name", container_name(token)]
     args += ["--user", f"{box.uid}:{box.gid}", "--security-opt", "no-new-privileges"]
@@ -196,6 +232,8 @@ def _docker(
     for path in box.deny_read:  # only the mounted folders are there at all: hide inside them
         if any(m == path or m in path.parents for m in mounted):
             args += ["--tmpfs", str(path)]
+    if room is not None:
+        args += ["--volume", f"{room}:{room}"]
     # `-e NAME` without a value: docker copies it from its own environment, so no key is on
     # a command line that `ps` shows.
     for name in sorted(env):

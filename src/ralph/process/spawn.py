@@ -35,7 +35,7 @@ def spawn(
     program = request.argv[0]
     argv, env = request.argv, dict(request.env)
     if box is not None:
-        argv, env = wrap(box, argv, request.cwd, env, token, request.passes)
+        argv, env = wrap(box, argv, request.cwd, env, token, request.passes, request.room)
     stdin: IO[bytes] | int = subprocess.DEVNULL
     if request.stdin_path is not None:
         try:

@@ -104,13 +104,14 @@ def _importable(folder: Path) -> set[str]:
         return set()
 
 
-def link_environments(tree: Path, project: Path) -> list[str]:
+def link_environments(tree: Path, project: Path, *, ignored_only: bool = True) -> list[str]:
     """The project's own virtualenv (`.venv`, `venv`, `env`: git-ignored, so a worktree has
     none) at the same place in the tree, so a check such as `.venv/bin/pytest` runs there too,
     with the environment the person set up: a real folder whose entries (`bin`, `lib`,
     `pyvenv.cfg`...) link to the project's (git matches `.venv/` only against a folder, never
     a link). Only where git ignores that folder in the tree: nothing git would see is ever
-    made (a lane's work is committed with `add -A`). The names linked."""
+    made (a lane's work is committed with `add -A`); `ignored_only=False` for a tree that is
+    no repository (the clean room, store/room.py). The names linked."""
     linked: list[str] = []
     for name in PROJECT_VENVS:
         source, target = project / name, tree / name
@@ -118,7 +119,7 @@ def link_environments(tree: Path, project: Path) -> list[str]:
             continue
         try:
             target.mkdir()  # empty: git status does not see it while we ask
-            if not _ignored(tree, name):
+            if ignored_only and not _ignored(tree, name):
                 target.rmdir()
                 continue
             for entry in source.iterdir():
@@ -126,12 +127,12 @@ def link_environments(tree: Path, project: Path) -> list[str]:
         except OSError:
             continue
         linked.append(name)
-    if _node_modules(tree, project):
+    if _node_modules(tree, project, ignored_only):
         linked.append(NODE_MODULES)
     return linked
 
 
-def _node_modules(tree: Path, project: Path) -> bool:
+def _node_modules(tree: Path, project: Path, ignored_only: bool) -> bool:
     """JavaScript: the project's `node_modules` (git-ignored, so a worktree has none, and node
     would walk up to the project's, whose workspace links point at the project's packages) as
     a folder of links in the tree; a link into the project outside `node_modules` (an npm,
@@ -141,7 +142,7 @@ def _node_modules(tree: Path, project: Path) -> bool:
         return False
     try:
         target.mkdir()
-        if not _ignored(tree, NODE_MODULES):
+        if ignored_only and not _ignored(tree, NODE_MODULES):
             target.rmdir()
             return False
         _mirror(source, target, PurePath(project.resolve()), PurePath(tree.resolve()))

@@ -165,6 +165,7 @@ class Snapshotter:
         self._person = ignorebase.BaselineMatcher(self._rules)
         self._prefix = os.fsdecode(self._repo.prefix)
         self.rule_hidden: list[str] = []  # what the last take found hidden by rules not accepted
+        self.person_ignored: list[str] = []  # files the last take found ignored by a person's rules
         self._rules_key: object = None
         self._suspects: set[str] = set()  # tracked files to compare with the index ourselves
         self._last_take = time.time_ns()
@@ -210,8 +211,11 @@ class Snapshotter:
             if rel and not self._skip(path):
                 entries[rel] = of(rel)
         hidden: list[str] = []
+        person: list[str] = []
         for path in status.ignored:
             if self._skip(path) or is_scaffolding(path):
+                if not path.endswith("/") and self._person(self._prefix + path):
+                    person.append(path)  # a person's file git lists one by one (`.env`)
                 continue
             hidden.append(path)  # ignored by a rule no person accepted: compared all the same
             if path.endswith("/"):
@@ -238,9 +242,22 @@ class Snapshotter:
                 entries[rel] = fingerprint
         self._last_take = racy_from + self.racy_window_ns
         self._fingerprints.keep(cache)
-        self.rule_hidden = hidden
+        self.rule_hidden, self.person_ignored = hidden, person
         self._rules_key = self._key(status, entries)
         return Snapshot(kind="git", head=status.head, entries=entries)
+
+    def room_files(self, snap: Snapshot) -> tuple[list[str], list[str]]:
+        """What a clean room of this tree holds (store/room.py), from `snap` taken just now:
+        the files it compares as they are on disk (in git mode the index's files the rules
+        leave in, plus the snapshot's entries, minus deleted ones), and apart the nested
+        repositories and submodules (compared as one entry each), sorted."""
+        nested = {p for p, f in snap.entries.items() if f.startswith(DIRECTORY)}
+        files = {p for p, f in snap.entries.items() if f != DELETED}
+        if self._flags is not None:
+            nested.update(g for g in self._flags.gitlinks if not self._ignored(g, True))
+            files.update(p for p in self._flags.blobs if not self._ignored(p, False))
+            files.difference_update(p for p, f in snap.entries.items() if f == DELETED)
+        return sorted(files - nested), sorted(nested)
 
     def _changed_since(self, since_ns: int) -> list[str]:
         """Tracked files whose inode changed since `since_ns`: ctime cannot be set back."""

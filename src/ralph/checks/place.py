@@ -1,0 +1,176 @@
+"""Where a DONE gate's command checks run: the clean room of its tree (store/room.py).
+
+Room A holds the files the snapshot compares; its environment (`tree_code`: editable installs
+and PYTHONPATH entries that point into the project point at the room) makes the interpreter
+read and write no bytecode of the copy (PYTHONDONTWRITEBYTECODE, a fresh empty
+PYTHONPYCACHEPREFIX per run of the checks) and load no user site (PYTHONNOUSERSITE, so no
+`usercustomize`). Room B ("<name>.person") is the same with the person's tests and test
+configuration as they last left them (checks/persontests.py): the test-running checks that
+passed in room A run there once more, when the agent changed the tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ralph.checks.context import GateInput
+from ralph.checks.persontests import person_overlay
+from ralph.checks.registry import METHODS
+from ralph.checks.result import CheckCache, CheckResult, GateResult
+from ralph.checks.runner import gate_items, run_gate
+from ralph.checks.testguard import TestGuard
+from ralph.process.treecode import TreeCode, tree_code
+from ralph.rules.spec import Spec
+from ralph.specs.frontmatter import ExternalConfig, SpecMeta
+from ralph.store.room import RoomSource, build_room, record_start, rooms_dir
+from ralph.store.roomsync import wipe
+
+PERSON_SUFFIX = ".person"
+COMMANDS = ("external", "multi_stage")  # the methods that may run a command
+PERSON_FAILED = "the tests as a person last left them fail against this code"
+
+
+class CheckPlace:
+    """The rooms of one gate's tree: the project ("main") or a lane's worktree (its name)."""
+
+    def __init__(self, tree: Path, project: Path) -> None:
+        self.tree, self.project = tree, project
+        same = tree.resolve() == project.resolve()
+        self.name = "main" if same else tree.name
+        self._source: RoomSource | None = None
+        self._runs = 0
+        self.left_out: tuple[str, ...] = ()  # what the last room built left out
+
+    def source(self) -> RoomSource:
+        if self._source is None:
+            self._source = RoomSource(self.tree)
+        return self._source
+
+    def start(self) -> None:
+        """When the run starts: what of the project is a person's (store/room.record_start)."""
+        if self.name == "main":
+            record_start(self.project, self.source())
+
+    def here(self) -> tuple[Path, dict[str, str]]:
+        """Room A, synced now, and the environment command checks run with there."""
+        path, code = self.room()
+        return path, code.env
+
+    def run(
+        self, tests: TestGuard, spec: Spec, meta: SpecMeta, mode: str, **gate: Any
+    ) -> tuple[GateResult, Ran]:
+        """`run_gate` (its keyword arguments in `gate`) with the command checks in room A,
+        then, when they passed, in room B once when the agent changed the tests; the result
+        and what a refusal says of the place they ran in."""
+        room, code = self.for_checks(meta, mode)
+        result = run_gate(spec.path, self.tree, spec_text=spec.text, meta=meta, mode=mode,
+                          env=code.env, run_root=room, **gate)  # fmt: skip
+        key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
+        left_out = self.left_out if room is not None else ()
+        return self.person_gate(result, spec, meta, mode, key, cancel, tests, cache), Ran(
+            code, left_out
+        )
+
+    def for_checks(self, meta: SpecMeta, mode: str) -> tuple[Path | None, TreeCode]:
+        """Room A and the env for the checks of `meta`; no room (None) when none of them
+        runs a command: nothing is copied for a spec whose checks only read."""
+        if any(i.method in COMMANDS for i in gate_items(meta, mode)):
+            return self.room()
+        return None, tree_code(self.tree, self.project)
+
+    def room(self, overlay: dict[str, bytes | None] | None = None) -> tuple[Path, TreeCode]:
+        """Room A (or, with `overlay`, room B) built or synced now, and the checks' env."""
+        name = self.name + (PERSON_SUFFIX if overlay is not None else "")
+        room = build_room(self.tree, self.project, name, replace=overlay, source=self.source())
+        self.left_out = room.left_out
+        env = dict(os.environ)
+        env.update(
+            PYTHONDONTWRITEBYTECODE="1", PYTHONNOUSERSITE="1", PYTHONPYCACHEPREFIX=self._pycache()
+        )
+        return room.path, tree_code(room.path, self.project, env)
+
+    def _pycache(self) -> str:
+        """A fresh, empty folder for this run of the checks; the last ones' go."""
+        folder = rooms_dir(self.project) / f"{self.name}.pycache"
+        if folder.exists():
+            wipe(folder)
+        self._runs += 1
+        fresh = folder / str(self._runs)
+        fresh.mkdir(mode=0o700, parents=True)
+        return str(fresh)
+
+    def person_gate(
+        self,
+        gate: GateResult,
+        spec: Spec,
+        meta: SpecMeta,
+        mode: str,
+        key: str | None,
+        cancel: threading.Event | None,
+        tests: TestGuard,
+        cache: CheckCache,
+    ) -> GateResult:
+        """After room A passed: the person's tests against this code (room B), at most once;
+        `gate` with the failed check added when they fail."""
+        if not gate.passed:
+            return gate
+        gi = GateInput(self.tree, spec.path, spec.text, meta, mode, cache=cache, tree=key,
+                       cancel=cancel if cancel is not None else threading.Event())  # fmt: skip
+        failed = self.person_check(gate, gi, tests)
+        if failed is None:
+            return gate
+        return GateResult(False, (*gate.results, failed), failed.interrupted)
+
+    def person_check(self, gate: GateResult, gi: GateInput, tests: TestGuard) -> CheckResult | None:
+        """Room B: the checks of `gate` that ran tests (their result has counts) once more,
+        when the agent changed the tests since the person's baseline; the first that fails
+        (or is interrupted), None when every one passed or there was nothing to run again.
+        `gi`: the gate's input (its `tree` is room A's key)."""
+        ran = {r.name for r in gate.results if r.counts is not None and not r.skipped}
+        items = [
+            i
+            for i in gate_items(gi.meta, gi.mode)
+            if i.name in ran and isinstance(i.config, ExternalConfig)
+        ]
+        commands = [i.config.command for i in items if isinstance(i.config, ExternalConfig)]
+        overlay = person_overlay(self.tree, tests, commands) if commands else {}
+        if not overlay:
+            return None
+        path, code = self.room(overlay)
+        key = None
+        if gi.tree is not None:  # the check cache's key: room B is a tree of its own
+            data = sorted((p, None if b is None else hashlib.sha256(b).hexdigest())
+                          for p, b in overlay.items())  # fmt: skip
+            key = gi.tree + ":person:" + hashlib.sha256(json.dumps(data).encode()).hexdigest()
+        b_input = replace(gi, run_root=path, env=code.env, tree=key)
+        for item in items:
+            result = METHODS[item.method].run(b_input, item, lambda i: _never(i.name))
+            if result.interrupted or not result.passed:
+                summary = f"{PERSON_FAILED} ({item.name}: {result.summary})"
+                return replace(result, name=f"{item.name} (person's tests)", summary=summary)
+        return None
+
+
+@dataclass(frozen=True)
+class Ran:
+    """Where a gate's checks ran: what its refusal says of it (why a correct fix may fail)."""
+
+    code: TreeCode
+    left_out: tuple[str, ...] = ()
+
+    def refusal(self) -> str | None:
+        lines = [self.code.refusal()]
+        if self.left_out:
+            more = f" (and {len(self.left_out) - 1} more)" if len(self.left_out) > 1 else ""
+            lines.append(f"not in the clean room the checks ran in: {self.left_out[0]}{more}")
+        return "; ".join(line for line in lines if line) or None
+
+
+def _never(name: str) -> CheckResult:
+    raise AssertionError(f"an external check dispatches nothing ({name})")

@@ -1,0 +1,247 @@
+"""The clean room: where the checks that decide run, a copy of exactly the files ralph compares.
+
+A check run in the working tree takes the agent's word for everything the snapshot does not
+compare: bytecode in `__pycache__/` (the interpreter runs it when the source is left wrong), a
+`.env` the Makefile includes, code in an ignored `deps/` folder, under `.git/` or `.ralph/`, in
+a repository the agent nested in the tree. The room holds the files the snapshot compares, as
+they are on disk (`Snapshotter.room_files`: in git mode the index's files plus the snapshot's
+entries, minus deleted ones; in walk mode the walk's), and nothing else:
+- never `.git/`, `.ralph/`, bytecode (`*.pyc`, `*.pyo`, `__pycache__/`: a sourceless `.pyc` is
+  importable even when tracked), nor anything the person's ignore rules leave out;
+- a nested repository or submodule only when it was there when the run started
+  (`record_start`); a link only when its target stays inside the room (`Room.left_out`);
+- a person's own ignored files that git lists one by one (`.env`, `local.cfg`; not ignored
+  folders) only while they are as they were when the run started (stat and sha256 recorded in
+  the private store): one the agent created or changed is left out;
+- the project's environments (`.venv`, `venv`, `env`, `node_modules`) as folders of links to
+  the project's (ralph.process.treecode), made afresh at every build.
+It lives in the private store (`<store>/rooms/<name>/tree`, hidden by every sandbox profile),
+and is synced incrementally (store/roomsync.py). `replace` puts other bytes at a path, or leaves
+it out: the person's tests against the agent's code (checks/persontests.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import posixpath
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from ralph.errors import StateError
+from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS, link_environments
+from ralph.store.files import load_json, write_json_atomic
+from ralph.store.ignore import SCAFFOLD_GLOBS, SCAFFOLD_NAMES, stat_key
+from ralph.store.private import ensure_store, store_dir
+from ralph.store.roomsync import Want, racy_from, sync, want_bytes, want_file, wipe
+from ralph.store.snapshot import Snapshotter
+
+ROOMS = "rooms"
+START_FILE = "start.json"
+MAX_IGNORED_BYTES = 10 << 20  # a person's ignored file larger than this is data, not settings
+MAX_IGNORED_FILES = 1_000  # read at every build: settings files are few, build output is not
+ENVIRONMENTS = frozenset((*PROJECT_VENVS, NODE_MODULES))
+
+
+@dataclass(frozen=True)
+class Room:
+    path: Path  # the copy: where the checks run
+    copied: int = 0  # files made by this build (a first build copies everything)
+    removed: int = 0  # files and folders removed: a check's leftovers, deleted sources
+    left_out: tuple[str, ...] = ()  # what the tree has that the room does not, and why
+
+
+class RoomSource:
+    """The files of one tree as its snapshot compares them, listed by one Snapshotter kept
+    between builds (its stat cache keeps the next listing cheap)."""
+
+    def __init__(self, tree: Path) -> None:
+        self.tree = tree
+        self.snapshotter = Snapshotter(tree)
+        self._nested: dict[str, RoomSource] = {}
+        self.manifests: dict[str, dict[str, list[object]]] = {}  # room name -> its last sync's
+
+    def listing(self) -> tuple[list[str], list[str]]:
+        """(the files, the nested repositories and submodules), root-relative."""
+        return self.snapshotter.room_files(self.snapshotter.take())
+
+    def nested(self, rel: str) -> RoomSource:
+        found = self._nested.get(rel)
+        if found is None:
+            found = self._nested[rel] = RoomSource(self.tree / rel)
+        return found
+
+
+def rooms_dir(project: Path) -> Path:
+    return store_dir(project) / ROOMS
+
+
+def never_in_room(rel: str) -> bool:
+    """Version control, ralph's own folder and bytecode: never copied, even when tracked."""
+    parts = rel.split("/")
+    if parts[0] == ".ralph" or any(p in (".git", "__pycache__") for p in parts):
+        return True
+    return parts[-1].endswith((".pyc", ".pyo"))
+
+
+def record_start(project: Path, source: RoomSource) -> None:
+    """When a run starts: the nested repositories there are (a person's), and the person's
+    ignored files with their stat and sha256, so a room copies only those left as they were."""
+    _, nested = source.listing()
+    ignored: dict[str, list[object]] = {}
+    for rel in source.snapshotter.person_ignored:
+        if len(ignored) >= MAX_IGNORED_FILES:
+            break
+        if never_in_room(rel) or _tool_output(rel):
+            continue
+        data = _small_file(project / rel)
+        if data is not None:
+            ignored[rel] = [*(stat_key(project / rel) or ()), hashlib.sha256(data).hexdigest()]
+    folder = rooms_dir(project)
+    ensure_store(project)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    write_json_atomic(folder / START_FILE, {"nested": nested, "ignored": ignored}, durable=False)
+
+
+def build_room(
+    tree: Path,
+    project: Path,
+    name: str,
+    *,
+    replace: Mapping[str, bytes | None] | None = None,
+    source: RoomSource | None = None,
+) -> Room:
+    """The room `name` of `tree` (the project, or a lane's worktree of it), built or synced
+    now; `replace`: root-relative path -> the bytes to place there instead, or None to leave
+    it out. Pass the same `source` to every build of one tree. StateError when it cannot be
+    made."""
+    source = source if source is not None else RoomSource(tree)
+    folder = rooms_dir(project) / name
+    wants, left_out = _wants(tree, project, source)
+    for rel, data in (replace or {}).items():
+        if _outside(rel):
+            raise ValueError(f"a room's replacement must be a path inside it: {rel!r}")
+        if data is None:
+            wants.pop(rel, None)
+        else:
+            wants[rel] = want_bytes(data)
+    spare = frozenset(ENVIRONMENTS - {rel.split("/")[0] for rel in wants})
+    room = folder / "tree"
+    ensure_store(project)
+    rooms_dir(project).mkdir(mode=0o700, exist_ok=True)
+    manifest = folder / "manifest.json"
+    try:
+        try:
+            synced = sync(tree, room, manifest, wants, spare, source.manifests.get(name))
+        except OSError:  # a check left something a sync cannot walk: start afresh
+            wipe(room)
+            manifest.unlink(missing_ok=True)
+            synced = sync(tree, room, manifest, wants, spare, {})
+        if synced.manifest is not None:
+            source.manifests[name] = synced.manifest
+        for env in spare:
+            wipe(room / env)  # a check may have planted one: only the project's is linked
+        link_environments(room, project, ignored_only=False)
+    except OSError as exc:
+        raise StateError(
+            f"cannot build the clean room at {room}: {exc.strerror or exc}",
+            "check the free space and permissions of ralph's state folder",
+        ) from exc
+    left_out += [f"{rel} (could not be copied)" for rel in synced.failed]
+    return Room(room, synced.copied, synced.removed, tuple(left_out))
+
+
+def _wants(tree: Path, project: Path, source: RoomSource) -> tuple[dict[str, Want], list[str]]:
+    racy = racy_from()
+    start = _start(project)
+    wants: dict[str, Want] = {}
+    left_out: list[str] = []
+
+    def add(root: Path, prefix: str, files: list[str]) -> None:
+        folder = str(root).rstrip(os.sep) + os.sep
+        for rel in files:
+            full = prefix + rel
+            if never_in_room(full):
+                continue
+            want = want_file(folder, rel, racy)
+            if want is None:
+                continue
+            if want.kind == "link" and _escapes(full, want.data):
+                left_out.append(f"{full} (a link whose target leaves the room)")
+                continue
+            wants[full] = want
+
+    files, nested = source.listing()
+    add(tree, "", files)
+    for rel in nested:
+        if rel not in start[0] or never_in_room(rel):
+            left_out.append(f"{rel}/ (a repository that was not there when the run started)")
+            continue
+        with contextlib.suppress(StateError):
+            add(tree / rel, rel + "/", source.nested(rel).listing()[0])
+    for rel, record in start[1].items():
+        if rel in wants or never_in_room(rel):
+            continue
+        data = _small_file(project / rel)
+        if data is not None and hashlib.sha256(data).hexdigest() == record[-1]:
+            wants[rel] = want_bytes(data)
+        elif (project / rel).exists() or (project / rel).is_symlink():
+            left_out.append(f"{rel} (ignored, and changed since the run started)")
+    return wants, left_out
+
+
+def _tool_output(rel: str) -> bool:
+    """Build and cache output (`*.o`, `*.log`, files in `build/` or `.venv/`): a person's
+    settings file (`.env`) is none of it."""
+    parts = rel.split("/")
+    if any(part in SCAFFOLD_NAMES for part in parts[:-1]):
+        return True
+    return any(fnmatchcase(parts[-1], glob) for glob in SCAFFOLD_GLOBS)
+
+
+def _outside(rel: str) -> bool:
+    parts = rel.split("/")
+    return rel.startswith("/") or "" in parts or "." in parts or ".." in parts or never_in_room(rel)
+
+
+def _escapes(rel: str, target: bytes) -> bool:
+    """Does a link at `rel` point outside the room (read as written: no link followed)?"""
+    text = os.fsdecode(target).replace("\\", "/")
+    if text.startswith("/") or (len(text) > 1 and text[1] == ":"):
+        return True
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(rel), text))
+    return joined == ".." or joined.startswith("../") or never_in_room(joined)
+
+
+def _start(project: Path) -> tuple[frozenset[str], dict[str, list[object]]]:
+    """What `record_start` saw; nothing (no nested repository, no ignored file) without it."""
+    try:
+        data = load_json(rooms_dir(project) / START_FILE, "the clean room's start record")
+    except StateError:
+        data = None
+    if not isinstance(data, dict):
+        return frozenset(), {}
+    nested, ignored = data.get("nested"), data.get("ignored")
+    if not isinstance(nested, list) or not isinstance(ignored, dict):
+        return frozenset(), {}
+    names = frozenset(n for n in nested if isinstance(n, str))
+    return names, {k: v for k, v in ignored.items() if isinstance(v, list) and v}
+
+
+def _small_file(path: Path) -> bytes | None:
+    """A regular file's bytes (never through a link), None when absent or too large."""
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not (stat.S_ISREG(st.st_mode) and st.st_size <= MAX_IGNORED_BYTES):
+            return None
+        return f.read(MAX_IGNORED_BYTES + 1)[:MAX_IGNORED_BYTES]
