@@ -170,8 +170,8 @@ class DoneGate:
         them, are the baseline (TestGuard.start)."""
         for spec in specs:
             meta = self.meta(spec)[0]
-            if meta is not None and meta.tests.paths:
-                self.tests.widen(meta.tests.paths)
+            if meta is not None:  # its test globs, and the runner scripts of its commands
+                self.tests.widen(meta.tests.paths or (), meta.own_commands)
         return self.tests.start()
 
     def weakened_tests(self, spec: Spec, *, full: bool = False) -> tuple[str, ...]:

@@ -1,0 +1,106 @@
+"""The person's tests, run as the person wrote them: what the second room of a DONE holds
+instead of the tree's files (the room itself is store/room.py's).
+
+An agent may add lines that weaken a test (an early `return`, a `try/except: pass`, a second
+`def test_x` that shadows the first, a local `mean()`), or steer what runs (`--deselect` in
+`pytest.ini`, a conftest hook that reports failures as passes, a Makefile target rewritten to
+`echo`). So when the tests or their configuration differ from the baseline (the person's, as
+recorded in the private store: checks/testguard.py, checks/testconfig.py), the test commands
+run once more with the person's versions against the agent's code:
+
+- every baseline test file at its baseline path, as recorded (a renamed one under its old name);
+- the baseline configuration: whole files as recorded, a mixed file (`pyproject.toml`,
+  `setup.cfg`, `package.json`) as the agent left it with its test-steering part put back;
+- test files and configuration the person never had left out (a new mixed file loses its
+  steering part): the agent's new tests are run by the first room, with its configuration.
+
+`{}` when nothing differs: no second run.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph.rules.configparts import merge
+from ralph.rules.testconfig import command_scripts, kind, test_package
+from ralph.rules.testfiles import is_test
+from ralph.store.testbaseline import read
+
+if TYPE_CHECKING:
+    from ralph.checks.testguard import TestGuard
+
+# folders the walk does not enter: the project's environments (linked into the room, not
+# copied), caches, and dot-folders (version control, ralph's own; pytest does not collect
+# from them either). Build output folders are entered: tests may live there.
+ENVIRONMENTS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+
+Overlay = dict[str, bytes | None]
+
+
+def person_overlay(root: Path, tests: TestGuard, commands: Sequence[str]) -> Overlay:
+    """root-relative posix path -> the bytes room B holds there instead of the tree's, or None
+    to leave the file out; `{}` when the tests and their configuration are the person's.
+    `commands`: the test commands that will run (their runner scripts are configuration)."""
+    out: Overlay = {}
+    config = tests.config
+    tbase = tests.store.baseline() if tests.store.exists else {}
+    cbase = config.store.baseline() if config.store.exists else {}
+    for path, sha in tbase.items():
+        # a Rust source file with unit tests in it is code first: the agent's to change
+        if is_test(path, tests.globs):
+            _put(out, root, path, tests.store.blob(sha) or "")
+    for path, sha in cbase.items():
+        if path not in tbase:
+            _put(out, root, path, _room_text(path, config.store.blob(sha) or "", root))
+    scripts = {p for c in (*commands, *config.commands) for p in command_scripts(c)}
+    for path, names in _files(root):
+        if path in tbase or path in cbase:
+            continue
+        if is_test(path, tests.globs) or path in scripts or _config(path, names, tests.globs):
+            _put(out, root, path, _room_text(path, None, root))
+    for path in scripts - set(tbase) - set(cbase) - set(out):  # one in a dot-folder, say
+        _put(out, root, path, None)
+    return out
+
+
+def _room_text(path: str, base: str | None, root: Path) -> str | None:
+    """What room B holds at `path`: the person's `base` (None: the person had none), or for a
+    mixed file the tree's with the person's steering part."""
+    if kind(path) != "mixed":
+        return base
+    now = read(root, path)
+    if now is None:
+        return base
+    return merge(posixpath.basename(path), base, now)
+
+
+def _config(path: str, names: Sequence[str], globs: Sequence[str]) -> bool:
+    """Test configuration by its name, or a test folder's `__init__.py` (any `.env` counts: one
+    the person did not have, tracked or not, is left out)."""
+    name = posixpath.basename(path)
+    if name == "__init__.py":
+        return test_package(names, globs)
+    return kind(path) is not None
+
+
+def _put(out: Overlay, root: Path, path: str, want: str | None) -> None:
+    """Note `want` at `path` unless the tree already holds exactly that."""
+    if want is None:
+        if os.path.lexists(root / path):
+            out[path] = None
+        return
+    if (root / path).is_symlink() or read(root, path) != want:
+        out[path] = want.encode("utf-8")
+
+
+def _files(root: Path) -> Iterator[tuple[str, list[str]]]:
+    """Every file of the tree (root-relative posix), with the names in its folder."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ENVIRONMENTS)
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        for name in filenames:
+            yield (name if rel_dir == "." else f"{rel_dir}/{name}"), filenames
