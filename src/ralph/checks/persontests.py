@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.rules.configparts import merge
-from ralph.rules.testconfig import command_scripts, kind, test_package
+from ralph.rules.testconfig import command_scripts, kind, holds_only_tests
 from ralph.rules.testfiles import is_test
 from ralph.store.testbaseline import read
 
@@ -83,7 +83,7 @@ def _config(path: str, names: Sequence[str], globs: Sequence[str]) -> bool:
     the person did not have, tracked or not, is left out)."""
     name = posixpath.basename(path)
     if name == "__init__.py":
-        return test_package(names, globs)
+        return holds_only_tests(names, globs)
     return kind(path) is not None
 
 

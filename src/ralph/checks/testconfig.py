@@ -20,7 +20,7 @@ from ralph.checks.acceptance import Pending, Scope
 from ralph.errors import RalphError
 from ralph.rules.configparts import steering
 from ralph.rules.state import State
-from ralph.rules.testconfig import command_scripts, kind, test_package
+from ralph.rules.testconfig import command_scripts, kind, holds_only_tests
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
 from ralph.store.testbaseline import PRUNED, TestStore, hashes, person_edits, read
 
@@ -100,7 +100,7 @@ class ConfigGuard:
             if names is None:
                 with contextlib.suppress(OSError):
                     names = [p.name for p in (self.root / rel).parent.iterdir()]
-            return names is not None and test_package(names, self.globs)
+            return names is not None and holds_only_tests(names, self.globs)
         return rel in (self.scripts() if scripts is None else scripts)
 
     def scan(self) -> dict[str, str]:

@@ -65,7 +65,7 @@ def kind(path: str) -> Kind | None:
     return None
 
 
-def test_package(names: Iterable[str], globs: Sequence[str] = DEFAULT_GLOBS) -> bool:
+def holds_only_tests(names: Iterable[str], globs: Sequence[str] = DEFAULT_GLOBS) -> bool:
     """Do the Python files `names` of one folder make a folder of tests (at least one test, and
     nothing but tests, `conftest.py` and `__init__.py`)? Its `__init__.py` is then test
     configuration; in a folder that also holds code, it is code."""
