@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ralph.rules.configparts import merge, steering
-from ralph.rules.testconfig import command_scripts, kind, holds_only_tests
+from ralph.rules.testconfig import command_scripts, holds_only_tests, kind
 
 PYPROJECT = """\
 # the person's project

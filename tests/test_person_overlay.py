@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph.checks.persontests import person_overlay
 from ralph.checks import testguard
+from ralph.checks.persontests import person_overlay
 from tests.conftest import Project
 
 CALC = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n"
@@ -84,9 +84,8 @@ def test_new_tests_and_configuration_are_left_out(project: Project) -> None:
             "pkg/core.py": "",
         }
     )
-    assert overlay(project, guard) == {
-        p: None
-        for p in (
+    assert overlay(project, guard) == dict.fromkeys(
+        (
             "tests/test_more.py",
             "tests/sub/conftest.py",
             "tests/sub/__init__.py",
@@ -97,7 +96,7 @@ def test_new_tests_and_configuration_are_left_out(project: Project) -> None:
             "dist/conftest.py",
             ".env",
         )
-    }
+    )
 
 
 def test_the_configuration_is_the_persons(project: Project) -> None:

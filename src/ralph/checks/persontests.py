@@ -21,22 +21,18 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ralph.checks.testconfig import tree_files
 from ralph.rules.configparts import merge
-from ralph.rules.testconfig import command_scripts, kind, holds_only_tests
+from ralph.rules.testconfig import command_scripts, holds_only_tests, kind
 from ralph.rules.testfiles import is_test
 from ralph.store.testbaseline import read
 
 if TYPE_CHECKING:
     from ralph.checks.testguard import TestGuard
-
-# folders the walk does not enter: the project's environments (linked into the room, not
-# copied), caches, and dot-folders (version control, ralph's own; pytest does not collect
-# from them either). Build output folders are entered: tests may live there.
-ENVIRONMENTS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 
 Overlay = dict[str, bytes | None]
 
@@ -57,7 +53,7 @@ def person_overlay(root: Path, tests: TestGuard, commands: Sequence[str]) -> Ove
         if path not in tbase:
             _put(out, root, path, _room_text(path, config.store.blob(sha) or "", root))
     scripts = {p for c in (*commands, *config.commands) for p in command_scripts(c)}
-    for path, names in _files(root):
+    for path, names in tree_files(root):
         if path in tbase or path in cbase:
             continue
         if is_test(path, tests.globs) or path in scripts or _config(path, names, tests.globs):
@@ -95,12 +91,3 @@ def _put(out: Overlay, root: Path, path: str, want: str | None) -> None:
         return
     if (root / path).is_symlink() or read(root, path) != want:
         out[path] = want.encode("utf-8")
-
-
-def _files(root: Path) -> Iterator[tuple[str, list[str]]]:
-    """Every file of the tree (root-relative posix), with the names in its folder."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ENVIRONMENTS)
-        rel_dir = Path(dirpath).relative_to(root).as_posix()
-        for name in filenames:
-            yield (name if rel_dir == "." else f"{rel_dir}/{name}"), filenames

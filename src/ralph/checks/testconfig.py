@@ -13,18 +13,23 @@ import contextlib
 import difflib
 import os
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.errors import RalphError
 from ralph.rules.configparts import steering
 from ralph.rules.state import State
-from ralph.rules.testconfig import command_scripts, kind, holds_only_tests
+from ralph.rules.testconfig import command_scripts, holds_only_tests, kind
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
-from ralph.store.testbaseline import PRUNED, TestStore, hashes, person_edits, read
+from ralph.store.testbaseline import TestStore, hashes, person_edits, read
 
 STORE = "testconfig"  # its folder in the private store
+# folders not looked into: the project's environments (`node_modules`, a virtualenv: a folder
+# with a `pyvenv.cfg`), bytecode, and dot-folders (version control, ralph's own, tools'
+# caches; pytest does not collect from them either). Build output folders are: tests and
+# their configuration may live there.
+ENVIRONMENTS = frozenset({"node_modules", "__pycache__", "site-packages"})
 
 
 class ConfigGuard:
@@ -108,17 +113,14 @@ class ConfigGuard:
         scripts = self.scripts()
         found: list[str] = sorted(scripts)
         envs: list[str] = []
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in PRUNED)
-            rel_dir = Path(dirpath).relative_to(self.root).as_posix()
-            for name in filenames:
-                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-                if name == ".env":
-                    envs.append(rel)  # one git call for them all
-                elif (name == "__init__.py" or kind(rel) is not None) and self.is_config(
-                    rel, filenames, scripts=scripts
-                ):
-                    found.append(rel)
+        for rel, names in tree_files(self.root):
+            name = posixpath.basename(rel)
+            if name == ".env":
+                envs.append(rel)  # one git call for them all
+            elif (name == "__init__.py" or kind(rel) is not None) and self.is_config(
+                rel, names, scripts=scripts
+            ):
+                found.append(rel)
         found += _in_tree(self.root, envs)
         return {p: t for p in dict.fromkeys(found) if (t := read(self.root, p)) is not None}
 
@@ -151,6 +153,21 @@ class ConfigGuard:
             else:
                 base.pop(p, None)
         self.store.save_baseline(base)
+
+
+def tree_files(root: Path) -> Iterator[tuple[str, list[str]]]:
+    """Every file of the tree (root-relative posix), with the names of its folder's files."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in ENVIRONMENTS
+            and not Path(dirpath, d, "pyvenv.cfg").exists()
+        )
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        for name in filenames:
+            yield (name if rel_dir == "." else f"{rel_dir}/{name}"), filenames
 
 
 def _view(path: str, text: str | None) -> str | None:
