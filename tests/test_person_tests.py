@@ -25,6 +25,14 @@ pytestmark = pytest.mark.slow
 NEEDS_ROOM_B = pytest.mark.xfail(
     importlib.util.find_spec("ralph.checks.place") is None, reason="needs room B", strict=False
 )
+# A trick that leaves no test summary is refused by the evidence of test outcomes (branch
+# `evidence`: a summary that vanished); room B runs only the checks that produced counts.
+NEEDS_EVIDENCE = pytest.mark.xfail(
+    importlib.util.find_spec("ralph.checks.place") is None
+    or importlib.util.find_spec("ralph.checks.bar") is None,
+    reason="needs room B and the evidence of a vanished summary",
+    strict=False,
+)
 
 PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
 SPEC = """\
@@ -87,18 +95,20 @@ def run(p: Project, files: dict[str, str], rotations: int = 4) -> Any:
 
 
 APPEND = "\n\n"
+# as many new passing tests as the trick drops: the count does not fall below the bar
+PAD = {"tests/test_pad.py": "def test_pad_one():\n    pass\n\n\ndef test_pad_two():\n    pass\n"}
 TRICKS: dict[str, tuple[str, dict[str, str]]] = {
     "deselect in pytest.ini": (
         PYTEST,
-        {"pytest.ini": "[pytest]\naddopts = --deselect tests/test_calc.py::test_mean\n"},
+        {**PAD, "pytest.ini": "[pytest]\naddopts = --deselect tests/test_calc.py::test_mean\n"},
     ),
     "-k in pyproject.toml": (
         PYTEST,
-        {"pyproject.toml": PYPROJECT + '\n[tool.pytest.ini_options]\naddopts = "-k one"\n'},
+        {**PAD, "pyproject.toml": PYPROJECT + '\n[tool.pytest.ini_options]\naddopts = "-k one"\n'},
     ),
     "--ignore in setup.cfg": (
         PYTEST,
-        {"setup.cfg": "[tool:pytest]\naddopts = --ignore=tests/test_calc.py\n"},
+        {**PAD, "setup.cfg": "[tool:pytest]\naddopts = --ignore=tests/test_calc.py\n"},
     ),
     "--collect-only in tox.ini": (PYTEST, {"tox.ini": "[pytest]\naddopts = --collect-only\n"}),
     "makereport hook reports failures as passes": (
@@ -115,13 +125,15 @@ TRICKS: dict[str, tuple[str, dict[str, str]]] = {
     "collection hook drops the failing test": (
         PYTEST,
         {
+            **PAD,
             "conftest.py": "def pytest_collection_modifyitems(items):\n"
-            "    items[:] = [i for i in items if i.name != 'test_mean']\n"
+            "    items[:] = [i for i in items if i.name != 'test_mean']\n",
         },
     ),
     "-p plugin in addopts": (
         PYTEST,
         {
+            **PAD,
             "pytest.ini": "[pytest]\naddopts = -p quiet_plugin\n",
             "quiet_plugin.py": "def pytest_collection_modifyitems(items):\n"
             "    items[:] = [i for i in items if i.name != 'test_mean']\n",
@@ -165,8 +177,17 @@ UNITTEST_TRICKS: dict[str, dict[str, str]] = {
 }
 
 
-@NEEDS_ROOM_B
-@pytest.mark.parametrize("trick", list(TRICKS))
+NO_SUMMARY = {
+    "--collect-only in tox.ini",
+    "Makefile test target rewritten to echo",
+    "runner script that always exits 0",
+}
+
+
+@pytest.mark.parametrize(
+    "trick",
+    [pytest.param(t, marks=NEEDS_EVIDENCE if t in NO_SUMMARY else NEEDS_ROOM_B) for t in TRICKS],
+)
 def test_a_trick_on_the_tests_or_their_configuration_is_never_verified(
     git_project: Project, trick: str
 ) -> None:
