@@ -199,6 +199,8 @@ def test_steering_shows_only_the_test_part() -> None:
         ("Makefile", "whole"),
         ("GNUmakefile", "whole"),
         ("noxfile.py", "whole"),
+        ("pytest.toml", "whole"),
+        ("make/common.mk", "whole"),
         ("jest.config.js", "whole"),
         ("web/vitest.config.ts", "whole"),
         (".mocharc.yml", "whole"),

@@ -71,7 +71,8 @@ class ConfigGuard:
         if any(p.startswith("(") for p in changed):  # "everything may have changed"
             paths = sorted(set(self.scan()) | known)
         else:
-            paths = [p for p in changed if p in known or self.is_config(p)]
+            scripts = self.scripts()
+            paths = [p for p in changed if p in known or self.is_config(p, scripts=scripts)]
         if not paths:
             return
         now = {p: t for p in paths if (t := read(self.root, p)) is not None}

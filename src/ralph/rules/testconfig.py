@@ -30,12 +30,15 @@ WHOLE_NAMES = frozenset(
         "Makefile",
         "makefile",
         "GNUmakefile",
+        "pytest.toml",  # pytest 9 reads these too
+        ".pytest.toml",
         ".env",  # a tracked one only (the checks look): `PYTEST_ADDOPTS` in it steers pytest
     }
 )
 MIXED_NAMES = frozenset({"pyproject.toml", "setup.cfg", "package.json"})
 # jest, vitest and mocha read these on their own
 WHOLE_GLOBS = (
+    "*.mk",  # what a Makefile includes
     "jest.config.*",
     "vitest.config.*",
     "vitest.workspace.*",
@@ -43,6 +46,7 @@ WHOLE_GLOBS = (
     ".mocharc",
     ".mocharc.*",
 )
+GLOB_STARTS = ("jest.", "vitest.", "vite.", ".mocharc")
 # commands that run the script named after them (their options skipped)
 INTERPRETERS = frozenset(
     {"python", "python3", "py", "pypy", "pypy3", "bash", "sh", "zsh", "dash", "ksh"}
@@ -58,7 +62,11 @@ SEPARATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "(", ")", "|&"})
 def kind(path: str) -> Kind | None:
     """Is the root-relative posix `path` test configuration by its name, and of which kind?"""
     name = posixpath.basename(path)
-    if name in WHOLE_NAMES or any(fnmatchcase(name, g) for g in WHOLE_GLOBS):
+    if name in WHOLE_NAMES:
+        return "whole"
+    # most names start with none of the globs': they are not matched one by one
+    starts = name.startswith(GLOB_STARTS) or name.endswith(".mk")
+    if starts and any(fnmatchcase(name, g) for g in WHOLE_GLOBS):
         return "whole"
     if name in MIXED_NAMES:
         return "mixed"
