@@ -114,8 +114,7 @@ class ConfigGuard:
         scripts = self.scripts()
         found: list[str] = sorted(scripts)
         envs: list[str] = []
-        for rel, names in tree_files(self.root):
-            name = posixpath.basename(rel)
+        for rel, name, names in tree_files(self.root):
             if name == ".env":
                 envs.append(rel)  # one git call for them all
             elif (name == "__init__.py" or kind(rel) is not None) and self.is_config(
@@ -156,8 +155,9 @@ class ConfigGuard:
         self.store.save_baseline(base)
 
 
-def tree_files(root: Path) -> Iterator[tuple[str, list[str]]]:
-    """Every file of the tree (root-relative posix), with the names of its folder's files."""
+def tree_files(root: Path) -> Iterator[tuple[str, str, list[str]]]:
+    """Every file of the tree: its root-relative posix path, its name, and the names of its
+    folder's files."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(
             d
@@ -167,8 +167,9 @@ def tree_files(root: Path) -> Iterator[tuple[str, list[str]]]:
             and not Path(dirpath, d, "pyvenv.cfg").exists()
         )
         rel_dir = Path(dirpath).relative_to(root).as_posix()
+        prefix = "" if rel_dir == "." else f"{rel_dir}/"
         for name in filenames:
-            yield (name if rel_dir == "." else f"{rel_dir}/{name}"), filenames
+            yield prefix + name, name, filenames
 
 
 def _view(path: str, text: str | None) -> str | None:

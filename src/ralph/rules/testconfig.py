@@ -61,7 +61,11 @@ SEPARATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "(", ")", "|&"})
 
 def kind(path: str) -> Kind | None:
     """Is the root-relative posix `path` test configuration by its name, and of which kind?"""
-    name = posixpath.basename(path)
+    return name_kind(posixpath.basename(path))
+
+
+def name_kind(name: str) -> Kind | None:
+    """`kind` of a file named `name`."""
     if name in WHOLE_NAMES:
         return "whole"
     # most names start with none of the globs': they are not matched one by one
