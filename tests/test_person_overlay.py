@@ -207,3 +207,18 @@ def test_a_tracked_env_is_configuration_an_ignored_one_is_not_recorded(
     assert set(guard.config.store.baseline()) == {".env"}
     p.write({".env": "PYTEST_ADDOPTS=--collect-only\n"})
     assert overlay(p, guard) == {".env": b"A=1\n", "secrets/.env": None}
+
+
+def test_a_helper_the_tests_import_is_the_persons(project: Project) -> None:
+    helper = (
+        "from calc import mean\n\n\ndef check(xs, expected):\n    assert mean(xs) == expected\n"
+    )
+    guard = started(
+        project, {"calc.py": CALC, "tests/helpers.py": helper, "tests/test_calc.py": TEST}
+    )
+    project.write({"tests/helpers.py": helper + "\n\ndef check(xs, expected):\n    pass\n"})
+    project.write({"tests/more_helpers.py": ""})
+    assert overlay(project, guard) == {
+        "tests/helpers.py": helper.encode(),
+        "tests/more_helpers.py": None,
+    }

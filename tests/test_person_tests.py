@@ -72,9 +72,12 @@ MAKEFILE = f"test:\n\t{PYTEST} tests\n"
 RUNNER = f"{PYTEST} tests\n"
 
 
-def project(p: Project, command: str = PYTEST, test: str = TEST) -> None:
+def project(
+    p: Project, command: str = PYTEST, test: str = TEST, more: dict[str, str] | None = None
+) -> None:
     p.write(
         {
+            **(more or {}),
             "specs/calc.spec.md": SPEC.format(command=command),
             "calc.py": WRONG,
             "tests/__init__.py": "",
@@ -204,6 +207,18 @@ def test_a_unittest_trick_is_never_verified(git_project: Project, trick: str) ->
     p = git_project
     project(p, f"{sys.executable} -m unittest discover -s tests -t .", UNITTEST)
     res = run(p, UNITTEST_TRICKS[trick])
+    assert_never_verified(p, res.exit_code)
+
+
+HELPER = "from calc import mean\n\n\ndef check(xs, expected):\n    assert mean(xs) == expected\n"
+HELPED = "from tests.helpers import check\n\n\ndef test_mean():\n    check([1, 2, 3], 2)\n"
+
+
+@NEEDS_ROOM_B
+def test_a_weakened_helper_the_tests_import_is_never_verified(git_project: Project) -> None:
+    p = git_project
+    project(p, PYTEST, HELPED, {"tests/helpers.py": HELPER})
+    res = run(p, {"tests/helpers.py": HELPER + APPEND + "def check(xs, expected):\n    pass\n"})
     assert_never_verified(p, res.exit_code)
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.testconfig import tree_files
 from ralph.rules.configparts import merge
-from ralph.rules.testconfig import command_scripts, holds_only_tests, kind, name_kind
+from ralph.rules.testconfig import command_scripts, helper, holds_only_tests, kind, name_kind
 from ralph.rules.testfiles import is_test
 from ralph.store.testbaseline import read
 
@@ -56,7 +56,7 @@ def person_overlay(root: Path, tests: TestGuard, commands: Sequence[str]) -> Ove
     for path, name, names in tree_files(root):
         if path in tbase or path in cbase:
             continue
-        if is_test(path, tests.globs) or path in scripts or _config(name, names, tests.globs):
+        if is_test(path, tests.globs) or path in scripts or _config(path, name, names, tests.globs):
             _put(out, root, path, _room_text(path, None, root))
     for path in scripts - set(tbase) - set(cbase) - set(out):  # one in a dot-folder, say
         _put(out, root, path, None)
@@ -74,12 +74,12 @@ def _room_text(path: str, base: str | None, root: Path) -> str | None:
     return merge(posixpath.basename(path), base, now)
 
 
-def _config(name: str, names: Sequence[str], globs: Sequence[str]) -> bool:
-    """Test configuration by its name, or a test folder's `__init__.py` (any `.env` counts: one
-    the person did not have, tracked or not, is left out)."""
-    if name == "__init__.py":
-        return holds_only_tests(names, globs)
-    return name_kind(name) is not None
+def _config(path: str, name: str, names: Sequence[str], globs: Sequence[str]) -> bool:
+    """Test configuration by its name or place, or a test folder's `__init__.py` (any `.env`
+    counts: one the person did not have, tracked or not, is left out)."""
+    if name == "__init__.py" and holds_only_tests(names, globs):
+        return True
+    return name_kind(name) is not None or helper(path)
 
 
 def _put(out: Overlay, root: Path, path: str, want: str | None) -> None:

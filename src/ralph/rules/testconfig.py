@@ -46,6 +46,10 @@ WHOLE_GLOBS = (
     ".mocharc",
     ".mocharc.*",
 )
+TEST_FOLDERS = frozenset({"tests", "test", "__tests__"})
+HELPER_SUFFIXES = frozenset(
+    {".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".rb"}
+)
 GLOB_STARTS = ("jest.", "vitest.", "vite.", ".mocharc")
 # commands that run the script named after them (their options skipped)
 INTERPRETERS = frozenset(
@@ -60,8 +64,24 @@ SEPARATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "(", ")", "|&"})
 
 
 def kind(path: str) -> Kind | None:
-    """Is the root-relative posix `path` test configuration by its name, and of which kind?"""
-    return name_kind(posixpath.basename(path))
+    """Is the root-relative posix `path` test configuration by its name or place (a helper
+    module in a folder of tests), and of which kind?"""
+    found = name_kind(posixpath.basename(path))
+    if found is None and helper(path):
+        return "whole"
+    return found
+
+
+def helper(path: str) -> bool:
+    """A source file in a `tests/`, `test/` or `__tests__/` folder (at any depth): a helper
+    the tests import (`tests/helpers.py`), as much the person's as the tests (test files
+    themselves are the tests' baseline's)."""
+    folders = path.split("/")[:-1]
+    return (
+        bool(folders)
+        and posixpath.splitext(path)[1] in HELPER_SUFFIXES
+        and any(f in TEST_FOLDERS for f in folders)
+    )
 
 
 def name_kind(name: str) -> Kind | None:
