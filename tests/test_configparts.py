@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ralph.rules.configparts import merge, steering
-from ralph.rules.testconfig import command_scripts, holds_only_tests, kind
+from ralph.rules.testconfig import command_scripts, holds_only_tests, kind, recipe_commands
 
 PYPROJECT = """\
 # the person's project
@@ -245,3 +245,16 @@ def test_a_folder_of_tests_has_a_configuration_init_a_package_does_not() -> None
 )
 def test_command_scripts(command: str, scripts: list[str]) -> None:
     assert command_scripts(command) == scripts
+
+
+def test_the_scripts_a_makefile_or_package_json_runs() -> None:
+    makefile = "test: lint\n\t@./scripts/test.sh -q\n\t-python tools/check.py\n# \tnot a recipe\n"
+    assert recipe_commands("Makefile", makefile) == [
+        "./scripts/test.sh -q",
+        "python tools/check.py",
+    ]
+    package = '{"scripts": {"test": "node tools/run.js", "n": 1}}'
+    assert recipe_commands("package.json", package) == ["node tools/run.js"]
+    assert recipe_commands("package.json", "[1]") == []
+    assert recipe_commands("package.json", "{bad") == []
+    assert recipe_commands("tox.ini", "\tcommands") == []

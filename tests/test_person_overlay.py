@@ -222,3 +222,15 @@ def test_a_helper_the_tests_import_is_the_persons(project: Project) -> None:
         "tests/helpers.py": helper.encode(),
         "tests/more_helpers.py": None,
     }
+
+
+def test_a_script_the_makefile_runs_is_the_persons(project: Project) -> None:
+    files = {
+        "calc.py": CALC,
+        "tests/test_calc.py": TEST,
+        "Makefile": "test:\n\t./scripts/test.sh\n",
+        "scripts/test.sh": "python -m pytest\n",
+    }
+    guard = started(project, files, ("make test",))
+    project.write({"scripts/test.sh": "python -m pytest -k one\n"})
+    assert overlay(project, guard, ("make test",)) == {"scripts/test.sh": b"python -m pytest\n"}

@@ -20,7 +20,13 @@ from ralph.checks.acceptance import Pending, Scope
 from ralph.errors import RalphError
 from ralph.rules.configparts import steering
 from ralph.rules.state import State
-from ralph.rules.testconfig import command_scripts, holds_only_tests, kind
+from ralph.rules.testconfig import (
+    MAKEFILES,
+    command_scripts,
+    holds_only_tests,
+    kind,
+    recipe_commands,
+)
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
 from ralph.store.testbaseline import TestStore, hashes, person_edits, read
 
@@ -89,6 +95,9 @@ class ConfigGuard:
     def scripts(self) -> set[str]:
         """The runner scripts the test commands name that are files in the tree."""
         commands = [*self.commands, *_project_command(self.root)]
+        for name in (*MAKEFILES, "package.json"):  # what `make test`, `npm test` run
+            text = read(self.root, name)
+            commands += recipe_commands(name, text) if text is not None else []
         found = {p for c in commands for p in command_scripts(c)}
         return {p for p in found if (self.root / p).is_file() and not is_test(p, self.globs)}
 

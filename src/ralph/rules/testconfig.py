@@ -10,6 +10,7 @@ checks decide those from the tree (checks/testconfig.py).
 
 from __future__ import annotations
 
+import json
 import posixpath
 import shlex
 from collections.abc import Iterable, Sequence
@@ -35,6 +36,7 @@ WHOLE_NAMES = frozenset(
         ".env",  # a tracked one only (the checks look): `PYTEST_ADDOPTS` in it steers pytest
     }
 )
+MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
 MIXED_NAMES = frozenset({"pyproject.toml", "setup.cfg", "package.json"})
 # jest, vitest and mocha read these on their own
 WHOLE_GLOBS = (
@@ -114,6 +116,22 @@ def command_scripts(command: str) -> list[str]:
     for words in _simple_commands(command):
         out += _scripts(words)
     return list(dict.fromkeys(p for p in (_relative(w) for w in out) if p is not None))
+
+
+def recipe_commands(name: str, text: str) -> list[str]:
+    """The commands a Makefile's recipes or a package.json's scripts run: the scripts they
+    name are runner scripts too (`make test` running `./scripts/test.sh`)."""
+    if name == "package.json":
+        try:
+            scripts = json.loads(text).get("scripts")
+        except (ValueError, AttributeError):
+            return []
+        return (
+            [v for v in scripts.values() if isinstance(v, str)] if isinstance(scripts, dict) else []
+        )
+    if name_kind(name) != "whole" or name not in MAKEFILES:
+        return []
+    return [line.strip().lstrip("@-+") for line in text.splitlines() if line.startswith("\t")]
 
 
 def _simple_commands(command: str) -> list[list[str]]:
