@@ -234,3 +234,17 @@ def test_a_script_the_makefile_runs_is_the_persons(project: Project) -> None:
     guard = started(project, files, ("make test",))
     project.write({"scripts/test.sh": "python -m pytest -k one\n"})
     assert overlay(project, guard, ("make test",)) == {"scripts/test.sh": b"python -m pytest\n"}
+
+
+def test_what_a_killed_save_left_of_the_configuration_is_swept(project: Project) -> None:
+    from ralph.store.private import adopt_legacy
+
+    started(project)
+    left = [
+        project.store / "testconfig" / ".seen.json.00ff00ff00ff.tmp",
+        project.store / "testconfig" / "blobs" / ".abc.aaaaaaaaaaaa.tmp",
+    ]
+    for path in left:
+        path.write_text("half a file")
+    adopt_legacy(project.root)
+    assert [p for p in left if p.exists()] == []
