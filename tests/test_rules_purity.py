@@ -20,7 +20,8 @@ IO_CALLS = {"open", "print", "input"}
 IO_METHODS = {"read_text", "read_bytes", "write_text", "write_bytes", "mkdir", "unlink", "touch"}
 # Reading the clock: a rule is told the time (`now`), so the same input gives the same answer.
 CLOCK_CALLS = {"time", "monotonic", "perf_counter", "now", "today"}
-STANDARD = sys.stdlib_module_names - {"pathlib"}  # pathlib: only its Pure* classes
+# pathlib: only its Pure* classes; tomli: the standard tomllib itself, for Python 3.10
+STANDARD = sys.stdlib_module_names - {"pathlib"} | {"tomli"}
 
 
 def _problems(path: Path) -> list[str]:

@@ -10,6 +10,7 @@ from ralph.checks.evidence import CountsAcceptor
 from ralph.checks.ignoreaccept import IgnoreRulesAcceptor
 from ralph.checks.settingsaccept import SettingsAcceptor
 from ralph.checks.specset import SpecSetAcceptor
+from ralph.checks.testconfig import ConfigAcceptor
 from ralph.checks.testguard import TestAcceptor
 from ralph.rules.state import State
 
@@ -22,6 +23,7 @@ def acceptors() -> list[Acceptor]:
         FrontMatterAcceptor(),
         IgnoreRulesAcceptor(),
         TestAcceptor(),
+        ConfigAcceptor(),
         CountsAcceptor(),
     ]
 

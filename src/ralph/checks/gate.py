@@ -168,8 +168,8 @@ class DoneGate:
         them, are the baseline (TestGuard.start)."""
         for spec in specs:
             meta = self.meta(spec)[0]
-            if meta is not None and meta.tests.paths:
-                self.tests.widen(meta.tests.paths)
+            if meta is not None:  # its test globs, and the runner scripts of its commands
+                self.tests.widen(meta.tests.paths or (), meta.own_commands)
         self.place.start()  # what of the tree is a person's: a room copies no other
         return self.tests.start()
 

@@ -1,32 +1,92 @@
-"""The person's tests against the agent's code: what a second check run puts in its room.
+"""The person's tests, run as the person wrote them: what the second room of a DONE holds
+instead of the tree's files (the room itself is store/room.py's).
 
-A minimal placeholder (branch `room`): branch `persontests` replaces it with the real rules
-(test configuration, the tests the agent added). `person_overlay` says, for a clean room
-(store/room.py), which files to place as the person last left them.
+An agent may add lines that weaken a test (an early `return`, a `try/except: pass`, a second
+`def test_x` that shadows the first, a local `mean()`), or steer what runs (`--deselect` in
+`pytest.ini`, a conftest hook that reports failures as passes, a Makefile target rewritten to
+`echo`). So when the tests or their configuration differ from the baseline (the person's, as
+recorded in the private store: checks/testguard.py, checks/testconfig.py), the test commands
+run once more with the person's versions against the agent's code:
+
+- every baseline test file at its baseline path, as recorded (a renamed one under its old name);
+- the baseline configuration: whole files as recorded, a mixed file (`pyproject.toml`,
+  `setup.cfg`, `package.json`) as the agent left it with its test-steering part put back;
+- test files and configuration the person never had left out (a new mixed file loses its
+  steering part): the agent's new tests are run by the first room, with its configuration.
+
+`{}` when nothing differs: no second run.
 """
 
 from __future__ import annotations
 
+import os
+import posixpath
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ralph.checks.testguard import TestGuard
-from ralph.store.testbaseline import digest, scan
+from ralph.checks.testconfig import tree_files
+from ralph.rules.configparts import merge
+from ralph.rules.testconfig import command_scripts, helper, holds_only_tests, kind, name_kind
+from ralph.rules.testfiles import is_test
+from ralph.store.testbaseline import read
+
+if TYPE_CHECKING:
+    from ralph.checks.testguard import TestGuard
+
+Overlay = dict[str, bytes | None]
 
 
-def person_overlay(
-    root: Path, tests: TestGuard, commands: Sequence[str]
-) -> dict[str, bytes | None]:
-    """Root-relative path -> the baseline's bytes for every baseline test file whose text
-    differs now (or is gone); {} when they are as the person left them (no second run). The
-    tests the agent added stay: tests may grow."""
-    store = tests.store
-    if not store.exists or not commands:
-        return {}
-    base = store.baseline()
-    now = scan(root, tests.globs)
-    changed = sorted(p for p, sha in base.items() if p not in now or digest(now[p]) != sha)
-    if not changed:
-        return {}
-    texts = store.baseline_texts()
-    return {p: texts[p].encode("utf-8", "surrogatepass") for p in changed}
+def person_overlay(root: Path, tests: TestGuard, commands: Sequence[str]) -> Overlay:
+    """root-relative posix path -> the bytes room B holds there instead of the tree's, or None
+    to leave the file out; `{}` when the tests and their configuration are the person's.
+    `commands`: the test commands that will run (their runner scripts are configuration)."""
+    out: Overlay = {}
+    config = tests.config
+    tbase = tests.store.baseline() if tests.store.exists else {}
+    cbase = config.store.baseline() if config.store.exists else {}
+    for path, sha in tbase.items():
+        # a Rust source file with unit tests in it is code first: the agent's to change
+        if is_test(path, tests.globs):
+            _put(out, root, path, tests.store.blob(sha) or "")
+    for path, sha in cbase.items():
+        if path not in tbase:
+            _put(out, root, path, _room_text(path, config.store.blob(sha) or "", root))
+    scripts = {p for c in (*commands, *config.commands) for p in command_scripts(c)}
+    for path, name, names in tree_files(root):
+        if path in tbase or path in cbase:
+            continue
+        if is_test(path, tests.globs) or path in scripts or _config(path, name, names, tests.globs):
+            _put(out, root, path, _room_text(path, None, root))
+    for path in scripts - set(tbase) - set(cbase) - set(out):  # one in a dot-folder, say
+        _put(out, root, path, None)
+    return out
+
+
+def _room_text(path: str, base: str | None, root: Path) -> str | None:
+    """What room B holds at `path`: the person's `base` (None: the person had none), or for a
+    mixed file the tree's with the person's steering part."""
+    if kind(path) != "mixed":
+        return base
+    now = read(root, path)
+    if now is None:
+        return base
+    return merge(posixpath.basename(path), base, now)
+
+
+def _config(path: str, name: str, names: Sequence[str], globs: Sequence[str]) -> bool:
+    """Test configuration by its name or place, or a test folder's `__init__.py` (any `.env`
+    counts: one the person did not have, tracked or not, is left out)."""
+    if name == "__init__.py" and holds_only_tests(names, globs):
+        return True
+    return name_kind(name) is not None or helper(path)
+
+
+def _put(out: Overlay, root: Path, path: str, want: str | None) -> None:
+    """Note `want` at `path` unless the tree already holds exactly that."""
+    if want is None:
+        if os.path.lexists(root / path):
+            out[path] = None
+        return
+    if (root / path).is_symlink() or read(root, path) != want:
+        out[path] = want.encode("utf-8")

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
+from ralph.checks.testconfig import ConfigGuard
 from ralph.rules.state import State
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
 from ralph.rules.weakening import Finding, weakened
@@ -26,10 +27,18 @@ SHOWN = 5  # findings named in a refusal
 
 
 class TestGuard:
-    def __init__(self, root: Path, state_dir: Path, globs: Sequence[str] | None = None):
+    def __init__(
+        self,
+        root: Path,
+        state_dir: Path,
+        globs: Sequence[str] | None = None,
+        commands: Sequence[str] = (),
+    ):
         self.root = root
         self.store = TestStore(state_dir)
         self.globs = tuple(globs) if globs is not None else DEFAULT_GLOBS
+        # the test configuration, recorded and taken as the tests are
+        self.config = ConfigGuard(root, state_dir, self.globs, commands)
 
     def start(self) -> tuple[list[str], bool]:
         """When a run starts: record the baseline the first time; afterwards, test files that
@@ -40,11 +49,12 @@ class TestGuard:
         now = scan(self.root, self.globs)
         unclean = self.store.running
         self.store.mark_running(True)
+        config = self.config.start(take=not unclean)
         if not self.store.exists:
             self.store.save_baseline(now)
             self.store.save_seen(hashes(now))
-            return [], True
-        edited = sorted(person_edits(self.store.seen(), hashes(now)))
+            return config, True
+        edited = sorted({*person_edits(self.store.seen(), hashes(now)), *config})
         if edited and not unclean:
             self._take(edited, now)
         self.store.save_seen(hashes(now))
@@ -56,12 +66,14 @@ class TestGuard:
         taken for a person's at the next start)."""
         with contextlib.suppress(OSError):  # never hides why the run ended
             self.store.save_seen(hashes(scan(self.root, self.globs)))
+            self.config.finish()
             self.store.mark_running(False)
 
     def after_rotation(self, changed: Iterable[str], *, may_change: bool) -> None:
         """What a rotation changed of the tests is what ralph has seen; with `may_change`
         (the spec allows it) it is the baseline too. No cost when no test file changed."""
         changed = list(changed)
+        self.config.after_rotation(changed, may_change=may_change)
         if any(p.startswith("(") for p in changed):  # "everything may have changed"
             paths = sorted(set(scan(self.root, self.globs)) | set(self.store.seen()))
         else:
@@ -109,9 +121,12 @@ class TestGuard:
                 out[p] = text
         return out
 
-    def widen(self, globs: Iterable[str]) -> None:
-        """Guard these files too (the globs specs' front matter names)."""
+    def widen(self, globs: Iterable[str], commands: Iterable[str] = ()) -> None:
+        """Guard these files too (the globs specs' front matter names), and the runner
+        scripts of these test commands."""
         self.globs = tuple(dict.fromkeys((*self.globs, *globs)))
+        self.config.globs = self.globs
+        self.config.commands = tuple(dict.fromkeys((*self.config.commands, *commands)))
 
     def diff(self, paths: Iterable[str]) -> list[str]:
         """The baseline of `paths` against the files now, as unified diff lines."""

@@ -1,5 +1,5 @@
 """`ralph accept`: show what an agent changed that waits for a person's say (the settings in
-ralph.yaml, a spec's checks, the tests, the ignore rules), and accept it.
+ralph.yaml, a spec's checks, the tests and their configuration, the ignore rules), and accept it.
 
 Exit codes: 0 when nothing waits any more (accepted, or there was nothing), 5 when something
 still waits (`--dry-run`, declined, or no terminal to confirm on without `--yes`), 1 on an
@@ -102,7 +102,7 @@ def _show(items: Sequence[Pending], *, dry_run: bool) -> int:
     if not items:
         print(
             "nothing waits for a person's say: "
-            "no agent changed settings, checks, ignore rules or tests"
+            "no agent changed settings, checks, ignore rules, tests or their configuration"
         )
         return ExitCode.OK
     print(f"{_count(items)} by an agent {'wait' if len(items) > 1 else 'waits'} for your say:")

@@ -86,7 +86,8 @@ def adopt_legacy(root: Path) -> list[str]:
 
     store = ensure_store(root)
     # half-written by a run killed mid-write; the real files are intact
-    sweep_temps([store, store / "tests", store / "tests" / "blobs"])
+    baselines = [store / name for name in ("tests", "testconfig")]  # the tests', their config's
+    sweep_temps([store, *baselines, *(b / "blobs" for b in baselines)])
     legacy_dir = root / STATE_DIR
     if legacy_dir.is_symlink() or not legacy_dir.is_dir():
         return []

@@ -64,10 +64,11 @@ def read(root: Path, rel: str) -> str | None:
 class TestStore:
     """The baseline and the last seen test files of one project."""
 
-    def __init__(self, state_dir: Path) -> None:
-        """`state_dir`: the project's `.ralph/`; the records themselves are in its store."""
+    def __init__(self, state_dir: Path, name: str = "tests") -> None:
+        """`state_dir`: the project's `.ralph/`; the records themselves are in its store's
+        folder `name` (`tests`; the test configuration's is `testconfig`)."""
         self.root = state_dir.parent
-        self.dir = store_dir(self.root) / "tests"
+        self.dir = store_dir(self.root) / name
 
     def _ensure(self) -> None:
         ensure_store(self.root)
@@ -85,13 +86,14 @@ class TestStore:
 
     def baseline_texts(self) -> dict[str, str]:
         """The baseline's contents (a blob that went missing counts as an empty file)."""
-        out = {}
-        for path, sha in self.baseline().items():
-            try:
-                out[path] = (self.dir / "blobs" / sha).read_text(encoding="utf-8")
-            except OSError:
-                out[path] = ""
-        return out
+        return {path: self.blob(sha) or "" for path, sha in self.baseline().items()}
+
+    def blob(self, sha: str) -> str | None:
+        """A recorded content, line endings and all (None: its blob went missing)."""
+        try:
+            return (self.dir / "blobs" / sha).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return None
 
     def save_baseline(self, texts: Mapping[str, str]) -> None:
         """The baseline is now `texts` (path -> text); blobs no longer needed go."""
