@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
-from ralph.checks.evidence import DROP_HINT, drop
+from ralph.checks.evidence import DROP_HINT, drop, vanished
 from ralph.checks.judge import AgentJudge
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
@@ -127,6 +127,26 @@ class DoneGate:
         from ralph.process.treecode import tree_code
 
         return tree_code(self.root, self.ws.root)
+
+    def check_place(self) -> tuple[Path, dict[str, str]]:
+        """Where the command checks run (the folder) and their environment."""
+        return self.root, self.tree_code().env
+
+    def measure_bar(
+        self, specs: Sequence[Spec], state: State, *, tests_edited: bool,
+        notify: Callable[[str], None],
+    ) -> State:  # fmt: skip
+        """Before the first rotation: the bar of each spec's tests (checks/bar.py)."""
+        from ralph.checks.bar import measure, to_measure, with_bars
+
+        metas = [(s, self.meta(s)[0]) for s in specs]
+        commands = to_measure(metas, state, tests_edited=tests_edited)
+        if not commands:
+            return state
+        found = measure(commands, self.check_place(), on_done=lambda m: notify(m.line()))
+        if any(m.interrupted for m in found):
+            raise KeyboardInterrupt
+        return with_bars(state, found, fresh=tests_edited)
 
     def prompt_section(self, spec: Spec, mode: str) -> str:
         """What the agent must know: which checks its DONE must pass, and the last refusal."""
@@ -262,6 +282,9 @@ class DoneGate:
             report = gate.report() + (f"\n- {elsewhere}" if elsewhere else "")
             return self._refuse(spec, iteration, handoff, reasons, report, gate, CHECK_HINT)
         counts = gate.counts
+        gone = vanished(counts, (row.best_tests or row.tests) if row else None)
+        if gone is not None:
+            return self._refuse(spec, iteration, handoff, (f"tests: {gone}",), "", gate, CHECK_HINT)
         fell = drop(counts, row.best_tests if row else None) if counts is not None else None
         if counts is not None:
             self.counts[spec.path] = (counts, fell is None)

@@ -13,6 +13,7 @@ import re
 
 from ralph.rules.testcounts import TestCounts, total
 
+COLLECT_ONLY = "pytest --collect-only"  # a run that only listed its tests
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -34,9 +35,19 @@ _PYTEST = re.compile(
 )
 
 
+# `--collect-only` / `--co`: the tests were found, none was run
+_PYTEST_COLLECTED = re.compile(
+    r"^=*\s*(?:(\d+)(?:/\d+)? tests? collected|no tests collected)"
+    r"(?: \([^)]*\))?(?: in [\d.]+s)?\s*=*\s*$",
+    re.M,
+)
+
+
 def _pytest(text: str) -> TestCounts | None:
     lines = _PYTEST.findall(text)
     if not lines:
+        if _PYTEST_COLLECTED.search(text) is not None:
+            return TestCounts(runners=(COLLECT_ONLY,))
         return None
     n = _numbers(lines[-1], r"(\d+) (\w+)")
     return TestCounts(

@@ -93,6 +93,10 @@ class SpecRun:
         self.tree.save(before, self.tree.hidden)
         edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
         ctx.emit(RunStarted(opts.label, ctx.state.last_rotation, ctx.budget, ctx.rows()))
+        wanted = [s for s in specs if not opts.only or s.path in opts.only]  # the tests' bar:
+        ctx.state = self.gate.measure_bar(wanted, ctx.state, tests_edited=bool(edited) and taken,
+                                          notify=lambda line: ctx.emit(Notice("info", line)))  # fmt: skip  # noqa: E501
+        ctx.save()
         if edited:
             more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
             shown = ", ".join(edited[:5]) + more
