@@ -1,0 +1,140 @@
+"""Test outcomes are evidence, end to end through the real CLI with real agent programs, on a
+project whose `mean()` is wrong and whose tests catch it: a failed test in a summary, a run
+that only collected, a summary that vanished, and a weakened first DONE never verify; the
+bar is measured by ralph before the first rotation; honest work still verifies."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import pytest
+
+from tests.conftest import Project
+
+pytestmark = pytest.mark.slow
+
+WRONG = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n"
+FIXED = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+# with the wrong mean: 3 passed, 1 failed
+MEAN_TEST = """\
+from calc import mean
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_callable():
+    assert callable(mean)
+
+
+def test_float():
+    assert isinstance(mean([1]), float)
+
+
+def test_zero():
+    assert mean([0, 0]) == 0
+"""
+PYTEST = "{python} -m pytest -q -p no:cacheprovider tests"
+
+
+def mean_project(
+    p: Project, command: str = PYTEST, extra: str = "", files: dict[str, str] | None = None
+) -> None:
+    spec = f"---\ntest_command: {json.dumps(command.format(python=sys.executable))}\n{extra}"
+    p.write(
+        {
+            "specs/mean.spec.md": spec + "---\n# mean\n\n`calc.mean(xs)` is the average.\n",
+            "calc/__init__.py": WRONG,
+            "tests/test_mean.py": MEAN_TEST,
+            **(files or {}),
+        }
+    )
+    p.commit_all()
+
+
+def every(step: dict[str, Any]) -> dict[str, Any]:
+    """The same step at every rotation, and DONE."""
+    return {"*": [{**step, "signal": "DONE"}]}
+
+
+def never_verified(p: Project, code: int) -> None:
+    assert code != 0
+    assert p.state()["specs"][0]["done_count"] < 3
+    assert json.loads(p.run("status", "--json").stdout)["complete"] is False
+    assert "DONE" not in {e["signal"] for e in p.rotation_ends()}
+
+
+def test_a_summary_with_a_failure_refuses_a_command_that_exits_0(git_project: Project) -> None:
+    p = git_project
+    mean_project(
+        p,
+        "sh run_tests.sh",
+        files={"run_tests.sh": f"{sys.executable} -m pytest -q tests\nexit 0\n"},
+    )
+    res = p.run("run", *p.fake(every({})), "-n", "2")
+    never_verified(p, res.exit_code)
+    assert "its tests failed (pytest: 3 passed, 1 failed, 0 skipped) though it exited 0" in (
+        res.stdout
+    )
+
+
+def test_a_run_that_only_collects_is_refused(git_project: Project) -> None:
+    p = git_project
+    mean_project(
+        p, "sh run_tests.sh", files={"run_tests.sh": f"{sys.executable} -m pytest -q tests\n"}
+    )
+    collect = f"{sys.executable} -m pytest -q --co -p no:cacheprovider tests\n"
+    res = p.run("run", *p.fake(every({"write": {"run_tests.sh": collect}})), "-n", "2")
+    never_verified(p, res.exit_code)
+    assert "ran no test: it only collected them (pytest --collect-only)" in res.stdout
+
+
+def test_exit_0_at_import_leaves_no_summary_and_is_refused(git_project: Project) -> None:
+    """`os._exit(0)` in the package: pytest exits 0 before it prints anything; the bar's run at
+    the start printed a summary, so a run without one is no evidence."""
+    p = git_project
+    mean_project(p)
+    gone = "import os\n\nos._exit(0)\n" + WRONG
+    res = p.run("run", *p.fake(every({"write": {"calc/__init__.py": gone}})), "-n", "2")
+    never_verified(p, res.exit_code)
+    assert "the test run printed no test summary, though it printed one before" in res.stdout
+    # the bar: 4 tests ran before the first rotation
+    assert p.state()["specs"][0]["best_tests"]["passed"] == 4
+
+
+def test_a_weakened_first_done_cannot_set_the_bar(git_project: Project) -> None:
+    """The spec lets the agent change the tests (no guard); it deletes the failing one before
+    its first DONE. The bar was measured before: 4 tests ran, 3 pass now."""
+    p = git_project
+    mean_project(p, extra="tests: {may_change: true}\n")
+    weaker = MEAN_TEST.replace("def test_mean():\n    assert mean([1, 2, 3]) == 2\n", "")
+    res = p.run("run", *p.fake(every({"write": {"tests/test_mean.py": weaker}})), "-n", "2")
+    never_verified(p, res.exit_code)
+    assert "tests' bar of specs/mean.spec.md: 4 tests ran before the first rotation" in res.stdout
+    assert "fewer tests passed than in the best run (3 < 4)" in res.stdout
+
+
+def test_the_bar_is_kept_across_continue_and_not_measured_again(git_project: Project) -> None:
+    p = git_project
+    mean_project(p, extra="tests: {may_change: true}\n")
+    weaker = MEAN_TEST.replace("def test_mean():\n    assert mean([1, 2, 3]) == 2\n", "")
+    agent = p.fake(every({"write": {"tests/test_mean.py": weaker}}))
+    assert p.run("run", *agent, "-n", "1").exit_code == 3
+    res = p.run("run", "--continue", "-n", "1")
+    never_verified(p, res.exit_code)
+    assert "tests' bar" not in res.stdout  # measured once, by the first run
+    assert "fewer tests passed than in the best run (3 < 4)" in res.stdout
+
+
+def test_honest_work_that_adds_tests_is_verified(git_project: Project) -> None:
+    p = git_project
+    mean_project(p)
+    more = MEAN_TEST + "\n\ndef test_one():\n    assert mean([5]) == 5\n"
+    step = {"write": {"calc/__init__.py": FIXED, "tests/test_mean.py": more}}
+    res = p.run("run", *p.fake(every(step)), "-n", "6")
+    assert res.exit_code == 0, res
+    row = p.state()["specs"][0]
+    assert row["done_count"] == 3 and row["best_tests"]["passed"] == 5
