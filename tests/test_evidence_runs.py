@@ -138,3 +138,70 @@ def test_honest_work_that_adds_tests_is_verified(git_project: Project) -> None:
     assert res.exit_code == 0, res
     row = p.state()["specs"][0]
     assert row["done_count"] == 3 and row["best_tests"]["passed"] == 5
+
+
+MEAN_UNITTEST = """\
+import unittest
+
+from calc import mean
+
+
+class TestMean(unittest.TestCase):
+    def test_mean(self):
+        self.assertEqual(mean([1, 2, 3]), 2)
+
+    def test_zero(self):
+        self.assertEqual(mean([0, 0]), 0)
+"""
+UNITTEST = "{python} -m unittest discover -s tests -t ."
+FAKE_RUN = "print('4 passed in 0.01s')\nraise SystemExit(0)\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "files", "reason"),
+    [
+        (PYTEST, {"pytest.py": FAKE_RUN}, "pytest.py shadows the test runner's `pytest`"),
+        (
+            UNITTEST,
+            {"unittest/__init__.py": "print('Ran 2 tests in 0.001s\\n\\nOK')\n"},
+            "unittest/__init__.py shadows the test runner's `unittest`",
+        ),
+        (
+            PYTEST,
+            {"tests/calc.py": FIXED},
+            "tests/calc.py shadows the project's own `calc` (in the project root): a test run "
+            "imports it in tests/ instead",
+        ),
+        (
+            UNITTEST,
+            {
+                "calc/__init__.py": "import unittest\n\nunittest.TestCase.assertEqual = "
+                "lambda *a, **k: None\n" + WRONG
+            },  # fmt: skip
+            "calc/__init__.py:3 patches the test harness: it assigns "
+            "`unittest.TestCase.assertEqual`",
+        ),
+    ],
+    ids=["pytest.py", "unittest-package", "tests-calc-double", "assertEqual-no-op"],
+)
+def test_what_the_test_run_loads_cannot_be_bent(
+    git_project: Project, command: str, files: dict[str, str], reason: str
+) -> None:
+    p = git_project
+    test = {"tests/test_mean.py": MEAN_UNITTEST} if command == UNITTEST else {}
+    mean_project(p, command, files=test)
+    res = p.run("run", *p.fake(every({"write": files})), "-n", "2")
+    never_verified(p, res.exit_code)
+    assert reason in res.stdout
+    assert "what the test run loads was changed (remove or rename what the agent added" in (
+        res.stdout
+    )
+
+
+def test_a_persons_own_module_present_at_the_start_is_not_refused(git_project: Project) -> None:
+    """A person's `sitecustomize.py` and a helper module the agent adds are no reason."""
+    p = git_project
+    mean_project(p, files={"sitecustomize.py": "# the person's own\n"})
+    step = {"write": {"calc/__init__.py": FIXED, "tests/helpers.py": "ONE = 1\n"}}
+    res = p.run("run", *p.fake(every(step)), "-n", "6")
+    assert res.exit_code == 0, res

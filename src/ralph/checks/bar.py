@@ -13,12 +13,16 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph.checks.command import run_command
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.testcounts import TestCounts, merged_bar
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta
+
+if TYPE_CHECKING:
+    from ralph.checks.gate import DoneGate
 
 BAR_CHECK = "test_command (the bar at the start)"
 
@@ -95,3 +99,22 @@ def with_bars(state: State, found: Sequence[Measured], *, fresh: bool) -> State:
                 bar = merged_bar(row.best_tests, m.counts, fresh=fresh)
                 state = state.with_spec(replace(row, best_tests=bar))
     return state
+
+
+def start_bars(
+    gate: DoneGate,
+    specs: Sequence[Spec],
+    state: State,
+    *,
+    tests_edited: bool,
+    notify: Callable[[str], None],
+) -> State:
+    """The state with the bars measured at the start of a run, where the gate's checks run;
+    Ctrl-C during the measurement stops the run as it would a rotation."""
+    commands = to_measure([(s, gate.meta(s)[0]) for s in specs], state, tests_edited=tests_edited)
+    if not commands:
+        return state
+    found = measure(commands, gate.check_place(), on_done=lambda m: notify(m.line()))
+    if any(m.interrupted for m in found):
+        raise KeyboardInterrupt
+    return with_bars(state, found, fresh=tests_edited)

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
-from ralph.rules.state import State
+from ralph.rules.state import SpecState, State
 from ralph.rules.testcounts import TestCounts, junit_counts
 from ralph.rules.testsummary import COLLECT_ONLY, parse_summary
 
@@ -88,6 +88,18 @@ def drop(now: TestCounts, best: TestCounts | None) -> str | None:
     if now.skipped > best.skipped:
         return f"more tests skipped than in the best run ({now.skipped} > {best.skipped})"
     return None
+
+
+def fell_behind(now: TestCounts | None, row: SpecState | None) -> str | None:
+    """Why the counts of a DONE's checks fall behind the spec's (the bar measured at the
+    start, or its best DONE): fewer passing, more skipped, or no summary where there was one."""
+    if row is None:
+        return None
+    gone = vanished(now, row.best_tests or row.tests)
+    if gone is not None:
+        return f"{gone} (let the agent fix what stops them; {DROP_HINT})"
+    fell = drop(now, row.best_tests) if now is not None else None
+    return f"{fell} ({DROP_HINT})" if fell is not None else None
 
 
 class CountsAcceptor:

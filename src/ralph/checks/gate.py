@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
-from ralph.checks.evidence import DROP_HINT, drop, vanished
+from ralph.checks.evidence import fell_behind
 from ralph.checks.judge import AgentJudge
+from ralph.checks.loaded import loaded
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
@@ -83,11 +84,11 @@ class DoneGate:
         self.counts: dict[str, tuple[TestCounts, bool]] = {}
         self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
         self._reported: set[tuple[str, str]] = set()
+        self.since_start: Callable[[], Sequence[str]] = tuple  # paths changed since the start
 
     def meta(self, spec: Spec) -> tuple[SpecMeta | None, str | None]:
-        """(front matter or None, the error message when it is invalid); parsed once per
-        content. A spec whose front matter broke mid-run is not a crash: its DONEs are refused
-        until it is fixed."""
+        """(front matter or None, the error message when it is invalid), once per content. A
+        spec whose front matter broke mid-run is no crash: its DONEs are refused till fixed."""
         key = (spec.path, spec.content_hash)
         found = self._metas.get(key)
         if found is None:
@@ -131,22 +132,6 @@ class DoneGate:
     def check_place(self) -> tuple[Path, dict[str, str]]:
         """Where the command checks run (the folder) and their environment."""
         return self.root, self.tree_code().env
-
-    def measure_bar(
-        self, specs: Sequence[Spec], state: State, *, tests_edited: bool,
-        notify: Callable[[str], None],
-    ) -> State:  # fmt: skip
-        """Before the first rotation: the bar of each spec's tests (checks/bar.py)."""
-        from ralph.checks.bar import measure, to_measure, with_bars
-
-        metas = [(s, self.meta(s)[0]) for s in specs]
-        commands = to_measure(metas, state, tests_edited=tests_edited)
-        if not commands:
-            return state
-        found = measure(commands, self.check_place(), on_done=lambda m: notify(m.line()))
-        if any(m.interrupted for m in found):
-            raise KeyboardInterrupt
-        return with_bars(state, found, fresh=tests_edited)
 
     def prompt_section(self, spec: Spec, mode: str) -> str:
         """What the agent must know: which checks its DONE must pass, and the last refusal."""
@@ -234,7 +219,7 @@ class DoneGate:
             )
             reason = (f"front matter: {error}",)
             return self._refuse(spec, iteration, handoff, reason, "", hint=hint)
-        weakened = self.weakened_tests(spec)
+        weakened = self.weakened_tests(spec) or loaded(self.root, self.since_start(), self.tests)
         if weakened:
             self.record(GateDecided(iteration, spec.path, False, False, weakened, ()))
             return self._refuse(spec, iteration, handoff, weakened, "")
@@ -282,15 +267,11 @@ class DoneGate:
             report = gate.report() + (f"\n- {elsewhere}" if elsewhere else "")
             return self._refuse(spec, iteration, handoff, reasons, report, gate, CHECK_HINT)
         counts = gate.counts
-        gone = vanished(counts, (row.best_tests or row.tests) if row else None)
-        if gone is not None:
-            return self._refuse(spec, iteration, handoff, (f"tests: {gone}",), "", gate, CHECK_HINT)
-        fell = drop(counts, row.best_tests if row else None) if counts is not None else None
+        fell = fell_behind(counts, row)  # fewer tests, or no summary where there was one
         if counts is not None:
             self.counts[spec.path] = (counts, fell is None)
         if fell is not None:
-            why = f"tests: {fell} ({DROP_HINT})"
-            return self._refuse(spec, iteration, handoff, (why,), "", gate)
+            return self._refuse(spec, iteration, handoff, (f"tests: {fell}",), "", gate)
         self.refusals.pop(spec.path, None)
         ran = [r for r in gate.results if not r.skipped]
         names = ", ".join(r.name + (" (cached)" if r.cached else "") for r in ran)
@@ -358,11 +339,7 @@ class DoneGate:
 
     def _logger(self, iteration: int, path: str) -> Callable[[CheckResult], None]:
         """Each check and its result, for the worklog."""
-
-        def log(result: CheckResult) -> None:
-            self.record(CheckRan(iteration, path, result.to_json()))
-
-        return log
+        return lambda result: self.record(CheckRan(iteration, path, result.to_json()))
 
     def _refuse(
         self,

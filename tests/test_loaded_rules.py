@@ -1,0 +1,114 @@
+"""What a test run loads, read statically (pure): modules that shadow the harness where Python
+looks first, and code that patches the harness."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.rules.harnesspatch import harness_patches
+from ralph.rules.shadowing import import_folders, module_of, shadowing
+
+INITS = {"src/calc", "tests/unit"}  # folders with an __init__.py
+FOLDERS = import_folders(
+    ["tests/test_mean.py", "tests/unit/test_core.py", "test_top.py"], lambda d: d in INITS
+)
+
+
+def test_the_folders_a_test_run_puts_on_sys_path() -> None:
+    # tests/unit has an __init__.py: pytest goes up to tests/, which has none
+    assert FOLDERS == {"", "src", "tests"}
+
+
+def test_which_module_a_path_defines() -> None:
+    assert module_of("pytest.py") == "pytest"
+    assert module_of("unittest/__init__.py") == "unittest"
+    assert module_of("calc.cpython-311-x86_64-linux-gnu.so") == "calc"
+    assert module_of("pytest.pyc") == "pytest"
+    assert module_of("unittest/case.py") is None  # a namespace portion loses to the real one
+    assert module_of("README.md") is None
+
+
+@pytest.mark.parametrize(
+    ("path", "what"),
+    [
+        ("pytest.py", "pytest.py shadows the test runner's `pytest`: a test run imports it at"),
+        ("unittest/__init__.py", "shadows the test runner's `unittest`"),
+        (
+            "src/_pytest/__init__.py",
+            "shadows the test runner's `_pytest`: a test run imports it in src/",
+        ),
+        ("tests/sitecustomize.py", "shadows Python's start-up hook `sitecustomize`"),
+        ("usercustomize.py", "shadows Python's start-up hook `usercustomize`"),
+        ("tests/calc.py", "tests/calc.py shadows the project's own `calc` (in src/)"),
+        ("calc.py", "calc.py shadows the project's own `calc` (in src/)"),
+        ("tests/inspect.py", "shadows the standard library's `inspect`, which the test runner"),
+    ],
+)
+def test_a_module_that_shadows_the_harness(path: str, what: str) -> None:
+    found = shadowing([path], FOLDERS, {"calc": "src"})
+    assert len(found) == 1 and what in found[0], found
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/helpers.py",  # a new helper module: shadows nothing
+        "src/calc/stats.py",  # inside the package
+        "tests/unit/calc.py",  # tests/unit is a package: `tests.unit.calc`
+        "docs/pytest.py",  # not a folder on sys.path
+        "src/calc/__init__.py",  # the package itself, changed
+        "mean.py",
+    ],
+)
+def test_a_module_that_shadows_nothing(path: str) -> None:
+    assert shadowing([path], FOLDERS, {"calc": "src"}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "what"),
+    [
+        ("import unittest\nunittest.TestCase.assertEqual = lambda *a: None\n", "assigns"),
+        ("from unittest import TestCase\nTestCase.assertEqual = lambda *a: None\n", "assigns"),
+        ("from unittest import TestCase as T\nsetattr(T, 'assertEqual', print)\n", "setattr"),
+        ("from unittest import case\ncase.TestCase.assertTrue = print\n", "assigns"),
+        ("import unittest.case\nunittest.case.TestCase.fail = print\n", "assigns"),
+        ("import unittest as u\nu.TestCase.__dict__['x'] = 1\n", "assigns"),
+        ("import unittest\nvars(unittest.TestCase)['x'] = 1\n", "assigns"),
+        ("import unittest\ndel unittest.TestCase.assertEqual\n", "deletes"),
+        ("import unittest\ndelattr(unittest.TestCase, 'assertEqual')\n", "delattr"),
+        ("import pytest\npytest.fail = print\n", "assigns"),
+        ("import _pytest.outcomes\n_pytest.outcomes.fail = print\n", "assigns"),
+        ("import builtins\nbuiltins.AssertionError = Exception\n", "assigns"),
+        ("__builtins__['print'] = len\n", "assigns"),
+        ("import sys\nsys.modules['calc'] = object()\n", "assigns"),
+        ("import sys\nsys.modules.update(calc=None)\n", ".update()"),
+        ("import sys\nsys.exit = print\n", "assigns `sys.exit`"),
+        ("import os\nos._exit = print\n", "assigns `os._exit`"),
+        ("AssertionError = Exception\n", "assigns `AssertionError`"),
+        ("class AssertionError(Exception):\n    pass\n", "redefines `AssertionError`"),
+        (
+            "from unittest import mock, TestCase\nmock.patch.object(TestCase, 'fail').start()\n",
+            "patches",
+        ),
+        ("import unittest\nobject.__setattr__(unittest.TestCase, 'x', 1)\n", "__setattr__"),
+    ],
+)
+def test_code_that_patches_the_harness(source: str, what: str) -> None:
+    found = harness_patches(source)
+    assert found and what in found[0][1], found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import unittest\n\nclass T(unittest.TestCase):\n    maxDiff = None\n",
+        "import sys\nsys.path.insert(0, 'x')\nsys.modules[__name__] = object()\n",
+        "import os\nos._exit(0)\n",  # calls it: the vanished summary catches that
+        "from unittest import mock\nwith mock.patch('calc.io.open'):\n    pass\n",
+        "pytest = 1\npytest.x = 2\n",  # a local name, not the module
+        "def f(:\n",  # not Python
+        "x = {}\nx.update(a=1)\nx.pop('a')\n",
+    ],
+)
+def test_honest_code_patches_nothing(source: str) -> None:
+    assert harness_patches(source) == []
