@@ -17,9 +17,18 @@ from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.rules.state import State
-from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
+from ralph.rules.testfiles import DEFAULT_GLOBS, is_test, runner_globs
 from ralph.rules.weakening import Finding, weakened
-from ralph.store.testbaseline import TestStore, digest, hashes, person_edits, read, scan
+from ralph.store.testbaseline import (
+    TestStore,
+    digest,
+    hashes,
+    person_edits,
+    person_ignored,
+    read,
+    runner_settings,
+    scan,
+)
 
 ACCEPT_HINT = "restore the tests, or a person accepts the change with `ralph accept`"
 SHOWN = 5  # findings named in a refusal
@@ -29,7 +38,10 @@ class TestGuard:
     def __init__(self, root: Path, state_dir: Path, globs: Sequence[str] | None = None):
         self.root = root
         self.store = TestStore(state_dir)
-        self.globs = tuple(globs) if globs is not None else DEFAULT_GLOBS
+        # the runners' own settings (pytest's python_files, jest's testMatch) widen the globs
+        base = tuple(globs) if globs is not None else DEFAULT_GLOBS
+        self.globs = tuple(dict.fromkeys((*base, *runner_globs(runner_settings(root)))))
+        self.ignored = person_ignored(root)  # what the person's ignore rules leave out
 
     def start(self) -> tuple[list[str], bool]:
         """When a run starts: record the baseline the first time; afterwards, test files that
@@ -37,7 +49,7 @@ class TestGuard:
         Returns those paths, and whether they were taken: after a run that ended without
         finishing (killed mid-rotation) nobody can tell whose they are, so they wait for a
         person's say like an agent's."""
-        now = scan(self.root, self.globs)
+        now = scan(self.root, self.globs, self.ignored)
         unclean = self.store.running
         self.store.mark_running(True)
         if not self.store.exists:
@@ -55,7 +67,7 @@ class TestGuard:
         saw, whoever changed it during the run (an edit the snapshot could not tell is not
         taken for a person's at the next start)."""
         with contextlib.suppress(OSError):  # never hides why the run ended
-            self.store.save_seen(hashes(scan(self.root, self.globs)))
+            self.store.save_seen(hashes(scan(self.root, self.globs, self.ignored)))
             self.store.mark_running(False)
 
     def after_rotation(self, changed: Iterable[str], *, may_change: bool) -> None:
@@ -63,7 +75,7 @@ class TestGuard:
         (the spec allows it) it is the baseline too. No cost when no test file changed."""
         changed = list(changed)
         if any(p.startswith("(") for p in changed):  # "everything may have changed"
-            paths = sorted(set(scan(self.root, self.globs)) | set(self.store.seen()))
+            paths = sorted(set(scan(self.root, self.globs, self.ignored)) | set(self.store.seen()))
         else:
             seen = self.store.seen()
             paths = [p for p in changed if p in seen or is_test(p, self.globs) or p.endswith(".rs")]
@@ -91,7 +103,7 @@ class TestGuard:
         base = self.store.baseline()
         now = self._known(base)
         if full or any(p not in now or digest(now[p]) != sha for p, sha in base.items()):
-            now = scan(self.root, self.globs)
+            now = scan(self.root, self.globs, self.ignored)
         current = hashes(now)
         changed = {p for p in base if current.get(p) != base[p]}
         if not changed and set(current) <= set(base):
@@ -131,7 +143,7 @@ class TestGuard:
 
     def accept(self) -> None:
         """A person's say: the tests as they are now are the baseline."""
-        now = scan(self.root, self.globs)
+        now = scan(self.root, self.globs, self.ignored)
         self.store.save_baseline(now)
         self.store.save_seen(hashes(now))
 
