@@ -153,7 +153,7 @@ class TestMean(unittest.TestCase):
     def test_zero(self):
         self.assertEqual(mean([0, 0]), 0)
 """
-UNITTEST = "{python} -m unittest discover -s tests -t ."
+UNITTEST = "{python} -m unittest discover -s tests"
 FAKE_RUN = "print('4 passed in 0.01s')\nraise SystemExit(0)\n"
 
 
