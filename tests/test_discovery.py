@@ -37,19 +37,19 @@ def test_the_runners_settings_widen_the_globs() -> None:
             "pytest.ini": "[pytest]\npython_files = check_*.py\n    verify*.py\n",
             "tox.ini": "[tox]\nenvlist = py311\n[pytest]\ntestpaths = suite/main.py other\n",
             "setup.cfg": "[tool:pytest]\npython_files = spec_*.py\n",
-            "pyproject.toml": '[tool.pytest.ini_options]\npython_files = ["it_*.py"]\n',
             "package.json": json.dumps(
                 {"jest": {"testMatch": ["<rootDir>/checks/**/*.js", "**/?(*.)+(spec).[jt]s"]}}
             ),
-        }
+        },
+        {"tool": {"pytest": {"ini_options": {"python_files": ["it_*.py"]}}}},
     )
     assert found == (
         "check_*.py",
         "verify*.py",
         "suite/main.py",
         "spec_*.py",
-        "it_*.py",
         "checks/**/*.js",
+        "it_*.py",
     )
     assert runner_globs({"pytest.ini": "not [ini", "package.json": "{", "tox.ini": ""}) == ()
 

@@ -177,7 +177,7 @@ FAKE_RUN = "print('4 passed in 0.01s')\nraise SystemExit(0)\n"
             {
                 "calc/__init__.py": "import unittest\n\nunittest.TestCase.assertEqual = "
                 "lambda *a, **k: None\n" + WRONG
-            },  # fmt: skip
+            },
             "calc/__init__.py:3 patches the test harness: it assigns "
             "`unittest.TestCase.assertEqual`",
         ),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.rules.state import State
-from ralph.rules.testfiles import DEFAULT_GLOBS, is_test, runner_globs
+from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
 from ralph.rules.weakening import Finding, weakened
 from ralph.store.testbaseline import (
     TestStore,
@@ -40,7 +40,7 @@ class TestGuard:
         self.store = TestStore(state_dir)
         # the runners' own settings (pytest's python_files, jest's testMatch) widen the globs
         base = tuple(globs) if globs is not None else DEFAULT_GLOBS
-        self.globs = tuple(dict.fromkeys((*base, *runner_globs(runner_settings(root)))))
+        self.globs = tuple(dict.fromkeys((*base, *runner_settings(root))))
         self.ignored = person_ignored(root)  # what the person's ignore rules leave out
 
     def start(self) -> tuple[list[str], bool]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import configparser
 import json
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
+from typing import Any
 
 DEFAULT_GLOBS: tuple[str, ...] = (
     # Python: unittest discovery (`test*.py`, which holds pytest's `test_*.py`) and pytest's
@@ -62,24 +62,26 @@ LANGUAGES = {
 
 
 # the files whose settings name test files, and where in each pytest's settings are
-RUNNER_CONFIGS = ("pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "package.json")
+RUNNER_CONFIGS = ("pytest.ini", "tox.ini", "setup.cfg", "package.json")  # and pyproject.toml
 _INI_SECTIONS = {"pytest.ini": ("pytest", "tool:pytest"), "tox.ini": ("pytest",),
                  "setup.cfg": ("tool:pytest",)}  # fmt: skip
 _EXTGLOB = re.compile(r"[?*+@!]\(|^!")  # jest's micromatch forms ralph's globs do not have
 
 
-def runner_globs(configs: Mapping[str, str]) -> tuple[str, ...]:
-    """The test files the person's runner settings name (file name -> its text): pytest's
-    `python_files` and the files among its `testpaths`, jest's `testMatch`. A setting that
-    cannot be read names nothing."""
+def runner_globs(
+    configs: Mapping[str, str], pyproject: Mapping[str, Any] | None = None
+) -> tuple[str, ...]:
+    """The test files the person's runner settings name (file name -> its text; `pyproject`:
+    pyproject.toml as read): pytest's `python_files` and the files among its `testpaths`,
+    jest's `testMatch`. A setting that cannot be read names nothing."""
     out: list[str] = []
     for name, text in configs.items():
         if name in _INI_SECTIONS:
             out += _ini_globs(text, _INI_SECTIONS[name])
-        elif name == "pyproject.toml":
-            out += _pyproject_globs(text)
         elif name == "package.json":
             out += _jest_globs(text)
+    if pyproject is not None:
+        out += _pyproject_globs(pyproject)
     return tuple(dict.fromkeys(g for g in out if g))
 
 
@@ -103,16 +105,8 @@ def _ini_globs(text: str, sections: Sequence[str]) -> list[str]:
     return out
 
 
-def _pyproject_globs(text: str) -> list[str]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # no TOML reader in the standard library before 3.11
-        import tomli as tomllib
-
-    try:
-        tool = tomllib.loads(text).get("tool", {})
-    except tomllib.TOMLDecodeError:
-        return []
+def _pyproject_globs(data: Mapping[str, Any]) -> list[str]:
+    tool = data.get("tool", {})
     pytest = tool.get("pytest", {}) if isinstance(tool, dict) else {}
     out: list[str] = []
     for table in (pytest, pytest.get("ini_options", {}) if isinstance(pytest, dict) else {}):

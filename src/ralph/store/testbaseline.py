@@ -13,11 +13,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ralph.errors import StateError
-from ralph.rules.testfiles import DEFAULT_GLOBS, RUNNER_CONFIGS, is_test, may_hold_tests
+from ralph.rules.testfiles import (
+    DEFAULT_GLOBS,
+    RUNNER_CONFIGS,
+    is_test,
+    may_hold_tests,
+    runner_globs,
+)
 from ralph.store import git, ignorebase
 from ralph.store.files import load_json, remove_file, write_json_atomic, write_text_atomic
 from ralph.store.private import ensure_store, store_dir
@@ -84,17 +92,30 @@ def person_ignored(root: Path) -> Ignored:
     return ignored
 
 
-def runner_settings(root: Path) -> dict[str, str]:
-    """The files at the root whose settings name test files (rules/testfiles.py)."""
+def runner_settings(root: Path) -> tuple[str, ...]:
+    """The test files the runners' settings at the root name (rules/testfiles.py)."""
     out: dict[str, str] = {}
-    for name in RUNNER_CONFIGS:
+    for name in (*RUNNER_CONFIGS, "pyproject.toml"):
         path = root / name
         try:
             if path.is_file() and path.stat().st_size <= MAX_CONFIG_BYTES:
                 out[name] = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-    return out
+    return runner_globs(out, _toml(out.pop("pyproject.toml", None)))
+
+
+def _toml(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # no TOML reader in the standard library before 3.11
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
 
 
 def read(root: Path, rel: str) -> str | None:
