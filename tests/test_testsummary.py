@@ -176,3 +176,17 @@ def test_which_specs_have_their_bar_measured() -> None:
     kept = State(specs=(a, replace(b, last_hash="changed by a person")))
     assert to_measure(metas, kept, tests_edited=False) == {("make test", 900.0): ["b.spec.md"]}
     assert len(to_measure(metas, kept, tests_edited=True)[("make test", 900.0)]) == 2
+
+
+def test_a_measurement_without_summary_keeps_the_bar_unless_a_person_changed_the_spec() -> None:
+    from ralph.checks.bar import Measured, with_bars
+
+    bar = Counts(4, 0, 0, ("pytest",))
+    state = State(specs=(SpecState("a.spec.md", best_tests=bar, tests=bar),))
+    none = [Measured("make check", ("a.spec.md",), None, "exit code 0")]
+    assert with_bars(state, none, fresh=False) == state  # os._exit(0) cannot lower it
+    cleared = with_bars(state, none, fresh=False, changed=["a.spec.md"]).specs[0]
+    assert (cleared.best_tests, cleared.tests) == (None, None)  # the person's new command
+    measured = [Measured("pytest", ("a.spec.md",), Counts(2, 1, 0), "exit code 1")]
+    assert with_bars(state, measured, fresh=False).specs[0].best_tests == bar  # never falls
+    assert with_bars(state, measured, fresh=True).specs[0].best_tests == Counts(3)

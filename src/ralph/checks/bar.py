@@ -10,7 +10,7 @@ needs it (see `to_measure`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -87,15 +87,20 @@ def measure(
     return out
 
 
-def with_bars(state: State, found: Sequence[Measured], *, fresh: bool) -> State:
+def with_bars(
+    state: State, found: Sequence[Measured], *, fresh: bool, changed: Iterable[str] = ()
+) -> State:
     """The state with each measured spec's bar (`best_tests`; `fresh`: see `merged_bar`). A
-    run with no summary leaves the bar as it was."""
+    run with no summary leaves the bar as it was, unless a person changed the spec (`changed`:
+    its test command may print none now): then it has no bar, and no summary is missed."""
     for m in found:
-        if m.counts is None or m.interrupted:
+        if m.interrupted:
             continue
         for path in m.specs:
             row = state.get(path)
-            if row is not None:
+            if row is not None and m.counts is None and path in changed:
+                state = state.with_spec(replace(row, best_tests=None, tests=None))
+            elif row is not None and m.counts is not None:
                 bar = merged_bar(row.best_tests, m.counts, fresh=fresh)
                 state = state.with_spec(replace(row, best_tests=bar))
     return state
@@ -117,4 +122,7 @@ def start_bars(
     found = measure(commands, gate.check_place(), on_done=lambda m: notify(m.line()))
     if any(m.interrupted for m in found):
         raise KeyboardInterrupt
-    return with_bars(state, found, fresh=tests_edited)
+    changed = [
+        s.path for s in specs if (row := state.get(s.path)) and row.last_hash != s.content_hash
+    ]
+    return with_bars(state, found, fresh=tests_edited, changed=changed)

@@ -97,7 +97,7 @@ def fell_behind(now: TestCounts | None, row: SpecState | None) -> str | None:
         return None
     gone = vanished(now, row.best_tests or row.tests)
     if gone is not None:
-        return f"{gone} (let the agent fix what stops them; {DROP_HINT})"
+        return f"{gone} (let the agent fix what stops them)"
     fell = drop(now, row.best_tests) if now is not None else None
     return f"{fell} ({DROP_HINT})" if fell is not None else None
 

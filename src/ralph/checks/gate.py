@@ -84,7 +84,7 @@ class DoneGate:
         self.counts: dict[str, tuple[TestCounts, bool]] = {}
         self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
         self._reported: set[tuple[str, str]] = set()
-        self.since_start: Callable[[], Sequence[str]] = tuple  # paths changed since the start
+        self.changed: Callable[[], Sequence[str]] = tuple  # the paths changed since the start
 
     def meta(self, spec: Spec) -> tuple[SpecMeta | None, str | None]:
         """(front matter or None, the error message when it is invalid), once per content. A
@@ -219,7 +219,7 @@ class DoneGate:
             )
             reason = (f"front matter: {error}",)
             return self._refuse(spec, iteration, handoff, reason, "", hint=hint)
-        weakened = self.weakened_tests(spec) or loaded(self.root, self.since_start(), self.tests)
+        weakened = self.weakened_tests(spec) or loaded(self.root, self.changed, self.tests, meta)
         if weakened:
             self.record(GateDecided(iteration, spec.path, False, False, weakened, ()))
             return self._refuse(spec, iteration, handoff, weakened, "")

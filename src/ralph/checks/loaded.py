@@ -6,13 +6,14 @@ files, present when the run began, are never refused for this."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ralph.checks.testguard import TestGuard
 from ralph.rules.harnesspatch import harness_patches
 from ralph.rules.shadowing import import_folders, module_of, shadowing
 from ralph.rules.testfiles import is_test as matches
+from ralph.specs.frontmatter import SpecMeta
 
 LOADED_HINT = (
     "remove or rename what the agent added; a file a person keeps is theirs from the next run on"
@@ -20,10 +21,15 @@ LOADED_HINT = (
 MAX_BYTES = 1_000_000  # larger files are not read (generated code, data)
 
 
-def loaded(root: Path, changed: Iterable[str], guard: TestGuard) -> tuple[str, ...]:
-    """One line for each file among `changed` (root-relative, since the run began) that
-    shadows or patches the harness; `guard` knows which files are tests."""
-    added = sorted(p for p in changed if not p.startswith("(") and (root / p).is_file())
+def loaded(
+    root: Path, changed: Callable[[], Iterable[str]], guard: TestGuard, meta: SpecMeta | None
+) -> tuple[str, ...]:
+    """One line for each file among `changed()` (root-relative, since the run began) that
+    shadows or patches the harness; `guard` knows which files are tests. Only for a spec whose
+    checks run commands: without them nothing is loaded to judge the DONE."""
+    if meta is None or not meta.gates_done:
+        return ()
+    added = sorted(p for p in changed() if not p.startswith("(") and (root / p).is_file())
     if not added:
         return ()
 

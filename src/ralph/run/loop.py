@@ -93,7 +93,7 @@ class SpecRun:
         ctx.save()
         self.tree.save(before, self.tree.hidden)
         edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
-        self.gate.since_start = lambda: self.tree.snapshotter.diff(before, self.tree.take()).paths
+        self.gate.changed = lambda: self.tree.snapshotter.diff(before, self.tree.take()).paths
         ctx.emit(RunStarted(opts.label, ctx.state.last_rotation, ctx.budget, ctx.rows()))
         wanted = [s for s in specs if not opts.only or s.path in opts.only]  # the tests' bar:
         ctx.state = start_bars(self.gate, wanted, ctx.state, tests_edited=bool(edited) and taken,
