@@ -115,6 +115,9 @@ def test_a_weakened_first_done_cannot_set_the_bar(git_project: Project) -> None:
     never_verified(p, res.exit_code)
     assert "tests' bar of specs/mean.spec.md: 4 tests ran before the first rotation" in res.stdout
     assert "fewer tests passed than in the best run (3 < 4)" in res.stdout
+    # a person who means the drop accepts it: the run it fell to is the bar
+    assert p.run("accept", "--yes").exit_code == 0
+    assert p.state()["specs"][0]["best_tests"]["passed"] == 3
 
 
 def test_the_bar_is_kept_across_continue_and_not_measured_again(git_project: Project) -> None:
