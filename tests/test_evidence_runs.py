@@ -6,9 +6,13 @@ bar is measured by ralph before the first rotation; honest work still verifies."
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
+import time
 from typing import Any
 
+import psutil
 import pytest
 
 from tests.conftest import Project
@@ -208,3 +212,38 @@ def test_a_persons_own_module_present_at_the_start_is_not_refused(git_project: P
     step = {"write": {"calc/__init__.py": FIXED, "tests/helpers.py": "ONE = 1\n"}}
     res = p.run("run", *p.fake(every(step)), "-n", "6")
     assert res.exit_code == 0, res
+
+
+def test_ctrl_c_while_the_bar_is_measured_stops_the_run_and_its_tests(
+    git_project: Project,
+) -> None:
+    p = git_project
+    marker, pidfile = p.root.parent / "started", p.root.parent / "pid"
+    mean_project(p, f"echo $$ > {pidfile}; touch {marker}; sleep 60")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ralph", "run", "--agent-command", p.script(every({}))],
+        cwd=p.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    shell = psutil.Process(int(pidfile.read_text()))
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert p.calls() == []  # no rotation ran
+    deadline = time.monotonic() + 10
+    while _alive(shell):
+        assert time.monotonic() < deadline, "the measured test command survived Ctrl-C"
+        time.sleep(0.05)
+
+
+def _alive(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
