@@ -117,6 +117,7 @@ def test_a_weakened_first_done_cannot_set_the_bar(git_project: Project) -> None:
     weaker = MEAN_TEST.replace("def test_mean():\n    assert mean([1, 2, 3]) == 2\n", "")
     res = p.run("run", *p.fake(every({"write": {"tests/test_mean.py": weaker}})), "-n", "2")
     never_verified(p, res.exit_code)
+    assert "measuring the tests' bar: ralph runs the test command once" in res.stdout
     assert "tests' bar of specs/mean.spec.md: 4 tests ran before the first rotation" in res.stdout
     assert "fewer tests passed than in the best run (3 < 4)" in res.stdout
     # a person who means the drop accepts it: the run it fell to is the bar

@@ -119,6 +119,8 @@ def start_bars(
     commands = to_measure([(s, gate.meta(s)[0]) for s in specs], state, tests_edited=tests_edited)
     if not commands:
         return state
+    runs = f"{len(commands)} test commands" if len(commands) > 1 else "the test command"
+    notify(f"measuring the tests' bar: ralph runs {runs} once before the first rotation")
     found = measure(commands, gate.check_place(), on_done=lambda m: notify(m.line()))
     if any(m.interrupted for m in found):
         raise KeyboardInterrupt
