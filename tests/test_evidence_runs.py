@@ -215,8 +215,9 @@ def test_a_persons_own_module_present_at_the_start_is_not_refused(git_project: P
     assert res.exit_code == 0, res
 
 
+@pytest.mark.parametrize("how", ["ctrl-c", "cancel --now"])
 def test_ctrl_c_while_the_bar_is_measured_stops_the_run_and_its_tests(
-    git_project: Project,
+    git_project: Project, how: str
 ) -> None:
     p = git_project
     marker, pidfile = p.root.parent / "started", p.root.parent / "pid"
@@ -233,7 +234,10 @@ def test_ctrl_c_while_the_bar_is_measured_stops_the_run_and_its_tests(
         assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
         time.sleep(0.05)
     shell = psutil.Process(int(pidfile.read_text()))
-    proc.send_signal(signal.SIGINT)
+    if how == "ctrl-c":
+        proc.send_signal(signal.SIGINT)
+    else:
+        assert p.run_subprocess("cancel", "--now", "--wait").exit_code == 0
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
     assert p.calls() == []  # no rotation ran

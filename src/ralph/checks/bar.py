@@ -112,16 +112,17 @@ def start_bars(
     state: State,
     *,
     tests_edited: bool,
+    cancel: threading.Event | None = None,
     notify: Callable[[str], None],
 ) -> State:
     """The state with the bars measured at the start of a run, where the gate's checks run;
-    Ctrl-C during the measurement stops the run as it would a rotation."""
+    Ctrl-C (or `cancel` set) during the measurement stops the run as it would a rotation."""
     commands = to_measure([(s, gate.meta(s)[0]) for s in specs], state, tests_edited=tests_edited)
     if not commands:
         return state
     runs = f"{len(commands)} test commands" if len(commands) > 1 else "the test command"
     notify(f"measuring the tests' bar: ralph runs {runs} once before the first rotation")
-    found = measure(commands, gate.check_place(), on_done=lambda m: notify(m.line()))
+    found = measure(commands, gate.check_place(), cancel, lambda m: notify(m.line()))
     if any(m.interrupted for m in found):
         raise KeyboardInterrupt
     changed = [

@@ -97,6 +97,7 @@ class SpecRun:
         ctx.emit(RunStarted(opts.label, ctx.state.last_rotation, ctx.budget, ctx.rows()))
         wanted = [s for s in specs if not opts.only or s.path in opts.only]  # the tests' bar:
         ctx.state = start_bars(self.gate, wanted, ctx.state, tests_edited=bool(edited) and taken,
+                               cancel=ctx.cancel.now,  # `ralph cancel --now` stops it too
                                notify=lambda line: ctx.emit(Notice("info", line)))  # fmt: skip
         ctx.save()
         if edited:
