@@ -101,7 +101,8 @@ def test_exit_0_at_import_leaves_no_summary_and_is_refused(git_project: Project)
     the start printed a summary, so a run without one is no evidence."""
     p = git_project
     mean_project(p)
-    gone = "import os\n\nos._exit(0)\n" + WRONG
+    # hidden from a static reading (rules/exits.py refuses the plain `os._exit(0)`)
+    gone = "getattr(__import__('os'), '_exit')(0)\n" + WRONG
     res = p.run("run", *p.fake(every({"write": {"calc/__init__.py": gone}})), "-n", "2")
     never_verified(p, res.exit_code)
     assert "the test run printed no test summary, though it printed one before" in res.stdout
@@ -189,8 +190,16 @@ FAKE_RUN = "print('4 passed in 0.01s')\nraise SystemExit(0)\n"
             "calc/__init__.py:3 patches the test harness: it assigns "
             "`unittest.TestCase.assertEqual`",
         ),
+        (
+            UNITTEST,  # pytest would capture the print; unittest does not
+            {
+                "calc/__init__.py": "import os\n\nprint('Ran 2 tests in 0.001s\\n\\nOK', "
+                "flush=True)\nos._exit(0)\n" + WRONG
+            },
+            "calc/__init__.py:4 ends the test run: it calls `os._exit` when it is imported",
+        ),
     ],
-    ids=["pytest.py", "unittest-package", "tests-calc-double", "assertEqual-no-op"],
+    ids=["pytest.py", "unittest-package", "tests-calc-double", "assertEqual-no-op", "fake-summary"],
 )
 def test_what_the_test_run_loads_cannot_be_bent(
     git_project: Project, command: str, files: dict[str, str], reason: str

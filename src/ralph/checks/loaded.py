@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ralph.checks.testguard import TestGuard
 from ralph.errors import StateError
+from ralph.rules.exits import import_exits
 from ralph.rules.harnesspatch import harness_patches
 from ralph.rules.shadowing import import_folders, module_of, shadowing
 from ralph.rules.testfiles import is_test as matches
@@ -47,8 +48,12 @@ def loaded(
     for path in added:
         if not path.endswith((".py", ".pyw")) or is_test(path):
             continue  # test files: the person's tests and the test guard judge them
-        for line, what in harness_patches(_read(root / path)):
+        text = _read(root / path)
+        for line, what in harness_patches(text):
             lines.append(f"{path}:{line} patches the test harness: it {what}")
+        if not path.endswith("__main__.py"):
+            for line, what in import_exits(text):
+                lines.append(f"{path}:{line} ends the test run: it {what}")
     if lines:  # the first line says what a person can do, as the test guard's does
         lines[0] = f"what the test run loads was changed ({LOADED_HINT}): {lines[0]}"
     return tuple(lines)

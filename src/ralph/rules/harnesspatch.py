@@ -26,7 +26,7 @@ def harness_patches(source: str) -> list[tuple[int, str]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    names = _imports(tree)
+    names = imported_names(tree)
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         for target, verb in _writes(node):
@@ -36,7 +36,7 @@ def harness_patches(source: str) -> list[tuple[int, str]]:
     return sorted(set(found))
 
 
-def _imports(tree: ast.AST) -> dict[str, str]:
+def imported_names(tree: ast.AST) -> dict[str, str]:
     """Local name -> the dotted name it stands for, from every import in the module."""
     names: dict[str, str] = {"__builtins__": "builtins"}
     for node in ast.walk(tree):
@@ -53,23 +53,23 @@ def _imports(tree: ast.AST) -> dict[str, str]:
     return names
 
 
-def _dotted(node: ast.expr, names: dict[str, str]) -> str | None:
+def dotted(node: ast.expr, names: dict[str, str]) -> str | None:
     """The dotted name an expression stands for (`TestCase.assertEqual` ->
     `unittest.TestCase.assertEqual`), through `x.__dict__[...]` and `vars(x)[...]` too."""
     if isinstance(node, ast.Name):
         return names.get(node.id, node.id if node.id == "AssertionError" else None)
     if isinstance(node, ast.Attribute):
-        base = _dotted(node.value, names)
+        base = dotted(node.value, names)
         return None if base is None else f"{base}.{node.attr}"
     if isinstance(node, ast.Subscript):
-        return _dotted(node.value, names)
+        return dotted(node.value, names)
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.args
         and node.func.id in ("vars", "getattr")
     ):
-        return _dotted(node.args[0], names)
+        return dotted(node.args[0], names)
     return None
 
 
@@ -111,16 +111,16 @@ def _targets(target: ast.expr, verb: str) -> Iterator[tuple[ast.expr, str]]:
 def _harness(target: ast.expr, names: dict[str, str], *, inside: bool) -> str | None:
     """The harness object `target` writes to, or None. `inside`: what is written is inside
     `target` (a call's first argument), not `target` itself (a name rebound)."""
-    dotted = _dotted(target, names)
-    if dotted is None:
+    name = dotted(target, names)
+    if name is None:
         return None
-    if dotted in REPLACED:
-        return dotted
+    if name in REPLACED:
+        return name
     if isinstance(target, ast.Name) and not inside:
         return None
     for root in HARNESS:
-        if dotted == root or dotted.startswith(root + "."):
-            return dotted
+        if name == root or name.startswith(root + "."):
+            return name
     return None
 
 
