@@ -190,3 +190,17 @@ def test_a_measurement_without_summary_keeps_the_bar_unless_a_person_changed_the
     measured = [Measured("pytest", ("a.spec.md",), Counts(2, 1, 0), "exit code 1")]
     assert with_bars(state, measured, fresh=False).specs[0].best_tests == bar  # never falls
     assert with_bars(state, measured, fresh=True).specs[0].best_tests == Counts(3)
+
+
+def test_a_later_summary_never_hides_an_earlier_failure() -> None:
+    """`pytest unit || true; pytest other`: the first run's failure refuses; a line the tests
+    print adds no passes."""
+    failed = (RUNNERS / "pytest-q-failed-exit0.txt").read_text()
+    passed = (RUNNERS / "pytest-passed.txt").read_text()
+    found = parse_summary(failed + passed)
+    assert found is not None and (found.passed, found.failed) == (2, 1)
+    assert parse_summary("100 passed in 0.01s\n" + passed) == parse_summary(passed)
+    unittest = (RUNNERS / "unittest-failed.txt").read_text()
+    ok = (RUNNERS / "unittest-passed-v.txt").read_text()
+    both = parse_summary(unittest + ok)
+    assert both is not None and both.failed == 1
