@@ -71,9 +71,10 @@ def test_done_with_passing_checks_counts_and_unchanged_tree_is_not_retested(
     assert res.exit_code == 0, res
     assert p.counts() == {"PROMPT.md": 3}
     assert "refused" not in res.stdout
-    # three DONEs, but the two reviews saw the same tree as the first check: one run; the
-    # final verification then runs it once more itself (it never trusts a cache)
-    assert runs.read_text().split() == ["run", "run"]
+    # the tests' bar at the start; three DONEs, but the two reviews saw the same tree as the
+    # first check: one run; the final verification then runs it once more itself (it never
+    # trusts a cache)
+    assert runs.read_text().split() == ["run", "run", "run"]
     assert [c["cached"] for c in worklog(p, "check")] == [False, True, True, False]
 
 
@@ -300,12 +301,14 @@ def test_ctrl_c_during_a_check_records_error_and_kills_the_check(git_project: Pr
     marker, pidfile = p.root.parent / "started", p.root.parent / "pid"
     p.write(
         {
-            "PROMPT.md": f"---\ntest_command: 'echo $$ > {pidfile}; touch {marker}; sleep 60'\n"
-            "---\n# goal\n"
+            # at the start (the tests' bar, before the agent wrote x.txt) it passes at once
+            "PROMPT.md": "---\ntest_command: 'test -e x.txt || exit 0; "
+            f"echo $$ > {pidfile}; touch {marker}; sleep 60'\n---\n# goal\n"
         }
     )
+    script = p.script({"*": [{"write": {"x.txt": "1\n"}, "signal": "DONE"}]})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ralph", "run", "--agent-command", p.script({"*": DONE})],
+        [sys.executable, "-m", "ralph", "run", "--agent-command", script],
         cwd=p.root,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

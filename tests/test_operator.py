@@ -135,10 +135,10 @@ def test_cancel_now_stops_the_agent_tree_and_saves_state(project: Project) -> No
 @pytest.mark.slow
 def test_cancel_now_stops_running_done_checks(project: Project, tmp_path: Path) -> None:
     marker = tmp_path / "check.pid"
-    project.write(
-        {"PROMPT.md": f"---\ntest_command: echo $$ > {marker}; exec sleep 120\n---\n# goal\n"}
-    )
-    agent = project.script({"*": DONE})
+    # at the start (the tests' bar, before the agent wrote x.txt) it passes at once
+    command = f"test -e x.txt || exit 0; echo $$ > {marker}; exec sleep 120"
+    project.write({"PROMPT.md": f"---\ntest_command: {command}\n---\n# goal\n"})
+    agent = project.script({"*": [{"write": {"x.txt": "1\n"}, "signal": "DONE"}]})
     proc = subprocess.Popen(
         [sys.executable, "-m", "ralph", "run", "--agent-command", agent],
         cwd=project.root,

@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from ralph.checks.evidence import no_tests, run_counts
+from ralph.checks.evidence import failed_tests, no_tests, run_counts
 from ralph.checks.result import CheckResult
 from ralph.process.request import ProcessRequest
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
 from ralph.rules.printable import clean_text
 from ralph.rules.redact import StreamRedactor, redactor, secret_values
+from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import ExternalConfig
 
 OUTPUT_TAIL_LINES = 20  # lines of a failed check's output shown to the agent and the user
@@ -100,17 +101,24 @@ def run_command(
         return fail(
             f"timed out after {float(cfg.timeout):g} s (its process tree was killed)", output
         )
+    report = cwd / cfg.report if cfg.report is not None else None
+    counts = run_counts(output, report, wall_started)
     if res.exit_code != cfg.success_exit_code:
-        return fail(f"exit code {res.exit_code}, expected {cfg.success_exit_code}", output)
+        # its counts go with it: the bar measured at the start reads a failing run's too
+        read = counts if isinstance(counts, TestCounts) else None
+        code = f"exit code {res.exit_code}, expected {cfg.success_exit_code}"
+        return replace(fail(code, output), counts=read)
     if cfg.output_contains is not None and cfg.output_contains not in output:
         return fail(f"output does not contain {cfg.output_contains!r}", output)
     if cfg.output_not_contains is not None and cfg.output_not_contains in output:
         return fail(f"output contains {cfg.output_not_contains!r}", output)
-    report = cwd / cfg.report if cfg.report is not None else None
-    counts = run_counts(output, report, wall_started)
     if isinstance(counts, str):
         return fail(counts, output)
-    why = no_tests(counts) if counts is not None else None
+    why: str | None = None
+    if counts is not None:
+        # a check that expects a non-zero exit code is judged by its exit code alone
+        failed = failed_tests(counts, res.exit_code) if cfg.success_exit_code == 0 else None
+        why = failed or no_tests(counts)
     if why is not None:
         return replace(fail(why, output), counts=counts)
     return CheckResult(

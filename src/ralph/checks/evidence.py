@@ -10,11 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
-from ralph.rules.state import State
+from ralph.rules.state import SpecState, State
 from ralph.rules.testcounts import TestCounts, junit_counts
-from ralph.rules.testsummary import parse_summary
+from ralph.rules.testsummary import COLLECT_ONLY, parse_summary
 
 NO_TESTS = "ran no test"
+FAILED_TESTS = "its tests failed"
+NO_SUMMARY = "printed no test summary"
 DROP_HINT = "restore the tests, or a person accepts the drop with `ralph accept`"
 
 
@@ -31,8 +33,31 @@ def no_tests(counts: TestCounts) -> str | None:
     """Why a run that executed no test fails, or None."""
     if counts.executed:
         return None
+    if COLLECT_ONLY in counts.runners:
+        return f"{NO_TESTS}: it only collected them ({COLLECT_ONLY})"
     where = ", ".join(counts.runners) or "the report"
     return f"{NO_TESTS} ({where}: {counts.describe()})"
+
+
+def failed_tests(counts: TestCounts, exit_code: int) -> str | None:
+    """Why a run whose summary (or report) shows a failed or errored test fails whatever its
+    exit code (`pytest ... || true`, a wrapper script), or None."""
+    if not counts.failed:
+        return None
+    where = ", ".join(counts.runners) or "the report"
+    return f"{FAILED_TESTS} ({where}: {counts.describe()}) though it exited {exit_code}"
+
+
+def vanished(now: TestCounts | None, before: TestCounts | None) -> str | None:
+    """Why a test run with no summary fails when the same spec's test run had one before (at
+    the start measurement or an earlier DONE): `os._exit(0)` at import exits 0 and prints
+    nothing. None when a summary is there or none was ever seen."""
+    if now is not None or before is None:
+        return None
+    return (
+        f"the test run {NO_SUMMARY}, though it printed one before ({before.describe()}): "
+        "the tests did not run to the end"
+    )
 
 
 def _report_counts(path: Path, started: float) -> TestCounts | str:
@@ -63,6 +88,18 @@ def drop(now: TestCounts, best: TestCounts | None) -> str | None:
     if now.skipped > best.skipped:
         return f"more tests skipped than in the best run ({now.skipped} > {best.skipped})"
     return None
+
+
+def fell_behind(now: TestCounts | None, row: SpecState | None) -> str | None:
+    """Why the counts of a DONE's checks fall behind the spec's (the bar measured at the
+    start, or its best DONE): fewer passing, more skipped, or no summary where there was one."""
+    if row is None:
+        return None
+    gone = vanished(now, row.best_tests or row.tests)
+    if gone is not None:
+        return f"{gone} (let the agent fix what stops them)"
+    fell = drop(now, row.best_tests) if now is not None else None
+    return f"{fell} ({DROP_HINT})" if fell is not None else None
 
 
 class CountsAcceptor:

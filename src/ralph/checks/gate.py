@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
-from ralph.checks.evidence import DROP_HINT, drop
+from ralph.checks.evidence import fell_behind
 from ralph.checks.judge import AgentJudge
 from ralph.checks.place import CheckPlace
+from ralph.checks.loaded import loaded
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
@@ -83,11 +84,11 @@ class DoneGate:
         self.counts: dict[str, tuple[TestCounts, bool]] = {}
         self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
         self._reported: set[tuple[str, str]] = set()
+        self.changed: Callable[[], Sequence[str]] = tuple  # the paths changed since the start
 
     def meta(self, spec: Spec) -> tuple[SpecMeta | None, str | None]:
-        """(front matter or None, the error message when it is invalid); parsed once per
-        content. A spec whose front matter broke mid-run is not a crash: its DONEs are refused
-        until it is fixed."""
+        """(front matter or None, the error message when it is invalid), once per content. A
+        spec whose front matter broke mid-run is no crash: its DONEs are refused till fixed."""
         key = (spec.path, spec.content_hash)
         found = self._metas.get(key)
         if found is None:
@@ -213,7 +214,7 @@ class DoneGate:
             )
             reason = (f"front matter: {error}",)
             return self._refuse(spec, iteration, handoff, reason, "", hint=hint)
-        weakened = self.weakened_tests(spec)
+        weakened = self.weakened_tests(spec) or loaded(self.root, self.changed, self.tests, meta)
         if weakened:
             self.record(GateDecided(iteration, spec.path, False, False, weakened, ()))
             return self._refuse(spec, iteration, handoff, weakened, "")
@@ -258,12 +259,11 @@ class DoneGate:
             report = gate.report() + (f"\n- {elsewhere}" if elsewhere else "")
             return self._refuse(spec, iteration, handoff, reasons, report, gate, CHECK_HINT)
         counts = gate.counts
-        fell = drop(counts, row.best_tests if row else None) if counts is not None else None
+        fell = fell_behind(counts, row)  # fewer tests, or no summary where there was one
         if counts is not None:
             self.counts[spec.path] = (counts, fell is None)
         if fell is not None:
-            why = f"tests: {fell} ({DROP_HINT})"
-            return self._refuse(spec, iteration, handoff, (why,), "", gate)
+            return self._refuse(spec, iteration, handoff, (f"tests: {fell}",), "", gate)
         self.refusals.pop(spec.path, None)
         ran = [r for r in gate.results if not r.skipped]
         names = ", ".join(r.name + (" (cached)" if r.cached else "") for r in ran)
@@ -329,11 +329,7 @@ class DoneGate:
 
     def _logger(self, iteration: int, path: str) -> Callable[[CheckResult], None]:
         """Each check and its result, for the worklog."""
-
-        def log(result: CheckResult) -> None:
-            self.record(CheckRan(iteration, path, result.to_json()))
-
-        return log
+        return lambda result: self.record(CheckRan(iteration, path, result.to_json()))
 
     def _refuse(
         self,

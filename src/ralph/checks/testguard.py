@@ -20,7 +20,16 @@ from ralph.checks.testconfig import ConfigGuard
 from ralph.rules.state import State
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
 from ralph.rules.weakening import Finding, weakened
-from ralph.store.testbaseline import TestStore, digest, hashes, person_edits, read, scan
+from ralph.store.testbaseline import (
+    TestStore,
+    digest,
+    hashes,
+    person_edits,
+    person_ignored,
+    read,
+    runner_settings,
+    scan,
+)
 
 ACCEPT_HINT = "restore the tests, or a person accepts the change with `ralph accept`"
 SHOWN = 5  # findings named in a refusal
@@ -36,7 +45,10 @@ class TestGuard:
     ):
         self.root = root
         self.store = TestStore(state_dir)
-        self.globs = tuple(globs) if globs is not None else DEFAULT_GLOBS
+        # the runners' own settings (pytest's python_files, jest's testMatch) widen the globs
+        base = tuple(globs) if globs is not None else DEFAULT_GLOBS
+        self.globs = tuple(dict.fromkeys((*base, *runner_settings(root))))
+        self.ignored = person_ignored(root)  # what the person's ignore rules leave out
         # the test configuration, recorded and taken as the tests are
         self.config = ConfigGuard(root, state_dir, self.globs, commands)
 
@@ -46,7 +58,7 @@ class TestGuard:
         Returns those paths, and whether they were taken: after a run that ended without
         finishing (killed mid-rotation) nobody can tell whose they are, so they wait for a
         person's say like an agent's."""
-        now = scan(self.root, self.globs)
+        now = scan(self.root, self.globs, self.ignored)
         unclean = self.store.running
         self.store.mark_running(True)
         config = self.config.start(take=not unclean)
@@ -65,7 +77,7 @@ class TestGuard:
         saw, whoever changed it during the run (an edit the snapshot could not tell is not
         taken for a person's at the next start)."""
         with contextlib.suppress(OSError):  # never hides why the run ended
-            self.store.save_seen(hashes(scan(self.root, self.globs)))
+            self.store.save_seen(hashes(scan(self.root, self.globs, self.ignored)))
             self.config.finish()
             self.store.mark_running(False)
 
@@ -75,7 +87,7 @@ class TestGuard:
         changed = list(changed)
         self.config.after_rotation(changed, may_change=may_change)
         if any(p.startswith("(") for p in changed):  # "everything may have changed"
-            paths = sorted(set(scan(self.root, self.globs)) | set(self.store.seen()))
+            paths = sorted(set(scan(self.root, self.globs, self.ignored)) | set(self.store.seen()))
         else:
             seen = self.store.seen()
             paths = [p for p in changed if p in seen or is_test(p, self.globs) or p.endswith(".rs")]
@@ -103,7 +115,7 @@ class TestGuard:
         base = self.store.baseline()
         now = self._known(base)
         if full or any(p not in now or digest(now[p]) != sha for p, sha in base.items()):
-            now = scan(self.root, self.globs)
+            now = scan(self.root, self.globs, self.ignored)
         current = hashes(now)
         changed = {p for p in base if current.get(p) != base[p]}
         if not changed and set(current) <= set(base):
@@ -146,7 +158,7 @@ class TestGuard:
 
     def accept(self) -> None:
         """A person's say: the tests as they are now are the baseline."""
-        now = scan(self.root, self.globs)
+        now = scan(self.root, self.globs, self.ignored)
         self.store.save_baseline(now)
         self.store.save_seen(hashes(now))
 

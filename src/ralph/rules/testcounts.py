@@ -56,3 +56,24 @@ def junit_counts(suites: Iterable[tuple[int, int, int, int]]) -> TestCounts:
         skipped += skips
         passed += max(0, tests - failures - errors - skips)
     return TestCounts(passed, failed, skipped, ("junit",))
+
+
+def bar_of(measured: TestCounts) -> TestCounts:
+    """The bar a start measurement sets: every test that ran then (passed, failed or errored)
+    must pass at a DONE, and no more may be skipped."""
+    return TestCounts(measured.executed, 0, measured.skipped, measured.runners)
+
+
+def merged_bar(previous: TestCounts | None, measured: TestCounts, *, fresh: bool) -> TestCounts:
+    """The bar after a start measurement. `fresh`: the tests are as a person left them (first
+    measurement, or a person edited the tests since): the measurement is the bar. Otherwise
+    the tree may still hold an earlier run's agent's work, so the bar never falls."""
+    bar = bar_of(measured)
+    if fresh or previous is None:
+        return bar
+    return TestCounts(
+        max(previous.passed, bar.passed),
+        0,
+        min(previous.skipped, bar.skipped),
+        bar.runners or previous.runners,
+    )

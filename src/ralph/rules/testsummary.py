@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 from ralph.rules.testcounts import TestCounts, total
 
+COLLECT_ONLY = "pytest --collect-only"  # a run that only listed its tests
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -34,17 +36,39 @@ _PYTEST = re.compile(
 )
 
 
+# `--collect-only` / `--co`: the tests were found, none was run
+_PYTEST_COLLECTED = re.compile(
+    r"^=*\s*(?:(\d+)(?:/\d+)? tests? collected|no tests collected)"
+    r"(?: \([^)]*\))?(?: in [\d.]+s)?\s*=*\s*$",
+    re.M,
+)
+
+
 def _pytest(text: str) -> TestCounts | None:
     lines = _PYTEST.findall(text)
     if not lines:
+        if _PYTEST_COLLECTED.search(text) is not None:
+            return TestCounts(runners=(COLLECT_ONLY,))
         return None
-    n = _numbers(lines[-1], r"(\d+) (\w+)")
+    counts = [_pytest_line(_numbers(line, r"(\d+) (\w+)")) for line in lines]
+    return _last_and_failures(counts)
+
+
+def _pytest_line(n: dict[str, int]) -> TestCounts:
     return TestCounts(
         n.get("passed", 0) + n.get("xpassed", 0),
         n.get("failed", 0) + n.get("error", 0) + n.get("errors", 0),
         n.get("skipped", 0) + n.get("xfailed", 0),
         ("pytest",),
     )
+
+
+def _last_and_failures(counts: list[TestCounts]) -> TestCounts:
+    """The last summary's counts, with the most failures any summary shows: a later summary
+    (a second run, or a line the tests printed) never hides an earlier run's failures, and an
+    earlier line adds no passes."""
+    last = counts[-1]
+    return replace(last, failed=max(c.failed for c in counts))
 
 
 _UNITTEST = re.compile(
@@ -56,7 +80,10 @@ def _unittest(text: str) -> TestCounts | None:
     found = _UNITTEST.findall(text)
     if not found:
         return None
-    ran, _, details = found[-1]
+    return _last_and_failures([_unittest_one(ran, details) for ran, _, details in found])
+
+
+def _unittest_one(ran: str, details: str) -> TestCounts:
     n = {k: int(v) for k, v in re.findall(r"(\w[\w ]*?)=(\d+)", details)} if details else {}
     failed = n.get("failures", 0) + n.get("errors", 0) + n.get("unexpected successes", 0)
     skipped = n.get("skipped", 0) + n.get("expected failures", 0)

@@ -7,6 +7,7 @@ import threading
 import time
 from dataclasses import replace
 
+from ralph.checks.bar import start_bars
 from ralph.checks.gate import DoneGate
 from ralph.checks.specset import take_person_specs
 from ralph.errors import ExitCode
@@ -92,7 +93,13 @@ class SpecRun:
         ctx.save()
         self.tree.save(before, self.tree.hidden)
         edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
+        self.gate.changed = lambda: self.tree.snapshotter.diff(before, self.tree.take()).paths
         ctx.emit(RunStarted(opts.label, ctx.state.last_rotation, ctx.budget, ctx.rows()))
+        wanted = [s for s in specs if not opts.only or s.path in opts.only]  # the tests' bar:
+        ctx.state = start_bars(self.gate, wanted, ctx.state, tests_edited=bool(edited) and taken,
+                               cancel=ctx.cancel.now,  # `ralph cancel --now` stops it too
+                               notify=lambda line: ctx.emit(Notice("info", line)))  # fmt: skip
+        ctx.save()
         if edited:
             more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
             shown = ", ".join(edited[:5]) + more

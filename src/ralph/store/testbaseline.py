@@ -13,41 +13,109 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from ralph.rules.testfiles import DEFAULT_GLOBS, is_test, may_hold_tests
+from ralph.errors import StateError
+from ralph.rules.testfiles import (
+    DEFAULT_GLOBS,
+    RUNNER_CONFIGS,
+    is_test,
+    may_hold_tests,
+    runner_globs,
+)
+from ralph.store import git, ignorebase
 from ralph.store.files import load_json, remove_file, write_json_atomic, write_text_atomic
 from ralph.store.private import ensure_store, store_dir
 
 FORMAT = 1
 MAX_BYTES = 2_000_000  # larger files are not read as tests (generated data, not test code)
-# folders never searched for tests: dependencies, build output, caches, version control
-PRUNED = frozenset(
-    {"node_modules", "__pycache__", "venv", "target", "dist", "build", "vendor", "site-packages"}
+# Folders never searched for tests: version control, ralph's own, installed dependencies and
+# bytecode. Nothing else is left out by its name (a `dist/` or `vendor/` folder may hold tests):
+# what the person's ignore rules leave out, and virtualenvs (a `pyvenv.cfg`), are.
+LEFT_OUT = frozenset(
+    {".git", ".hg", ".svn", ".ralph", "node_modules", "site-packages", "__pycache__"}
 )
+MAX_CONFIG_BYTES = 1_000_000
 Files = dict[str, str]  # root-relative posix path -> sha256 of its bytes
+Ignored = Callable[[str], bool]
 
 
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def scan(root: Path, globs: Sequence[str] = DEFAULT_GLOBS) -> dict[str, str]:
-    """Every test file under `root` now: path -> text."""
+def scan(
+    root: Path, globs: Sequence[str] = DEFAULT_GLOBS, ignored: Ignored | None = None
+) -> dict[str, str]:
+    """Every test file under `root` now: path -> text. `ignored`: what the person's ignore
+    rules leave out (a folder's path ends in "/")."""
     out: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in PRUNED)
         rel_dir = Path(dirpath).relative_to(root).as_posix()
+        prefix = "" if rel_dir == "." else f"{rel_dir}/"
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in LEFT_OUT
+            and not (ignored is not None and ignored(f"{prefix}{d}/"))
+            and not (Path(dirpath) / d / "pyvenv.cfg").exists()
+        )
         for name in filenames:
-            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+            rel = prefix + name
             rust = name.endswith(".rs")
-            if not (rust or is_test(rel, globs)):
+            if not (rust or is_test(rel, globs)) or (ignored is not None and ignored(rel)):
                 continue
             text = read(root, rel)
             if text is not None and (is_test(rel, globs) or may_hold_tests(rel, text)):
                 out[rel] = text
     return out
+
+
+def person_ignored(root: Path) -> Ignored:
+    """Is a root-relative path (a folder's ends in "/") left out by the ignore rules a person
+    set (store/ignorebase.py)? Nothing is when they cannot be read."""
+    try:
+        repo = git.find_repo(root)
+        rules = ignorebase.baseline(root, repo)
+    except StateError:
+        return lambda rel: False
+    prefix = os.fsdecode(repo.prefix)
+    git_rules = ignorebase.BaselineMatcher(rules)
+    ralph = ignorebase.ralphignore_spec(rules)
+
+    def ignored(rel: str) -> bool:
+        return git_rules(prefix + rel) or (ralph is not None and ralph.match_file(rel))
+
+    return ignored
+
+
+def runner_settings(root: Path) -> tuple[str, ...]:
+    """The test files the runners' settings at the root name (rules/testfiles.py)."""
+    out: dict[str, str] = {}
+    for name in (*RUNNER_CONFIGS, "pyproject.toml"):
+        path = root / name
+        try:
+            if path.is_file() and path.stat().st_size <= MAX_CONFIG_BYTES:
+                out[name] = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return runner_globs(out, _toml(out.pop("pyproject.toml", None)))
+
+
+def _toml(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # no TOML reader in the standard library before 3.11
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
 
 
 def read(root: Path, rel: str) -> str | None:

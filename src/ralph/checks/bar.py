@@ -1,0 +1,131 @@
+"""The bar a spec's tests must hold, measured by ralph before the agent's first rotation.
+
+Each distinct `test_command` of the specs to run runs once, where the DONE checks run
+(`DoneGate.check_place()`); what ran then becomes each spec's `best_tests` in the state. A
+first DONE so no longer sets the bar: an agent that deletes or skips tests before it is
+refused like any later drop. The cost: one test run per command at the start of a run that
+needs it (see `to_measure`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph.checks.command import run_command
+from ralph.rules.spec import Spec
+from ralph.rules.state import State
+from ralph.rules.testcounts import TestCounts, merged_bar
+from ralph.specs.frontmatter import ExternalConfig, SpecMeta
+
+if TYPE_CHECKING:
+    from ralph.checks.gate import DoneGate
+
+BAR_CHECK = "test_command (the bar at the start)"
+
+
+@dataclass(frozen=True)
+class Measured:
+    command: str
+    specs: tuple[str, ...]
+    counts: TestCounts | None  # None: the run printed no summary ralph reads
+    summary: str  # the check's own summary (exit code, counts, why it failed)
+    interrupted: bool = False
+
+    def line(self) -> str:
+        """One line for the run's notices."""
+        which = ", ".join(self.specs)
+        if self.counts is None:
+            return f"tests' bar of {which}: `{self.command}` printed no test summary (no bar)"
+        ran = self.counts.executed
+        return (
+            f"tests' bar of {which}: {ran} tests ran before the first rotation "
+            f"({self.counts.describe()}); a DONE needs at least {ran} passing"
+        )
+
+
+def to_measure(
+    specs: Sequence[tuple[Spec, SpecMeta | None]], state: State, *, tests_edited: bool
+) -> dict[tuple[str, float], list[str]]:
+    """(command, timeout) -> the specs it is the test command of, for the specs whose bar is
+    measured now: those without one yet, those a person changed, and all of them when a person
+    edited the tests while ralph was not running. A `--continue` of a run whose specs have
+    their bar runs nothing."""
+    out: dict[tuple[str, float], list[str]] = {}
+    for spec, meta in specs:
+        if meta is None or not meta.test_command or not meta.gates_done:
+            continue
+        row = state.get(spec.path)
+        known = row is not None and row.best_tests is not None
+        if known and not tests_edited and row is not None and row.last_hash == spec.content_hash:
+            continue
+        out.setdefault((meta.test_command, float(meta.test_timeout)), []).append(spec.path)
+    return out
+
+
+def measure(
+    commands: Mapping[tuple[str, float], list[str]],
+    place: tuple[Path, Mapping[str, str]],
+    cancel: threading.Event | None = None,
+    on_done: Callable[[Measured], None] | None = None,
+) -> list[Measured]:
+    """Run each command once in `place` (folder, environment); stops at an interruption."""
+    folder, env = place
+    out: list[Measured] = []
+    for (command, timeout), specs in commands.items():
+        cfg = ExternalConfig(command=command, timeout=timeout)
+        res = run_command(cfg, folder, env, cancel, name=BAR_CHECK)
+        found = Measured(command, tuple(specs), res.counts, res.summary, res.interrupted)
+        out.append(found)
+        if on_done is not None:
+            on_done(found)
+        if res.interrupted:
+            break
+    return out
+
+
+def with_bars(
+    state: State, found: Sequence[Measured], *, fresh: bool, changed: Iterable[str] = ()
+) -> State:
+    """The state with each measured spec's bar (`best_tests`; `fresh`: see `merged_bar`). A
+    run with no summary leaves the bar as it was, unless a person changed the spec (`changed`:
+    its test command may print none now): then it has no bar, and no summary is missed."""
+    for m in found:
+        if m.interrupted:
+            continue
+        for path in m.specs:
+            row = state.get(path)
+            if row is not None and m.counts is None and path in changed:
+                state = state.with_spec(replace(row, best_tests=None, tests=None))
+            elif row is not None and m.counts is not None:
+                bar = merged_bar(row.best_tests, m.counts, fresh=fresh)
+                state = state.with_spec(replace(row, best_tests=bar))
+    return state
+
+
+def start_bars(
+    gate: DoneGate,
+    specs: Sequence[Spec],
+    state: State,
+    *,
+    tests_edited: bool,
+    cancel: threading.Event | None = None,
+    notify: Callable[[str], None],
+) -> State:
+    """The state with the bars measured at the start of a run, where the gate's checks run;
+    Ctrl-C (or `cancel` set) during the measurement stops the run as it would a rotation."""
+    commands = to_measure([(s, gate.meta(s)[0]) for s in specs], state, tests_edited=tests_edited)
+    if not commands:
+        return state
+    runs = f"{len(commands)} test commands" if len(commands) > 1 else "the test command"
+    notify(f"measuring the tests' bar: ralph runs {runs} once before the first rotation")
+    found = measure(commands, gate.check_place(), cancel, lambda m: notify(m.line()))
+    if any(m.interrupted for m in found):
+        raise KeyboardInterrupt
+    changed = [
+        s.path for s in specs if (row := state.get(s.path)) and row.last_hash != s.content_hash
+    ]
+    return with_bars(state, found, fresh=tests_edited, changed=changed)

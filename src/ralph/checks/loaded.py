@@ -1,0 +1,89 @@
+"""What a test run loads that the agent added: a DONE is refused while a file the agent added
+or changed since the run began shadows a module of the test run (rules/shadowing.py) or, in
+code that is not a test file, patches the test harness (rules/harnesspatch.py). A person's own
+files, present when the run began, are never refused for this."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ralph.checks.testguard import TestGuard
+from ralph.errors import StateError
+from ralph.rules.exits import import_exits
+from ralph.rules.harnesspatch import harness_patches
+from ralph.rules.shadowing import import_folders, module_of, shadowing
+from ralph.rules.testfiles import is_test as matches
+from ralph.specs.frontmatter import SpecMeta
+
+LOADED_HINT = (
+    "remove or rename what the agent added; a file a person keeps is theirs from the next run on"
+)
+MAX_BYTES = 1_000_000  # larger files are not read (generated code, data)
+
+
+def loaded(
+    root: Path, changed: Callable[[], Iterable[str]], guard: TestGuard, meta: SpecMeta | None
+) -> tuple[str, ...]:
+    """One line for each file among `changed()` (root-relative, since the run began) that
+    shadows or patches the harness; `guard` knows which files are tests. Only for a spec whose
+    checks run commands: without them nothing is loaded to judge the DONE."""
+    if meta is None or not meta.gates_done:
+        return ()
+    try:
+        paths = list(changed())
+    except StateError:  # the rotation's own snapshot says so, and the tree counts as changed
+        return ()
+    added = sorted(p for p in paths if not p.startswith("(") and (root / p).is_file())
+    if not added:
+        return ()
+
+    def is_test(path: str) -> bool:
+        return matches(path, guard.globs)
+
+    tests = {*guard.store.seen(), *(p for p in added if is_test(p))}
+    folders = import_folders(tests, lambda d: (root / d / "__init__.py").is_file())
+    lines = shadowing(added, folders, person_modules(root, set(added)))
+    for path in added:
+        if not path.endswith((".py", ".pyw")) or is_test(path):
+            continue  # test files: the person's tests and the test guard judge them
+        text = _read(root / path)
+        for line, what in harness_patches(text):
+            lines.append(f"{path}:{line} patches the test harness: it {what}")
+        if not path.endswith("__main__.py"):
+            for line, what in import_exits(text):
+                lines.append(f"{path}:{line} ends the test run: it {what}")
+    if lines:  # the first line says what a person can do, as the test guard's does
+        lines[0] = f"what the test run loads was changed ({LOADED_HINT}): {lines[0]}"
+    return tuple(lines)
+
+
+def person_modules(root: Path, added: set[str]) -> dict[str, str]:
+    """The project's own top-level modules at the root and in `src/` -> their folder, leaving
+    out what the agent added."""
+    out: dict[str, str] = {}
+    for folder in ("", "src"):
+        try:
+            entries = list(os.scandir(root / folder))
+        except OSError:
+            continue
+        for entry in sorted(entries, key=lambda e: e.name):
+            rel = f"{folder}/{entry.name}" if folder else entry.name
+            if entry.is_dir() and (Path(entry.path) / "__init__.py").is_file():
+                name: str | None = entry.name if entry.name.isidentifier() else None
+                rel += "/__init__.py"
+            else:
+                name = module_of(entry.name) if entry.is_file() else None
+            if name is not None and rel not in added:
+                out.setdefault(name, folder)
+    return out
+
+
+def _read(path: Path) -> str:
+    try:
+        if path.is_symlink() or path.stat().st_size > MAX_BYTES:
+            return ""
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""

@@ -1,0 +1,200 @@
+"""Modules that shadow the test harness (pure): a file the agent added where Python looks
+first for a module the test run imports.
+
+`python -m pytest` puts the project root first on `sys.path`; a `src/` layout's folder is on
+it; pytest's default import mode prepends the first folder above a test file that has no
+`__init__.py`. A module named there like the test runner (`pytest.py`, `unittest/`), like a
+standard module the runner imports, like `sitecustomize`/`usercustomize`, or like the
+project's own package found in another of these folders (a `tests/calc.py` double of
+`calc`), is what the test run imports instead of the real one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import PurePosixPath
+
+RUNNERS = frozenset({"pytest", "_pytest", "py", "pluggy", "unittest", "doctest", "nose2"})
+STARTUP = frozenset({"sitecustomize", "usercustomize"})
+# The standard modules a pytest or unittest run imports (recorded from Python 3.11's pytest 9
+# and unittest runs, top-level names): a module named like one of them shadows the harness.
+HARNESS_STDLIB = frozenset(
+    [
+        "abc",
+        "argparse",
+        "array",
+        "ast",
+        "atexit",
+        "base64",
+        "bdb",
+        "binascii",
+        "bisect",
+        "builtins",
+        "bz2",
+        "calendar",
+        "cmd",
+        "code",
+        "codecs",
+        "codeop",
+        "collections",
+        "contextlib",
+        "copy",
+        "copyreg",
+        "csv",
+        "dataclasses",
+        "datetime",
+        "decimal",
+        "difflib",
+        "dis",
+        "email",
+        "encodings",
+        "enum",
+        "errno",
+        "faulthandler",
+        "fcntl",
+        "fnmatch",
+        "functools",
+        "gc",
+        "genericpath",
+        "gettext",
+        "glob",
+        "hashlib",
+        "heapq",
+        "html",
+        "importlib",
+        "inspect",
+        "io",
+        "ipaddress",
+        "itertools",
+        "json",
+        "keyword",
+        "linecache",
+        "locale",
+        "logging",
+        "lzma",
+        "marshal",
+        "math",
+        "ntpath",
+        "numbers",
+        "opcode",
+        "operator",
+        "os",
+        "pathlib",
+        "pdb",
+        "platform",
+        "posix",
+        "posixpath",
+        "pprint",
+        "pyexpat",
+        "queue",
+        "quopri",
+        "random",
+        "re",
+        "readline",
+        "reprlib",
+        "select",
+        "selectors",
+        "shlex",
+        "shutil",
+        "signal",
+        "site",
+        "socket",
+        "stat",
+        "string",
+        "struct",
+        "subprocess",
+        "sys",
+        "tempfile",
+        "textwrap",
+        "threading",
+        "time",
+        "token",
+        "tokenize",
+        "traceback",
+        "types",
+        "typing",
+        "unicodedata",
+        "urllib",
+        "uuid",
+        "warnings",
+        "weakref",
+        "xml",
+        "zipfile",
+        "zipimport",
+        "zlib",
+    ]
+)
+# what makes a file importable as a top-level module: source, bytecode, an extension
+_MODULE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\.[^/]*)?\.(?:py|pyc|pyw|so|pyd)$")
+
+
+def module_of(rel: str) -> str | None:
+    """The top-level module a path inside an import folder defines (`calc.py`,
+    `calc/__init__.py`), or None (a data file, a module inside a package)."""
+    parts = PurePosixPath(rel).parts
+    if len(parts) == 1:
+        found = _MODULE.match(parts[0])
+        return found.group(1) if found else None
+    if len(parts) == 2 and re.match(r"^__init__\.(?:py|pyc|so|pyd)$", parts[1]):
+        return parts[0] if parts[0].isidentifier() else None
+    return None
+
+
+def import_folders(test_files: Iterable[str], has_init: Callable[[str], bool]) -> set[str]:
+    """The folders a test run puts on `sys.path` ("" is the root): the root, `src`, and for
+    each test file the first folder above it without an `__init__.py` (pytest's rootdir
+    import mode, the default)."""
+    out = {"", "src"}
+    for path in test_files:
+        folder = PurePosixPath(path).parent
+        while str(folder) != "." and has_init(folder.as_posix()):
+            folder = folder.parent
+        out.add("" if str(folder) == "." else folder.as_posix())
+    return out
+
+
+def split(path: str, folders: Iterable[str]) -> tuple[str, str] | None:
+    """(the import folder, the module) a root-relative path defines, or None. The deepest
+    folder first: `tests/calc.py` with `tests` on sys.path is `calc` there."""
+    for folder in sorted(folders, key=len, reverse=True):
+        inner = path if not folder else path.removeprefix(folder + "/")
+        if folder and inner == path:
+            continue
+        name = module_of(inner)
+        if name is not None:
+            return folder, name
+    return None
+
+
+def shadowing(
+    changed: Iterable[str], folders: Iterable[str], project: Mapping[str, str]
+) -> list[str]:
+    """One line for each changed path that shadows a module of the test run. `project`: the
+    project's own top-level modules -> the import folder a person's copy is in."""
+    folders = list(folders)
+    out: list[str] = []
+    for path in sorted(changed):
+        found = split(path, folders)
+        if found is None:
+            continue
+        folder, name = found
+        where = f"in {folder}/" if folder else "at the project root"
+        what = _shadowed(name, folder, project)
+        if what is not None:
+            out.append(f"{path} shadows {what}: a test run imports it {where} instead")
+    return out
+
+
+def _shadowed(name: str, folder: str, project: Mapping[str, str]) -> str | None:
+    if name in RUNNERS:
+        return f"the test runner's `{name}`"
+    if name in STARTUP:
+        return f"Python's start-up hook `{name}`"
+    if name in HARNESS_STDLIB:
+        return f"the standard library's `{name}`, which the test runner imports"
+    home = project.get(name)
+    if home is not None and home != folder:
+        at = f"{home}/" if home else "the project root"
+        return f"the project's own `{name}` (in {at})"
+    return None
