@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
+from ralph.checks.envguard import EnvGuard
 from ralph.checks.evidence import DROP_HINT, drop
 from ralph.checks.judge import AgentJudge
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
@@ -26,7 +27,7 @@ from ralph.checks.runner import run_gate
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
-from ralph.rules.caps import cap_reason
+from ralph.rules.caps import capped
 from ralph.rules.spec import Spec
 from ralph.rules.specset import Digests
 from ralph.rules.state import SpecState, State
@@ -74,6 +75,7 @@ class DoneGate:
     ):
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
+        self.env = EnvGuard(root)  # the environments the checks use, as the person set them up
         self.ws = ws
         self.judge_agent = judge_agent
         self.record = record  # the run's recorder writes what the gate did
@@ -110,16 +112,7 @@ class DoneGate:
 
     def blocked(self, specs: Sequence[Spec], state: State) -> dict[str, str]:
         """Specs that hit an iteration cap of their front matter, with the reason."""
-        out: dict[str, str] = {}
-        for spec in specs:
-            row = state.get(spec.path)
-            if row is None or not row.needs_work:
-                continue
-            meta = self.meta(spec)[0]
-            reason = cap_reason(meta.caps if meta is not None else None, row)
-            if reason is not None:
-                out[spec.path] = reason
-        return out
+        return capped({s.path: m.caps if (m := self.meta(s)[0]) else None for s in specs}, state)
 
     def tree_code(self) -> TreeCode:
         """The checks' environment: run in a copy of the project (a lane's worktree), they
@@ -172,6 +165,8 @@ class DoneGate:
             meta = self.meta(spec)[0]
             if meta is not None and meta.tests.paths:
                 self.tests.widen(meta.tests.paths)
+        metas = [self.meta(s)[0] for s in specs]  # the environments matter where checks run
+        self.env.start(self.tree_code().env, metas, keep=self.tests.store.running)
         return self.tests.start()
 
     def weakened_tests(self, spec: Spec, *, full: bool = False) -> tuple[str, ...]:
@@ -222,6 +217,8 @@ class DoneGate:
             return Verdict("DONE", None)
         if not meta.gates_done:
             return Verdict("DONE", None)
+        if (bent := self.env.refusal(self.tree_code().env)) is not None:
+            return self._refuse(spec, iteration, handoff, (bent,), "", hint=EnvGuard.HINT)
 
         def on_transition(old: VState, new: VState) -> None:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
@@ -318,7 +315,7 @@ class DoneGate:
             out.append((spec.path, gate))
             if gate.interrupted:
                 break
-        return out
+        return self.env.final(out, self.tree_code().env)  # a bent environment fails them all
 
     def refuse_rules(
         self, spec: Spec, iteration: int, handoff: Path, pending: Sequence[str]

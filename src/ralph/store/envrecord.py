@@ -1,0 +1,210 @@
+"""What the environments a check may use hold: scanned when a run starts (kept in the private
+store as `environment.json`, out of the agent's reach) and again at a DONE that would count.
+
+The folders: the site-packages of every environment `ralph.process.treecode` says a check may
+run Python in (the project's `.venv`/`venv`/`env`, the active `VIRTUAL_ENV`, the `python` on
+PATH, ralph's own, the user site), the standard library's top level, `__pycache__` and
+`unittest/` of those interpreters, and the project's `node_modules/.bin` and test runners'
+packages. Every file gives a stat key (size, mtime_ns, ctime_ns); the files the rules read
+(`rules/envchange.py`) give their text too. A site-packages of 5,000 files scans in tens of ms.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import marshal
+import os
+import sys
+import sysconfig
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ralph.errors import StateError
+from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS, _site_dirs
+from ralph.rules.envchange import (
+    NODE,
+    NODE_RUNNERS,
+    RUNNER_DISTS,
+    SITE,
+    STDLIB,
+    Folder,
+    Stat,
+    dist_name,
+)
+from ralph.store.files import load_json, write_text_atomic
+from ralph.store.private import ensure_store, store_dir
+
+RECORD_FILE = "environment.json"
+VERSION = 1
+MAX_TEXT = 1 << 20  # a RECORD or .pth larger than this is read no further
+STDLIB_PARTS = ("__pycache__", "unittest")  # with the top-level modules: what runs a test run
+
+Scan = dict[str, Folder]  # absolute folder -> what it holds
+
+
+def places(project: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """The folders to scan, with their kind. The user site always: an agent's
+    `usercustomize.py` there is refused whether or not the checks would load it."""
+    full = {k: v for k, v in env.items() if k != "PYTHONNOUSERSITE"}
+    out: dict[str, str] = {}
+    for site in _site_dirs(full, project):
+        out.setdefault(str(site.resolve()), SITE)
+    for lib in _stdlibs(full, project):
+        out.setdefault(str(lib), STDLIB)
+    if (project / NODE_MODULES).is_dir():
+        out[str((project / NODE_MODULES).resolve())] = NODE
+    return out
+
+
+def scan(project: Path, env: Mapping[str, str], also: Mapping[str, str] | None = None) -> Scan:
+    """Every folder of `places` (and `also`: the ones recorded at start, which may be gone)."""
+    where = {**(also or {}), **places(project, env)}
+    return {place: scan_folder(Path(place), kind) for place, kind in sorted(where.items())}
+
+
+def scan_folder(folder: Path, kind: str) -> Folder:
+    files: dict[str, Stat] = {}
+    texts: dict[str, str] = {}
+    if kind == SITE:
+        _walk(folder, "", files)
+        _site_texts(folder, files, texts)
+    elif kind == STDLIB:
+        _walk(folder, "", files, depth=0)
+        for part in STDLIB_PARTS:
+            _walk(folder / part, f"{part}/", files)
+    else:
+        _walk(folder / ".bin", ".bin/", files)
+        for name in files:
+            with contextlib.suppress(OSError):
+                texts[name] = str((folder / name).readlink())  # a link: its target is the command
+        for runner in NODE_RUNNERS:
+            _walk(folder / runner, f"{runner}/", files)
+    return Folder(kind, files, texts)
+
+
+def _walk(folder: Path, prefix: str, files: dict[str, Stat], depth: int = -1) -> None:
+    """Every file (links included, not followed) below `folder`; `depth` 0: its own only."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if depth != 0:
+                    _walk(Path(entry.path), f"{prefix}{entry.name}/", files, depth - 1)
+                continue
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        files[prefix + entry.name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _site_texts(folder: Path, files: Mapping[str, Stat], texts: dict[str, str]) -> None:
+    for name in files:
+        if "/" not in name and name.endswith(".pth"):
+            text = texts[name] = read(folder / name)
+            for line in text.splitlines():  # the module an `import` line runs: a finder
+                if line.startswith("import "):
+                    module = line[len("import ") :].split(";")[0].split(",")[0].strip()
+                    if f"{module}.py" in files:
+                        texts[f"{module}.py"] = read(folder / f"{module}.py")
+        elif name.endswith(".dist-info/entry_points.txt"):
+            texts[name] = read(folder / name)
+    plugins = {p.split("/")[0] for p, t in texts.items() if "[pytest11]" in t}
+    for name in files:
+        info, _, rest = name.partition("/")
+        runner = dist_name(info) in RUNNER_DISTS or info in plugins
+        if rest == "RECORD" and info.endswith(".dist-info") and runner:
+            texts[name] = read(folder / name)
+
+
+def read(path: Path) -> str:
+    try:
+        with path.open("rb") as f:
+            return f.read(MAX_TEXT).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _stdlibs(env: Mapping[str, str], project: Path) -> Iterator[Path]:
+    """The standard library of ralph's interpreter and of every virtualenv's base one."""
+    yield Path(sysconfig.get_paths()["stdlib"]).resolve()
+    prefixes = [Path(env["VIRTUAL_ENV"])] if env.get("VIRTUAL_ENV") else []
+    prefixes += [project / name for name in PROJECT_VENVS]
+    for prefix in prefixes:
+        cfg = _pyvenv(prefix / "pyvenv.cfg")
+        home, version = cfg.get("home"), cfg.get("version_info") or cfg.get("version")
+        if home and version:
+            lib = Path(home).parent / "lib" / ("python" + ".".join(version.split(".")[:2]))
+            if lib.is_dir():
+                yield lib.resolve()
+
+
+def _pyvenv(path: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in read(path).splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def bytecode_ok(folder: Path, rel: str) -> bool:
+    """Is `folder/rel` (a `__pycache__/*.pyc`) what its source compiles to, for this
+    interpreter? Bytecode for another one cannot be checked here: not taken."""
+    pyc = folder / rel
+    parent, _, name = rel.rpartition("__pycache__/")
+    stem, _, rest = name.partition(".")
+    tag, _, opt = rest.removesuffix(".pyc").partition(".")
+    if tag != sys.implementation.cache_tag:
+        return False
+    source = folder / parent / f"{stem}.py"
+    try:
+        data, text = pyc.read_bytes(), source.read_bytes()
+        if data[:4] != importlib.util.MAGIC_NUMBER:
+            return False
+        level = int(opt.removeprefix("opt-")) if opt.startswith("opt-") else 0
+        found = marshal.loads(data[16:])
+        expected = compile(text, str(source), "exec", dont_inherit=True, optimize=level)
+    except (OSError, ValueError, EOFError, TypeError, SyntaxError):
+        return False
+    return bool(found == expected)  # code objects compare by what they run, not by file name
+
+
+def save(root: Path, found: Scan) -> None:
+    data = {
+        "version": VERSION,
+        "folders": {
+            place: {"kind": f.kind, "files": f.files, "texts": f.texts}
+            for place, f in found.items()
+        },
+    }
+    text = json.dumps(data, separators=(",", ":"))  # some 10k entries: no indent
+    write_text_atomic(ensure_store(root) / RECORD_FILE, text, durable=False)
+
+
+def load(root: Path) -> Scan | None:
+    """The scan recorded at start; None when there is none (or it is not one ralph wrote)."""
+    path = store_dir(root) / RECORD_FILE
+    if not path.is_file():
+        return None
+    try:
+        data: Any = load_json(path, "ralph's record of the environments")
+        if data.get("version") != VERSION:
+            return None
+        folders: dict[str, Any] = data["folders"]
+        return {
+            place: Folder(
+                f["kind"],
+                {k: (int(v[0]), int(v[1]), int(v[2])) for k, v in f["files"].items()},
+                {k: str(v) for k, v in f["texts"].items()},
+            )
+            for place, f in folders.items()
+        }
+    except (StateError, LookupError, TypeError, ValueError, AttributeError):
+        # a damaged record is taken again, never a crash
+        return None
