@@ -31,10 +31,25 @@ Stat = tuple[int, int, int]  # size, mtime_ns, ctime_ns: cheap, and ctime cannot
 SITE, STDLIB, NODE = "site", "stdlib", "node"  # the kinds of folder a scan covers
 # The distributions a pytest run loads before any test: their files are the harness.
 RUNNER_DISTS = frozenset(
-    ("pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli", "colorama", "py")
+    (
+        "pytest",
+        "pluggy",
+        "iniconfig",
+        "packaging",
+        "pygments",
+        "exceptiongroup",
+        "tomli",
+        "colorama",
+        "py",
+    )
 )
 NODE_RUNNERS = ("jest", "jest-cli", "@jest", "vitest", "@vitest", "mocha")
 STARTUP_MODULES = frozenset(("sitecustomize", "usercustomize"))
+# files no distribution accounts for: refused, said after what runs at start by itself
+STRAYS = (
+    "changed in place, its distribution's RECORD unchanged",
+    "a file no installed distribution lists",
+)
 _EDITABLE = re.compile(r"^import (__editable___[\w.]+_finder); \1\.install\(\)$")
 
 
@@ -179,7 +194,7 @@ def _site(
     out: list[str] = []
     files, tops = runner_files(before)
     for p in (*new, *changed, *removed):
-        if p in files or _top(p) in tops:
+        if (p in files or _top(p) in tops) and not (p in after.files and _compiled(p, bytecode_ok)):
             out.append(f"a file of the test runner changed: {place}/{p}")
     for plugin in sorted(pytest_plugins(after.texts).keys() - pytest_plugins(before.texts).keys()):
         out.append(f"a new pytest plugin that pytest loads by itself: {plugin} ({place})")
@@ -192,7 +207,7 @@ def _site(
         why = _refused(p, p in before.files, after, project, owned, infos, bytecode_ok)
         if why is not None:
             out.append(f"{why}: {place}/{p}")
-    return out
+    return sorted(out, key=lambda line: line.startswith(STRAYS))  # what runs by itself first
 
 
 def _refused(
@@ -212,13 +227,23 @@ def _refused(
         return "a module Python runs at every start"
     if p.split("/", maxsplit=1)[0] in infos or p in owned:
         return None  # part of a distribution installed whole
-    if p.endswith(".pyc") and "/__pycache__/" in f"/{p}":
+    if _is_bytecode(p):
         return None if bytecode_ok(p) else "bytecode that is not what its source compiles to"
     return (
         "changed in place, its distribution's RECORD unchanged"
         if existed
         else ("a file no installed distribution lists")
     )
+
+
+def _is_bytecode(path: str) -> bool:
+    return path.endswith(".pyc") and "/__pycache__/" in f"/{path}"
+
+
+def _compiled(path: str, bytecode_ok: Callable[[str], bool]) -> bool:
+    """Bytecode that is what its (unchanged) source compiles to: Python's own cache, written
+    by any run of the tests where bytecode was not compiled at install."""
+    return _is_bytecode(path) and bytecode_ok(path)
 
 
 def summary(lines: Iterable[str]) -> str | None:
