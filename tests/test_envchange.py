@@ -71,6 +71,10 @@ def refusals(
 NEW = (1, 2, 2)
 
 
+def no_record(info: str) -> str | None:
+    return None
+
+
 def test_nothing_changed_nothing_refused() -> None:
     assert refusals(after()) == []
 
@@ -224,7 +228,7 @@ def test_bytecode_is_fine_only_when_it_is_its_source_compiled() -> None:
 def test_any_change_to_the_standard_library_is_refused() -> None:
     start = Folder(STDLIB, {"unittest/case.py": (10, 1, 1)})
     now = Folder(STDLIB, {"unittest/case.py": (11, 2, 2), "sitecustomize.py": NEW})
-    found = judge("/lib", start, now, project=PROJECT, record=dict.get, bytecode_ok=bool)
+    found = judge("/lib", start, now, project=PROJECT, record=no_record, bytecode_ok=bool)
     assert found == [
         "the standard library changed: /lib/sitecustomize.py",
         "the standard library changed: /lib/unittest/case.py",
@@ -239,7 +243,7 @@ def test_node_modules_new_packages_are_fine_runner_and_bin_changes_are_not() -> 
     )
 
     def node(now: Folder) -> list[str]:
-        return judge("/nm", start, now, project=PROJECT, record=dict.get, bytecode_ok=bool)
+        return judge("/nm", start, now, project=PROJECT, record=no_record, bytecode_ok=bool)
 
     honest = Folder(
         NODE,
@@ -274,14 +278,20 @@ def test_summary_names_the_first_and_counts_the_rest() -> None:
 # --- the scan's pieces, on real files -------------------------------------------------------
 
 
+def compiled(source: Path) -> str:
+    pyc = py_compile.compile(str(source), doraise=True)
+    assert pyc is not None
+    return pyc
+
+
 def test_honest_bytecode_passes_and_forged_bytecode_does_not(tmp_path: Path) -> None:
     (tmp_path / "mod.py").write_text("def mean(xs):\n    return 0\n")
-    pyc = Path(py_compile.compile(str(tmp_path / "mod.py"), doraise=True))
+    pyc = Path(compiled(tmp_path / "mod.py"))
     rel = pyc.relative_to(tmp_path).as_posix()
     assert envrecord.bytecode_ok(tmp_path, rel)
     # the same file name, the code of another source: what the interpreter would run instead
     (tmp_path / "other.py").write_text("def mean(xs):\n    return sum(xs) / len(xs)\n")
-    forged = py_compile.compile(str(tmp_path / "other.py"), doraise=True)
+    forged = compiled(tmp_path / "other.py")
     pyc.write_bytes(Path(forged).read_bytes())
     assert not envrecord.bytecode_ok(tmp_path, rel)
     other_tag = rel.replace(sys.implementation.cache_tag, "cpython-27")
