@@ -3,10 +3,11 @@ store as `environment.json`, out of the agent's reach) and again at a DONE that 
 
 The folders: the site-packages of every environment `ralph.process.treecode` says a check may
 run Python in (the project's `.venv`/`venv`/`env`, the active `VIRTUAL_ENV`, the `python` on
-PATH, ralph's own, the user site), the standard library's top level, `__pycache__` and
-`unittest/` of those interpreters, and the project's `node_modules/.bin` and test runners'
-packages. Every file gives a stat key (size, mtime_ns, ctime_ns); the files the rules read
-(`rules/envchange.py`) give their text too. A site-packages of 5,000 files scans in tens of ms.
+PATH, the user site; ralph's own only when it is one of those), the standard library's top
+level, `__pycache__` and `unittest/` of those interpreters, and the project's
+`node_modules/.bin` and test runners' packages. Every file gives a stat key (size, mtime_ns,
+ctime_ns); the files the rules read (`rules/envchange.py`) give their text too. A
+site-packages of 5,000 files scans in some 30 ms.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import importlib.util
 import json
 import marshal
 import os
+import shutil
 import sys
 import sysconfig
 from collections.abc import Iterator, Mapping
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.errors import StateError
-from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS, _site_dirs
+from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS, _site_dirs, _sites
 from ralph.rules.envchange import (
     NODE,
     NODE_RUNNERS,
@@ -49,14 +51,40 @@ def places(project: Path, env: Mapping[str, str]) -> dict[str, str]:
     """The folders to scan, with their kind. The user site always: an agent's
     `usercustomize.py` there is refused whether or not the checks would load it."""
     full = {k: v for k, v in env.items() if k != "PYTHONNOUSERSITE"}
+    own = (
+        set()
+        if _checks_use_ours(full, project)
+        else {s.resolve() for s in _sites(Path(sys.prefix))}
+    )
     out: dict[str, str] = {}
     for site in _site_dirs(full, project):
-        out.setdefault(str(site.resolve()), SITE)
+        if site.resolve() not in own:
+            out.setdefault(str(site.resolve()), SITE)
     for lib in _stdlibs(full, project):
         out.setdefault(str(lib), STDLIB)
     if (project / NODE_MODULES).is_dir():
         out[str((project / NODE_MODULES).resolve())] = NODE
     return out
+
+
+def _checks_use_ours(env: Mapping[str, str], project: Path) -> bool:
+    """Is ralph's own interpreter one a check runs (the `python` on PATH, the active or the
+    project's virtualenv)? If not, its site-packages is not the checks' to bend."""
+    ours = Path(sys.prefix).resolve()
+    prefixes = [Path(env["VIRTUAL_ENV"])] if env.get("VIRTUAL_ENV") else []
+    prefixes += [project / name for name in PROJECT_VENVS]
+    for exe in ("python3", "python"):
+        found = shutil.which(exe, path=env.get("PATH", ""))
+        if found:
+            prefixes.append(Path(found).parent.parent)
+    return any(_same(prefix, ours) for prefix in prefixes)
+
+
+def _same(prefix: Path, ours: Path) -> bool:
+    try:
+        return prefix.resolve() == ours
+    except OSError:
+        return False
 
 
 def scan(project: Path, env: Mapping[str, str], also: Mapping[str, str] | None = None) -> Scan:
