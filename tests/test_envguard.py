@@ -198,3 +198,23 @@ def test_the_project_own_venv_is_verified_and_recorded_in_the_private_store(
     assert p.counts() == {"PROMPT.md": 3}
     record = (store_dir(p.root) / RECORD_FILE).read_text()
     assert str(site.resolve()) in record and "pytest/__init__.py" in record
+
+
+def test_a_verifier_that_bends_the_environment_never_passes_the_final_verification(
+    project: Project,
+) -> None:
+    p = project
+    site = venv_project(p)
+    p.write({"ralph.yaml": "max_verification_failures: 1\n"})
+    plant = f"printf %s {shlex.quote(FIX_CALC)} > {site / 'sitecustomize.py'}"
+    steps = {
+        "*": [{"write": {"calc.py": RIGHT}, "signal": "DONE"}, {"signal": "DONE"}],
+        # the verifier plants code Python runs at every start (the tree itself untouched)
+        "VERIFY": [{"run": plant, "signal": "VERIFY_PASS"}],
+    }
+    res = p.run("run", "--agent-command", p.script(steps), "-n", "8")
+    assert res.exit_code != 0, res
+    assert "every spec verified" not in res.stdout
+    final = p.state()["final_verification"]
+    assert final["passed"] is False
+    assert "the environment the checks run in was changed" in final["last_failure"]
