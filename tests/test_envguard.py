@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from ralph.checks.envguard import EnvGuard
+from ralph.specs.frontmatter import parse_front_matter
 from ralph.store.envrecord import RECORD_FILE
 from ralph.store.private import store_dir
 from tests.conftest import Project, Result
@@ -218,3 +220,25 @@ def test_a_verifier_that_bends_the_environment_never_passes_the_final_verificati
     final = p.state()["final_verification"]
     assert final["passed"] is False
     assert "the environment the checks run in was changed" in final["last_failure"]
+
+
+def test_after_a_killed_run_the_earlier_record_is_kept(tmp_path: Path) -> None:
+    # a run killed mid-rotation: what its agent did to the environment stays the agent's; a
+    # run that ended records the environment anew (a person may have installed something)
+    root = tmp_path / "proj"
+    site = root / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (root / ".venv" / "pyvenv.cfg").write_text("home = /nowhere\n")
+    checked = [parse_front_matter("PROMPT.md", "---\ntest_command: 'true'\n---\n# x\n")]
+    guard, env = EnvGuard(root), {"PATH": ""}
+    guard.start(env, [None], keep=False)
+    assert not (store_dir(root) / RECORD_FILE).exists()  # no spec runs checks: nothing to do
+    guard.start(env, checked, keep=False)
+    (site / "sitecustomize.py").write_text("")
+    guard.start(env, checked, keep=True)
+    assert guard.refusal(env) == (
+        "the environment the checks run in was changed: a module Python runs at every start: "
+        f"{site.resolve()}/sitecustomize.py"
+    )
+    guard.start(env, checked, keep=False)
+    assert guard.refusal(env) is None
