@@ -10,7 +10,6 @@ agent's.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -29,7 +28,7 @@ class EnvGuard:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.seconds = 0.0  # the last scan's cost, for the bench
+        self._start: envrecord.Scan | None = None  # the record, read once
 
     def start(
         self, env: Mapping[str, str], metas: Sequence[SpecMeta | None], *, keep: bool
@@ -39,16 +38,17 @@ class EnvGuard:
         there is."""
         if not any(m is not None and m.gates_done for m in metas):
             return
-        if keep and envrecord.load(self.root) is not None:
-            return
-        envrecord.save(self.root, envrecord.scan(self.root, env))
+        self._start = envrecord.load(self.root) if keep else None
+        if self._start is None:
+            self._start = envrecord.scan(self.root, env)
+            envrecord.save(self.root, self._start)
 
     def findings(self, env: Mapping[str, str]) -> list[str]:
         """One line per refused change since the run started ([] when none)."""
-        before = envrecord.load(self.root)
-        started = time.perf_counter()
+        before = self._start = self._start or envrecord.load(self.root)
         if before is None:  # no check was due when the run started: from now on
-            envrecord.save(self.root, envrecord.scan(self.root, env))
+            self._start = envrecord.scan(self.root, env)
+            envrecord.save(self.root, self._start)
             return []
         now = envrecord.scan(self.root, env, {p: f.kind for p, f in before.items()})
         out: list[str] = []
@@ -65,7 +65,6 @@ class EnvGuard:
                 record=partial(_record, Path(place)),
                 bytecode_ok=partial(envrecord.bytecode_ok, Path(place)),
             )
-        self.seconds = time.perf_counter() - started
         return out
 
     def refusal(self, env: Mapping[str, str]) -> str | None:

@@ -113,17 +113,19 @@ def scan_folder(folder: Path, kind: str) -> Folder:
     return Folder(kind, files, texts)
 
 
-def _walk(folder: Path, prefix: str, files: dict[str, Stat], depth: int = -1) -> None:
-    """Every file (links included, not followed) below `folder`; `depth` 0: its own only."""
+def _walk(folder: Path | str, prefix: str, files: dict[str, Stat], depth: int = -1) -> None:
+    """Every file (links included, not followed) below `folder`; `depth` 0: its own only.
+    Plain strings and scandir's cached types: this is the cost of a DONE."""
     try:
-        entries = list(os.scandir(folder))
+        with os.scandir(folder) as found:
+            entries = list(found)
     except OSError:
         return
     for entry in entries:
         try:
             if entry.is_dir(follow_symlinks=False):
                 if depth != 0:
-                    _walk(Path(entry.path), f"{prefix}{entry.name}/", files, depth - 1)
+                    _walk(entry.path, f"{prefix}{entry.name}/", files, depth - 1)
                 continue
             st = entry.stat(follow_symlinks=False)
         except OSError:
@@ -144,9 +146,10 @@ def _site_texts(folder: Path, files: Mapping[str, Stat], texts: dict[str, str]) 
             texts[name] = read(folder / name)
     plugins = {p.split("/")[0] for p, t in texts.items() if "[pytest11]" in t}
     for name in files:
-        info, _, rest = name.partition("/")
-        runner = dist_name(info) in RUNNER_DISTS or info in plugins
-        if rest == "RECORD" and info.endswith(".dist-info") and runner:
+        if not name.endswith(".dist-info/RECORD") or name.count("/") != 1:
+            continue
+        info = name.partition("/")[0]
+        if dist_name(info) in RUNNER_DISTS or info in plugins:
             texts[name] = read(folder / name)
 
 
