@@ -11,7 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from ralph.rules.envchange import NODE, SITE, STDLIB, Folder, Stat, judge, record_paths, summary
+from ralph.rules.envchange import (
+    NODE,
+    SITE,
+    STARTUP_SUFFIX,
+    STDLIB,
+    VENV,
+    Folder,
+    Stat,
+    judge,
+    record_paths,
+    summary,
+)
 from ralph.store import envrecord
 
 PROJECT = "/work/proj"
@@ -315,3 +326,30 @@ def test_a_scan_reads_the_texts_the_rules_need_and_survives_the_store(tmp_path: 
     root.mkdir()
     envrecord.save(root, {str(site): found})
     assert envrecord.load(root) == {str(site): found}
+
+
+def test_a_virtualenv_interpreter_and_settings_are_the_person_own() -> None:
+    start = Folder(
+        VENV,
+        {"pyvenv.cfg": (50, 1, 1), "bin/python": (7, 1, 1), "bin/black": (300, 1, 1)},
+        {"pyvenv.cfg": "home = /usr/bin\n", "bin/python": "/usr/bin/python3"},
+    )
+
+    def venv(now: Folder) -> list[str]:
+        return judge("/v", start, now, project=PROJECT, record=no_record, bytecode_ok=bool)
+
+    upgraded = Folder(VENV, {**start.files, "bin/black": NEW, "bin/new": NEW}, start.texts)
+    assert venv(upgraded) == []  # a tool's script rewritten by its upgrade, a new command
+    swapped = Folder(VENV, {**start.files, "bin/python": NEW}, {**start.texts, "bin/python": ""})
+    assert venv(swapped) == ["the virtualenv's interpreter or settings changed: /v/bin/python"]
+    system = Folder(VENV, {**start.files, "pyvenv.cfg": NEW}, start.texts)  # system site on
+    assert venv(system) == ["the virtualenv's interpreter or settings changed: /v/pyvenv.cfg"]
+
+
+def test_a_module_python_runs_at_start_on_a_pth_path_is_refused() -> None:
+    key = "extra.pth" + STARTUP_SUFFIX
+    now = after({"extra.pth": NEW}, texts={"extra.pth": "/opt/x\n", key: "/opt/x/sitecustomize.py"})
+    assert refusals(now) == [
+        "a module Python runs at every start, on a path /site/extra.pth adds: "
+        "/opt/x/sitecustomize.py"
+    ]

@@ -100,7 +100,7 @@ def bend(p: Project, files: dict[Path, str], *, append: bool = False) -> Result:
 
 def refused(res: Result, what: str) -> None:
     """Never verified: every DONE refused, for the environment."""
-    assert res.exit_code != 0, res
+    assert res.exit_code != 0, res.stdout
     assert res.project.counts() == {"PROMPT.md": 0}
     assert "the environment the checks run in was changed" in res.stdout, res
     assert what in res.stdout, res.stdout
@@ -215,7 +215,7 @@ def test_a_verifier_that_bends_the_environment_never_passes_the_final_verificati
         "VERIFY": [{"run": plant, "signal": "VERIFY_PASS"}],
     }
     res = p.run("run", "--agent-command", p.script(steps), "-n", "8")
-    assert res.exit_code != 0, res
+    assert res.exit_code != 0, res.stdout
     assert "every spec verified" not in res.stdout
     final = p.state()["final_verification"]
     assert final["passed"] is False
@@ -242,3 +242,25 @@ def test_after_a_killed_run_the_earlier_record_is_kept(tmp_path: Path) -> None:
     )
     guard.start(env, checked, keep=False)
     assert guard.refusal(env) is None
+
+
+def test_the_venv_python_swapped_for_a_script_that_passes_is_never_verified(
+    project: Project,
+) -> None:
+    venv_project(project)
+    python = project.root / ".venv" / "bin" / "python"
+    fake = shlex.quote("#!/bin/sh\necho '1 passed'\nexit 0\n")
+    swap = f"rm {python} && printf %s {fake} > {python} && chmod +x {python}"
+    steps = [{"run": swap, "signal": "DONE"}, {"signal": "DONE"}]
+    res = project.run("run", "--agent-command", project.script({"*": steps}), "-n", "3")
+    refused(res, f"the virtualenv's interpreter or settings changed: {python}")
+
+
+def test_a_pth_path_to_a_sitecustomize_is_never_verified(project: Project, tmp_path: Path) -> None:
+    site = venv_project(project)
+    elsewhere = tmp_path / "elsewhere"
+    res = bend(
+        project,
+        {elsewhere / "sitecustomize.py": FIX_CALC, site / "extra.pth": f"{elsewhere}\n"},
+    )
+    refused(res, f"on a path {site.resolve()}/extra.pth adds: {elsewhere}/sitecustomize.py")

@@ -28,7 +28,10 @@ from ralph.rules.treecode import mapped_modules, within
 
 Stat = tuple[int, int, int]  # size, mtime_ns, ctime_ns: cheap, and ctime cannot be set back
 
-SITE, STDLIB, NODE = "site", "stdlib", "node"  # the kinds of folder a scan covers
+# the kinds of folder a scan covers (a virtualenv's own folder: its pyvenv.cfg and bin/)
+SITE, STDLIB, NODE, VENV = "site", "stdlib", "node", "venv"
+STARTUP_SUFFIX = "#startup"  # texts key: what a .pth file's folders hold that Python runs at start
+VENV_COMMANDS = re.compile(r"^bin/(python[\d.]*|pytest|py\.test|pypy[\d.]*)$")
 # The distributions a pytest run loads before any test: their files are the harness.
 RUNNER_DISTS = frozenset(
     (
@@ -157,6 +160,14 @@ def judge(
         return [f"the standard library changed: {place}/{p}" for p in (*new, *changed, *removed)]
     if after.kind == NODE:
         return _node(place, before, after, changed, removed, new)
+    if after.kind == VENV:
+        return [
+            f"the virtualenv's interpreter or settings changed: {place}/{p}"
+            for p in (*changed, *removed)
+            if p == "pyvenv.cfg"
+            or VENV_COMMANDS.match(p)
+            or after.texts.get(p) != before.texts.get(p)
+        ]
     return _site(place, before, after, new, changed, removed, project, record, bytecode_ok)
 
 
@@ -196,6 +207,13 @@ def _site(
     for p in (*new, *changed, *removed):
         if (p in files or _top(p) in tops) and not (p in after.files and _compiled(p, bytecode_ok)):
             out.append(f"a file of the test runner changed: {place}/{p}")
+    for key in sorted(k for k in after.texts if k.endswith(STARTUP_SUFFIX)):
+        old = set(before.texts.get(key, "").splitlines())
+        for found in sorted(set(after.texts[key].splitlines()) - old):
+            pth = key.removesuffix(STARTUP_SUFFIX)
+            out.append(
+                f"a module Python runs at every start, on a path {place}/{pth} adds: {found}"
+            )
     for plugin in sorted(pytest_plugins(after.texts).keys() - pytest_plugins(before.texts).keys()):
         out.append(f"a new pytest plugin that pytest loads by itself: {plugin} ({place})")
     # the RECORDs of the distributions installed or reinstalled since: what they list is theirs

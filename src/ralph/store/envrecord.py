@@ -31,11 +31,15 @@ from ralph.rules.envchange import (
     NODE_RUNNERS,
     RUNNER_DISTS,
     SITE,
+    STARTUP_MODULES,
+    STARTUP_SUFFIX,
     STDLIB,
+    VENV,
     Folder,
     Stat,
     dist_name,
 )
+from ralph.rules.treecode import pth_paths
 from ralph.store.files import load_json, write_text_atomic
 from ralph.store.private import ensure_store, store_dir
 
@@ -62,6 +66,9 @@ def places(project: Path, env: Mapping[str, str]) -> dict[str, str]:
             out.setdefault(str(site.resolve()), SITE)
     for lib in _stdlibs(full, project):
         out.setdefault(str(lib), STDLIB)
+    for prefix in _prefixes(full, project):
+        if (prefix / "pyvenv.cfg").is_file():
+            out.setdefault(str(prefix.resolve()), VENV)
     if (project / NODE_MODULES).is_dir():
         out[str((project / NODE_MODULES).resolve())] = NODE
     return out
@@ -71,13 +78,7 @@ def _checks_use_ours(env: Mapping[str, str], project: Path) -> bool:
     """Is ralph's own interpreter one a check runs (the `python` on PATH, the active or the
     project's virtualenv)? If not, its site-packages is not the checks' to bend."""
     ours = Path(sys.prefix).resolve()
-    prefixes = [Path(env["VIRTUAL_ENV"])] if env.get("VIRTUAL_ENV") else []
-    prefixes += [project / name for name in PROJECT_VENVS]
-    for exe in ("python3", "python"):
-        found = shutil.which(exe, path=env.get("PATH", ""))
-        if found:
-            prefixes.append(Path(found).parent.parent)
-    return any(_same(prefix, ours) for prefix in prefixes)
+    return any(_same(prefix, ours) for prefix in _prefixes(env, project))
 
 
 def _same(prefix: Path, ours: Path) -> bool:
@@ -99,18 +100,30 @@ def scan_folder(folder: Path, kind: str) -> Folder:
     if kind == SITE:
         _walk(folder, "", files)
         _site_texts(folder, files, texts)
+    elif kind == VENV:  # its settings and commands: a `bin/python` swapped for a script
+        _walk(folder, "", files, depth=0)
+        _walk(folder / "bin", "bin/", files, depth=0)
+        texts.update(_links(folder, files))
+        texts["pyvenv.cfg"] = read(folder / "pyvenv.cfg")
     elif kind == STDLIB:
         _walk(folder, "", files, depth=0)
         for part in STDLIB_PARTS:
             _walk(folder / part, f"{part}/", files)
     else:
         _walk(folder / ".bin", ".bin/", files)
-        for name in files:
-            with contextlib.suppress(OSError):
-                texts[name] = str((folder / name).readlink())  # a link: its target is the command
+        texts.update(_links(folder, files))
         for runner in NODE_RUNNERS:
             _walk(folder / runner, f"{runner}/", files)
     return Folder(kind, files, texts)
+
+
+def _links(folder: Path, files: Mapping[str, Stat]) -> dict[str, str]:
+    """Where each link among `files` points: a command's link is what it runs."""
+    out: dict[str, str] = {}
+    for name in files:
+        with contextlib.suppress(OSError):
+            out[name] = str((folder / name).readlink())
+    return out
 
 
 def _walk(folder: Path | str, prefix: str, files: dict[str, Stat], depth: int = -1) -> None:
@@ -137,6 +150,9 @@ def _site_texts(folder: Path, files: Mapping[str, Stat], texts: dict[str, str]) 
     for name in files:
         if "/" not in name and name.endswith(".pth"):
             text = texts[name] = read(folder / name)
+            startup = _startup(pth_paths(text, str(folder)))
+            if startup:
+                texts[name + STARTUP_SUFFIX] = "\n".join(startup)
             for line in text.splitlines():  # the module an `import` line runs: a finder
                 if line.startswith("import "):
                     module = line[len("import ") :].split(";")[0].split(",")[0].strip()
@@ -153,6 +169,19 @@ def _site_texts(folder: Path, files: Mapping[str, Stat], texts: dict[str, str]) 
             texts[name] = read(folder / name)
 
 
+def _startup(folders: list[str]) -> list[str]:
+    """The modules Python runs at start (`sitecustomize`, `usercustomize`) in the folders a
+    .pth file puts on sys.path: found there, they run as if they were in site-packages."""
+    found: list[str] = []
+    for folder in folders:
+        for name in STARTUP_MODULES:
+            for candidate in (f"{name}.py", name, f"{name}.pyc"):
+                path = Path(folder, candidate)
+                if path.exists():
+                    found.append(str(path))
+    return found
+
+
 def read(path: Path) -> str:
     try:
         with path.open("rb") as f:
@@ -161,12 +190,22 @@ def read(path: Path) -> str:
         return ""
 
 
+def _prefixes(env: Mapping[str, str], project: Path) -> list[Path]:
+    """The prefixes of the environments a check may run Python in (as `_site_dirs` finds
+    them): the active virtualenv, the project's, the `python` on PATH."""
+    prefixes = [Path(env["VIRTUAL_ENV"])] if env.get("VIRTUAL_ENV") else []
+    prefixes += [project / name for name in PROJECT_VENVS]
+    for exe in ("python3", "python"):
+        found = shutil.which(exe, path=env.get("PATH", ""))
+        if found:
+            prefixes.append(Path(found).parent.parent)  # not resolved: a venv's python links out
+    return prefixes
+
+
 def _stdlibs(env: Mapping[str, str], project: Path) -> Iterator[Path]:
     """The standard library of ralph's interpreter and of every virtualenv's base one."""
     yield Path(sysconfig.get_paths()["stdlib"]).resolve()
-    prefixes = [Path(env["VIRTUAL_ENV"])] if env.get("VIRTUAL_ENV") else []
-    prefixes += [project / name for name in PROJECT_VENVS]
-    for prefix in prefixes:
+    for prefix in _prefixes(env, project):
         cfg = _pyvenv(prefix / "pyvenv.cfg")
         home, version = cfg.get("home"), cfg.get("version_info") or cfg.get("version")
         if home and version:
