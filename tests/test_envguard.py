@@ -264,3 +264,33 @@ def test_a_pth_path_to_a_sitecustomize_is_never_verified(project: Project, tmp_p
         {elsewhere / "sitecustomize.py": FIX_CALC, site / "extra.pth": f"{elsewhere}\n"},
     )
     refused(res, f"on a path {site.resolve()}/extra.pth adds: {elsewhere}/sitecustomize.py")
+
+
+def test_a_node_modules_command_relinked_to_one_that_passes_is_never_verified(
+    project: Project,
+) -> None:
+    # node_modules/.bin/jest as a package manager links it; the agent points it at a script
+    # of its own that passes whatever the code does
+    p = project
+    runner = "import calc, sys; sys.exit(0 if calc.mean([1, 2, 3]) == 2 else 1)"
+    p.write(
+        {
+            "calc.py": WRONG,
+            "PROMPT.md": "---\ntest_command: node_modules/.bin/jest\n---\n# mean\nFix mean().\n",
+            ".gitignore": ".ralph/\nnode_modules/\n",
+            "node_modules/jest/bin/jest.js": f"#!/bin/sh\n{sys.executable} -c '{runner}'\n",
+        }
+    )
+    jest = p.root / "node_modules" / "jest" / "bin" / "jest.js"
+    jest.chmod(0o755)
+    (p.root / "node_modules" / ".bin").mkdir()
+    (p.root / "node_modules" / ".bin" / "jest").symlink_to("../jest/bin/jest.js")
+    p.git("init", "-q")
+    p.commit_all()
+    fake = p.root.parent / "pass.sh"
+    fake.write_text("#!/bin/sh\necho 'Tests: 1 passed, 1 total'\n")
+    fake.chmod(0o755)
+    relink = f"ln -sf {fake} node_modules/.bin/jest"
+    steps = [{"run": relink, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
+    refused(res, "a command of node_modules/.bin changed: ")
