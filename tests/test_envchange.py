@@ -162,9 +162,12 @@ def test_the_editable_install_of_the_project_itself_is_fine() -> None:
     assert refusals(editable(f"{PROJECT}/src/proj"), {"proj-1.0.dist-info": record}) == []
 
 
-def test_an_editable_finder_mapping_outside_the_project_is_refused() -> None:
+@pytest.mark.parametrize(
+    "target", ["/tmp/elsewhere/proj", f"{PROJECT}/.git/proj", f"{PROJECT}/.ralph/proj"]
+)
+def test_an_editable_finder_mapping_outside_the_compared_tree_is_refused(target: str) -> None:
     record = "__editable__.proj-1.0.pth,,\n__editable___proj_1_0_finder.py,,\n"
-    found = refusals(editable("/tmp/elsewhere/proj"), {"proj-1.0.dist-info": record})
+    found = refusals(editable(target), {"proj-1.0.dist-info": record})
     assert found == [
         "a .pth file that runs code at every Python start: /site/__editable__.proj-1.0.pth"
     ]

@@ -132,11 +132,19 @@ def own_editable(pth: str, after: Folder, project: str) -> bool:
         if found is None:
             return False
         mapped = mapped_modules(after.texts.get(f"{found.group(1)}.py", ""))
-        if not mapped or not all(
-            within(PurePosixPath(p), PurePosixPath(project)) for p in mapped.values()
-        ):
+        if not mapped or not all(_in_tree(p, project) for p in mapped.values()):
             return False
     return True
+
+
+def _in_tree(path: str, project: str) -> bool:
+    """In the project, outside the folders the snapshot never compares (`.git/`, `.ralph/`,
+    its virtualenvs): code the checks import from there would be tested unseen."""
+    p, top = PurePosixPath(path), PurePosixPath(project)
+    if not within(p, top):
+        return False
+    parts = p.relative_to(top).parts
+    return not any(part in (".git", ".ralph", ".venv", "venv", "env") for part in parts[:1])
 
 
 def judge(
