@@ -294,3 +294,31 @@ def test_a_node_modules_command_relinked_to_one_that_passes_is_never_verified(
     steps = [{"run": relink, "signal": "DONE"}, {"signal": "DONE"}]
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
     refused(res, "a command of node_modules/.bin changed: ")
+
+
+def test_an_agent_that_installs_the_project_editable_is_verified(project: Project) -> None:
+    # `pip install -e .` of a src-layout library mid-run: setuptools' .pth (or finder) and
+    # dist-info point into the project itself
+    p = project
+    shutil.copytree(Path(__file__).parent / "fixtures" / "srclib", p.root, dirs_exist_ok=True)
+    fix = "def intcomma(n: int) -> str:\n    return f'{n:,}'\n"
+    check = ".venv/bin/python -m unittest tests.test_number"
+    p.write(
+        {
+            "PROMPT.md": f"---\ntest_command: {check}\n---\n# number\nFix intcomma.\n",
+            ".gitignore": ".ralph/\n.venv/\n*.egg-info/\n__pycache__/\nbuild/\n",
+        }
+    )
+    p.git("init", "-q")
+    p.commit_all()
+    venv.create(p.root / ".venv", with_pip=False)
+    offline = "--no-build-isolation --no-index --no-deps --prefix .venv"
+    install = f"{sys.executable} -m pip install -q {offline} -e ."
+    steps = [
+        {"run": install, "write": {"src/tinyhuman/number.py": fix}, "signal": "DONE"},
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
+    assert list(site_of(p.root / ".venv").glob("__editable__*tinyhuman*"))
