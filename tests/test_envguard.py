@@ -322,3 +322,19 @@ def test_an_agent_that_installs_the_project_editable_is_verified(project: Projec
     assert res.exit_code == 0, res.stdout
     assert p.counts() == {"PROMPT.md": 3}
     assert list(site_of(p.root / ".venv").glob("__editable__*tinyhuman*"))
+
+
+def test_in_lanes_a_bent_environment_is_never_verified(project: Project) -> None:
+    # each lane's checks run in its worktree with the project's .venv linked in: the same
+    # environment, judged against the record of the run's start
+    p = project
+    site = venv_project(p)
+    p.write({"specs/other.spec.md": f"---\ntest_command: {CHECK}\n---\n# again\nmean().\n"})
+    p.commit_all("a second spec")
+    plant = f"printf %s {shlex.quote(FIX_CALC)} > {site / 'sitecustomize.py'}"
+    steps = [{"run": plant, "signal": "DONE"}, {"signal": "DONE"}]
+    script = p.script({"*": steps})
+    res = p.run("run", "--agent-command", script, "--parallel", "2", "-n", "4")
+    assert res.exit_code != 0, res.stdout
+    assert all(n < 3 for n in p.counts().values())
+    assert "the environment the checks run in was changed" in res.stdout, res.stdout

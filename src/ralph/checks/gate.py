@@ -75,7 +75,7 @@ class DoneGate:
     ):
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
-        self.env = EnvGuard(root)  # the environments the checks use, as the person set them up
+        self.env = EnvGuard(ws.root)  # the project's environments, in lanes too
         self.ws = ws
         self.judge_agent = judge_agent
         self.record = record  # the run's recorder writes what the gate did
