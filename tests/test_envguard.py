@@ -336,5 +336,5 @@ def test_in_lanes_a_bent_environment_is_never_verified(project: Project) -> None
     script = p.script({"*": steps})
     res = p.run("run", "--agent-command", script, "--parallel", "2", "-n", "4")
     assert res.exit_code != 0, res.stdout
-    assert all(n < 3 for n in p.counts().values())
+    assert set(p.counts().values()) == {0}  # not one DONE counted, in any lane
     assert "the environment the checks run in was changed" in res.stdout, res.stdout
