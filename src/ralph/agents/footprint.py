@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ralph.rules.agentfiles import AGENT_SCAFFOLDING
+
 
 @dataclass(frozen=True)
 class Footprint:
@@ -30,6 +32,8 @@ class Footprint:
     login_hint: str = ""
     # More variables the CLI reads (a region, a provider switch): passed into a sandbox too.
     other_vars: tuple[str, ...] = ()
+    # What the CLI makes in the project (rules/agentfiles.py): never a reason to refuse a DONE.
+    scaffolding: tuple[str, ...] = ()
 
     @property
     def variables(self) -> tuple[str, ...]:
@@ -43,6 +47,7 @@ _GOOGLE = ("generativelanguage.googleapis.com", "oauth2.googleapis.com")
 
 FOOTPRINTS: dict[str, Footprint] = {
     "claude": Footprint(
+        scaffolding=AGENT_SCAFFOLDING["claude"],
         hosts=(*_ANTHROPIC, "console.anthropic.com", "claude.ai", "platform.claude.com"),
         folders=(".claude", ".cache/claude-cli-nodejs", ".local/state/claude"),
         files=(".claude.json", ".claude.json.backup"),
@@ -54,6 +59,7 @@ FOOTPRINTS: dict[str, Footprint] = {
         login_hint="run `claude` once and /login, or set ANTHROPIC_API_KEY",
     ),
     "codex": Footprint(
+        scaffolding=AGENT_SCAFFOLDING["codex"],
         hosts=(*_OPENAI, "chatgpt.com", "auth.openai.com"),
         folders=(".codex",),
         home_vars=("CODEX_HOME",),
@@ -63,6 +69,7 @@ FOOTPRINTS: dict[str, Footprint] = {
         login_hint="run `codex login`, or set OPENAI_API_KEY",
     ),
     "gemini": Footprint(
+        scaffolding=AGENT_SCAFFOLDING["gemini"],
         hosts=(*_GOOGLE, "cloudcode-pa.googleapis.com"),
         folders=(".gemini",),
         base_url_vars=("GOOGLE_GEMINI_BASE_URL",),
@@ -71,6 +78,7 @@ FOOTPRINTS: dict[str, Footprint] = {
         login_hint="run `gemini` once and log in, or set GEMINI_API_KEY",
     ),
     "cursor": Footprint(
+        scaffolding=AGENT_SCAFFOLDING["cursor"],
         hosts=("cursor.com", "*.cursor.com", "*.cursor.sh"),
         folders=(".cursor", ".config/cursor", ".local/share/cursor-agent"),
         key_vars=("CURSOR_API_KEY",),
@@ -78,6 +86,7 @@ FOOTPRINTS: dict[str, Footprint] = {
         login_hint="run `cursor-agent login`, or set CURSOR_API_KEY",
     ),
     "opencode": Footprint(
+        scaffolding=AGENT_SCAFFOLDING["opencode"],
         hosts=(*_ANTHROPIC, *_OPENAI, "opencode.ai", "models.dev"),
         folders=(
             ".config/opencode",
@@ -91,6 +100,7 @@ FOOTPRINTS: dict[str, Footprint] = {
         login_hint="run `opencode auth login`, or set the provider's API key",
     ),
     "pi": Footprint(
+        scaffolding=AGENT_SCAFFOLDING["pi"],
         hosts=(*_ANTHROPIC, *_OPENAI, *_GOOGLE),
         folders=(".pi",),
         home_vars=("PI_CODING_AGENT_DIR",),
@@ -100,6 +110,7 @@ FOOTPRINTS: dict[str, Footprint] = {
         login_hint="run `pi` and /login, or set ANTHROPIC_API_KEY (or another provider's key)",
     ),
     "aider": Footprint(
+        scaffolding=AGENT_SCAFFOLDING["aider"],
         hosts=(*_ANTHROPIC, *_OPENAI),
         folders=(".aider", ".cache/aider"),
         key_vars=(

@@ -9,6 +9,7 @@ spec's handoff and the next prompt, and the display shows "DONE refused: ...".
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
+from ralph.checks.envguard import EnvGuard
 from ralph.checks.evidence import fell_behind
 from ralph.checks.judge import AgentJudge
 from ralph.checks.place import CheckPlace
@@ -27,7 +29,7 @@ from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
-from ralph.rules.caps import cap_reason
+from ralph.rules.caps import capped
 from ralph.rules.spec import Spec
 from ralph.rules.specset import Digests
 from ralph.rules.state import SpecState, State
@@ -74,6 +76,7 @@ class DoneGate:
     ):
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
+        self.env = EnvGuard(ws.root)  # the project's environments, in lanes too
         self.ws = ws
         self.place = CheckPlace(root, ws.root)  # the clean room command checks run in
         self.judge_agent = judge_agent
@@ -111,16 +114,7 @@ class DoneGate:
 
     def blocked(self, specs: Sequence[Spec], state: State) -> dict[str, str]:
         """Specs that hit an iteration cap of their front matter, with the reason."""
-        out: dict[str, str] = {}
-        for spec in specs:
-            row = state.get(spec.path)
-            if row is None or not row.needs_work:
-                continue
-            meta = self.meta(spec)[0]
-            reason = cap_reason(meta.caps if meta is not None else None, row)
-            if reason is not None:
-                out[spec.path] = reason
-        return out
+        return capped({s.path: m.caps if (m := self.meta(s)[0]) else None for s in specs}, state)
 
     def check_place(self) -> tuple[Path, dict[str, str]]:
         """Where command checks run (the clean room of this tree, synced now), and their
@@ -172,6 +166,8 @@ class DoneGate:
             if meta is not None:  # its test globs, and the runner scripts of its commands
                 self.tests.widen(meta.tests.paths or (), meta.own_commands)
         self.place.start()  # what of the tree is a person's: a room copies no other
+        metas = [self.meta(s)[0] for s in specs]  # the environments matter where checks run
+        self.env.start(os.environ, metas, keep=self.tests.store.running)
         return self.tests.start()
 
     def weakened_tests(self, spec: Spec, *, full: bool = False) -> tuple[str, ...]:
@@ -222,6 +218,8 @@ class DoneGate:
             return Verdict("DONE", None)
         if not meta.gates_done:
             return Verdict("DONE", None)
+        if (bent := self.env.refusal(os.environ)) is not None:
+            return self._refuse(spec, iteration, handoff, (bent,), "", hint=EnvGuard.HINT)
 
         def on_transition(old: VState, new: VState) -> None:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
@@ -312,7 +310,7 @@ class DoneGate:
             out.append((spec.path, gate))
             if gate.interrupted:
                 break
-        return out
+        return self.env.final(out, os.environ)  # a bent environment fails them all
 
     def refuse_rules(
         self, spec: Spec, iteration: int, handoff: Path, pending: Sequence[str]

@@ -54,6 +54,17 @@ def cap_reason(caps: Caps | None, row: SpecState) -> str | None:
     return None
 
 
+def capped(caps: Mapping[str, Caps | None], state: State) -> dict[str, str]:
+    """The specs (path -> their caps) that hit an iteration cap, with the reason."""
+    out: dict[str, str] = {}
+    for path, spec_caps in caps.items():
+        row = state.get(path)
+        reason = cap_reason(spec_caps, row) if row is not None and row.needs_work else None
+        if reason is not None:
+            out[path] = reason
+    return out
+
+
 def _rotations(n: int, mode: str | None = None) -> str:
     kind = f"{mode} rotation" if mode else "rotation"
     return f"{n} {kind}" + ("" if n == 1 else "s")

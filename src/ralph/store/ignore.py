@@ -10,6 +10,7 @@ from pathlib import Path
 import pathspec
 
 from ralph.errors import StateError
+from ralph.rules.agentfiles import agent_file
 from ralph.store.workspace import STATE_DIR
 
 RALPHIGNORE = ".ralphignore"
@@ -33,9 +34,10 @@ SCAFFOLD_GLOBS = (
 
 
 def is_scaffolding(rel: str) -> bool:
-    """Is `rel` (a folder may end in "/") tool output: in a scaffolding folder or named so?"""
+    """Is `rel` (a folder may end in "/") tool output: in a scaffolding folder or named so,
+    or an agent CLI's own files (rules/agentfiles.py)?"""
     parts = rel.rstrip("/").split("/")
-    if any(part in SCAFFOLD_NAMES for part in parts):
+    if any(part in SCAFFOLD_NAMES for part in parts) or agent_file(parts[0]):
         return True
     return any(fnmatchcase(parts[-1], glob) for glob in SCAFFOLD_GLOBS)
 

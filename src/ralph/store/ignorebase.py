@@ -21,6 +21,7 @@ from pathlib import Path
 import pathspec
 
 from ralph.errors import StateError
+from ralph.rules.agentfiles import agent_file
 from ralph.store import git
 from ralph.store.files import load_json, write_json_atomic
 from ralph.store.ignore import RALPHIGNORE, SCAFFOLD_GLOBS, SCAFFOLD_NAMES, is_scaffolding
@@ -34,7 +35,8 @@ Rules = dict[str, str]  # source -> its text; .gitignore sources by their top-le
 
 
 def scaffolding_pattern(pattern: str) -> bool:
-    """Does an ignore pattern name scaffolding only ("node_modules/", "**/__pycache__")?"""
+    """Does an ignore pattern name scaffolding only ("node_modules/", "**/__pycache__", an
+    agent's own files such as aider's ".aider*")?"""
     core = pattern.strip().removeprefix("/")
     while core.startswith("**/"):
         core = core[3:]
@@ -43,6 +45,8 @@ def scaffolding_pattern(pattern: str) -> bool:
     if not core or "**" in core or any(c in core for c in "[]?\\"):
         return False
     name = core.rsplit("/", 1)[-1]
+    if core == name and agent_file(name):  # aider's `.aider*`, `.claude/`: at the top only
+        return True
     return name in SCAFFOLD_NAMES or name in SCAFFOLD_GLOBS
 
 
