@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph.agents.command import CommandAgent
+from ralph.agents.member import Member
 from ralph.checks.gate import DoneGate
 from ralph.process.tree import started_at
+from ralph.rules.pool import Pool
 from ralph.rules.spec import Spec
-from ralph.run.context import RunContext
+from ralph.run.context import Shared
 from ralph.run.rotation import Rotation
 from ralph.run.tree import Tree
 from ralph.run.turn import Outcome, Place, Turn
@@ -41,6 +43,7 @@ class LaneWork:
     repo: Repo
     stop: threading.Event = field(default_factory=threading.Event)  # stop its agent now
     agent: CommandAgent | None = None  # the agent of its current rotation (its judge differs)
+    pool: Pool | None = None  # the pool as its current rotation started (its judge's choice)
 
 
 @dataclass
@@ -54,15 +57,11 @@ class Running:
 
 
 def lane_work(
-    ctx: RunContext,
-    name: str,
-    worktree: Path,
-    note: Callable[[str, dict[str, Any]], None],
-    judge: Callable[[CommandAgent | None], CommandAgent],
+    run: Shared, name: str, worktree: Path, note: Callable[[str, dict[str, Any]], None]
 ) -> LaneWork:
     """The lane's parts: the run's workspace (handoffs, history, worklog and the tests'
     baseline are the run's), with the files of its own under `.ralph/lanes/<name>/`."""
-    folder = ctx.ws.dir / "lanes" / name
+    folder = run.ws.dir / "lanes" / name
     make_dirs(folder)  # `.ralph/lanes` a planted link: refused, never followed
 
     def news(**info: Any) -> None:
@@ -74,9 +73,9 @@ def lane_work(
     place = Place(worktree, folder / "prompt.md", folder / "current.log", news, record_agent, name)
     tree = Tree(worktree, folder / "snapshot.json", ())
     work: LaneWork
-    gate = DoneGate(worktree, ctx.ws, lambda: judge(work.agent), lambda r: None,
-                    ctx.opts.test_globs)  # fmt: skip
-    rotation = Rotation(ctx.shared, place, tree, gate)
+    gate = DoneGate(worktree, run.ws, lambda: other_agent(run.members, work), lambda r: None,
+                    run.opts.test_globs)  # fmt: skip
+    rotation = Rotation(run, place, tree, gate)
     gate.record = rotation.record
     work = LaneWork(name, rotation, repo(worktree))
     return work
@@ -100,28 +99,28 @@ class LaneNews:
     """run.json's `lanes.<name>`: each lane's news (its rotation, its agent's PID), written
     from the lanes' threads."""
 
-    def __init__(self, ctx: RunContext) -> None:
-        self.ctx = ctx
+    def __init__(self, run: Shared) -> None:
+        self.run = run
         self.lock = threading.Lock()
         self.news: dict[str, dict[str, Any]] = {}
 
     def note(self, name: str, info: dict[str, Any]) -> None:
         with self.lock:
             self.news.setdefault(name, {}).update(info)
-            self.ctx.note_run(lanes=dict(self.news))
+            self.run.note_run(lanes=dict(self.news))
 
     def forget(self, name: str) -> None:
         """No rotation in this lane any more: `ralph inspect` stops listing it."""
         with self.lock:
             self.news.pop(name, None)
-            self.ctx.note_run(lanes=dict(self.news))
+            self.run.note_run(lanes=dict(self.news))
 
 
-def other_agent(ctx: RunContext, agent: CommandAgent | None) -> CommandAgent:
-    """A semantic check's judge in a lane: another available agent of the pool than the one
-    whose work it judges, when there is one."""
+def other_agent(members: Mapping[str, Member], work: LaneWork) -> CommandAgent:
+    """A semantic check's judge in a lane: another available agent of the pool (as the
+    lane's rotation started) than the one whose work it judges, when there is one."""
     now = time.time()
-    judged = agent if agent is not None else ctx.agent
-    seats = ctx.pool.seats  # a frozen value, read whole whatever the coordinator does
-    others = [s.name for s in seats if s.available(now) and s.name != judged.name]
-    return ctx.members[others[0]].agent if others else judged
+    assert work.agent is not None and work.pool is not None  # set with the lane's turn
+    judged = work.agent
+    others = [s.name for s in work.pool.seats if s.available(now) and s.name != judged.name]
+    return members[others[0]].agent if others else judged
