@@ -26,7 +26,7 @@ from ralph.run.events import CostsUpdated, Notice
 from ralph.run.facts import QuestionAsked
 from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
-from ralph.run.lanework import LaneNews, LaneWork, Running, lane_work, rotate
+from ralph.run.lanework import LaneNews, LaneWork, Running, rotate
 from ralph.run.loop import STOPPING, SpecRun, selected_reason
 from ralph.run.merging import Integration
 from ralph.run.question import pending, shown, write_fallback_question
@@ -77,7 +77,7 @@ class LaneRun(SpecRun):
         opts = self.shared.opts
         while True:
             try:
-                self._collect()
+                collected = self._collect()
             except KeyboardInterrupt:
                 self.stopping = (
                     ExitCode.INTERRUPTED,
@@ -90,6 +90,13 @@ class LaneRun(SpecRun):
                     return self.ended
                 self._wait()
                 continue
+            if not collected and self.stopping is None and len(self.running) >= opts.parallel:
+                # Every lane busy and none ended: nothing to merge or start until one ends,
+                # and the specs are scanned again then, as between rotations in one-spec mode.
+                self.stopping = self._stop_reason()
+                if self.stopping is None:
+                    self._wait()
+                    continue
             try:
                 specs, _ = self.rescan()
             except KeyboardInterrupt:  # as while collecting: the lanes stop, the run ends
@@ -111,9 +118,10 @@ class LaneRun(SpecRun):
                 if self.state.complete:
                     before = self.tree.take()
                     self.tree.save(before, self.tree.hidden)
-                    self.state, code, _ = self.verification.complete(
-                        self.state, self.pool, specs, before
-                    )
+                    with self.integration.retiring():  # while the verifier works
+                        self.state, code, _ = self.verification.complete(
+                            self.state, self.pool, specs, before
+                        )
                     if code is not None:
                         if code == ExitCode.OK:
                             self.integration.finish()
@@ -228,20 +236,21 @@ class LaneRun(SpecRun):
         self, spec: Spec, agent: CommandAgent, executor: ThreadPoolExecutor
     ) -> None:
         """The coordinator numbers the rotation and hands the lane's thread its turn."""
-        lane, made = self.integration.open(spec.path)
-        self.state = self.integration.update(self.state, lane)
-        lane = self.integration.lanes.get(spec.path) or lane
+        lane, opening, made = self.integration.open(spec.path)
+        if opening is None:  # a new lane starts from the user's branch: nothing to bring in
+            self.state = self.integration.update(self.state, lane)
+            lane = self.integration.lanes.get(spec.path) or lane
         work = None if made else self.works.get(lane.name)  # a new worktree: found again
         if work is None:
             worktree = self.integration.worktree(lane)
-            work = lane_work(self.shared, lane.name, worktree, self.news.note)
+            work = LaneWork(lane.name, worktree, self.news.note, opening)
             self.works[lane.name] = work
         work.stop.clear()
         work.agent, work.pool = agent, self.pool
         turn = self.turn(spec, time.perf_counter(), work.stop)
         running = Running(lane, work, spec)
         self.running[spec.path] = running
-        running.future = executor.submit(rotate, work, turn)
+        running.future = executor.submit(rotate, self.shared, work, turn)
 
     def _fold(self, r: Running, outcome: Outcome) -> None:
         """A lane's rotation joins the run's state, in the coordinator, as one spec's would."""
@@ -252,13 +261,15 @@ class LaneRun(SpecRun):
             r.work.rotation.report(outcome, self.state, ())
             self.circuit.announce()
 
-    def _collect(self) -> None:
-        """Rotations that ended: the pool, the circuit breaker and the lane's verdict."""
-        run = self.shared
+    def _collect(self) -> bool:
+        """Rotations that ended: the pool, the circuit breaker and the lane's verdict; True
+        when one had."""
+        run, collected = self.shared, False
         for path, r in list(self.running.items()):
             if not r.future.done():
                 continue
             del self.running[path]
+            collected = True
             outcome = r.future.result()  # a lane's error is the run's error
             self._fold(r, outcome)
             self.news.forget(r.work.name)  # after its report: `ralph inspect` stops listing it
@@ -299,6 +310,7 @@ class LaneRun(SpecRun):
             row = self.state.get(path)
             if row is not None and row.done_count == MAX_COUNT:
                 self.integration.verified(path)
+        return collected
 
     def _question(self, path: str, lane: LaneWork) -> str:
         """A lane's agent asked: its question is kept (from its output when it wrote none).

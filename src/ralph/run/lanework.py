@@ -36,14 +36,23 @@ if TYPE_CHECKING:
 
 @dataclass
 class LaneWork:
-    """One lane's parts, kept for the run."""
+    """One lane's parts, kept for the run. Its rotation and repository are made by the lane's
+    own thread at its first rotation (after its worktree, when that is new): lanes open side
+    by side, none waits for another's. The coordinator reads them once that rotation is done."""
 
     name: str
-    rotation: Rotation
-    repo: Repo
+    worktree: Path
+    note: Callable[[str, dict[str, Any]], None]  # run.json's news of the lanes
+    opening: Callable[[], None] | None = None  # makes its new worktree, in its thread
     stop: threading.Event = field(default_factory=threading.Event)  # stop its agent now
     agent: CommandAgent | None = None  # the agent of its current rotation (its judge differs)
     pool: Pool | None = None  # the pool as its current rotation started (its judge's choice)
+    parts: tuple[Rotation, Repo] | None = None
+
+    @property
+    def rotation(self) -> Rotation:
+        assert self.parts is not None  # made by its first rotation, before its outcome
+        return self.parts[0]
 
 
 @dataclass
@@ -56,40 +65,44 @@ class Running:
     future: Future[Outcome] = field(default_factory=Future)
 
 
-def lane_work(
-    run: Shared, name: str, worktree: Path, note: Callable[[str, dict[str, Any]], None]
-) -> LaneWork:
-    """The lane's parts: the run's workspace (handoffs, history, worklog and the tests'
-    baseline are the run's), with the files of its own under `.ralph/lanes/<name>/`."""
+def lane_parts(run: Shared, work: LaneWork) -> tuple[Rotation, Repo]:
+    """The lane's rotation and repository: the run's workspace (handoffs, history, worklog
+    and the tests' baseline are the run's), with the files of its own under
+    `.ralph/lanes/<name>/`."""
+    name, worktree = work.name, work.worktree
     folder = run.ws.dir / "lanes" / name
     make_dirs(folder)  # `.ralph/lanes` a planted link: refused, never followed
 
     def news(**info: Any) -> None:
-        note(name, info)
+        work.note(name, info)
 
     def record_agent(pid: int) -> None:
         news(agent_pid=pid, agent_started=started_at(pid))
 
     place = Place(worktree, folder / "prompt.md", folder / "current.log", news, record_agent, name)
     tree = Tree(worktree, folder / "snapshot.json", ())
-    work: LaneWork
     gate = DoneGate(worktree, run.ws, lambda: other_agent(run.members, work), lambda r: None,
                     run.opts.test_globs)  # fmt: skip
     rotation = Rotation(run, place, tree, gate)
     gate.record = rotation.record
-    work = LaneWork(name, rotation, repo(worktree))
-    return work
+    return rotation, repo(worktree)
 
 
-def rotate(work: LaneWork, turn: Turn) -> Outcome:
-    """In the lane's thread: one rotation in its worktree, then its work committed. The
-    outcome is returned unfolded: the coordinator folds it into the run's state."""
-    rotation = work.rotation
+def rotate(run: Shared, work: LaneWork, turn: Turn) -> Outcome:
+    """In the lane's thread: one rotation in its worktree (made first when it is new), then
+    its work committed. The outcome is returned unfolded: the coordinator folds it into the
+    run's state."""
+    if work.parts is None:
+        if work.opening is not None:
+            work.opening()
+            work.opening = None
+        work.parts = lane_parts(run, work)
+    rotation, lane_repo = work.parts
     before = rotation.tree.take()
     outcome = rotation(turn, before, lambda o: o)
     if outcome.changed:  # an unchanged tree has nothing to commit
         commit_all(
-            work.repo,
+            lane_repo,
             f"ralph: rotation {turn.iteration} on {turn.spec.path} ({outcome.signal})",
         )
     return outcome

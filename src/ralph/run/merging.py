@@ -4,6 +4,9 @@ like any other), conflicts handed back to the lane, and what a killed run left h
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -143,9 +146,12 @@ class Integration:
         self._taken[spec.path] = (key, same)
         return same
 
-    def open(self, spec: str) -> tuple[Lane, bool]:
-        """The spec's lane: the one already open, or a new worktree from the user's branch;
-        True when its worktree was made now (what was known of an earlier one is void)."""
+    def open(self, spec: str) -> tuple[Lane, Callable[[], None] | None, bool]:
+        """The spec's lane: the one already open, or a new worktree. A new lane's worktree
+        (a new branch from the user's branch as it is now) is made by the returned call, in
+        the lane's own thread, so lanes open side by side; a lane whose branch is left from an
+        earlier run gets its worktree back now. True when its worktree is new (what was known
+        of an earlier one is void)."""
         lane = self.lanes.get(spec)
         if lane is None:
             lane = self.retired.pop(spec, None) or Lane(
@@ -154,11 +160,21 @@ class Integration:
             self.lanes = self.lanes.with_lane(lane)
             self.save()
         path = self.worktree(lane)
-        if not (path / ".git").exists():
+        if (path / ".git").exists():
+            return lane, None, False
+        if wt.has_branch(self.repo, lane.branch):
             wt.add_worktree(self.repo, path, lane.branch, self.branch)
             self.run.emit(LaneOpened(spec, lane.branch, self.run.ws.rel(path)))
-            return lane, True
-        return lane, False
+            return lane, None, True
+        start = wt.heads(self.repo, self.branch) or self.branch  # the tree the lane starts from
+        wt.prune_worktrees(self.repo)  # a worktree folder deleted by hand is forgotten first
+        run, repo = self.run, self.repo  # fixed for the run: safe in the lane's thread
+
+        def make() -> None:
+            wt.add_worktree(repo, path, lane.branch, start, prune=False)
+            run.emit(LaneOpened(spec, lane.branch, run.ws.rel(path)))
+
+        return lane, make, True
 
     def update(self, state: State, lane: Lane) -> State:
         """Bring the user's branch into an open lane before its next rotation; a conflict is
@@ -263,11 +279,41 @@ class Integration:
             for lane in self.lanes.lanes
         ]
 
+    @contextmanager
+    def retiring(self) -> Iterator[None]:
+        """The merged lanes' worktrees and branches go in a thread of their own while the
+        block runs (the final verification: no lane opens meanwhile); they are gone when the
+        block has ended, so a lane opened afterwards is never one half closed. What git
+        refused there is raised then, as it would have been without the thread."""
+        if not self.retired:
+            yield
+            return
+        failed: list[BaseException] = []
+
+        def close_all() -> None:
+            try:
+                self._close_retired()
+            except BaseException as exc:  # raised again in the coordinator's thread
+                failed.append(exc)
+
+        closing = threading.Thread(target=close_all, name="lanes-closing")
+        closing.start()
+        try:
+            yield
+        finally:
+            closing.join()
+            self.retired = {}
+        if failed:
+            raise failed[0]
+
+    def _close_retired(self) -> None:
+        for lane in list(self.retired.values()):
+            self.close(lane, "merged")
+
     def retire(self) -> None:
         """As the run ends: the merged lanes' worktrees and branches go, and any merged one a
         killed run left behind (git deletes only merged branches: no commit is lost)."""
-        for lane in self.retired.values():
-            self.close(lane, "merged")
+        self._close_retired()
         self.retired = {}
         folder = wt.lanes_folder(self.root)
         recorded = {lane.name for lane in self.lanes.lanes}

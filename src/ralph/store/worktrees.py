@@ -3,8 +3,10 @@ work, merges that abort cleanly on a conflict. Every command runs through store/
 runs a program the agent wrote nor reaches a repository other than the project's; a lane's
 worktree that is no longer ralph's (a link, not a folder, another repository) is refused.
 
-Every command that writes to the shared repository (worktrees, refs, the main work tree's
-merges) holds GIT_LOCK, so lanes never fight over `.git`'s own lock files.
+Every command that writes what lanes share in the repository (the worktrees' list it prunes,
+branches it deletes, the main work tree's merges, commits) holds GIT_LOCK, so lanes never
+fight over `.git`'s own lock files; a new lane's worktree, which writes only its own, is made
+without it, side by side with the others.
 """
 
 from __future__ import annotations
@@ -152,19 +154,30 @@ def has_branch(r: Repo, branch: str) -> bool:
     return bool(_out(r, "branch", "--list", branch).strip())
 
 
-def add_worktree(r: Repo, path: Path, branch: str, start: str) -> None:
-    """The lane's worktree on its branch (made from `start` when it does not exist yet)."""
+def prune_worktrees(r: Repo) -> None:
+    """Forget the worktrees whose folder was deleted by hand."""
     with GIT_LOCK:
-        _owned(path)
-        if (path / ".git").exists():
-            return  # left by an earlier run: its work goes on there
-        make_dirs(path.parent)  # `.ralph/worktrees` a link: refused, never followed by git
-        refuse_link(path)
-        _git(r, "worktree", "prune")  # a worktree folder deleted by hand is forgotten first
-        if has_branch(r, branch):
-            _git(r, "worktree", "add", "--quiet", str(path), branch)
-        else:
-            _git(r, "worktree", "add", "--quiet", "-b", branch, str(path), start)
+        _git(r, "worktree", "prune")
+
+
+def add_worktree(r: Repo, path: Path, branch: str, start: str, *, prune: bool = True) -> None:
+    """The lane's worktree on its branch (made from `start` when it does not exist yet).
+
+    Lanes add their worktrees side by side: each writes only its own worktree, its own
+    `.git/worktrees/<name>/` (git marks it locked while it is made) and its own new branch,
+    so only the prune that comes first (it deletes what it takes for stale) holds GIT_LOCK.
+    A caller that adds several at once prunes once before (`prune_worktrees`), never during."""
+    _owned(path)
+    if (path / ".git").exists():
+        return  # left by an earlier run: its work goes on there
+    make_dirs(path.parent)  # `.ralph/worktrees` a link: refused, never followed by git
+    refuse_link(path)
+    if prune:
+        prune_worktrees(r)  # a worktree folder deleted by hand is forgotten first
+    if has_branch(r, branch):
+        _git(r, "worktree", "add", "--quiet", str(path), branch)
+    else:
+        _git(r, "worktree", "add", "--quiet", "-b", branch, str(path), start)
 
 
 def remove_worktree(r: Repo, path: Path, branch: str) -> bool:
