@@ -246,7 +246,7 @@ class LaneRun(SpecRun):
             work = LaneWork(lane.name, worktree, self.news.note, opening)
             self.works[lane.name] = work
         work.stop.clear()
-        work.agent, work.pool = agent, self.pool
+        work.agent, work.judges = agent, self.pool
         turn = self.turn(spec, time.perf_counter(), work.stop)
         running = Running(lane, work, spec)
         self.running[spec.path] = running

@@ -46,7 +46,7 @@ class LaneWork:
     opening: Callable[[], None] | None = None  # makes its new worktree, in its thread
     stop: threading.Event = field(default_factory=threading.Event)  # stop its agent now
     agent: CommandAgent | None = None  # the agent of its current rotation (its judge differs)
-    pool: Pool | None = None  # the pool as its current rotation started (its judge's choice)
+    judges: Pool | None = None  # the pool as its rotation started: its judge comes from it
     parts: tuple[Rotation, Repo] | None = None
 
     @property
@@ -133,7 +133,7 @@ def other_agent(members: Mapping[str, Member], work: LaneWork) -> CommandAgent:
     """A semantic check's judge in a lane: another available agent of the pool (as the
     lane's rotation started) than the one whose work it judges, when there is one."""
     now = time.time()
-    assert work.agent is not None and work.pool is not None  # set with the lane's turn
+    assert work.agent is not None and work.judges is not None  # set with the lane's turn
     judged = work.agent
-    others = [s.name for s in work.pool.seats if s.available(now) and s.name != judged.name]
+    others = [s.name for s in work.judges.seats if s.available(now) and s.name != judged.name]
     return members[others[0]].agent if others else judged

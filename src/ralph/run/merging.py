@@ -46,6 +46,7 @@ class Integration:
         self.retired: dict[str, Lane] = {}
         # whether the main tree's copy of a spec is the one its lane took, by what it depends on
         self._taken: dict[str, tuple[tuple[str, str], bool]] = {}
+        self._pruned = False  # the worktrees' list, before the run's first new lane
 
     def save(self) -> None:
         with deferred_interrupts():
@@ -167,7 +168,9 @@ class Integration:
             self.run.emit(LaneOpened(spec, lane.branch, self.run.ws.rel(path)))
             return lane, None, True
         start = wt.heads(self.repo, self.branch) or self.branch  # the tree the lane starts from
-        wt.prune_worktrees(self.repo)  # a worktree folder deleted by hand is forgotten first
+        if not self._pruned:  # a worktree folder deleted by hand is forgotten first
+            wt.prune_worktrees(self.repo)
+            self._pruned = True
         run, repo = self.run, self.repo  # fixed for the run: safe in the lane's thread
 
         def make() -> None:
