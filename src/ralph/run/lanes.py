@@ -26,7 +26,7 @@ from ralph.run.events import CostsUpdated, Notice
 from ralph.run.facts import QuestionAsked
 from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
-from ralph.run.lanework import LaneNews, LaneWork, Running, rotate
+from ralph.run.lanework import LaneNews, LaneWork, Running, meanwhile, rotate
 from ralph.run.loop import STOPPING, SpecRun, selected_reason
 from ralph.run.merging import Integration
 from ralph.run.question import pending, shown, write_fallback_question
@@ -79,11 +79,7 @@ class LaneRun(SpecRun):
             try:
                 collected = self._collect()
             except KeyboardInterrupt:
-                self.stopping = (
-                    ExitCode.INTERRUPTED,
-                    "interrupted; the lanes' rotations were recorded as ERROR",
-                )
-                self._stop_all()
+                self._interrupted()
                 continue
             if self.ended is not None:  # the run's end is recorded: the running lanes finish
                 if not self.running:
@@ -100,11 +96,7 @@ class LaneRun(SpecRun):
             try:
                 specs, _ = self.rescan()
             except KeyboardInterrupt:  # as while collecting: the lanes stop, the run ends
-                self.stopping = (
-                    ExitCode.INTERRUPTED,
-                    "interrupted; the lanes' rotations were recorded as ERROR",
-                )
-                self._stop_all()
+                self._interrupted()
                 continue
             if self.stopping is None:
                 self.stopping = self._stop_reason()
@@ -118,7 +110,7 @@ class LaneRun(SpecRun):
                 if self.state.complete:
                     before = self.tree.take()
                     self.tree.save(before, self.tree.hidden)
-                    with self.integration.retiring():  # while the verifier works
+                    with meanwhile(self.integration.close_merged):  # while the verifier works
                         self.state, code, _ = self.verification.complete(
                             self.state, self.pool, specs, before
                         )
@@ -179,13 +171,17 @@ class LaneRun(SpecRun):
                 [r.future for r in self.running.values()], timeout=TICK, return_when=FIRST_COMPLETED
             )
         except KeyboardInterrupt:
-            self.stopping = (
-                ExitCode.INTERRUPTED,
-                "interrupted; the lanes' rotations were recorded as ERROR",
-            )
-            self._stop_all()
+            self._interrupted()
         if self.shared.cancel.now.is_set():
             self._stop_all()
+
+    def _interrupted(self) -> None:
+        """Ctrl-C: the lanes stop, their rotations recorded as ERROR, and the run ends."""
+        self.stopping = (
+            ExitCode.INTERRUPTED,
+            "interrupted; the lanes' rotations were recorded as ERROR",
+        )
+        self._stop_all()
 
     def _stop_all(self) -> None:
         for r in self.running.values():
@@ -274,7 +270,6 @@ class LaneRun(SpecRun):
             self._fold(r, outcome)
             self.news.forget(r.work.name)  # after its report: `ralph inspect` stops listing it
             self.pool = self.seats.settle(self.pool, self.state, outcome)
-            self.save()
             # the convergence watch and the cost line, as in one-spec mode
             self.convergence.feed(path, outcome.mode, outcome.changes.paths)
             run.emit(CostsUpdated(*run.costs(self.state)))

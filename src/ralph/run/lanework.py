@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -106,6 +107,28 @@ def rotate(run: Shared, work: LaneWork, turn: Turn) -> Outcome:
             f"ralph: rotation {turn.iteration} on {turn.spec.path} ({outcome.signal})",
         )
     return outcome
+
+
+@contextmanager
+def meanwhile(work: Callable[[], None]) -> Iterator[None]:
+    """`work` in a thread of its own while the block runs; it has ended when the block has,
+    and what it raised is raised then, in the caller's thread."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:  # raised again in the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="lanes-meanwhile")
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
+    if failed:
+        raise failed[0]
 
 
 class LaneNews:

@@ -231,7 +231,7 @@ class SpecRun:
             self.convergence.feed(path, outcome.mode, outcome.changes.paths)
             run.emit(CostsUpdated(*run.costs(self.state)))
             if signal_ == "QUESTION":
-                return self._stop_for_question(path)
+                return stop_for_question(run, self.state, path)
             if signal_ in STOPPING:
                 return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
             stop = self.escalate_if_needed(path)
@@ -325,26 +325,27 @@ class SpecRun:
             ".ralph/answer.md and run again (or delete .ralph/question.md to go on without)",
         )
 
-    def _stop_for_question(self, path: str) -> int:
-        run = self.shared
-        output = read_text(run.ws.current_log)
-        if write_fallback_question(run.ws, path, output):
-            run.emit(
-                Notice("warning", "the agent did not write .ralph/question.md; saved its output")
-            )
-        question = pending(run.ws) or ""
-        run.emit(QuestionAsked(path))
-        run.emit(Notice("warning", f"question from the agent on {path}:\n" + shown(question)))
-        return self.end(
-            ExitCode.NEEDS_HUMAN,
-            f"the agent has a question on {path} (.ralph/question.md): write your answer to "
-            ".ralph/answer.md and run ralph again",
-        )
-
 
 def selected_reason(state: State, only: tuple[str, ...]) -> str:
     waiting = sum(1 for s in state.specs if s.needs_work and s.path not in only)
     return (
         f"the selected specs are verified (3/3): {', '.join(only)}; {waiting} other spec(s) "
         "still need work, and the final verification waits for every spec"
+    )
+
+
+def stop_for_question(run: Shared, state: State, path: str) -> int:
+    """The agent asked a question on `path`: it is kept (from its output when it wrote
+    none) and shown; the run ends for a person to answer."""
+    output = read_text(run.ws.current_log)
+    if write_fallback_question(run.ws, path, output):
+        run.emit(Notice("warning", "the agent did not write .ralph/question.md; saved its output"))
+    question = pending(run.ws) or ""
+    run.emit(QuestionAsked(path))
+    run.emit(Notice("warning", f"question from the agent on {path}:\n" + shown(question)))
+    return run.end(
+        state,
+        ExitCode.NEEDS_HUMAN,
+        f"the agent has a question on {path} (.ralph/question.md): write your answer to "
+        ".ralph/answer.md and run ralph again",
     )

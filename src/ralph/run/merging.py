@@ -4,9 +4,7 @@ like any other), conflicts handed back to the lane, and what a killed run left h
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -282,42 +280,17 @@ class Integration:
             for lane in self.lanes.lanes
         ]
 
-    @contextmanager
-    def retiring(self) -> Iterator[None]:
-        """The merged lanes' worktrees and branches go in a thread of their own while the
-        block runs (the final verification: no lane opens meanwhile); they are gone when the
-        block has ended, so a lane opened afterwards is never one half closed. What git
-        refused there is raised then, as it would have been without the thread."""
-        if not self.retired:
-            yield
-            return
-        failed: list[BaseException] = []
-
-        def close_all() -> None:
-            try:
-                self._close_retired()
-            except BaseException as exc:  # raised again in the coordinator's thread
-                failed.append(exc)
-
-        closing = threading.Thread(target=close_all, name="lanes-closing")
-        closing.start()
-        try:
-            yield
-        finally:
-            closing.join()
-            self.retired = {}
-        if failed:
-            raise failed[0]
-
-    def _close_retired(self) -> None:
-        for lane in list(self.retired.values()):
+    def close_merged(self) -> None:
+        """The merged lanes' worktrees and branches go: as the run ends, or in a thread of
+        their own while the final verification runs (nothing opens a lane meanwhile)."""
+        merged, self.retired = self.retired, {}
+        for lane in merged.values():
             self.close(lane, "merged")
 
     def retire(self) -> None:
         """As the run ends: the merged lanes' worktrees and branches go, and any merged one a
         killed run left behind (git deletes only merged branches: no commit is lost)."""
-        self._close_retired()
-        self.retired = {}
+        self.close_merged()
         folder = wt.lanes_folder(self.root)
         recorded = {lane.name for lane in self.lanes.lanes}
         for path in sorted(folder.iterdir()) if folder.is_dir() else ():

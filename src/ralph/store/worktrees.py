@@ -125,9 +125,14 @@ def _git(r: Repo, *args: str) -> str:
 
 
 def _identity(r: Repo) -> tuple[str, str]:
-    name = _run(r, "config", "--get", "user.name").stdout.decode("utf-8", "replace").strip()
-    email = _run(r, "config", "--get", "user.email").stdout.decode("utf-8", "replace").strip()
-    return name or IDENTITY[0], email or IDENTITY[1]
+    """The repository's user.name and user.email, read with one git command (each write
+    asks: a person may set them during a run)."""
+    out = _run(r, "config", "--get-regexp", r"^user\.(name|email)$").stdout
+    found: dict[str, str] = {}
+    for line in out.decode("utf-8", "replace").splitlines():
+        key, _, value = line.partition(" ")
+        found[key.lower()] = value.strip()  # the last one set wins, as in `git config --get`
+    return found.get("user.name") or IDENTITY[0], found.get("user.email") or IDENTITY[1]
 
 
 def current_branch(r: Repo) -> str:
