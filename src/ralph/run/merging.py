@@ -118,22 +118,33 @@ class Integration:
         spec there (ticked boxes, notes) are its changes, never a person's new requirements.
         A main-tree copy that changed since the lane last took the user's branch is a
         person's edit: that copy stays, and its spec goes back to 0/3."""
+        lanes = [(spec, self.lanes.get(spec.path)) for spec in specs]
+        heads = self._heads([lane for _, lane in lanes if lane is not None])
         found: list[Spec] = []
-        for spec in specs:
-            lane = self.lanes.get(spec.path)
-            if lane is not None and self._untouched(lane, spec):
+        for spec, lane in lanes:
+            if lane is not None and self._untouched(lane, spec, heads.get(lane.branch)):
                 spec = read_spec(self.worktree(lane), spec.path) or spec  # noqa: PLW2901
             found.append(spec)
         return found
 
-    def _untouched(self, lane: Lane, spec: Spec) -> bool:
-        """The main tree's copy is the one the lane took. When git cannot tell (it failed, or
-        the lane's branch is gone), it is not: a spec wrongly taken as modified only costs
-        rotations, a person's edit taken for the agent's would void nothing."""
-        if not (self.worktree(lane) / ".git").exists():
-            return False
-        heads = wt.heads(self.repo, "HEAD", lane.branch)
-        if heads is None:
+    def _heads(self, lanes: list[Lane]) -> dict[str, str]:
+        """The commits of HEAD and of each lane's branch, as one key per branch: with one
+        git command for all (a rescan follows every rotation); a missing branch has none."""
+        branches = [lane.branch for lane in lanes if (self.worktree(lane) / ".git").exists()]
+        if not branches:
+            return {}
+        out = wt.heads(self.repo, "HEAD", *branches)
+        if out is not None and len(lines := out.splitlines()) == len(branches) + 1:
+            return {b: f"{lines[0]}\n{sha}" for b, sha in zip(branches, lines[1:], strict=True)}
+        found = {b: wt.heads(self.repo, "HEAD", b) for b in branches}  # one is missing
+        return {b: key for b, key in found.items() if key is not None}
+
+    def _untouched(self, lane: Lane, spec: Spec, heads: str | None) -> bool:
+        """The main tree's copy is the one the lane took (`heads`: HEAD and the lane's branch
+        now). When git cannot tell (it failed, or the lane's branch is gone), it is not: a
+        spec wrongly taken as modified only costs rotations, a person's edit taken for the
+        agent's would void nothing."""
+        if heads is None or not (self.worktree(lane) / ".git").exists():
             return False
         key = (heads, spec.content_hash)
         known = self._taken.get(spec.path)
