@@ -25,6 +25,7 @@ from ralph.run.facts import LaneClosed, LaneConflict, LaneMerged, LaneOpened
 from ralph.run.interrupts import deferred_interrupts
 from ralph.specs.discovery import read_spec
 from ralph.store import worktrees as wt
+from ralph.store.git import Repo
 from ralph.store.lanes import Lane, load_lanes, save_lanes
 
 
@@ -45,6 +46,9 @@ class Integration:
         # whether the main tree's copy of a spec is the one its lane took, by what it depends on
         self._taken: dict[str, tuple[tuple[str, str], bool]] = {}
         self._pruned = False  # the worktrees' list, before the run's first new lane
+        # each open lane's repository, checked once per worktree (git.call checks at each
+        # call that the files saying where it is have not changed since)
+        self._repos: dict[str, Repo] = {}
 
     def save(self) -> None:
         with deferred_interrupts():
@@ -119,25 +123,13 @@ class Integration:
         A main-tree copy that changed since the lane last took the user's branch is a
         person's edit: that copy stays, and its spec goes back to 0/3."""
         lanes = [(spec, self.lanes.get(spec.path)) for spec in specs]
-        heads = self._heads([lane for _, lane in lanes if lane is not None])
+        heads = lane_heads(self.repo, self.root, [lane for _, lane in lanes if lane])
         found: list[Spec] = []
         for spec, lane in lanes:
             if lane is not None and self._untouched(lane, spec, heads.get(lane.branch)):
                 spec = read_spec(self.worktree(lane), spec.path) or spec  # noqa: PLW2901
             found.append(spec)
         return found
-
-    def _heads(self, lanes: list[Lane]) -> dict[str, str]:
-        """The commits of HEAD and of each lane's branch, as one key per branch: with one
-        git command for all (a rescan follows every rotation); a missing branch has none."""
-        branches = [lane.branch for lane in lanes if (self.worktree(lane) / ".git").exists()]
-        if not branches:
-            return {}
-        out = wt.heads(self.repo, "HEAD", *branches)
-        if out is not None and len(lines := out.splitlines()) == len(branches) + 1:
-            return {b: f"{lines[0]}\n{sha}" for b, sha in zip(branches, lines[1:], strict=True)}
-        found = {b: wt.heads(self.repo, "HEAD", b) for b in branches}  # one is missing
-        return {b: key for b, key in found.items() if key is not None}
 
     def _untouched(self, lane: Lane, spec: Spec, heads: str | None) -> bool:
         """The main tree's copy is the one the lane took (`heads`: HEAD and the lane's branch
@@ -172,6 +164,7 @@ class Integration:
         path = self.worktree(lane)
         if (path / ".git").exists():
             return lane, None, False
+        self._repos.pop(lane.name, None)  # a new worktree: checked again
         if wt.has_branch(self.repo, lane.branch):
             wt.add_worktree(self.repo, path, lane.branch, self.branch)
             self.run.emit(LaneOpened(spec, lane.branch, self.run.ws.rel(path)))
@@ -191,10 +184,11 @@ class Integration:
     def update(self, state: State, lane: Lane) -> State:
         """Bring the user's branch into an open lane before its next rotation; a conflict is
         aborted and handed to the lane's agent. Returns the state after."""
-        lane_repo = wt.repo(self.worktree(lane))
+        lane_repo = self._repo(lane)
         if wt.is_merged(lane_repo, self.branch):
             return state
-        merged = wt.merge(lane_repo, self.branch, f"ralph: {self.branch} into {lane.branch}")
+        message = f"ralph: {self.branch} into {lane.branch}"
+        merged = wt.merge(lane_repo, self.branch, message, trees=False)
         if merged.ok:
             if lane.conflict:  # resolved: a later conflict is news again
                 self.lanes = self.lanes.with_lane(replace(lane, conflict=(), conflict_with=()))
@@ -208,13 +202,13 @@ class Integration:
         lane = self.lanes.get(spec)
         if lane is None or not lane.conflict:
             return False
-        return not wt.is_merged(wt.repo(self.worktree(lane)), self.branch)
+        return not wt.is_merged(self._repo(lane), self.branch)
 
     def verified(self, spec: str) -> None:
         """The lane's spec reached 3/3: the tree it did so on is what its merge is judged by."""
         lane = self.lanes.get(spec)
         if lane is not None:
-            tree = wt.head_tree(wt.repo(self.worktree(lane)))
+            tree = wt.head_tree(self._repo(lane))
             self.lanes = self.lanes.with_lane(replace(lane, verified_tree=tree))
             self.save()
 
@@ -280,6 +274,12 @@ class Integration:
         )
         return state
 
+    def _repo(self, lane: Lane) -> Repo:
+        found = self._repos.get(lane.name)
+        if found is None:
+            found = self._repos[lane.name] = wt.repo(self.worktree(lane))
+        return found
+
     def close(self, lane: Lane, reason: str) -> None:
         removed = wt.remove_worktree(self.repo, self.worktree(lane), lane.branch)
         self.run.emit(LaneClosed(lane.spec, lane.branch, removed, reason))
@@ -322,3 +322,16 @@ class Integration:
         folder = wt.lanes_folder(self.root)
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
+
+
+def lane_heads(r: Repo, root: Path, lanes: list[Lane]) -> dict[str, str]:
+    """The commits of HEAD and of each lane's branch, as one key per branch: with one git
+    command for all (a rescan follows every rotation); a missing branch has none."""
+    branches = [lane.branch for lane in lanes if (wt.lane_path(root, lane.name) / ".git").exists()]
+    if not branches:
+        return {}
+    out = wt.heads(r, "HEAD", *branches)
+    if out is not None and len(lines := out.splitlines()) == len(branches) + 1:
+        return {b: f"{lines[0]}\n{sha}" for b, sha in zip(branches, lines[1:], strict=True)}
+    found = {b: wt.heads(r, "HEAD", b) for b in branches}  # one is missing: each alone
+    return {b: key for b, key in found.items() if key is not None}
