@@ -85,7 +85,7 @@ def test_both_schedulers_end_alike_on_a_stuck_agent(project: Project) -> None:
 
 
 def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> None:
-    from ralph.run.context import RunContext
+    from ralph.run.context import open_run
     from ralph.run.loop import SpecRun
     from ralph.store.cancel import CancelWatch
     from ralph.store.runlock import RunLock
@@ -97,9 +97,9 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
     ws.ensure()
     events: list[Event] = []
     with RunLock(ws.dir, agent="scripted") as lock, CancelWatch(ws.dir) as cancel:
-        run = SpecRun(RunContext(opts, ws, events.append, lock, cancel))
+        run = SpecRun(*open_run(opts, ws, events.append, lock, cancel))
         specs, before = run.begin()
-        start = run.ctx.state
+        start = run.state
         turn = Turn(
             spec=specs[0],
             mode="IMPLEMENT",

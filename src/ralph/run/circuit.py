@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 from ralph.errors import ExitCode
 from ralph.rules import breaker as breakers
 from ralph.rules import verification as fv
+from ralph.rules.pool import Pool
+from ralph.rules.state import State
 from ralph.rules.words import plural
-from ralph.run.context import RunContext
+from ralph.run.context import Shared
 from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice
 from ralph.run.facts import BreakerChanged, Escalated
@@ -34,7 +36,7 @@ def steady_now() -> float:
     return _WALL + (time.monotonic() - _MONOTONIC)
 
 
-def agents_fingerprint(ctx: RunContext) -> str:
+def agents_fingerprint(run: Shared) -> str:
     """The run's agent configuration in 16 hex digits: each agent's name, command line, model,
     environment and limits. The values are hashed, never stored."""
     config = [
@@ -45,42 +47,48 @@ def agents_fingerprint(ctx: RunContext) -> str:
             "env": sorted(m.agent.extra_env.items()),
             "limits": (m.timeout, m.idle_timeout),
         }
-        for m in ctx.opts.pool
+        for m in run.opts.pool
     ]
     return hashlib.sha256(json.dumps(config).encode()).hexdigest()[:16]
 
 
 class Circuit:
-    def __init__(self, ctx: RunContext) -> None:
-        self.ctx = ctx
+    """The breaker's moves, on the state the scheduler passes: each returns the new state
+    (and, when the run ends, its exit code). What it keeps itself is only what it has yet to
+    say: whether the last outcome opened the breaker, and the lines held until the
+    rotation's own line is out."""
+
+    def __init__(self, run: Shared) -> None:
+        self.run = run
         self.escalate_now = False  # the last outcome opened the circuit breaker
-        self.agents = agents_fingerprint(ctx)
+        self.agents = agents_fingerprint(run)
         self.held: list[Notice] = []  # said once the rotation that caused them has its line
 
-    def feed(self, success: bool, reason: str, subject: str) -> None:
+    def feed(self, state: State, success: bool, reason: str, subject: str) -> State:
         """Feed one outcome to the circuit breaker (the caller saves the state)."""
-        ctx = self.ctx
         breaker, change = breakers.record(
-            ctx.state.breaker,
+            state.breaker,
             success=success,
             now=steady_now(),
-            threshold=ctx.opts.breaker_threshold,
+            threshold=self.run.opts.breaker_threshold,
             reason=reason,
             subject=subject,
             agents=self.agents,
         )
-        ctx.state = replace(ctx.state, breaker=breaker)
+        state = replace(state, breaker=breaker)
         if change is not None:
-            self._changed(change, hold=True)
+            self._changed(breaker, change, hold=True)
             self.escalate_now = change.after == breakers.OPEN
+        return state
 
-    def feed_outcome(self, outcome: Outcome) -> None:
+    def feed_outcome(self, state: State, outcome: Outcome) -> State:
         """A rotation's outcome: a failure unless it ended well; one the user stopped says
         nothing about the agent."""
         if outcome.interrupted:
-            return
+            return state
         signal, note = outcome.signal, outcome.note
-        self.feed(
+        return self.feed(
+            state,
             signal not in FAILED_STATUSES,
             f"rotation {outcome.turn.iteration} on {outcome.spec}: {signal}"
             + (f" ({note})" if note else ""),
@@ -91,12 +99,14 @@ class Circuit:
         """Say what the last outcome did to the breaker, after the rotation's own line."""
         held, self.held = self.held, []
         for notice in held:
-            self.ctx.emit(notice)
+            self.run.emit(notice)
 
-    def _changed(self, change: breakers.Transition, *, hold: bool = False) -> None:
-        ctx = self.ctx
-        b = ctx.state.breaker
-        ctx.emit(BreakerChanged(change.before, change.after, change.reason, b.failures, b.reasons))
+    def _changed(
+        self, b: breakers.Breaker, change: breakers.Transition, *, hold: bool = False
+    ) -> None:
+        self.run.emit(
+            BreakerChanged(change.before, change.after, change.reason, b.failures, b.reasons)
+        )
         if change.after == breakers.OPEN:
             notice = Notice("warning", f"circuit breaker open: {change.reason}")
         else:
@@ -104,58 +114,60 @@ class Circuit:
         if hold:
             self.held.append(notice)
         else:
-            ctx.emit(notice)
+            self.run.emit(notice)
 
-    def admit(self) -> int | None:
+    def admit(self, state: State) -> tuple[State, int | None]:
         """Before an attempt: an open breaker lets one trial through once its cooldown is
-        over; before that, it is a human's call."""
-        ctx = self.ctx
+        over; before that, it is a human's call. The state after, and the exit code when
+        the run ends."""
         breaker, allowed, change = breakers.admit(
-            ctx.state.breaker,
+            state.breaker,
             now=steady_now(),
-            cooldown=ctx.opts.breaker_cooldown,
+            cooldown=self.run.opts.breaker_cooldown,
             agents=self.agents,
         )
         if change is not None:
-            ctx.state = replace(ctx.state, breaker=breaker)
-            ctx.save()
-            self._changed(change)
+            state = replace(state, breaker=breaker)
+            self.run.save(state)
+            self._changed(breaker, change)
         if allowed:
-            return None
-        return self._escalate()
+            return state, None
+        return self._escalate(state)
 
-    def escalate_if_open(self) -> int | None:
+    def escalate_if_open(self, state: State, pool: Pool) -> tuple[State, int | None]:
         if not self.escalate_now:
-            return None
-        if not any(not seat.evicted for seat in self.ctx.pool.seats):
+            return state, None
+        if not any(not seat.evicted for seat in pool.seats):
             # Every agent failed its rotations: the agent, not the spec, needs fixing. The
             # pool ends the run with exit 1 saying so; the breaker stays open for the next run.
-            return None
+            return state, None
         self.escalate_now = False
-        return self._escalate()
+        return self._escalate(state)
 
-    def _escalate(self) -> int | None:
-        """Ask (or, headless, apply --on-escalation); the exit code when the run ends."""
-        ctx = self.ctx
-        b = ctx.state.breaker
+    def _escalate(self, state: State) -> tuple[State, int | None]:
+        """Ask (or, headless, apply --on-escalation); the state after, and the exit code when
+        the run ends."""
+        run = self.run
+        b = state.breaker
         spec = None if b.subject in (None, fv.SUBJECT) else b.subject
         e = Escalation(
             spec=spec,
             failures=b.failures,
             reasons=b.reasons,
             cooldown_left=breakers.cooldown_left(
-                b, now=steady_now(), cooldown=ctx.opts.breaker_cooldown
+                b, now=steady_now(), cooldown=run.opts.breaker_cooldown
             ),
         )
-        choice = ctx.decide(e)
-        ctx.state = apply_choice(ctx.state, e, choice)
-        ctx.save()
-        ctx.emit(Escalated(e.key, e.subject, choice, e.failures, tuple(e.reasons)))
+        choice = run.decide(e)
+        state = apply_choice(state, e, choice)
+        run.save(state)
+        run.emit(Escalated(e.key, e.subject, choice, e.failures, tuple(e.reasons)))
         if choice == "abort":
             wait = f"wait {e.cooldown_left:.0f} s and run again for one trial rotation"
             if e.cooldown_left <= 0:
                 wait = "run again for one trial rotation"
-            return ctx.end(
+            return state, run.end(
+                state,
                 ExitCode.NEEDS_HUMAN,
                 f"aborted after {plural(e.failures, 'failure')} in a row on {e.subject} "
                 f"(circuit breaker open); partial work kept. To go on: fix the cause, then "
@@ -163,27 +175,28 @@ class Circuit:
             )
         _, change = breakers.reset(b, f"user chose {choice}")
         if change is not None:
-            self._changed(change)
+            self._changed(state.breaker, change)
         if choice == "accept":
-            ctx.emit(Notice("warning", f"{e.subject} accepted as verified by the user"))
-            self._accept_changes(e.spec)
+            run.emit(Notice("warning", f"{e.subject} accepted as verified by the user"))
+            state = self._accept_changes(state, e.spec)
         else:
-            ctx.emit(Notice("warning", f"going on without verification for {e.subject} (a risk)"))
-        return None
+            run.emit(Notice("warning", f"going on without verification for {e.subject} (a risk)"))
+        return state, None
 
-    def _accept_changes(self, spec: str | None) -> None:
+    def _accept_changes(self, state: State, spec: str | None) -> State:
         """The person's Accept takes, too, what an agent changed that waited for a person's
         say (the checks, the tests, a drop in the test counts): of that spec, or of every one."""
         from ralph.checks.acceptance import Scope
         from ralph.checks.acceptors import accept_all, pending_all
         from ralph.specs.discovery import discover_specs
 
-        ctx = self.ctx
-        specs = tuple(discover_specs(ctx.opts.root))
-        scope = Scope(ctx.opts.root, ctx.ws.dir, specs, spec, ctx.opts.test_globs)
-        items = pending_all(scope, ctx.state)
+        run = self.run
+        specs = tuple(discover_specs(run.opts.root))
+        scope = Scope(run.opts.root, run.ws.dir, specs, spec, run.opts.test_globs)
+        items = pending_all(scope, state)
         if items:
-            ctx.state = accept_all(scope, ctx.state, items)
-            ctx.save()
+            state = accept_all(scope, state, items)
+            run.save(state)
             for item in items:
-                ctx.emit(Notice("warning", f"accepted by the user: {item.summary}"))
+                run.emit(Notice("warning", f"accepted by the user: {item.summary}"))
+        return state

@@ -8,43 +8,47 @@ from collections.abc import Sequence
 
 from ralph.errors import ExitCode
 from ralph.rules import convergence as rules
-from ralph.run.context import RunContext
+from ralph.rules.state import State
+from ralph.run.context import Shared
 from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice
 from ralph.run.facts import Escalated
 
 
 class Convergence:
-    def __init__(self, ctx: RunContext) -> None:
-        self.ctx = ctx
+    """The watch keeps each spec's streak (its own); the state it escalates on is passed."""
+
+    def __init__(self, run: Shared) -> None:
+        self.run = run
         self.streaks: dict[str, rules.Streak] = {}
 
     def feed(self, spec: str, mode: str, paths: Sequence[str]) -> None:
         """After a rotation of `spec` in `mode` that changed `paths`."""
         self.streaks = rules.watch(self.streaks, spec, mode, paths)
 
-    def escalate_if_stuck(self, spec: str) -> int | None:
-        """Ask when `spec` has not converged for `patience` REVIEW rotations; the exit code
-        when the run ends (Abort), None when it goes on."""
-        ctx = self.ctx
+    def escalate_if_stuck(self, state: State, spec: str) -> tuple[State, int | None]:
+        """Ask when `spec` has not converged for `patience` REVIEW rotations; the state after,
+        and the exit code when the run ends (Abort), None when it goes on."""
+        run = self.run
         streak = self.streaks.get(spec, ())
-        if not rules.stuck(streak, ctx.opts.patience):
-            return None
+        if not rules.stuck(streak, run.opts.patience):
+            return state, None
         reasons = rules.reasons(streak)
-        ctx.emit(Notice("warning", f"{spec} is not converging: {'; '.join(reasons)}"))
+        run.emit(Notice("warning", f"{spec} is not converging: {'; '.join(reasons)}"))
         e = Escalation(spec, len(streak), reasons, 0.0, kind="convergence")
-        choice = ctx.decide(e)
+        choice = run.decide(e)
         self.streaks.pop(spec, None)  # Continue: asked again after `patience` more
-        ctx.state = apply_choice(ctx.state, e, choice)
-        ctx.save()
-        ctx.emit(Escalated(e.key, e.subject, choice, e.failures, reasons, kind="convergence"))
+        state = apply_choice(state, e, choice)
+        run.save(state)
+        run.emit(Escalated(e.key, e.subject, choice, e.failures, reasons, kind="convergence"))
         if choice == "abort":
-            return ctx.end(
+            return state, run.end(
+                state,
                 ExitCode.NEEDS_HUMAN,
                 f"{spec} is not converging ({reasons[0]}); partial work kept",
             )
         if choice == "accept":
-            ctx.emit(Notice("warning", f"{spec} accepted as verified by the user"))
+            run.emit(Notice("warning", f"{spec} accepted as verified by the user"))
         else:
-            ctx.emit(Notice("warning", f"going on with {spec} although it is not converging"))
-        return None
+            run.emit(Notice("warning", f"going on with {spec} although it is not converging"))
+        return state, None

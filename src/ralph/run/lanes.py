@@ -3,15 +3,14 @@ branch), merged into the user's branch one at a time, verified once more on the 
 
 One thread per running lane: the agent is an external process, so a thread mostly waits on
 it. The coordinator (the main thread) alone chooses agents, merges, and writes the run's
-state: a lane's rotation works on a private copy that joins the state through `absorb`,
-under one lock, and its events reach the displays and the recorder under the same lock.
+state: a lane's rotation reads the state its turn was given and returns its outcome, which
+the coordinator folds (run/fold.py); its events reach the displays through the run's sink.
 """
 
 from __future__ import annotations
 
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from functools import partial
 
 from ralph.agents.command import CommandAgent
 from ralph.errors import ExitCode
@@ -19,15 +18,15 @@ from ralph.rules.lanes import hold
 from ralph.rules.pool import Exhausted, Wait
 from ralph.rules.schedule import priority, selected_done
 from ralph.rules.spec import Spec
-from ralph.rules.state import MAX_COUNT
+from ralph.rules.state import MAX_COUNT, State
 from ralph.rules.usage import over_budget
 from ralph.rules.words import plural
-from ralph.run.context import RunContext
+from ralph.run.context import Shared
 from ralph.run.events import CostsUpdated, Notice
 from ralph.run.facts import QuestionAsked
 from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
-from ralph.run.lanework import LaneNews, LaneWork, Running, lane_work, other_agent, rotate
+from ralph.run.lanework import LaneNews, LaneWork, Running, meanwhile, rotate
 from ralph.run.loop import STOPPING, SpecRun, selected_reason
 from ralph.run.merging import Integration
 from ralph.run.question import pending, shown, write_fallback_question
@@ -40,24 +39,24 @@ TICK = 0.2  # seconds between the coordinator's looks at cancel requests while l
 
 
 class LaneRun(SpecRun):
-    def __init__(self, ctx: RunContext) -> None:
-        super().__init__(ctx)
-        self.integration = Integration(ctx)
+    def __init__(self, run: Shared, state: State) -> None:
+        super().__init__(run, state)
+        self.integration = Integration(run)
         self.running: dict[str, Running] = {}
         self.works: dict[str, LaneWork] = {}  # each lane's parts, made at its first rotation
-        self.news = LaneNews(ctx)  # run.json's `lanes`
+        self.news = LaneNews(run)  # run.json's `lanes`
         self.stopping: tuple[ExitCode, str] | None = None
         self.ended: int | None = None  # the exit code of a run whose end is already recorded
 
     # ------------------------------------------------------------------ the run
 
     def run(self) -> int:
-        ctx = self.ctx
-        self.integration.prepare()
+        self.state = self.integration.prepare(self.state)
         code = self.start()
         if code is not None:
             return code
-        executor = ThreadPoolExecutor(max_workers=ctx.opts.parallel, thread_name_prefix="lane")
+        parallel = self.shared.opts.parallel
+        executor = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="lane")
         try:
             return self._loop(executor)
         except BaseException:
@@ -75,30 +74,29 @@ class LaneRun(SpecRun):
         return self._take_answer()
 
     def _loop(self, executor: ThreadPoolExecutor) -> int:
-        ctx = self.ctx
+        opts = self.shared.opts
         while True:
             try:
-                self._collect()
+                collected = self._collect()
             except KeyboardInterrupt:
-                self.stopping = (
-                    ExitCode.INTERRUPTED,
-                    "interrupted; the lanes' rotations were recorded as ERROR",
-                )
-                self._stop_all()
+                self._interrupted()
                 continue
             if self.ended is not None:  # the run's end is recorded: the running lanes finish
                 if not self.running:
                     return self.ended
                 self._wait()
                 continue
+            if not collected and self.stopping is None and len(self.running) >= opts.parallel:
+                # Every lane busy and none ended: nothing to merge or start until one ends,
+                # and the specs are scanned again then, as between rotations in one-spec mode.
+                self.stopping = self._stop_reason()
+                if self.stopping is None:
+                    self._wait()
+                    continue
             try:
                 specs, _ = self.rescan()
             except KeyboardInterrupt:  # as while collecting: the lanes stop, the run ends
-                self.stopping = (
-                    ExitCode.INTERRUPTED,
-                    "interrupted; the lanes' rotations were recorded as ERROR",
-                )
-                self._stop_all()
+                self._interrupted()
                 continue
             if self.stopping is None:
                 self.stopping = self._stop_reason()
@@ -109,10 +107,13 @@ class LaneRun(SpecRun):
                 continue
             self._merge_ready()
             if not self.running and not self.integration.lanes.lanes:
-                if ctx.state.complete:
+                if self.state.complete:
                     before = self.tree.take()
                     self.tree.save(before, self.tree.hidden)
-                    code, _ = self.verification.complete(specs, before)
+                    with meanwhile(self.integration.close_merged):  # while the verifier works
+                        self.state, code, _ = self.verification.complete(
+                            self.state, self.pool, specs, before
+                        )
                     if code is not None:
                         if code == ExitCode.OK:
                             self.integration.finish()
@@ -120,49 +121,49 @@ class LaneRun(SpecRun):
                     # what the verifier changed must reach the lanes, which start from commits
                     commit_all(self.integration.repo, "ralph: left by a final verification")
                     continue
-                if ctx.opts.only and selected_done(ctx.state, ctx.opts.only):
+                if opts.only and selected_done(self.state, opts.only):
                     self.integration.finish()
-                    return ctx.end(ExitCode.OK, selected_reason(ctx.state, ctx.opts.only))
+                    return self.end(ExitCode.OK, selected_reason(self.state, opts.only))
             code = self._launch(specs, executor)
             if code is not None:
                 return code
             if not self.running:
-                if self.integration.ready(set()):
+                if self.integration.ready(self.state, set()):
                     continue  # a lane reached 3/3 meanwhile: merge it
                 return self._end(ExitCode.MAX_ITERATIONS, self._stuck_reason())
             self._wait()
 
     def _stuck_reason(self) -> str:
-        if any(s.blocked for s in self.ctx.state.specs):
+        if any(s.blocked for s in self.state.specs):
             return self._blocked_reason()
         return "no spec can go on: its lane waits on a spec no longer in the matrix"
 
     def _stop_reason(self) -> tuple[ExitCode, str] | None:
-        ctx = self.ctx
-        if ctx.cancel.requested and ctx.cancel.now.is_set():
+        run = self.shared
+        if run.cancel.requested and run.cancel.now.is_set():
             self._stop_all()
             return ExitCode.INTERRUPTED, (
                 "cancelled now (ralph cancel --now): the agents were stopped and the "
                 "rotations recorded as ERROR"
             )
-        if ctx.cancel.requested:
+        if run.cancel.requested:
             return (
                 ExitCode.INTERRUPTED,
                 "cancelled (ralph cancel): stopped after the running rotations",
             )
-        if ctx.exhausted:
+        if run.exhausted(self.state):
             return (
                 ExitCode.MAX_ITERATIONS,
-                f"max iterations reached ({plural(ctx.opts.max_iterations, 'rotation')} this run)",
+                f"max iterations reached ({plural(run.opts.max_iterations, 'rotation')} this run)",
             )
-        reason = over_budget(ctx.spent(), ctx.opts.max_cost, ctx.opts.max_tokens)
+        reason = over_budget(run.spent(self.state), run.opts.max_cost, run.opts.max_tokens)
         return (ExitCode.MAX_ITERATIONS, reason) if reason is not None else None
 
     def _end(self, code: ExitCode, reason: str) -> int:
         self.integration.retire()
         for where in self.integration.where():
-            self.ctx.emit(Notice("warning", f"lane kept (not merged): {where}"))
-        return self.ctx.end(code, reason)
+            self.shared.emit(Notice("warning", f"lane kept (not merged): {where}"))
+        return self.end(code, reason)
 
     def _wait(self) -> None:
         try:
@@ -170,13 +171,17 @@ class LaneRun(SpecRun):
                 [r.future for r in self.running.values()], timeout=TICK, return_when=FIRST_COMPLETED
             )
         except KeyboardInterrupt:
-            self.stopping = (
-                ExitCode.INTERRUPTED,
-                "interrupted; the lanes' rotations were recorded as ERROR",
-            )
+            self._interrupted()
+        if self.shared.cancel.now.is_set():
             self._stop_all()
-        if self.ctx.cancel.now.is_set():
-            self._stop_all()
+
+    def _interrupted(self) -> None:
+        """Ctrl-C: the lanes stop, their rotations recorded as ERROR, and the run ends."""
+        self.stopping = (
+            ExitCode.INTERRUPTED,
+            "interrupted; the lanes' rotations were recorded as ERROR",
+        )
+        self._stop_all()
 
     def _stop_all(self) -> None:
         for r in self.running.values():
@@ -186,9 +191,8 @@ class LaneRun(SpecRun):
 
     def _candidates(self, specs: list[Spec]) -> list[Spec]:
         """Specs that need work and have no rotation running, best first."""
-        ctx = self.ctx
         runnable = [s for s in self._unblocked(specs) if s.path not in self.running]
-        rows = {r.path: r for r in ctx.state.specs}
+        rows = {r.path: r for r in self.state.specs}
         waiting = [s for s in runnable if (row := rows.get(s.path)) and row.done_count < MAX_COUNT]
         open_ = {lane.spec for lane in self.integration.lanes.lanes}
         if open_:
@@ -200,82 +204,81 @@ class LaneRun(SpecRun):
         return sorted(waiting, key=lambda s: priority(rows[s.path], s.content_hash))
 
     def _launch(self, specs: list[Spec], executor: ThreadPoolExecutor) -> int | None:
-        ctx = self.ctx
+        run = self.shared
         for spec in self._candidates(specs):
-            if len(self.running) >= ctx.opts.parallel or ctx.exhausted:
+            if len(self.running) >= run.opts.parallel or run.exhausted(self.state):
                 return None
-            choice = self.seats.choose(spec)
+            self.pool, choice = self.seats.choose(self.pool, self.state, spec)
             if isinstance(choice, Wait):
                 if self.running:
                     return None  # the others go on; this spec waits for an agent
-                stopped = self.seats.wait(choice)
+                stopped = self.seats.wait(self.state, choice)
                 if stopped is not None:
                     return stopped
                 return None
             if isinstance(choice, Exhausted):
                 if self.running:
                     return None
-                self.seats.exhausted(choice)  # raises
-            stop = self.circuit.admit()
+                self.seats.exhausted(self.state, choice)  # raises
+            self.state, stop = self.circuit.admit(self.state)
             if stop is not None:  # ended and recorded; the running lanes finish their rotation
                 self.ended = stop
                 return None
-            self.seats.use(choice)
-            self._start_rotation(spec, ctx.agent, executor)
+            self.use(choice)
+            self._start_rotation(spec, self.member.agent, executor)
         return None
 
     def _start_rotation(
         self, spec: Spec, agent: CommandAgent, executor: ThreadPoolExecutor
     ) -> None:
         """The coordinator numbers the rotation and hands the lane's thread its turn."""
-        ctx = self.ctx
-        lane, made = self.integration.open(spec.path)
-        self.integration.update(lane)
-        lane = self.integration.lanes.get(spec.path) or lane
+        lane, opening, made = self.integration.open(spec.path)
+        if opening is None:  # a new lane starts from the user's branch: nothing to bring in
+            self.state = self.integration.update(self.state, lane)
+            lane = self.integration.lanes.get(spec.path) or lane
         work = None if made else self.works.get(lane.name)  # a new worktree: found again
         if work is None:
             worktree = self.integration.worktree(lane)
-            judge = partial(other_agent, ctx)
-            work = lane_work(ctx, lane.name, worktree, self.news.note, judge)
+            work = LaneWork(lane.name, worktree, self.news.note, opening)
             self.works[lane.name] = work
         work.stop.clear()
-        work.agent = agent
+        work.agent, work.judges = agent, self.pool
         turn = self.turn(spec, time.perf_counter(), work.stop)
         running = Running(lane, work, spec)
         self.running[spec.path] = running
-        running.future = executor.submit(rotate, work, turn)
+        running.future = executor.submit(rotate, self.shared, work, turn)
 
     def _fold(self, r: Running, outcome: Outcome) -> None:
         """A lane's rotation joins the run's state, in the coordinator, as one spec's would."""
-        ctx = self.ctx
         with deferred_interrupts():
-            ctx.state, _ = fold(ctx.state, outcome)
-            self.circuit.feed_outcome(outcome)
-            ctx.save()
-            r.work.rotation.report(outcome, ctx.state, ())
+            state, _ = fold(self.state, outcome)
+            self.state = self.circuit.feed_outcome(state, outcome)
+            self.save()
+            r.work.rotation.report(outcome, self.state, ())
             self.circuit.announce()
 
-    def _collect(self) -> None:
-        """Rotations that ended: the pool, the circuit breaker and the lane's verdict."""
-        ctx = self.ctx
+    def _collect(self) -> bool:
+        """Rotations that ended: the pool, the circuit breaker and the lane's verdict; True
+        when one had."""
+        run, collected = self.shared, False
         for path, r in list(self.running.items()):
             if not r.future.done():
                 continue
             del self.running[path]
+            collected = True
             outcome = r.future.result()  # a lane's error is the run's error
             self._fold(r, outcome)
             self.news.forget(r.work.name)  # after its report: `ralph inspect` stops listing it
-            self.seats.settle(outcome)
-            ctx.save()
+            self.pool = self.seats.settle(self.pool, self.state, outcome)
             # the convergence watch and the cost line, as in one-spec mode
             self.convergence.feed(path, outcome.mode, outcome.changes.paths)
-            ctx.emit(CostsUpdated(*ctx.costs()))
+            run.emit(CostsUpdated(*run.costs(self.state)))
             if outcome.interrupted:
                 self.stopping = self.stopping or (
                     ExitCode.INTERRUPTED,
                     "cancelled now (ralph cancel --now): the agents were stopped and the "
                     "rotations recorded as ERROR"
-                    if ctx.cancel.now.is_set()
+                    if run.cancel.now.is_set()
                     else "interrupted; the lanes' rotations were recorded as ERROR",
                 )
                 self._stop_all()
@@ -286,39 +289,40 @@ class LaneRun(SpecRun):
             if outcome.signal in STOPPING:
                 self.stopping = (ExitCode.NEEDS_HUMAN, f"{STOPPING[outcome.signal]} on {path}")
                 continue
-            stop = self.circuit.escalate_if_open() or self.convergence.escalate_if_stuck(path)
+            stop = self.escalate_if_needed(path)
             if stop is not None:  # the escalation ended the run (and recorded it)
                 self.ended = stop
                 continue
             if self.integration.unresolved(path):
-                if ctx.state != (held := hold(ctx.state, path)):
-                    ctx.state = held
-                    ctx.save()
+                if self.state != (held := hold(self.state, path)):
+                    self.state = held
+                    self.save()
                     branch = self.integration.branch
-                    ctx.emit(
+                    run.emit(
                         Notice("warning", f"{path}: no DONE counts until its lane merges {branch}")
                     )
                 continue
-            row = ctx.state.get(path)
+            row = self.state.get(path)
             if row is not None and row.done_count == MAX_COUNT:
                 self.integration.verified(path)
+        return collected
 
     def _question(self, path: str, lane: LaneWork) -> str:
         """A lane's agent asked: its question is kept (from its output when it wrote none).
         The run ends once the running rotations have; until then the displays wait, and the
         question is shown again last, so no other lane's line buries it."""
-        ctx = self.ctx
-        if write_fallback_question(ctx.ws, path, read_text(lane.rotation.place.current_log)):
-            ctx.emit(
+        run = self.shared
+        if write_fallback_question(run.ws, path, read_text(lane.rotation.place.current_log)):
+            run.emit(
                 Notice("warning", "the agent did not write .ralph/question.md; saved its output")
             )
-        ctx.emit(QuestionAsked(path))
+        run.emit(QuestionAsked(path))
         asked = Notice(
-            "warning", f"question from the agent on {path}:\n" + shown(pending(ctx.ws) or "")
+            "warning", f"question from the agent on {path}:\n" + shown(pending(run.ws) or "")
         )
-        ctx.emit(asked)
+        run.emit(asked)
         if self.running:
-            ctx.sink.hold(again=asked)
+            run.sink.hold(again=asked)
         return (
             f"the agent has a question on {path} (.ralph/question.md): write your answer to "
             ".ralph/answer.md and run ralph again"
@@ -326,11 +330,11 @@ class LaneRun(SpecRun):
 
     def _merge_ready(self) -> None:
         """Every lane waiting at 3/3 goes through the queue, one merge at a time."""
-        ready = self.integration.ready(set(self.running))
+        ready = self.integration.ready(self.state, set(self.running))
         # Specs with a lane still open are judged by their own merge, by the same rule.
         queued = {lane.spec for lane in self.integration.lanes.lanes}
         for lane in ready:
-            self.integration.merge(lane, queued)
+            self.state = self.integration.merge(self.state, lane, queued)
             queued.discard(lane.spec)
         if ready:  # ralph's own merges are not changes made while ralph was not running
-            self.tree.save(self.tree.take(), hidden_spec_hashes(self.ctx.opts.root))
+            self.tree.save(self.tree.take(), hidden_spec_hashes(self.shared.opts.root))

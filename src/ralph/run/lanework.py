@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph.agents.command import CommandAgent
+from ralph.agents.member import Member
 from ralph.checks.gate import DoneGate
 from ralph.process.tree import started_at
+from ralph.rules.pool import Pool
 from ralph.rules.spec import Spec
-from ralph.run.context import RunContext
+from ralph.run.context import Shared
 from ralph.run.rotation import Rotation
 from ralph.run.tree import Tree
 from ralph.run.turn import Outcome, Place, Turn
@@ -34,13 +37,23 @@ if TYPE_CHECKING:
 
 @dataclass
 class LaneWork:
-    """One lane's parts, kept for the run."""
+    """One lane's parts, kept for the run. Its rotation and repository are made by the lane's
+    own thread at its first rotation (after its worktree, when that is new): lanes open side
+    by side, none waits for another's. The coordinator reads them once that rotation is done."""
 
     name: str
-    rotation: Rotation
-    repo: Repo
+    worktree: Path
+    note: Callable[[str, dict[str, Any]], None]  # run.json's news of the lanes
+    opening: Callable[[], None] | None = None  # makes its new worktree, in its thread
     stop: threading.Event = field(default_factory=threading.Event)  # stop its agent now
     agent: CommandAgent | None = None  # the agent of its current rotation (its judge differs)
+    judges: Pool | None = None  # the pool as its rotation started: its judge comes from it
+    parts: tuple[Rotation, Repo] | None = None
+
+    @property
+    def rotation(self) -> Rotation:
+        assert self.parts is not None  # made by its first rotation, before its outcome
+        return self.parts[0]
 
 
 @dataclass
@@ -53,75 +66,97 @@ class Running:
     future: Future[Outcome] = field(default_factory=Future)
 
 
-def lane_work(
-    ctx: RunContext,
-    name: str,
-    worktree: Path,
-    note: Callable[[str, dict[str, Any]], None],
-    judge: Callable[[CommandAgent | None], CommandAgent],
-) -> LaneWork:
-    """The lane's parts: the run's workspace (handoffs, history, worklog and the tests'
-    baseline are the run's), with the files of its own under `.ralph/lanes/<name>/`."""
-    folder = ctx.ws.dir / "lanes" / name
+def lane_parts(run: Shared, work: LaneWork) -> tuple[Rotation, Repo]:
+    """The lane's rotation and repository: the run's workspace (handoffs, history, worklog
+    and the tests' baseline are the run's), with the files of its own under
+    `.ralph/lanes/<name>/`."""
+    name, worktree = work.name, work.worktree
+    folder = run.ws.dir / "lanes" / name
     make_dirs(folder)  # `.ralph/lanes` a planted link: refused, never followed
 
     def news(**info: Any) -> None:
-        note(name, info)
+        work.note(name, info)
 
     def record_agent(pid: int) -> None:
         news(agent_pid=pid, agent_started=started_at(pid))
 
     place = Place(worktree, folder / "prompt.md", folder / "current.log", news, record_agent, name)
     tree = Tree(worktree, folder / "snapshot.json", ())
-    work: LaneWork
-    gate = DoneGate(worktree, ctx.ws, lambda: judge(work.agent), lambda r: None,
-                    ctx.opts.test_globs)  # fmt: skip
-    rotation = Rotation(ctx.shared, place, tree, gate)
+    gate = DoneGate(worktree, run.ws, lambda: other_agent(run.members, work), lambda r: None,
+                    run.opts.test_globs)  # fmt: skip
+    rotation = Rotation(run, place, tree, gate)
     gate.record = rotation.record
-    work = LaneWork(name, rotation, repo(worktree))
-    return work
+    return rotation, repo(worktree)
 
 
-def rotate(work: LaneWork, turn: Turn) -> Outcome:
-    """In the lane's thread: one rotation in its worktree, then its work committed. The
-    outcome is returned unfolded: the coordinator folds it into the run's state."""
-    rotation = work.rotation
+def rotate(run: Shared, work: LaneWork, turn: Turn) -> Outcome:
+    """In the lane's thread: one rotation in its worktree (made first when it is new), then
+    its work committed. The outcome is returned unfolded: the coordinator folds it into the
+    run's state."""
+    if work.parts is None:
+        if work.opening is not None:
+            work.opening()
+            work.opening = None
+        work.parts = lane_parts(run, work)
+    rotation, lane_repo = work.parts
     before = rotation.tree.take()
     outcome = rotation(turn, before, lambda o: o)
     if outcome.changed:  # an unchanged tree has nothing to commit
         commit_all(
-            work.repo,
+            lane_repo,
             f"ralph: rotation {turn.iteration} on {turn.spec.path} ({outcome.signal})",
         )
     return outcome
+
+
+@contextmanager
+def meanwhile(work: Callable[[], None]) -> Iterator[None]:
+    """`work` in a thread of its own while the block runs; it has ended when the block has,
+    and what it raised is raised then, in the caller's thread."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:  # raised again in the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="lanes-meanwhile")
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
+    if failed:
+        raise failed[0]
 
 
 class LaneNews:
     """run.json's `lanes.<name>`: each lane's news (its rotation, its agent's PID), written
     from the lanes' threads."""
 
-    def __init__(self, ctx: RunContext) -> None:
-        self.ctx = ctx
+    def __init__(self, run: Shared) -> None:
+        self.run = run
         self.lock = threading.Lock()
         self.news: dict[str, dict[str, Any]] = {}
 
     def note(self, name: str, info: dict[str, Any]) -> None:
         with self.lock:
             self.news.setdefault(name, {}).update(info)
-            self.ctx.note_run(lanes=dict(self.news))
+            self.run.note_run(lanes=dict(self.news))
 
     def forget(self, name: str) -> None:
         """No rotation in this lane any more: `ralph inspect` stops listing it."""
         with self.lock:
             self.news.pop(name, None)
-            self.ctx.note_run(lanes=dict(self.news))
+            self.run.note_run(lanes=dict(self.news))
 
 
-def other_agent(ctx: RunContext, agent: CommandAgent | None) -> CommandAgent:
-    """A semantic check's judge in a lane: another available agent of the pool than the one
-    whose work it judges, when there is one."""
+def other_agent(members: Mapping[str, Member], work: LaneWork) -> CommandAgent:
+    """A semantic check's judge in a lane: another available agent of the pool (as the
+    lane's rotation started) than the one whose work it judges, when there is one."""
     now = time.time()
-    judged = agent if agent is not None else ctx.agent
-    seats = ctx.pool.seats  # a frozen value, read whole whatever the coordinator does
-    others = [s.name for s in seats if s.available(now) and s.name != judged.name]
-    return ctx.members[others[0]].agent if others else judged
+    assert work.agent is not None and work.judges is not None  # set with the lane's turn
+    judged = work.agent
+    others = [s.name for s in work.judges.seats if s.available(now) and s.name != judged.name]
+    return members[others[0]].agent if others else judged

@@ -4,6 +4,7 @@ like any other), conflicts handed back to the lane, and what a killed run left h
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,43 +18,51 @@ from ralph.rules.lanes import (
     lane_name,
 )
 from ralph.rules.spec import Spec
-from ralph.rules.state import MAX_COUNT
-from ralph.run.context import RunContext
+from ralph.rules.state import MAX_COUNT, State
+from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.facts import LaneClosed, LaneConflict, LaneMerged, LaneOpened
 from ralph.run.interrupts import deferred_interrupts
 from ralph.specs.discovery import read_spec
 from ralph.store import worktrees as wt
+from ralph.store.git import Repo
 from ralph.store.lanes import Lane, load_lanes, save_lanes
 
 
 class Integration:
-    """The lanes of a run and the one queue through which they reach the user's branch."""
+    """The lanes of a run and the one queue through which they reach the user's branch. It
+    keeps the lanes' own record (.ralph/lanes.json); the run's state is passed to each step
+    that moves a counter, and the step returns the new one."""
 
-    def __init__(self, ctx: RunContext) -> None:
-        self.ctx = ctx
-        self.root = ctx.opts.root
+    def __init__(self, run: Shared) -> None:
+        self.run = run
+        self.root = run.opts.root
         self.repo = wt.repo(self.root)
-        self.lanes = load_lanes(ctx.ws.dir)
+        self.lanes = load_lanes(run.ws.dir)
         self.branch = wt.current_branch(self.repo)
         # Merged lanes whose worktree is kept until the run ends: a later merge usually sends
         # their spec back to 2/3 for one more review, which then needs no new worktree.
         self.retired: dict[str, Lane] = {}
         # whether the main tree's copy of a spec is the one its lane took, by what it depends on
         self._taken: dict[str, tuple[tuple[str, str], bool]] = {}
+        self._pruned = False  # the worktrees' list, before the run's first new lane
+        # each open lane's repository, checked once per worktree (git.call checks at each
+        # call that the files saying where it is have not changed since)
+        self._repos: dict[str, Repo] = {}
 
     def save(self) -> None:
         with deferred_interrupts():
-            save_lanes(self.ctx.ws.dir, self.lanes)
+            save_lanes(self.run.ws.dir, self.lanes)
 
     def worktree(self, lane: Lane) -> Path:
         return wt.lane_path(self.root, lane.name)
 
     # ------------------------------------------------------------------ start and resume
 
-    def prepare(self) -> None:
-        """Before any lane runs: finish what a killed run left, then refuse an unclean tree."""
-        ctx = self.ctx
+    def prepare(self, state: State) -> State:
+        """Before any lane runs: finish what a killed run left, then refuse an unclean tree.
+        Returns the state after what it finished."""
+        run = self.run
         if self.lanes.integration and self.lanes.lanes and self.lanes.integration != self.branch:
             raise UsageError(
                 f"the open lanes merge into {self.lanes.integration}, but {self.branch} is "
@@ -61,9 +70,9 @@ class Integration:
                 f"git switch {self.lanes.integration} and run again",
             )
         if self.lanes.merging is not None:
-            self._finish_merge(self.lanes.merging)
+            state = self._finish_merge(state, self.lanes.merging)
         dirty = [line[3:] for line in wt.unclean(self.repo)]
-        dirty = [p for p in dirty if p not in ctx.opts.own_files]
+        dirty = [p for p in dirty if p not in run.opts.own_files]
         if dirty or wt.merging(self.repo):
             shown = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
             raise UsageError(
@@ -74,34 +83,37 @@ class Integration:
             )
         self.lanes = replace(self.lanes, integration=self.branch)
         for lane in self.lanes.lanes:
-            self._resume(lane)
+            state = self._resume(state, lane)
         self.save()
+        return state
 
-    def _finish_merge(self, spec: str) -> None:
+    def _finish_merge(self, state: State, spec: str) -> State:
         """ralph died during a merge: a half-done one is aborted (and redone later); one that
         completed is recorded now, as a change (nothing proves otherwise)."""
-        ctx, lane = self.ctx, self.lanes.get(spec)
+        run, lane = self.run, self.lanes.get(spec)
         if wt.merging(self.repo):
             wt.abort_merge(self.repo)
-            ctx.emit(Notice("warning", f"a merge of {spec}'s lane was cut short: aborted, redone"))
+            run.emit(Notice("warning", f"a merge of {spec}'s lane was cut short: aborted, redone"))
         elif lane is not None and wt.is_merged(self.repo, lane.branch):
-            ctx.state, dropped = after_merge(ctx.state, spec, changed=True, same_tree=False)
-            ctx.save()
+            state, dropped = after_merge(state, spec, changed=True, same_tree=False)
+            run.save(state)
             self._merged(lane, True, dropped)
         self.lanes = replace(self.lanes, merging=None)
         self.save()
+        return state
 
-    def _resume(self, lane: Lane) -> None:
+    def _resume(self, state: State, lane: Lane) -> State:
         """A lane left by an earlier run: its worktree back, its uncommitted work committed."""
-        ctx, path = self.ctx, self.worktree(lane)
+        run, path = self.run, self.worktree(lane)
         if not wt.has_branch(self.repo, lane.branch):
             self.lanes = self.lanes.without(lane.spec)
-            return
+            return state
         wt.add_worktree(self.repo, path, lane.branch, self.branch)
         if wt.commit_all(wt.repo(path), f"ralph: work left in {lane.spec}'s lane by a stopped run"):
-            ctx.state = drop_to_review(ctx.state, lane.spec)
-            ctx.save()
-            ctx.emit(Notice("warning", f"{lane.spec}: work left in its lane committed"))
+            state = drop_to_review(state, lane.spec)
+            run.save(state)
+            run.emit(Notice("warning", f"{lane.spec}: work left in its lane committed"))
+        return state
 
     # ------------------------------------------------------------------ lanes
 
@@ -110,22 +122,21 @@ class Integration:
         spec there (ticked boxes, notes) are its changes, never a person's new requirements.
         A main-tree copy that changed since the lane last took the user's branch is a
         person's edit: that copy stays, and its spec goes back to 0/3."""
+        lanes = [(spec, self.lanes.get(spec.path)) for spec in specs]
+        heads = lane_heads(self.repo, self.root, [lane for _, lane in lanes if lane])
         found: list[Spec] = []
-        for spec in specs:
-            lane = self.lanes.get(spec.path)
-            if lane is not None and self._untouched(lane, spec):
+        for spec, lane in lanes:
+            if lane is not None and self._untouched(lane, spec, heads.get(lane.branch)):
                 spec = read_spec(self.worktree(lane), spec.path) or spec  # noqa: PLW2901
             found.append(spec)
         return found
 
-    def _untouched(self, lane: Lane, spec: Spec) -> bool:
-        """The main tree's copy is the one the lane took. When git cannot tell (it failed, or
-        the lane's branch is gone), it is not: a spec wrongly taken as modified only costs
-        rotations, a person's edit taken for the agent's would void nothing."""
-        if not (self.worktree(lane) / ".git").exists():
-            return False
-        heads = wt.heads(self.repo, "HEAD", lane.branch)
-        if heads is None:
+    def _untouched(self, lane: Lane, spec: Spec, heads: str | None) -> bool:
+        """The main tree's copy is the one the lane took (`heads`: HEAD and the lane's branch
+        now). When git cannot tell (it failed, or the lane's branch is gone), it is not: a
+        spec wrongly taken as modified only costs rotations, a person's edit taken for the
+        agent's would void nothing."""
+        if heads is None or not (self.worktree(lane) / ".git").exists():
             return False
         key = (heads, spec.content_hash)
         known = self._taken.get(spec.path)
@@ -137,9 +148,12 @@ class Integration:
         self._taken[spec.path] = (key, same)
         return same
 
-    def open(self, spec: str) -> tuple[Lane, bool]:
-        """The spec's lane: the one already open, or a new worktree from the user's branch;
-        True when its worktree was made now (what was known of an earlier one is void)."""
+    def open(self, spec: str) -> tuple[Lane, Callable[[], None] | None, bool]:
+        """The spec's lane: the one already open, or a new worktree. A new lane's worktree
+        (a new branch from the user's branch as it is now) is made by the returned call, in
+        the lane's own thread, so lanes open side by side; a lane whose branch is left from an
+        earlier run gets its worktree back now. True when its worktree is new (what was known
+        of an earlier one is void)."""
         lane = self.lanes.get(spec)
         if lane is None:
             lane = self.retired.pop(spec, None) or Lane(
@@ -148,44 +162,58 @@ class Integration:
             self.lanes = self.lanes.with_lane(lane)
             self.save()
         path = self.worktree(lane)
-        if not (path / ".git").exists():
+        if (path / ".git").exists():
+            return lane, None, False
+        self._repos.pop(lane.name, None)  # a new worktree: checked again
+        if wt.has_branch(self.repo, lane.branch):
             wt.add_worktree(self.repo, path, lane.branch, self.branch)
-            self.ctx.emit(LaneOpened(spec, lane.branch, self.ctx.ws.rel(path)))
-            return lane, True
-        return lane, False
+            self.run.emit(LaneOpened(spec, lane.branch, self.run.ws.rel(path)))
+            return lane, None, True
+        start = wt.heads(self.repo, self.branch) or self.branch  # the tree the lane starts from
+        if not self._pruned:  # a worktree folder deleted by hand is forgotten first
+            wt.prune_worktrees(self.repo)
+            self._pruned = True
+        run, repo = self.run, self.repo  # fixed for the run: safe in the lane's thread
 
-    def update(self, lane: Lane) -> None:
+        def make() -> None:
+            wt.add_worktree(repo, path, lane.branch, start, prune=False)
+            run.emit(LaneOpened(spec, lane.branch, run.ws.rel(path)))
+
+        return lane, make, True
+
+    def update(self, state: State, lane: Lane) -> State:
         """Bring the user's branch into an open lane before its next rotation; a conflict is
-        aborted and handed to the lane's agent."""
-        lane_repo = wt.repo(self.worktree(lane))
+        aborted and handed to the lane's agent. Returns the state after."""
+        lane_repo = self._repo(lane)
         if wt.is_merged(lane_repo, self.branch):
-            return
-        merged = wt.merge(lane_repo, self.branch, f"ralph: {self.branch} into {lane.branch}")
+            return state
+        message = f"ralph: {self.branch} into {lane.branch}"
+        merged = wt.merge(lane_repo, self.branch, message, trees=False)
         if merged.ok:
             if lane.conflict:  # resolved: a later conflict is news again
                 self.lanes = self.lanes.with_lane(replace(lane, conflict=(), conflict_with=()))
                 self.save()
         elif merged.conflicts != lane.conflict:
-            self._conflict(lane, merged.conflicts, "update")
+            state = self._conflict(state, lane, merged.conflicts, "update")
+        return state
 
     def unresolved(self, spec: str) -> bool:
         """The lane conflicted with the user's branch and has not merged it since."""
         lane = self.lanes.get(spec)
         if lane is None or not lane.conflict:
             return False
-        return not wt.is_merged(wt.repo(self.worktree(lane)), self.branch)
+        return not wt.is_merged(self._repo(lane), self.branch)
 
     def verified(self, spec: str) -> None:
         """The lane's spec reached 3/3: the tree it did so on is what its merge is judged by."""
         lane = self.lanes.get(spec)
         if lane is not None:
-            tree = wt.head_tree(wt.repo(self.worktree(lane)))
+            tree = wt.head_tree(self._repo(lane))
             self.lanes = self.lanes.with_lane(replace(lane, verified_tree=tree))
             self.save()
 
-    def ready(self, busy: set[str]) -> list[Lane]:
+    def ready(self, state: State, busy: set[str]) -> list[Lane]:
         """Lanes waiting to merge: their spec at 3/3 and no rotation running."""
-        state = self.ctx.state
         return [
             lane
             for lane in self.lanes.lanes
@@ -194,74 +222,86 @@ class Integration:
             and row.done_count == MAX_COUNT
         ]
 
-    def merge(self, lane: Lane, queued: set[str]) -> None:
-        """Merge one lane into the user's branch; the counters follow what it changed."""
-        ctx = self.ctx
+    def merge(self, state: State, lane: Lane, queued: set[str]) -> State:
+        """Merge one lane into the user's branch; the counters follow what it changed: the
+        state after."""
         with deferred_interrupts():
             self.lanes = replace(self.lanes, merging=lane.spec)
             self.save()
             merged = wt.merge(self.repo, lane.branch, f"ralph: merge {lane.spec} ({lane.branch})")
             if not merged.ok:
                 self.lanes = replace(self.lanes, merging=None)
-                self._conflict(lane, merged.conflicts, "merge")
-                return
-            ctx.state, dropped = after_merge(
-                ctx.state,
+                return self._conflict(state, lane, merged.conflicts, "merge")
+            state, dropped = after_merge(
+                state,
                 lane.spec,
                 changed=merged.changed,
                 same_tree=merged.tree == lane.verified_tree,
                 queued=queued - {lane.spec},
             )
-            ctx.save()
+            self.run.save(state)
             self._merged(lane, merged.changed, dropped)
+        return state
 
     def _merged(self, lane: Lane, changed: bool, dropped: tuple[str, ...]) -> None:
-        ctx = self.ctx
+        run = self.run
         self.lanes = replace(
             self.lanes, merging=None, merged=(*self.lanes.merged, lane.spec)
         ).without(lane.spec)
         self.save()
-        ctx.emit(LaneMerged(lane.spec, lane.branch, self.branch, changed, dropped))
+        run.emit(LaneMerged(lane.spec, lane.branch, self.branch, changed, dropped))
         drops = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
-        ctx.emit(Notice("info", f"{lane.spec}: lane merged into {self.branch}{drops}"))
+        run.emit(Notice("info", f"{lane.spec}: lane merged into {self.branch}{drops}"))
         # kept, merged, for the review a later merge may ask for; closed as the run ends
         self.retired[lane.spec] = replace(lane, verified_tree=None, conflict=(), conflict_with=())
 
-    def _conflict(self, lane: Lane, files: tuple[str, ...], during: str) -> None:
-        ctx = self.ctx
+    def _conflict(self, state: State, lane: Lane, files: tuple[str, ...], during: str) -> State:
+        run = self.run
         others = tuple(s for s in self.lanes.merged if s != lane.spec)
         self.lanes = self.lanes.with_lane(
             replace(lane, conflict=files, conflict_with=others, verified_tree=None)
         )
         self.save()
-        ctx.state = hold(ctx.state, lane.spec)
-        ctx.save()
-        ctx.emit(LaneConflict(lane.spec, lane.branch, self.branch, files, others, during))
-        ctx.emit(
+        state = hold(state, lane.spec)
+        run.save(state)
+        run.emit(LaneConflict(lane.spec, lane.branch, self.branch, files, others, during))
+        run.emit(
             Notice(
                 "warning",
                 f"{lane.spec}: {during} of its lane conflicts in {', '.join(files)}; "
                 "aborted; its agent merges and resolves (0/3 until then)",
             )
         )
+        return state
+
+    def _repo(self, lane: Lane) -> Repo:
+        found = self._repos.get(lane.name)
+        if found is None:
+            found = self._repos[lane.name] = wt.repo(self.worktree(lane))
+        return found
 
     def close(self, lane: Lane, reason: str) -> None:
         removed = wt.remove_worktree(self.repo, self.worktree(lane), lane.branch)
-        self.ctx.emit(LaneClosed(lane.spec, lane.branch, removed, reason))
+        self.run.emit(LaneClosed(lane.spec, lane.branch, removed, reason))
 
     def where(self) -> list[str]:
         """Where each unmerged lane's work is, for the end of a run that stops early."""
         return [
-            f"{lane.spec}: branch {lane.branch}, worktree {self.ctx.ws.rel(self.worktree(lane))}"
+            f"{lane.spec}: branch {lane.branch}, worktree {self.run.ws.rel(self.worktree(lane))}"
             for lane in self.lanes.lanes
         ]
+
+    def close_merged(self) -> None:
+        """The merged lanes' worktrees and branches go: as the run ends, or in a thread of
+        their own while the final verification runs (nothing opens a lane meanwhile)."""
+        merged, self.retired = self.retired, {}
+        for lane in merged.values():
+            self.close(lane, "merged")
 
     def retire(self) -> None:
         """As the run ends: the merged lanes' worktrees and branches go, and any merged one a
         killed run left behind (git deletes only merged branches: no commit is lost)."""
-        for lane in self.retired.values():
-            self.close(lane, "merged")
-        self.retired = {}
+        self.close_merged()
         folder = wt.lanes_folder(self.root)
         recorded = {lane.name for lane in self.lanes.lanes}
         for path in sorted(folder.iterdir()) if folder.is_dir() else ():
@@ -282,3 +322,16 @@ class Integration:
         folder = wt.lanes_folder(self.root)
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
+
+
+def lane_heads(r: Repo, root: Path, lanes: list[Lane]) -> dict[str, str]:
+    """The commits of HEAD and of each lane's branch, as one key per branch: with one git
+    command for all (a rescan follows every rotation); a missing branch has none."""
+    branches = [lane.branch for lane in lanes if (wt.lane_path(root, lane.name) / ".git").exists()]
+    if not branches:
+        return {}
+    out = wt.heads(r, "HEAD", *branches)
+    if out is not None and len(lines := out.splitlines()) == len(branches) + 1:
+        return {b: f"{lines[0]}\n{sha}" for b, sha in zip(branches, lines[1:], strict=True)}
+    found = {b: wt.heads(r, "HEAD", b) for b in branches}  # one is missing: each alone
+    return {b: key for b, key in found.items() if key is not None}

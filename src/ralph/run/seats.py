@@ -13,7 +13,7 @@ from ralph.rules.limits import park_until
 from ralph.rules.pool import (
     Choice,
     Exhausted,
-    Pick,
+    Pool,
     Wait,
     after_rotation,
     choose,
@@ -23,8 +23,9 @@ from ralph.rules.pool import (
     release_due,
 )
 from ralph.rules.spec import Spec
+from ralph.rules.state import State
 from ralph.rules.words import plural
-from ralph.run.context import RunContext
+from ralph.run.context import Shared
 from ralph.run.events import Notice, PoolChanged, Waiting
 from ralph.run.facts import LimitsSeen, WaitStarted
 
@@ -51,96 +52,97 @@ def auth_hint(message: str) -> str:
 
 
 class Seats:
-    def __init__(self, ctx: RunContext) -> None:
-        self.ctx = ctx
+    """The pool's moves, on the pool the scheduler passes: each returns the new pool."""
 
-    def choose(self, spec: Spec) -> Choice:
-        """The agent for the next rotation of `spec`, or a wait, or why the run must stop."""
-        ctx = self.ctx
-        row = ctx.state.get(spec.path)
+    def __init__(self, run: Shared) -> None:
+        self.run = run
+
+    def choose(self, pool: Pool, state: State, spec: Spec) -> tuple[Pool, Choice]:
+        """The agent for the next rotation of `spec`, or a wait, or why the run must stop;
+        with the pool once the limits that reset meanwhile are released."""
+        row = state.get(spec.path)
         review = row is not None and row.done_count > 0
         avoid = row.last_changed_by if row is not None else None
         now = time.time()
-        released = release_due(ctx.pool, now)
-        if released != ctx.pool:
-            ctx.pool = released
-            self.changed()
-        return choose(ctx.pool, ctx.opts.policy, now, review=review, avoid=avoid)
+        released = release_due(pool, now)
+        if released != pool:
+            pool = released
+            self.changed(pool)
+        return pool, choose(pool, self.run.opts.policy, now, review=review, avoid=avoid)
 
-    def reviewer(self, mode: str = "JUDGE") -> CommandAgent:
+    def reviewer(
+        self, pool: Pool, coder: CommandAgent, coder_mode: str, mode: str = "JUDGE"
+    ) -> CommandAgent:
         """The agent that judges a semantic check (or runs the final verification, `mode`
-        VERIFY): another available agent of the pool than the one whose work is judged, one
-        running another vendor's model first, when there is one (the pool's rotation is not
-        moved)."""
+        VERIFY): another available agent of the pool than `coder`, whose work (done in
+        `coder_mode`) is judged, one running another vendor's model first, when there is one
+        (the pool's rotation is not moved)."""
         from ralph.rules.vendor import other_vendor_first
 
-        ctx, now = self.ctx, time.time()
+        members, now = self.run.members, time.time()
         others = [
-            (s.name, ctx.members[s.name].agent.vendor(mode))
-            for s in ctx.pool.seats
-            if s.available(now) and s.name != ctx.agent.name
+            (s.name, members[s.name].agent.vendor(mode))
+            for s in pool.seats
+            if s.available(now) and s.name != coder.name
         ]
-        ranked = other_vendor_first(others, ctx.agent.vendor(ctx.mode))
-        return ctx.members[ranked[0]].agent if ranked else ctx.agent
+        ranked = other_vendor_first(others, coder.vendor(coder_mode))
+        return members[ranked[0]].agent if ranked else coder
 
-    def use(self, pick: Pick) -> None:
-        self.ctx.pool = pick.pool
-        self.ctx.member = self.ctx.members[pick.name]
-
-    def exhausted(self, out: Exhausted) -> NoReturn:
+    def exhausted(self, state: State, out: Exhausted) -> NoReturn:
         """Stop the run: every agent is out. Recorded like any end, then raised as the error
         the user sees (exit 4 with when to retry, or exit 1 when every agent was evicted)."""
         if out.evicted:
-            self.ctx.end(ExitCode.ERROR, out.reason)
+            self.run.end(state, ExitCode.ERROR, out.reason)
             raise AgentError(
                 out.reason,
                 "see the agents' logs under .ralph/history/, fix what fails, then run again",
             )
         retry = f"after {clock(out.retry_at, time.time())}" if out.retry_at is not None else "later"
-        self.ctx.end(ExitCode.AGENTS_EXHAUSTED, f"{out.reason}; retry {retry}")
+        self.run.end(state, ExitCode.AGENTS_EXHAUSTED, f"{out.reason}; retry {retry}")
         raise AgentsExhausted(out.reason, f"run ralph again {retry}")
 
-    def wait(self, wait: Wait) -> int | None:
+    def wait(self, state: State, wait: Wait) -> int | None:
         """Sleep until an agent's limit resets, telling the displays; Ctrl-C ends the run."""
         # The worklog's record comes last: whoever sees it can rely on the display's line and
         # on run.json saying the run waits.
-        ctx = self.ctx
+        run = self.run
         next_tick = time.time() + WAIT_TICK
         try:
-            ctx.emit(Waiting(wait.until, wait.reason))
-            ctx.note_run(waiting_until=wait.until, current_spec=None)
-            ctx.emit(WaitStarted(wait.until, wait.reason))
+            run.emit(Waiting(wait.until, wait.reason))
+            run.note_run(waiting_until=wait.until, current_spec=None)
+            run.emit(WaitStarted(wait.until, wait.reason))
             while (left := wait.until - time.time()) > 0:
-                if ctx.cancel.requested:  # `ralph cancel`, with or without --now
-                    return ctx.end(
+                if run.cancel.requested:  # `ralph cancel`, with or without --now
+                    return run.end(
+                        state,
                         ExitCode.INTERRUPTED,
                         "cancelled (ralph cancel) while waiting for a rate limit to reset",
                     )
                 time.sleep(min(left, 0.5))
                 if time.time() >= next_tick and wait.until - time.time() > 0:
-                    ctx.emit(Waiting(wait.until, wait.reason))
+                    run.emit(Waiting(wait.until, wait.reason))
                     next_tick += WAIT_TICK
-            ctx.note_run(waiting_until=None)
+            run.note_run(waiting_until=None)
         except KeyboardInterrupt:
-            return ctx.end(
-                ExitCode.INTERRUPTED, "interrupted while waiting for a rate limit to reset"
+            return run.end(
+                state, ExitCode.INTERRUPTED, "interrupted while waiting for a rate limit to reset"
             )
         return None
 
-    def settle(self, outcome: Outcome) -> None:
+    def settle(self, pool: Pool, state: State, outcome: Outcome) -> Pool:
         """The pool after the rotation: bench a rate-limited agent, count or clear failures,
         evict after too many; an auth error ends the run (it would fail every time)."""
-        ctx = self.ctx
+        run = self.run
         result, name, now = outcome.result, outcome.agent, time.time()
         fault = result.fault
         if fault is not None and fault.kind == "auth":
             reason = f"{name}: {fault.message}"
-            ctx.end(ExitCode.ERROR, f"auth or configuration error from {reason}")
+            run.end(state, ExitCode.ERROR, f"auth or configuration error from {reason}")
             raise AgentError(f"{name} refused to run: {fault.message}", auth_hint(fault.message))
-        policy = ctx.opts.policy
+        policy = run.opts.policy
         if fault is not None and fault.kind == "rate_limit":
-            ctx.pool = after_rotation(
-                ctx.pool,
+            pool = after_rotation(
+                pool,
                 policy,
                 name,
                 "rate_limited",
@@ -150,13 +152,13 @@ class Seats:
                 short=fault.short,
                 window=fault.window,
             )
-            seat = ctx.pool.seat(name)
-            ctx.emit(Notice("warning", f"{describe(seat, time.time())}: {fault.message}"))
+            seat = pool.seat(name)
+            run.emit(Notice("warning", f"{describe(seat, time.time())}: {fault.message}"))
         elif fault is None and result.failure is not None:  # an overflow is not a crash
-            ctx.pool = after_rotation(ctx.pool, policy, name, "failed", now, reason=result.failure)
-            seat = ctx.pool.seat(name)
+            pool = after_rotation(pool, policy, name, "failed", now, reason=result.failure)
+            seat = pool.seat(name)
             if seat.evicted:
-                ctx.emit(
+                run.emit(
                     Notice(
                         "warning",
                         f"{name} leaves the pool after {plural(seat.failures, 'failed rotation')} "
@@ -164,37 +166,40 @@ class Seats:
                     )
                 )
         else:
-            ctx.pool = after_rotation(ctx.pool, policy, name, "ok", now)
+            pool = after_rotation(pool, policy, name, "ok", now)
         if result.limits:
-            ctx.emit(LimitsSeen(name, result.limits))
+            run.emit(LimitsSeen(name, result.limits))
             if fault is None or fault.kind != "rate_limit":
-                self._park(name, result.limits, now)
-        self.changed()
+                pool = self._park(pool, name, result.limits, now)
+        self.changed(pool)
+        return pool
 
-    def _park(self, name: str, limits: tuple[LimitInfo, ...], now: float) -> None:
+    def _park(self, pool: Pool, name: str, limits: tuple[LimitInfo, ...], now: float) -> Pool:
         """Park an agent whose window reached `limits.pause_at` until that window resets,
         before it runs into a hard refusal."""
-        due = park_until(limits, self.ctx.opts.policy.pause_at, now)
+        pause_at = self.run.opts.policy.pause_at
+        due = park_until(limits, pause_at, now)
         if due is None or due.resets_at is None:
-            return
+            return pool
         used = f"{due.utilization * 100:.0f}%" if due.utilization is not None else "exhausted"
         reason = f"its {due.window} window is at {used}"
-        self.ctx.pool = park(self.ctx.pool, name, due.resets_at, due.window, reason)
-        self.ctx.emit(
+        pool = park(pool, name, due.resets_at, due.window, reason)
+        self.run.emit(
             Notice(
                 "warning",
                 f"{name} parked until {clock(due.resets_at, now)}: {reason} "
-                f"(limits.pause_at {self.ctx.opts.policy.pause_at:g}%)",
+                f"(limits.pause_at {pause_at:g}%)",
             )
         )
+        return pool
 
-    def changed(self) -> None:
-        ctx = self.ctx
-        ctx.note_run(
+    def changed(self, pool: Pool) -> None:
+        run = self.run
+        run.note_run(
             pool=[
                 {"name": s.name, "status": describe(s, time.time()), "failures": s.failures}
-                for s in ctx.pool.seats
+                for s in pool.seats
             ]
         )
-        if len(ctx.members) > 1 or any(not s.available(time.time()) for s in ctx.pool.seats):
-            ctx.emit(PoolChanged(ctx.pool.seats))
+        if len(run.members) > 1 or any(not s.available(time.time()) for s in pool.seats):
+            run.emit(PoolChanged(pool.seats))

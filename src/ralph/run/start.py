@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ralph.checks.gate import validate_front_matter
-from ralph.run.context import Emit, RunContext
+from ralph.run.context import Emit, open_run
 from ralph.run.events import Notice
 from ralph.run.interrupts import stop_signals_as_interrupt
 from ralph.run.loop import SpecRun
@@ -32,15 +32,15 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
         CancelWatch(ws.dir) as cancel,
     ):
         ws.ensure()
-        ctx = RunContext(opts, ws, emit, lock, cancel)
+        shared, state = open_run(opts, ws, emit, lock, cancel)
         for note in lock.notes:  # what taking the project put right (store/private.py)
-            ctx.emit(Notice("warning", note))
+            shared.emit(Notice("warning", note))
         if opts.parallel > 1:
             from ralph.run.lanes import LaneRun  # only when asked for
 
-            run: SpecRun = LaneRun(ctx)
+            run: SpecRun = LaneRun(shared, state)
         else:
-            run = SpecRun(ctx)
+            run = SpecRun(shared, state)
         try:
             return run.run()
         finally:

@@ -7,22 +7,25 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from ralph.agents.command import CommandAgent
 from ralph.checks.command import run_command
 from ralph.checks.gate import DoneGate
-from ralph.checks.records import CheckRan
+from ralph.checks.records import CheckRan, JudgeSpent
 from ralph.checks.result import CheckResult
 from ralph.errors import ExitCode
 from ralph.rules import verification as fv
 from ralph.rules.budget import LatencyBudget
+from ralph.rules.pool import Pool
 from ralph.rules.printable import clean_text
 from ralph.rules.prompt import VerifyInput, build_verification_prompt
 from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
+from ralph.rules.state import State
 from ralph.rules.usage import record_usage
 from ralph.rules.words import plural
 from ralph.run.accounting import rotation_tally, usage_fields
 from ralph.run.circuit import Circuit
-from ralph.run.context import RunContext
+from ralph.run.context import Shared, matrix_rows, number_next
 from ralph.run.events import Notice, RotationEnded
 from ralph.run.facts import (
     RunArchived,
@@ -32,7 +35,6 @@ from ralph.run.facts import (
 )
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.rotation import Rotation
-from ralph.run.seats import Seats
 from ralph.run.tree import Taken
 from ralph.specs.frontmatter import ExternalConfig
 from ralph.store.archive import archive_run
@@ -45,90 +47,113 @@ ALL_SPECS = fv.ALL_SPECS
 
 
 class Verification:
+    """The final verification, on the state the scheduler passes: it returns the new one."""
+
     def __init__(
-        self, ctx: RunContext, rotation: Rotation, circuit: Circuit, seats: Seats, gate: DoneGate
+        self,
+        run: Shared,
+        rotation: Rotation,
+        circuit: Circuit,
+        gate: DoneGate,
+        reviewer: Callable[[str], CommandAgent],
     ) -> None:
-        self.ctx = ctx
+        self.run = run
         self.rotation = rotation
         self.circuit = circuit
-        self.seats = seats
         self.gate = gate
+        self.reviewer = reviewer  # another agent than the coder's, by the pool as it is now
 
-    def complete(self, specs: list[Spec], before: Snapshot) -> tuple[int | None, Snapshot]:
-        """Every spec is at 3/3: verify independently, or end the run."""
-        ctx = self.ctx
-        final = ctx.state.final
-        if not ctx.opts.final_verification:
-            return ctx.end(ExitCode.OK, "every spec verified (3/3)"), before
+    def complete(
+        self, state: State, pool: Pool, specs: list[Spec], before: Snapshot
+    ) -> tuple[State, int | None, Snapshot]:
+        """Every spec is at 3/3: verify independently, or end the run. The state after, the
+        exit code when the run ends, and the tree the next rotation starts from."""
+        run = self.run
+        final = state.final
+        if not run.opts.final_verification:
+            return state, run.end(state, ExitCode.OK, "every spec verified (3/3)"), before
         if final.passed:
-            ctx.emit(Notice("info", "the final verification passed; nothing changed since"))
-            return ctx.end(ExitCode.OK, "every spec verified (3/3)"), before
+            run.emit(Notice("info", "the final verification passed; nothing changed since"))
+            return state, run.end(state, ExitCode.OK, "every spec verified (3/3)"), before
         if final.accepted:
-            return self._finish(
-                "every spec at 3/3; the final verification was accepted by the user (user_accepted)"
-            ), before
+            why = "the final verification was accepted by the user (user_accepted)"
+            return state, self._finish(state, f"every spec at 3/3; {why}"), before
         if final.bypassed:
-            ctx.emit(Notice("warning", "the final verification was skipped by the user (risk)"))
-            return ctx.end(
-                ExitCode.OK, "every spec verified (3/3); final verification skipped (risk)"
-            ), before
-        if final.failures >= ctx.opts.max_verification_failures:
+            run.emit(Notice("warning", "the final verification was skipped by the user (risk)"))
+            return (
+                state,
+                run.end(
+                    state,
+                    ExitCode.OK,
+                    "every spec verified (3/3); final verification skipped (risk)",
+                ),
+                before,
+            )
+        if final.failures >= run.opts.max_verification_failures:
             # an earlier run gave up; this run is the user's decision to try again
-            ctx.state = replace(ctx.state, final=replace(final, failures=0))
-        if ctx.exhausted:
+            state = replace(state, final=replace(final, failures=0))
+        if run.exhausted(state):
             # The work is done within the limit; its verification is bounded on its own (by
             # max_verification_failures), so it always gets its rotation.
-            ctx.limit = ctx.state.last_rotation + 1
-            ctx.state = replace(ctx.state, max_iteration=ctx.budget)
-        stop = self.circuit.admit()
+            state = replace(state, max_iteration=state.last_rotation + 1 - run.first)
+        state, stop = self.circuit.admit(state)
         if stop is not None:
-            return stop, before
-        before, verdict, interrupted = self._verify(specs, before)
+            return state, stop, before
+        state, before, verdict, interrupted = self._verify(state, specs, before)
         if interrupted:
-            return ctx.end(
-                ExitCode.INTERRUPTED, "interrupted during the final verification"
-            ), before
+            return (
+                state,
+                run.end(state, ExitCode.INTERRUPTED, "interrupted during the final verification"),
+                before,
+            )
         if verdict.passed:
-            ctx.emit(Notice("info", "final verification passed"))
-            return self._finish("every spec verified (3/3)"), before
-        failures = ctx.state.final.failures
-        if failures >= ctx.opts.max_verification_failures:
-            ctx.emit(
+            run.emit(Notice("info", "final verification passed"))
+            return state, self._finish(state, "every spec verified (3/3)"), before
+        failures = state.final.failures
+        if failures >= run.opts.max_verification_failures:
+            run.emit(
                 Notice(
                     "warning",
                     f"the final verification failed {plural(failures, 'time')} in a row; "
                     f"the last time: {verdict.summary}",
                 )
             )
-            report = ctx.ws.rel(ctx.ws.handoff(fv.SLUG))
-            return ctx.end(
-                ExitCode.VERIFICATION_FAILED,
-                f"final verification failed {plural(failures, 'time')} in a row: "
-                f"{verdict.summary}; "
-                f"the verifier's reasons are in {report}",
-            ), before
-        return self.circuit.escalate_if_open(), before
+            report = run.ws.rel(run.ws.handoff(fv.SLUG))
+            return (
+                state,
+                run.end(
+                    state,
+                    ExitCode.VERIFICATION_FAILED,
+                    f"final verification failed {plural(failures, 'time')} in a row: "
+                    f"{verdict.summary}; "
+                    f"the verifier's reasons are in {report}",
+                ),
+                before,
+            )
+        state, stop = self.circuit.escalate_if_open(state, pool)
+        return state, stop, before
 
-    def _finish(self, reason: str) -> int:
-        ctx = self.ctx
-        folder = archive_run(ctx.ws)
-        ctx.emit(RunArchived(ctx.ws.rel(folder)))
-        ctx.emit(Notice("info", f"run archived in {ctx.ws.rel(folder)}/"))
-        return ctx.end(ExitCode.OK, reason)
+    def _finish(self, state: State, reason: str) -> int:
+        run = self.run
+        folder = archive_run(run.ws)
+        run.emit(RunArchived(run.ws.rel(folder)))
+        run.emit(Notice("info", f"run archived in {run.ws.rel(folder)}/"))
+        return run.end(state, ExitCode.OK, reason)
 
     def _own_checks(
-        self, specs: list[Spec], iteration: int, log: RotationLog
-    ) -> tuple[list[str], bool]:
+        self, state: State, specs: list[Spec], iteration: int, log: RotationLog
+    ) -> tuple[State, list[str], bool]:
         """The project's test command and every spec's checks (the DONE gate's runner, on the
-        tree as it is now); the failures, and whether Ctrl-C stopped them."""
-        opts, failed = self.ctx.opts, list[str]()
+        tree as it is now); the state with what a judge spent, the failures, and whether
+        Ctrl-C stopped them."""
+        opts, failed = self.run.opts, list[str]()
         if opts.test_command:
             config = ExternalConfig(command=opts.test_command, timeout=opts.test_timeout or 1800.0)
             outcome = run_command(config, opts.root, name="test_command (ralph.yaml)")
-            self.ctx.emit(CheckRan(iteration, None, outcome.to_json()))
+            self.run.emit(CheckRan(iteration, None, outcome.to_json()))
             log.chunk("stdout", _check_line(outcome.name, config.command, outcome).encode())
             if outcome.interrupted:
-                return failed, True
+                return state, failed, True
             if not outcome.passed:
                 tail = " | ".join(outcome.output.strip().splitlines()[-5:])
                 failed.append(
@@ -140,27 +165,25 @@ class Verification:
             # no tree key: the final verification never takes a cached result
             found = self.gate.check_all(specs, iteration=iteration, tree=lambda: None)
         except KeyboardInterrupt:
-            return failed, True
-        finally:  # a semantic check's judge counts like any call, even when stopped
-            for judged in self.rotation.judged:
-                state = self.ctx.state
-                self.ctx.state = record_usage(state, judged.spec, judged.agent, judged.usage)
+            return _judged(state, self.rotation.judged), failed, True
+        # a semantic check's judge counts like any call, even when stopped
+        state = _judged(state, self.rotation.judged)
         for path, gate in found:
             if gate.interrupted:
-                return failed, True
+                return state, failed, True
             for result in gate.results:
                 if not result.skipped:
                     log.chunk("stdout", _check_line(f"{path}: {result.name}", "", result).encode())
             failed.extend(f"{path}: {reason}" for reason in gate.reasons)
-        return failed, False
+        return state, failed, False
 
     def _settle(
         self,
         before: Snapshot,
         log: RotationLog,
         budget: LatencyBudget,
-        bookkeeping: Callable[[Changes], None],
-    ) -> tuple[Snapshot, Taken]:
+        bookkeeping: Callable[[Changes], State],
+    ) -> tuple[State, Snapshot, Taken]:
         """Take the tree after the agent and save the outcome in the state; the caller holds
         interrupts. Nothing may stop the outcome from being saved: a failed snapshot counts as
         a change (a DONE is not clean, a verification fails) and is raised only afterwards,
@@ -168,26 +191,29 @@ class Verification:
         with budget.operation("snapshot"):
             taken = self.rotation.tree.after(before)
         with budget.operation("bookkeeping"):
-            bookkeeping(taken.changes)
+            state = bookkeeping(taken.changes)
         with budget.operation("state_save"):
-            self.ctx.save()
-        return self.rotation.kept(taken, log)
+            self.run.save(state)
+        return (state, *self.rotation.kept(taken, log))
 
-    def _verify(self, specs: list[Spec], before: Snapshot) -> tuple[Snapshot, fv.Verdict, bool]:
-        ctx, ws, opts = self.ctx, self.ctx.ws, self.ctx.opts
+    def _verify(
+        self, state: State, specs: list[Spec], before: Snapshot
+    ) -> tuple[State, Snapshot, fv.Verdict, bool]:
+        run, ws, opts = self.run, self.run.ws, self.run.opts
         # fresh eyes: another available agent of the pool than the one that completed
-        verifier = self.seats.reviewer("VERIFY")
+        verifier = self.reviewer("VERIFY")
         budget = LatencyBudget(opts.latency_budget_ms)
-        iteration = ctx.number_next()
-        attempt = ctx.state.final.failures + 1
-        ctx.state = replace(ctx.state, current_spec=None)
-        ctx.save()
-        ctx.lock.update(current_spec=None, iteration=iteration, mode="VERIFY")
+        state = number_next(state)
+        iteration = state.last_rotation
+        attempt = state.final.failures + 1
+        state = replace(state, current_spec=None)
+        run.save(state)
+        run.lock.update(current_spec=None, iteration=iteration, mode="VERIFY")
         report = ws.handoff(fv.SLUG)
         prompt = build_verification_prompt(
             VerifyInput(
                 iteration=iteration,
-                max_iteration=ctx.limit,
+                max_iteration=run.limit(state),
                 attempt=attempt,
                 max_failures=opts.max_verification_failures,
                 specs=tuple((s.path, s.text) for s in specs),
@@ -195,12 +221,12 @@ class Verification:
                 report_path=ws.rel(report),
                 guardrails_path=ws.rel(ws.guardrails),
                 guardrails_text=read_text(ws.guardrails),
-                last_failure=ctx.state.final.last_failure,
+                last_failure=state.final.last_failure,
                 recent_errors=recent_errors(ws.errors_log),
             )
         )
         # It quotes files the agent wrote (handoff): no secret, no escape sequence in it.
-        prompt = clean_text(ctx.redactor.text(prompt))
+        prompt = clean_text(run.redactor.text(prompt))
         write_text_new(ws.prompt_file, prompt)
         started = time.time()
         log = RotationLog(
@@ -209,8 +235,8 @@ class Verification:
             f"# ralph final verification {attempt} (rotation {iteration}) "
             f"agent={verifier.name} started={stamp(started)}",
         )
-        ctx.emit(ctx.started(verifier.name, ALL_SPECS, "VERIFY", started))
-        ctx.emit(VerificationStarted(attempt, iteration, verifier.name))
+        run.emit(run.started(state, verifier.name, ALL_SPECS, "VERIFY", started))
+        run.emit(VerificationStarted(attempt, iteration, verifier.name))
         request = self.rotation.request(
             verifier,
             prompt,
@@ -222,35 +248,34 @@ class Verification:
         )
         result = self.rotation.run_agent(verifier, request, log, ALL_SPECS)
         # its tokens and cost count like any rotation's (run totals, per agent; no spec)
-        ctx.state = record_usage(ctx.state, fv.SUBJECT, verifier.name, result.usage)
+        state = record_usage(state, fv.SUBJECT, verifier.name, result.usage)
         failure = result.failure
         tag = None if failure else parse_signal(result.output_text, prompt, result.final_text)
-        ctx.emit(VerificationAnswered(attempt, iteration, tag, failure))
+        run.emit(VerificationAnswered(attempt, iteration, tag, failure))
         # ralph runs the tests itself: the verifier's word alone never verifies anything
         interrupted = result.process.interrupted
         failed_checks: list[str] = []
         if not interrupted:
-            failed_checks, interrupted = self._own_checks(specs, iteration, log)
+            state, failed_checks, interrupted = self._own_checks(state, specs, iteration, log)
         verdict = fv.Verdict(False, ())
         dropped: tuple[str, ...] = ()
 
-        def bookkeeping(changes: Changes) -> None:
+        def bookkeeping(changes: Changes) -> State:
             nonlocal verdict, dropped
             verdict = fv.judge(
                 tag, "interrupted" if interrupted else failure, changes.paths, failed_checks
             )
             if interrupted:  # the user stopped it: no verdict either way
-                return
+                return state
             if verdict.passed:
-                ctx.state = fv.after_pass(ctx.state)
+                after = fv.after_pass(state)
             else:
-                ctx.state, dropped = fv.after_failure(ctx.state, verdict)
-            self.circuit.feed(
-                verdict.passed, f"final verification {attempt}: {verdict.summary}", fv.SUBJECT
-            )
+                after, dropped = fv.after_failure(state, verdict)
+            why = f"final verification {attempt}: {verdict.summary}"
+            return self.circuit.feed(after, verdict.passed, why, fv.SUBJECT)
 
         with deferred_interrupts():
-            after, taken = self._settle(before, log, budget, bookkeeping)
+            state, after, taken = self._settle(before, log, budget, bookkeeping)
             self.rotation.keep(after, taken)
             elapsed = time.time() - started
             changes = len(taken.changes)
@@ -259,7 +284,7 @@ class Verification:
                     f"# ended: verdict={'PASS' if verdict.passed else 'FAIL'} "
                     f"files_changed={changes} elapsed={elapsed:.1f}s"
                 )
-                ctx.emit(
+                run.emit(
                     VerificationEnded(
                         attempt=attempt,
                         iteration=iteration,
@@ -268,7 +293,7 @@ class Verification:
                         reasons=tuple(verdict.reasons),
                         files_changed=changes,
                         downgraded=dropped,
-                        failures=ctx.state.final.failures,
+                        failures=state.final.failures,
                         log=ws.rel(log.path),
                         report=ws.rel(report),
                         specs=tuple(s.path for s in specs),
@@ -276,26 +301,33 @@ class Verification:
                     )
                 )
             self.rotation.record_budget(iteration, budget)
-            ctx.emit(
+            run.emit(
                 RotationEnded(
                     verifier.name,
                     ALL_SPECS,
                     "VERIFY",
                     iteration,
-                    ctx.run_iteration,
-                    ctx.budget,
+                    run.run_iteration(state),
+                    run.budget(state),
                     "VERIFY_PASS" if verdict.passed else "VERIFY_FAIL",
                     changes,
                     3 if verdict.passed else 2,
                     round(elapsed, 3),
                     None if verdict.passed else verdict.summary,
                     dropped,
-                    ctx.rows(),
+                    matrix_rows(state),
                     rotation_tally(result),  # its usage counts on the panel like any rotation's
                 )
             )
             self.circuit.announce()
-        return after, verdict, interrupted
+        return state, after, verdict, interrupted
+
+
+def _judged(state: State, judged: list[JudgeSpent]) -> State:
+    """The state with what a semantic check's judges spent."""
+    for j in judged:
+        state = record_usage(state, j.spec, j.agent, j.usage)
+    return state
 
 
 def _check_line(name: str, command: str, result: CheckResult) -> str:

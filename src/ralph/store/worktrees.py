@@ -3,8 +3,10 @@ work, merges that abort cleanly on a conflict. Every command runs through store/
 runs a program the agent wrote nor reaches a repository other than the project's; a lane's
 worktree that is no longer ralph's (a link, not a folder, another repository) is refused.
 
-Every command that writes to the shared repository (worktrees, refs, the main work tree's
-merges) holds GIT_LOCK, so lanes never fight over `.git`'s own lock files.
+Every command that writes what lanes share in the repository (the worktrees' list it prunes,
+branches it deletes, the main work tree's merges, commits) holds GIT_LOCK, so lanes never
+fight over `.git`'s own lock files; a new lane's worktree, which writes only its own, is made
+without it, side by side with the others.
 """
 
 from __future__ import annotations
@@ -123,9 +125,14 @@ def _git(r: Repo, *args: str) -> str:
 
 
 def _identity(r: Repo) -> tuple[str, str]:
-    name = _run(r, "config", "--get", "user.name").stdout.decode("utf-8", "replace").strip()
-    email = _run(r, "config", "--get", "user.email").stdout.decode("utf-8", "replace").strip()
-    return name or IDENTITY[0], email or IDENTITY[1]
+    """The repository's user.name and user.email, read with one git command (each write
+    asks: a person may set them during a run)."""
+    out = _run(r, "config", "--get-regexp", r"^user\.(name|email)$").stdout
+    found: dict[str, str] = {}
+    for line in out.decode("utf-8", "replace").splitlines():
+        key, _, value = line.partition(" ")
+        found[key.lower()] = value.strip()  # the last one set wins, as in `git config --get`
+    return found.get("user.name") or IDENTITY[0], found.get("user.email") or IDENTITY[1]
 
 
 def current_branch(r: Repo) -> str:
@@ -152,19 +159,30 @@ def has_branch(r: Repo, branch: str) -> bool:
     return bool(_out(r, "branch", "--list", branch).strip())
 
 
-def add_worktree(r: Repo, path: Path, branch: str, start: str) -> None:
-    """The lane's worktree on its branch (made from `start` when it does not exist yet)."""
+def prune_worktrees(r: Repo) -> None:
+    """Forget the worktrees whose folder was deleted by hand."""
     with GIT_LOCK:
-        _owned(path)
-        if (path / ".git").exists():
-            return  # left by an earlier run: its work goes on there
-        make_dirs(path.parent)  # `.ralph/worktrees` a link: refused, never followed by git
-        refuse_link(path)
-        _git(r, "worktree", "prune")  # a worktree folder deleted by hand is forgotten first
-        if has_branch(r, branch):
-            _git(r, "worktree", "add", "--quiet", str(path), branch)
-        else:
-            _git(r, "worktree", "add", "--quiet", "-b", branch, str(path), start)
+        _git(r, "worktree", "prune")
+
+
+def add_worktree(r: Repo, path: Path, branch: str, start: str, *, prune: bool = True) -> None:
+    """The lane's worktree on its branch (made from `start` when it does not exist yet).
+
+    Lanes add their worktrees side by side: each writes only its own worktree, its own
+    `.git/worktrees/<name>/` (git marks it locked while it is made) and its own new branch,
+    so only the prune that comes first (it deletes what it takes for stale) holds GIT_LOCK.
+    A caller that adds several at once prunes once before (`prune_worktrees`), never during."""
+    _owned(path)
+    if (path / ".git").exists():
+        return  # left by an earlier run: its work goes on there
+    make_dirs(path.parent)  # `.ralph/worktrees` a link: refused, never followed by git
+    refuse_link(path)
+    if prune:
+        prune_worktrees(r)  # a worktree folder deleted by hand is forgotten first
+    if has_branch(r, branch):
+        _git(r, "worktree", "add", "--quiet", str(path), branch)
+    else:
+        _git(r, "worktree", "add", "--quiet", "-b", branch, str(path), start)
 
 
 def remove_worktree(r: Repo, path: Path, branch: str) -> bool:
@@ -232,10 +250,11 @@ def abort_merge(r: Repo) -> None:
         _git(r, "merge", "--abort")
 
 
-def merge(r: Repo, ref: str, message: str) -> Merged:
-    """Merge `ref` into the work tree's branch; on a conflict abort it and say where."""
+def merge(r: Repo, ref: str, message: str, *, trees: bool = True) -> Merged:
+    """Merge `ref` into the work tree's branch; on a conflict abort it and say where. Without
+    `trees` (a lane taking the user's branch), whether the tree changed is not read."""
     with GIT_LOCK:
-        before = head_tree(r)
+        before = head_tree(r) if trees else ""
         name, email = _identity(r)
         proc = _run(
             r, "-c", f"user.name={name}", "-c", f"user.email={email}",
@@ -251,7 +270,7 @@ def merge(r: Repo, ref: str, message: str) -> Merged:
                     "fix what git reports (nothing was merged), then run ralph again",
                 )
             return Merged(conflicts=tuple(files))
-        after = head_tree(r)
+        after = head_tree(r) if trees else ""
         return Merged(changed=after != before, tree=after)
 
 
