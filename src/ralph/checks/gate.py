@@ -21,8 +21,8 @@ from ralph.checks.claims import VState
 from ralph.checks.envguard import EnvGuard
 from ralph.checks.evidence import fell_behind
 from ralph.checks.judge import AgentJudge
-from ralph.checks.place import CheckPlace
 from ralph.checks.loaded import loaded
+from ralph.checks.place import CheckPlace
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
