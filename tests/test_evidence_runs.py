@@ -198,8 +198,24 @@ FAKE_RUN = "print('4 passed in 0.01s')\nraise SystemExit(0)\n"
             },
             "calc/__init__.py:4 ends the test run: it calls `os._exit` when it is imported",
         ),
+        (
+            UNITTEST,  # a file named like a test (test*.py) that the package imports
+            {
+                "testpatch.py": "import unittest\n\nunittest.TestCase.assertEqual = "
+                "lambda *a, **k: None\n",
+                "calc/__init__.py": "import testpatch  # noqa\n" + WRONG,
+            },
+            "testpatch.py:3 patches the test harness: it assigns `unittest.TestCase.assertEqual`",
+        ),
     ],
-    ids=["pytest.py", "unittest-package", "tests-calc-double", "assertEqual-no-op", "fake-summary"],
+    ids=[
+        "pytest.py",
+        "unittest-package",
+        "tests-calc-double",
+        "assertEqual-no-op",
+        "fake-summary",
+        "patch-in-a-test-named-file",
+    ],
 )
 def test_what_the_test_run_loads_cannot_be_bent(
     git_project: Project, command: str, files: dict[str, str], reason: str

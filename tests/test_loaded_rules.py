@@ -160,3 +160,15 @@ def test_code_that_ends_the_test_run_at_import(source: str, what: tuple[int, str
 )
 def test_exits_that_run_only_when_called_are_no_reason(source: str) -> None:
     assert import_exits(source) == []
+
+
+def test_a_test_file_may_patch_inside_its_tests_not_while_it_is_imported() -> None:
+    inside = "import builtins\n\ndef test_input(monkeypatch):\n    builtins.input = str\n"
+    assert harness_patches(inside, at_import=True) == []
+    assert harness_patches(inside) != []  # in code under test, anywhere is a patch
+    at_import = "import unittest\n\nunittest.TestCase.assertEqual = print\n"
+    assert harness_patches(at_import, at_import=True) == [
+        (3, "assigns `unittest.TestCase.assertEqual`")
+    ]
+    redefined = "class AssertionError(Exception):\n    pass\n"
+    assert harness_patches(redefined, at_import=True) == [(1, "redefines `AssertionError`")]

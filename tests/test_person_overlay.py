@@ -195,18 +195,17 @@ def test_a_spec_that_lets_its_tests_change_moves_the_configuration_too(project: 
     assert overlay(project, guard) == {"pytest.ini": b"[pytest]\naddopts = -q -x\n"}
 
 
-def test_a_tracked_env_is_configuration_an_ignored_one_is_not_recorded(
-    git_project: Project,
-) -> None:
+def test_a_persons_env_is_configuration_ignored_or_not(git_project: Project) -> None:
     p = git_project
     p.write({".gitignore": "secrets/.env\n", "secrets/.env": "TOKEN=1\n", ".env": "A=1\n"})
     p.write({"calc.py": CALC, "tests/test_calc.py": TEST})
     p.commit_all()
     guard = testguard.TestGuard(p.root, p.root / ".ralph")
     guard.start()
-    assert set(guard.config.store.baseline()) == {".env"}
-    p.write({".env": "PYTEST_ADDOPTS=--collect-only\n"})
-    assert overlay(p, guard) == {".env": b"A=1\n", "secrets/.env": None}
+    assert set(guard.config.store.baseline()) == {".env", "secrets/.env"}
+    assert overlay(p, guard) == {}  # the person's: in room B as in room A
+    p.write({".env": "PYTEST_ADDOPTS=--collect-only\n", "tests/.env": "A=2\n"})
+    assert overlay(p, guard) == {".env": b"A=1\n", "tests/.env": None}
 
 
 def test_a_helper_the_tests_import_is_the_persons(project: Project) -> None:

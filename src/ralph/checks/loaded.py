@@ -46,10 +46,12 @@ def loaded(
     folders = import_folders(tests, lambda d: (root / d / "__init__.py").is_file())
     lines = shadowing(added, folders, person_modules(root, set(added)))
     for path in added:
-        if not path.endswith((".py", ".pyw")) or is_test(path):
-            continue  # test files: the person's tests and the test guard judge them
+        if not path.endswith((".py", ".pyw")):
+            continue
+        # a test file may patch what its tests test, inside a test; not while it is imported
+        # (a `testpatch.py` the package imports would hide a patch by its name)
         text = _read(root / path)
-        for line, what in harness_patches(text):
+        for line, what in harness_patches(text, at_import=is_test(path)):
             lines.append(f"{path}:{line} patches the test harness: it {what}")
         if not path.endswith("__main__.py"):
             for line, what in import_exits(text):

@@ -75,8 +75,7 @@ def _room_text(path: str, base: str | None, root: Path) -> str | None:
 
 
 def _config(path: str, name: str, names: Sequence[str], globs: Sequence[str]) -> bool:
-    """Test configuration by its name or place, or a test folder's `__init__.py` (any `.env`
-    counts: one the person did not have, tracked or not, is left out)."""
+    """Test configuration by its name or place, or a test folder's `__init__.py`."""
     if name == "__init__.py" and holds_only_tests(names, globs):
         return True
     return name_kind(name) is not None or helper(path)

@@ -2,7 +2,8 @@
 as they are (checks/testguard.py drives it), and shown and accepted in `ralph accept`.
 
 What counts is rules/testconfig.py's (by name), plus the `__init__.py` of a folder of tests,
-the runner scripts the test commands name, and a `.env` that is in the tree ralph compares.
+the runner scripts the test commands name. A `.env` counts too, ignored or not: the clean room
+holds the person's (a copy in ralph's private store, as the room's is).
 A changed line here is normal, so nothing refuses a DONE for it: the person's configuration
 is put back for the run of the person's tests (checks/persontests.py).
 """
@@ -110,7 +111,7 @@ class ConfigGuard:
             return False
         name = posixpath.basename(rel)
         if kind(rel) is not None:
-            return name != ".env" or bool(_in_tree(self.root, [rel]))
+            return True
         if name == "__init__.py":
             if names is None:
                 with contextlib.suppress(OSError):
@@ -122,15 +123,11 @@ class ConfigGuard:
         """Every configuration file in the tree now: path -> text."""
         scripts = self.scripts()
         found: list[str] = sorted(scripts)
-        envs: list[str] = []
         for rel, name, names in tree_files(self.root):
-            if name == ".env":
-                envs.append(rel)  # one git call for them all
-            elif (name == "__init__.py" or kind(rel) is not None) and self.is_config(
+            if (name == "__init__.py" or kind(rel) is not None) and self.is_config(
                 rel, names, scripts=scripts
             ):
                 found.append(rel)
-        found += _in_tree(self.root, envs)
         return {p: t for p in dict.fromkeys(found) if (t := read(self.root, p)) is not None}
 
     def changed(self) -> dict[str, tuple[str | None, str | None]]:
@@ -212,27 +209,6 @@ def _project_command(root: Path) -> list[str]:
     except RalphError:  # the run itself says what is wrong with the settings
         return []
     return [command] if command else []
-
-
-def _in_tree(root: Path, paths: Sequence[str]) -> list[str]:
-    """Those of `paths` that git lists as tracked or untracked-not-ignored: what ralph
-    compares and copies (without git, none: a `.env` may hold secrets not to copy)."""
-    if not paths:
-        return []
-    from ralph.store import git
-
-    try:
-        repo = git.find_repo(root)
-        if not repo.usable:
-            return []
-        proc = git.call(
-            repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *paths
-        )
-    except (OSError, RalphError):
-        return []
-    prefix = repo.prefix.decode("utf-8", errors="replace")
-    listed = {p.decode("utf-8", errors="replace") for p in proc.stdout.split(b"\0") if p}
-    return [p for p in paths if p in listed or prefix + p in listed]
 
 
 class ConfigAcceptor:

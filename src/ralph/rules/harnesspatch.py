@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from ralph.rules.importtime import import_time
+
 HARNESS = ("unittest", "pytest", "_pytest", "builtins", "sys.modules")
 REPLACED = frozenset({"sys.exit", "os._exit", "builtins.AssertionError", "AssertionError"})
 # calls that set or delete an attribute of their first argument
@@ -19,16 +21,18 @@ SETTERS = frozenset({"setattr", "delattr", "__setattr__", "__delattr__", "setite
 WRITERS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__"})
 
 
-def harness_patches(source: str) -> list[tuple[int, str]]:
+def harness_patches(source: str, *, at_import: bool = False) -> list[tuple[int, str]]:
     """(line, what) for each patch of the harness in `source`; [] when it does not parse
-    (not Python: the test run would fail on it anyway)."""
+    (not Python: the test run would fail on it anyway). `at_import`: only the patches made
+    while the module is imported (a test file: its tests may patch what they test, e.g.
+    `monkeypatch.setattr(builtins, "input", ...)`, inside a test)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
     names = imported_names(tree)
     found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
+    for node in import_time(tree) if at_import else ast.walk(tree):
         for target, verb in _writes(node):
             what = _harness(target, names, inside=verb.startswith(("calls", "patches")))
             if what is not None and not _itself(target):

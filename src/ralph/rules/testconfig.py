@@ -33,7 +33,7 @@ WHOLE_NAMES = frozenset(
         "GNUmakefile",
         "pytest.toml",  # pytest 9 reads these too
         ".pytest.toml",
-        ".env",  # a tracked one only (the checks look): `PYTEST_ADDOPTS` in it steers pytest
+        ".env",  # `PYTEST_ADDOPTS` in it steers pytest, through a Makefile's `include .env`
     }
 )
 MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
