@@ -247,3 +247,18 @@ def test_what_a_killed_save_left_of_the_configuration_is_swept(project: Project)
         path.write_text("half a file")
     adopt_legacy(project.root)
     assert [p for p in left if p.exists()] == []
+
+
+def test_no_test_of_the_persons_means_no_second_run(project: Project) -> None:
+    # the person wrote the spec, not a test yet: the agent's new tests are all there is
+    guard = started(project, {"calc.py": CALC, "Makefile": "test:\n\tpython -m pytest\n"})
+    project.write({"tests/test_calc.py": TEST, "tests/conftest.py": ""})
+    assert overlay(project, guard) == {}
+
+
+def test_a_new_test_file_the_command_names_stays(project: Project) -> None:
+    # the spec's command runs the file the spec asks for: leaving it out, nothing could run
+    guard = started(project)
+    project.write({"tests/test_new.py": TEST, "tests/test_other.py": TEST})
+    found = overlay(project, guard, ("python -m pytest ./tests/test_new.py::test_mean",))
+    assert found == {"tests/test_other.py": None}

@@ -12,7 +12,11 @@ run once more with the person's versions against the agent's code:
 - the baseline configuration: whole files as recorded, a mixed file (`pyproject.toml`,
   `setup.cfg`, `package.json`) as the agent left it with its test-steering part put back;
 - test files and configuration the person never had left out (a new mixed file loses its
-  steering part): the agent's new tests are run by the first room, with its configuration.
+  steering part): the agent's new tests are run by the first room, with its configuration;
+  but a new test file the test command names (`pytest tests/test_new.py`: the spec asked for
+  it) stays, or the command could not run at all.
+
+`{}` too when the person wrote no test yet: there is nothing to run as they wrote it.
 
 `{}` when nothing differs: no second run.
 """
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,6 +49,8 @@ def person_overlay(root: Path, tests: TestGuard, commands: Sequence[str]) -> Ove
     out: Overlay = {}
     config = tests.config
     tbase = tests.store.baseline() if tests.store.exists else {}
+    if not any(is_test(p, tests.globs) for p in tbase):
+        return {}  # the person wrote no test: there is nothing to run as they wrote it
     cbase = config.store.baseline() if config.store.exists else {}
     for path, sha in tbase.items():
         # a Rust source file with unit tests in it is code first: the agent's to change
@@ -53,14 +60,24 @@ def person_overlay(root: Path, tests: TestGuard, commands: Sequence[str]) -> Ove
         if path not in tbase:
             _put(out, root, path, _room_text(path, config.store.blob(sha) or "", root))
     scripts = {p for c in (*commands, *config.commands) for p in command_scripts(c)}
+    words = {w.removeprefix("./").split("::")[0] for c in commands for w in _words(c)}
     for path, name, names in tree_files(root):
         if path in tbase or path in cbase:
+            continue
+        if is_test(path, tests.globs) and path in words:  # the command runs it by name
             continue
         if is_test(path, tests.globs) or path in scripts or _config(path, name, names, tests.globs):
             _put(out, root, path, _room_text(path, None, root))
     for path in scripts - set(tbase) - set(cbase) - set(out):  # one in a dot-folder, say
         _put(out, root, path, None)
     return out
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:  # an unclosed quote: the command names nothing ralph can read
+        return []
 
 
 def _room_text(path: str, base: str | None, root: Path) -> str | None:
