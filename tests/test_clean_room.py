@@ -216,3 +216,21 @@ def test_an_editable_src_layout_fixed_by_the_agent_is_verified_in_rooms(
     assert rooms == {"main"} if not parallel else len(rooms - {"main"}) >= 2, rooms
     room = next(rooms_dir(project.root).glob("*/tree"))
     assert (room / ".venv" / "pyvenv.cfg").is_symlink()  # the project's environment, linked
+
+
+def test_the_rooms_git_status_leaves_a_persons_skip_worktree_file_alone(
+    git_project: Project,
+) -> None:
+    # the room reads the tree with its own `git status`: were it to rewrite the index, the
+    # run's snapshot would take the rewrite for someone else's and compare local.cfg (flagged
+    # by the person, changed by a tool every rotation) against the index
+    p = git_project
+    calc_project(p, **{"local.cfg": "mine\n"})
+    p.git("update-index", "--skip-worktree", "local.cfg")
+    p.write({"calc/__init__.py": RIGHT})
+    p.commit_all("fixed")
+    steps = [{"write": {"local.cfg": f"stamp {n}\n"}, "run": "touch calc/__init__.py",
+              "signal": "DONE"} for n in range(6)]  # fmt: skip
+    res = p.run("run", *p.fake({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res
+    assert [e["files_changed"] for e in p.rotation_ends()] == [0, 0, 0]

@@ -110,11 +110,13 @@ class Status:
     ignored: list[str] = field(default_factory=list)  # by the ignore rules as they are now
 
 
-def status(repo: Repo) -> Status:
+def status(repo: Repo, *, refresh: bool = True) -> Status:
     """HEAD and the paths `git status` lists as changed, untracked or ignored. Ignored folders
     come as one entry (git does not look inside); submodules are looked into whatever their
-    `ignore` setting says."""
+    `ignore` setting says. `refresh=False`: git does not rewrite the index (another reader's
+    snapshot would take the rewrite for someone else's)."""
     args = (
+        *(() if refresh else ("--no-optional-locks",)),
         "status",
         "--porcelain=v2",
         "-z",

@@ -61,7 +61,7 @@ class RoomSource:
 
     def __init__(self, tree: Path) -> None:
         self.tree = tree
-        self.snapshotter = Snapshotter(tree)
+        self.snapshotter = Snapshotter(tree, refresh=False)  # the run's own reads the index
         self._nested: dict[str, RoomSource] = {}
         self.manifests: dict[str, dict[str, list[object]]] = {}  # room name -> its last sync's
 

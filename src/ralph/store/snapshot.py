@@ -146,8 +146,11 @@ class Snapshotter:
     # twice within one tick may keep its size and times: files this young are not cached.
     racy_window_ns = 2_000_000_000
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, refresh: bool = True) -> None:
+        """`refresh=False` for a second reader of a tree (the clean room's, store/room.py):
+        its `git status` leaves the index as it is (see `git.status`)."""
         self.root = Path(root)
+        self._refresh = refresh
         if not self.root.is_dir():
             raise StateError(
                 f"{self.root}: project folder not found",
@@ -178,7 +181,7 @@ class Snapshotter:
             for rel in self._flags.gitlinks:  # their own flags count from now, as ours do
                 if (self.root / rel / ".git").exists():
                     with contextlib.suppress(StateError):
-                        self._nested[rel] = Snapshotter(self.root / rel)
+                        self._nested[rel] = Snapshotter(self.root / rel, refresh=refresh)
             self._watched = ignorebase.watched_files(self._repo)
 
     @property
@@ -194,7 +197,7 @@ class Snapshotter:
             return Snapshot(kind="walk", head=None, entries=found)
         assert self._flags is not None
         flagged = self._flags.hidden()
-        status = git.status(self._repo)
+        status = git.status(self._repo, refresh=self._refresh)
         self._flags.after_status()
         entries: dict[str, str] = {}
         cache: dict[str, CacheEntry] = {}
@@ -325,7 +328,7 @@ class Snapshotter:
         child = self._nested.get(rel)
         if child is None:
             try:
-                child = self._nested[rel] = Snapshotter(self.root / rel)
+                child = self._nested[rel] = Snapshotter(self.root / rel, refresh=self._refresh)
             except StateError:
                 return DIRECTORY
         snap = child.take()
