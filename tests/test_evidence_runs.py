@@ -277,3 +277,27 @@ def _alive(process: psutil.Process) -> bool:
         return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def test_a_lane_that_patches_the_harness_is_refused(git_project: Project) -> None:
+    """Lanes too: what a lane's agent adds since the lane opened is judged like the main
+    tree's (the lane's gate knows what changed from its start)."""
+    p = git_project
+    patch = "import unittest\n\nunittest.TestCase.assertEqual = lambda *a, **k: None\n"
+    mean_project(
+        p,
+        UNITTEST,
+        files={
+            "tests/test_mean.py": MEAN_UNITTEST,
+            "specs/other.spec.md": "# other\n\nWrite other.txt.\n",
+        },
+    )
+    steps = {
+        "specs/mean.spec.md": [{"write": {"calc/__init__.py": patch + WRONG}, "signal": "DONE"}],
+        "specs/other.spec.md": [{"write": {"other.txt": "x\n"}, "signal": "DONE"}],
+    }
+    res = p.run("run", *p.fake(steps), "--parallel", "2", "-n", "4", "--headless")
+    assert res.exit_code != 0, res
+    row = next(s for s in p.state()["specs"] if s["path"] == "specs/mean.spec.md")
+    assert row["done_count"] < 3
+    assert "patches the test harness" in res.stdout

@@ -86,6 +86,8 @@ def lane_parts(run: Shared, work: LaneWork) -> tuple[Rotation, Repo]:
                     run.opts.test_globs)  # fmt: skip
     rotation = Rotation(run, place, tree, gate)
     gate.record = rotation.record
+    start = tree.take()  # what the lane's agents add or change from here is theirs
+    gate.changed = lambda: tree.snapshotter.diff(start, tree.take()).paths
     return rotation, repo(worktree)
 
 
