@@ -63,7 +63,7 @@ class ConfigGuard:
             return []
         edited = sorted(person_edits(self.store.seen(), hashes(now)))
         if edited and take:
-            self._take(edited, now)
+            self.store.take(edited, now)
         self.store.save_seen(hashes(now))
         return edited
 
@@ -91,7 +91,7 @@ class ConfigGuard:
                 seen.pop(p, None)
         self.store.save_seen(seen)
         if may_change:
-            self._take(paths, now)
+            self.store.take(paths, now)
 
     def scripts(self) -> set[str]:
         """The runner scripts the test commands name that are files in the tree."""
@@ -150,15 +150,6 @@ class ConfigGuard:
         now = self.scan()
         self.store.save_baseline(now)
         self.store.save_seen(hashes(now))
-
-    def _take(self, paths: Iterable[str], now: dict[str, str]) -> None:
-        base = self.store.baseline_texts()
-        for p in paths:
-            if p in now:
-                base[p] = now[p]
-            else:
-                base.pop(p, None)
-        self.store.save_baseline(base)
 
 
 def tree_files(root: Path) -> Iterator[tuple[str, str, list[str]]]:

@@ -68,7 +68,7 @@ class TestGuard:
             return config, True
         edited = sorted({*person_edits(self.store.seen(), hashes(now)), *config})
         if edited and not unclean:
-            self._take(edited, now)
+            self.store.take(edited, now)
         self.store.save_seen(hashes(now))
         return edited, not unclean
 
@@ -102,7 +102,7 @@ class TestGuard:
                 seen.pop(p, None)
         self.store.save_seen(seen)
         if may_change:
-            self._take(paths, now)
+            self.store.take(paths, now)
 
     def findings(self, globs: Sequence[str] | None = None, *, full: bool = False) -> list[Finding]:
         """How the tests now are weaker than the baseline ([] before any baseline), for the
@@ -161,15 +161,6 @@ class TestGuard:
         now = scan(self.root, self.globs, self.ignored)
         self.store.save_baseline(now)
         self.store.save_seen(hashes(now))
-
-    def _take(self, paths: Iterable[str], now: dict[str, str]) -> None:
-        base = self.store.baseline_texts()
-        for p in paths:
-            if p in now:
-                base[p] = now[p]
-            else:
-                base.pop(p, None)
-        self.store.save_baseline(base)
 
 
 def refusal(found: Sequence[Finding]) -> tuple[str, ...]:

@@ -163,6 +163,17 @@ class TestStore:
         except OSError:
             return None
 
+    def take(self, paths: Iterable[str], now: Mapping[str, str]) -> None:
+        """`paths` as they are `now` (path -> text; a path not in it is gone) become the
+        baseline's: a person's edit, or a change a spec may make."""
+        base = self.baseline_texts()
+        for p in paths:
+            if p in now:
+                base[p] = now[p]
+            else:
+                base.pop(p, None)
+        self.save_baseline(base)
+
     def save_baseline(self, texts: Mapping[str, str]) -> None:
         """The baseline is now `texts` (path -> text); blobs no longer needed go."""
         files = {path: digest(text) for path, text in texts.items()}
