@@ -234,3 +234,21 @@ def test_the_rooms_git_status_leaves_a_persons_skip_worktree_file_alone(
     res = p.run("run", *p.fake({"*": steps}), "-n", "6")
     assert res.exit_code == 0, res
     assert [e["files_changed"] for e in p.rotation_ends()] == [0, 0, 0]
+
+
+def test_a_linked_worktree_the_agent_created(git_project: Project) -> None:
+    # a linked worktree's `.git` is a file, not a folder: it is a repository all the same
+    shim = (
+        "import os, sys\n"
+        "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'inner'))\n"
+        "from fixed import mean\n"
+    )
+    calc_project(git_project)
+    write_fixed = f"{PY} -c \"open('inner/fixed.py', 'w').write({RIGHT!r})\""
+    step = {
+        "write": {"calc/__init__.py": shim},
+        "run": f"git worktree add -q --detach inner && {write_fixed}",
+        "signal": "DONE",
+    }
+    never_verified(git_project, [step])
+    assert (git_project.root / "inner" / ".git").is_file()
