@@ -12,6 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import trees
+
 SPECS = 4
 AGENT_SECONDS = 2
 RALPH = [str(Path(sys.executable).with_name("ralph"))]
@@ -30,13 +32,7 @@ echo '<ralph>DONE</ralph>'
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=b", "-c", "user.email=b@b", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        env=ENV,
-    )
+    trees.git(root, *args, env=ENV)
 
 
 def project(base: Path, name: str) -> Path:

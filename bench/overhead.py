@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import trees
+
 SIZES = (1_000, 10_000, 50_000)
 SPECS = 4  # 3 rotations each to reach 3/3
 RALPH = [str(Path(sys.executable).with_name("ralph"))]  # the installed console script
@@ -37,23 +39,11 @@ FLOOD_AGENT = (
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=b", "-c", "user.email=b@b", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        env=ENV,
-    )
+    trees.git(root, *args, env=ENV)
 
 
 def make_tree(root: Path, files: int) -> None:
-    root.mkdir(parents=True)
-    git(root, "init", "-q")
-    for i in range(files):
-        d = root / "src" / f"d{i // 100:04d}"
-        if i % 100 == 0:
-            d.mkdir(parents=True)
-        (d / f"f{i}.txt").write_text(f"file {i}\n")
+    trees.source_tree(root, files, ".txt", "file {i}\n", ENV)
     (root / "specs").mkdir()
     for n in range(SPECS):
         (root / "specs" / f"s{n}.spec.md").write_text(f"# spec {n}\n- [ ] nothing\n")

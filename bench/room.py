@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+import trees
 
 SIZES = (1_000, 10_000, 50_000)
 CHANGED = 10
@@ -26,23 +27,11 @@ ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=b", "-c", "user.email=b@b", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        env=ENV,
-    )
+    trees.git(root, *args, env=ENV)
 
 
 def make_tree(root: Path, files: int) -> None:
-    root.mkdir(parents=True)
-    git(root, "init", "-q")
-    for i in range(files):
-        d = root / "src" / f"d{i // 100:04d}"
-        if i % 100 == 0:
-            d.mkdir(parents=True)
-        (d / f"f{i}.py").write_text(f"VALUE = {i}\n")
+    trees.source_tree(root, files, ".py", "VALUE = {i}\n", ENV)
     (root / ".gitignore").write_text(".ralph/\nnode_modules/\n__pycache__/\n")
     nm = root / "node_modules" / "pkg"
     nm.mkdir(parents=True)
