@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ralph.rules.lanes import absorb, after_merge, hold, lane_branch, lane_name
+from ralph.rules.lanes import absorb, after_merge, hold, lane_branch, lane_name, shares
 from ralph.rules.state import SpecState, State, Tally
 
 
@@ -72,3 +72,11 @@ def test_absorb_takes_the_lane_row_and_what_it_spent_only() -> None:
     assert out.iteration == 7  # numbers the coordinator took stay taken
     assert out.usage == Tally(rotations=6, input_tokens=10)
     assert dict(out.agent_usage)["x"] == Tally(rotations=1)
+
+
+def test_a_lane_shares_its_work_at_the_done_that_counts_one() -> None:
+    assert shares("DONE", 1)
+    assert not shares("DONE", 2)  # nothing of its own since 1/3: a change would have reset it
+    assert not shares("DONE", 3)  # its own merge closes the lane
+    assert not shares("CONTINUE", 0)  # unfinished work stays in the lane
+    assert not shares("REFUSED", 0)  # the checks failed

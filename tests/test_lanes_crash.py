@@ -166,7 +166,7 @@ def test_ctrl_c_stops_every_lane_and_keeps_their_work(project: Project) -> None:
     for name in ("a", "b"):  # each lane's work committed on its branch
         lane = next(b for b in branches(project) if b.startswith(f"ralph/{name}-"))
         assert project.git("show", f"{lane}:{name}.txt") == f"{name}\n"
-    assert "lane kept (not merged)" in out
+    assert "lane kept (its spec not verified)" in out
     assert not any(Path(c["cwd"]).name == "proj" for c in project.calls())
     assert any((project.root / ".ralph" / "worktrees").iterdir())
 

@@ -55,7 +55,7 @@ def reset(
 
 def _confirmed(found: list[OpenLane], confirm: Confirm | None) -> bool:
     n = f"{len(found)} open lane" + ("s" if len(found) > 1 else "")
-    print(f"{n} of a --parallel run, with their agents' work not merged:")
+    print(f"{n} of a --parallel run, their specs not verified:")
     for lane in found:
         print(f"  {printable(describe(lane))}")
     ask = confirm if confirm is not None else terminal_confirm()

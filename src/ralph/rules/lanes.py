@@ -31,6 +31,16 @@ def lane_branch(spec: str) -> str:
     return BRANCH_PREFIX + lane_name(spec)
 
 
+def shares(signal: str, done_count: int) -> bool:
+    """A lane's rotation whose work reaches the user's branch at once, before its spec is at
+    3/3: a DONE that counted 1/3 (the checks passed on work done since its spec was last
+    reset), so that the other lanes review their own specs on it, as every rotation of
+    one-spec mode works on the others' work. Its spec stays at 1/3; a spec merged at 3/3
+    drops to 2/3 as for any change (after_merge). At 2/3 and 3/3 the lane has no work of its
+    own that is not shared: any change would have reset it to 1/3 or 0/3."""
+    return signal == "DONE" and done_count == 1
+
+
 def after_merge(
     state: State, path: str, *, changed: bool, same_tree: bool, queued: Collection[str] = ()
 ) -> tuple[State, tuple[str, ...]]:

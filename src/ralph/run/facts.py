@@ -148,6 +148,7 @@ class LaneMerged:
     into: str
     changed: bool  # the merge changed the integration branch's files
     downgraded: tuple[str, ...]  # specs that dropped from 3/3 to 2/3 (the merged one included)
+    closes: bool = True  # its spec at 3/3: the lane is done (else its work is shared early)
 
 
 @dataclass(frozen=True)

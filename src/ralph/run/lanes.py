@@ -14,7 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from ralph.agents.command import CommandAgent
 from ralph.errors import ExitCode
-from ralph.rules.lanes import hold
+from ralph.rules.lanes import hold, shares
 from ralph.rules.pool import Exhausted, Wait
 from ralph.rules.schedule import priority, selected_done
 from ralph.rules.spec import Spec
@@ -45,6 +45,7 @@ class LaneRun(SpecRun):
         self.running: dict[str, Running] = {}
         self.works: dict[str, LaneWork] = {}  # each lane's parts, made at its first rotation
         self.news = LaneNews(run)  # run.json's `lanes`
+        self.sharing: set[str] = set()  # lanes whose work reaches the user's branch early
         self.stopping: tuple[ExitCode, str] | None = None
         self.ended: int | None = None  # the exit code of a run whose end is already recorded
 
@@ -162,7 +163,7 @@ class LaneRun(SpecRun):
     def _end(self, code: ExitCode, reason: str) -> int:
         self.integration.retire()
         for where in self.integration.where():
-            self.shared.emit(Notice("warning", f"lane kept (not merged): {where}"))
+            self.shared.emit(Notice("warning", f"lane kept (its spec not verified): {where}"))
         return self.end(code, reason)
 
     def _wait(self) -> None:
@@ -305,6 +306,8 @@ class LaneRun(SpecRun):
             row = self.state.get(path)
             if row is not None and row.done_count == MAX_COUNT:
                 self.integration.verified(path)
+            elif row is not None and shares(outcome.signal, row.done_count):
+                self.sharing.add(path)
         return collected
 
     def _question(self, path: str, lane: LaneWork) -> str:
@@ -329,12 +332,19 @@ class LaneRun(SpecRun):
         )
 
     def _merge_ready(self) -> None:
-        """Every lane waiting at 3/3 goes through the queue, one merge at a time."""
+        """Every lane waiting at 3/3, and every lane whose counted DONE changed files
+        (rules/lanes.shares), goes through the queue, one merge at a time."""
+        lanes = self.integration.lanes
+        sharing = [lane for p in sorted(self.sharing - set(self.running))
+                   if (lane := lanes.get(p)) is not None and not lane.conflict]  # fmt: skip
+        self.sharing &= set(self.running)
         ready = self.integration.ready(self.state, set(self.running))
         # Specs with a lane still open are judged by their own merge, by the same rule.
-        queued = {lane.spec for lane in self.integration.lanes.lanes}
+        queued = {lane.spec for lane in lanes.lanes}
+        for lane in sharing:
+            self.state = self.integration.merge(self.state, lane, queued, closes=False)
         for lane in ready:
             self.state = self.integration.merge(self.state, lane, queued)
             queued.discard(lane.spec)
-        if ready:  # ralph's own merges are not changes made while ralph was not running
+        if ready or sharing:  # ralph's own merges are not changes made while it was away
             self.tree.save(self.tree.take(), hidden_spec_hashes(self.shared.opts.root))

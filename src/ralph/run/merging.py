@@ -97,7 +97,7 @@ class Integration:
         elif lane is not None and wt.is_merged(self.repo, lane.branch):
             state, dropped = after_merge(state, spec, changed=True, same_tree=False)
             run.save(state)
-            self._merged(lane, True, dropped)
+            self._merged(lane, True, dropped, closes=True)
         self.lanes = replace(self.lanes, merging=None)
         self.save()
         return state
@@ -222,9 +222,12 @@ class Integration:
             and row.done_count == MAX_COUNT
         ]
 
-    def merge(self, state: State, lane: Lane, queued: set[str]) -> State:
+    def merge(self, state: State, lane: Lane, queued: set[str], *, closes: bool = True) -> State:
         """Merge one lane into the user's branch; the counters follow what it changed: the
-        state after."""
+        state after. With `closes` (its spec at 3/3) the lane is done; else (rules/lanes.
+        shares: a counted DONE that changed files) its work is shared and the lane goes on."""
+        if not closes and wt.is_merged(self.repo, lane.branch):
+            return state  # nothing of its own that the user's branch lacks
         with deferred_interrupts():
             self.lanes = replace(self.lanes, merging=lane.spec)
             self.save()
@@ -236,24 +239,28 @@ class Integration:
                 state,
                 lane.spec,
                 changed=merged.changed,
-                same_tree=merged.tree == lane.verified_tree,
+                same_tree=merged.tree == lane.verified_tree or not closes,
                 queued=queued - {lane.spec},
             )
             self.run.save(state)
-            self._merged(lane, merged.changed, dropped)
+            self._merged(lane, merged.changed, dropped, closes)
         return state
 
-    def _merged(self, lane: Lane, changed: bool, dropped: tuple[str, ...]) -> None:
+    def _merged(self, lane: Lane, changed: bool, dropped: tuple[str, ...], closes: bool) -> None:
         run = self.run
-        self.lanes = replace(
-            self.lanes, merging=None, merged=(*self.lanes.merged, lane.spec)
-        ).without(lane.spec)
+        merged = (*(s for s in self.lanes.merged if s != lane.spec), lane.spec)
+        self.lanes = replace(self.lanes, merging=None, merged=merged)
+        if closes:
+            self.lanes = self.lanes.without(lane.spec)
         self.save()
-        run.emit(LaneMerged(lane.spec, lane.branch, self.branch, changed, dropped))
+        run.emit(LaneMerged(lane.spec, lane.branch, self.branch, changed, dropped, closes))
         drops = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
-        run.emit(Notice("info", f"{lane.spec}: lane merged into {self.branch}{drops}"))
-        # kept, merged, for the review a later merge may ask for; closed as the run ends
-        self.retired[lane.spec] = replace(lane, verified_tree=None, conflict=(), conflict_with=())
+        what = "lane merged" if closes else "lane's work merged (the lane goes on)"
+        run.emit(Notice("info", f"{lane.spec}: {what} into {self.branch}{drops}"))
+        if closes:  # kept, merged, for the review a later merge may ask for; closed at the end
+            self.retired[lane.spec] = replace(
+                lane, verified_tree=None, conflict=(), conflict_with=()
+            )
 
     def _conflict(self, state: State, lane: Lane, files: tuple[str, ...], during: str) -> State:
         run = self.run

@@ -313,8 +313,10 @@ class Recorder:
             into=e.into,
             changed=e.changed,
             downgraded=list(e.downgraded),
+            closes=e.closes,
         )
-        append_progress(self.ws.progress, f"{e.spec}: lane {e.branch} merged into {e.into}")
+        what = "merged" if e.closes else "work merged (the lane goes on)"
+        append_progress(self.ws.progress, f"{e.spec}: lane {e.branch} {what} into {e.into}")
 
     def _lane_conflict(self, e: LaneConflict) -> None:
         self.log(
