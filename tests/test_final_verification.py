@@ -241,6 +241,19 @@ def test_the_test_command_passing_and_verify_pass_verifies(git_project: Project)
     assert "check.py`" in prompt  # the verifier is told what ralph will run
 
 
+def test_the_projects_test_command_runs_in_the_clean_room(git_project: Project) -> None:
+    """The agent's ignored `fixed.txt` makes the test command pass in the work tree; the
+    final verification runs it where only the files ralph compares are."""
+    git_project.write({"PROMPT.md": SPEC, ".gitignore": ".ralph/\nfixed.txt\n"})
+    failing_tests(git_project)
+    yaml(git_project, f"test_command: {sys.executable} check.py\nmax_verification_failures: 1\n")
+    git_project.commit_all()
+    cmd = git_project.fake({"*": [{"write": {"fixed.txt": "yes"}, "signal": "DONE"}, *DONE]})
+    res = git_project.run("run", *cmd)
+    assert res.exit_code == 6, res
+    assert "FAILED test_the_work" in git_project.state()["final_verification"]["last_failure"]
+
+
 def test_a_test_command_that_cannot_start_fails_the_verification(git_project: Project) -> None:
     git_project.write({"PROMPT.md": SPEC})
     yaml(git_project, "test_command: ./no-such-test-runner\nmax_verification_failures: 1\n")

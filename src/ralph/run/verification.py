@@ -149,7 +149,9 @@ class Verification:
         opts, failed = self.run.opts, list[str]()
         if opts.test_command:
             config = ExternalConfig(command=opts.test_command, timeout=opts.test_timeout or 1800.0)
-            outcome = run_command(config, opts.root, name="test_command (ralph.yaml)")
+            # in the clean room, as every check that decides (checks/place.py)
+            where, env = self.gate.check_place()
+            outcome = run_command(config, where, env, name="test_command (ralph.yaml)", room=where)
             self.run.emit(CheckRan(iteration, None, outcome.to_json()))
             log.chunk("stdout", _check_line(outcome.name, config.command, outcome).encode())
             if outcome.interrupted:
