@@ -117,7 +117,8 @@ def test_a_half_done_merge_is_aborted_and_redone(project: Project) -> None:
     lanes_project(project, TWO)
     steps = {
         "specs/a.spec.md": [{"write": {"a.txt": "a\n"}, "signal": "DONE"}, {"signal": "DONE"}],
-        "specs/b.spec.md": [{"write": {"b.txt": "b\n"}, "signal": "DONE"}, {"signal": "STUCK"}],
+        # unfinished (CONTINUE): b's work stays in its lane, not merged yet
+        "specs/b.spec.md": [{"write": {"b.txt": "b\n"}, "signal": "CONTINUE"}, {"signal": "STUCK"}],
     }
     cmd = project.script(steps)
     res = project.run("run", "--agent-command", cmd, "--parallel", "2", "--headless", "-n", "3")
