@@ -23,16 +23,13 @@ from ralph.rules.usage import over_budget
 from ralph.rules.words import plural
 from ralph.run.context import Shared
 from ralph.run.events import CostsUpdated, Notice
-from ralph.run.facts import QuestionAsked
 from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
-from ralph.run.lanework import LaneNews, LaneWork, Running, meanwhile, rotate
+from ralph.run.lanework import LaneNews, LaneWork, Running, asked, meanwhile, rotate
 from ralph.run.loop import STOPPING, SpecRun, selected_reason
 from ralph.run.merging import Integration
-from ralph.run.question import pending, shown, write_fallback_question
 from ralph.run.tree import hidden_spec_hashes
 from ralph.run.turn import Outcome
-from ralph.store.files import read_text
 from ralph.store.worktrees import commit_all
 
 TICK = 0.2  # seconds between the coordinator's looks at cancel requests while lanes run
@@ -285,7 +282,7 @@ class LaneRun(SpecRun):
                 self._stop_all()
                 continue
             if outcome.signal == "QUESTION":
-                self.stopping = (ExitCode.NEEDS_HUMAN, self._question(path, r.work))
+                self.stopping = (ExitCode.NEEDS_HUMAN, asked(run, path, r.work, bool(self.running)))
                 continue
             if outcome.signal in STOPPING:
                 self.stopping = (ExitCode.NEEDS_HUMAN, f"{STOPPING[outcome.signal]} on {path}")
@@ -310,30 +307,9 @@ class LaneRun(SpecRun):
                 self.sharing.add(path)
         return collected
 
-    def _question(self, path: str, lane: LaneWork) -> str:
-        """A lane's agent asked: its question is kept (from its output when it wrote none).
-        The run ends once the running rotations have; until then the displays wait, and the
-        question is shown again last, so no other lane's line buries it."""
-        run = self.shared
-        if write_fallback_question(run.ws, path, read_text(lane.rotation.place.current_log)):
-            run.emit(
-                Notice("warning", "the agent did not write .ralph/question.md; saved its output")
-            )
-        run.emit(QuestionAsked(path))
-        asked = Notice(
-            "warning", f"question from the agent on {path}:\n" + shown(pending(run.ws) or "")
-        )
-        run.emit(asked)
-        if self.running:
-            run.sink.hold(again=asked)
-        return (
-            f"the agent has a question on {path} (.ralph/question.md): write your answer to "
-            ".ralph/answer.md and run ralph again"
-        )
-
     def _merge_ready(self) -> None:
-        """Every lane waiting at 3/3, and every lane whose counted DONE changed files
-        (rules/lanes.shares), goes through the queue, one merge at a time."""
+        """Every lane waiting at 3/3, and every lane whose DONE counted 1/3 (rules/lanes.
+        shares), goes through the queue, one merge at a time."""
         lanes = self.integration.lanes
         sharing = [lane for p in sorted(self.sharing - set(self.running))
                    if (lane := lanes.get(p)) is not None and not lane.conflict]  # fmt: skip

@@ -306,15 +306,8 @@ class Recorder:
         self.log("lane_open", spec=e.spec, branch=e.branch, worktree=e.worktree)
 
     def _lane_merged(self, e: LaneMerged) -> None:
-        self.log(
-            "lane_merge",
-            spec=e.spec,
-            branch=e.branch,
-            into=e.into,
-            changed=e.changed,
-            downgraded=list(e.downgraded),
-            closes=e.closes,
-        )
+        self.log("lane_merge", spec=e.spec, branch=e.branch, into=e.into, changed=e.changed,
+                 downgraded=list(e.downgraded), closes=e.closes)  # fmt: skip
         what = "merged" if e.closes else "work merged (the lane goes on)"
         append_progress(self.ws.progress, f"{e.spec}: lane {e.branch} {what} into {e.into}")
 
