@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 from ralph import __version__
 from ralph.commands import helptext
-from ralph.errors import RalphError
+from ralph.errors import RalphError, UsageError
 
 _UsageError: type[Exception] = typer.BadParameter.__bases__[0]  # Click's UsageError
 
@@ -393,6 +393,52 @@ def accept(
 
     with reported_errors():
         raise typer.Exit(accept_command(project_root(root), spec=spec, yes=yes, dry_run=dry_run))
+
+
+@app.command()
+def seal(
+    files: Annotated[Optional[list[str]], typer.Argument(help="The test files to seal.")] = None,  # noqa: UP045
+    spec: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option("--spec", "-s", help="The spec whose test command runs them (repeatable)."),
+    ] = None,
+    even_if_in_git: Annotated[
+        bool,
+        typer.Option(
+            "--even-if-in-git", help="Seal them though git holds them (say what to remove)."
+        ),
+    ] = False,
+    list_: Annotated[bool, typer.Option("--list", help="List the sealed files.")] = False,
+    json_: JsonFlag = False,
+    root: Root = None,
+) -> None:
+    """Move acceptance test files out of the work tree into ralph's private store: they run
+    at every DONE that counts and at the final verification, out of the agent's sight."""
+    from ralph.commands import seal as sealing
+
+    with reported_errors():
+        where = project_root(root)
+        if list_ or json_:
+            if files or spec or even_if_in_git:
+                raise UsageError(
+                    "--list takes no file, --spec or --even-if-in-git", "ralph seal --list"
+                )
+            raise typer.Exit(sealing.show(where, as_json=json_))
+        raise typer.Exit(
+            sealing.seal(where, files or [], spec or [], even_if_in_git=even_if_in_git)
+        )
+
+
+@app.command()
+def unseal(
+    file: Annotated[str, typer.Argument(help="A sealed file: it goes back to its path.")],
+    root: Root = None,
+) -> None:
+    """Put a sealed test file back in the work tree, and forget it."""
+    from ralph.commands.seal import unseal as unseal_command
+
+    with reported_errors():
+        raise typer.Exit(unseal_command(project_root(root), file))
 
 
 def main(argv: list[str] | None = None) -> Any:

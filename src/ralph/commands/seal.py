@@ -40,9 +40,13 @@ def seal(root: Path, files: Sequence[str], specs: Sequence[str], *, even_if_in_g
     from ralph.store.githeld import held_by_git
 
     if not files:
-        raise UsageError("ralph seal: name the test files to seal", "ralph seal FILE... --spec SPEC")
+        raise UsageError(
+            "ralph seal: name the test files to seal", "ralph seal FILE... --spec SPEC"
+        )
     if not specs:
-        raise UsageError("ralph seal: --spec is missing", "name the spec whose test command runs them")
+        raise UsageError(
+            "ralph seal: --spec is missing", "name the spec whose test command runs them"
+        )
     ws = Workspace(root)
     ws.check()
     with RunLock(ws.dir) as lock:  # refused while a live run holds the lock
@@ -52,7 +56,7 @@ def seal(root: Path, files: Sequence[str], specs: Sequence[str], *, even_if_in_g
         sealed = {e.path for e in store.listing(root)}
         paths = [_in_project(root, text) for text in files]
         todo: dict[str, bytes] = {}
-        for text, rel in zip(files, paths):
+        for text, rel in zip(files, paths, strict=True):
             if rel in sealed or rel in todo:
                 raise UsageError(f"{text}: already sealed", "ralph seal --list shows what is")
             todo[rel] = _read(root, text, rel)
@@ -65,7 +69,7 @@ def seal(root: Path, files: Sequence[str], specs: Sequence[str], *, even_if_in_g
             )
         for rel, data in todo.items():
             entry = store.add(root, rel, chosen, data)
-            os.unlink(root / rel)
+            (root / rel).unlink()
             _forget_baseline(ws, rel)
             print(printable(f"sealed {rel} for {', '.join(chosen)} ({entry.size} bytes)"))
         for rel, where in held.items():
@@ -74,7 +78,7 @@ def seal(root: Path, files: Sequence[str], specs: Sequence[str], *, even_if_in_g
                 "of the index; history keeps it until rewritten (git filter-repo, for one)"
             ))  # fmt: skip
     if _no_sandbox(root):
-        print(f"note: ralph.yaml sets no sandbox: an agent running as you can read ralph's store ({PAGE})")
+        print(f"note: ralph.yaml sets no sandbox: an agent running as you can read them ({PAGE})")
     return ExitCode.OK
 
 
@@ -97,7 +101,7 @@ def unseal(root: Path, file: str) -> int:
             )
         data = store.blob(root, entry)
         target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "xb") as f:  # never through a link planted meanwhile
+        with target.open("xb") as f:  # never through a link planted meanwhile
             f.write(data)
         store.forget(root, rel)
         print(printable(f"unsealed {rel}: back in the work tree, no longer sealed"))
