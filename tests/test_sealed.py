@@ -205,7 +205,8 @@ def test_a_spec_without_front_matter_runs_them_with_ralph_yaml_s_command(
     p.write(
         {"PROMPT.md": "# Make mean() in calc/ right\n", "ralph.yaml": f"test_command: {COMMAND}\n"}
     )
-    p.commit_all("no front matter")
+    p.git("add", "PROMPT.md", "ralph.yaml")
+    p.git("commit", "-qm", "no front matter")
     assert p.run("seal", SEALED_PATH, "--spec", "PROMPT.md").exit_code == 0
     res = p.run("run", *p.fake({"*": [write_step(CHEAT)]}), "-n", "2")
     assert res.exit_code == 3, res
