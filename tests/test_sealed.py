@@ -211,3 +211,54 @@ def test_a_spec_without_front_matter_runs_them_with_ralph_yaml_s_command(
     res = p.run("run", *p.fake({"*": [write_step(CHEAT)]}), "-n", "2")
     assert res.exit_code == 3, res
     assert "DONE refused: sealed tests: 2 of 4 failed" in res.stdout
+
+
+# --- what the agent and the logs see --------------------------------------------------------
+
+SECRETS = (SECRET_WORD, "acceptance_hidden", "Zebracrossing")
+
+
+def _leaks(folder: Path, skip: Path | None = None) -> list[str]:
+    """Every file under `folder` (but `skip`) that holds a word of the sealed file."""
+    found = []
+    for path in folder.rglob("*"):
+        if not path.is_file() or (skip is not None and skip in path.parents):
+            continue
+        data = path.read_bytes()
+        found += [f"{path}: {w}" for w in SECRETS if w.encode() in data or w in path.name]
+    return found
+
+
+def test_the_sealed_content_and_names_appear_nowhere_the_agent_or_the_logs_see(
+    git_project: Project,
+) -> None:
+    p = git_project
+    calc_project(p)
+    prompts = p.root.parent / "prompts.txt"
+    keep = f'cat "$RALPH_PROMPT_FILE" >> {prompts}'
+    cheat = {"run": keep, "write": {"calc/__init__.py": CHEAT}, "signal": "DONE"}
+    honest = {"run": keep, "write": {"calc/__init__.py": RIGHT}, "signal": "DONE"}
+    steps = {"*": [cheat, cheat, honest, {"run": keep, "signal": "DONE"}]}
+    steps["VERIFY"] = [{"run": keep, "signal": "VERIFY_PASS"}]
+    reports = p.root.parent / "reports"
+    res = p.run(
+        "run", *p.fake(steps), "-n", "8",
+        "--report-junit", str(reports / "r.xml"), "--report-json", str(reports / "r.json"),
+        "--report-html", str(reports / "r.html"),
+    )  # fmt: skip
+    assert res.exit_code == 0, res
+    assert "sealed tests: 2 of 4 failed" in res.stdout  # the count reached the agent
+    assert "sealed tests: 2 of 4 failed" in prompts.read_text()
+    outputs = [
+        res.stdout + res.stderr,
+        p.run("status", "--json").stdout,
+        p.run("history").stdout,
+        *(p.run("history", str(n)).stdout for n in range(1, 6)),
+        p.run("report", "--html", str(reports / "later.html")).stdout,
+    ]
+    for text in [*outputs, prompts.read_text()]:
+        assert not [w for w in SECRETS if w in text]
+    assert _leaks(p.root / ".ralph") == []  # worklog, handoffs, history, current.log, archive
+    assert _leaks(reports) == []
+    assert _leaks(p.store, skip=sealed_dir(p.root)) == []  # rooms, caches, baselines
+    assert _leaks(p.root, skip=p.root / ".ralph") == []  # the work tree: no copy left
