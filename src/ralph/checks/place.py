@@ -85,6 +85,7 @@ class CheckPlace:
         result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache)
         result = sealed_gate(result, project=self.project, spec=spec.path, meta=meta,
                              rooms=self.other_room, snapshot=self.source().snapshotter.take,
+                             tree=self.tree, listing=lambda: self.source().listing()[0],
                              cancel=cancel, on_result=gate.get("on_result"))  # fmt: skip
         return result, Ran(code, left_out)
 

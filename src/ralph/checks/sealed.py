@@ -12,8 +12,11 @@ them). Under a sandbox the run sees the work tree read-only and a /tmp of its ow
 
 from __future__ import annotations
 
+import hashlib
+import os
+import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,9 +31,9 @@ from ralph.store.roomsync import wipe
 
 SUFFIX = "sealed"  # the room "<tree's room>.sealed"
 NAME = "sealed tests"
-CHANGED = (
-    "the work tree changed while they ran (their code may have copied them where the agent looks)"
-)
+# the work tree must not hold a copy of them: no sandbox stopped their code writing one
+CHANGED = "the work tree changed while they ran (a copy of them may be where the agent looks)"
+COPIED = "a copy of a sealed file is in the work tree: a person removes it (and seals anew)"
 HINT_RUN = "they did not run: the test command runs none of the sealed files"
 
 
@@ -72,15 +75,18 @@ def sealed_gate(
     meta: SpecMeta | None,
     rooms: RoomMaker,
     snapshot: Callable[[], object],
+    tree: Path,
+    listing: Callable[[], Iterable[str]],
     cancel: threading.Event | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
 ) -> GateResult:
     """`gate` as it is when it failed or no file is sealed for `spec`; else with the sealed
     run's result added (a refusal when it failed). `snapshot`: the work tree's state, compared
-    before and after the run (any value with ==)."""
+    before and after the run (any value with ==); `listing`: the tree's files (`tree`), where
+    no copy of a sealed file may be."""
     if not gate.passed or not has_sealed(project, spec):
         return gate
-    result = run_sealed(gate, project, spec, meta, rooms, snapshot, cancel)
+    result = run_sealed(gate, project, spec, meta, rooms, snapshot, tree, listing, cancel)
     if on_result is not None:
         on_result(result)
     passed = gate.passed and (result.passed or not result.required)
@@ -94,6 +100,8 @@ def run_sealed(
     meta: SpecMeta | None,
     rooms: RoomMaker,
     snapshot: Callable[[], object],
+    tree: Path,
+    listing: Callable[[], Iterable[str]],
     cancel: threading.Event | None,
 ) -> CheckResult:
     def fail(why: str, *, interrupted: bool = False) -> CheckResult:
@@ -106,6 +114,8 @@ def run_sealed(
     cfg = test_command(project, spec, meta)
     if cfg is None:
         return fail("no test_command to run them with")
+    if copies(tree, listing(), files):
+        return fail(COPIED)
     before = snapshot()
     path, env = rooms(SUFFIX, files)
     tmp = path.parent / "tmp"  # its TMPDIR, in the store (a sandbox gives it its own)
@@ -121,6 +131,25 @@ def run_sealed(
     if not ran.interrupted and snapshot() != before:
         return replace(verdict, passed=False, summary=CHANGED)
     return verdict
+
+
+def copies(tree: Path, paths: Iterable[str], files: Mapping[str, bytes | None]) -> int:
+    """How many files of the tree hold exactly the bytes of a sealed file (its size first:
+    only a file as large as one is read)."""
+    wanted: dict[int, set[bytes]] = {len(b): set() for b in files.values() if b is not None}
+    for b in files.values():
+        if b is not None:
+            wanted[len(b)].add(hashlib.sha256(b).digest())
+    found = 0
+    for rel in paths:
+        try:
+            st = os.lstat(tree / rel)
+            if stat.S_ISREG(st.st_mode) and st.st_size in wanted:
+                digest = hashlib.sha256((tree / rel).read_bytes()).digest()
+                found += digest in wanted[st.st_size]
+        except OSError:
+            continue
+    return found
 
 
 def visible(gate: GateResult) -> TestCounts | None:
