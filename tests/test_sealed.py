@@ -262,3 +262,26 @@ def test_the_sealed_content_and_names_appear_nowhere_the_agent_or_the_logs_see(
     assert _leaks(reports) == []
     assert _leaks(p.store, skip=sealed_dir(p.root)) == []  # rooms, caches, baselines
     assert _leaks(p.root, skip=p.root / ".ralph") == []  # the work tree: no copy left
+
+
+# --- the tests' guard ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("killed", [False, True])
+def test_a_sealed_file_is_no_shrinking_of_the_tests(git_project: Project, killed: bool) -> None:
+    """Sealed after a run had it in the baseline (even after a run that was killed, when test
+    edits wait for a person's say): the guard forgets it as a person's deletion."""
+    from ralph.store.testbaseline import TestStore
+
+    p = git_project
+    calc_project(p, seal=False)
+    assert p.run("run", *p.fake({"*": [{"signal": "CONTINUE"}]}), "-n", "1").exit_code == 3
+    tests = TestStore(p.root / ".ralph")
+    assert SEALED_PATH in tests.baseline()
+    if killed:
+        tests.mark_running(True)  # what a run killed mid-rotation leaves
+    assert p.run("seal", SEALED_PATH, "--spec", "PROMPT.md").exit_code == 0
+    assert SEALED_PATH not in tests.baseline() and SEALED_PATH not in tests.seen()
+    res = p.run("run", *p.fake({"*": [write_step(RIGHT)]}), "-n", "4")  # the last step repeats
+    assert res.exit_code == 0, res
+    assert "weakened" not in res.stdout and "fewer tests" not in res.stdout

@@ -17,14 +17,15 @@ import pytest
 from ralph.store.private import store_dir
 from tests.conftest import SCRIPTED_AGENT, Project
 from tests.test_sandbox_run import bwrap_reason, disk_tmp
-from tests.test_sealed import CHEAT, RIGHT, SECRET_WORD, SEALED_PATH, calc_project
+from tests.test_sealed import CHEAT, RIGHT, SEALED_PATH, SECRET_WORD, calc_project
 
 __all__ = ["disk_tmp"]  # the fixture, shared
 
 LEAKY = """\
 import glob, os, shutil
+_own_tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), "stolen")
 for _f in glob.glob(os.path.join(os.getcwd(), "tests", "*.py")):
-    for _d in ({project!r} + "/stolen", {tmp!r}, os.path.join(os.environ.get("TMPDIR", "/tmp"), "stolen")):
+    for _d in ({project!r} + "/stolen", {tmp!r}, _own_tmp):
         try:
             os.makedirs(_d, exist_ok=True)
             shutil.copy(_f, _d)
@@ -67,7 +68,7 @@ def test_without_a_sandbox_a_copy_into_the_work_tree_refuses_the_done(
 
 
 def test_under_bwrap_an_agent_hunting_for_the_sealed_files_finds_nothing(
-    disk_tmp: Path,  # noqa: F811
+    disk_tmp: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     reason = bwrap_reason()
@@ -114,7 +115,7 @@ def test_under_bwrap_an_agent_hunting_for_the_sealed_files_finds_nothing(
 
 
 def test_under_bwrap_a_hard_coding_agent_is_refused_too(
-    disk_tmp: Path,  # noqa: F811
+    disk_tmp: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     reason = bwrap_reason()

@@ -15,12 +15,14 @@ import json
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ralph.errors import ExitCode, RalphError, UsageError, docs_page
 from ralph.rules.printable import printable
 from ralph.store import sealed as store
 from ralph.store.runlock import RunLock
+from ralph.store.state import load_state, save_state
 from ralph.store.testbaseline import TestStore
 from ralph.store.workspace import Workspace
 
@@ -72,6 +74,7 @@ def seal(root: Path, files: Sequence[str], specs: Sequence[str], *, even_if_in_g
             (root / rel).unlink()
             _forget_baseline(ws, rel)
             print(printable(f"sealed {rel} for {', '.join(chosen)} ({entry.size} bytes)"))
+        _forget_counts(ws)
         for rel, where in held.items():
             print(printable(
                 f"warning: git still holds {rel} ({where}): `git rm --cached {rel}` takes it out "
@@ -176,6 +179,19 @@ def _forget_baseline(ws: Workspace, rel: str) -> None:
         seen = tests.seen()
         if seen.pop(rel, None) is not None:
             tests.save_seen(seen)
+
+
+def _forget_counts(ws: Workspace) -> None:
+    """The test counts of every spec's last and best run held the sealed files' tests (a
+    test command may run any file): they go, as a person accepting a drop in the counts
+    (`ralph accept`) would have it; the next DONE's run is the new bar."""
+    if not (ws.state_file.exists() or (ws.store / "state.json").exists()):
+        return
+    state = load_state(ws.state_file)
+    for row in state.specs:
+        if row.tests is not None or row.best_tests is not None:
+            state = state.with_spec(replace(row, tests=None, best_tests=None))
+    save_state(ws.state_file, state)
 
 
 def _no_sandbox(root: Path) -> bool:
