@@ -285,3 +285,30 @@ def test_a_sealed_file_is_no_shrinking_of_the_tests(git_project: Project, killed
     res = p.run("run", *p.fake({"*": [write_step(RIGHT)]}), "-n", "4")  # the last step repeats
     assert res.exit_code == 0, res
     assert "weakened" not in res.stdout and "fewer tests" not in res.stdout
+
+
+# --- lanes -----------------------------------------------------------------------------------
+
+
+def test_a_lanes_done_runs_the_sealed_tests_in_the_lanes_own_sealed_room(
+    project: Project,
+) -> None:
+    from ralph.store.room import rooms_dir
+
+    p = project
+    calc_project(p, seal=False)
+    spec = "specs/calc.spec.md"
+    p.write({spec: (p.root / "PROMPT.md").read_text(), "specs/other.spec.md": "# other\n"})
+    (p.root / "PROMPT.md").unlink()
+    p.git("add", "-A", ":!" + SEALED_PATH)
+    p.git("commit", "-qm", "two specs")
+    assert p.run("seal", SEALED_PATH, "--spec", spec).exit_code == 0
+    steps = {spec: [write_step(CHEAT)], "specs/other.spec.md": [{"signal": "DONE"}]}
+    res = p.run(
+        "run", "--agent-command", p.script(steps), "--parallel", "2", "-n", "4", "--headless"
+    )
+    assert res.exit_code != 0, res
+    assert p.counts()[spec] == 0
+    assert "sealed tests: 2 of 4 failed" in res.stdout
+    lanes = [d.name for d in rooms_dir(p.root).iterdir() if d.name.endswith(".sealed")]
+    assert lanes and "main.sealed" not in lanes  # the lane's tree, not the project's
