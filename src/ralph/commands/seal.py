@@ -37,6 +37,24 @@ class HeldByGit(RalphError):
     exit_code = ExitCode.NEEDS_HUMAN
 
 
+def command(
+    root: Path,
+    files: Sequence[str] | None,
+    specs: Sequence[str] | None,
+    even_if_in_git: bool,
+    list_: bool,
+    as_json: bool,
+) -> int:
+    """`ralph seal` as the command line gives it: `--list` (or `--json`) lists, else seals."""
+    if list_ or as_json:
+        if files or specs or even_if_in_git:
+            raise UsageError(
+                "--list takes no file, --spec or --even-if-in-git", "ralph seal --list"
+            )
+        return show(root, as_json=as_json)
+    return seal(root, files or [], specs or [], even_if_in_git=even_if_in_git)
+
+
 def seal(root: Path, files: Sequence[str], specs: Sequence[str], *, even_if_in_git: bool) -> int:
     """Seal `files` for `specs`, all or none; the exit code."""
     from ralph.store.githeld import held_by_git
