@@ -52,13 +52,16 @@ def measure(root: Path, state: Path) -> tuple[float, float, float]:
     from ralph.checks.command import run_command
     from ralph.checks.place import CheckPlace
     from ralph.checks.result import GateResult
-    from ralph.checks.sealed import sealed_gate, test_command
+    from ralph.checks.sealed import SealedRoom, person_config, sealed_gate, test_command
+    from ralph.checks.testguard import TestGuard
     from ralph.store import sealed
 
     shutil.rmtree(state, ignore_errors=True)
     sealed.add(root, "tests/test_sealed.py", ("PROMPT.md",), TEST.format(n="sealed").encode())
     place = CheckPlace(root, root)
     place.start()
+    tests = TestGuard(root, root / ".ralph")
+    tests.start()
     cfg = test_command(root, "PROMPT.md")
     assert cfg is not None
     room, env = place.here()
@@ -68,11 +71,11 @@ def measure(root: Path, state: Path) -> tuple[float, float, float]:
     out = [visible]
     for _ in range(2):
         t = time.perf_counter()
-        gate = sealed_gate(
-            GateResult(True, ()), project=root, spec="PROMPT.md", meta=None,
-            rooms=place.other_room, snapshot=place.source().snapshotter.take, tree=root,
-            listing=lambda: place.source().listing()[0],
-        )  # fmt: skip
+        sealed_room = SealedRoom(place.other_room, place.source().snapshotter.take, root,
+                                 lambda: place.source().listing()[0],
+                                 lambda command: person_config(root, tests, command))  # fmt: skip
+        gate = sealed_gate(GateResult(True, ()), project=root, spec="PROMPT.md", meta=None,
+                           place=sealed_room)  # fmt: skip
         out.append(ms(t))
         assert gate.passed, gate.reasons
     return out[0], out[1], out[2]

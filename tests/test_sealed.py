@@ -197,6 +197,23 @@ def test_an_honest_agent_is_verified_with_the_final_verification(git_project: Pr
     assert len(ran) >= 4  # three DONEs and the final verification
 
 
+FORGER = (
+    # a pytest hook that reports every failed test as passed: it would pass any sealed test
+    "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+    "def pytest_runtest_makereport(item, call):\n    outcome = yield\n"
+    "    report = outcome.get_result()\n    if report.failed:\n        report.outcome = 'passed'\n"
+)
+
+
+def test_the_agents_test_configuration_cannot_pass_the_sealed_tests(git_project: Project) -> None:
+    p = git_project
+    calc_project(p, command=f"{PY} -m pytest -q -p no:cacheprovider tests")
+    step = {"write": {"calc/__init__.py": CHEAT, "tests/conftest.py": FORGER}, "signal": "DONE"}
+    res = p.run("run", *p.fake({"*": [step]}), "-n", "2")
+    assert res.exit_code == 3, res
+    assert "DONE refused: sealed tests: 2 of 4 failed" in res.stdout
+
+
 def test_a_spec_without_front_matter_runs_them_with_ralph_yaml_s_command(
     git_project: Project,
 ) -> None:

@@ -26,7 +26,7 @@ from ralph.checks.persontests import person_overlay
 from ralph.checks.registry import METHODS
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.runner import gate_items, run_gate
-from ralph.checks.sealed import sealed_gate
+from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.spec import Spec
@@ -83,9 +83,10 @@ class CheckPlace:
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
         left_out = self.left_out if room is not None else ()
         result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache)
-        result = sealed_gate(result, project=self.project, spec=spec.path, meta=meta,
-                             rooms=self.other_room, snapshot=self.source().snapshotter.take,
-                             tree=self.tree, listing=lambda: self.source().listing()[0],
+        sealed = SealedRoom(self.other_room, self.source().snapshotter.take, self.tree,
+                            lambda: self.source().listing()[0],
+                            lambda command: person_config(self.tree, tests, command))  # fmt: skip
+        result = sealed_gate(result, project=self.project, spec=spec.path, meta=meta, place=sealed,
                              cancel=cancel, on_result=gate.get("on_result"))  # fmt: skip
         return result, Ran(code, left_out)
 

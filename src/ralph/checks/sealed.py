@@ -17,12 +17,14 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ralph.checks.command import run_command
 from ralph.checks.context import RoomMaker
+from ralph.checks.persontests import person_overlay
 from ralph.checks.result import CheckResult, GateResult
+from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta, parse_front_matter
@@ -59,6 +61,25 @@ def test_command(root: Path, spec: str, meta: SpecMeta | None = None) -> Externa
     return None
 
 
+@dataclass(frozen=True)
+class SealedRoom:
+    """Where the sealed run happens: the tree's rooms, its snapshot (any value with ==,
+    compared before and after the run), the tree and its files (where no copy of a sealed
+    file may be), and the person's test configuration for a test command (the room holds it
+    instead of the agent's)."""
+
+    rooms: RoomMaker
+    snapshot: Callable[[], object]
+    tree: Path
+    listing: Callable[[], Iterable[str]]
+    config: Callable[[str], Mapping[str, bytes | None]]
+
+
+def person_config(tree: Path, tests: TestGuard, command: str) -> dict[str, bytes | None]:
+    """The test configuration (and the command's runner scripts) as a person last left it."""
+    return person_overlay(tree, tests, [command], config_only=True)
+
+
 def has_sealed(project: Path, spec: str) -> bool:
     """Are files sealed for `spec` (a damaged manifest counts: the run must refuse)?"""
     try:
@@ -73,20 +94,15 @@ def sealed_gate(
     project: Path,
     spec: str,
     meta: SpecMeta | None,
-    rooms: RoomMaker,
-    snapshot: Callable[[], object],
-    tree: Path,
-    listing: Callable[[], Iterable[str]],
+    place: SealedRoom,
     cancel: threading.Event | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
 ) -> GateResult:
     """`gate` as it is when it failed or no file is sealed for `spec`; else with the sealed
-    run's result added (a refusal when it failed). `snapshot`: the work tree's state, compared
-    before and after the run (any value with ==); `listing`: the tree's files (`tree`), where
-    no copy of a sealed file may be."""
+    run's result added (a refusal when it failed)."""
     if not gate.passed or not has_sealed(project, spec):
         return gate
-    result = run_sealed(gate, project, spec, meta, rooms, snapshot, tree, listing, cancel)
+    result = run_sealed(gate, project, spec, meta, place, cancel)
     if on_result is not None:
         on_result(result)
     passed = gate.passed and (result.passed or not result.required)
@@ -98,10 +114,7 @@ def run_sealed(
     project: Path,
     spec: str,
     meta: SpecMeta | None,
-    rooms: RoomMaker,
-    snapshot: Callable[[], object],
-    tree: Path,
-    listing: Callable[[], Iterable[str]],
+    place: SealedRoom,
     cancel: threading.Event | None,
 ) -> CheckResult:
     def fail(why: str, *, interrupted: bool = False) -> CheckResult:
@@ -114,10 +127,12 @@ def run_sealed(
     cfg = test_command(project, spec, meta)
     if cfg is None:
         return fail("no test_command to run them with")
-    if copies(tree, listing(), files):
+    if copies(place.tree, place.listing(), files):
         return fail(COPIED)
-    before = snapshot()
-    path, env = rooms(SUFFIX, files)
+    before = place.snapshot()
+    # the agent's test configuration could report any test passed (a conftest hook): the
+    # person's, as room B has it, with the sealed files on top
+    path, env = place.rooms(SUFFIX, {**place.config(cfg.command), **files})
     tmp = path.parent / "tmp"  # its TMPDIR, in the store (a sandbox gives it its own)
     try:
         wipe(tmp)
@@ -126,9 +141,9 @@ def run_sealed(
         ran = run_command(cfg, path, env, cancel, name=NAME, room=path, sealed=True)
     finally:
         wipe(tmp)
-        rooms(SUFFIX, dict.fromkeys(files))  # the sealed files and the run's leftovers go
+        place.rooms(SUFFIX, dict.fromkeys(files))  # the sealed files and the run's leftovers go
     verdict = judged(ran, visible(gate))
-    if not ran.interrupted and snapshot() != before:
+    if not ran.interrupted and place.snapshot() != before:
         return replace(verdict, passed=False, summary=CHANGED)
     return verdict
 
