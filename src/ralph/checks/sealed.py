@@ -189,8 +189,9 @@ def judged(ran: CheckResult, seen: TestCounts | None) -> CheckResult:
         return replace(base, passed=False, summary="no test ran")
     if counts is not None and seen is not None and counts.executed <= seen.executed:
         return replace(base, passed=False, summary=HINT_RUN)
-    if not ran.passed:  # the exit code, or why it could not start: nothing of the tests
-        said = ran.summary if ran.summary.startswith(("exit code", "cannot start")) else ""
-        return replace(base, summary=f"failed ({said or 'no test summary to count from'})")
+    if not ran.passed:  # not the exit code: the code under test chooses it (a byte a DONE)
+        said = ran.summary if ran.summary.startswith("cannot start") else ""
+        said = said or ("no test failed, yet it did" if counts else "no test summary to count from")
+        return replace(base, summary=f"failed ({said})")
     told = f"{counts.executed} passed" if counts is not None else "passed"
     return replace(base, summary=told)

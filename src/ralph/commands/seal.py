@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ralph.errors import ExitCode, RalphError, UsageError, docs_page
 from ralph.rules.printable import printable
+from ralph.store import confined
 from ralph.store import sealed as store
 from ralph.store.runlock import RunLock
 from ralph.store.state import load_state, save_state
@@ -89,7 +90,7 @@ def seal(root: Path, files: Sequence[str], specs: Sequence[str], *, even_if_in_g
             )
         for rel, data in todo.items():
             entry = store.add(root, rel, chosen, data)
-            (root / rel).unlink()
+            confined.remove(root, root / rel)
             _forget_baseline(ws, rel)
             print(printable(f"sealed {rel} for {', '.join(chosen)} ({entry.size} bytes)"))
         _forget_counts(ws)
@@ -121,8 +122,9 @@ def unseal(root: Path, file: str) -> int:
                 "move it away, then run ralph unseal again",
             )
         data = store.blob(root, entry)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with target.open("xb") as f:  # never through a link planted meanwhile
+        # one name at a time, no link followed (a folder on the way swapped for one is refused)
+        fd = confined.open_fd(root, target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, create_dirs=True)
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
         store.forget(root, rel)
         print(printable(f"unsealed {rel}: back in the work tree, no longer sealed"))
