@@ -132,7 +132,8 @@ def run_sealed(
     before = place.snapshot()
     # the agent's test configuration could report any test passed (a conftest hook): the
     # person's, as room B has it, with the sealed files on top
-    path, env = place.rooms(SUFFIX, {**place.config(cfg.command), **files})
+    config = place.config(cfg.command)
+    path, env = place.rooms(SUFFIX, {**config, **files})
     tmp = path.parent / "tmp"  # its TMPDIR, in the store (a sandbox gives it its own)
     try:
         wipe(tmp)
@@ -141,7 +142,8 @@ def run_sealed(
         ran = run_command(cfg, path, env, cancel, name=NAME, room=path, sealed=True)
     finally:
         wipe(tmp)
-        place.rooms(SUFFIX, dict.fromkeys(files))  # the sealed files and the run's leftovers go
+        # the sealed files and the run's leftovers go (the configuration stays: less to sync)
+        place.rooms(SUFFIX, {**config, **dict.fromkeys(files)})
     verdict = judged(ran, visible(gate))
     if not ran.interrupted and place.snapshot() != before:
         return replace(verdict, passed=False, summary=CHANGED)
