@@ -71,6 +71,8 @@ def test_seal_list_unseal_round_trip(git_project: Project) -> None:
     assert entry["size"] == len(SEALED.encode())
     folder = sealed_dir(p.root)
     assert folder.stat().st_mode & 0o777 == 0o700
+    (p.root / "PROMPT.md").rename(p.root / "TASK.md")  # its spec gone: the list says so
+    assert "PROMPT.md (no such spec: never run)" in p.run("seal", "--list").stdout
     res = p.run("unseal", SEALED_PATH)
     assert res.exit_code == 0, res
     assert (p.root / SEALED_PATH).read_text() == SEALED

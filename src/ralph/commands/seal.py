@@ -141,9 +141,14 @@ def show(root: Path, *, as_json: bool) -> int:
     if not entries:
         print("no sealed tests")
         return ExitCode.OK
+    from ralph.specs.discovery import find_spec_paths
+
+    known = set(find_spec_paths(root))
     for e in entries:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.when))
-        print(printable(f"{e.path}  for {', '.join(e.specs)}  {e.size} bytes  sealed {when}"))
+        # a spec renamed or gone runs them no more: said, so a person seals them anew
+        specs = ", ".join(s if s in known else f"{s} (no such spec: never run)" for s in e.specs)
+        print(printable(f"{e.path}  for {specs}  {e.size} bytes  sealed {when}"))
     return ExitCode.OK
 
 
