@@ -16,7 +16,7 @@ import pytest
 
 from ralph.store.private import store_dir
 from tests.conftest import SCRIPTED_AGENT, Project
-from tests.test_sandbox_run import bwrap_reason, disk_tmp
+from tests.test_sandbox_run import bwrap_reason, disk_tmp, need
 from tests.test_sealed import CHEAT, RIGHT, SEALED_PATH, SECRET_WORD, calc_project
 
 __all__ = ["disk_tmp"]  # the fixture, shared
@@ -67,13 +67,13 @@ def test_without_a_sandbox_a_copy_into_the_work_tree_refuses_the_done(
     assert p.counts() == {"PROMPT.md": 0}
 
 
-def test_under_bwrap_an_agent_hunting_for_the_sealed_files_finds_nothing(
+@pytest.mark.parametrize("profile", ["bwrap", "srt"])
+def test_under_a_sandbox_an_agent_hunting_for_the_sealed_files_finds_nothing(
     disk_tmp: Path,
     monkeypatch: pytest.MonkeyPatch,
+    profile: str,
 ) -> None:
-    reason = bwrap_reason()
-    if reason is not None:
-        pytest.skip(reason)
+    need(profile, monkeypatch)
     p = Project(disk_tmp / "proj", monkeypatch)
     p.root.mkdir()
     calc_project(p)
@@ -93,14 +93,14 @@ def test_under_bwrap_an_agent_hunting_for_the_sealed_files_finds_nothing(
         res = p.run(
             "run",
             "--sandbox",
-            "bwrap",
+            profile,
             "--agent-command",
             boxed_agent(p, disk_tmp / "agent", steps),
             "-n",
             "6",
         )
         assert res.exit_code == 0, res  # the copies were refused: the right code is verified
-        assert "sandbox bwrap" in res.stdout
+        assert f"sandbox {profile}" in res.stdout
         assert not Path(tmp).exists()  # the host's /tmp: the run had its own
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
