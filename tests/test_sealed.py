@@ -13,6 +13,7 @@ import pytest
 
 from ralph.store.sealed import sealed_dir
 from tests.conftest import Project
+from tests.test_schemas import problems
 
 PY = sys.executable
 WRONG = "def mean(xs):\n    return 0\n"
@@ -66,6 +67,7 @@ def test_seal_list_unseal_round_trip(git_project: Project) -> None:
     assert SEALED_PATH in res.stdout and "PROMPT.md" in res.stdout
     data = json.loads(p.run("seal", "--list", "--json").stdout)
     assert data["schema_version"] == 1
+    assert problems("seal", data) == []  # its schema (`ralph schema seal`), filled
     (entry,) = data["sealed"]
     assert entry["path"] == SEALED_PATH and entry["specs"] == ["PROMPT.md"]
     assert entry["size"] == len(SEALED.encode())

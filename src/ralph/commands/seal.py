@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ralph.errors import ExitCode, RalphError, UsageError, docs_page
 from ralph.rules.printable import printable
+from ralph.schemas.catalog import SCHEMA_VERSION
 from ralph.store import confined
 from ralph.store import sealed as store
 from ralph.store.runlock import RunLock
@@ -27,7 +28,6 @@ from ralph.store.state import load_state, save_state
 from ralph.store.testbaseline import TestStore
 from ralph.store.workspace import Workspace
 
-SCHEMA_VERSION = 1
 PAGE = docs_page("how-to/sealed-tests.md")
 OVERRIDE = "--even-if-in-git"
 
