@@ -242,9 +242,11 @@ def _docker(
     args = ["run", "--rm", "-i", "--init", "--name", container_name(token)]
     args += ["--user", f"{box.uid}:{box.gid}", "--security-opt", "no-new-privileges"]
     args += ["--tmpfs", "/tmp", "-w", str(cwd)]
-    for path in (box.project, *box.writable):  # the sealed run writes its room only
-        args += ["--volume", f"{path}:{path}" + (":ro" if sealed else "")]
-    args += ["--tmpfs", str(box.tmp)] if sealed else ["--volume", f"{box.tmp}:{box.tmp}"]
+    for path in (box.project, box.tmp, *box.writable):  # the sealed run writes its room only
+        if sealed and path == box.tmp:
+            args += ["--tmpfs", str(path)]
+        else:
+            args += ["--volume", f"{path}:{path}" + (":ro" if sealed else "")]
     for path in box.read_only:
         args += ["--volume", f"{path}:{path}:ro"]
     mounted = (box.project, box.tmp, *box.writable)
