@@ -62,6 +62,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     assert run.returncode == 0, run.stdout + run.stderr
     found["event"] = [json.loads(line) for line in run.stdout.splitlines()]
     found["report"] = json.loads(report.read_text())
+    found["seal"] = json.loads(ralph(project, "seal", "--list", "--json").stdout)
     for name in ("status", "history", "agents", "inspect", "doctor"):
         res = ralph(project, name, "--json")
         assert res.returncode == 0, res.stderr

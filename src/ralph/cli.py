@@ -124,22 +124,11 @@ def init(
 @app.command()
 def run(
     ctx: typer.Context,
-    agent: Annotated[
-        Optional[list[str]],  # noqa: UP045 -- Typer reads the annotation at run time on Python 3.10
-        typer.Option("--agent", help=helptext.HELP["--agent"]),
-    ] = None,
-    agent_command: Annotated[
-        Optional[list[str]],  # noqa: UP045
-        typer.Option("--agent-command", help=helptext.HELP["--agent-command"]),
-    ] = None,
-    rotation: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option("--rotation", help=helptext.HELP["--rotation"]),
-    ] = None,
-    model: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option("--model", help=helptext.HELP["--model"]),
-    ] = None,
+    # Optional[...]: Typer reads the annotation at run time on Python 3.10
+    agent: Annotated[Optional[list[str]], _opt("--agent")] = None,  # noqa: UP045
+    agent_command: Annotated[Optional[list[str]], _opt("--agent-command")] = None,  # noqa: UP045
+    rotation: Annotated[Optional[str], _opt("--rotation")] = None,  # noqa: UP045
+    model: Annotated[Optional[str], _opt("--model")] = None,  # noqa: UP045
     max_iterations: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option("--max-iterations", "-n", min=1, help=helptext.MAX_ITERATIONS),
@@ -157,10 +146,7 @@ def run(
         Optional[float],  # noqa: UP045
         typer.Option("--idle-timeout", min=0.001, help=helptext.IDLE_TIMEOUT),
     ] = None,
-    plain: Annotated[
-        bool,
-        typer.Option("--headless", "--plain", help=helptext.HELP["--headless"]),
-    ] = False,
+    plain: Annotated[bool, _opt("--headless", "--plain")] = False,
     log_format: Annotated[
         LogFormat,
         typer.Option(
@@ -177,16 +163,10 @@ def run(
     notify: Annotated[bool, _opt("--notify")] = False,
     continue_: Annotated[bool, _opt("--continue")] = False,
     on_escalation: Annotated[
-        Optional[EscalationChoice],  # noqa: UP045
-        typer.Option(
-            "--on-escalation", case_sensitive=False, help=helptext.HELP["--on-escalation"]
-        ),
+        Optional[EscalationChoice], _opt("--on-escalation", case_sensitive=False)  # noqa: UP045
     ] = None,
     wait_for_reset: Annotated[bool, _opt("--wait-for-reset")] = False,
-    sandbox: Annotated[
-        Optional[SandboxChoice],  # noqa: UP045
-        typer.Option("--sandbox", help="Run agents and checks in this sandbox, or refuse to."),
-    ] = None,
+    sandbox: Annotated[Optional[SandboxChoice], _opt("--sandbox")] = None,  # noqa: UP045
     spec: Annotated[
         Optional[list[str]],  # noqa: UP045
         typer.Option("--spec", help="Work only on this spec (path); repeat it for several."),
@@ -222,17 +202,10 @@ def plan(json_: JsonFlag = False, root: Root = None) -> None:
 @app.command()
 def status(
     json_: JsonFlag = False,
-    watch: Annotated[
-        bool, typer.Option("--watch", "-w", help="Redraw the matrix until Ctrl-C.")
-    ] = False,
-    interval: Annotated[
-        float, typer.Option("--interval", min=0.1, help="Seconds between redraws (--watch).")
-    ] = 2.0,
+    watch: Annotated[bool, _opt("--watch", "-w")] = False,
+    interval: Annotated[float, _opt("--interval", min=0.1)] = 2.0,
     no_color: NoColor = False,
-    log: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option("--log", min=1, help="Also show the last N worklog events."),
-    ] = None,
+    log: Annotated[Optional[int], _opt("--log", min=1)] = None,  # noqa: UP045
     root: Root = None,
 ) -> None:
     """Show the spec matrix, the iteration and whether a run is live."""
@@ -393,6 +366,34 @@ def accept(
 
     with reported_errors():
         raise typer.Exit(accept_command(project_root(root), spec=spec, yes=yes, dry_run=dry_run))
+
+
+SealSpec = Annotated[Optional[list[str]], typer.Option("--spec", "-s", help=helptext.SEAL_SPEC)]  # fmt: skip  # noqa: E501, UP045
+
+
+@app.command()
+def seal(
+    files: Annotated[Optional[list[str]], typer.Argument(help="Test files to seal.")] = None,  # noqa: UP045
+    spec: SealSpec = None,
+    even_if_in_git: Annotated[bool, _opt("--even-if-in-git")] = False,
+    list_: Annotated[bool, typer.Option("--list", help="List the sealed files.")] = False,
+    json_: JsonFlag = False,
+    root: Root = None,
+) -> None:
+    """Move acceptance tests out of the agent's sight: run at every DONE that counts."""
+    from ralph.commands.seal import command
+
+    with reported_errors():
+        raise typer.Exit(command(project_root(root), files, spec, even_if_in_git, list_, json_))
+
+
+@app.command()
+def unseal(file: Annotated[str, typer.Argument(help="A sealed file.")], root: Root = None) -> None:
+    """Put a sealed test file back in the work tree, and forget it."""
+    from ralph.commands.seal import unseal as unseal_command
+
+    with reported_errors():
+        raise typer.Exit(unseal_command(project_root(root), file))
 
 
 def main(argv: list[str] | None = None) -> Any:

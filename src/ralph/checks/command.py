@@ -50,6 +50,7 @@ def run_command(
     name: str = "external",
     required: bool = True,
     room: Path | None = None,
+    sealed: bool = False,
 ) -> CheckResult:
     """Run one external check. Never raises for the command's sake: a command that cannot
     start, times out or fails is a failed check, with the reason in its summary."""
@@ -81,6 +82,7 @@ def run_command(
                 kill_grace=KILL_GRACE,
                 tail_bytes=OUTPUT_TAIL_BYTES,
                 room=room,  # a sandbox hides ralph's store, but for the room it runs in
+                sealed=sealed,
             ),
             lambda stream, chunk: None,
             cancel=cancel,

@@ -26,6 +26,7 @@ from ralph.checks.place import CheckPlace
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
+from ralph.checks.sealed import has_sealed
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
@@ -217,10 +218,10 @@ class DoneGate:
         if weakened:
             self.record(GateDecided(iteration, spec.path, False, False, weakened, ()))
             return self._refuse(spec, iteration, handoff, weakened, "")
-        if meta is None:
-            return Verdict("DONE", None)
-        if not meta.gates_done:
-            return Verdict("DONE", None)
+        if meta is None or not meta.gates_done:
+            if not has_sealed(self.ws.root, spec.path):
+                return Verdict("DONE", None)
+            meta = meta or SpecMeta()  # its sealed tests run all the same
         if (bent := self.env.refusal(os.environ)) is not None:
             return self._refuse(spec, iteration, handoff, (bent,), "", hint=EnvGuard.HINT)
 
@@ -291,7 +292,9 @@ class DoneGate:
                 out.append((spec.path, GateResult(False, (bad,))))
                 continue
             if meta is None or not meta.gates_done:
-                continue
+                if not has_sealed(self.ws.root, spec.path):
+                    continue
+                meta = meta or SpecMeta()  # its sealed tests run all the same
             if key is None:
                 key = tree()
             gate, _ = self.place.run(

@@ -42,19 +42,24 @@ if TYPE_CHECKING:
 Overlay = dict[str, bytes | None]
 
 
-def person_overlay(root: Path, tests: TestGuard, commands: Sequence[str]) -> Overlay:
+def person_overlay(
+    root: Path, tests: TestGuard, commands: Sequence[str], *, config_only: bool = False
+) -> Overlay:
     """root-relative posix path -> the bytes room B holds there instead of the tree's, or None
     to leave the file out; `{}` when the tests and their configuration are the person's.
-    `commands`: the test commands that will run (their runner scripts are configuration)."""
+    `commands`: the test commands that will run (their runner scripts are configuration).
+    `config_only`: the configuration (conftest.py files included) alone, the tree's other test
+    files left as they are (the sealed tests' room: checks/sealed.py), even when the person
+    wrote no test."""
     out: Overlay = {}
     config = tests.config
     tbase = tests.store.baseline() if tests.store.exists else {}
-    if not any(is_test(p, tests.globs) for p in tbase):
+    if not config_only and not any(is_test(p, tests.globs) for p in tbase):
         return {}  # the person wrote no test: there is nothing to run as they wrote it
     cbase = config.store.baseline() if config.store.exists else {}
     for path, sha in tbase.items():
         # a Rust source file with unit tests in it is code first: the agent's to change
-        if is_test(path, tests.globs):
+        if is_test(path, tests.globs) and (not config_only or _hook(path)):
             _put(out, root, path, tests.store.blob(sha) or "")
     for path, sha in cbase.items():
         if path not in tbase:
@@ -64,13 +69,19 @@ def person_overlay(root: Path, tests: TestGuard, commands: Sequence[str]) -> Ove
     for path, name, names in tree_files(root):
         if path in tbase or path in cbase:
             continue
-        if is_test(path, tests.globs) and path in words:  # the command runs it by name
-            continue
+        if is_test(path, tests.globs) and (path in words or (config_only and not _hook(path))):
+            continue  # the command runs it by name, or it is no configuration
         if is_test(path, tests.globs) or path in scripts or _config(path, name, names, tests.globs):
             _put(out, root, path, _room_text(path, None, root))
     for path in scripts - set(tbase) - set(cbase) - set(out):  # one in a dot-folder, say
         _put(out, root, path, None)
     return out
+
+
+def _hook(path: str) -> bool:
+    """A test file that steers how every test runs (pytest loads it by itself, and its hooks
+    can report a failed test passed): configuration to `config_only`."""
+    return posixpath.basename(path) == "conftest.py"
 
 
 def _words(command: str) -> list[str]:

@@ -6,7 +6,8 @@ read and write no bytecode of the copy (PYTHONDONTWRITEBYTECODE, a fresh empty
 PYTHONPYCACHEPREFIX per run of the checks) and load no user site (PYTHONNOUSERSITE, so no
 `usercustomize`). Room B ("<name>.person") is the same with the person's tests and test
 configuration as they last left them (checks/persontests.py): the test-running checks that
-passed in room A run there once more, when the agent changed the tests.
+passed in room A run there once more, when the agent changed the tests. Then the person's
+sealed tests run in "<name>.sealed" (checks/sealed.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ralph.checks.persontests import person_overlay
 from ralph.checks.registry import METHODS
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.runner import gate_items, run_gate
+from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.spec import Spec
@@ -80,9 +82,13 @@ class CheckPlace:
                           rooms=self.other_room, **gate)  # fmt: skip
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
         left_out = self.left_out if room is not None else ()
-        return self.person_gate(result, spec, meta, mode, key, cancel, tests, cache), Ran(
-            code, left_out
-        )
+        result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache)
+        sealed = SealedRoom(self.other_room, self.source().snapshotter.take, self.tree,
+                            lambda: self.source().listing()[0],
+                            lambda command: person_config(self.tree, tests, command))  # fmt: skip
+        result = sealed_gate(result, project=self.project, spec=spec.path, meta=meta, place=sealed,
+                             cancel=cancel, on_result=gate.get("on_result"))  # fmt: skip
+        return result, Ran(code, left_out)
 
     def for_checks(self, meta: SpecMeta, mode: str) -> tuple[Path | None, TreeCode]:
         """Room A and the env for the checks of `meta`; no room (None) when none of them

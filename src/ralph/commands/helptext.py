@@ -54,7 +54,14 @@ HELP = {
     "--report-json": "Write the final matrix and totals as JSON here at the end.",
     "--report-html": "Write the run as one self-contained HTML file here at the end.",
     "--html": "Write the latest run as one self-contained HTML file (offline, no scripts).",
+    "--watch": "Redraw the matrix until Ctrl-C.",
+    "--interval": "Seconds between redraws (--watch).",
+    "--log": "Also show the last N worklog events.",
+    "--sandbox": "Run agents and checks in this sandbox, or refuse to.",
+    "--even-if-in-git": "Seal them though git holds them (and say what to remove).",
 }
+
+SEAL_SPEC = "The spec whose test command runs them (repeat it for several)."
 
 # The placeholder each option's value shows in --help (by its long name).
 METAVARS = {

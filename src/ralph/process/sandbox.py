@@ -125,10 +125,12 @@ def wrap(
     token: str,
     passes: frozenset[str] = frozenset(),
     room: Path | None = None,
+    sealed: bool = False,
 ) -> tuple[tuple[str, ...], dict[str, str]]:
     """The command line and environment that run `argv` inside `box` (token: the run marker;
     `passes`: the names the process's own CLI needs, beyond the basic ones; `room`: a folder
-    of the hidden store it may use all the same, a check's clean room)."""
+    of the hidden store it may use all the same, a check's clean room; `sealed`: the sealed
+    tests' run, which may write its room only, with a /tmp and TMPDIR of its own)."""
     # IS_SANDBOX: the convention (Claude Code's among others) by which a CLI run as root in a
     # sandbox lets its permission prompts be bypassed; here it is true.
     given = env
@@ -137,27 +139,31 @@ def wrap(
     if box.profile == "srt":
         # srt makes its proxy's sockets in TMPDIR: a path short enough for a socket (108
         # bytes) and private to the run; the program inside gets its own TMPDIR back.
-        return _srt(box, argv, room), {**env, "TMPDIR": str(box.scratch)}
+        return _srt(box, argv, room, sealed), {**env, "TMPDIR": str(box.scratch)}
     if box.profile == "bwrap":
-        return _bwrap(box, argv, cwd, room), env
+        return _bwrap(box, argv, cwd, room, sealed), env
     # The docker client itself needs its own settings (DOCKER_HOST, DOCKER_CONFIG...); only
     # the variables passed above go into the container.
     client = {k: v for k, v in given.items() if k.startswith("DOCKER_")}
-    return _docker(box, argv, cwd, env, token, room), {**client, **env}
+    return _docker(box, argv, cwd, env, token, room, sealed), {**client, **env}
 
 
-def _srt(box: Sandbox, argv: tuple[str, ...], room: Path | None) -> tuple[str, ...]:
-    # srt points TMPDIR at a folder it shares between runs: this run's own comes back.
-    settings = box.settings if room is None else _room_settings(box, room)
+def _srt(
+    box: Sandbox, argv: tuple[str, ...], room: Path | None, sealed: bool = False
+) -> tuple[str, ...]:
+    # srt points TMPDIR at a folder it shares between runs: this run's own comes back (the
+    # sealed run's is its own, beside its room, hidden from the agent with the store).
+    settings = box.settings if room is None else _room_settings(box, room, sealed)
+    tmp = room.parent / "tmp" if room is not None and sealed else box.tmp
     head: tuple[str, ...] = (box.tool, "--settings", str(settings), "--", "/usr/bin/env")
     if any(_host(h) in LOOPBACK for h in box.hosts):
         # srt exempts loopback from its proxy, but inside the sandbox loopback is the
         # sandbox's own: an allowed host service is reached only through the proxy.
         head += ("-u", "NO_PROXY", "-u", "no_proxy")
-    return (*head, f"TMPDIR={box.tmp}", *argv)
+    return (*head, f"TMPDIR={tmp}", *argv)
 
 
-def _room_settings(box: Sandbox, room: Path) -> Path:
+def _room_settings(box: Sandbox, room: Path, sealed: bool = False) -> Path:
     """srt's rules for a process working in `room`: the run's, with the hidden folder that
     holds the room replaced by everything in it on the way but the room (srt has no rule
     to show a folder inside a hidden one)."""
@@ -174,7 +180,11 @@ def _room_settings(box: Sandbox, room: Path) -> Path:
                 fs["denyWrite"] += others
             folder = folder / part
     fs["allowWrite"].append(str(room))
-    digest = hashlib.sha256(str(room).encode()).hexdigest()[:12]
+    if sealed:  # its room and its own TMPDIR beside it (hidden from the agent) only
+        fs["allowWrite"] = [str(room), str(room.parent / "tmp")]
+        for rule in ("denyRead", "denyWrite"):
+            fs[rule] = [p for p in fs[rule] if p != str(room.parent / "tmp")]
+    digest = hashlib.sha256(f"{room}{sealed}".encode()).hexdigest()[:12]
     path = box.scratch / f"srt-room-{digest}.json"
     path.write_text(json.dumps(rules, indent=1), encoding="utf-8")
     return path
@@ -186,7 +196,9 @@ def _host(entry: str) -> str:
     return entry.rsplit(":", 1)[0] if entry.count(":") == 1 else entry
 
 
-def _bwrap(box: Sandbox, argv: tuple[str, ...], cwd: Path, room: Path | None) -> tuple[str, ...]:
+def _bwrap(
+    box: Sandbox, argv: tuple[str, ...], cwd: Path, room: Path | None, sealed: bool = False
+) -> tuple[str, ...]:
     # --die-with-parent and the pid namespace: when ralph kills bwrap, the kernel kills
     # everything inside, daemons included. --new-session: no terminal to inject input into.
     args = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
@@ -194,8 +206,13 @@ def _bwrap(box: Sandbox, argv: tuple[str, ...], cwd: Path, room: Path | None) ->
     # agent's own install) must still run. The agent writes temporary files to its private
     # TMPDIR, bound writable below, as under srt.
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    if sealed:  # a /tmp of its own, gone with it; what of the host's it needs comes back below
+        args += ["--tmpfs", "/tmp"]
     for path in (box.project, box.tmp, *box.writable):
-        args += ["--bind", str(path), str(path)]
+        if sealed and path == box.tmp:
+            args += ["--tmpfs", str(path)]  # its TMPDIR: empty, and gone with it
+        else:
+            args += ["--ro-bind" if sealed else "--bind", str(path), str(path)]
     # After the binds: what is read-only or hidden inside a writable folder stays so.
     for path in box.read_only:
         args += ["--ro-bind", str(path), str(path)]
@@ -220,12 +237,16 @@ def _docker(
     env: Mapping[str, str],
     token: str,
     room: Path | None = None,
+    sealed: bool = False,
 ) -> tuple[str, ...]:
     args = ["run", "--rm", "-i", "--init", "--name", container_name(token)]
     args += ["--user", f"{box.uid}:{box.gid}", "--security-opt", "no-new-privileges"]
     args += ["--tmpfs", "/tmp", "-w", str(cwd)]
-    for path in (box.project, box.tmp, *box.writable):
-        args += ["--volume", f"{path}:{path}"]
+    for path in (box.project, box.tmp, *box.writable):  # the sealed run writes its room only
+        if sealed and path == box.tmp:
+            args += ["--tmpfs", str(path)]
+        else:
+            args += ["--volume", f"{path}:{path}" + (":ro" if sealed else "")]
     for path in box.read_only:
         args += ["--volume", f"{path}:{path}:ro"]
     mounted = (box.project, box.tmp, *box.writable)

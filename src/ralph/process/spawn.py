@@ -35,7 +35,9 @@ def spawn(
     program = request.argv[0]
     argv, env = request.argv, dict(request.env)
     if box is not None:
-        argv, env = wrap(box, argv, request.cwd, env, token, request.passes, request.room)
+        argv, env = wrap(
+            box, argv, request.cwd, env, token, request.passes, request.room, request.sealed
+        )
     stdin: IO[bytes] | int = subprocess.DEVNULL
     if request.stdin_path is not None:
         try:

@@ -17,6 +17,7 @@ SCHEMAS = {
     "doctor": "ralph doctor --json",
     "report": "the --report-json file of ralph run",
     "event": "one line of ralph run --log-format json",
+    "seal": "ralph seal --list --json",
 }
 
 
