@@ -170,6 +170,9 @@ class _Run:
 
 def _text(path: Path) -> str | None:
     # utf-8-sig: Python ignores a byte order mark, its parser does not (the mutant has none)
+    # a link is no code of the tree's own (and may point anywhere): nothing to mutate
+    if path.is_symlink():
+        return None
     try:
         return path.read_bytes().decode("utf-8-sig")
     except (OSError, UnicodeDecodeError):
