@@ -1,0 +1,124 @@
+"""`method: mutation` through the real CLI: an agent whose new tests only call its code is
+refused at the DONE that would reach 3/3, with a surviving mutant named; strong tests reach
+verified with the final verification on; the check is skipped at the DONEs before; it keeps to
+`max_mutants` and its `timeout`, and a mutant that loops forever counts as killed."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from tests.conftest import Project
+
+PY = sys.executable
+UNITTEST = f"{PY} -m unittest discover -v -s tests -t ."
+STUB = "def mean(xs):\n    raise NotImplementedError\n"
+MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+HEADER = "import unittest\n\nfrom calc import {name}\n\n\nclass T(unittest.TestCase):\n"
+WEAK = HEADER.format(name="mean") + "    def test_mean(self):\n        self.assertIsNotNone(mean([1, 2, 3]))\n"  # fmt: skip
+STRONG = HEADER.format(name="mean") + "    def test_mean(self):\n        self.assertEqual(mean([1, 2, 3]), 2)\n"  # fmt: skip
+SURVIVOR = "calc/__init__.py:2 `sum(xs) / len(xs)` → `sum(xs) * len(xs)`"
+
+
+def mutation_project(p: Project, config: str = "") -> None:
+    check = "  - method: mutation\n" + (f"    config: {config}\n" if config else "")
+    p.write({
+        ".gitignore": ".ralph/\n__pycache__/\n",
+        "calc/__init__.py": STUB,
+        "tests/__init__.py": "",
+        "tests/test_base.py": "import unittest\n\n\nclass B(unittest.TestCase):\n"
+                              "    def test_true(self):\n        self.assertTrue(True)\n",
+        "PROMPT.md": f"---\ntest_command: {UNITTEST}\nchecks:\n{check}---\n# Write mean() in calc/\n",
+    })  # fmt: skip
+    p.git("init", "-q", "-b", "main")
+    p.commit_all()
+
+
+def work(code: str, test: str, *, name: str = "calc/__init__.py") -> list[dict[str, Any]]:
+    return [{"write": {name: code, "tests/test_calc.py": test}, "signal": "DONE"}]
+
+
+def mutation_checks(p: Project) -> list[dict[str, Any]]:
+    return [c for c in p.worklog("check") if c.get("method") == "mutation"]
+
+
+def test_weak_tests_are_refused_at_the_decisive_done_naming_a_surviving_mutant(
+    git_project: Project,
+) -> None:
+    mutation_project(git_project)
+    res = git_project.run("run", *git_project.fake({"*": work(MEAN, WEAK)}), "-n", "4")
+    assert res.exit_code == 3, res
+    assert "every spec verified" not in res.stdout
+    checks = mutation_checks(git_project)
+    # skipped (not passed) at the DONEs that would reach 1/3 and 2/3, run at the third
+    assert [c["skipped"] for c in checks[:2]] == [True, True]
+    refused = checks[2]
+    assert refused["passed"] is False and refused["skipped"] is False
+    assert "score 0.50: 1 of 2 mutants killed" in refused["summary"]
+    assert SURVIVOR in refused["summary"]
+    # the agent is told which change its tests missed
+    handoff = (git_project.root / ".ralph" / "prompt.md").read_text()
+    assert SURVIVOR in handoff
+
+
+def test_strong_tests_pass_and_the_run_is_verified_with_the_final_verification(
+    git_project: Project,
+) -> None:
+    mutation_project(git_project)
+    res = git_project.run("run", *git_project.fake({"*": work(MEAN, STRONG)}), "-n", "6")
+    assert res.exit_code == 0, res
+    assert git_project.state()["final_verification"]["passed"] is True
+    ran = [c for c in mutation_checks(git_project) if not c["skipped"]]
+    assert ran and all(c["passed"] for c in ran)
+    assert "score 1.00: 2 of 2 mutants killed" in ran[0]["summary"]
+
+
+COUNTDOWN = "def countdown(n):\n    while n > 0:\n        n = n - 1\n    return n\n"
+COUNT_TEST = (
+    HEADER.format(name="countdown")
+    + "    def test_it(self):\n        self.assertEqual(countdown(3), 0)\n"
+)
+
+
+def test_max_mutants_is_kept_and_a_mutant_that_loops_forever_is_killed(
+    git_project: Project,
+) -> None:
+    # `while n > 0` -> `while not (n > 0)` first, then `n - 1` -> `n + 1`: an endless loop
+    mutation_project(git_project, "{max_mutants: 2}")
+    steps = work(COUNTDOWN, COUNT_TEST)
+    res = git_project.run("run", *git_project.fake({"*": steps}), "-n", "3")
+    assert res.exit_code == 0, res
+    ran = [c for c in mutation_checks(git_project) if not c["skipped"]]
+    assert "score 1.00: 2 of 2 mutants killed (2 chosen of 6 mutants)" in ran[0]["summary"]
+
+
+def test_the_whole_check_stops_at_its_timeout(git_project: Project) -> None:
+    mutation_project(git_project, "{timeout: 4}")
+    steps = work(COUNTDOWN, COUNT_TEST)
+    res = git_project.run("run", *git_project.fake({"*": steps}), "-n", "3")
+    assert res.exit_code == 0, res
+    ran = [c for c in mutation_checks(git_project) if not c["skipped"]][0]
+    # the three mutants of line 2 die at once; line 3's first loops until the budget is spent
+    assert "3 of 3 mutants killed (6 mutants; stopped at its 4 s timeout)" in ran["summary"]
+    assert ran["seconds"] < 10
+
+
+def test_no_python_change_passes_with_a_note_and_other_languages_are_named(
+    git_project: Project,
+) -> None:
+    mutation_project(git_project)
+    steps = [{"write": {"web/app.js": "export const x = 1;\n"}, "signal": "DONE"}]
+    res = git_project.run("run", *git_project.fake({"*": steps}), "-n", "3")
+    assert res.exit_code == 0, res
+    ran = [c for c in mutation_checks(git_project) if not c["skipped"]][0]
+    assert ran["passed"] and "no mutant: no Python code changed" in ran["summary"]
+    assert ran["warnings"] == ["not mutated (only Python is): web/app.js"]
+
+
+def test_a_mutation_check_without_a_command_is_one_clear_line(project: Project) -> None:
+    project.write({"PROMPT.md": "---\nchecks:\n  - method: mutation\n---\n# x\n"})
+    res = project.run("run", *project.fake({"*": [{"signal": "DONE"}]}), "-n", "1")
+    assert res.exit_code == 1, res  # a spec error (docs/reference/exit-codes.md)
+    assert "PROMPT.md: front matter: checks: " in res.stderr + res.stdout
+    assert "a mutation check needs a command to run" in res.stderr + res.stdout
+    assert "Traceback" not in res.stderr + res.stdout
