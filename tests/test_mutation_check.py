@@ -5,6 +5,7 @@ verified with the final verification on; the check is skipped at the DONEs befor
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -15,8 +16,9 @@ UNITTEST = f"{PY} -m unittest discover -v -s tests -t ."
 STUB = "def mean(xs):\n    raise NotImplementedError\n"
 MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
 HEADER = "import unittest\n\nfrom calc import {name}\n\n\nclass T(unittest.TestCase):\n"
-WEAK = HEADER.format(name="mean") + "    def test_mean(self):\n        self.assertIsNotNone(mean([1, 2, 3]))\n"  # fmt: skip
-STRONG = HEADER.format(name="mean") + "    def test_mean(self):\n        self.assertEqual(mean([1, 2, 3]), 2)\n"  # fmt: skip
+CALLS = HEADER.format(name="mean") + "    def test_mean(self):\n        self.{}\n"
+WEAK = CALLS.format("assertIsNotNone(mean([1, 2, 3]))")  # calls the code, asserts nothing of it
+STRONG = CALLS.format("assertEqual(mean([1, 2, 3]), 2)")
 SURVIVOR = "calc/__init__.py:2 `sum(xs) / len(xs)` → `sum(xs) * len(xs)`"
 
 
@@ -28,7 +30,7 @@ def mutation_project(p: Project, config: str = "") -> None:
         "tests/__init__.py": "",
         "tests/test_base.py": "import unittest\n\n\nclass B(unittest.TestCase):\n"
                               "    def test_true(self):\n        self.assertTrue(True)\n",
-        "PROMPT.md": f"---\ntest_command: {UNITTEST}\nchecks:\n{check}---\n# Write mean() in calc/\n",
+        "PROMPT.md": f"---\ntest_command: {UNITTEST}\nchecks:\n{check}---\n# Write mean()\n",
     })  # fmt: skip
     p.git("init", "-q", "-b", "main")
     p.commit_all()
@@ -93,14 +95,17 @@ def test_max_mutants_is_kept_and_a_mutant_that_loops_forever_is_killed(
 
 
 def test_the_whole_check_stops_at_its_timeout(git_project: Project) -> None:
-    mutation_project(git_project, "{timeout: 4}")
+    mutation_project(git_project, "{timeout: 3}")
     steps = work(COUNTDOWN, COUNT_TEST)
     res = git_project.run("run", *git_project.fake({"*": steps}), "-n", "3")
     assert res.exit_code == 0, res
-    ran = [c for c in mutation_checks(git_project) if not c["skipped"]][0]
-    # the three mutants of line 2 die at once; line 3's first loops until the budget is spent
-    assert "3 of 3 mutants killed (6 mutants; stopped at its 4 s timeout)" in ran["summary"]
-    assert ran["seconds"] < 10
+    ran = next(c for c in mutation_checks(git_project) if not c["skipped"])
+    # the mutants of line 2 die at once; line 3's first loops until the budget is spent, and
+    # is not counted (its own bound, 3x the run + 5 s, was not what stopped it)
+    found = re.search(r"(\d) of (\d) mutants killed \(6 mutants; stopped at its 3 s timeout\)",
+                      ran["summary"])  # fmt: skip
+    assert found is not None and found[1] == found[2], ran
+    assert ran["seconds"] < 5.5  # the budget, not the mutant's own bound (over 5 s)
 
 
 def test_no_python_change_passes_with_a_note_and_other_languages_are_named(
@@ -110,7 +115,7 @@ def test_no_python_change_passes_with_a_note_and_other_languages_are_named(
     steps = [{"write": {"web/app.js": "export const x = 1;\n"}, "signal": "DONE"}]
     res = git_project.run("run", *git_project.fake({"*": steps}), "-n", "3")
     assert res.exit_code == 0, res
-    ran = [c for c in mutation_checks(git_project) if not c["skipped"]][0]
+    ran = next(c for c in mutation_checks(git_project) if not c["skipped"])
     assert ran["passed"] and "no mutant: no Python code changed" in ran["summary"]
     assert ran["warnings"] == ["not mutated (only Python is): web/app.js"]
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import bisect
 import io
+import math
 import re
 import tokenize
 from collections.abc import Iterator
@@ -217,8 +218,8 @@ def _constant(value: object) -> str | None:
         return repr(not value)
     if isinstance(value, int):
         return {0: "1", 1: "0"}.get(value, repr(value + 1))
-    if isinstance(value, float):
-        return repr(value + 1.0)
+    if isinstance(value, float):  # 1e999 is inf: its repr is no literal
+        return repr(value + 1.0) if math.isfinite(value) else None
     if isinstance(value, str):
         return repr("XX" + value + "XX") if value else repr("XX")
     return None
