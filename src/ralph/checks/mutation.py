@@ -144,28 +144,31 @@ class _Run:
         return self.verdict(tried, survivors, len(chosen), total)
 
     def verdict(self, tried: int, survivors: list[Mutant], chosen: int, total: int) -> CheckResult:
+        """The score is over every mutant chosen: one the budget left untried proves nothing,
+        so it counts as surviving (tests slowed down on purpose shrink no sample)."""
         cfg = self.cfg
-        of = f"{chosen} chosen of {total}" if total > chosen else f"{chosen}"
-        budget = f"; stopped at its {float(cfg.timeout):g} s timeout" if tried < chosen else ""
-        if tried == 0:
-            return self.result(False, f"no mutant ran within the {float(cfg.timeout):g} s "
-                               "timeout (raise config.timeout)")  # fmt: skip
         killed = tried - len(survivors)
-        score = killed / tried
-        line = f"score {score:.2f}: {killed} of {tried} mutants killed ({of} mutants{budget})"
+        score = killed / chosen
+        notes = [f"{chosen} chosen of {total} mutants"] if total > chosen else []
+        untried = chosen - tried
+        if untried:
+            notes.append(f"{untried} not tried within its {float(cfg.timeout):g} s timeout "
+                         "count as surviving")  # fmt: skip
+        line = f"score {score:.2f}: {killed} of {chosen} mutants killed"
+        line += f" ({'; '.join(notes)})" if notes else ""
         if score >= cfg.min_score:
             return self.result(True, line)
         named = [m.describe() for m in survivors[:NAMED]]
         more = len(survivors) - len(named)
         rest = len(survivors) - 3
         head = "; ".join(named[:3]) + (f"; and {rest} more (below)" if rest > 0 else "")
-        output = "\n".join(
-            ["the tests still pass with these changes to the code:", *named]
-            + ([f"... and {more} more"] if more else [])
-            + ["make the tests fail on each (assert what the code must return)"]
-        )
-        summary = f"{line}, below {cfg.min_score:g}; survived: {head}"
-        return self.result(False, summary, output)
+        lines = ["the tests still pass with these changes to the code:", *named]
+        lines += [f"... and {more} more"] if more else []
+        lines += ["make the tests fail on each (assert what the code must return)"]
+        if untried:
+            lines.append("raise config.timeout or lower config.max_mutants to try them all")
+        summary = f"{line}, below {cfg.min_score:g}" + (f"; survived: {head}" if named else "")
+        return self.result(False, summary, "\n".join(lines if named else lines[-1:]))
 
 
 def _text(path: Path) -> str | None:
