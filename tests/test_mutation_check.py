@@ -6,10 +6,14 @@ verified with the final verification on; the check is skipped at the DONEs befor
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 from tests.conftest import Project
+from tests.test_operator import gone, wait_for
 
 PY = sys.executable
 UNITTEST = f"{PY} -m unittest discover -v -s tests -t ."
@@ -130,3 +134,36 @@ def test_a_mutation_check_without_a_command_is_one_clear_line(project: Project) 
     assert "PROMPT.md: front matter: checks: " in res.stderr + res.stdout
     assert "a mutation check needs a command to run" in res.stderr + res.stdout
     assert "Traceback" not in res.stderr + res.stdout
+
+
+def test_cancel_now_stops_a_running_mutant_and_leaves_nothing_running(
+    project: Project, tmp_path: Path
+) -> None:
+    marker = tmp_path / "mutant.pid"
+    # the tests hang on one mutant (`n - 1` -> `n + 1`) as an endless loop would, and say so
+    hang = f"grep -q 'n + 1' calc/__init__.py && {{ echo $$ > {marker}; exec sleep 120; }}; "
+    mutation_project(project)
+    spec = (project.root / "PROMPT.md").read_text()
+    project.write({"PROMPT.md": spec.replace(UNITTEST, hang + UNITTEST)})
+    project.commit_all("the hanging test command")
+    agent = project.script({"*": work(COUNTDOWN, COUNT_TEST)})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ralph", "run", "--agent-command", agent, "-n", "3"],
+        cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_for(lambda: marker.exists() and marker.read_text().strip().isdigit(), 60)
+        mutant = int(marker.read_text())
+        started = time.monotonic()
+        res = project.run_subprocess("cancel", "--now", "--wait")
+        assert res.exit_code == 0, res
+        out, _ = proc.communicate(timeout=60)
+        assert time.monotonic() - started < 30  # not the mutant's own bound
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, out
+    wait_for(lambda: gone(mutant), 10)
+    assert not any(c.get("method") == "mutation" and not c["skipped"] and c["passed"]
+                   for c in project.worklog("check"))  # fmt: skip
