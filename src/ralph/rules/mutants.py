@@ -9,8 +9,8 @@ negation (`not x` -> `x`, `if c:` -> `if not (c):`, `and` <-> `or`) and return v
 (`changes_code`: asked only of the mutants chosen to run, since each asks for a parse).
 
 No mutation tool is used (docs/explanation/mutation-check.md says why): mutmut and cosmic-ray
-mutate whole modules in place and run the tests themselves; ralph must mutate only the lines
-the agent changed and run its own command in its clean room, under its sandbox and budget.
+run the tests themselves, in a folder and with timeouts of their own; ralph chooses the lines
+(the agent's changes) and runs its own command in its clean room, under its sandbox and budget.
 """
 
 from __future__ import annotations
