@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import Project
 from tests.test_operator import gone, wait_for
 
@@ -167,3 +169,19 @@ def test_cancel_now_stops_a_running_mutant_and_leaves_nothing_running(
     wait_for(lambda: gone(mutant), 10)
     assert not any(c.get("method") == "mutation" and not c["skipped"] and c["passed"]
                    for c in project.worklog("check"))  # fmt: skip
+
+
+def test_a_secret_in_the_agents_code_is_not_quoted_by_the_refusal(
+    git_project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "s3cr3t-value-4242"
+    monkeypatch.setenv("SERVICE_API_KEY", secret)
+    mutation_project(git_project)
+    code = f"def mean(xs):\n    return sum(xs) / len(xs) if '{secret}' else 0\n"
+    res = git_project.run("run", *git_project.fake({"*": work(code, WEAK)}), "-n", "4")
+    assert res.exit_code == 3, res
+    refused = next(c for c in mutation_checks(git_project) if not c["skipped"])
+    assert "survived" in refused["summary"]
+    seen = [res.stdout, (git_project.root / ".ralph" / "prompt.md").read_text()]
+    seen += [p.read_text() for p in (git_project.root / ".ralph").rglob("*") if p.is_file()]
+    assert not any(secret in text for text in seen)

@@ -13,6 +13,7 @@ rules/mutants.py for why.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
 from ralph.rules.mutantplan import mutable, plan
 from ralph.rules.mutants import Mutant
+from ralph.rules.redact import redactor, secret_values
 from ralph.rules.testfiles import DEFAULT_GLOBS, language
 from ralph.specs.frontmatter import ExternalConfig, MutationConfig
 
@@ -56,13 +58,17 @@ class _Run:
         self.gi, self.item, self.cfg = gi, item, cfg
         self.started = time.perf_counter()
         self.warnings: tuple[str, ...] = ()
+        self.env: dict[str, str] = dict(gi.env if gi.env is not None else os.environ)
 
     def result(
         self, passed: bool, summary: str, output: str = "", *, interrupted: bool = False
     ) -> CheckResult:
         seconds = time.perf_counter() - self.started
-        return CheckResult(self.item.name, "mutation", passed, self.item.required, summary,
-                           output, seconds=seconds, warnings=self.warnings,
+        # the code the refusal quotes is the agent's: a secret value written into it is no
+        # more shown than one a command printed
+        hide = redactor(secret_values(self.env)).text
+        return CheckResult(self.item.name, "mutation", passed, self.item.required, hide(summary),
+                           hide(output), seconds=seconds, warnings=self.warnings,
                            interrupted=interrupted)  # fmt: skip
 
     def left(self) -> float:
@@ -88,7 +94,7 @@ class _Run:
         if gi.start is None:
             return self.result(False, "no copy of the tree as it was when the run began "
                                "(run `ralph reset` and start the run again)")  # fmt: skip
-        room, _ = gi.rooms(SUFFIX, {})
+        room, self.env = gi.rooms(SUFFIX, {})
         changed = self.changed(gi.start, room)
         chosen, total = plan(changed, self.cfg.max_mutants)
         if not chosen:
