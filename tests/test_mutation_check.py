@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from ralph.store.room import rooms_dir
 from tests.conftest import Project
 from tests.test_operator import gone, wait_for
 
@@ -42,8 +43,10 @@ def mutation_project(p: Project, config: str = "") -> None:
     p.commit_all()
 
 
-def work(code: str, test: str, *, name: str = "calc/__init__.py") -> list[dict[str, Any]]:
-    return [{"write": {name: code, "tests/test_calc.py": test}, "signal": "DONE"}]
+def work(
+    code: str, test: str, *, name: str = "calc/__init__.py", test_name: str = "tests/test_calc.py"
+) -> list[dict[str, Any]]:
+    return [{"write": {name: code, test_name: test}, "signal": "DONE"}]
 
 
 def mutation_checks(p: Project) -> list[dict[str, Any]]:
@@ -185,3 +188,43 @@ def test_a_secret_in_the_agents_code_is_not_quoted_by_the_refusal(
     seen = [res.stdout, (git_project.root / ".ralph" / "prompt.md").read_text()]
     seen += [p.read_text() for p in (git_project.root / ".ralph").rglob("*") if p.is_file()]
     assert not any(secret in text for text in seen)
+
+
+def test_in_lanes_the_check_runs_in_the_lanes_rooms_and_refuses_weak_tests(
+    project: Project,
+) -> None:
+    # two specs in two lanes: a's tests bite, b's only call the code. (What changed is the
+    # run's work, not one spec's: once a is merged, b is asked to cover a.py too, so the
+    # survivors b is shown may name a.py as well; see docs/explanation/mutation-check.md.)
+    def spec(name: str) -> str:
+        command = f"{PY} -m unittest -v tests.test_{name}"
+        return f"---\ntest_command: {command}\nchecks:\n  - method: mutation\n---\n# {name}\n"
+
+    project.write({
+        ".gitignore": ".ralph/\n__pycache__/\n",
+        "tests/__init__.py": "",
+        "specs/a.spec.md": spec("a"),
+        "specs/b.spec.md": spec("b"),
+    })  # fmt: skip
+    project.git("init", "-q", "-b", "main")
+    project.commit_all()
+    test = "import unittest\n\nfrom {m} import mean\n\n\nclass T(unittest.TestCase):\n"
+    test += "    def test_mean(self):\n        self.{check}\n"
+    strong = test.format(m="a", check="assertEqual(mean([1, 2, 3]), 2)")
+    weak = test.format(m="b", check="assertIsNotNone(mean([1, 2, 3]))")
+    steps = {
+        "specs/a.spec.md": work(MEAN, strong, name="a.py", test_name="tests/test_a.py"),
+        "specs/b.spec.md": work(MEAN, weak, name="b.py", test_name="tests/test_b.py"),
+    }  # fmt: skip
+    res = project.run(
+        "run", "--agent-command", project.script(steps), "--parallel", "2", "--headless",
+        "-n", "8",
+    )  # fmt: skip
+    ran = {c["spec"]: c for c in mutation_checks(project) if not c["skipped"]}
+    assert ran["specs/a.spec.md"]["passed"], ran
+    assert "b.py:2 `sum(xs) / len(xs)` → `sum(xs) * len(xs)`" in ran["specs/b.spec.md"]["summary"]
+    assert project.counts()["specs/a.spec.md"] == 3
+    assert project.counts()["specs/b.spec.md"] < 3
+    assert res.exit_code != 0
+    rooms = {p.name for p in rooms_dir(project.root).iterdir()}
+    assert any(r.endswith(".mutant") and r != "main.mutant" for r in rooms), rooms  # a lane's
