@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from ralph.checks.mutation import CONTROL_FAILED
 from ralph.store.room import rooms_dir
 from tests.conftest import Project
 from tests.test_operator import gone, wait_for
@@ -82,6 +83,28 @@ def test_strong_tests_pass_and_the_run_is_verified_with_the_final_verification(
     ran = [c for c in mutation_checks(git_project) if not c["skipped"]]
     assert ran and all(c["passed"] for c in ran)
     assert "score 1.00: 2 of 2 mutants killed" in ran[0]["summary"]
+
+
+def test_tests_that_fail_whatever_the_code_after_one_run_kill_nothing(
+    git_project: Project, tmp_path: Path
+) -> None:
+    # weak tests that pass on their first run in the mutants' room and fail on every later
+    # one: without a second unmutated run at an unforeseeable place, every mutant "dies"
+    seen = tmp_path / "seen"
+    stateful = WEAK.replace(
+        "        self.assertIsNotNone",
+        "        import os\n"
+        f"        if '.mutant' in os.getcwd():\n            if os.path.exists({str(seen)!r}):\n"
+        "                self.fail('not the first run')\n"
+        f"            open({str(seen)!r}, 'w').close()\n"
+        "        self.assertIsNotNone",
+    )
+    mutation_project(git_project)
+    res = git_project.run("run", *git_project.fake({"*": work(MEAN, stateful)}), "-n", "3")
+    assert res.exit_code == 3, res
+    refused = next(c for c in mutation_checks(git_project) if not c["skipped"])
+    assert refused["passed"] is False
+    assert refused["summary"].startswith(CONTROL_FAILED), refused
 
 
 COUNTDOWN = "def countdown(n):\n    while n > 0:\n        n = n - 1\n    return n\n"

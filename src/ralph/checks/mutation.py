@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +32,10 @@ SUFFIX = "mutant"  # the room the mutants run in: "<tree's room>.mutant"
 SLOWER = 3.0  # a mutant may take this many times the unmutated run ...
 GRACE = 5.0  # ... plus this many seconds, before it counts as killed (an endless loop)
 NAMED = 10  # surviving mutants named in a refusal
+CONTROL_FAILED = (
+    "the tests failed on the unmutated code after mutants ran: their outcome depends on more "
+    "than the code (state kept between runs?), so no mutant counts as killed"
+)
 SKIPPED = "skipped: runs only at the DONE that would reach 3/3 and at the final verification"
 
 
@@ -131,23 +136,45 @@ class _Run:
 
     def mutate(self, chosen: list[Mutant], total: int,
                changed: dict[str, tuple[str | None, str]], base: float) -> CheckResult:  # fmt: skip
+        """Each mutant in turn, and once more the unmutated code at a place no test can
+        foresee: tests that keep state between runs (pass once, then fail whatever the code)
+        would kill every mutant, and fail there."""
         bound = SLOWER * base + GRACE
+        control = random.SystemRandom().randint(1, len(chosen))
         survivors: list[Mutant] = []
         tried = 0
         for mutant in chosen:
-            left = self.left()
-            if left <= 0 or self.gi.cancel.is_set():
-                break
             source = changed[mutant.path][1]
-            res = self.test({mutant.path: mutant.apply(source).encode()}, min(bound, left))
+            res = self.bounded({mutant.path: mutant.apply(source).encode()}, bound)
+            if res is None:
+                break
             if res.interrupted:
                 return self.result(False, "interrupted", interrupted=True)
-            if left < bound and not res.passed and res.seconds >= left:
-                break  # stopped by the check's budget, not by its own bound: not tried
             tried += 1
             if res.passed:
                 survivors.append(mutant)
+            if tried == control:
+                again = self.bounded({}, bound)
+                if again is None:
+                    break
+                if again.interrupted:
+                    return self.result(False, "interrupted", interrupted=True)
+                if not again.passed:
+                    return self.result(False, f"{CONTROL_FAILED} ({again.summary})", again.output)
+        if self.gi.cancel.is_set():
+            return self.result(False, "interrupted", interrupted=True)
         return self.verdict(tried, survivors, len(chosen), total)
+
+    def bounded(self, files: dict[str, bytes | None], bound: float) -> CheckResult | None:
+        """One run within its own bound and what is left of the budget; None when the budget
+        is spent (before it, or by this run: a run the budget cut short proves nothing)."""
+        left = self.left()
+        if left <= 0 or self.gi.cancel.is_set():
+            return None
+        res = self.test(files, min(bound, left))
+        if left < bound and not res.passed and not res.interrupted and res.seconds >= left:
+            return None
+        return res
 
     def verdict(self, tried: int, survivors: list[Mutant], chosen: int, total: int) -> CheckResult:
         """The score is over every mutant chosen: one the budget left untried proves nothing,
