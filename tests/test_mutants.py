@@ -100,8 +100,13 @@ def test_a_constant_without_a_literal_form_is_left_alone() -> None:
     assert [(m.before, m.after) for m in mutants("m.py", "x = 1e999\n", {1})] == []
 
 
-def test_a_file_that_does_not_parse_has_no_mutant() -> None:
+def test_a_file_that_does_not_parse_or_cannot_be_read_has_no_mutant() -> None:
     assert mutants("m.py", "def f(:\n", EVERY) == []
+    deep = "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"  # nesting the parser refuses
+    assert mutants("m.py", deep, EVERY) == []
+    sums = "x = " + " + ".join(["1"] * 20_000) + "\n"  # too deep for the parser
+    assert all(not changes_code(sums, m) for m in mutants("m.py", sums, {1})[:2])
+    assert mutants("m.py", "x = 1\ry = 2 + 3\r", EVERY) == []  # bare CR line ends
 
 
 def test_an_edit_that_changes_no_code_is_no_mutant() -> None:
@@ -109,6 +114,7 @@ def test_an_edit_that_changes_no_code_is_no_mutant() -> None:
     assert not changes_code("x = 1\n", same)
     broken = Mutant("m.py", 1, 0, 1, "def", "x", "def")  # `def = 1`
     assert not changes_code("x = 1\n", broken)
+    assert changes_code("x = 1\n", Mutant("m.py", 1, 4, 5, "2", "1", "2"))
 
 
 def test_changed_lines_are_the_new_and_replaced_ones() -> None:

@@ -8,7 +8,7 @@ import difflib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import zip_longest
 
-from ralph.rules.mutants import Mutant, changes_code, mutants
+from ralph.rules.mutants import Mutant, changes_code, mutants, tree_of
 from ralph.rules.testfiles import is_test
 
 
@@ -40,10 +40,13 @@ def plan(changed: Mapping[str, tuple[str | None, str]], limit: int) -> tuple[lis
         for path, (old, new) in sorted(changed.items())
     }
     chosen: list[Mutant] = []
+    trees: dict[str, str | None] = {}  # each file's tree, parsed once
     for mutant in spread(every):
         if len(chosen) >= limit:
             break
-        if changes_code(now[mutant.path], mutant):
+        if mutant.path not in trees:
+            trees[mutant.path] = tree_of(now[mutant.path])
+        if changes_code(now[mutant.path], mutant, trees[mutant.path]):
             chosen.append(mutant)
     total = sum(len(found) for found in every.values())
     return sorted(chosen, key=lambda m: (m.path, m.start, m.end, m.text)), total

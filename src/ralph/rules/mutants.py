@@ -31,6 +31,7 @@ _COMPARE = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">",
 _ARITH = {"+": "-", "-": "+", "*": "/", "/": "*", "//": "/", "%": "*"}
 _AUG = {f"{a}=": f"{b}=" for a, b in _ARITH.items()}
 _BOOL = {"and": "or", "or": "and"}
+_BARE_CR = re.compile(r"\r(?!\n)")
 _LINE = re.compile(r".*?(?:\r\n|\r|\n)|.+\Z", re.S)
 
 
@@ -53,15 +54,21 @@ class Mutant:
 
 def mutants(path: str, source: str, lines: set[int]) -> list[Mutant]:
     """Every candidate mutant of `source` whose edit starts on one of `lines`, in source order;
-    none when the file does not parse (nothing there runs for the tests to judge)."""
-    try:
-        tree = ast.parse(source)
-        tokens = _tokens(source)
-    except (SyntaxError, ValueError, tokenize.TokenError):
+    none when the file does not parse (nothing there runs for the tests to judge), is nested
+    too deep to read, or ends lines with a bare CR (tokenize and ast count its lines apart)."""
+    if _BARE_CR.search(source):
         return []
+    try:
+        return _mutants(path, source, lines)
+    except (SyntaxError, ValueError, tokenize.TokenError, RecursionError, MemoryError):
+        return []
+
+
+def _mutants(path: str, source: str, lines: set[int]) -> list[Mutant]:
+    tree = ast.parse(source)
     starts = _line_starts(source)
     out: dict[tuple[int, int, str], Mutant] = {}
-    for start, end, text, (lo, hi) in _Finder(source, starts, tokens).edits(tree):
+    for start, end, text, (lo, hi) in _Finder(source, starts, _tokens(source)).edits(tree):
         line = bisect.bisect_right(starts, start) - 1
         if line in lines and (start, end, text) not in out:
             after = source[lo:start] + text + source[end:hi]
@@ -70,12 +77,19 @@ def mutants(path: str, source: str, lines: set[int]) -> list[Mutant]:
     return [out[k] for k in sorted(out)]
 
 
-def changes_code(source: str, mutant: Mutant) -> bool:
-    """Does the mutant parse, to a tree other than the source's? (Asked of the chosen ones.)"""
+def tree_of(source: str) -> str | None:
+    """The source's syntax tree as text (to compare a mutant's with), None when unreadable."""
     try:
-        return ast.dump(ast.parse(mutant.apply(source))) != ast.dump(ast.parse(source))
-    except (SyntaxError, ValueError):
-        return False
+        return ast.dump(ast.parse(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def changes_code(source: str, mutant: Mutant, original: str | None = None) -> bool:
+    """Does the mutant parse, to a tree other than the source's (`original`: its tree_of,
+    when known)? Asked of the chosen ones only: each asks for a parse."""
+    mutated = tree_of(mutant.apply(source))
+    return mutated is not None and mutated != (original or tree_of(source))
 
 
 def _short(code: str) -> str:
