@@ -160,7 +160,7 @@ def test_a_mutation_check_without_a_command_is_one_clear_line(project: Project) 
     res = project.run("run", *project.fake({"*": [{"signal": "DONE"}]}), "-n", "1")
     assert res.exit_code == 1, res  # a spec error (docs/reference/exit-codes.md)
     assert "PROMPT.md: front matter: checks: " in res.stderr + res.stdout
-    assert "a mutation check needs a command to run" in res.stderr + res.stdout
+    assert "checks: a mutation check needs a command to run: give it config.command" in res.stderr
     assert "Traceback" not in res.stderr + res.stdout
 
 

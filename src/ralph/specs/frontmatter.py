@@ -26,6 +26,7 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from ralph.errors import (
     DEEP_YAML,
@@ -229,9 +230,11 @@ class SpecMeta(_Model):
         # test_command is validated before checks (field order): a mutation check needs one
         lacking = any(isinstance(c, MutationCheck) and c.config.command is None for c in value)
         if lacking and info.data.get("test_command") is None:
-            raise ValueError(
+            # a custom error: Pydantic puts no "Value error, " before its message
+            raise PydanticCustomError(
+                "mutation_command",
                 "a mutation check needs a command to run: give it config.command "
-                "or give the spec a test_command"
+                "or give the spec a test_command",
             )
         return value
 
