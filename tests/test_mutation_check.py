@@ -68,6 +68,8 @@ def test_weak_tests_are_refused_at_the_decisive_done_naming_a_surviving_mutant(
     assert refused["passed"] is False and refused["skipped"] is False
     assert "score 0.50: 1 of 2 mutants killed" in refused["summary"]
     assert SURVIVOR in refused["summary"]
+    # the next DONE decides again on the same tree: the result is the cached one
+    assert checks[3]["cached"] is True and checks[3]["summary"] == refused["summary"]
     # the agent is told which change its tests missed
     handoff = (git_project.root / ".ralph" / "prompt.md").read_text()
     assert SURVIVOR in handoff
