@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import io
 import math
 import re
 import tokenize
@@ -121,7 +120,7 @@ def _tokens(source: str) -> list[_Tok]:
     """The operator and keyword tokens, at character offsets."""
     starts = _line_starts(source)
     out: list[_Tok] = []
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+    for tok in tokenize.generate_tokens(iter(_lines(source)).__next__):
         if tok.type in (tokenize.OP, tokenize.NAME):
             (r0, c0), (r1, c1) = tok.start, tok.end
             out.append(_Tok(starts[r0] + c0, starts[r1] + c1, tok.string))
