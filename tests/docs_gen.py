@@ -233,6 +233,7 @@ FRONT_MATTER_SECTIONS: tuple[tuple[str, type[BaseModel], tuple[str, ...]], ...] 
     ("`method: semantic`: its `config:`", frontmatter.SemanticConfig, ()),
     ("`method: string_match`: its `config:`", frontmatter.StringMatchConfig, ()),
     ("`method: multi_stage`: its `config:`", frontmatter.MultiStageConfig, ()),
+    ("`method: mutation`: its `config:`", frontmatter.MutationConfig, ()),
     (
         "A role: `coder:`, `reviewer:`, `tester:`, `qa:`",
         frontmatter.ExternalRole,

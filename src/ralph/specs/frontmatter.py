@@ -23,8 +23,10 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from ralph.errors import (
     DEEP_YAML,
@@ -43,7 +45,7 @@ HINT = (
 )
 ROLES = ("coder", "reviewer", "tester", "qa")
 ACCEPTANCE_PLACEHOLDER = "{{acceptance_criteria}}"
-_LOC_TAGS = frozenset({"external", "semantic", "string_match", "multi_stage"})
+_LOC_TAGS = frozenset({"external", "semantic", "string_match", "multi_stage", "mutation"})
 
 Seconds = Annotated[StrictInt | StrictFloat, Field(gt=0)]
 NonEmpty = Annotated[StrictStr, Field(min_length=1)]
@@ -103,6 +105,15 @@ class MultiStageConfig(_Model):
     require_all: StrictBool = True  # stop at the first failing required stage
 
 
+class MutationConfig(_Model):
+    """Mutants of the Python lines changed since the run began, each tested (checks/mutation.py)."""
+
+    command: NonEmpty | None = None  # None: the spec's test_command
+    min_score: Annotated[StrictInt | StrictFloat, Field(ge=0, le=1)] = 0.6
+    max_mutants: Annotated[StrictInt, Field(ge=1)] = 30
+    timeout: Seconds = 300  # the whole check's budget, the unmutated run included
+
+
 class _CheckBase(_Model):
     name: NonEmpty | None = None
     required: StrictBool = True  # False: a failure only warns
@@ -129,12 +140,17 @@ class MultiStageCheck(_CheckBase):
     config: MultiStageConfig
 
 
+class MutationCheck(_CheckBase):
+    method: Literal["mutation"]
+    config: MutationConfig = Field(default_factory=MutationConfig)
+
+
 Stage = Annotated[ExternalCheck | SemanticCheck | StringMatchCheck, Field(discriminator="method")]
 Check = Annotated[
-    ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck,
+    ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck | MutationCheck,
     Field(discriminator="method"),
 ]
-AnyCheck = ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck
+AnyCheck = ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck | MutationCheck
 MultiStageConfig.model_rebuild()
 
 
@@ -207,6 +223,20 @@ class SpecMeta(_Model):
 
     _tests = field_validator("tests", mode="before")(_tests_shorthand)
     _test_report = field_validator("test_report")(_relative_file)
+
+    @field_validator("checks")
+    @classmethod
+    def _mutation_command(cls, value: list[AnyCheck], info: ValidationInfo) -> list[AnyCheck]:
+        # test_command is validated before checks (field order): a mutation check needs one
+        lacking = any(isinstance(c, MutationCheck) and c.config.command is None for c in value)
+        if lacking and info.data.get("test_command") is None:
+            # a custom error: Pydantic puts no "Value error, " before its message
+            raise PydanticCustomError(
+                "mutation_command",
+                "a mutation check needs a command to run: give it config.command "
+                "or give the spec a test_command",
+            )
+        return value
 
     @field_validator(*ROLES, mode="before")
     @classmethod

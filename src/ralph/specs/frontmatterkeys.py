@@ -32,9 +32,22 @@ DESCRIPTIONS = {
     ),
     "MultiStageConfig.stages": "named checks (external, semantic or string_match) run in order",
     "MultiStageConfig.require_all": "stop at the first failing required stage",
+    "MutationConfig.command": (
+        "the tests run against each mutant; unset: the spec's test_command (one of them is needed)"
+    ),
+    "MutationConfig.min_score": (
+        "the share of mutants the tests must kill (0 to 1); below it the DONE is refused"
+    ),
+    "MutationConfig.max_mutants": (
+        "at most this many mutants, chosen spread over the changed files and lines"
+    ),
+    "MutationConfig.timeout": (
+        "seconds for the whole check (the unmutated run included); a mutant left untried counts "
+        "as surviving"
+    ),
     "ExternalCheck.method": (
-        "how the check is judged: external, semantic, string_match or multi_stage; `config:` "
-        "holds that method's keys (below)"
+        "how the check is judged: external, semantic, string_match, multi_stage or mutation "
+        "(not a stage's); `config:` holds that method's keys (below)"
     ),
     "_CheckBase.name": "the check's name in refusals, the worklog and the display",
     "_CheckBase.required": "false: a failure only warns",
@@ -74,7 +87,9 @@ DESCRIPTIONS = {
         "standard: the plain counter; strict: a DONE also needs every acceptance checkbox "
         "ticked on disk"
     ),
-    "SpecMeta.checks": "checks a DONE must pass: string_match, external, semantic, multi_stage",
+    "SpecMeta.checks": (
+        "checks a DONE must pass: string_match, external, semantic, multi_stage, mutation"
+    ),
     "SpecMeta.parallel_checks": "run independent external checks at the same time",
     "SpecMeta.coder": "criteria that gate a DONE in IMPLEMENT mode",
     "SpecMeta.reviewer": "criteria that gate a DONE in REVIEW mode",

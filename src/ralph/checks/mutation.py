@@ -1,0 +1,215 @@
+"""The `mutation` method: do the agent's tests notice when its new code is wrong?
+
+Only where it decides (`gi.decisive`: the DONE that would reach 3/3, and the final
+verification); elsewhere it is shown as skipped. It mutates the Python lines changed since the
+run began (the start copy against room A: rules/mutantplan.py), runs the command unmutated once
+and then against each mutant in the room "<tree>.mutant" (room A with the one mutated file), and
+refuses when the share of mutants the tests killed is below `min_score`, naming the survivors.
+A mutant is killed when the command fails or outlives its own timeout (3x the unmutated run,
+plus a grace); the whole check stops at `timeout`. No mutation tool drives this, see
+rules/mutants.py for why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from ralph.checks.command import run_command
+from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
+from ralph.checks.result import CheckResult
+from ralph.rules.mutantplan import mutable, plan
+from ralph.rules.mutants import Mutant
+from ralph.rules.redact import redactor, secret_values
+from ralph.rules.testfiles import DEFAULT_GLOBS, language
+from ralph.specs.frontmatter import ExternalConfig, MutationConfig
+
+SUFFIX = "mutant"  # the room the mutants run in: "<tree's room>.mutant"
+SLOWER = 3.0  # a mutant may take this many times the unmutated run ...
+GRACE = 5.0  # ... plus this many seconds, before it counts as killed (an endless loop)
+NAMED = 10  # surviving mutants named in a refusal
+CONTROL_FAILED = (
+    "the tests failed on the unmutated code after mutants ran: their outcome depends on more "
+    "than the code (state kept between runs?), so no mutant counts as killed"
+)
+SKIPPED = "skipped: runs only at the DONE that would reach 3/3 and at the final verification"
+
+
+class Mutation:
+    phase: Phase = "costly"  # after the test commands passed: mutants of failing code prove nothing
+
+    def run(self, gi: GateInput, item: CheckItem, dispatch: Dispatch) -> CheckResult:
+        cfg = item.config
+        assert isinstance(cfg, MutationConfig)
+        if not gi.decisive:
+            return CheckResult(item.name, "mutation", True, item.required, SKIPPED, skipped=True)
+        key = json.dumps([gi.spec_path, "mutation", cfg.model_dump()], sort_keys=True)
+        if item.cache and gi.cache is not None:
+            hit = gi.cache.get(gi.tree, key)
+            if hit is not None:
+                return replace(hit, name=item.name, required=item.required, cached=True)
+        result = _Run(gi, item, cfg).run()
+        if item.cache and gi.cache is not None:
+            gi.cache.put(gi.tree, key, result)
+        return result
+
+
+class _Run:
+    def __init__(self, gi: GateInput, item: CheckItem, cfg: MutationConfig) -> None:
+        self.gi, self.item, self.cfg = gi, item, cfg
+        self.started = time.perf_counter()
+        self.warnings: tuple[str, ...] = ()
+        self.env: dict[str, str] = dict(gi.env if gi.env is not None else os.environ)
+
+    def result(
+        self, passed: bool, summary: str, output: str = "", *, interrupted: bool = False
+    ) -> CheckResult:
+        seconds = time.perf_counter() - self.started
+        # the code the refusal quotes is the agent's: a secret value written into it is no
+        # more shown than one a command printed
+        hide = redactor(secret_values(self.env)).text
+        return CheckResult(self.item.name, "mutation", passed, self.item.required, hide(summary),
+                           hide(output), seconds=seconds, warnings=self.warnings,
+                           interrupted=interrupted)  # fmt: skip
+
+    def left(self) -> float:
+        return float(self.cfg.timeout) - (time.perf_counter() - self.started)
+
+    def command(self, timeout: float) -> ExternalConfig:
+        own = self.cfg.command
+        command = own or self.gi.meta.test_command or ""  # the front matter requires one
+        report = None if own else self.gi.meta.test_report
+        return ExternalConfig(command=command, timeout=max(timeout, 0.001), report=report)
+
+    def test(self, files: dict[str, bytes | None], timeout: float) -> CheckResult:
+        assert self.gi.rooms is not None
+        path, env = self.gi.rooms(SUFFIX, files)
+        env = {**env, "RALPH_SPEC": self.gi.spec_path, "RALPH_CHECK": self.item.name}
+        return run_command(self.command(timeout), path, env, self.gi.cancel,
+                           name=self.item.name, room=path)  # fmt: skip
+
+    def run(self) -> CheckResult:
+        gi = self.gi
+        if gi.rooms is None:
+            return self.result(False, "cannot run here: this gate has no clean room")
+        if gi.start is None:
+            return self.result(False, "no copy of the tree as it was when the run began "
+                               "(run `ralph reset` and start the run again)")  # fmt: skip
+        room, self.env = gi.rooms(SUFFIX, {})
+        changed = self.changed(gi.start, room)
+        chosen, total = plan(changed, self.cfg.max_mutants)
+        if not chosen:
+            return self.result(True, "no mutant: no Python code changed since the run began")
+        base = self.test({}, self.left())
+        if base.interrupted:
+            return self.result(False, "interrupted", interrupted=True)
+        if not base.passed:
+            return self.result(False, f"the tests fail without any mutant ({base.summary})",
+                               base.output)  # fmt: skip
+        return self.mutate(chosen, total, changed, base.seconds)
+
+    def changed(self, start: Path, room: Path) -> dict[str, tuple[str | None, str]]:
+        """The mutable files changed since the start: path -> (text then or None, text now)."""
+        from ralph.store.startcopy import changed_since_start
+
+        globs = self.gi.meta.tests.paths or DEFAULT_GLOBS
+        out: dict[str, tuple[str | None, str]] = {}
+        others: list[str] = []
+        for rel in sorted(changed_since_start(start, room)):
+            now = _text(room / rel)
+            if now is None:
+                continue  # deleted, or no text: nothing runs there to mutate
+            if not mutable(rel, globs, (self.gi.spec_path,)):
+                lang = language(rel)
+                if lang not in (None, "python", "snap") and not rel.startswith("."):
+                    others.append(rel)
+                continue
+            out[rel] = (_text(start / rel), now)
+        if others:
+            more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+            self.warnings = (f"not mutated (only Python is): {', '.join(others[:3])}{more}",)
+        return out
+
+    def mutate(self, chosen: list[Mutant], total: int,
+               changed: dict[str, tuple[str | None, str]], base: float) -> CheckResult:  # fmt: skip
+        """Each mutant in turn, and once more the unmutated code at a place no test can
+        foresee: tests that keep state between runs (pass once, then fail whatever the code)
+        would kill every mutant, and fail there."""
+        bound = SLOWER * base + GRACE
+        control = random.SystemRandom().randint(1, len(chosen))
+        survivors: list[Mutant] = []
+        tried = 0
+        for mutant in chosen:
+            source = changed[mutant.path][1]
+            res = self.bounded({mutant.path: mutant.apply(source).encode()}, bound)
+            if res is None:
+                break
+            if res.interrupted:
+                return self.result(False, "interrupted", interrupted=True)
+            tried += 1
+            if res.passed:
+                survivors.append(mutant)
+            if tried == control:
+                again = self.bounded({}, bound)
+                if again is None:
+                    break
+                if again.interrupted:
+                    return self.result(False, "interrupted", interrupted=True)
+                if not again.passed:
+                    return self.result(False, f"{CONTROL_FAILED} ({again.summary})", again.output)
+        if self.gi.cancel.is_set():
+            return self.result(False, "interrupted", interrupted=True)
+        return self.verdict(tried, survivors, len(chosen), total)
+
+    def bounded(self, files: dict[str, bytes | None], bound: float) -> CheckResult | None:
+        """One run within its own bound and what is left of the budget; None when the budget
+        is spent (before it, or by this run: a run the budget cut short proves nothing)."""
+        left = self.left()
+        if left <= 0 or self.gi.cancel.is_set():
+            return None
+        res = self.test(files, min(bound, left))
+        if left < bound and not res.passed and not res.interrupted and res.seconds >= left:
+            return None
+        return res
+
+    def verdict(self, tried: int, survivors: list[Mutant], chosen: int, total: int) -> CheckResult:
+        """The score is over every mutant chosen: one the budget left untried proves nothing,
+        so it counts as surviving (tests slowed down on purpose shrink no sample)."""
+        cfg = self.cfg
+        killed = tried - len(survivors)
+        score = killed / chosen
+        notes = [f"{chosen} chosen of {total} mutants"] if total > chosen else []
+        untried = chosen - tried
+        if untried:
+            notes.append(f"{untried} not tried within its {float(cfg.timeout):g} s timeout "
+                         "count as surviving")  # fmt: skip
+        line = f"score {score:.2f}: {killed} of {chosen} mutants killed"
+        line += f" ({'; '.join(notes)})" if notes else ""
+        if score >= cfg.min_score:
+            return self.result(True, line)
+        named = [m.describe() for m in survivors[:NAMED]]
+        more = len(survivors) - len(named)
+        rest = len(survivors) - 3
+        head = "; ".join(named[:3]) + (f"; and {rest} more (below)" if rest > 0 else "")
+        lines = ["the tests still pass with these changes to the code:", *named]
+        lines += [f"... and {more} more"] if more else []
+        lines += ["make the tests fail on each (assert what the code must return)"]
+        if untried:
+            lines.append("raise config.timeout or lower config.max_mutants to try them all")
+        summary = f"{line}, below {cfg.min_score:g}" + (f"; survived: {head}" if named else "")
+        return self.result(False, summary, "\n".join(lines if named else lines[-1:]))
+
+
+def _text(path: Path) -> str | None:
+    # utf-8-sig: Python ignores a byte order mark, its parser does not (the mutant has none)
+    # a link is no code of the tree's own (and may point anywhere): nothing to mutate
+    if path.is_symlink():
+        return None
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
