@@ -23,6 +23,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
 )
 
@@ -43,7 +44,7 @@ HINT = (
 )
 ROLES = ("coder", "reviewer", "tester", "qa")
 ACCEPTANCE_PLACEHOLDER = "{{acceptance_criteria}}"
-_LOC_TAGS = frozenset({"external", "semantic", "string_match", "multi_stage"})
+_LOC_TAGS = frozenset({"external", "semantic", "string_match", "multi_stage", "revert"})
 
 Seconds = Annotated[StrictInt | StrictFloat, Field(gt=0)]
 NonEmpty = Annotated[StrictStr, Field(min_length=1)]
@@ -98,6 +99,17 @@ class StringMatchConfig(_Model):
     promise: NonEmpty | None = None  # role criteria give theirs as `promise:`
 
 
+class RevertConfig(_Model):
+    """The tests added since the run began must fail on the code as it was then, and pass now
+    (checks/revert.py). `command` None: the spec's `test_command`."""
+
+    command: NonEmpty | None = None
+    timeout: Seconds = 300  # each of its two runs
+    report: NonEmpty | None = None  # the JUnit XML file a runner other than pytest writes
+
+    _report = field_validator("report")(_relative_file)
+
+
 class MultiStageConfig(_Model):
     stages: Annotated[list[Stage], Field(min_length=1)]
     require_all: StrictBool = True  # stop at the first failing required stage
@@ -129,12 +141,17 @@ class MultiStageCheck(_CheckBase):
     config: MultiStageConfig
 
 
+class RevertCheck(_CheckBase):
+    method: Literal["revert"]
+    config: RevertConfig = Field(default_factory=RevertConfig)
+
+
 Stage = Annotated[ExternalCheck | SemanticCheck | StringMatchCheck, Field(discriminator="method")]
 Check = Annotated[
-    ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck,
+    ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck | RevertCheck,
     Field(discriminator="method"),
 ]
-AnyCheck = ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck
+AnyCheck = ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck | RevertCheck
 MultiStageConfig.model_rebuild()
 
 
@@ -180,6 +197,18 @@ class TestsConfig(_Model):
     may_change: StrictBool = False  # True: the guard against weakened tests is off
 
 
+def _revert_command(checks: list[Any], info: ValidationInfo) -> list[Any]:
+    # a revert check runs the spec's test command unless it names its own
+    for n, check in enumerate(checks):
+        if isinstance(check, RevertCheck) and check.config.command is None:
+            if not info.data.get("test_command"):
+                raise ValueError(
+                    f"checks[{n}] (revert) has no config.command and the spec has no "
+                    "test_command: give it one of them"
+                )
+    return checks
+
+
 def _tests_shorthand(value: Any) -> Any:
     # `tests: [globs]` is short for `tests: {paths: [globs]}`
     return {"paths": value} if isinstance(value, list) else value
@@ -207,6 +236,7 @@ class SpecMeta(_Model):
 
     _tests = field_validator("tests", mode="before")(_tests_shorthand)
     _test_report = field_validator("test_report")(_relative_file)
+    _revert = field_validator("checks")(_revert_command)
 
     @field_validator(*ROLES, mode="before")
     @classmethod
