@@ -31,6 +31,12 @@ ROLES_BY_MODE: Mapping[str, tuple[str, ...]] = {
 }
 
 
+# (a room's suffix, root-relative path -> the bytes to place there, or None to leave it out) ->
+# (the room "<tree's room>.<suffix>": room A's files with those replaced, built or synced now;
+# the environment commands run with there)
+RoomMaker = Callable[[str, Mapping[str, bytes | None]], tuple[Path, dict[str, str]]]
+
+
 @dataclass(frozen=True)
 class GateInput:
     root: Path  # the tree: the spec (the strict tier's boxes) is read there
@@ -47,6 +53,10 @@ class GateInput:
     on_transition: Callable[[VState, VState], None] | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     run_root: Path | None = None  # where commands run (the clean room); None: `root`
+    # the DONE that would reach 3/3, or the final verification: where costly checks decide
+    decisive: bool = True
+    start: Path | None = None  # the code when the run began (store/startcopy.py), if taken
+    rooms: RoomMaker | None = None  # other rooms of this tree (checks/place.py)
 
 
 @dataclass(frozen=True)

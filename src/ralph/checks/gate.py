@@ -32,9 +32,10 @@ from ralph.errors import SpecError, docs_page
 from ralph.rules.caps import capped
 from ralph.rules.spec import Spec
 from ralph.rules.specset import Digests
-from ralph.rules.state import SpecState, State
+from ralph.rules.state import MAX_COUNT, SpecState, State
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
+from ralph.store.startcopy import WANTED
 from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -165,8 +166,10 @@ class DoneGate:
             meta = self.meta(spec)[0]
             if meta is not None:  # its test globs, and the runner scripts of its commands
                 self.tests.widen(meta.tests.paths or (), meta.own_commands)
-        self.place.start()  # what of the tree is a person's: a room copies no other
-        metas = [self.meta(s)[0] for s in specs]  # the environments matter where checks run
+        metas = [self.meta(s)[0] for s in specs]
+        # what of the tree is a person's (a room copies no other), and the code as the run
+        # began when a check will ask what the agent's work changed
+        self.place.start(copy=any(c.method in WANTED for m in metas if m for c in m.checks))
         self.env.start(os.environ, metas, keep=self.tests.store.running)
         return self.tests.start()
 
@@ -241,6 +244,7 @@ class DoneGate:
                 on_result=self._logger(iteration, spec.path),
                 on_transition=on_transition,
                 cancel=cancel,
+                decisive=row is None or row.done_count >= MAX_COUNT - 1,
             )
         except KeyboardInterrupt:
             gate = GateResult(False, (), interrupted=True)

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,11 @@ from ralph.rules.spec import Spec
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta
 from ralph.store.room import RoomSource, build_room, record_start, rooms_dir
 from ralph.store.roomsync import wipe
+from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 
 PERSON_SUFFIX = ".person"
-COMMANDS = ("external", "multi_stage")  # the methods that may run a command
+# the methods that may run a command
+COMMANDS = ("external", "multi_stage", *WANTED)
 PERSON_FAILED = "the tests as a person last left them fail against this code"
 
 
@@ -52,10 +55,13 @@ class CheckPlace:
             self._source = RoomSource(self.tree)
         return self._source
 
-    def start(self) -> None:
-        """When the run starts: what of the project is a person's (store/room.record_start)."""
+    def start(self, *, copy: bool = False) -> None:
+        """When the run starts: what of the project is a person's (store/room.record_start),
+        and with `copy` the code as it is now, unless the run began before (store/startcopy)."""
         if self.name == "main":
             record_start(self.project, self.source())
+            if copy:
+                record_start_copy(self.project, self.source())
 
     def here(self) -> tuple[Path, dict[str, str]]:
         """Room A, synced now, and the environment command checks run with there."""
@@ -70,7 +76,8 @@ class CheckPlace:
         and what a refusal says of the place they ran in."""
         room, code = self.for_checks(meta, mode)
         result = run_gate(spec.path, self.tree, spec_text=spec.text, meta=meta, mode=mode,
-                          env=code.env, run_root=room, **gate)  # fmt: skip
+                          env=code.env, run_root=room, start=start_copy(self.project),
+                          rooms=self.other_room, **gate)  # fmt: skip
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
         left_out = self.left_out if room is not None else ()
         return self.person_gate(result, spec, meta, mode, key, cancel, tests, cache), Ran(
@@ -84,9 +91,20 @@ class CheckPlace:
             return self.room()
         return None, tree_code(self.tree, self.project)
 
-    def room(self, overlay: dict[str, bytes | None] | None = None) -> tuple[Path, TreeCode]:
-        """Room A (or, with `overlay`, room B) built or synced now, and the checks' env."""
-        name = self.name + (PERSON_SUFFIX if overlay is not None else "")
+    def other_room(
+        self, suffix: str, overlay: Mapping[str, bytes | None]
+    ) -> tuple[Path, dict[str, str]]:
+        """The room "<name>.<suffix>": room A's files with `overlay` placed, built or synced
+        now, and the env to run commands with there (context.RoomMaker)."""
+        path, code = self.room(overlay, "." + suffix)
+        return path, code.env
+
+    def room(
+        self, overlay: Mapping[str, bytes | None] | None = None, suffix: str = PERSON_SUFFIX
+    ) -> tuple[Path, TreeCode]:
+        """Room A (or, with `overlay`, room B or the room of `suffix`) built or synced now,
+        and the checks' env."""
+        name = self.name + (suffix if overlay is not None else "")
         room = build_room(self.tree, self.project, name, replace=overlay, source=self.source())
         self.left_out = room.left_out
         env = dict(os.environ)

@@ -24,6 +24,7 @@ from ralph.checks.context import (
     CheckItem,
     GateInput,
     Phase,
+    RoomMaker,
     check_name,
 )
 from ralph.checks.judge import Judge
@@ -56,6 +57,9 @@ def run_gate(
     on_transition: Callable[[VState, VState], None] | None = None,
     cancel: threading.Event | None = None,
     run_root: Path | None = None,
+    decisive: bool = True,
+    start: Path | None = None,
+    rooms: RoomMaker | None = None,
 ) -> GateResult:
     """Run every check of `spec_path` (read from disk unless `spec_text` is given). `cancel`
     set (`ralph cancel --now`) stops the running checks: the verdict is then void. Commands
@@ -84,6 +88,9 @@ def run_gate(
         on_transition=on_transition,
         cancel=cancel if cancel is not None else threading.Event(),
         run_root=run_root,
+        decisive=decisive,
+        start=start,
+        rooms=rooms,
     )
     return _GateRun(gi, on_result).run()
 

@@ -72,6 +72,7 @@ def reset_project(
     ws: Workspace, *, handoffs: bool, history: bool, guardrails: bool
 ) -> Iterator[str]:
     from ralph.store import confined
+    from ralph.store.startcopy import drop_start_copy
 
     root = ws.root
     # Every folder and file to be replaced checked first: a link refuses the whole reset
@@ -92,6 +93,8 @@ def reset_project(
         )
     else:
         yield f"no {ws.rel(ws.state_file)}: no counters to reset"
+    if drop_start_copy(root):  # the next run begins afresh (store/startcopy.py)
+        yield "the copy of the code as the run began deleted"
     if handoffs and ws.handoffs.exists():
         confined.remove_tree(root, ws.handoffs)
         confined.makedirs(root, ws.handoffs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ralph.checks.gate import validate_front_matter
+from ralph.errors import ExitCode
 from ralph.run.context import Emit, open_run
 from ralph.run.events import Notice
 from ralph.run.interrupts import stop_signals_as_interrupt
@@ -15,6 +16,7 @@ from ralph.specs.discovery import discover_specs
 from ralph.specs.selection import select_specs
 from ralph.store.cancel import CancelWatch
 from ralph.store.runlock import RunLock
+from ralph.store.startcopy import drop_start_copy
 from ralph.store.workspace import Workspace
 
 
@@ -42,6 +44,9 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
         else:
             run = SpecRun(shared, state)
         try:
-            return run.run()
+            code = run.run()
         finally:
             run.gate.tests.finish()  # what ralph saw of the tests when the run ended
+        if code == ExitCode.OK:  # the next run begins afresh: its own start copy
+            drop_start_copy(opts.root)
+        return code
