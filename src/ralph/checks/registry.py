@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from ralph.checks.context import Method
 from ralph.checks.external import External
 from ralph.checks.multi_stage import MultiStage
+from ralph.checks.revert import Revert
 from ralph.checks.semantic import Semantic
 from ralph.checks.string_match import StringMatch
 
@@ -16,4 +17,5 @@ METHODS: Mapping[str, Method] = {
     "external": External(),
     "semantic": Semantic(),
     "multi_stage": MultiStage(),
+    "revert": Revert(),
 }

@@ -76,9 +76,7 @@ def _python(case: AddedCase, jc: JCase) -> bool:
     module = _dotted(case.path)
     wanted = f"{module}.{owner}" if owner else module
     # the classname is relative to pytest's rootdir: a suffix of the module's dotted path
-    return bool(jc.classname) and (
-        wanted == jc.classname or wanted.endswith("." + jc.classname)
-    )
+    return bool(jc.classname) and (wanted == jc.classname or wanted.endswith("." + jc.classname))
 
 
 def _module_is(path: str, name: str, file: str | None) -> bool:

@@ -200,12 +200,13 @@ class TestsConfig(_Model):
 def _revert_command(checks: list[Any], info: ValidationInfo) -> list[Any]:
     # a revert check runs the spec's test command unless it names its own
     for n, check in enumerate(checks):
-        if isinstance(check, RevertCheck) and check.config.command is None:
-            if not info.data.get("test_command"):
-                raise ValueError(
-                    f"checks[{n}] (revert) has no config.command and the spec has no "
-                    "test_command: give it one of them"
-                )
+        if isinstance(check, RevertCheck) and not (
+            check.config.command or info.data.get("test_command")
+        ):
+            raise ValueError(
+                f"checks[{n}] (revert) has no config.command and the spec has no "
+                "test_command: give it one of them"
+            )
     return checks
 
 

@@ -1,0 +1,145 @@
+"""The `revert` method: the test cases added since the run began must fail on the code as it
+was then, and pass now; else "the new tests do not test the change".
+
+The added cases are the test files of the start copy (store/startcopy.py) against room A's
+(rules/addedcases.py). The command runs twice, for per-case results (checks/caseruns.py):
+in room A, and in the room "<name>.revert", which holds every other file as it was at the
+start (files added since left out) and the test files as they are now. It decides only where a
+DONE decides (the one that would reach 3/3, the final verification), and is cached by the
+tree's state like a command check.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from ralph.checks.caseruns import REPORT_HINT, case_run
+from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
+from ralph.checks.result import CheckResult
+from ralph.errors import ConfigError
+from ralph.rules.addedcases import added_cases
+from ralph.rules.junitcases import outcomes
+from ralph.rules.reporthooks import forging_names
+from ralph.rules.revertverdict import NOT_TESTED, verdict
+from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
+from ralph.specs.frontmatter import RevertConfig
+from ralph.store.config import load_config
+from ralph.store.startcopy import changed_since_start
+from ralph.store.testbaseline import runner_settings
+
+SUFFIX = "revert"
+SKIPPED = "skipped: runs only at the DONE that would reach 3/3 and at the final verification"
+NO_START = (
+    "the code as it was when the run began was not kept (the check was added during the run): "
+    "run again after `ralph reset`, or start a new run"
+)
+FORGED = (
+    "test files changed since the run began use {names} ({path}): pytest hooks there can "
+    "rewrite the per-case results; take them out of the tests"
+)
+NO_CODE = f"{NOT_TESTED}: no file but the tests changed since the run began"
+
+
+class Revert:
+    phase: Phase = "command"
+
+    def run(self, gi: GateInput, item: CheckItem, dispatch: Dispatch) -> CheckResult:
+        cfg = item.config
+        assert isinstance(cfg, RevertConfig)
+        if not gi.decisive:
+            return _result(item, True, SKIPPED, skipped=True)
+        if gi.start is None or gi.rooms is None or gi.run_root is None:
+            return _result(item, False, NO_START)
+        command = cfg.command or gi.meta.test_command or ""
+        key = json.dumps([gi.spec_path, SUFFIX, cfg.model_dump(), command], sort_keys=True)
+        if item.cache and gi.cache is not None:
+            hit = gi.cache.get(gi.tree, key)
+            if hit is not None:
+                return replace(hit, name=item.name, required=item.required, cached=True)
+        started = time.perf_counter()
+        result = _decide(gi, item, cfg, command, gi.start, gi.run_root)
+        result = replace(result, seconds=time.perf_counter() - started)
+        if item.cache and gi.cache is not None and not result.interrupted:
+            gi.cache.put(gi.tree, key, result)
+        return result
+
+
+def _decide(
+    gi: GateInput, item: CheckItem, cfg: RevertConfig, command: str, start: Path, now: Path
+) -> CheckResult:
+    assert gi.rooms is not None
+    changed = changed_since_start(start, now)
+    globs = test_globs(gi, start, now)
+    tests = {p for p in changed if is_test(p, globs)}
+    added = added_cases(_texts(start, tests), now_texts := _texts(now, tests))
+    why = verdict(added, {}, {}) if not added else None
+    for path in sorted(now_texts):
+        names = forging_names(now_texts[path])
+        if names and why is None:
+            why = FORGED.format(names=", ".join(names), path=path)
+    # every other file as it was at the start; what was added since left out
+    overlay = {p: _bytes(start / p) for p in changed if p not in tests}
+    if why is None and not overlay:
+        why = NO_CODE
+    if why is not None:
+        return _result(item, False, why)
+    env = {**(gi.env or {}), "RALPH_SPEC": gi.spec_path, "RALPH_CHECK": item.name}
+    runs = []
+    for where in ("now", "old"):
+        room, room_env = (now, env) if where == "now" else gi.rooms(SUFFIX, overlay)
+        if where == "old":
+            room_env = {**room_env, "RALPH_SPEC": gi.spec_path, "RALPH_CHECK": item.name}
+        cases, ran = case_run(cfg, command, room, room_env, gi.cancel, name=item.name)
+        if ran.interrupted:
+            return replace(ran, method=SUFFIX, required=item.required)
+        if cases is None:
+            code = "the code as it is now" if where == "now" else "the code as the run began"
+            why = f"no per-case results from the tests on {code} ({ran.summary}); {REPORT_HINT}"
+            return _result(item, False, why)
+        runs.append(outcomes(added, cases))
+    now_out, old_out = runs
+    why = verdict(added, old_out, now_out)
+    if why is not None:
+        return _result(item, False, why)
+    bites = sum(1 for c in added if old_out.get(c) == "failed")
+    return _result(
+        item, True, f"{bites} of {len(added)} added test cases fail on the code as the run began"
+    )
+
+
+def test_globs(gi: GateInput, *roots: Path) -> tuple[str, ...]:
+    """Which files are tests (as checks/testguard.py reads them): the spec's globs, else
+    ralph.yaml's, else the defaults; widened by the runners' settings at the start and now."""
+    base = gi.meta.tests.paths
+    if base is None:
+        try:
+            base = load_config(gi.root).tests.paths
+        except ConfigError:
+            base = None
+    found = [*(base if base is not None else DEFAULT_GLOBS)]
+    for root in roots:
+        found += runner_settings(root)
+    return tuple(dict.fromkeys(found))
+
+
+def _texts(root: Path, paths: set[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for path in paths:
+        data = _bytes(root / path)
+        if data is not None:
+            out[path] = data.decode("utf-8", errors="replace")
+    return out
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return None if path.is_symlink() else path.read_bytes()
+    except OSError:
+        return None
+
+
+def _result(item: CheckItem, passed: bool, summary: str, *, skipped: bool = False) -> CheckResult:
+    return CheckResult(item.name, SUFFIX, passed, item.required, summary, skipped=skipped)

@@ -1,0 +1,113 @@
+"""The revert check (`method: revert`, checks/revert.py) through the real CLI: the test cases an
+agent adds must fail on the code as it was when the run began and pass now. Tests that also
+pass on the old code, that fail now, or that are missing never reach verified; tests that bite
+do, final verification included; an agent that forges the per-case results does not pass."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ralph.rules.revertverdict import NONE_ADDED, NOT_TESTED
+from tests.conftest import Project
+
+PY = sys.executable
+WRONG = "def mean(xs):\n    return sum(xs) * len(xs)\n"
+RIGHT = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+OLD_TEST = "from calc import mean\n\n\ndef test_exists():\n    assert callable(mean)\n"
+BITES = OLD_TEST + "\n\ndef test_mean_of_two():\n    assert mean([2, 4]) == 3\n"
+HOLLOW = OLD_TEST + "\n\ndef test_mean_runs():\n    mean([2, 4])\n"
+PYTEST = f"{PY} -m pytest -q -p no:cacheprovider tests"
+CHECK = "checks:\n  - method: revert\n"
+
+
+def calc_project(p: Project, check: str = CHECK, command: str = PYTEST, **extra: str) -> None:
+    p.write({
+        ".gitignore": ".ralph/\n__pycache__/\n*.pyc\n",
+        "calc/__init__.py": WRONG,
+        "tests/__init__.py": "",
+        "tests/test_calc.py": OLD_TEST,
+        "PROMPT.md": f"---\ntest_command: {command}\n{check}---\n# Fix mean() in calc/\n",
+        **extra,
+    })  # fmt: skip
+    p.git("init", "-q", "-b", "main")
+    p.commit_all()
+
+
+def run(p: Project, files: dict[str, str], n: int) -> Any:
+    return p.run("run", *p.fake({"*": [{"write": files, "signal": "DONE"}]}), "-n", str(n))
+
+
+def revert_results(p: Project) -> list[dict[str, Any]]:
+    return [r for r in p.worklog("check") if r["method"] == "revert"]
+
+
+def refused(p: Project, files: dict[str, str], why: str) -> list[dict[str, Any]]:
+    """Three DONEs: the third would reach 3/3, and the revert check refuses it."""
+    res = run(p, files, 3)
+    assert res.exit_code == 3, res
+    assert p.counts() != {"PROMPT.md": 3}
+    ran = [r for r in revert_results(p) if not r["skipped"]]
+    assert len(ran) == 1 and not ran[0]["passed"], ran
+    assert why in ran[0]["summary"], ran[0]["summary"]
+    reasons = p.worklog("done_gate")[-1]["reasons"]
+    assert any(why in r for r in reasons), reasons
+    # the agent reads it in its handoff, with what it can do
+    (handoff,) = (p.root / ".ralph" / "handoffs").glob("*.md")
+    assert why in handoff.read_text()
+    return ran
+
+
+def test_a_test_that_fails_on_the_old_code_passes_and_the_run_is_verified(
+    git_project: Project,
+) -> None:
+    p = git_project
+    calc_project(p)
+    res = run(p, {"calc/__init__.py": RIGHT, "tests/test_calc.py": BITES}, 6)
+    assert res.exit_code == 0, res
+    assert p.counts() == {"PROMPT.md": 3}
+    results = revert_results(p)
+    # skipped at the first two DONEs, run at the third and at the final verification
+    assert [r["skipped"] for r in results] == [True, True, False, False], results
+    assert all(r["passed"] for r in results)
+    assert "1 of 1 added test cases fail" in results[-1]["summary"]
+    assert p.worklog("verification")[-1]["transition"] == "passed"
+
+
+def test_a_new_test_file_importing_a_new_function_counts_as_failing_on_the_old_code(
+    git_project: Project,
+) -> None:
+    p = git_project
+    calc_project(p)
+    median = "\n\ndef median(xs):\n    return sorted(xs)[len(xs) // 2]\n"
+    test = "from calc import median\n\n\ndef test_median():\n    assert median([3, 1, 2]) == 2\n"
+    res = run(p, {"calc/__init__.py": RIGHT + median, "tests/test_median.py": test}, 6)
+    assert res.exit_code == 0, res
+    assert "1 of 1 added test cases fail" in revert_results(p)[-1]["summary"]
+
+
+def test_a_test_that_also_passes_on_the_old_code_is_refused(git_project: Project) -> None:
+    p = git_project
+    calc_project(p)
+    (ran,) = refused(
+        p, {"calc/__init__.py": RIGHT, "tests/test_calc.py": HOLLOW}, "none of the 1 added"
+    )
+    assert ran["summary"].startswith(NOT_TESTED)
+    assert "tests/test_calc.py::test_mean_runs: passed" in ran["summary"]
+
+
+def test_an_added_test_that_fails_now_is_refused(git_project: Project) -> None:
+    p = git_project
+    # the spec's test command runs one file: the revert check's own command runs them all
+    own = f"checks:\n  - method: revert\n    config: {{command: {PYTEST}}}\n"
+    calc_project(p, own, f"{PY} -m pytest -q -p no:cacheprovider tests/test_calc.py")
+    wrong = "from calc import mean\n\n\ndef test_mean_wrong():\n    assert mean([2, 4]) == 4\n"
+    files = {"calc/__init__.py": RIGHT, "tests/test_calc.py": BITES, "tests/test_more.py": wrong}
+    (ran,) = refused(p, files, "1 of the 2 added test cases do not pass now")
+    assert "tests/test_more.py::test_mean_wrong: failed" in ran["summary"]
+
+
+def test_no_added_case_is_refused(git_project: Project) -> None:
+    p = git_project
+    calc_project(p)
+    refused(p, {"calc/__init__.py": RIGHT}, NONE_ADDED)
