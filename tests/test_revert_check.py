@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import pytest
+
 from ralph.rules.revertverdict import NONE_ADDED, NOT_TESTED
 from tests.conftest import Project
 
@@ -111,3 +113,117 @@ def test_no_added_case_is_refused(git_project: Project) -> None:
     p = git_project
     calc_project(p)
     refused(p, {"calc/__init__.py": RIGHT}, NONE_ADDED)
+
+
+# A conftest that fails every test on the old code and passes it now: the hollow test then
+# "fails on the old code".
+MAKEREPORT = """import pytest
+import calc
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and calc.mean([2, 4]) != 3:
+        report.outcome = "failed"
+"""
+# The same at exit, after pytest wrote its report: the report rewritten where ralph asked for it.
+AT_EXIT = """import atexit
+import os
+import shlex
+
+import calc
+
+FORGED = (
+    '<testsuite><testcase classname="tests.test_calc" name="test_mean_runs">'
+    '<failure message="forged"/></testcase></testsuite>'
+)
+
+
+def forge():
+    if calc.mean([2, 4]) == 3:
+        return
+    for word in shlex.split(os.environ.get("PYTEST_ADDOPTS", "")):
+        if word.startswith("--junitxml="):
+            with open(word.split("=", 1)[1], "w") as f:
+                f.write(FORGED)
+
+
+atexit.register(forge)
+"""
+
+
+@pytest.mark.parametrize("conftest", [MAKEREPORT, AT_EXIT], ids=["makereport", "at-exit"])
+def test_a_conftest_that_forges_the_results_does_not_pass(
+    git_project: Project, conftest: str
+) -> None:
+    p = git_project
+    calc_project(p)
+    files = {"calc/__init__.py": RIGHT, "tests/test_calc.py": HOLLOW, "tests/conftest.py": conftest}
+    refused(p, files, "can rewrite the per-case results")
+
+
+def test_a_report_rewritten_unseen_does_not_match_the_runs_summary(git_project: Project) -> None:
+    """The at-exit forger with the names the scan reads hidden: the report no longer matches
+    the summary pytest printed."""
+    p = git_project
+    calc_project(p)
+    hidden = AT_EXIT.replace('"PYTEST_ADDOPTS"', '"PYTEST_" + "ADD" + "OPTS"').replace(
+        '"--junitxml="', '"--junit" + "xml="'
+    )
+    files = {"calc/__init__.py": RIGHT, "tests/test_calc.py": HOLLOW, "tests/conftest.py": hidden}
+    refused(p, files, "does not match the summary it printed")
+
+
+def test_an_addopts_that_redirects_the_report_does_not_pass(git_project: Project) -> None:
+    """The project's own `--junitxml` (with a forged report beside it) loses to ralph's."""
+    p = git_project
+    calc_project(p)
+    forged = (
+        '<testsuite><testcase classname="tests.test_calc" name="test_mean_runs">'
+        '<failure message="forged"/></testcase></testsuite>'
+    )
+    files = {
+        "calc/__init__.py": RIGHT,
+        "tests/test_calc.py": HOLLOW,
+        "pytest.ini": "[pytest]\naddopts = --junitxml=forged.xml\n",
+        "forged.xml": forged,
+    }
+    refused(p, files, "none of the 1 added test cases fails")
+
+
+def test_a_run_that_writes_no_report_says_how_to_configure_one(git_project: Project) -> None:
+    p = git_project
+    calc_project(p)
+    files = {
+        "calc/__init__.py": RIGHT,
+        "tests/test_calc.py": BITES,
+        "pytest.ini": "[pytest]\naddopts = -p no:junitxml\n",
+    }
+    refused(p, files, "set the check's config.report")
+
+
+def test_a_new_test_helper_is_the_tests_not_the_change(git_project: Project) -> None:
+    """A helper added beside the tests stays on the old code: a hollow test that imports it
+    does not seem to fail there."""
+    p = git_project
+    calc_project(p)
+    test = "from tests.helpers import sample\nfrom calc import mean\n\n\ndef test_h():\n"
+    test += "    mean(sample())\n"
+    files = {
+        "calc/__init__.py": RIGHT,
+        "tests/helpers.py": "def sample():\n    return [2, 4]\n",
+        "tests/test_helped.py": test,
+    }
+    refused(p, files, "none of the 1 added test cases fails")
+
+
+def test_a_revert_check_needs_a_command(project: Project) -> None:
+    project.write({"PROMPT.md": "---\nchecks:\n  - method: revert\n---\n# x\n"})
+    res = project.run("run", *project.fake({"*": [{"signal": "DONE"}]}), "-n", "1")
+    assert res.exit_code == 1, res
+    assert "checks[0] (revert) has no config.command and the spec has no test_command" in (
+        res.stdout + res.stderr
+    )
+    assert "Traceback" not in res.stdout + res.stderr

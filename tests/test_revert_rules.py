@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from ralph.rules.addedcases import AddedCase, added_cases
-from ralph.rules.junitcases import JCase, outcomes
+from ralph.rules.addedcases import AddedCase, added_cases, tests_own
+from ralph.rules.junitcases import JCase, Outcome, outcomes
 from ralph.rules.reporthooks import forging_names
 from ralph.rules.revertverdict import NONE_ADDED, NOT_TESTED, verdict
 
@@ -88,7 +88,7 @@ def test_other_runners_match_by_title() -> None:
 
 def test_the_verdict() -> None:
     a, b = AddedCase("t.py", "test_a"), AddedCase("t.py", "test_b")
-    passed = {a: "passed", b: "passed"}
+    passed: dict[AddedCase, Outcome] = {a: "passed", b: "passed"}
     assert verdict([a, b], {a: "failed", b: "passed"}, passed) is None
     hollow = verdict([a, b], passed, passed)
     assert hollow is not None and hollow.startswith(NOT_TESTED) and "none of the 2" in hollow
@@ -108,3 +108,11 @@ def test_names_that_can_rewrite_results() -> None:
     env = "import os\nos.environ['PYTEST_ADDOPTS']\nconfig.option.xmlpath\n"
     assert forging_names(env) == ("PYTEST_ADDOPTS", "xmlpath")
     assert forging_names("def pytest_configure(config):\n    pass\n") == ()
+
+
+def test_files_in_a_tests_folder_are_the_tests_own_code() -> None:
+    assert tests_own("tests/helpers.py")
+    assert tests_own("src/test/java/calc/Fixtures.java")
+    assert tests_own("pkg/testdata/input.json")
+    assert not tests_own("calc/__init__.py")
+    assert not tests_own("tests.py")  # a file, not a folder

@@ -16,11 +16,13 @@ import shlex
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.checks.command import run_command
 from ralph.checks.result import CheckResult
 from ralph.rules.junitcases import JCase
+from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import ExternalConfig, RevertConfig
 
 MAX_REPORT_BYTES = 64 << 20
@@ -28,6 +30,13 @@ REPORT_HINT = (
     "for a runner other than pytest, or a command that names its own --junitxml, set the "
     "check's config.report to the JUnit XML file the command writes"
 )
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    cases: list[JCase] | None  # None: no per-case results (`why` says why)
+    result: CheckResult  # the run's own: interrupted, timed out, its output
+    why: str = ""
 
 
 def case_run(
@@ -38,9 +47,8 @@ def case_run(
     cancel: threading.Event,
     *,
     name: str,
-) -> tuple[list[JCase] | None, CheckResult]:
-    """Run `command` in `room`; (its testcases, or None when it wrote no readable report;
-    the run's own result: why there is none, interrupted, timed out)."""
+) -> CaseRun:
+    """Run `command` in `room`, and read its testcases."""
     env = dict(env)
     if cfg.report is None:
         report = room / f".ralph-cases-{secrets.token_hex(8)}.xml"
@@ -57,10 +65,30 @@ def case_run(
     )  # fmt: skip
     try:
         if result.interrupted or result.summary.startswith("timed out"):
-            return None, result
-        return read_cases(report, started), result
+            return CaseRun(None, result, result.summary)
+        cases = read_cases(report, started)
     finally:
         _remove(report)
+    if cases is None:
+        return CaseRun(None, result, f"{result.summary}; {REPORT_HINT}")
+    if cfg.report is None:
+        return CaseRun(cases, result, mismatch(cases, result.counts) or "")
+    return CaseRun(cases, result)
+
+
+def mismatch(cases: list[JCase], counts: TestCounts | None) -> str | None:
+    """Why pytest's report cannot be its run's own: more failed (or passed) testcases than the
+    summary it printed (a report rewritten after the run, by a hook or at exit)."""
+    if counts is None or "pytest" not in counts.runners:
+        return None
+    failed = sum(1 for c in cases if c.outcome == "failed")
+    passed = sum(1 for c in cases if c.outcome == "passed")
+    if failed > counts.failed or passed > counts.passed:
+        return (
+            f"its JUnit report ({passed} passed, {failed} failed) does not match the summary "
+            f"it printed ({counts.describe()}): something rewrote the report"
+        )
+    return None
 
 
 def read_cases(report: Path, started: float) -> list[JCase] | None:

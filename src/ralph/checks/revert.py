@@ -12,15 +12,16 @@ tree's state like a command check.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import replace
 from pathlib import Path
 
-from ralph.checks.caseruns import REPORT_HINT, case_run
+from ralph.checks.caseruns import case_run
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
 from ralph.errors import ConfigError
-from ralph.rules.addedcases import added_cases
+from ralph.rules.addedcases import added_cases, tests_own
 from ralph.rules.junitcases import outcomes
 from ralph.rules.reporthooks import forging_names
 from ralph.rules.revertverdict import NOT_TESTED, verdict
@@ -72,34 +73,34 @@ def _decide(
 ) -> CheckResult:
     assert gi.rooms is not None
     changed = changed_since_start(start, now)
-    globs = test_globs(gi, start, now)
+    globs = which_tests(gi, start, now)
     tests = {p for p in changed if is_test(p, globs)}
-    added = added_cases(_texts(start, tests), now_texts := _texts(now, tests))
+    added = added_cases(_texts(start, tests), _texts(now, tests))
+    # the tests' own code stays as it is now too: the test files and what is beside them
+    kept = tests | {p for p in changed if tests_own(p)}
     why = verdict(added, {}, {}) if not added else None
-    for path in sorted(now_texts):
-        names = forging_names(now_texts[path])
+    for path, text in sorted(_texts(now, kept).items()):
+        names = forging_names(text)
         if names and why is None:
             why = FORGED.format(names=", ".join(names), path=path)
     # every other file as it was at the start; what was added since left out
-    overlay = {p: _bytes(start / p) for p in changed if p not in tests}
+    overlay = {p: _bytes(start / p) for p in changed if p not in kept}
     if why is None and not overlay:
         why = NO_CODE
     if why is not None:
         return _result(item, False, why)
-    env = {**(gi.env or {}), "RALPH_SPEC": gi.spec_path, "RALPH_CHECK": item.name}
+    env = dict(gi.env if gi.env is not None else os.environ)
     runs = []
     for where in ("now", "old"):
         room, room_env = (now, env) if where == "now" else gi.rooms(SUFFIX, overlay)
-        if where == "old":
-            room_env = {**room_env, "RALPH_SPEC": gi.spec_path, "RALPH_CHECK": item.name}
-        cases, ran = case_run(cfg, command, room, room_env, gi.cancel, name=item.name)
-        if ran.interrupted:
-            return replace(ran, method=SUFFIX, required=item.required)
-        if cases is None:
+        room_env = {**room_env, "RALPH_SPEC": gi.spec_path, "RALPH_CHECK": item.name}
+        ran = case_run(cfg, command, room, room_env, gi.cancel, name=item.name)
+        if ran.result.interrupted:
+            return replace(ran.result, method=SUFFIX, required=item.required)
+        if ran.cases is None or ran.why:
             code = "the code as it is now" if where == "now" else "the code as the run began"
-            why = f"no per-case results from the tests on {code} ({ran.summary}); {REPORT_HINT}"
-            return _result(item, False, why)
-        runs.append(outcomes(added, cases))
+            return _result(item, False, f"no per-case results from the tests on {code}: {ran.why}")
+        runs.append(outcomes(added, ran.cases))
     now_out, old_out = runs
     why = verdict(added, old_out, now_out)
     if why is not None:
@@ -110,7 +111,7 @@ def _decide(
     )
 
 
-def test_globs(gi: GateInput, *roots: Path) -> tuple[str, ...]:
+def which_tests(gi: GateInput, *roots: Path) -> tuple[str, ...]:
     """Which files are tests (as checks/testguard.py reads them): the spec's globs, else
     ralph.yaml's, else the defaults; widened by the runners' settings at the start and now."""
     base = gi.meta.tests.paths

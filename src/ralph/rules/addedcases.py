@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from ralph.rules.testcases import read_tests
 
@@ -25,6 +26,18 @@ class AddedCase:
 
     def __str__(self) -> str:
         return f"{self.path}::{self.name}"
+
+
+# folders that hold the tests' own code (helpers, fixtures, data) in the common layouts
+TEST_FOLDERS = frozenset({"tests", "test", "spec", "specs", "__tests__", "testing", "testdata"})
+
+
+def tests_own(path: str) -> bool:
+    """Is `path` (not a test file itself) the tests' own code: a file in a tests folder? Such a
+    file stays as it is now on the old code: a helper added since the start is not the change
+    under test (left out, its import would fail and every test that uses it would seem to
+    fail on the old code)."""
+    return any(part.lower() in TEST_FOLDERS for part in PurePosixPath(path).parts[:-1])
 
 
 def added_cases(start: Mapping[str, str], now: Mapping[str, str]) -> tuple[AddedCase, ...]:
