@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ralph.rules.addedcases import AddedCase, added_cases, tests_own
+from ralph.rules.addedcases import AddedCase, added_cases, beside_tests
 from ralph.rules.junitcases import JCase, Outcome, outcomes
 from ralph.rules.reporthooks import forging_names
 from ralph.rules.revertverdict import NONE_ADDED, NOT_TESTED, verdict
@@ -111,8 +111,8 @@ def test_names_that_can_rewrite_results() -> None:
 
 
 def test_files_in_a_tests_folder_are_the_tests_own_code() -> None:
-    assert tests_own("tests/helpers.py")
-    assert tests_own("src/test/java/calc/Fixtures.java")
-    assert tests_own("pkg/testdata/input.json")
-    assert not tests_own("calc/__init__.py")
-    assert not tests_own("tests.py")  # a file, not a folder
+    assert beside_tests("tests/helpers.py")
+    assert beside_tests("src/test/java/calc/Fixtures.java")
+    assert beside_tests("pkg/testdata/input.json")
+    assert not beside_tests("calc/__init__.py")
+    assert not beside_tests("tests.py")  # a file, not a folder

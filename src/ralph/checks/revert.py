@@ -21,7 +21,7 @@ from ralph.checks.caseruns import case_run
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
 from ralph.errors import ConfigError
-from ralph.rules.addedcases import added_cases, tests_own
+from ralph.rules.addedcases import added_cases, beside_tests
 from ralph.rules.junitcases import outcomes
 from ralph.rules.reporthooks import forging_names
 from ralph.rules.revertverdict import NOT_TESTED, verdict
@@ -77,7 +77,7 @@ def _decide(
     tests = {p for p in changed if is_test(p, globs)}
     added = added_cases(_texts(start, tests), _texts(now, tests))
     # the tests' own code stays as it is now too: the test files and what is beside them
-    kept = tests | {p for p in changed if tests_own(p)}
+    kept = tests | {p for p in changed if beside_tests(p)}
     why = verdict(added, {}, {}) if not added else None
     for path, text in sorted(_texts(now, kept).items()):
         names = forging_names(text)

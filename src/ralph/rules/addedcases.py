@@ -32,7 +32,7 @@ class AddedCase:
 TEST_FOLDERS = frozenset({"tests", "test", "spec", "specs", "__tests__", "testing", "testdata"})
 
 
-def tests_own(path: str) -> bool:
+def beside_tests(path: str) -> bool:
     """Is `path` (not a test file itself) the tests' own code: a file in a tests folder? Such a
     file stays as it is now on the old code: a helper added since the start is not the change
     under test (left out, its import would fail and every test that uses it would seem to
