@@ -227,3 +227,43 @@ def test_a_revert_check_needs_a_command(project: Project) -> None:
         res.stdout + res.stderr
     )
     assert "Traceback" not in res.stdout + res.stderr
+
+
+# A runner other than pytest: it runs the test functions itself and writes a JUnit report.
+RUNNER = """import importlib
+import sys
+
+module = importlib.import_module("tests.test_calc")
+cases = []
+for name in sorted(n for n in dir(module) if n.startswith("test")):
+    try:
+        getattr(module, name)()
+        cases.append((name, ""))
+    except Exception:
+        cases.append((name, '<failure message="failed"/>'))
+with open("out/report.xml", "w") as f:
+    f.write("<testsuite>")
+    for name, failure in cases:
+        f.write(f'<testcase classname="tests.test_calc" name="{name}">{failure}</testcase>')
+    f.write("</testsuite>")
+print(f"{len(cases)} cases")
+"""
+
+
+def runner_project(p: Project, report: str) -> None:
+    config = f"{{command: {PY} runner.py{report}}}"
+    check = f"checks:\n  - method: revert\n    config: {config}\n"
+    calc_project(p, check, **{"runner.py": RUNNER, "out/.keep": ""})
+
+
+def test_another_runner_names_its_report(git_project: Project) -> None:
+    runner_project(git_project, ", report: out/report.xml")
+    res = run(git_project, {"calc/__init__.py": RIGHT, "tests/test_calc.py": BITES}, 6)
+    assert res.exit_code == 0, res
+    assert "1 of 1 added test cases fail" in revert_results(git_project)[-1]["summary"]
+
+
+def test_another_runner_without_report_is_told_to_name_it(git_project: Project) -> None:
+    runner_project(git_project, "")
+    files = {"calc/__init__.py": RIGHT, "tests/test_calc.py": BITES}
+    refused(git_project, files, "set the check's config.report")
