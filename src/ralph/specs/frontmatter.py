@@ -100,8 +100,7 @@ class StringMatchConfig(_Model):
 
 
 class RevertConfig(_Model):
-    """The tests added since the run began must fail on the code as it was then, and pass now
-    (checks/revert.py). `command` None: the spec's `test_command`."""
+    """The cases added since the run began: one fails on the old code, all pass now."""
 
     command: NonEmpty | None = None
     timeout: Seconds = 300  # each of its two runs
