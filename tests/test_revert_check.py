@@ -267,3 +267,29 @@ def test_another_runner_without_report_is_told_to_name_it(git_project: Project) 
     runner_project(git_project, "")
     files = {"calc/__init__.py": RIGHT, "tests/test_calc.py": BITES}
     refused(git_project, files, "set the check's config.report")
+
+
+def test_lanes_run_it_in_their_rooms_against_the_projects_start(git_project: Project) -> None:
+    p = git_project
+    steps: dict[str, Any] = {}
+    files: dict[str, str] = {
+        ".gitignore": ".ralph/\n__pycache__/\n*.pyc\n",
+        "tests/__init__.py": "",
+    }
+    for n in "ab":
+        old_test = OLD_TEST.replace("calc", f"calc_{n}")
+        command = f"{PY} -m pytest -q -p no:cacheprovider tests/test_{n}.py"
+        files |= {
+            f"calc_{n}.py": WRONG,
+            f"tests/test_{n}.py": old_test,
+            f"specs/{n}.spec.md": f"---\ntest_command: {command}\n{CHECK}---\n# fix calc_{n}\n",
+        }
+        fixed = {f"calc_{n}.py": RIGHT, f"tests/test_{n}.py": BITES.replace("calc", f"calc_{n}")}
+        steps[f"specs/{n}.spec.md"] = [{"write": fixed, "signal": "DONE"}, {"signal": "DONE"}]
+    p.write(files)
+    p.commit_all()
+    res = p.run("run", "--agent-command", p.script(steps), "--parallel", "2", "--headless")
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert p.counts() == {"specs/a.spec.md": 3, "specs/b.spec.md": 3}
+    ran = [r for r in revert_results(p) if not r["skipped"]]
+    assert len(ran) >= 4 and all(r["passed"] for r in ran), ran  # each lane's, and the final's

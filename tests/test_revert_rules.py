@@ -96,6 +96,10 @@ def test_the_verdict() -> None:
     assert failing_now is not None and "t.py::test_b: failed" in failing_now
     skipped_now = verdict([a], {a: "failed"}, {a: "skipped"})
     assert skipped_now is not None and "do not pass now" in skipped_now
+    # another spec's new case, which this command does not run, is no evidence either way
+    assert verdict([a, b], {a: "failed"}, {a: "passed"}) is None
+    not_run = verdict([a], {a: "failed"}, {})
+    assert not_run is not None and "the command runs none of the test cases added" in not_run
     missing_old = verdict([a], {}, {a: "passed"})  # not run on the old code: proves nothing
     assert missing_old is not None and "none of the 1" in missing_old
     none = verdict([], {}, {})
