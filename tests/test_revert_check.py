@@ -293,3 +293,15 @@ def test_lanes_run_it_in_their_rooms_against_the_projects_start(git_project: Pro
     assert p.counts() == {"specs/a.spec.md": 3, "specs/b.spec.md": 3}
     ran = [r for r in revert_results(p) if not r["skipped"]]
     assert len(ran) >= 4 and all(r["passed"] for r in ran), ran  # each lane's, and the final's
+
+
+def test_without_the_start_it_refuses_and_says_why(project: Project) -> None:
+    """A revert check added to a spec during a run: the code as the run began was not kept."""
+    from ralph.checks.revert import NO_START
+    from ralph.checks.runner import run_gate
+
+    spec = f"---\ntest_command: {PYTEST}\n{CHECK}---\n# x\n"
+    project.write({"PROMPT.md": spec})
+    gate = run_gate("PROMPT.md", project.root, run_root=project.root, start=None)
+    (result,) = [r for r in gate.results if r.method == "revert"]
+    assert not gate.passed and result.summary == NO_START
