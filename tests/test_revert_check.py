@@ -305,3 +305,24 @@ def test_without_the_start_it_refuses_and_says_why(project: Project) -> None:
     gate = run_gate("PROMPT.md", project.root, run_root=project.root, start=None)
     (result,) = [r for r in gate.results if r.method == "revert"]
     assert not gate.passed and result.summary == NO_START
+
+
+def test_a_report_behind_a_link_out_of_the_room_is_neither_read_nor_removed(
+    project: Project,
+) -> None:
+    import threading
+
+    from ralph.checks.caseruns import case_run
+    from ralph.specs.frontmatter import RevertConfig
+
+    outside = project.root.parent / "outside"
+    outside.mkdir()
+    (outside / "report.xml").write_text("<testsuite/>")
+    room = project.root
+    command = f"ln -s {outside} out"
+    ran = case_run(
+        RevertConfig(report="out/report.xml"), command, room, {"PATH": "/usr/bin:/bin"},
+        threading.Event(), name="revert",
+    )  # fmt: skip
+    assert ran.cases is None and "not inside the project" in ran.why
+    assert (outside / "report.xml").read_text() == "<testsuite/>"

@@ -57,7 +57,8 @@ def case_run(
         env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} {ours}".strip()
     else:
         report = room / cfg.report
-    _remove(report)
+    if _inside(report, room):
+        _remove(report)
     started = time.time()
     result = run_command(
         ExternalConfig(command=command, timeout=cfg.timeout), room, env, cancel, name=name,
@@ -66,9 +67,13 @@ def case_run(
     try:
         if result.interrupted or result.summary.startswith("timed out"):
             return CaseRun(None, result, result.summary)
+        # a folder on the way the run made a link out of the room: read and remove nothing
+        if not _inside(report, room):
+            return CaseRun(None, result, f"its report {cfg.report} is not inside the project")
         cases = read_cases(report, started)
     finally:
-        _remove(report)
+        if _inside(report, room):
+            _remove(report)
     if cases is None:
         return CaseRun(None, result, f"{result.summary}; {REPORT_HINT}")
     if cfg.report is None:
@@ -117,6 +122,13 @@ def read_cases(report: Path, started: float) -> list[JCase] | None:
         ]
     except Exception:  # a half-written or foreign file: no result
         return None
+
+
+def _inside(report: Path, room: Path) -> bool:
+    try:
+        return report.parent.resolve().is_relative_to(room.resolve())
+    except OSError:
+        return False
 
 
 def _remove(report: Path) -> None:
