@@ -326,3 +326,12 @@ def test_a_report_behind_a_link_out_of_the_room_is_neither_read_nor_removed(
     )  # fmt: skip
     assert ran.cases is None and "not inside the project" in ran.why
     assert (outside / "report.xml").read_text() == "<testsuite/>"
+
+
+def test_the_prompt_tells_the_agent_the_rule() -> None:
+    from ralph.checks.requirements import requirements
+    from ralph.specs.frontmatter import parse_front_matter
+
+    meta = parse_front_matter("PROMPT.md", f"---\ntest_command: {PYTEST}\n{CHECK}---\n# x\n")
+    text = requirements(meta, None, "IMPLEMENT", None)
+    assert "- Check revert (revert): at least one test case you add must fail on the code" in text
