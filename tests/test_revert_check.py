@@ -176,6 +176,20 @@ def test_a_report_rewritten_unseen_does_not_match_the_runs_summary(git_project: 
     refused(p, files, "does not match the summary it printed")
 
 
+def test_a_test_that_tells_the_rooms_apart_by_their_path_does_not_pass(
+    git_project: Project,
+) -> None:
+    """Both runs are made in the same room: a test failing "on the old code" by its path fails
+    on the new code too."""
+    p = git_project
+    calc_project(p)
+    by_path = (
+        HOLLOW + "\n\ndef test_where():\n    import os\n\n    assert 'revert' not in os.getcwd()\n"
+    )
+    files = {"calc/__init__.py": RIGHT, "tests/test_calc.py": by_path}
+    refused(p, files, "do not pass now")
+
+
 def test_an_addopts_that_redirects_the_report_does_not_pass(git_project: Project) -> None:
     """The project's own `--junitxml` (with a forged report beside it) loses to ralph's."""
     p = git_project

@@ -12,7 +12,7 @@ tree's state like a command check.
 from __future__ import annotations
 
 import json
-import os
+import secrets
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -21,8 +21,8 @@ from ralph.checks.caseruns import case_run
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
 from ralph.errors import ConfigError
-from ralph.rules.addedcases import added_cases, beside_tests
-from ralph.rules.junitcases import outcomes
+from ralph.rules.addedcases import AddedCase, added_cases, beside_tests
+from ralph.rules.junitcases import Outcome, outcomes
 from ralph.rules.reporthooks import forging_names
 from ralph.rules.revertverdict import NOT_TESTED, verdict
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
@@ -89,19 +89,21 @@ def _decide(
         why = NO_CODE
     if why is not None:
         return _result(item, False, why)
-    env = dict(gi.env if gi.env is not None else os.environ)
-    runs = []
-    for where in ("now", "old"):
-        room, room_env = (now, env) if where == "now" else gi.rooms(SUFFIX, overlay)
-        room_env = {**room_env, "RALPH_SPEC": gi.spec_path, "RALPH_CHECK": item.name}
-        ran = case_run(cfg, command, room, room_env, gi.cancel, name=item.name)
+    # Both runs in the same room, synced between them, in an order drawn at random: a test
+    # cannot tell the old code from the new by the room's path or by which run came first.
+    order = ("old", "now") if secrets.randbelow(2) else ("now", "old")
+    runs: dict[str, dict[AddedCase, Outcome]] = {}
+    for where in order:
+        room, env = gi.rooms(SUFFIX, overlay if where == "old" else {})
+        env = {**env, "RALPH_SPEC": gi.spec_path, "RALPH_CHECK": item.name}
+        ran = case_run(cfg, command, room, env, gi.cancel, name=item.name)
         if ran.result.interrupted:
             return replace(ran.result, method=SUFFIX, required=item.required)
         if ran.cases is None or ran.why:
             code = "the code as it is now" if where == "now" else "the code as the run began"
             return _result(item, False, f"no per-case results from the tests on {code}: {ran.why}")
-        runs.append(outcomes(added, ran.cases))
-    now_out, old_out = runs
+        runs[where] = outcomes(added, ran.cases)
+    now_out, old_out = runs["now"], runs["old"]
     why = verdict(added, old_out, now_out)
     if why is not None:
         return _result(item, False, why)
