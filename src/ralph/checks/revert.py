@@ -2,9 +2,9 @@
 was then, and pass now; else "the new tests do not test the change".
 
 The added cases are the test files of the start copy (store/startcopy.py) against room A's
-(rules/addedcases.py). The command runs twice, for per-case results (checks/caseruns.py):
-in room A, and in the room "<name>.revert", which holds every other file as it was at the
-start (files added since left out) and the test files as they are now. It decides only where a
+(rules/addedcases.py). The command runs twice, for per-case results (checks/caseruns.py),
+in the room "<name>.revert": once holding room A's files, once every file but the tests' as
+it was at the start (files added since left out), in a random order. It decides only where a
 DONE decides (the one that would reach 3/3, the final verification), and is cached by the
 tree's state like a command check.
 """
