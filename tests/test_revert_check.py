@@ -314,7 +314,7 @@ def test_without_the_start_it_refuses_and_says_why(project: Project) -> None:
     from ralph.checks.revert import NO_START
     from ralph.checks.runner import run_gate
 
-    spec = f"---\ntest_command: {PYTEST}\n{CHECK}---\n# x\n"
+    spec = "---\nchecks:\n  - method: revert\n    config: {command: 'true'}\n---\n# x\n"
     project.write({"PROMPT.md": spec})
     gate = run_gate("PROMPT.md", project.root, run_root=project.root, start=None)
     (result,) = [r for r in gate.results if r.method == "revert"]

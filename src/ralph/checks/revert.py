@@ -45,7 +45,8 @@ NO_CODE = f"{NOT_TESTED}: no file but the tests changed since the run began"
 
 
 class Revert:
-    phase: Phase = "command"
+    # two test runs: only while every cheaper check passed (a refused DONE costs none)
+    phase: Phase = "costly"
 
     def run(self, gi: GateInput, item: CheckItem, dispatch: Dispatch) -> CheckResult:
         cfg = item.config
