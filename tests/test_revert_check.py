@@ -6,12 +6,16 @@ do, final verification included; an agent that forges the per-case results does 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ralph.rules.revertverdict import NONE_ADDED, NOT_TESTED
 from tests.conftest import Project
+from tests.test_sandbox_run import disk_tmp, need
+
+__all__ = ["disk_tmp"]  # the fixture, used by name
 
 PY = sys.executable
 WRONG = "def mean(xs):\n    return sum(xs) * len(xs)\n"
@@ -349,3 +353,28 @@ def test_the_prompt_tells_the_agent_the_rule() -> None:
     meta = parse_front_matter("PROMPT.md", f"---\ntest_command: {PYTEST}\n{CHECK}---\n# x\n")
     text = requirements(meta, None, "IMPLEMENT", None)
     assert "- Check revert (revert): at least one test case you add must fail on the code" in text
+
+
+def test_under_the_bwrap_sandbox_the_runs_write_their_report_in_the_room(
+    disk_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sandbox hides ralph's store but for the room a check runs in: the report is there."""
+    need("bwrap", monkeypatch)
+    p = Project(disk_tmp / "proj", monkeypatch)
+    p.root.mkdir()
+    calc_project(p)
+    agent = disk_tmp / "agent.py"  # writes only in the project: the sandbox lets it
+    agent.write_text(
+        "import os, pathlib\n"
+        "if os.environ['RALPH_MODE'] == 'VERIFY':\n"
+        "    print('<ralph>VERIFY_PASS</ralph>')\n"
+        "else:\n"
+        f"    pathlib.Path('calc/__init__.py').write_text({RIGHT!r})\n"
+        f"    pathlib.Path('tests/test_calc.py').write_text({BITES!r})\n"
+        "    print('<ralph>DONE</ralph>')\n"
+    )
+    res = p.run("run", "--sandbox", "bwrap", "--agent-command", f"{PY} {agent}", "-n", "6",
+                "--headless")  # fmt: skip
+    assert res.exit_code == 0, res.stdout + res.stderr
+    ran = [r for r in revert_results(p) if not r["skipped"]]
+    assert ran and all("1 of 1 added test cases fail" in r["summary"] for r in ran), ran

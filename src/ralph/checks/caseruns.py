@@ -60,9 +60,11 @@ def case_run(
     if _inside(report, room):
         _remove(report)
     started = time.time()
+    # a sandbox passes only the variables it knows: ralph's request for the report too
+    passes = frozenset({"PYTEST_ADDOPTS"}) if cfg.report is None else frozenset()
     result = run_command(
         ExternalConfig(command=command, timeout=cfg.timeout), room, env, cancel, name=name,
-        room=room,
+        room=room, passes=passes,
     )  # fmt: skip
     try:
         if result.interrupted or result.summary.startswith("timed out"):

@@ -1,10 +1,11 @@
 """The `revert` method: the test cases added since the run began must fail on the code as it
 was then, and pass now; else "the new tests do not test the change".
 
-The added cases are the test files of the start copy (store/startcopy.py) against room A's
-(rules/addedcases.py). The command runs twice, for per-case results (checks/caseruns.py),
-in the room "<name>.revert": once holding room A's files, once every file but the tests' as
-it was at the start (files added since left out), in a random order. It decides only where a
+The added cases are the test files of the start copy (store/startcopy.py) against the same
+files now (rules/addedcases.py). The command runs twice, for per-case results
+(checks/caseruns.py), in the room "<name>.revert": once holding room A's files (the tree as it
+is now), once every file but the tests' as it was at the start (files added since left out),
+in a random order. It decides only where a
 DONE decides (the one that would reach 3/3, the final verification), and is cached by the
 tree's state like a command check.
 """
@@ -28,6 +29,7 @@ from ralph.rules.revertverdict import NOT_TESTED, verdict
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
 from ralph.specs.frontmatter import RevertConfig
 from ralph.store.config import load_config
+from ralph.store.room import never_in_room
 from ralph.store.startcopy import changed_since_start
 from ralph.store.testbaseline import runner_settings
 
@@ -53,7 +55,7 @@ class Revert:
         assert isinstance(cfg, RevertConfig)
         if not gi.decisive:
             return _result(item, True, SKIPPED, skipped=True)
-        if gi.start is None or gi.rooms is None or gi.run_root is None:
+        if gi.start is None or gi.rooms is None:
             return _result(item, False, NO_START)
         command = cfg.command or gi.meta.test_command or ""
         key = json.dumps([gi.spec_path, SUFFIX, cfg.model_dump(), command], sort_keys=True)
@@ -62,7 +64,7 @@ class Revert:
             if hit is not None:
                 return replace(hit, name=item.name, required=item.required, cached=True)
         started = time.perf_counter()
-        result = _decide(gi, item, cfg, command, gi.start, gi.run_root)
+        result = _decide(gi, item, cfg, command, gi.start)
         result = replace(result, seconds=time.perf_counter() - started)
         if item.cache and gi.cache is not None and not result.interrupted:
             gi.cache.put(gi.tree, key, result)
@@ -70,10 +72,13 @@ class Revert:
 
 
 def _decide(
-    gi: GateInput, item: CheckItem, cfg: RevertConfig, command: str, start: Path, now: Path
+    gi: GateInput, item: CheckItem, cfg: RevertConfig, command: str, start: Path
 ) -> CheckResult:
     assert gi.rooms is not None
-    changed = changed_since_start(start, now)
+    # the revert room synced with the tree as it is: room A has had other checks run in it
+    # (their leftovers, or tests that rewrote files there, are not the agent's tree)
+    now, _ = gi.rooms(SUFFIX, {})
+    changed = [p for p in changed_since_start(start, now) if not never_in_room(p)]
     globs = which_tests(gi, start, now)
     tests = {p for p in changed if is_test(p, globs)}
     added = added_cases(_texts(start, tests), _texts(now, tests))
@@ -102,7 +107,8 @@ def _decide(
             return replace(ran.result, method=SUFFIX, required=item.required)
         if ran.cases is None or ran.why:
             code = "the code as it is now" if where == "now" else "the code as the run began"
-            return _result(item, False, f"no per-case results from the tests on {code}: {ran.why}")
+            why = f"no per-case results from the tests on {code}: {ran.why}"
+            return replace(_result(item, False, why), output=ran.result.output)
         runs[where] = outcomes(added, ran.cases)
     now_out, old_out = runs["now"], runs["old"]
     why = verdict(added, old_out, now_out)
