@@ -92,6 +92,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/room.py
 	$(BIN)/python bench/environment.py
 	$(BIN)/python bench/sealed.py
+	$(BIN)/python bench/revert.py
 
 # Re-record .ralph-example/.ralph from a real demo run (tests/test_example.py checks it stays in
 # sync). .ralph/ is git-ignored everywhere, so the recording is committed with `git add -f`.

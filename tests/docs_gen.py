@@ -173,7 +173,7 @@ def described_keys(model: type[BaseModel], table: dict[str, str]) -> set[str]:
 
 # The key that picks a check's (a role's) model: each model allows one value, the key any of them.
 DISCRIMINATORS = {
-    "method": "`external` \\| `semantic` \\| `string_match` \\| `multi_stage`",
+    "method": "`external` \\| `semantic` \\| `string_match` \\| `multi_stage` \\| `revert`",
     "verification_method": "`string_match` \\| `external` \\| `semantic` \\| `multi_stage`",
 }
 
@@ -234,6 +234,7 @@ FRONT_MATTER_SECTIONS: tuple[tuple[str, type[BaseModel], tuple[str, ...]], ...] 
     ("`method: string_match`: its `config:`", frontmatter.StringMatchConfig, ()),
     ("`method: multi_stage`: its `config:`", frontmatter.MultiStageConfig, ()),
     ("`method: mutation`: its `config:`", frontmatter.MutationConfig, ()),
+    ("`method: revert`: its `config:`", frontmatter.RevertConfig, ()),
     (
         "A role: `coder:`, `reviewer:`, `tester:`, `qa:`",
         frontmatter.ExternalRole,
@@ -255,10 +256,10 @@ def front_matter_page() -> str:
     for title, model, skip in FRONT_MATTER_SECTIONS:
         out += [f"## {title}\n", model_doc(model) + model_table(model, table, skip)]
     out.append(
-        "A check's `method` is `external`, `semantic`, `string_match` or `multi_stage`, and its "
-        "`config:` is the mapping of that method above. A role's `verification_method` is one of "
-        "the same (default `string_match`) and its `verification_config:` that method's "
-        "`config:`.\n"
+        "A check's `method` is `external`, `semantic`, `string_match`, `multi_stage` or `revert`, "
+        "and its `config:` is the mapping of that method above. A role's `verification_method` "
+        "is one of the first four (default `string_match`) and its `verification_config:` that "
+        "method's `config:`.\n"
     )
     return HEADER + "\n".join(out)
 

@@ -16,8 +16,8 @@ def _tags(models: object, field: str) -> set[str]:
 def test_every_front_matter_method_is_registered() -> None:
     assert set(METHODS) == _tags(AnyCheck, "method")
     # a role's criteria take the methods that judge a promise; the ones that judge the tests
-    # (mutation) are checks only
-    assert _tags(AnyRole, "verification_method") <= set(METHODS)
+    # (mutation, revert: what the work changed) are checks only
+    assert set(METHODS) - {"mutation", "revert"} == _tags(AnyRole, "verification_method")
 
 
 def test_every_method_names_a_phase_of_the_gate() -> None:
@@ -27,4 +27,5 @@ def test_every_method_names_a_phase_of_the_gate() -> None:
         "semantic": "costly",
         "multi_stage": "costly",
         "mutation": "costly",
+        "revert": "costly",
     }

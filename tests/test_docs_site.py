@@ -153,5 +153,6 @@ def test_every_section_of_ralph_yaml_and_the_front_matter_has_its_table() -> Non
     # each check (role) model differs from ExternalCheck (ExternalRole) only by method and config
     same = {frontmatter.SemanticCheck, frontmatter.StringMatchCheck, frontmatter.MultiStageCheck}
     same |= {frontmatter.MutationCheck}
+    same.add(frontmatter.RevertCheck)
     same |= {frontmatter.SemanticRole, frontmatter.StringMatchRole, frontmatter.MultiStageRole}
     assert models_inside(frontmatter.SpecMeta) - same <= shown

@@ -51,9 +51,12 @@ def run_command(
     required: bool = True,
     room: Path | None = None,
     sealed: bool = False,
+    passes: frozenset[str] = frozenset(),
 ) -> CheckResult:
     """Run one external check. Never raises for the command's sake: a command that cannot
-    start, times out or fails is a failed check, with the reason in its summary."""
+    start, times out or fails is a failed check, with the reason in its summary. `passes`:
+    variables of `env` a sandbox must let through (ralph's own, such as the revert check's
+    `PYTEST_ADDOPTS`)."""
     started, wall_started = time.perf_counter(), time.time()
 
     def fail(summary: str, output: str = "", *, interrupted: bool = False) -> CheckResult:
@@ -83,6 +86,7 @@ def run_command(
                 tail_bytes=OUTPUT_TAIL_BYTES,
                 room=room,  # a sandbox hides ralph's store, but for the room it runs in
                 sealed=sealed,
+                passes=passes,
             ),
             lambda stream, chunk: None,
             cancel=cancel,

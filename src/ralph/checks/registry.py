@@ -9,6 +9,7 @@ from ralph.checks.context import Method
 from ralph.checks.external import External
 from ralph.checks.multi_stage import MultiStage
 from ralph.checks.mutation import Mutation
+from ralph.checks.revert import Revert
 from ralph.checks.semantic import Semantic
 from ralph.checks.string_match import StringMatch
 
@@ -18,4 +19,5 @@ METHODS: Mapping[str, Method] = {
     "semantic": Semantic(),
     "multi_stage": MultiStage(),
     "mutation": Mutation(),
+    "revert": Revert(),
 }

@@ -6,6 +6,14 @@ from __future__ import annotations
 from ralph.checks.context import ROLES_BY_MODE, check_name
 from ralph.specs.frontmatter import SpecMeta
 
+# what a method asks of the agent, where its command alone does not say it
+RULES = {
+    "revert": (
+        "at least one test case you add must fail on the code as it was when the run began, "
+        "and every one must pass now (run at the DONE that would reach 3/3)"
+    ),
+}
+
 
 def requirements(meta: SpecMeta | None, error: str | None, mode: str, refusal: str | None) -> str:
     """The prompt's "What your DONE must pass" section ("" when there is nothing to say):
@@ -23,7 +31,7 @@ def requirements(meta: SpecMeta | None, error: str | None, mode: str, refusal: s
         if meta.test_command:
             lines.append(f"- Test command (must exit 0): `{meta.test_command}`")
         for check in meta.checks:
-            what = getattr(check.config, "command", None) or check.method
+            what = RULES.get(check.method) or getattr(check.config, "command", None) or check.method
             optional = "" if check.required else " (optional: only warns)"
             lines.append(f"- Check {check_name(check, meta)} ({check.method}): {what}{optional}")
         if meta.verification == "strict":

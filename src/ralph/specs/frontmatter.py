@@ -45,7 +45,7 @@ HINT = (
 )
 ROLES = ("coder", "reviewer", "tester", "qa")
 ACCEPTANCE_PLACEHOLDER = "{{acceptance_criteria}}"
-_LOC_TAGS = frozenset({"external", "semantic", "string_match", "multi_stage", "mutation"})
+_LOC_TAGS = frozenset({"external", "semantic", "string_match", "multi_stage", "mutation", "revert"})
 
 Seconds = Annotated[StrictInt | StrictFloat, Field(gt=0)]
 NonEmpty = Annotated[StrictStr, Field(min_length=1)]
@@ -100,6 +100,16 @@ class StringMatchConfig(_Model):
     promise: NonEmpty | None = None  # role criteria give theirs as `promise:`
 
 
+class RevertConfig(_Model):
+    """The cases added since the run began: one fails on the old code, all pass now."""
+
+    command: NonEmpty | None = None
+    timeout: Seconds = 300  # each of its two runs
+    report: NonEmpty | None = None  # the JUnit XML file a runner other than pytest writes
+
+    _report = field_validator("report")(_relative_file)
+
+
 class MultiStageConfig(_Model):
     stages: Annotated[list[Stage], Field(min_length=1)]
     require_all: StrictBool = True  # stop at the first failing required stage
@@ -145,12 +155,16 @@ class MutationCheck(_CheckBase):
     config: MutationConfig = Field(default_factory=MutationConfig)
 
 
+class RevertCheck(_CheckBase):
+    method: Literal["revert"]
+    config: RevertConfig = Field(default_factory=RevertConfig)
+
+
 Stage = Annotated[ExternalCheck | SemanticCheck | StringMatchCheck, Field(discriminator="method")]
-Check = Annotated[
-    ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck | MutationCheck,
-    Field(discriminator="method"),
-]
-AnyCheck = ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck | MutationCheck
+AnyCheck = (
+    ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck | MutationCheck | RevertCheck
+)
+Check = Annotated[AnyCheck, Field(discriminator="method")]
 MultiStageConfig.model_rebuild()
 
 
@@ -196,6 +210,19 @@ class TestsConfig(_Model):
     may_change: StrictBool = False  # True: the guard against weakened tests is off
 
 
+def _revert_command(checks: list[Any], info: ValidationInfo) -> list[Any]:
+    # a revert check runs the spec's test command unless it names its own
+    for n, check in enumerate(checks):
+        if isinstance(check, RevertCheck) and not (
+            check.config.command or info.data.get("test_command")
+        ):
+            raise ValueError(
+                f"checks[{n}] (revert) has no config.command and the spec has no "
+                "test_command: give it one of them"
+            )
+    return checks
+
+
 def _tests_shorthand(value: Any) -> Any:
     # `tests: [globs]` is short for `tests: {paths: [globs]}`
     return {"paths": value} if isinstance(value, list) else value
@@ -223,6 +250,7 @@ class SpecMeta(_Model):
 
     _tests = field_validator("tests", mode="before")(_tests_shorthand)
     _test_report = field_validator("test_report")(_relative_file)
+    _revert = field_validator("checks")(_revert_command)
 
     @field_validator("checks")
     @classmethod

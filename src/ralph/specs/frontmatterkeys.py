@@ -30,6 +30,15 @@ DESCRIPTIONS = {
         "the X of `<promise>X</promise>` the agent must print (role criteria give theirs as "
         "`promise:`)"
     ),
+    "RevertConfig.command": (
+        "the test command run on the code as it is and as it was when the run began; unset: "
+        "the spec's test_command"
+    ),
+    "RevertConfig.timeout": "seconds each of its two test runs may take",
+    "RevertConfig.report": (
+        "the JUnit XML file the command writes, read for each case's outcome (a runner other "
+        "than pytest); unset: ralph asks pytest for one"
+    ),
     "MultiStageConfig.stages": "named checks (external, semantic or string_match) run in order",
     "MultiStageConfig.require_all": "stop at the first failing required stage",
     "MutationConfig.command": (
@@ -46,8 +55,8 @@ DESCRIPTIONS = {
         "as surviving"
     ),
     "ExternalCheck.method": (
-        "how the check is judged: external, semantic, string_match, multi_stage or mutation "
-        "(not a stage's); `config:` holds that method's keys (below)"
+        "how the check is judged: external, semantic, string_match, multi_stage, mutation or "
+        "revert (not a stage's); `config:` holds that method's keys (below)"
     ),
     "_CheckBase.name": "the check's name in refusals, the worklog and the display",
     "_CheckBase.required": "false: a failure only warns",
