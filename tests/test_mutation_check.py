@@ -218,9 +218,9 @@ def test_a_secret_in_the_agents_code_is_not_quoted_by_the_refusal(
 def test_in_lanes_the_check_runs_in_the_lanes_rooms_and_refuses_weak_tests(
     project: Project,
 ) -> None:
-    # two specs in two lanes: a's tests bite, b's only call the code. (What changed is the
-    # run's work, not one spec's: once a is merged, b is asked to cover a.py too, so the
-    # survivors b is shown may name a.py as well; see docs/explanation/mutation-check.md.)
+    # two specs in two lanes: a's tests bite, b's only call the code. Each lane gets the
+    # other's work early (at its 1/3); each check mutates only its own spec's work, so a's
+    # tests are never asked to kill b.py's mutants (nor b's a.py's).
     def spec(name: str) -> str:
         command = f"{PY} -m unittest -v tests.test_{name}"
         return f"---\ntest_command: {command}\nchecks:\n  - method: mutation\n---\n# {name}\n"
@@ -248,6 +248,7 @@ def test_in_lanes_the_check_runs_in_the_lanes_rooms_and_refuses_weak_tests(
     ran = {c["spec"]: c for c in mutation_checks(project) if not c["skipped"]}
     assert ran["specs/a.spec.md"]["passed"], ran
     assert "b.py:2 `sum(xs) / len(xs)` → `sum(xs) * len(xs)`" in ran["specs/b.spec.md"]["summary"]
+    assert "a.py" not in ran["specs/b.spec.md"]["summary"]
     assert project.counts()["specs/a.spec.md"] == 3
     assert project.counts()["specs/b.spec.md"] < 3
     assert res.exit_code != 0

@@ -119,7 +119,10 @@ class _Run:
         globs = self.gi.meta.tests.paths or DEFAULT_GLOBS
         out: dict[str, tuple[str | None, str]] = {}
         others: list[str] = []
+        work = self.gi.work  # this spec's own work: another spec's code is not its to test
         for rel in sorted(changed_since_start(start, room)):
+            if work is not None and rel not in work:
+                continue
             now = _text(room / rel)
             if now is None:
                 continue  # deleted, or no text: nothing runs there to mutate
