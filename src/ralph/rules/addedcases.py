@@ -29,7 +29,7 @@ class AddedCase:
 
 
 # folders that hold the tests' own code (helpers, fixtures, data) in the common layouts
-TEST_FOLDERS = frozenset({"tests", "test", "spec", "specs", "__tests__", "testing", "testdata"})
+TEST_FOLDERS = frozenset({"tests", "test", "spec", "__tests__", "testing", "testdata"})
 
 
 def beside_tests(path: str) -> bool:
