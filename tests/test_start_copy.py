@@ -89,7 +89,7 @@ def test_each_specs_work_is_kept_beside_the_copy(git_project: Project) -> None:
     note_work(p.root, "specs/a.spec.md", ["a.py"])
     note_work(p.root, "specs/a.spec.md", ["lib/x.py"])
     note_work(p.root, "specs/b.spec.md", [])
-    assert work_of(p.root, "specs/a.spec.md") == {"a.py", "lib/x.py"}
+    assert work_of(p.root, "specs/a.spec.md") == frozenset({"a.py", "lib/x.py"})
     assert work_of(p.root, "specs/b.spec.md") is None  # none of its own: every change counts
     note_work(p.root, "specs/a.spec.md", ["(everything may have changed)"])
     assert work_of(p.root, "specs/a.spec.md") is None

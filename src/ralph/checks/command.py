@@ -41,6 +41,9 @@ def shell_argv(command: str) -> tuple[str, ...]:
     return (sh, "-c", command)
 
 
+ROOM_PASSES = frozenset(("PYTHONDONTWRITEBYTECODE", "PYTHONNOUSERSITE", "PYTHONPYCACHEPREFIX"))
+
+
 def run_command(
     cfg: ExternalConfig,
     root: Path,
@@ -86,7 +89,8 @@ def run_command(
                 tail_bytes=OUTPUT_TAIL_BYTES,
                 room=room,  # a sandbox hides ralph's store, but for the room it runs in
                 sealed=sealed,
-                passes=passes,
+                # a room's interpreter settings (checks/place.py) reach it under a sandbox
+                passes=passes | ROOM_PASSES if room is not None else passes,
             ),
             lambda stream, chunk: None,
             cancel=cancel,
