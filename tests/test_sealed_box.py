@@ -22,9 +22,10 @@ def test_bwrap_the_sealed_run_writes_its_room_only() -> None:
     ro = pairs(argv, "--ro-bind")
     assert (str(ROOT), str(ROOT)) in ro and ("/home/u/.claude", "/home/u/.claude") in ro
     tmpfs = [argv[i + 1] for i, a in enumerate(argv) if a == "--tmpfs"]
-    assert "/tmp" in tmpfs and str(SCRATCH / "tmp") in tmpfs
-    # a /tmp of its own comes before the binds that bring back what lives under it
-    assert argv.index("/tmp") < argv.index(str(ROOT))
+    # its TMPDIR is its own and empty; the host's /tmp stays, read-only (an interpreter or a
+    # checkout may live there), so nothing written there outlives the run
+    assert "/tmp" not in tmpfs and str(SCRATCH / "tmp") in tmpfs
+    assert ("/", "/") in ro and "/tmp" not in [b for b, _ in binds]
     normal, _ = wrap(sandbox, ("/bin/sh", "-c", "t"), ROOM, {}, "tok", room=ROOM)
     assert (str(ROOT), str(ROOT)) in pairs(normal, "--bind")  # a check's run writes the tree
 

@@ -205,9 +205,9 @@ def _bwrap(
     # The host's /tmp stays visible, read-only like the rest: what lives there (a checkout, the
     # agent's own install) must still run. The agent writes temporary files to its private
     # TMPDIR, bound writable below, as under srt.
+    # The sealed run too: a /tmp of its own would hide an interpreter or a checkout that lives
+    # there, and the host's is read-only, so nothing it copies there outlives it.
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    if sealed:  # a /tmp of its own, gone with it; what of the host's it needs comes back below
-        args += ["--tmpfs", "/tmp"]
     for path in (box.project, box.tmp, *box.writable):
         if sealed and path == box.tmp:
             args += ["--tmpfs", str(path)]  # its TMPDIR: empty, and gone with it
