@@ -278,8 +278,9 @@ def test_status_shows_where_each_unmerged_lane_is(project: Project) -> None:
     assert f"lane: specs/b.spec.md on {lane} in .ralph/worktrees/{lane[6:]}" in status.stdout
     data = json.loads(project.run("status", "--json").stdout)
     # a's counted DONE reached main at once (its lane goes on, unverified); b's never counted
-    assert [x["spec"] for x in data["lanes"]] == ["specs/a.spec.md", "specs/b.spec.md"]
-    assert (project.root / data["lanes"][1]["worktree"] / "b.txt").read_text() == "b\n"
+    lanes = {x["spec"]: x for x in data["lanes"]}  # in the order they opened
+    assert sorted(lanes) == ["specs/a.spec.md", "specs/b.spec.md"]
+    assert (project.root / lanes["specs/b.spec.md"]["worktree"] / "b.txt").read_text() == "b\n"
     assert project.git("show", "main:a.txt") == "a\n"
     assert not (project.root / "b.txt").exists()
 
