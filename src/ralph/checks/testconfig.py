@@ -83,13 +83,7 @@ class ConfigGuard:
         if not paths:
             return
         now = {p: t for p in paths if (t := read(self.root, p)) is not None}
-        seen = self.store.seen()
-        for p in paths:
-            if p in now:
-                seen[p] = hashes({p: now[p]})[p]
-            else:
-                seen.pop(p, None)
-        self.store.save_seen(seen)
+        self.store.see(paths, now)
         if may_change:
             self.store.take(paths, now)
 

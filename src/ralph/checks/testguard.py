@@ -94,13 +94,7 @@ class TestGuard:
         if not paths:
             return
         now = {p: t for p in paths if (t := read(self.root, p)) is not None}
-        seen = self.store.seen()
-        for p in paths:
-            if p in now:
-                seen[p] = digest(now[p])
-            else:
-                seen.pop(p, None)
-        self.store.save_seen(seen)
+        self.store.see(paths, now)
         if may_change:
             self.store.take(paths, now)
 

@@ -174,6 +174,17 @@ class TestStore:
                 base.pop(p, None)
         self.save_baseline(base)
 
+    def see(self, paths: Iterable[str], now: Mapping[str, str]) -> None:
+        """`paths` as they are `now` (path -> text; a path not in it is gone) are what ralph
+        has seen: a later edit of them that ralph did not see is a person's."""
+        seen = self.seen()
+        for p in paths:
+            if p in now:
+                seen[p] = digest(now[p])
+            else:
+                seen.pop(p, None)
+        self.save_seen(seen)
+
     def save_baseline(self, texts: Mapping[str, str]) -> None:
         """The baseline is now `texts` (path -> text); blobs no longer needed go."""
         files = {path: digest(text) for path, text in texts.items()}
