@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,7 @@ def test_every_git_command_of_a_lanes_run_holds_the_one_git_lock(project: Projec
     lanes_project(project, TWO)
     repo = wt.repo(project.root)
     done: list[str] = []
-    steps = {
+    steps: dict[str, Callable[[], object]] = {
         "worktree": lambda: wt.add_worktree(repo, project.root, "one-000000", "HEAD"),
         "status": lambda: git.status(repo),
         "branches": lambda: wt.worktree_branches(repo),
