@@ -38,7 +38,12 @@ def attempt(name, *argv):
 attempt("umount", "umount", stores)
 attempt("umount-lazy", "umount", "-l", stores)
 attempt("remount", "mount", "-o", "remount,rw", "/")
-attempt("remount-folder", "mount", "-o", "remount,rw,bind", str(outside.parent))
+attempt("remount-hooks", "mount", "-o", "remount,rw,bind", ".git/hooks")
+try:  # ralph's own git would run it, outside the sandbox
+    pathlib.Path(".git/hooks/post-commit").write_text("#!/bin/sh\\ntouch /escaped\\n")
+    print("WROTE HOOK", flush=True)
+except OSError as exc:
+    print("hook refused:", exc, flush=True)
 attempt("bind", "mount", "--bind", str(pathlib.Path(stores).parent), str(peek))
 attempt("nested", "unshare", "-Urm", "sh", "-c", f"umount -l {stores}; cat {canary}")
 for path in (canary, peek / "ralph" / "canary"):
@@ -87,9 +92,9 @@ def test_root_inside_the_sandbox_can_neither_unmount_remount_nor_bind(
     assert result.exit_code == 3, result
     log = rotation_log(box_project)
     tried = attacks(log)
-    assert set(tried) == {"umount", "umount-lazy", "remount", "remount-folder", "bind", "nested"}
+    assert set(tried) == {"umount", "umount-lazy", "remount", "remount-hooks", "bind", "nested"}
     # what hides the store and what is read-only stay so, whoever runs ralph
-    for name in ("umount", "umount-lazy", "remount", "remount-folder", "nested"):
+    for name in ("umount", "umount-lazy", "remount", "remount-hooks", "nested"):
         assert tried[name] != 0, log
     if profile == "bwrap":  # no capability at all: no mount of any kind
         assert tried["bind"] != 0, log
@@ -99,6 +104,7 @@ def test_root_inside_the_sandbox_can_neither_unmount_remount_nor_bind(
     assert CANARY not in log
     assert "READ" not in log
     assert "WROTE OUTSIDE" not in log and not (outside / "written").exists()
+    assert "WROTE HOOK" not in log and not (box_project.root / ".git/hooks/post-commit").exists()
     assert (stores / "canary").read_text() == CANARY
 
 
@@ -133,5 +139,8 @@ def test_as_root_an_honest_run_under_bwrap_still_reaches_verified(
     )
     assert result.exit_code == 0, result
     assert box_project.counts() == {"specs/a.spec.md": 3}
-    assert len((checks / "ran").read_text().split()) >= 3  # the bar and each DONE's check
+    # the bar before the first rotation, then the first DONE's check (the next DONEs of the
+    # same tree reuse its result)
+    assert len((checks / "ran").read_text().split()) >= 2
+    assert "tests' bar of specs/a.spec.md: 1 tests ran" in result.stdout
     assert not (box_project.root / "made.txt").exists()  # written in its room, not the tree
