@@ -3,7 +3,8 @@
 A small Python project (a pytest suite of some 1-2 s) gets an agent that changes a line of
 code and says DONE, rotation after rotation; every DONE runs the spec's checks (the test
 command in the clean room, and whatever else ralph adds). The figure is the DONE gate's wall
-time (in the worklog: from the agent's end to the `done_gate` record) divided by one run of the test command in the project, as a person runs it. Measured for:
+time (in the worklog: from the agent's end to the `done_gate` record) divided by one run of
+the test command in the project, as a person runs it. Measured for:
 - `python -m pytest`, and `.venv/bin/python -m pytest` (the project's own virtualenv);
 - a change of code only, and a change of code and tests (the person's tests run again);
 - the project alone, and with 10,000 more tracked files.
@@ -31,6 +32,7 @@ ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "NO_COLOR": "1"}
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 ENV["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{ENV.get('PATH', '')}"
 ROTATIONS = 5
+RUN_OPTIONS = ("--max-iterations", str(ROTATIONS), "--on-escalation", "continue")
 TEST_FILES = 20
 
 AGENT = """#!/bin/sh
@@ -90,11 +92,11 @@ def test_run(root: Path, command: str) -> float:
 def done_costs(root: Path) -> tuple[list[float], float]:
     """(the seconds of each DONE's gate after the first, check records per DONE)."""
     proc = subprocess.run(
-        [*RALPH, "run", "--plain", "--agent-command", "./agent.sh"]
-        + ["--max-iterations", str(ROTATIONS), "--on-escalation", "continue"],
+        [*RALPH, "run", "--plain", "--agent-command", "./agent.sh", *RUN_OPTIONS],
         cwd=root,
         capture_output=True,
         env=ENV,
+        check=False,
     )
     if proc.returncode not in (0, 3):
         raise SystemExit(f"ralph run failed ({proc.returncode}): {proc.stderr.decode()[-2000:]}")
@@ -110,12 +112,13 @@ def done_costs(root: Path) -> tuple[list[float], float]:
             by.setdefault(it, {})[e["event"]] = e
             checks += e["event"] == "check"
     costs = []
-    for it, seen in sorted(by.items()):
+    for _, seen in sorted(by.items()):
         if "done_gate" not in seen or "rotation_start" not in seen:
             continue
         # the gate's wall time: from the agent's end to the verdict
         start, agent = seen["rotation_start"]["ts"], seen["rotation_end"]["agent_s"]
-        costs.append(float(seen["done_gate"]["ts"]) - float(start) - float(agent))  # type: ignore[arg-type]
+        end = seen["done_gate"]["ts"]
+        costs.append(float(str(end)) - float(str(start)) - float(str(agent)))
     return costs, checks / max(1, len(costs))
 
 

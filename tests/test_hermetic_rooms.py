@@ -102,7 +102,10 @@ def test_a_link_into_the_project_environment_reaches_nothing(git_project: Projec
         ({"pytest.ini": ""}, "pytest.ini"),
         ({"tox.ini": "[tox]\n", "setup.cfg": "[tool:pytest]\n"}, "setup.cfg"),
         ({"pyproject.toml": "[project]\nname='x'\n", "tox.ini": "[pytest]\n"}, "tox.ini"),
-        ({"pyproject.toml": "[tool.pytest.ini_options]\n", "tox.ini": "[pytest]\n"}, "pyproject.toml"),
+        (
+            {"pyproject.toml": "[tool.pytest.ini_options]\n", "tox.ini": "[pytest]\n"},
+            "pyproject.toml",
+        ),
         ({"pyproject.toml": "[project]\nname='x'\n"}, "pyproject.toml"),
         ({"tox.ini": "[tox]\n"}, None),
         ({}, None),

@@ -83,8 +83,8 @@ class CheckPlace:
                           rooms=self.other_room, **gate)  # fmt: skip
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
         left_out = self.left_out if room is not None else ()
-        result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache,
-                                  gate.get("on_result"))  # fmt: skip
+        logged = gate.get("on_result")
+        result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache, logged)
         sealed = SealedRoom(self.other_room, self.source().snapshotter.take, self.tree,
                             lambda: self.source().listing()[0],
                             lambda command: person_config(self.tree, tests, command))  # fmt: skip

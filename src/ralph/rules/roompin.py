@@ -21,8 +21,10 @@ from collections.abc import Mapping
 from pathlib import PurePath
 
 # the files pytest reads its configuration from, in the order it looks in one folder
-CONFIG_NAMES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml",
-                "tox.ini", "setup.cfg")  # fmt: skip
+CONFIG_NAMES = (
+    *("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini"),
+    *("pyproject.toml", "tox.ini", "setup.cfg"),
+)
 _SECTION = {
     "pyproject.toml": re.compile(r"^\s*\[\s*tool\.pytest(\.ini_options)?\s*\]", re.M),
     "tox.ini": re.compile(r"^\s*\[\s*pytest\s*\]", re.M),
