@@ -14,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ralph.errors import StateError
-from ralph.store import confined
+from ralph.store import confined, reader
 
 RESET_HINT = (
     "ralph kept the file as it is; fix it by hand, or move it away to start over "
@@ -24,18 +23,9 @@ RESET_HINT = (
 
 
 def load_json(path: Path, label: str) -> Any | None:
-    """Parsed JSON of `path`, None when it does not exist; StateError when unreadable."""
-    root = confined.project_anchor(path)
-    try:
-        raw = path.read_bytes() if root is None else confined.read_inside(root, path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise StateError(f"{label}: cannot read ({exc.strerror or exc})", RESET_HINT) from exc
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StateError(f"{label}: not valid JSON ({exc})", RESET_HINT) from exc
+    """Parsed JSON of `path`, None when it does not exist; StateError when unreadable, not
+    strict JSON, or a link, pipe or device (store/reader.py: the one reader)."""
+    return reader.load_json(path, label, hint=RESET_HINT)
 
 
 def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
@@ -254,11 +244,5 @@ def redact_file(path: Path, redact: Callable[[str], str]) -> None:
 def read_text(path: Path) -> str:
     """A memory file's text; empty when it does not exist yet; undecodable bytes replaced.
     Under a project's `.ralph/` (guardrails, handoffs, logs) a link that leads outside the
-    project is refused (store/confined.py)."""
-    root = confined.project_anchor(path)
-    try:
-        if root is None:
-            return path.read_bytes().decode("utf-8", errors="replace")
-        return confined.read_inside(root, path).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
+    project is refused, and so is a pipe or a device (store/reader.py)."""
+    return reader.read_text(path, limit=reader.TEXT_LIMIT, follow=True, truncate=True)
