@@ -12,13 +12,10 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ralph.rules.printable import clean_text, printable
 from ralph.store.files import append_text, read_text, write_text_atomic
-
-if TYPE_CHECKING:
-    from ralph.agents.result import AgentFault
 
 PROGRESS_HEADER = "# Progress\n\nOne line per rotation and per verification attempt, by ralph.\n\n"
 RECENT_ERRORS = 5  # lines of errors.log the next prompt shows
@@ -56,8 +53,17 @@ REFUSAL_END = "Fix them before you say DONE again."
 VERIFY_FAILED_END = "Check this spec against it."
 
 
+class Fault(Protocol):
+    """An agent's fault as the note needs it (agents/result.AgentFault fits)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+
 def rotation_note(
-    signal_: str, note: str | None, fault: AgentFault | None, iteration: int, log: str
+    signal_: str, note: str | None, fault: Fault | None, iteration: int, log: str
 ) -> str | None:
     """What the next rotation of the spec must know about this one, when it did not end well."""
     if fault is not None and fault.kind == "overflow":
