@@ -99,7 +99,7 @@ class Recorder:
         }
 
     def log(self, event: str, **fields: object) -> None:
-        append_worklog(self.ws.worklog, event, **fields)
+        append_worklog((self.ws.worklog, self.ws.worklog_copy), event, **fields)
 
     def _redact_agent_files(self, handoff: Path) -> None:
         """The files the agent writes itself, before the next prompt quotes them."""

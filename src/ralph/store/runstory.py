@@ -1,6 +1,7 @@
-"""What `.ralph/` recorded of the latest run, read for `ralph report --html`: its worklog
-records (from the last `run_start` on), the state, and a redacted excerpt of each rotation's
-history log. Works while the run is still going: every file is read as it is at that moment.
+"""What ralph recorded of the latest run, read for `ralph report --html`: its worklog records
+(from the last `run_start` on), the state, and a redacted excerpt of each rotation's log; all
+from ralph's records in its private store, never from the copies in `.ralph/` an agent can
+write. Works while the run is still going: every file is read as it is at that moment.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from typing import Any
 
 from ralph.errors import RalphError
 from ralph.rules.redact import redactor
+from ralph.store import reader
 from ralph.store.files import load_json
 from ralph.store.worklog import read_worklog
-from ralph.store.workspace import STATE_DIR, Workspace
+from ralph.store.workspace import Workspace
 
 # An excerpt is the end of a log (where the signal and the verdict are): bounded so that a
 # 100-rotation report stays well under 2 MB whatever the agents printed.
@@ -39,12 +41,12 @@ def read_run(root: Path) -> RunRecords:
     starts = [n for n, rec in enumerate(records) if rec.get("event") == "run_start"]
     if not starts:
         raise StateError(
-            f"no run to report: {ws.rel(ws.worklog)} records no run",
+            "no run to report: ralph's worklog records no run",
             "start one with ralph run (ralph report works during the run too)",
         )
     latest = tuple(records[starts[-1] :])
     try:
-        state = load_json(ws.state_file, f"{STATE_DIR}/state.json")
+        state = load_json(ws.store / "state.json", "ralph's own copy of state.json")
     except RalphError:
         state = None  # a report of the worklog is still worth having
     logs = {rec["log"] for rec in latest if isinstance(rec.get("log"), str)}
@@ -57,23 +59,19 @@ def read_run(root: Path) -> RunRecords:
 
 
 def _excerpt(ws: Workspace, log: str) -> str | None:
-    """The end of a history log, redacted; None for a path outside `.ralph/history/` (the
-    worklog lies in the project, where an agent could have written it)."""
-    history = ws.history.resolve()
-    try:
-        path = (ws.root / log).resolve()
-        path.relative_to(history)
-        with path.open("rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            start = max(0, size - 4 * EXCERPT_BYTES)
-            f.seek(start)
-            raw = f.read()
-    except (OSError, ValueError):
+    """The end of a rotation's log, redacted: ralph's record of it in the store, whatever
+    path the record names (None for a path that is not a history log's)."""
+    record = ws.record_of(log)
+    if record is None:
         return None
+    try:
+        got = reader.read(record, limit=4 * EXCERPT_BYTES, root=ws.records, tail=True)
+    except (OSError, RalphError):
+        return None
+    raw = got.data
     # Secrets by their shape (the pool's own values were redacted when the log was written);
     # escape codes are the display's business.
-    if start:  # a line cut at its start could hold a secret cut short: it is dropped
+    if got.truncated:  # a line cut at its start could hold a secret cut short: it is dropped
         raw = raw.partition(b"\n")[2]
     text = redactor().text(raw.decode("utf-8", "replace"))
     lines = [line[:EXCERPT_LINE_CHARS] for line in text.splitlines()[-EXCERPT_LINES:]]
