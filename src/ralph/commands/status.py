@@ -59,10 +59,11 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
 
 
 def lanes_data(root: Path) -> list[dict[str, Any]]:
-    """The open lanes of a `--parallel` run (.ralph/lanes.json): where each one's work is."""
+    """The open lanes of a `--parallel` run (ralph's record of them): where each one's work
+    is."""
     from ralph.store.lanes import load_lanes
 
-    lanes = load_lanes(Workspace(root).dir).lanes
+    lanes = load_lanes(root).lanes
     if not lanes:
         return []  # the usual case: the lane plumbing is not even imported
     from ralph.store.worktrees import lane_path
