@@ -102,6 +102,7 @@ class Rotation:
             idle_timeout=member.idle_timeout,
             kill_grace=member.kill_grace,
             specs=specs,
+            secrets=run.opts.secrets,
         )
 
     def run_agent(
@@ -199,11 +200,14 @@ class Rotation:
         result = self.run_agent(agent, request, log, stop=turn.stop)
         signal_, note = signal_of(result, prompt, turn.stop, run.cancel.now)
         interrupted = result.process.interrupted
+        checks_s = 0.0
         if signal_ == "DONE":
             if _bypassed(turn.state, spec.path):
                 self.emit(GateBypassed(iteration, spec.path))
             else:
+                gated = time.perf_counter()
                 verdict = self._gate(turn, result, prompt, handoff)
+                checks_s = time.perf_counter() - gated
                 signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
                 if interrupted and run.cancel.now.is_set():
                     note = "cancelled (ralph cancel --now) while running the DONE checks"
@@ -233,6 +237,7 @@ class Rotation:
                 budget=budget,
                 started=started,
                 own=own + time.perf_counter() - tick,
+                checks_s=checks_s,
             )
             return then(outcome)
 
@@ -275,6 +280,8 @@ class Rotation:
                     done_count=done_count,
                     downgraded=downgraded,
                     agent_s=result.process.elapsed,
+                    checks_s=outcome.checks_s,
+                    seconds=elapsed,
                     overhead_ms=own * 1000,
                     log=ws.rel(outcome.log.path),
                     usage=usage_fields(result),

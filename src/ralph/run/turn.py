@@ -70,6 +70,7 @@ class Outcome:
     budget: LatencyBudget
     started: float  # time.time() when the agent was started
     own: float  # seconds of ralph's own work so far
+    checks_s: float = 0.0  # seconds ralph's checks took (the DONE gate)
 
     @property
     def spec(self) -> str:

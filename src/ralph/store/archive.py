@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from ralph.store import confined, reader
+from ralph.store.files import write_text_atomic
 from ralph.store.workspace import Workspace
 
 VERIFICATION_REPORT = "handoffs/final-verification.md"
@@ -29,12 +30,15 @@ def archive_run(ws: Workspace, now: float | None = None) -> Path:
     """Archive the run that just passed its final verification; returns the folder."""
     target = unique_dir(ws.archive, time.strftime("%Y%m%d-%H%M%S", time.localtime(now)))
     confined.makedirs(ws.root, target)
+    record = ws.archived / target.name
+    record.mkdir(parents=True, exist_ok=True)
     for path in (ws.store / "state.json", ws.worklog):  # ralph's records, not `.ralph/`'s
         try:
             data = reader.read(path, limit=reader.RECORD_LIMIT, tail=True).data  # its end
         except FileNotFoundError:
             continue
-        confined.write_atomic(ws.root, target / path.name, data)
+        write_text_atomic(record / path.name, data.decode("utf-8", errors="replace"))
+        confined.write_atomic(ws.root, target / path.name, data)  # the copy for people
     move_files(ws.root, (ws.progress, ws.errors_log, ws.dir / VERIFICATION_REPORT), target)
     return target
 

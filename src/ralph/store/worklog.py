@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +24,18 @@ READ_LIMIT = reader.RECORD_LIMIT
 TAIL_LIMIT = 4 * 1024 * 1024  # `status --log N`: the last lines are in the last few MB
 
 
-def append_worklog(paths: Sequence[Path], event: str, /, **fields: object) -> None:
+def append_worklog(paths: Sequence[Path], event: str, /, **fields: object) -> dict[str, Any]:
     """One JSON object per line, append-only: what happened, when. `paths[0]` is the record
-    (the store's); the others are copies for people, written after it."""
+    (the store's); the others are copies for people, written after it. Returns the record as
+    written (as a reader of the line gets it)."""
     from ralph.rules.money import rounded_money
 
     record = rounded_money({"ts": round(time.time(), 3), "event": event, **fields})
-    line = json.dumps(record, default=str) + "\n"
+    line = json.dumps(record, default=str)
     for path in paths:
-        append_text(path, line)
+        append_text(path, line + "\n")
+    written: dict[str, Any] = json.loads(line)
+    return written
 
 
 def read_worklog(path: Path) -> list[dict[str, Any]]:
@@ -55,6 +58,69 @@ def _lines(path: Path, limit: int) -> list[str]:
         return []
     lines = got.text().splitlines()
     return lines[1:] if got.truncated else lines  # the first line was cut at its start
+
+
+def last_record(
+    path: Path, event: str, wanted: Callable[[dict[str, Any]], bool] = lambda rec: True
+) -> dict[str, Any] | None:
+    """The last `event` record that is `wanted`, read from the end of the file, a block at a
+    time (`status` must not read a long worklog whole)."""
+    mark = f'"event": {json.dumps(event)}'.encode()
+    try:
+        with path.open("rb") as f:
+            end = f.seek(0, 2)
+            tail = b""
+            while end > 0:
+                start = max(0, end - _BLOCK)
+                f.seek(start)
+                tail = f.read(end - start) + tail
+                end = start
+                # whole lines only: the first one may be cut, unless the file starts there
+                lines = tail.split(b"\n")
+                head, lines = (b"", lines) if start == 0 else (lines[0], lines[1:])
+                for line in reversed(lines):
+                    rec = _record(line.decode("utf-8", "replace")) if mark in line else None
+                    if rec is not None and rec.get("event") == event and wanted(rec):
+                        return rec
+                tail = head
+    except FileNotFoundError:
+        return None
+    return None
+
+
+_BLOCK = 256 << 10
+
+
+def last_record(
+    path: Path, event: str, wanted: Callable[[dict[str, Any]], bool] = lambda rec: True
+) -> dict[str, Any] | None:
+    """The last `event` record that is `wanted`, read from the end of the file, a block at a
+    time (`status` must not read a long worklog whole), READ_LIMIT bytes at most."""
+    mark = f'"event": {json.dumps(event)}'.encode()
+    try:
+        with reader.open_file(path) as f:
+            end = f.seek(0, 2)
+            floor = max(0, end - READ_LIMIT)
+            tail = b""
+            while end > floor:
+                start = max(floor, end - _BLOCK)
+                f.seek(start)
+                tail = f.read(end - start) + tail
+                end = start
+                # whole lines only: the first one may be cut, unless the file starts there
+                lines = tail.split(b"\n")
+                head, lines = (b"", lines) if start == 0 else (lines[0], lines[1:])
+                for line in reversed(lines):
+                    rec = _record(line.decode("utf-8", "replace")) if mark in line else None
+                    if rec is not None and rec.get("event") == event and wanted(rec):
+                        return rec
+                tail = head
+    except FileNotFoundError:
+        return None
+    return None
+
+
+_BLOCK = 256 << 10
 
 
 def _record(line: str) -> dict[str, Any] | None:

@@ -108,6 +108,12 @@ class Workspace:
     def history_log(self, slug: str, iteration: int) -> Path:
         return self.history / slug / f"{iteration:03d}.log"
 
+    @property
+    def archived(self) -> Path:
+        """ralph's records of the archived runs (`<id>/worklog.jsonl`, `<id>/state.json`):
+        in its store, beside the copies in `.ralph/archive/<id>/`."""
+        return self.store / "archive"
+
     def record_of(self, log: str) -> Path | None:
         """The store's record of a history log named as the worklog names it
         (`.ralph/history/<slug>/NNN.log`); None for any other path."""
