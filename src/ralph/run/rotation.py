@@ -189,6 +189,7 @@ class Rotation:
             self.place.current_log,
             f"# ralph rotation {iteration} [{mode}] {spec.path} agent={agent.name} "
             f"started={stamp(started)}",
+            ws.records,
         )
         self.emit(
             RotationStarted(
