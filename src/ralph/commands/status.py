@@ -46,9 +46,12 @@ def load_status(root: Path) -> tuple[State, RunInfo | None]:
 
 def load_checked(root: Path) -> tuple[State, RunInfo | None, dict[str, SpecError]]:
     """`load_status`, with the specs `ralph run` would refuse (their front matter broken)."""
+    from ralph.store.checkout import foreign
+
     ws = Workspace(root)
     ws.check()
-    state = load_state(ws.state_file)
+    # an earlier checkout's records (a clone at a path used before) describe nothing here
+    state = State() if foreign(root) else load_state(ws.state_file)
     try:
         specs = discover_specs(root)  # ralph init's untouched template is no spec
     except SpecError:
@@ -183,6 +186,13 @@ def print_status(
         )
     else:
         print(statusview.render_status_plain(state.specs, **args), end="")
+    from ralph.store.checkout import foreign
+
+    if foreign(root):
+        print(
+            "note: ralph's private store for this path belongs to another checkout of the "
+            "project (cloned again here?): not shown; the next `ralph run` starts afresh"
+        )
     for exc in broken.values():
         hint = f" ({exc.hint})" if exc.hint else ""
         print(printable(f"error: {exc.message}{hint}; `ralph run` refuses to start until then"))
