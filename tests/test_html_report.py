@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph.store.workspace import Workspace
 from tests.browser import chromium, colours, render
 from tests.conftest import SCRIPTED_AGENT, Project
 
@@ -173,13 +174,16 @@ def test_an_html_report_inside_the_project_is_not_a_change_for_the_next_run(
 def test_a_forged_worklog_neither_breaks_the_report_nor_reads_outside_history(
     git_project: Project, tmp_path: Path
 ) -> None:
-    """The worklog lies in the project, where an agent can write: damaged or forged records
-    are shown as far as they make sense, and only logs under .ralph/history/ are read."""
+    """The worklog is ralph's record in its store, out of a sandboxed agent's reach; forged
+    there all the same (an agent run without a sandbox), damaged or forged records are shown
+    as far as they make sense, and only ralph's records of the logs are read, never through a
+    link (the store's or `.ralph/history`)."""
     outside = tmp_path / "private.txt"
     outside.write_text("PRIVATE-CONTENT\n")
-    history = git_project.root / ".ralph/history/x"
-    history.mkdir(parents=True)
-    (history / "001.log").symlink_to(outside)
+    ws = Workspace(git_project.root)
+    for folder in (ws.history, ws.records):
+        (folder / "x").mkdir(parents=True)
+        (folder / "x" / "001.log").symlink_to(outside)
     records = [
         {"ts": "soon", "event": "run_start", "agent": ["x"]},
         {"ts": 1, "event": "rotation_start", "iteration": 1, "spec": "a", "mode": 3},
@@ -191,10 +195,8 @@ def test_a_forged_worklog_neither_breaks_the_report_nor_reads_outside_history(
         {"event": "done_gate", "iteration": 1, "spec": "a", "passed": False, "reasons": {"a": 1}},
         "not an object",
     ]  # fmt: skip
-    (git_project.root / ".ralph/worklog.jsonl").write_text(
-        "\n".join(json.dumps(r) for r in records) + '\n{"cut short'
-    )
-    (git_project.root / ".ralph/state.json").write_text('{"specs": 7}')
+    ws.worklog.write_text("\n".join(json.dumps(r) for r in records) + '\n{"cut short')
+    (ws.store / "state.json").write_text('{"specs": 7}')
     res = git_project.run("report", "--html", str(tmp_path / "r.html"))
     assert res.exit_code == 0, res
     html = (tmp_path / "r.html").read_text()

@@ -178,7 +178,7 @@ def print_status(
             if said:
                 print(f"limits: {name}: {said}")
     if events is not None:
-        print(f"worklog (last {len(events)} of .ralph/worklog.jsonl):")
+        print(f"worklog (last {len(events)} events):")
         for event in events:
             print("  " + format_event(event))
 

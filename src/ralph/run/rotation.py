@@ -179,6 +179,8 @@ class Rotation:
             agent=agent.name,
         )
         handoff = ws.handoff(spec_slug(spec.path))
+        notes = self.place.notes
+        loan = notes.lend(spec_slug(spec.path)) if notes is not None else None
         with budget.operation("prompt"):
             prompt = write_prompt(self, turn, row.done_count, handoff)
         started = time.time()
@@ -187,6 +189,7 @@ class Rotation:
             self.place.current_log,
             f"# ralph rotation {iteration} [{mode}] {spec.path} agent={agent.name} "
             f"started={stamp(started)}",
+            ws.records,
         )
         self.emit(
             RotationStarted(
@@ -196,7 +199,11 @@ class Rotation:
         )
         own = time.perf_counter() - turn.tick
         request = self.request(agent, prompt, spec.path, mode, iteration, handoff)
-        result = self.run_agent(agent, request, log, stop=turn.stop)
+        try:
+            result = self.run_agent(agent, request, log, stop=turn.stop)
+        finally:  # what a lane's agent wrote reaches the run's notes before anything reads them
+            for problem in notes.take_back(loan) if notes and loan else ():
+                self.emit(Notice("warning", problem))
         signal_, note = signal_of(result, prompt, turn.stop, run.cancel.now)
         interrupted = result.process.interrupted
         checks_s = 0.0

@@ -239,6 +239,7 @@ class Verification:
             ws.current_log,
             f"# ralph final verification {attempt} (rotation {iteration}) "
             f"agent={verifier.name} started={stamp(started)}",
+            ws.records,
         )
         run.emit(run.started(state, verifier.name, ALL_SPECS, "VERIFY", started))
         run.emit(VerificationStarted(attempt, iteration, verifier.name))

@@ -1,7 +1,9 @@
 """What ralph recorded of a run, read for `ralph report --html`: its worklog records (from its
 `run_start` on), the state, and a redacted excerpt of each rotation's history log. The run is
 the latest that did work (a later run with nothing to do is no news), or an archived one by
-its id. Works while the run is still going: every file is read as it is at that moment.
+its id. All of it from ralph's records in its private store (the worklog, the rotation logs,
+the archived worklogs), never from the copies in `.ralph/` an agent can write. Works while the
+run is still going: every file is read as it is at that moment.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from typing import Any
 
 from ralph.errors import RalphError
 from ralph.rules.redact import redactor
+from ralph.store import reader
 from ralph.store.files import load_json
 from ralph.store.worklog import read_worklog
-from ralph.store.workspace import STATE_DIR, Workspace
+from ralph.store.workspace import Workspace
 
 # An excerpt is the end of a log (where the signal and the verdict are), whole lines, enough
 # of them for the agent's adapter to render its last words (ui/story.py bounds what is shown).
@@ -41,14 +44,14 @@ def read_run(root: Path, run_id: str | None = None, *, latest: bool = False) -> 
     starts = [n for n, rec in enumerate(records) if rec.get("event") == "run_start"]
     if not starts:
         raise StateError(
-            f"no run to report: {ws.rel(worklog)} records no run",
+            "no run to report: ralph's worklog records no run",
             "start one with ralph run (ralph report works during the run too)",
         )
     runs = [records[a:b] for a, b in zip(starts, [*starts[1:], len(records)], strict=True)]
     worked = [run for run in runs if _worked(run)] if not latest else []
     chosen = tuple(worked[-1] if worked else runs[-1])
     try:
-        state = load_json(ws.state_file, f"{STATE_DIR}/state.json")
+        state = load_json(ws.store / "state.json", "ralph's own copy of state.json")
     except RalphError:
         state = None  # a report of the worklog is still worth having
     logs = {rec["log"] for rec in chosen if isinstance(rec.get("log"), str)}
@@ -61,10 +64,11 @@ def read_run(root: Path, run_id: str | None = None, *, latest: bool = False) -> 
 
 
 def archived_runs(root: Path) -> list[str]:
-    """The ids of the archived runs (their folders under `.ralph/archive/`), oldest first."""
+    """The ids of the archived runs (their folders under `.ralph/archive/`, whose worklogs
+    ralph keeps in its store's `archive/`), oldest first."""
     ws = Workspace(root)
     try:
-        found = [p.name for p in ws.archive.iterdir() if (p / "worklog.jsonl").is_file()]
+        found = [p.name for p in ws.archived.iterdir() if (p / "worklog.jsonl").is_file()]
     except OSError:
         return []
     return sorted(found)
@@ -80,7 +84,7 @@ def _archived(ws: Workspace, run_id: str) -> Path:
             f"no archived run {run_id!r} (archived runs: {shown})",
             "give one of the ids under .ralph/archive/, or no --run for the latest run",
         )
-    return ws.archive / run_id / "worklog.jsonl"
+    return ws.archived / run_id / "worklog.jsonl"
 
 
 def _worked(records: list[dict[str, Any]]) -> bool:
@@ -93,22 +97,18 @@ def _worked(records: list[dict[str, Any]]) -> bool:
 
 
 def _excerpt(ws: Workspace, log: str) -> str | None:
-    """The end of a history log, redacted; None for a path outside `.ralph/history/` (the
-    worklog lies in the project, where an agent could have written it)."""
-    history = ws.history.resolve()
-    try:
-        path = (ws.root / log).resolve()
-        path.relative_to(history)
-        with path.open("rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            start = max(0, size - EXCERPT_BYTES)
-            f.seek(start)
-            raw = f.read()
-    except (OSError, ValueError):
+    """The end of a rotation's log, redacted: ralph's record of it in the store, whatever
+    path the record names (None for a path that is not a history log's)."""
+    record = ws.record_of(log)
+    if record is None:
         return None
+    try:
+        got = reader.read(record, limit=EXCERPT_BYTES, root=ws.records, tail=True)
+    except (OSError, RalphError):
+        return None
+    raw = got.data
     # Secrets by their shape (the pool's own values were redacted when the log was written);
     # escape codes are the display's business.
-    if start:  # a line cut at its start could hold a secret cut short: it is dropped
+    if got.truncated:  # a line cut at its start could hold a secret cut short: it is dropped
         raw = raw.partition(b"\n")[2]
     return redactor().text(raw.decode("utf-8", "replace"))
