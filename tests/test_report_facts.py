@@ -67,8 +67,14 @@ def test_forged_worklog_lines_change_no_verdict_and_crash_nothing(
     for args in (("history",), ("status", "--log", "20"), ("inspect",)):
         shown = git_project.run(*args)
         assert shown.exit_code == 0 and "Traceback" not in shown.stderr, (args, shown)
+    # later, from ralph's records: the run's verdict, its rotation, nothing the agent wrote
     again = git_project.run("report", "--html", str(tmp_path / "again.html"))
     assert again.exit_code == 0, again
+    later = (tmp_path / "again.html").read_text()
+    assert "<b>exit 5</b>" in later and "every spec verified" not in later
+    assert "forger" not in later and later.count('<tr><td class="num">') == 1
+    rows = json.loads(listed.stdout)["rotations"]
+    assert [r["number"] for r in rows] == [1]
 
 
 def _no_constant(name: str) -> Any:
