@@ -146,7 +146,6 @@ def _build(
             p for p in (root / ".git" / "config", root / ".git" / "hooks") if p.exists()
         ),
         image=config.image,
-        env_names=frozenset(config.env),
         uid=os.getuid() if hasattr(os, "getuid") else 0,
         gid=os.getgid() if hasattr(os, "getgid") else 0,
     )

@@ -17,17 +17,24 @@ import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from ralph.process.allowlist import AllowList
 from ralph.process.capture import HELPER
 from ralph.process.sandbox import Sandbox, container_name, srt_settings, wrap
 
 PROBE_TIMEOUT = 30.0  # seconds: srt starts node and its proxies; bwrap takes milliseconds
-# The innermost `contain` block's sandbox is last.
+# The innermost `contain` block's sandbox is last; likewise its rules for the environment.
 _ACTIVE: list[Sandbox] = []
+_ALLOWED: list[AllowList] = []
 
 
 def active() -> Sandbox | None:
     """The sandbox processes start in now, or None."""
     return _ACTIVE[-1] if _ACTIVE else None
+
+
+def allowed() -> AllowList | None:
+    """What of ralph's environment processes started now get (None: outside a run, all)."""
+    return _ALLOWED[-1] if _ALLOWED else None
 
 
 def prepare(box: Sandbox) -> None:
@@ -80,17 +87,21 @@ def _try(box: Sandbox, argv: tuple[str, ...], env: Mapping[str, str]) -> str | N
 
 
 @contextlib.contextmanager
-def contain(box: Sandbox | None) -> Iterator[None]:
-    """Every process started inside this block runs in `box` (nothing changes for None)."""
-    if box is None:
-        yield
-        return
-    _ACTIVE.append(box)
+def contain(box: Sandbox | None, allow: AllowList | None = None) -> Iterator[None]:
+    """Every process started inside this block runs in `box` (None: unsandboxed) and gets
+    what `allow` hands it of its environment (None: all of it)."""
+    if allow is not None:
+        _ALLOWED.append(allow)
+    if box is not None:
+        _ACTIVE.append(box)
     try:
         yield
     finally:
-        _ACTIVE.remove(box)
-        shutil.rmtree(box.scratch, ignore_errors=True)
+        if allow is not None:
+            _ALLOWED.remove(allow)
+        if box is not None:
+            _ACTIVE.remove(box)
+            shutil.rmtree(box.scratch, ignore_errors=True)
 
 
 def release(box: Sandbox | None, token: str) -> None:
