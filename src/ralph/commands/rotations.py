@@ -25,6 +25,7 @@ class Rotation:
     done_count: int | None
     note: str | None
     log: str | None  # history log, relative to the project root, when recorded
+    checks: float | None = None  # seconds of ralph's checks (the DONE gate, a verification's)
 
 
 def _cost(record: dict[str, Any]) -> float | None:
@@ -88,7 +89,9 @@ def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
             ended = recorded.epoch(rec.get("ts"))
             duration = ended - started if ended is not None and started is not None else None
             if duration is None or duration < 0:
-                duration = recorded.seconds(rec.get("agent_s"))
+                duration = recorded.seconds(rec.get("seconds")) or recorded.seconds(
+                    rec.get("agent_s")
+                )
             files = rec.get("files_changed")
             done = rec.get("done_count")
             row = Rotation(
@@ -104,6 +107,7 @@ def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
                 done_count=recorded.whole(done),
                 note=_name(rec.get("note")),
                 log=_name(rec.get("log")),
+                checks=recorded.seconds(rec.get("checks_s")),
             )
             if i is None:
                 found.append(row)
@@ -122,7 +126,18 @@ def _when(epoch: float | None) -> str:
 
 def render_table(rows: list[Rotation]) -> str:
     """Aligned columns, one rotation per line."""
-    header = ("#", "started", "spec", "agent", "mode", "signal", "files", "duration", "cost")
+    header = (
+        "#",
+        "started",
+        "spec",
+        "agent",
+        "mode",
+        "signal",
+        "files",
+        "duration",
+        "checks",
+        "cost",
+    )
     cells = [header]
     for r in rows:
         cells.append(
@@ -135,11 +150,12 @@ def render_table(rows: list[Rotation]) -> str:
                 printable(r.signal or "(no end)"),
                 "-" if r.files_changed is None else str(r.files_changed),
                 _seconds(r.duration),
+                _seconds(r.checks),
                 "-" if r.cost_usd is None else f"${r.cost_usd:.2f}",
             )
         )
     widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
-    right = {0, 6, 7, 8}  # numbers read better aligned right
+    right = {0, 6, 7, 8, 9}  # numbers read better aligned right
     out = []
     for line in cells:
         parts = [
@@ -160,6 +176,7 @@ def rotation_data(r: Rotation) -> dict[str, Any]:
         "signal": r.signal,
         "files_changed": r.files_changed,
         "duration": None if r.duration is None else round(r.duration, 3),
+        "checks_seconds": None if r.checks is None else round(r.checks, 3),
         "cost_usd": r.cost_usd,
         "done_count": r.done_count,
         "note": r.note,

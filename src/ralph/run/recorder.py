@@ -101,7 +101,8 @@ class Recorder:
         }
 
     def log(self, event: str, **fields: object) -> None:
-        self.records.append(append_worklog((self.ws.worklog, self.ws.worklog_copy), event, **fields))
+        written = append_worklog((self.ws.worklog, self.ws.worklog_copy), event, **fields)
+        self.records.append(written)
 
     def _redact_agent_files(self, handoff: Path) -> None:
         """The files the agent writes itself, before the next prompt quotes them."""

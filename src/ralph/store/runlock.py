@@ -213,6 +213,11 @@ class RunLock:
             lock.release()
             self._lock = None
             raise self._refused() from None
+        from ralph.store.checkout import claim
+
+        replaced = claim(root)  # a store of an earlier checkout at this path: set aside
+        if replaced is not None:
+            self.notes.append(replaced)
         adopted = adopt_legacy(root)
         if lost is not None and not adopted:  # adopted: an upgrade, not a loss
             self.notes.append(lost)

@@ -64,37 +64,6 @@ def last_record(
     path: Path, event: str, wanted: Callable[[dict[str, Any]], bool] = lambda rec: True
 ) -> dict[str, Any] | None:
     """The last `event` record that is `wanted`, read from the end of the file, a block at a
-    time (`status` must not read a long worklog whole)."""
-    mark = f'"event": {json.dumps(event)}'.encode()
-    try:
-        with path.open("rb") as f:
-            end = f.seek(0, 2)
-            tail = b""
-            while end > 0:
-                start = max(0, end - _BLOCK)
-                f.seek(start)
-                tail = f.read(end - start) + tail
-                end = start
-                # whole lines only: the first one may be cut, unless the file starts there
-                lines = tail.split(b"\n")
-                head, lines = (b"", lines) if start == 0 else (lines[0], lines[1:])
-                for line in reversed(lines):
-                    rec = _record(line.decode("utf-8", "replace")) if mark in line else None
-                    if rec is not None and rec.get("event") == event and wanted(rec):
-                        return rec
-                tail = head
-    except FileNotFoundError:
-        return None
-    return None
-
-
-_BLOCK = 256 << 10
-
-
-def last_record(
-    path: Path, event: str, wanted: Callable[[dict[str, Any]], bool] = lambda rec: True
-) -> dict[str, Any] | None:
-    """The last `event` record that is `wanted`, read from the end of the file, a block at a
     time (`status` must not read a long worklog whole), READ_LIMIT bytes at most."""
     mark = f'"event": {json.dumps(event)}'.encode()
     try:
