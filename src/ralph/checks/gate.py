@@ -169,7 +169,11 @@ class DoneGate:
         # what of the tree is a person's (a room copies no other), and the code as the run
         # began when a check will ask what the agent's work changed
         wanted = any(c.method in WANTED for m in metas if m for c in m.checks)
-        self.place.start(copy=wanted, keep=self.tests.store.running)
+        # the environments the checks will use, copied: only when some check will run
+        checks = any(m is not None and m.gates_done for m in metas) or any(
+            has_sealed(self.ws.root, s.path) for s in specs
+        )
+        self.place.start(copy=wanted, keep=self.tests.store.running, envs=checks)
         return self.tests.start()
 
     def weakened_tests(self, spec: Spec, *, full: bool = False) -> tuple[str, ...]:

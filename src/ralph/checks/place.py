@@ -66,13 +66,14 @@ class CheckPlace:
             self._source = RoomSource(self.tree)
         return self._source
 
-    def start(self, *, copy: bool = False, keep: bool = False) -> None:
+    def start(self, *, copy: bool = False, keep: bool = False, envs: bool = True) -> None:
         """When the run starts: the project's environments, copied (store/envcopy.py; `keep`:
         the last run was killed, the copies stay), what of the project is a person's
         (store/room.record_start), and with `copy` the code as it is now, unless the run
-        began before (store/startcopy)."""
+        began before (store/startcopy). `envs`: whether any check will run at all."""
         if self.name == "main":
-            record_start_envs(self.project, keep=keep)
+            if envs:
+                record_start_envs(self.project, keep=keep)
             record_start(self.project, self.source())
             if copy:
                 record_start_copy(self.project, self.source())
