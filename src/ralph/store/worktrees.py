@@ -289,7 +289,12 @@ def commit_all(r: Repo, message: str) -> bool:
     with GIT_LOCK:
         if unmerged_files(r) or not unclean(r):
             return False
+        # `.ralph/` is never committed, whatever the ignore files say (a lane's copy of the
+        # run's notes for the agent is there)
         _git(r, "add", "-A")
+        _git(r, "reset", "--quiet", "--", STATE_DIR)  # as it is in HEAD: nothing of it added
+        if _run(r, "diff", "--cached", "--quiet", "--no-ext-diff").returncode == 0:
+            return False
         _git(r, "commit", "--quiet", "--no-verify", "-m", message)
         return True
 
