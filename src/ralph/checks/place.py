@@ -7,7 +7,7 @@ PYTHONPYCACHEPREFIX per run of the checks) and load no user site (PYTHONNOUSERSI
 `usercustomize`). Room B ("<name>.person") is the same with the person's tests and test
 configuration as they last left them (checks/persontests.py): the test-running checks that
 passed in room A run there once more, when the agent changed the tests. Then the person's
-sealed tests run in "<name>.sealed" (checks/sealed.py).
+sealed tests run in room A itself, synced to hold them (checks/sealed.py).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.spec import Spec
+from ralph.rules.testfiles import is_test
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta
 from ralph.store.room import RoomSource, build_room, record_start, rooms_dir
 from ralph.store.roomsync import wipe
@@ -49,7 +50,6 @@ class CheckPlace:
         same = tree.resolve() == project.resolve()
         self.name = "main" if same else tree.name
         self._source: RoomSource | None = None
-        self._runs = 0
         self.left_out: tuple[str, ...] = ()  # what the last room built left out
 
     def source(self) -> RoomSource:
@@ -84,12 +84,33 @@ class CheckPlace:
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
         left_out = self.left_out if room is not None else ()
         result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache)
-        sealed = SealedRoom(self.other_room, self.source().snapshotter.take, self.tree,
-                            lambda: self.source().listing()[0],
-                            lambda command: person_config(self.tree, tests, command))  # fmt: skip
-        result = sealed_gate(result, project=self.project, spec=spec.path, meta=meta, place=sealed,
-                             cancel=cancel, on_result=gate.get("on_result"))  # fmt: skip
+        result = sealed_gate(
+            result,
+            project=self.project,
+            spec=spec.path,
+            meta=meta,
+            place=self.sealed_room(tests),
+            cancel=cancel,
+            on_result=gate.get("on_result"),
+        )
         return result, Ran(code, left_out)
+
+    def sealed_room(self, tests: TestGuard) -> SealedRoom:
+        """Where the sealed tests run: room A itself (checks/sealed.py)."""
+        return SealedRoom(
+            room=self.room_a,
+            snapshot=self.source().snapshotter.take,
+            tree=self.tree,
+            listing=lambda: self.source().listing()[0],
+            config=lambda command: person_config(self.tree, tests, command),
+            is_test=lambda path: is_test(path, tests.globs),
+        )
+
+    def room_a(self, overlay: Mapping[str, bytes | None] | None) -> tuple[Path, dict[str, str]]:
+        """Room A synced now, with `overlay` placed (None: as the snapshot has it), and the
+        env of its checks: the same path and env whatever it holds."""
+        path, code = self.room(overlay, "")
+        return path, code.env
 
     def for_checks(self, meta: SpecMeta, mode: str) -> tuple[Path | None, TreeCode]:
         """Room A and the env for the checks of `meta`; no room (None) when none of them
@@ -114,21 +135,15 @@ class CheckPlace:
         name = self.name + (suffix if overlay is not None else "")
         room = build_room(self.tree, self.project, name, replace=overlay, source=self.source())
         self.left_out = room.left_out
+        # a sandbox's TMPDIR for a check in this room (process/sandbox.py, under srt)
+        _fresh(room.path.parent / "tmp")
         env = dict(os.environ)
         env.update(
-            PYTHONDONTWRITEBYTECODE="1", PYTHONNOUSERSITE="1", PYTHONPYCACHEPREFIX=self._pycache()
+            PYTHONDONTWRITEBYTECODE="1",
+            PYTHONNOUSERSITE="1",
+            PYTHONPYCACHEPREFIX=_fresh(rooms_dir(self.project) / f"{self.name}.pycache"),
         )
         return room.path, tree_code(room.path, self.project, env)
-
-    def _pycache(self) -> str:
-        """A fresh, empty folder for this run of the checks; the last ones' go."""
-        folder = rooms_dir(self.project) / f"{self.name}.pycache"
-        if folder.exists():
-            wipe(folder)
-        self._runs += 1
-        fresh = folder / str(self._runs)
-        fresh.mkdir(mode=0o700, parents=True)
-        return str(fresh)
 
     def person_gate(
         self,
@@ -201,6 +216,15 @@ class Ran:
             more = f" (and {len(self.left_out) - 1} more)" if len(self.left_out) > 1 else ""
             lines.append(f"not in the clean room the checks ran in: {self.left_out[0]}{more}")
         return "; ".join(line for line in lines if line) or None
+
+
+def _fresh(folder: Path) -> str:
+    """`folder`, made empty now (the last checks' files go); the same path every time, so
+    no run of the checks can be told from another by it (the sealed run's included)."""
+    if folder.exists():
+        wipe(folder)
+    folder.mkdir(mode=0o700, parents=True)
+    return str(folder)
 
 
 def _never(name: str) -> CheckResult:
