@@ -60,8 +60,9 @@ def test_bwrap_binds_the_project_the_cli_folders_and_a_private_tmp_read_only_els
 
 def test_bwrap_dies_with_ralph_and_keeps_its_processes_in_their_own_pid_namespace() -> None:
     argv, _ = wrap(box(), ("/bin/true",), ROOT, {}, "tok")
-    for flag in ("--die-with-parent", "--unshare-pid", "--new-session"):
+    for flag in ("--die-with-parent", "--unshare-pid", "--new-session", "--unshare-user"):
         assert flag in argv
+    assert ("--cap-drop", "ALL") in itertools.pairwise(argv)  # root inside holds no capability
 
 
 def test_bwrap_hides_secrets_after_the_writable_binds_so_a_secret_inside_one_stays_hidden() -> None:
@@ -129,6 +130,10 @@ def test_docker_passes_variables_by_name_so_no_key_is_on_the_command_line() -> N
     assert argv[-3:] == ("ralph-agents:1", "claude", "-p")
     assert argv[argv.index("--name") + 1] == container_name("abc123")
     assert argv[argv.index("--user") + 1] == "1000:1000"
+    # root in the container holds no capability, gains none, and writes only what is mounted
+    assert ("--cap-drop", "ALL") in itertools.pairwise(argv)
+    assert ("--security-opt", "no-new-privileges") in itertools.pairwise(argv)
+    assert "--read-only" in argv
     assert f"{ROOT}:{ROOT}" in argv
     assert "/home/u/.ssh" not in " ".join(argv)  # only what is mounted is there at all
 

@@ -5,7 +5,10 @@ For pytest ralph asks for the report itself, in `PYTEST_ADDOPTS` after the perso
 (a later `--junitxml` wins over the project's `addopts`), at a name drawn at random in the room
 (the only folder a sandboxed run may write besides its temporary one), removed before and after
 the run: a file left there earlier, or one the run did not write, is no result. Other runners
-name the file they write (`report:`); it must be written by this run too.
+name the file they write (`report:`); it must be written by this run too. A run that wrote no
+report (`python -m unittest -v`, or pytest where ralph's option did not reach it) is read from
+the per-case lines it printed (rules/caselines.py), which must add up to its own summary: a
+structured report is preferred wherever there is one.
 """
 
 from __future__ import annotations
@@ -16,19 +19,20 @@ import shlex
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ralph.checks.command import run_command
+from ralph.checks.command import output_tail, run_command
 from ralph.checks.result import CheckResult
+from ralph.rules.caselines import printed_cases
 from ralph.rules.junitcases import JCase
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import ExternalConfig, RevertConfig
 
 MAX_REPORT_BYTES = 64 << 20
 REPORT_HINT = (
-    "for a runner other than pytest, or a command that names its own --junitxml, set the "
-    "check's config.report to the JUnit XML file the command writes"
+    "run unittest with -v, or pytest; for another runner, or a command that names its own "
+    "--junitxml, set the check's config.report to the JUnit XML file the command writes"
 )
 
 
@@ -62,10 +66,11 @@ def case_run(
     started = time.time()
     # a sandbox passes only the variables it knows: ralph's request for the report too
     passes = frozenset({"PYTEST_ADDOPTS"}) if cfg.report is None else frozenset()
-    result = run_command(
+    whole = run_command(
         ExternalConfig(command=command, timeout=cfg.timeout), room, env, cancel, name=name,
-        room=room, passes=passes,
+        room=room, passes=passes, whole=True,
     )  # fmt: skip
+    result = replace(whole, output=output_tail(whole.output) if not whole.passed else "")
     try:
         if result.interrupted or result.summary.startswith("timed out"):
             return CaseRun(None, result, result.summary)
@@ -76,6 +81,12 @@ def case_run(
     finally:
         if _inside(report, room):
             _remove(report)
+    if cases is None and cfg.report is None:
+        printed = printed_cases(whole.output)  # no report: the lines it printed, if they add up
+        if printed.cases is not None:
+            return CaseRun(printed.cases, result)
+        if printed.why and "no per-case results" not in printed.why:
+            return CaseRun(None, result, f"{result.summary}; {printed.why}")
     if cases is None:
         return CaseRun(None, result, f"{result.summary}; {REPORT_HINT}")
     if cfg.report is None:

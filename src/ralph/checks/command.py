@@ -41,7 +41,7 @@ def shell_argv(command: str) -> tuple[str, ...]:
     return (sh, "-c", command)
 
 
-ROOM_PASSES = frozenset(("PYTHONDONTWRITEBYTECODE", "PYTHONNOUSERSITE", "PYTHONPYCACHEPREFIX"))
+ROOM_PASSES = frozenset(("PYTHONDONTWRITEBYTECODE", "PYTHONNOUSERSITE", "PYTEST_ADDOPTS"))
 
 
 def run_command(
@@ -54,11 +54,13 @@ def run_command(
     required: bool = True,
     room: Path | None = None,
     passes: frozenset[str] = frozenset(),
+    whole: bool = False,
 ) -> CheckResult:
     """Run one external check. Never raises for the command's sake: a command that cannot
     start, times out or fails is a failed check, with the reason in its summary. `passes`:
     variables of `env` a sandbox must let through (ralph's own, such as the revert check's
-    `PYTEST_ADDOPTS`)."""
+    `PYTEST_ADDOPTS`). `whole`: the result's output is all of it (its last 4 MiB), passed or
+    not, for a caller that reads it (the per-case lines of checks/caseruns.py)."""
     started, wall_started = time.perf_counter(), time.time()
 
     def fail(summary: str, output: str = "", *, interrupted: bool = False) -> CheckResult:
@@ -68,7 +70,7 @@ def run_command(
             False,
             required,
             summary,
-            _tail(output),
+            output if whole else output_tail(output),
             seconds=time.perf_counter() - started,
             interrupted=interrupted,
         )
@@ -138,11 +140,12 @@ def run_command(
         True,
         required,
         f"exit code {res.exit_code}" + (f"; {counts.describe()}" if counts else ""),
+        output if whole else "",
         seconds=time.perf_counter() - started,
         counts=counts,
     )
 
 
-def _tail(output: str) -> str:
+def output_tail(output: str) -> str:
     lines = output.rstrip().splitlines()[-OUTPUT_TAIL_LINES:]
     return "\n".join(line if len(line) <= 300 else line[:300] + " …" for line in lines)

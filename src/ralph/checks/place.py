@@ -2,9 +2,10 @@
 
 Room A holds the files the snapshot compares; its environment (`tree_code`: editable installs
 and PYTHONPATH entries that point into the project point at the room) makes the interpreter
-read and write no bytecode of the copy (PYTHONDONTWRITEBYTECODE, a fresh empty
-PYTHONPYCACHEPREFIX per run of the checks) and load no user site (PYTHONNOUSERSITE, so no
-`usercustomize`). Room B ("<name>.person") is the same with the person's tests and test
+write no bytecode (PYTHONDONTWRITEBYTECODE: a room holds none, so its code is compiled from
+source at every run, while the interpreter's own compiled library is used as it is), load no
+user site (PYTHONNOUSERSITE, so no `usercustomize`), and finds no test configuration above
+the room (rules/roompin.py). Room B ("<name>.person") is the same with the person's tests and test
 configuration as they last left them (checks/persontests.py): the test-running checks that
 passed in room A run there once more, when the agent changed the tests. Then the person's
 sealed tests run in room A itself, synced to hold them (checks/sealed.py).
@@ -16,7 +17,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,11 @@ from ralph.checks.runner import gate_items, run_gate
 from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
 from ralph.process.treecode import TreeCode, tree_code
+from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
 from ralph.rules.testfiles import is_test
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta
-from ralph.store.room import RoomSource, build_room, record_start, rooms_dir
+from ralph.store.room import RoomSource, build_room, record_start
 from ralph.store.roomsync import wipe
 from ralph.store.startcopy import WANTED, record_start_copy, start_copy, work_of
 
@@ -83,7 +85,8 @@ class CheckPlace:
                           rooms=self.other_room, **gate)  # fmt: skip
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
         left_out = self.left_out if room is not None else ()
-        result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache)
+        logged = gate.get("on_result")
+        result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache, logged)
         result = sealed_gate(
             result,
             project=self.project,
@@ -91,7 +94,7 @@ class CheckPlace:
             meta=meta,
             place=self.sealed_room(tests),
             cancel=cancel,
-            on_result=gate.get("on_result"),
+            on_result=logged,
         )
         return result, Ran(code, left_out)
 
@@ -138,11 +141,10 @@ class CheckPlace:
         # a sandbox's TMPDIR for a check in this room (process/sandbox.py, under srt)
         _fresh(room.path.parent / "tmp")
         env = dict(os.environ)
-        env.update(
-            PYTHONDONTWRITEBYTECODE="1",
-            PYTHONNOUSERSITE="1",
-            PYTHONPYCACHEPREFIX=_fresh(rooms_dir(self.project) / f"{self.name}.pycache"),
-        )
+        # a cache prefix of the person's could hold bytecode for the room's own paths
+        env.pop("PYTHONPYCACHEPREFIX", None)
+        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONNOUSERSITE="1")
+        env["PYTEST_ADDOPTS"] = pin_pytest(room.path, _names(room.path), env.get("PYTEST_ADDOPTS"))
         return room.path, tree_code(room.path, self.project, env)
 
     def person_gate(
@@ -155,19 +157,27 @@ class CheckPlace:
         cancel: threading.Event | None,
         tests: TestGuard,
         cache: CheckCache,
+        on_result: Callable[[CheckResult], None] | None = None,
     ) -> GateResult:
         """After room A passed: the person's tests against this code (room B), at most once;
-        `gate` with the failed check added when they fail."""
+        `gate` with the failed check added when they fail. Each run there is recorded
+        (`on_result`: the worklog) as "<check> (person's tests)"."""
         if not gate.passed:
             return gate
         gi = GateInput(self.tree, spec.path, spec.text, meta, mode, cache=cache, tree=key,
                        cancel=cancel if cancel is not None else threading.Event())  # fmt: skip
-        failed = self.person_check(gate, gi, tests)
+        failed = self.person_check(gate, gi, tests, on_result or (lambda _: None))
         if failed is None:
             return gate
         return GateResult(False, (*gate.results, failed), failed.interrupted)
 
-    def person_check(self, gate: GateResult, gi: GateInput, tests: TestGuard) -> CheckResult | None:
+    def person_check(
+        self,
+        gate: GateResult,
+        gi: GateInput,
+        tests: TestGuard,
+        on_result: Callable[[CheckResult], None],
+    ) -> CheckResult | None:
         """Room B: the checks of `gate` that ran tests (their result has counts) once more,
         when the agent changed the tests since the person's baseline; the first that fails
         (or is interrupted), None when every one passed or there was nothing to run again.
@@ -197,9 +207,13 @@ class CheckPlace:
         b_input = replace(gi, run_root=path, env=code.env, tree=key)
         for item in items:
             result = METHODS[item.method].run(b_input, item, lambda i: _never(i.name))
+            result = replace(result, name=f"{item.name} (person's tests)")
             if result.interrupted or not result.passed:
                 summary = f"{PERSON_FAILED} ({item.name}: {result.summary})"
-                return replace(result, name=f"{item.name} (person's tests)", summary=summary)
+                result = replace(result, summary=summary)
+            on_result(result)
+            if result.interrupted or not result.passed:
+                return result
         return None
 
 
@@ -218,13 +232,22 @@ class Ran:
         return "; ".join(line for line in lines if line) or None
 
 
-def _fresh(folder: Path) -> str:
+def _fresh(folder: Path) -> None:
     """`folder`, made empty now (the last checks' files go); the same path every time, so
     no run of the checks can be told from another by it (the sealed run's included)."""
     if folder.exists():
         wipe(folder)
     folder.mkdir(mode=0o700, parents=True)
-    return str(folder)
+
+
+def _names(room: Path) -> dict[str, str]:
+    """The room's own files that may hold pytest's configuration: name -> text."""
+    out: dict[str, str] = {}
+    for name in CONFIG_NAMES:
+        path = room / name
+        if path.is_file():  # a link in a room stays inside it (store/room.py)
+            out[name] = path.read_text(encoding="utf-8", errors="replace")
+    return out
 
 
 def _never(name: str) -> CheckResult:

@@ -84,6 +84,7 @@ def _run(req: RunRequest, sink: ReportSink) -> int:
         only=tuple(req.spec or ()),
         parallel=req.parallel or config.parallel,
         watch=None if hook is None else partial(on_fact, hook, req.root),
+        secrets=frozenset() if hook is None else hook.secrets,
     )
     # Before any agent or check runs: a sandbox that cannot start stops the run here.
     box = start_sandbox(req.root, req.sandbox, config.sandbox, members)

@@ -10,7 +10,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph.errors import SpecError
 from ralph.rules.matrix import reconcile
@@ -20,6 +20,9 @@ from ralph.specs.discovery import discover_specs
 from ralph.store.runlock import RunInfo, read_run
 from ralph.store.state import load_state
 from ralph.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from ralph.rules.runtotals import RunTotals
 
 
 def status(
@@ -59,10 +62,11 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
 
 
 def lanes_data(root: Path) -> list[dict[str, Any]]:
-    """The open lanes of a `--parallel` run (.ralph/lanes.json): where each one's work is."""
+    """The open lanes of a `--parallel` run (ralph's record of them): where each one's work
+    is."""
     from ralph.store.lanes import load_lanes
 
-    lanes = load_lanes(Workspace(root).dir).lanes
+    lanes = load_lanes(root).lanes
     if not lanes:
         return []  # the usual case: the lane plumbing is not even imported
     from ralph.store.worktrees import lane_path
@@ -79,16 +83,31 @@ def lanes_data(root: Path) -> list[dict[str, Any]]:
 
 
 def format_event(event: dict[str, Any]) -> str:
+    from ralph.rules.recorded import epoch
     from ralph.ui.text import format_when  # only with --log: plain `status` must import little
 
-    ts = event.get("ts")
-    when = format_when(ts) if isinstance(ts, (int, float)) else "?"
+    ts = epoch(event.get("ts"))  # a forged line's moment may be out of any clock's range
+    when = "?" if ts is None else format_when(ts)
     rest = " ".join(
         f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
         for k, v in event.items()
         if k not in ("ts", "event")
     )
     return printable(f"{when} {event.get('event', '?')} {rest}".rstrip())  # names, notes
+
+
+def last_run(root: Path) -> RunTotals | None:
+    """The numbers of the last run that did work (a run with nothing to do is no news), as it
+    recorded them when it ended: the same figures as its end line and its reports."""
+    from ralph.rules.runtotals import recorded_totals
+    from ralph.store.worklog import last_record
+
+    def worked(rec: dict[str, Any]) -> bool:
+        found = recorded_totals(rec)
+        return found is not None and found.rotations > 0
+
+    found = last_record(Workspace(root).worklog, "run_end", worked)
+    return None if found is None else recorded_totals(found)
 
 
 def print_status(
@@ -105,10 +124,12 @@ def print_status(
 
     windows = load_limits(Workspace(root).dir).get("agents", {})
     lanes = lanes_data(root)
+    last = last_run(root)
     if as_json:
         data = status_data(state, live)
         data["limits"] = windows  # per agent, per window: as its CLI last reported it
         data["costs"] = costs_json(spec_costs(state.specs))
+        data["last_run"] = None if last is None else last.to_json()
         if lanes:
             data["lanes"] = lanes
         if events is not None:
@@ -144,6 +165,10 @@ def print_status(
     line = costs_line(spec_costs(state.specs))
     if line:
         print(f"cost: {line}")
+    if last is not None:
+        from ralph.ui.text import totals_line
+
+        print(f"last run: {totals_line(last)}")
     if windows:
         from ralph.rules.limits import describe
 
@@ -153,7 +178,7 @@ def print_status(
             if said:
                 print(f"limits: {name}: {said}")
     if events is not None:
-        print(f"worklog (last {len(events)} of .ralph/worklog.jsonl):")
+        print(f"worklog (last {len(events)} events):")
         for event in events:
             print("  " + format_event(event))
 

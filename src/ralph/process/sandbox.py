@@ -202,6 +202,11 @@ def _bwrap(
     # --die-with-parent and the pid namespace: when ralph kills bwrap, the kernel kills
     # everything inside, daemons included. --new-session: no terminal to inject input into.
     args = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
+    # A user namespace (the caller's uid mapped to itself) and no capability at all: bwrap
+    # started by root otherwise keeps every capability, and root inside could unmount what
+    # hides the store, remount a read-only folder writable or bind one anywhere. The mounts
+    # a user namespace inherits are locked too, so a nested one cannot undo them either.
+    args += ["--unshare-user", "--cap-drop", "ALL"]
     # The host's /tmp stays visible, read-only like the rest: what lives there (a checkout, the
     # agent's own install) must still run. The agent writes temporary files to its private
     # TMPDIR, bound writable below, as under srt.
@@ -241,7 +246,9 @@ def _docker(
 ) -> tuple[str, ...]:
     args = ["run", "--rm", "-i", "--init", "--name", container_name(token)]
     args += ["--user", f"{box.uid}:{box.gid}", "--security-opt", "no-new-privileges"]
-    args += ["--tmpfs", "/tmp", "-w", str(cwd)]
+    # No capability (root's DAC override and chown among Docker's defaults) and the image
+    # read-only: as under bwrap, only the mounted folders below and /tmp are writable.
+    args += ["--cap-drop", "ALL", "--read-only", "--tmpfs", "/tmp", "-w", str(cwd)]
     for path in (box.project, box.tmp, *box.writable):  # the sealed run writes its room only
         if sealed and path == box.tmp:
             args += ["--tmpfs", str(path)]

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from ralph.rules.pool import Seat
 from ralph.rules.prompt import Mode
+from ralph.rules.runtotals import RunTotals
 from ralph.rules.state import MAX_COUNT, Tally, usage_to_json
 from ralph.rules.testcounts import TestCounts
 
@@ -107,6 +108,7 @@ class RunEnded:
     matrix: tuple[SpecRow, ...]
     usage: Tally | None = None  # what this run spent, as reported
     costs: dict[str, Any] | None = None  # per spec and per verified spec, and the forecast
+    totals: RunTotals | None = None  # the run's numbers (usage is its usage), times included
 
 
 @dataclass(frozen=True)

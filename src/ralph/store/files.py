@@ -14,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ralph.errors import StateError
-from ralph.store import confined
+from ralph.store import confined, reader
 
 RESET_HINT = (
     "ralph kept the file as it is; fix it by hand, or move it away to start over "
@@ -24,18 +23,9 @@ RESET_HINT = (
 
 
 def load_json(path: Path, label: str) -> Any | None:
-    """Parsed JSON of `path`, None when it does not exist; StateError when unreadable."""
-    root = confined.project_anchor(path)
-    try:
-        raw = path.read_bytes() if root is None else confined.read_inside(root, path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise StateError(f"{label}: cannot read ({exc.strerror or exc})", RESET_HINT) from exc
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StateError(f"{label}: not valid JSON ({exc})", RESET_HINT) from exc
+    """Parsed JSON of `path`, None when it does not exist; StateError when unreadable, not
+    strict JSON, or a link, pipe or device (store/reader.py: the one reader)."""
+    return reader.load_json(path, label, hint=RESET_HINT)
 
 
 def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
@@ -69,14 +59,13 @@ def sweep_temps(folders: list[Path]) -> None:
 
 
 def append_text(path: Path, text: str) -> None:
-    """Append to a file (created with its folders when missing); under a project's `.ralph/`
-    reached without following a link, and only a regular file."""
+    """Append to a file (created with its folders when missing): only a regular file, never
+    through a link (below the project folder for a path under its `.ralph/`; the file itself
+    elsewhere, as in ralph's store), and a named pipe is refused, never waited on."""
     root = confined.project_anchor(path)
     if root is None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as f:
-            f.write(text)
-        return
+        root = path.parent
     try:
         confined.write_bytes(root, path, text.encode("utf-8"), append=True)
     except OSError as exc:
@@ -254,11 +243,5 @@ def redact_file(path: Path, redact: Callable[[str], str]) -> None:
 def read_text(path: Path) -> str:
     """A memory file's text; empty when it does not exist yet; undecodable bytes replaced.
     Under a project's `.ralph/` (guardrails, handoffs, logs) a link that leads outside the
-    project is refused (store/confined.py)."""
-    root = confined.project_anchor(path)
-    try:
-        if root is None:
-            return path.read_bytes().decode("utf-8", errors="replace")
-        return confined.read_inside(root, path).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
+    project is refused, and so is a pipe or a device (store/reader.py)."""
+    return reader.read_text(path, limit=reader.TEXT_LIMIT, follow=True, truncate=True)

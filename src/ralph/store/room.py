@@ -209,11 +209,14 @@ def _outside(rel: str) -> bool:
 
 
 def _escapes(rel: str, target: bytes) -> bool:
-    """Does a link at `rel` point outside the room (read as written: no link followed)?"""
+    """Does a link at `rel` point outside the room (read as written: no link followed)? Into
+    an environment's folder counts: the room's is the checks' environment, not the tree's."""
     text = os.fsdecode(target).replace("\\", "/")
     if text.startswith("/") or (len(text) > 1 and text[1] == ":"):
         return True
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(rel), text))
+    if joined.split("/")[0] in ENVIRONMENTS:
+        return True
     return joined == ".." or joined.startswith("../") or never_in_room(joined)
 
 
