@@ -140,16 +140,20 @@ def test_slack_text_is_one_bounded_line() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("where", ["ralph.yaml", "variable"])
 def test_the_webhook_url_an_agent_reads_never_reaches_a_log_or_report(
-    git_project: Project, tmp_path: Path
+    git_project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    """ralph.yaml names the URL itself: the agent can read it and print it; the history log,
-    the worklog, the reports and ralph's output show it redacted."""
+    """ralph.yaml names the URL itself, or the variable the docs name: an agent that finds it
+    and prints it leaves it redacted in the history log, the worklog, the reports and
+    ralph's output."""
     git_project.write({"PROMPT.md": SPEC})
     page, report = tmp_path / "run.html", tmp_path / "report.json"
     with receiving() as hook:
-        git_project.write({"ralph.yaml": f"notify:\n  webhook: {hook.url}\n"})
-        leak = {"run": "cat ralph.yaml", "say": f"the hook is {hook.url}", "signal": "STUCK"}
+        named = hook.url if where == "ralph.yaml" else "$RALPH_WEBHOOK_URL"
+        monkeypatch.setenv("RALPH_WEBHOOK_URL", hook.url)
+        git_project.write({"ralph.yaml": f"notify:\n  webhook: {named}\n"})
+        leak = {"run": "cat ralph.yaml; env", "say": f"the hook is {hook.url}", "signal": "STUCK"}
         res = git_project.run(
             "run", "--agent-command", git_project.script({"*": [leak]}), "--headless",
             "--report-html", str(page), "--report-json", str(report),

@@ -131,3 +131,10 @@ def test_the_run_that_just_ended_says_its_verdict_whatever_a_record_says() -> No
     story = story_of(RunRecords("p", tuple(forged)), (5, "the agent is stuck on PROMPT.md"))
     assert (story.exit_code, story.reason) == (5, "the agent is stuck on PROMPT.md")
     assert "every spec verified" not in render_html(RunRecords("p", tuple(forged)), (5, "stuck"))
+
+
+def test_a_long_counter_path_is_drawn_from_its_latest_steps() -> None:
+    from ralph.ui.svgchart import MAX_STEPS, counter_steps
+
+    drawn = counter_steps(tuple((n, n % 4) for n in range(1, 5001)))  # label and title
+    assert drawn.count("→") == 2 * (MAX_STEPS - 1) and "(#5000)" in drawn and "(#1)" not in drawn
