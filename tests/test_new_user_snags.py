@@ -54,3 +54,40 @@ def test_a_fresh_clone_at_a_path_used_before_starts_afresh_and_says_why(
     assert project.state()["iteration"] == 1  # numbered afresh
     later = project.run("status")
     assert "another checkout" not in later.stdout  # claimed: this checkout's store now
+
+
+def test_history_of_a_lanes_run_has_a_lane_column_and_lists_rotations_in_order(
+    project: Project,
+) -> None:
+    from ralph.rules.lanes import lane_name
+    from tests.test_lanes import lanes_project
+
+    specs = {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"}
+    lanes_project(project, specs)
+    steps = {p: [{"write": {f"{p[6]}.txt": "x\n"}, "signal": "DONE"}] for p in specs}
+    assert project.run("run", *project.fake(steps), "--parallel", "2").exit_code == 0
+    rows = json.loads(project.run("history", "--json").stdout)["rotations"]
+    numbers = [r["number"] for r in rows]
+    assert numbers == sorted(numbers) and len(numbers) >= 6
+    for r in rows:
+        expected = None if r["mode"] == "VERIFY" else lane_name(r["spec"])
+        assert r["lane"] == expected, r
+    table = project.run("history").stdout.splitlines()
+    assert table[0].split()[:5] == ["#", "started", "spec", "lane", "agent"]
+    assert any(lane_name("specs/a.spec.md") in line for line in table[1:])
+
+
+def test_rotations_are_listed_by_number_whatever_order_lanes_logged_them() -> None:
+    from ralph.commands.rotations import rotations_from_worklog
+
+    records = [
+        {"event": "rotation_start", "iteration": 2, "spec": "b", "lane": "b-000000", "ts": 2.0},
+        {"event": "rotation_start", "iteration": 1, "spec": "a", "lane": "a-000000", "ts": 2.1},
+        {"event": "rotation_end", "iteration": 2, "spec": "b", "signal": "DONE", "ts": 3.0},
+        {"event": "rotation_end", "iteration": 1, "spec": "a", "signal": "DONE", "ts": 4.0},
+    ]
+    rows = rotations_from_worklog(records)
+    assert [(r.number, r.lane, r.signal) for r in rows] == [
+        (1, "a-000000", "DONE"),
+        (2, "b-000000", "DONE"),
+    ]

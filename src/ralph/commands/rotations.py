@@ -26,6 +26,7 @@ class Rotation:
     note: str | None
     log: str | None  # history log, relative to the project root, when recorded
     checks: float | None = None  # seconds of ralph's checks (the DONE gate, a verification's)
+    lane: str | None = None  # the lane it ran in (`--parallel`); None: the project's own tree
 
 
 def _cost(record: dict[str, Any]) -> float | None:
@@ -54,7 +55,7 @@ def _verification(rec: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
-    """Pair each rotation_start with its rotation_end, in the order they happened; a final
+    """Pair each rotation_start with its rotation_end, in the order of their numbers; a final
     verification is a rotation too (mode VERIFY, spec "(all specs)")."""
     found: list[Rotation] = []
     open_: dict[tuple[int, str], int] = {}  # (number, spec) -> index in `found`
@@ -80,6 +81,7 @@ def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
                     done_count=None,
                     note=None,
                     log=None,
+                    lane=_name(rec.get("lane")),
                 )
             )
         elif event == "rotation_end":
@@ -108,12 +110,14 @@ def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
                 note=_name(rec.get("note")),
                 log=_name(rec.get("log")),
                 checks=recorded.seconds(rec.get("checks_s")),
+                lane=start.lane if start else None,
             )
             if i is None:
                 found.append(row)
             else:
                 found[i] = row
-    return found
+    # by number: lanes start their rotations in whatever order their threads reach the agent
+    return sorted(found, key=lambda r: r.number)
 
 
 def _seconds(value: float | None) -> str:
@@ -125,11 +129,13 @@ def _when(epoch: float | None) -> str:
 
 
 def render_table(rows: list[Rotation]) -> str:
-    """Aligned columns, one rotation per line."""
+    """Aligned columns, one rotation per line; a lane column when a rotation ran in one."""
+    lanes = any(r.lane for r in rows)
     header = (
         "#",
         "started",
         "spec",
+        *(("lane",) if lanes else ()),
         "agent",
         "mode",
         "signal",
@@ -145,6 +151,7 @@ def render_table(rows: list[Rotation]) -> str:
                 str(r.number),
                 _when(r.started_at),
                 printable(r.spec),
+                *((printable(r.lane or "-"),) if lanes else ()),
                 printable(r.agent or "-"),
                 printable(r.mode or "-"),
                 printable(r.signal or "(no end)"),
@@ -155,7 +162,7 @@ def render_table(rows: list[Rotation]) -> str:
             )
         )
     widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
-    right = {0, 6, 7, 8, 9}  # numbers read better aligned right
+    right = {0, *(i + lanes for i in (6, 7, 8, 9))}  # numbers read better aligned right
     out = []
     for line in cells:
         parts = [
@@ -181,4 +188,5 @@ def rotation_data(r: Rotation) -> dict[str, Any]:
         "done_count": r.done_count,
         "note": r.note,
         "log": r.log,
+        "lane": r.lane,
     }
