@@ -264,15 +264,13 @@ class RalphConfig(BaseModel):
 
 
 def load_config(root: Path) -> RalphConfig:
-    """The project's ralph.yaml, or the defaults when there is none; ConfigError when invalid."""
-    path = root / CONFIG_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return RalphConfig()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{CONFIG_FILE}: cannot read ({exc})", "save it as UTF-8 text") from exc
-    return parse_config(text)
+    """The project's ralph.yaml as it is on disk, or the defaults when there is none;
+    ConfigError when invalid. `ralph run` and the other commands use the settings a person
+    accepted instead (store/settings.py)."""
+    from ralph.store.settings import read_current
+
+    text = read_current(root)
+    return RalphConfig() if text is None else parse_config(text)
 
 
 def parse_config(text: str) -> RalphConfig:

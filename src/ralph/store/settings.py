@@ -49,11 +49,18 @@ class Settled:
 
 
 def read_current(root: Path) -> str | None:
-    """ralph.yaml as it is now; None when there is none."""
+    """ralph.yaml as it is now; None when there is none. Read as any file an agent could have
+    written (store/reader.py): a link may lead only inside the project, a pipe is refused."""
+    from ralph.errors import RalphError
+    from ralph.store import reader
+
     try:
-        return (root / CONFIG_FILE).read_text(encoding="utf-8")
+        raw = reader.read_bytes(root / CONFIG_FILE, limit=reader.TEXT_LIMIT, root=root, follow=True)
+        return raw.decode("utf-8")
     except FileNotFoundError:
         return None
+    except RalphError as exc:
+        raise ConfigError(f"{CONFIG_FILE}: {exc.message}", exc.hint) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{CONFIG_FILE}: cannot read ({exc})", "save it as UTF-8 text") from exc
 
@@ -119,6 +126,20 @@ def accepted_config(root: Path) -> RalphConfig:
     held = pending(root)
     text = held[0] if held is not None else read_current(root)
     return RalphConfig() if text is None else parse_config(text)
+
+
+def settings_for(root: Path, command: str) -> tuple[RalphConfig, str | None]:
+    """The settings a command other than `run` acts on (`doctor`, `agents`): those a run
+    starting now would use, so an agent's edit of ralph.yaml (one made during a run) names no
+    program any command runs until a person accepts it; and the line saying the file on disk
+    differs, None when it does not."""
+    settled = settle(root)
+    if not settled.decision.held:
+        return settled.config(), None
+    return settled.config(), (
+        f"{CONFIG_FILE} on disk differs from the settings a person accepted (it was changed "
+        f"during a run): ralph {command} uses the accepted ones; see the change: ralph accept"
+    )
 
 
 def key(text: str | None) -> str:
