@@ -247,16 +247,26 @@ class Rotation:
             )
             return then(outcome)
 
-    def report(self, outcome: Outcome, state: State, downgraded: tuple[str, ...]) -> Snapshot:
-        """Once the scheduler folded and saved the outcome: the tree kept for the next
-        rotation, the logs, and the rotation's events. Returns the tree the next rotation
+    def report(
+        self,
+        outcome: Outcome,
+        state: State,
+        downgraded: tuple[str, ...],
+        save: Callable[[], None],
+    ) -> Snapshot:
+        """Once the scheduler folded the outcome into `state`: the logs and the rotation's
+        record, then `save` (the state), then the tree kept for the next rotation, then the
+        rotation's events. In that order a kill -9 at any moment leaves a state the worklog
+        explains (the record of a rotation comes before the state that counts it) and a
+        snapshot no newer than the state (the next run's start-of-run comparison sees the
+        changes of a rotation the state does not count). Returns the tree the next rotation
         starts from."""
         run, ws, turn, budget = self.run, self.run.ws, outcome.turn, outcome.budget
         tick = time.perf_counter()
+        if outcome.taken.failure is not None:
+            save()  # the outcome is kept; the failed snapshot is raised next
         after, taken = self.kept(outcome.taken, outcome.log)
         changes = taken.changes
-        with budget.operation("snapshot_save"):
-            self.keep(after, taken)
         elapsed = time.time() - outcome.started
         row = state.get(turn.spec.path)
         done_count = row.done_count if row is not None else 0
@@ -295,6 +305,10 @@ class Rotation:
                     stderr=result.stderr_lines() if signal_ == "ERROR" else (),
                 )
             )
+        with budget.operation("state_save"):
+            save()
+        with budget.operation("snapshot_save"):
+            self.keep(after, taken)
         self.record_budget(iteration, budget)
         self.emit(
             RotationEnded(
