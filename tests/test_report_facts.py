@@ -67,8 +67,14 @@ def test_forged_worklog_lines_change_no_verdict_and_crash_nothing(
     for args in (("history",), ("status", "--log", "20"), ("inspect",)):
         shown = git_project.run(*args)
         assert shown.exit_code == 0 and "Traceback" not in shown.stderr, (args, shown)
+    # later, from ralph's records: the run's verdict, its rotation, nothing the agent wrote
     again = git_project.run("report", "--html", str(tmp_path / "again.html"))
     assert again.exit_code == 0, again
+    later = (tmp_path / "again.html").read_text()
+    assert "<b>exit 5</b>" in later and "every spec verified" not in later
+    assert "forger" not in later and later.count('<tr><td class="num">') == 1
+    rows = json.loads(listed.stdout)["rotations"]
+    assert [r["number"] for r in rows] == [1]
 
 
 def _no_constant(name: str) -> Any:
@@ -134,16 +140,20 @@ def test_slack_text_is_one_bounded_line() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("where", ["ralph.yaml", "variable"])
 def test_the_webhook_url_an_agent_reads_never_reaches_a_log_or_report(
-    git_project: Project, tmp_path: Path
+    git_project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    """ralph.yaml names the URL itself: the agent can read it and print it; the history log,
-    the worklog, the reports and ralph's output show it redacted."""
+    """ralph.yaml names the URL itself, or the variable the docs name: an agent that finds it
+    and prints it leaves it redacted in the history log, the worklog, the reports and
+    ralph's output."""
     git_project.write({"PROMPT.md": SPEC})
     page, report = tmp_path / "run.html", tmp_path / "report.json"
     with receiving() as hook:
-        git_project.write({"ralph.yaml": f"notify:\n  webhook: {hook.url}\n"})
-        leak = {"run": "cat ralph.yaml", "say": f"the hook is {hook.url}", "signal": "STUCK"}
+        named = hook.url if where == "ralph.yaml" else "$RALPH_WEBHOOK_URL"
+        monkeypatch.setenv("RALPH_WEBHOOK_URL", hook.url)
+        git_project.write({"ralph.yaml": f"notify:\n  webhook: {named}\n"})
+        leak = {"run": "cat ralph.yaml; env", "say": f"the hook is {hook.url}", "signal": "STUCK"}
         res = git_project.run(
             "run", "--agent-command", git_project.script({"*": [leak]}), "--headless",
             "--report-html", str(page), "--report-json", str(report),

@@ -19,7 +19,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from ralph.checks.context import GateInput
@@ -30,9 +30,12 @@ from ralph.checks.runner import gate_items, run_gate
 from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
 from ralph.process.treecode import TreeCode, tree_code
+from ralph.rules.envpaths import own_environment
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta
+from ralph.store.envbuild import environments
+from ralph.store.envcopy import declared_here, record_start_envs
 from ralph.store.room import RoomSource, build_room, record_start
 from ralph.store.startcopy import WANTED, record_start_copy, start_copy, work_of
 
@@ -40,6 +43,11 @@ PERSON_SUFFIX = ".person"
 # the methods that may run a command
 COMMANDS = ("external", "multi_stage", *WANTED)
 PERSON_FAILED = "the tests as a person last left them fail against this code"
+UNBUILT = "ralph cannot build the environment the tree declares"
+UNBUILT_HINT = (
+    "make its packages reachable to uv (an index in UV_INDEX_URL or uv's settings, wheels in "
+    "UV_FIND_LINKS, or uv's cache), or undo the change to the files that declare them"
+)
 
 
 class CheckPlace:
@@ -50,6 +58,7 @@ class CheckPlace:
         same = tree.resolve() == project.resolve()
         self.name = "main" if same else tree.name
         self._source: RoomSource | None = None
+        self.unbuilt: CheckResult | None = None  # why the tree's environment cannot be built
         self.left_out: tuple[str, ...] = ()  # what the last room built left out
 
     def source(self) -> RoomSource:
@@ -57,10 +66,14 @@ class CheckPlace:
             self._source = RoomSource(self.tree)
         return self._source
 
-    def start(self, *, copy: bool = False) -> None:
-        """When the run starts: what of the project is a person's (store/room.record_start),
-        and with `copy` the code as it is now, unless the run began before (store/startcopy)."""
+    def start(self, *, copy: bool = False, keep: bool = False, envs: bool = True) -> None:
+        """When the run starts: the project's environments, copied (store/envcopy.py; `keep`:
+        the last run was killed, the copies stay), what of the project is a person's
+        (store/room.record_start), and with `copy` the code as it is now, unless the run
+        began before (store/startcopy). `envs`: whether any check will run at all."""
         if self.name == "main":
+            if envs:
+                record_start_envs(self.project, keep=keep)
             record_start(self.project, self.source())
             if copy:
                 record_start_copy(self.project, self.source())
@@ -77,6 +90,8 @@ class CheckPlace:
         then, when they passed, in room B once when the agent changed the tests; the result
         and what a refusal says of the place they ran in."""
         room, code = self.for_checks(meta, mode)
+        if self.unbuilt is not None:  # the tree declares what ralph cannot install
+            return GateResult(False, (self.unbuilt,)), Ran(code)
         result = run_gate(spec.path, self.tree, spec_text=spec.text, meta=meta, mode=mode,
                           env=code.env, run_root=room, start=start_copy(self.project),
                           work=work_of(self.project, spec.path),
@@ -113,14 +128,30 @@ class CheckPlace:
         """Room A (or, with `overlay`, room B or the room of `suffix`) built or synced now,
         and the checks' env."""
         name = self.name + (suffix if overlay is not None else "")
-        room = build_room(self.tree, self.project, name, replace=overlay, source=self.source())
+        envs, why, built = environments(self.project, self.tree, os.environ)
+        self.unbuilt = (
+            None
+            if why is None
+            else CheckResult(
+                "environment", "environment", False, summary=f"{UNBUILT}: {why} ({UNBUILT_HINT})"
+            )
+        )
+        source = self.source()
+        room = build_room(self.tree, self.project, name, replace=overlay, source=source, envs=envs)
         self.left_out = room.left_out
-        env = dict(os.environ)
+        project, folder = PurePath(self.project.resolve()), PurePath(envs)
+        env = own_environment(os.environ, project, folder, built)
         # a cache prefix of the person's could hold bytecode for the room's own paths
         env.pop("PYTHONPYCACHEPREFIX", None)
         env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONNOUSERSITE="1")
         env["PYTEST_ADDOPTS"] = pin_pytest(room.path, _names(room.path), env.get("PYTEST_ADDOPTS"))
-        return room.path, tree_code(room.path, self.project, env)
+        code = tree_code(room.path, self.project, env, envs)
+        src = room.path / "src"
+        paths = code.env.get("PYTHONPATH", "").split(os.pathsep)
+        if src.is_dir() and declared_here(room.path) and str(src) not in paths:
+            # a src layout is importable as its editable install makes it, installed or not
+            code.env["PYTHONPATH"] = os.pathsep.join(p for p in (*paths, str(src)) if p)
+        return room.path, code
 
     def person_gate(
         self,

@@ -25,6 +25,8 @@ class Rotation:
     done_count: int | None
     note: str | None
     log: str | None  # history log, relative to the project root, when recorded
+    checks: float | None = None  # seconds of ralph's checks (the DONE gate, a verification's)
+    lane: str | None = None  # the lane it ran in (`--parallel`); None: the project's own tree
 
 
 def _cost(record: dict[str, Any]) -> float | None:
@@ -53,7 +55,7 @@ def _verification(rec: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
-    """Pair each rotation_start with its rotation_end, in the order they happened; a final
+    """Pair each rotation_start with its rotation_end, in the order of their numbers; a final
     verification is a rotation too (mode VERIFY, spec "(all specs)")."""
     found: list[Rotation] = []
     open_: dict[tuple[int, str], int] = {}  # (number, spec) -> index in `found`
@@ -79,6 +81,7 @@ def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
                     done_count=None,
                     note=None,
                     log=None,
+                    lane=_name(rec.get("lane")),
                 )
             )
         elif event == "rotation_end":
@@ -88,7 +91,9 @@ def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
             ended = recorded.epoch(rec.get("ts"))
             duration = ended - started if ended is not None and started is not None else None
             if duration is None or duration < 0:
-                duration = recorded.seconds(rec.get("agent_s"))
+                duration = recorded.seconds(rec.get("seconds")) or recorded.seconds(
+                    rec.get("agent_s")
+                )
             files = rec.get("files_changed")
             done = rec.get("done_count")
             row = Rotation(
@@ -104,12 +109,15 @@ def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
                 done_count=recorded.whole(done),
                 note=_name(rec.get("note")),
                 log=_name(rec.get("log")),
+                checks=recorded.seconds(rec.get("checks_s")),
+                lane=start.lane if start else None,
             )
             if i is None:
                 found.append(row)
             else:
                 found[i] = row
-    return found
+    # by number: lanes start their rotations in whatever order their threads reach the agent
+    return sorted(found, key=lambda r: r.number)
 
 
 def _seconds(value: float | None) -> str:
@@ -121,8 +129,21 @@ def _when(epoch: float | None) -> str:
 
 
 def render_table(rows: list[Rotation]) -> str:
-    """Aligned columns, one rotation per line."""
-    header = ("#", "started", "spec", "agent", "mode", "signal", "files", "duration", "cost")
+    """Aligned columns, one rotation per line; a lane column when a rotation ran in one."""
+    lanes = any(r.lane for r in rows)
+    header = (
+        "#",
+        "started",
+        "spec",
+        *(("lane",) if lanes else ()),
+        "agent",
+        "mode",
+        "signal",
+        "files",
+        "duration",
+        "checks",
+        "cost",
+    )
     cells = [header]
     for r in rows:
         cells.append(
@@ -130,16 +151,18 @@ def render_table(rows: list[Rotation]) -> str:
                 str(r.number),
                 _when(r.started_at),
                 printable(r.spec),
+                *((printable(r.lane or "-"),) if lanes else ()),
                 printable(r.agent or "-"),
                 printable(r.mode or "-"),
                 printable(r.signal or "(no end)"),
                 "-" if r.files_changed is None else str(r.files_changed),
                 _seconds(r.duration),
+                _seconds(r.checks),
                 "-" if r.cost_usd is None else f"${r.cost_usd:.2f}",
             )
         )
     widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
-    right = {0, 6, 7, 8}  # numbers read better aligned right
+    right = {0, *(i + lanes for i in (6, 7, 8, 9))}  # numbers read better aligned right
     out = []
     for line in cells:
         parts = [
@@ -160,8 +183,10 @@ def rotation_data(r: Rotation) -> dict[str, Any]:
         "signal": r.signal,
         "files_changed": r.files_changed,
         "duration": None if r.duration is None else round(r.duration, 3),
+        "checks_seconds": None if r.checks is None else round(r.checks, 3),
         "cost_usd": r.cost_usd,
         "done_count": r.done_count,
         "note": r.note,
         "log": r.log,
+        "lane": r.lane,
     }

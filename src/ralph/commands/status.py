@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ralph.errors import SpecError
 from ralph.rules.matrix import reconcile
 from ralph.rules.printable import printable
+from ralph.rules.spec import Spec
 from ralph.rules.state import State, status_to_json
 from ralph.specs.discovery import discover_specs
 from ralph.store.runlock import RunInfo, read_run
@@ -39,16 +40,41 @@ def status(
 
 def load_status(root: Path) -> tuple[State, RunInfo | None]:
     """The saved matrix seen against the specs on disk now, and the live run if any."""
+    state, live, _ = load_checked(root)
+    return state, live
+
+
+def load_checked(root: Path) -> tuple[State, RunInfo | None, dict[str, SpecError]]:
+    """`load_status`, with the specs `ralph run` would refuse (their front matter broken)."""
+    from ralph.store.checkout import foreign
+
     ws = Workspace(root)
     ws.check()
-    state = load_state(ws.state_file)
+    # an earlier checkout's records (a clone at a path used before) describe nothing here
+    state = State() if foreign(root) else load_state(ws.state_file)
     try:
         specs = discover_specs(root)  # ralph init's untouched template is no spec
     except SpecError:
         if not state.specs:
             raise
         specs = []  # every spec was removed: the saved matrix is still worth showing
-    return reconcile(state, specs).state, read_run(ws.dir)
+    return reconcile(state, specs).state, read_run(ws.dir), broken_specs(specs)
+
+
+def broken_specs(specs: list[Spec]) -> dict[str, SpecError]:
+    """Each spec whose front matter `ralph run` refuses, with its error. Only a spec with a
+    front matter is parsed (YAML and its schema are imported for it alone)."""
+    found: dict[str, SpecError] = {}
+    for spec in specs:
+        if not spec.text.lstrip("\ufeff").startswith("---"):
+            continue
+        from ralph.specs.frontmatter import parse_front_matter
+
+        try:
+            parse_front_matter(spec.path, spec.text)
+        except SpecError as exc:
+            found[spec.path] = exc
+    return found
 
 
 def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
@@ -113,7 +139,7 @@ def last_run(root: Path) -> RunTotals | None:
 def print_status(
     root: Path, *, as_json: bool, no_color: bool = False, log: int | None = None
 ) -> None:
-    state, live = load_status(root)
+    state, live, broken = load_checked(root)
     events = None
     if log:
         from ralph.store.worklog import worklog_tail
@@ -127,6 +153,10 @@ def print_status(
     last = last_run(root)
     if as_json:
         data = status_data(state, live)
+        for row in data["specs"]:
+            if row["path"] in broken:  # what `ralph run` would refuse it for
+                row["error"] = broken[row["path"]].message
+                row["needs_work"] = True
         data["limits"] = windows  # per agent, per window: as its CLI last reported it
         data["costs"] = costs_json(spec_costs(state.specs))
         data["last_run"] = None if last is None else last.to_json()
@@ -145,6 +175,7 @@ def print_status(
         "complete": state.complete,
         "usage": state.usage,
         "agents": state.agent_usage,
+        "broken": frozenset(broken),
     }
     if sys.stdout.isatty():
         from rich.console import Console
@@ -155,6 +186,16 @@ def print_status(
         )
     else:
         print(statusview.render_status_plain(state.specs, **args), end="")
+    from ralph.store.checkout import foreign
+
+    if foreign(root):
+        print(
+            "note: ralph's private store for this path belongs to another checkout of the "
+            "project (cloned again here?): not shown; the next `ralph run` starts afresh"
+        )
+    for exc in broken.values():
+        hint = f" ({exc.hint})" if exc.hint else ""
+        print(printable(f"error: {exc.message}{hint}; `ralph run` refuses to start until then"))
     for s in state.specs:
         if s.blocked:
             print(printable(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)"))

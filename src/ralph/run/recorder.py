@@ -137,8 +137,14 @@ class Recorder:
 
     def _rotation_started(self, e: RotationStarted) -> None:
         if e.mode != "VERIFY":  # a verification's start is recorded with its attempt
+            lane = {"lane": e.lane} if e.lane is not None else {}  # `--parallel`: where it ran
             self.log(
-                "rotation_start", iteration=e.iteration, spec=e.spec, mode=e.mode, agent=e.agent
+                "rotation_start",
+                iteration=e.iteration,
+                spec=e.spec,
+                mode=e.mode,
+                agent=e.agent,
+                **lane,
             )
 
     def _wait_started(self, e: WaitStarted) -> None:

@@ -326,6 +326,7 @@ class Rotation:
                 downgraded=downgraded,
                 matrix=matrix_rows(state),
                 usage=rotation_tally(result),
+                checks=round(outcome.checks_s, 3) if outcome.checks_s else None,
             )
         )
         return after

@@ -328,6 +328,7 @@ class Verification:
                     dropped,
                     matrix_rows(state),
                     rotation_tally(result),  # its usage counts on the panel like any rotation's
+                    checks=round(checks_s, 3) if checks_s else None,
                 )
             )
             self.circuit.announce()
