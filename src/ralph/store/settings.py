@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph.errors import ConfigError, StateError
+from ralph.errors import StateError
 from ralph.rules.settings import Decision, Record, decide
 from ralph.store.files import load_json, write_json_atomic
 from ralph.store.private import STATE_DIR, ensure_store, store_dir
@@ -49,20 +49,10 @@ class Settled:
 
 
 def read_current(root: Path) -> str | None:
-    """ralph.yaml as it is now; None when there is none. Read as any file an agent could have
-    written (store/reader.py): a link may lead only inside the project, a pipe is refused."""
-    from ralph.errors import RalphError
-    from ralph.store import reader
+    """ralph.yaml as it is now; None when there is none (store/config.read_config_text)."""
+    from ralph.store.config import read_config_text
 
-    try:
-        raw = reader.read_bytes(root / CONFIG_FILE, limit=reader.TEXT_LIMIT, root=root, follow=True)
-        return raw.decode("utf-8")
-    except FileNotFoundError:
-        return None
-    except RalphError as exc:
-        raise ConfigError(f"{CONFIG_FILE}: {exc.message}", exc.hint) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{CONFIG_FILE}: cannot read ({exc})", "save it as UTF-8 text") from exc
+    return read_config_text(root)
 
 
 def load_record(root: Path) -> Record | None:
