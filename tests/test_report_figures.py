@@ -179,6 +179,8 @@ def test_one_set_of_numbers_in_every_place_that_shows_them(
         assert rec["checks_s"] >= sum(c["seconds"] for c in checks)  # a cached one took 0
         assert rec["seconds"] >= rec["agent_s"]
     assert git_project.rotation_ends()[0]["checks_s"] > 0
+    first_line = next(line for line in res.stdout.splitlines() if "rotation 1 ended" in line)
+    assert ", checks " in first_line, first_line  # the rotation's line says its checks' share
     # history: each rotation's time and its checks' share
     listed = json.loads(git_project.run("history", "--json").stdout)["rotations"]
     first = git_project.rotation_ends()[0]

@@ -90,6 +90,7 @@ class RotationEnded:
     matrix: tuple[SpecRow, ...]
     usage: Tally | None = None  # this rotation's tokens and cost (rotations=1), as reported
     lane: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    checks: float | None = field(default=None, metadata=OMITTED_WHEN_NONE)  # of `elapsed`
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,9 @@ def event_fields(event: object) -> dict[str, Any]:
 
 
 # Times in seconds: milliseconds are enough (costs and ratios keep their precision).
-SECONDS_KEYS = frozenset({"elapsed", "started_at", "ended_at", "until", "seconds", "duration"})
+SECONDS_KEYS = frozenset(
+    {"elapsed", "started_at", "ended_at", "until", "seconds", "duration", "checks"}
+)
 
 
 def _plain(value: Any, key: str = "") -> Any:

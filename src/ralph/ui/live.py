@@ -132,6 +132,8 @@ def _summary_text(event: RotationEnded) -> Text:
         f" · {event.done_count}/{TARGET}", style="green" if event.done_count >= TARGET else ""
     )
     text.append(f" · {format_clock(event.elapsed)}", style="dim")
+    if event.checks:
+        text.append(f" (checks {format_clock(event.checks)})", style="dim")
     if event.downgraded:
         names = printable(", ".join(event.downgraded))
         text.append(f" · downgraded 3/3→2/3: {names}", style="yellow")

@@ -74,6 +74,7 @@ _RENDERED: dict[type, frozenset[str]] = {
             "downgraded",
             "matrix",
             "usage",
+            "checks",
         ]
     ),
     Notice: frozenset({"level", "message"}),
@@ -186,7 +187,8 @@ class PlainDisplay(LineDisplay):
             text = (
                 f"rotation {event.iteration} ended: {event.signal}, "
                 f"{files_changed(event.files_changed)}, "
-                f"{event.spec} {event.done_count}/{TARGET} ({format_seconds(event.elapsed)})"
+                f"{event.spec} {event.done_count}/{TARGET} ({format_seconds(event.elapsed)}"
+                + (f", checks {format_seconds(event.checks)})" if event.checks else ")")
             )
             if event.downgraded:
                 text += f", downgraded 3/3→2/3: {', '.join(event.downgraded)}"
