@@ -55,7 +55,7 @@ SEALED_HINT = (
 )
 
 
-def check_hint(gate: GateResult) -> str:
+def hint_for(gate: GateResult) -> str:
     """What a person can do about the checks that refused a DONE: sealed tests are changed
     with `ralph seal`, every other check in the spec's front matter."""
     failed = {r.name for r in gate.results if not r.passed and not r.skipped}
@@ -285,9 +285,7 @@ class DoneGate:
             elsewhere = code.refusal()  # why a correct fix in this tree may still fail
             reasons = (*gate.reasons, elsewhere) if elsewhere else gate.reasons
             report = gate.report() + (f"\n- {elsewhere}" if elsewhere else "")
-            refused = self._refuse(
-                spec, iteration, handoff, reasons, report, gate, check_hint(gate)
-            )
+            refused = self._refuse(spec, iteration, handoff, reasons, report, gate, hint_for(gate))
             said = shared_tests(spec.path, meta.test_command, gate, self._metas, self._told)
             return replace(refused, notice=said)
         counts = gate.counts
