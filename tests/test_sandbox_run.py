@@ -403,7 +403,7 @@ def test_a_sandboxed_check_works_in_its_clean_room_and_sees_no_other_part_of_the
     # when the room's interpreter settings (no bytecode, no user site) did not reach it
     check = f"echo x > made.txt && test -f specs/a.spec.md && ! cat {store}/snapshot.json"
     check += ' && test "$PYTHONDONTWRITEBYTECODE" = 1 && test "$PYTHONNOUSERSITE" = 1'
-    check += ' && test -n "$PYTHONPYCACHEPREFIX"'
+    check += ' && test -n "$PYTEST_ADDOPTS"'
     spec = f"---\ntest_command: {json.dumps(check)}\n---\n# A\n\nDo it.\n"
     box_project.write({"specs/a.spec.md": spec})
     box_project.commit_all()

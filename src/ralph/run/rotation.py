@@ -102,6 +102,7 @@ class Rotation:
             idle_timeout=member.idle_timeout,
             kill_grace=member.kill_grace,
             specs=specs,
+            secrets=run.opts.secrets,
         )
 
     def run_agent(
@@ -178,6 +179,8 @@ class Rotation:
             agent=agent.name,
         )
         handoff = ws.handoff(spec_slug(spec.path))
+        notes = self.place.notes
+        loan = notes.lend(spec_slug(spec.path)) if notes is not None else None
         with budget.operation("prompt"):
             prompt = write_prompt(self, turn, row.done_count, handoff)
         started = time.time()
@@ -186,6 +189,7 @@ class Rotation:
             self.place.current_log,
             f"# ralph rotation {iteration} [{mode}] {spec.path} agent={agent.name} "
             f"started={stamp(started)}",
+            ws.records,
         )
         self.emit(
             RotationStarted(
@@ -195,14 +199,21 @@ class Rotation:
         )
         own = time.perf_counter() - turn.tick
         request = self.request(agent, prompt, spec.path, mode, iteration, handoff)
-        result = self.run_agent(agent, request, log, stop=turn.stop)
+        try:
+            result = self.run_agent(agent, request, log, stop=turn.stop)
+        finally:  # what a lane's agent wrote reaches the run's notes before anything reads them
+            for problem in notes.take_back(loan) if notes and loan else ():
+                self.emit(Notice("warning", problem))
         signal_, note = signal_of(result, prompt, turn.stop, run.cancel.now)
         interrupted = result.process.interrupted
+        checks_s = 0.0
         if signal_ == "DONE":
             if _bypassed(turn.state, spec.path):
                 self.emit(GateBypassed(iteration, spec.path))
             else:
+                gated = time.perf_counter()
                 verdict = self._gate(turn, result, prompt, handoff)
+                checks_s = time.perf_counter() - gated
                 signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
                 if interrupted and run.cancel.now.is_set():
                     note = "cancelled (ralph cancel --now) while running the DONE checks"
@@ -232,6 +243,7 @@ class Rotation:
                 budget=budget,
                 started=started,
                 own=own + time.perf_counter() - tick,
+                checks_s=checks_s,
             )
             return then(outcome)
 
@@ -274,6 +286,8 @@ class Rotation:
                     done_count=done_count,
                     downgraded=downgraded,
                     agent_s=result.process.elapsed,
+                    checks_s=outcome.checks_s,
+                    seconds=elapsed,
                     overhead_ms=own * 1000,
                     log=ws.rel(outcome.log.path),
                     usage=usage_fields(result),
@@ -298,6 +312,7 @@ class Rotation:
                 downgraded=downgraded,
                 matrix=matrix_rows(state),
                 usage=rotation_tally(result),
+                checks=round(outcome.checks_s, 3) if outcome.checks_s else None,
             )
         )
         return after

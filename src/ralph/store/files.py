@@ -59,14 +59,13 @@ def sweep_temps(folders: list[Path]) -> None:
 
 
 def append_text(path: Path, text: str) -> None:
-    """Append to a file (created with its folders when missing); under a project's `.ralph/`
-    reached without following a link, and only a regular file."""
+    """Append to a file (created with its folders when missing): only a regular file, never
+    through a link (below the project folder for a path under its `.ralph/`; the file itself
+    elsewhere, as in ralph's store), and a named pipe is refused, never waited on."""
     root = confined.project_anchor(path)
     if root is None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as f:
-            f.write(text)
-        return
+        root = path.parent
     try:
         confined.write_bytes(root, path, text.encode("utf-8"), append=True)
     except OSError as exc:

@@ -47,6 +47,7 @@ class Want:
     kind: str  # "file" (copied from the source tree), "link" (its target), "bytes" (given)
     key: Key  # what tells the source changed; never equal to a racy one's (it holds a null)
     data: bytes = b""  # a link's target, or the bytes to place
+    mode: int = 0o644  # the bytes' file mode
 
 
 def want_file(prefix: str, rel: str, racy_from: int) -> Want | None:
@@ -71,8 +72,8 @@ def want_file(prefix: str, rel: str, racy_from: int) -> Want | None:
     return Want("file", key)
 
 
-def want_bytes(data: bytes) -> Want:
-    return Want("bytes", [hashlib.sha256(data).hexdigest()], data)
+def want_bytes(data: bytes, mode: int = 0o644) -> Want:
+    return Want("bytes", [hashlib.sha256(data).hexdigest(), mode], data, mode)
 
 
 @dataclass
@@ -189,7 +190,7 @@ def _make(tree: Path, room: Path, rel: str, want: Want) -> Key | None:
                 os.symlink(want.data, name, dir_fd=fd)
                 return _copy_key(os.stat(name, dir_fd=fd, follow_symlinks=False))
         if want.kind == "bytes":
-            return _write(room, rel, [want.data], 0o644, None)
+            return _write(room, rel, [want.data], want.mode, None)
         src = confined.open_fd(tree, tree / rel, os.O_RDONLY)
     except (UnsafePath, FileNotFoundError, NotADirectoryError):
         return None
@@ -211,7 +212,7 @@ def _make_at(chains: tuple[_Chain, _Chain], rel: str, want: Want) -> Key | None:
         os.symlink(want.data, name, dir_fd=room.fd(folder))
         return _copy_key(os.stat(name, dir_fd=room.fd(folder), follow_symlinks=False))
     if want.kind == "bytes":
-        return _write_at(room.fd(folder), name, [want.data], 0o644, None)
+        return _write_at(room.fd(folder), name, [want.data], want.mode, None)
     try:
         src = os.open(
             name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=source.fd(folder)
