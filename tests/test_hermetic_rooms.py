@@ -120,3 +120,33 @@ def test_pytest_is_pinned_to_the_room(tmp_path: Path) -> None:
     assert opts.startswith(f"-c {os.devnull} --rootdir={tmp_path} --confcutdir={tmp_path}")
     assert opts.endswith(" -x")  # the person's options after: theirs win
     assert f"-c {tmp_path / 'pytest.ini'}" in pin_pytest(tmp_path, {"pytest.ini": ""})
+
+
+def checks_of(p: Project) -> list[str]:
+    return [str(r["name"]) for r in p.worklog("check") if not r.get("cached")]
+
+
+def test_the_person_tests_second_run_is_recorded_in_the_worklog(git_project: Project) -> None:
+    """The agent changed the tests: they run again as the person left them, and that run is a
+    record of the worklog like the first."""
+    p = git_project
+    calc_project(p)
+    more = TEST + "\n\ndef test_more():\n    assert mean([2]) == 2\n"
+    step = {"write": {"calc/__init__.py": RIGHT, "tests/test_calc.py": more}, "signal": "DONE"}
+    res = p.run("run", *p.fake({"*": [step]}), "-n", "1")
+    assert res.exit_code == 3, res
+    assert checks_of(p) == ["test_command", "test_command (person's tests)"]
+
+
+def test_the_project_venv_python_in_the_command_runs_the_tests_once(git_project: Project) -> None:
+    """`.venv/bin/python -m pytest` is the environment's interpreter, not a runner script the
+    person never had: a change of code only runs the tests once."""
+    p = git_project
+    command = ".venv/bin/python -m pytest -q -p no:cacheprovider tests"
+    calc_project(p, command)
+    subprocess.run([PY, "-m", "venv", "--system-site-packages", str(p.root / ".venv")], check=True)
+    site = next((p.root / ".venv" / "lib").glob("python3*/site-packages"))
+    (site / "ours.pth").write_text(str(Path(pytest.__file__).parents[1]) + "\n")  # pytest
+    res = p.run("run", *p.fake({"*": [{"write": {"calc/__init__.py": RIGHT}, "signal": "DONE"}]}))
+    assert res.exit_code == 0, res
+    assert set(checks_of(p)) == {"test_command"}

@@ -168,6 +168,27 @@ def _room_settings(box: Sandbox, room: Path, sealed: bool = False) -> Path:
     return path
 
 
+def environments_of(room: Path) -> list[Path]:
+    """The folders of the hidden store a room's environments link into (ralph's copies of the
+    project's virtualenvs and node_modules: store/envcopy.py): a check reads them, never
+    writes them. The `envs` folder that holds them all: a built one reads the start's too."""
+    out: set[Path] = set()
+    for name in (".venv", "venv", "env", "node_modules"):
+        folder = room / name
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        with contextlib.suppress(OSError):
+            for entry in folder.iterdir():
+                if not entry.is_symlink():
+                    continue
+                target = entry.resolve()
+                if room in target.parents:
+                    continue
+                found = next((p for p in target.parents if p.name == "envs"), target.parent)
+                out.add(found)
+    return sorted(out)
+
+
 def _host(entry: str) -> str:
     if entry.startswith("["):
         return entry.split("]", maxsplit=1)[0] + "]"
@@ -205,6 +226,8 @@ def _bwrap(
         args += ["--ro-bind", "/dev/null", str(path)]
     if room is not None:  # after the hiding: the one folder of the store it works in
         args += ["--bind", str(room), str(room)]
+        for path in environments_of(room):
+            args += ["--ro-bind", str(path), str(path)]
     args += ["--chdir", str(cwd), "--"]
     return (box.tool, *args, *argv)
 
@@ -240,6 +263,7 @@ def _docker(
             args += ["--tmpfs", str(path)]
     if room is not None:
         args += ["--volume", f"{room}:{room}"]
+        args += [a for p in environments_of(room) for a in ("--volume", f"{p}:{p}:ro")]
     # `-e NAME` without a value: docker copies it from its own environment, so no key is on
     # a command line that `ps` shows.
     for name in sorted(env):

@@ -26,11 +26,11 @@ from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import spec_slug
 from ralph.rules.state import State
-from ralph.run.accounting import rotation_tally, usage_fields
+from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
 from ralph.run.context import Shared, matrix_rows
 from ralph.run.escalation import BYPASSED
 from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RotationStarted
-from ralph.run.facts import AnswerDelivered, BudgetSpent, Fact, GateBypassed, RotationRecorded
+from ralph.run.facts import AnswerDelivered, Fact, GateBypassed, RotationRecorded
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
 from ralph.run.tree import Taken, Tree
@@ -147,17 +147,6 @@ class Rotation:
         self.tree.save(after, taken.hidden)
         self.place.note(agent_pid=None)
 
-    def record_budget(self, iteration: int, budget: LatencyBudget) -> None:
-        self.run.emit(BudgetSpent(iteration, budget.to_json()))
-        if budget.exceeded:
-            self.run.emit(
-                Notice(
-                    "warning",
-                    f"ralph's own work in rotation {iteration} took {budget.used_ms:.0f} ms, "
-                    f"over its {budget.total_ms:.0f} ms budget",
-                )
-            )
-
     # ------------------------------------------------------------------ one spec's rotation
 
     def __call__(self, turn: Turn, before: Snapshot, then: Callable[[Outcome], T]) -> T:
@@ -247,16 +236,18 @@ class Rotation:
             )
             return then(outcome)
 
-    def report(self, outcome: Outcome, state: State, downgraded: tuple[str, ...]) -> Snapshot:
-        """Once the scheduler folded and saved the outcome: the tree kept for the next
-        rotation, the logs, and the rotation's events. Returns the tree the next rotation
-        starts from."""
+    def report(
+        self, outcome: Outcome, state: State, downgraded: tuple[str, ...], save: Callable[[], None]
+    ) -> Snapshot:
+        """Once the scheduler folded the outcome into `state`: the logs and the rotation's record,
+        then `save` (the state), then the tree kept for the next rotation, then the events: the
+        order a kill -9 needs (docs/explanation/worklog.md). Returns the next rotation's tree."""
         run, ws, turn, budget = self.run, self.run.ws, outcome.turn, outcome.budget
         tick = time.perf_counter()
+        if outcome.taken.failure is not None:
+            save()  # the outcome is kept; the failed snapshot is raised next
         after, taken = self.kept(outcome.taken, outcome.log)
         changes = taken.changes
-        with budget.operation("snapshot_save"):
-            self.keep(after, taken)
         elapsed = time.time() - outcome.started
         row = state.get(turn.spec.path)
         done_count = row.done_count if row is not None else 0
@@ -295,7 +286,11 @@ class Rotation:
                     stderr=result.stderr_lines() if signal_ == "ERROR" else (),
                 )
             )
-        self.record_budget(iteration, budget)
+        with budget.operation("state_save"):
+            save()
+        with budget.operation("snapshot_save"):
+            self.keep(after, taken)
+        budget_spent(run.emit, iteration, budget)
         self.emit(
             RotationEnded(
                 agent=turn.agent.name,

@@ -20,7 +20,7 @@ import re
 import sys
 from pathlib import Path
 
-from ralph.store.files import sweep_temps, write_text_atomic
+from ralph.store.files import folders_below, sweep_temps, write_text_atomic
 
 STATE_DIR = ".ralph"
 STATE_FILE = "state.json"
@@ -85,9 +85,10 @@ def adopt_legacy(root: Path) -> list[str]:
     import shutil  # here: `ralph status` reads the store's state.json through this module
 
     store = ensure_store(root)
-    # half-written by a run killed mid-write; the real files are intact
-    baselines = [store / name for name in ("tests", "testconfig")]  # the tests', their config's
-    sweep_temps([store, *baselines, *(b / "blobs" for b in baselines)])
+    # half-written by a run killed mid-write; the real files are intact: the store and its
+    # folders (baselines and their blobs, archived runs' records...), not the clean rooms'
+    # copies of the project nor the rotation logs
+    sweep_temps(folders_below(store, depth=3, skip=frozenset({"rooms", "history"})))
     legacy_dir = root / STATE_DIR
     if legacy_dir.is_symlink() or not legacy_dir.is_dir():
         return []
