@@ -322,7 +322,8 @@ def test_history_lists_every_rotation(project: Project) -> None:
     assert res.exit_code == 0, res
     lines = res.stdout.splitlines()
     assert lines[0].split() == [
-        "#", "started", "spec", "agent", "mode", "signal", "files", "duration", "cost",
+        "#", "started", "spec", "agent", "mode", "signal", "files", "duration", "checks",
+        "cost",
     ]  # fmt: skip
     rows = [line.split() for line in lines[1:]]
     assert [r[0] for r in rows] == ["1", "2", "3"]
