@@ -76,4 +76,3 @@ def test_a_stopped_run_keeps_the_start_a_verified_run_and_reset_drop_it(
     assert res.exit_code == 0, res
     assert "the copy of the code as the run began deleted" in res.stdout
     assert start_copy(p.root) is None
-

@@ -1,10 +1,12 @@
 """The `mutation` method: do the agent's tests notice when its new code is wrong?
 
 Only where it decides (`gi.decisive`: the DONE that would reach 3/3, and the final
-verification); elsewhere it is shown as skipped. It mutates the Python lines changed since the
-run began (the start copy against room A: rules/mutantplan.py), runs the command unmutated once
-and then against each mutant in the room "<tree>.mutant" (room A with the one mutated file), and
-refuses when the share of mutants the tests killed is below `min_score`, naming the survivors.
+verification); elsewhere it is shown as skipped. It runs the command unmutated once in the room
+"<tree>.mutant", traced, then mutates the code changed since the run began that this run
+executed (the start copy against room A, whoever changed it: checks/mutantsource.py,
+checks/tracing.py, rules/mutantplan.py), runs it against each mutant in that room (every changed
+file placed anew in each run, one of them mutated), and refuses when the share of mutants the
+tests killed is below `min_score`, naming the survivors; nothing to mutate is a refusal too.
 A mutant is killed when the command fails or outlives its own timeout (3x the unmutated run,
 plus a grace); the whole check stops at `timeout`. No mutation tool drives this, see
 rules/mutants.py for why.
