@@ -10,7 +10,7 @@ endif
 STAMP := $(VENV)/.installed
 DEMO_DIR := build/demo
 
-.PHONY: demo test lint unit coverage e2e e2e-agents sandbox-tools browser-tools bench example dist clean docs docs-gen
+.PHONY: demo test test-loaded lint unit coverage e2e e2e-agents sandbox-tools browser-tools bench example dist clean docs docs-gen
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -74,6 +74,11 @@ coverage: $(STAMP)
 		--cov-branch --cov-report=term-missing --cov-fail-under=100
 
 test: lint docs unit coverage
+
+# The same with every core kept busy (tests/busy.py: one spinning process per core, killed when
+# the suite ends, however it ends): no test may depend on how fast the machine is.
+test-loaded: $(STAMP)
+	$(BIN)/python -m tests.busy $(MAKE) test
 
 # The manual as a site (mkdocs.yml): strict, so a dead link, an orphan page or a page missing
 # from the nav fails. docs-gen rewrites the pages generated from the code (tests/docs_gen.py;

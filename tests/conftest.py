@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from ralph.agents.registry import REGISTRY
 from ralph.cli import app
 from tests.fakes.scripted_inline import ScriptedInlineAgent, inline_agent
+from tests.model.server import ModelServer
 
 FAKES = Path(__file__).parent / "fakes"
 SCRIPTED_AGENT = FAKES / "scripted_agent.py"
@@ -198,3 +199,18 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Project
 def git_project(project: Project) -> Project:
     project.git("init", "-q")
     return project
+
+
+@pytest.fixture
+def mock_llm() -> Iterator[Callable[[dict[str, Any], Path], ModelServer]]:
+    """Starts the project's scripted model server (tests/model/) on 127.0.0.1: call it with a
+    script and the folder "{cwd}" falls back to; every server started is stopped at the end."""
+    servers: list[ModelServer] = []
+
+    def start(script: dict[str, Any], cwd: Path) -> ModelServer:
+        servers.append(ModelServer(script, str(cwd)))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()

@@ -14,9 +14,6 @@ from ralph.rules.agentfiles import AGENT_SCAFFOLDING, agent_file
 from ralph.store.ignore import is_scaffolding
 from ralph.store.ignorebase import rule_changes, scaffolding_pattern
 from tests.conftest import Project
-from tests.test_e2e_agents import mock_llm
-
-__all__ = ["mock_llm"]  # the fixture, used by name
 
 CHECK = "python3 -c 'import app; assert app.VALUE == 1'"
 SPEC = f"---\ntest_command: {CHECK}\n---\n# app\nSet VALUE to 1.\n"

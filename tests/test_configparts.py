@@ -241,6 +241,10 @@ def test_a_folder_of_tests_has_a_configuration_init_a_package_does_not() -> None
         ("sh ../outside.sh; /usr/bin/true", ["sh"]),
         ("python -c 'print(1)'", ["python"]),
         ("bash 'unbalanced", ["bash", "'unbalanced"]),
+        # the project's environment is the checks' environment, not a script of the tree
+        (".venv/bin/python -m pytest", []),
+        ("venv/bin/pytest -q && node_modules/.bin/jest", []),
+        ("env/bin/python scripts/t.py", ["scripts/t.py"]),
     ],
 )
 def test_command_scripts(command: str, scripts: list[str]) -> None:

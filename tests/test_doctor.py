@@ -44,8 +44,13 @@ def test_a_needed_cli_that_is_missing_fails_and_says_how_to_install_it(
     assert "FAIL  codex     not installed" in result.stdout
     assert "fix: install Codex CLI (npm install -g @openai/codex)" in result.stdout
     assert "1 problem(s) stop a run" in result.stdout
-    # the agents ralph.yaml does not use are reported, and do not fail it
-    assert "warn  gemini    not installed (not needed)" in result.stdout
+    # the agents ralph.yaml does not use are reported in one line, and do not fail it
+    assert "warn  gemini" not in result.stdout
+    assert "not installed (not needed)" not in result.stdout
+    absent = [line for line in result.stdout.splitlines() if "not needed by" in line]
+    assert len(absent) == 1, result.stdout
+    assert absent[0].startswith("  -     not installed, not needed by this ralph.yaml: ")
+    assert "gemini" in absent[0] and "codex" not in absent[0]
 
 
 def test_a_needed_cli_without_credentials_fails_and_no_token_is_spent(
@@ -143,3 +148,41 @@ def test_a_custom_command_that_is_not_found_fails(project: Project, bin_dir: Pat
     assert result.exit_code == 1
     assert "FAIL  no-such-agent" in result.stdout
     assert os.environ["PATH"] == str(bin_dir)
+
+
+def fake_claude(bin_dir: Path, monkeypatch: pytest.MonkeyPatch, *, euid: int) -> None:
+    fake(bin_dir, "claude", 'echo "2.1.0 (Claude Code)"')
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.delenv("IS_SANDBOX", raising=False)
+    monkeypatch.setattr(os, "geteuid", lambda: euid, raising=False)  # who runs ralph
+
+
+def test_claude_as_root_without_is_sandbox_fails_with_the_runs_own_hint(
+    project: Project, bin_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_claude(bin_dir, monkeypatch, euid=0)
+    project.write({"ralph.yaml": "agent: claude\n"})
+    result = project.run("doctor")
+    assert result.exit_code == 1, result.stdout
+    assert "FAIL  claude" in result.stdout
+    assert "it refuses to start as root without IS_SANDBOX=1" in result.stdout
+    assert 'fix: set IS_SANDBOX=1 in agent.env (ralph.yaml: agent: {env: {IS_SANDBOX: "1"}})' in (
+        result.stdout
+    )
+
+
+@pytest.mark.parametrize(
+    ("euid", "yaml"),
+    [
+        (1000, "agent: claude\n"),  # not root: Claude Code starts
+        (0, 'agent:\n  name: claude\n  env: {IS_SANDBOX: "1"}\n'),  # the machine says so
+    ],
+)
+def test_claude_that_will_start_is_ok(
+    project: Project, bin_dir: Path, monkeypatch: pytest.MonkeyPatch, euid: int, yaml: str
+) -> None:
+    fake_claude(bin_dir, monkeypatch, euid=euid)
+    project.write({"ralph.yaml": yaml})
+    result = project.run("doctor")
+    assert result.exit_code == 0, result.stdout
+    assert "ok    claude" in result.stdout and "IS_SANDBOX" not in result.stdout

@@ -1,21 +1,17 @@
-"""End to end: the REAL agent CLIs, driven by ralph, against the scripted local mock LLM API.
+"""End to end: the REAL agent CLIs, driven by ralph, against the scripted model server.
 
 The CLIs are installed by `make test` (tests/install_agents.sh, npm) into a cache folder outside
-the repository, RALPH_E2E_DIR (default ~/.cache/ralph-e2e); the mock is the project's shared
-one (../shared/tools/mock-llm). Everything stays on 127.0.0.1: the API base URL points at the
-mock, and so do HTTPS_PROXY/HTTP_PROXY, so any other host a CLI tries is refused locally. A
-test whose CLI or mock is missing is skipped and says why.
+the repository, RALPH_E2E_DIR (default ~/.cache/ralph-e2e); the model server is the project's
+own (tests/model/, the `mock_llm` fixture of tests/conftest.py). Everything stays on 127.0.0.1:
+the API base URL points at the server, and so do HTTPS_PROXY/HTTP_PROXY, so any other host a
+CLI tries is refused locally. A test whose CLI is missing is skipped and says why.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,10 +23,10 @@ from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.rules.signals import parse_signal
 from tests.conftest import Project
+from tests.model import faults
+from tests.model.server import ModelServer
 
 REPO = Path(__file__).resolve().parents[1]
-MOCK_DIR = Path(os.environ.get("RALPH_MOCK_LLM", REPO.parent / "shared" / "tools" / "mock-llm"))
-MOCK = MOCK_DIR / "mock_anthropic.py"
 # Resolved at import, before the autouse fixture points HOME at a temporary folder.
 E2E_DIR = Path(os.environ.get("RALPH_E2E_DIR", Path.home() / ".cache" / "ralph-e2e"))
 BIN = E2E_DIR / "node_modules" / ".bin"
@@ -53,8 +49,6 @@ pytestmark = [
 
 def need(agent: str) -> Path:
     """The CLI's executable, or skip the test saying how to get it."""
-    if not MOCK.is_file():
-        pytest.skip(f"the mock LLM server is not at {MOCK} (set RALPH_MOCK_LLM)")
     exe = CLIS[agent]
     if not exe.exists():
         pytest.skip(
@@ -66,21 +60,6 @@ def need(agent: str) -> Path:
 
 
 @dataclass
-class Mock:
-    port: int
-    log: Path
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def requests(self) -> list[dict[str, Any]]:
-        if not self.log.exists():
-            return []
-        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
-
-
-@dataclass
 class Setup:
     """What a real CLI needs to talk to the mock: environment, extra args, model."""
 
@@ -89,60 +68,7 @@ class Setup:
     model: str | None = None
 
 
-@pytest.fixture
-def mock_llm(tmp_path: Path) -> Iterator[Any]:
-    procs: list[subprocess.Popen[bytes]] = []
-
-    def start(script: dict[str, Any] | Path, cwd: Path, dump: bool = False) -> Mock:
-        if isinstance(script, dict):
-            path = tmp_path / f"script-{len(procs)}.json"
-            path.write_text(json.dumps(script))
-        else:
-            path = script
-        port_file = tmp_path / f"mock-{len(procs)}.port"
-        log = tmp_path / f"mock-{len(procs)}.jsonl"
-        out = (tmp_path / f"mock-{len(procs)}.out").open("wb")
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                str(MOCK),
-                "--script",
-                str(path),
-                "--port",
-                "0",
-                "--port-file",
-                str(port_file),
-                "--log",
-                str(log),
-                "--cwd",
-                str(cwd),
-                "--max-seconds",
-                "600",
-                *(["--dump-bodies"] if dump else []),
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        out.close()
-        procs.append(proc)
-        end = time.monotonic() + 20
-        while not (port_file.exists() and port_file.read_text().strip()):
-            assert proc.poll() is None, "the mock LLM server exited at start"
-            assert time.monotonic() < end, "the mock LLM server did not start"
-            time.sleep(0.05)
-        return Mock(int(port_file.read_text()), log)
-
-    yield start
-    for proc in procs:  # by PID, bounded
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-
-
-def setup_for(agent: str, mock: Mock, home: Path, monkeypatch: pytest.MonkeyPatch) -> Setup:
+def setup_for(agent: str, mock: ModelServer, home: Path, monkeypatch: pytest.MonkeyPatch) -> Setup:
     """Point the CLI at the mock, in a private HOME; trap every other host."""
     home.mkdir(parents=True, exist_ok=True)
     (home / "tmp").mkdir(exist_ok=True)
@@ -370,32 +296,16 @@ def test_claude_usage_and_cost_come_from_the_real_result(
 @pytest.mark.parametrize(
     ("agent", "script", "auth", "kind", "resets_at"),
     [
-        ("claude", "subscription-limit.json", "oauth", "rate_limit", 1893456000.0),
-        ("claude", "prompt-too-long.json", "apikey", "overflow", None),
-        (
-            "claude",
-            {
-                "steps": [
-                    {
-                        "error": {
-                            "status": 401,
-                            "type": "authentication_error",
-                            "message": "invalid x-api-key",
-                        }
-                    }
-                ]
-            },
-            "apikey",
-            "auth",
-            None,
-        ),
-        ("codex", "codex-usage-limit.json", "", "rate_limit", "local 2030-01-01"),
+        ("claude", faults.SESSION_LIMIT, "oauth", "rate_limit", float(faults.FAR_RESET)),
+        ("claude", faults.PROMPT_TOO_LONG, "apikey", "overflow", None),
+        ("claude", faults.BAD_KEY, "apikey", "auth", None),
+        ("codex", faults.CODEX_USAGE_LIMIT, "", "rate_limit", "local 2030-01-01"),
     ],
     ids=["claude-rate-limit", "claude-overflow", "claude-auth", "codex-usage-limit"],
 )
 def test_faults_from_the_real_cli(
     agent: str,
-    script: str | dict[str, Any],
+    script: dict[str, Any],
     auth: str,
     kind: str,
     resets_at: float | str | None,
@@ -408,7 +318,7 @@ def test_faults_from_the_real_cli(
     need(agent)
     root = tmp_path / "work"
     root.mkdir()
-    mock = mock_llm(MOCK_DIR / "examples" / script if isinstance(script, str) else script, root)
+    mock = mock_llm(script, root)
     setup = setup_for(agent, mock, tmp_path / "home", monkeypatch)
     if auth == "oauth":  # the subscription path: rate_limit_event and "You've hit your ..."
         del setup.env["ANTHROPIC_API_KEY"]
@@ -491,7 +401,7 @@ def test_a_prompt_beyond_the_argument_limit_reaches_the_model_whole(
     root = tmp_path / "work"
     root.mkdir()
     script = {"rotations": [{"steps": [{"text": "Read it all. <ralph>DONE</ralph>"}]}]}
-    mock = mock_llm(script, root, dump=True)
+    mock = mock_llm(script, root)
     setup = setup_for(agent, mock, tmp_path / "home", monkeypatch)
     put_on_path(monkeypatch)
     prompt = "# ralph rotation\n\n" + "Background line, nothing to do.\n" * 6000
@@ -500,7 +410,7 @@ def test_a_prompt_beyond_the_argument_limit_reaches_the_model_whole(
     result = one_rotation(agent, setup, root, prompt)
     assert result.failure is None, (result.error, result.output_text[-3000:])
     assert parse_signal(result.output_text, prompt, result.final_text) == "DONE"
-    seen = mock.log.read_text()
+    seen = mock.seen()
     if agent == "gemini":  # told where the prompt file is, for the model to read it
         assert str(root.parent / f"{root.name}-prompt.md") in seen
     else:

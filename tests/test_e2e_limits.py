@@ -1,4 +1,3 @@
-# ruff: noqa: F811 -- the mock_llm fixture comes from test_e2e_agents
 """End to end with the REAL Claude Code and Codex CLIs against the scripted local mock: what
 their limits say reaches ralph's pool (parking at a utilisation threshold, a weekly limit ending
 the run with exit 4 and the right time), a model chosen per mode reaches the CLI, and a judge's
@@ -16,9 +15,10 @@ import pytest
 
 from ralph.rules.pool import clock
 from tests.conftest import Project
+from tests.model import faults
+from tests.model.faults import unified
 from tests.test_e2e_agents import (
     ROTATION_TIMEOUT,
-    mock_llm,  # noqa: F401
     need,
     put_on_path,
     setup_for,
@@ -31,18 +31,6 @@ def oauth(setup: Any) -> None:
     """The subscription path: Claude Code reads the unified rate-limit headers then."""
     del setup.env["ANTHROPIC_API_KEY"]
     setup.env["CLAUDE_CODE_OAUTH_TOKEN"] = "sk-ant-oat01-mock"
-
-
-def unified(status: str, claim: str, short: str, reset: int, used: float) -> dict[str, str]:
-    prefix = "anthropic-ratelimit-unified"
-    return {
-        f"{prefix}-status": status,
-        f"{prefix}-reset": str(reset),
-        f"{prefix}-representative-claim": claim,
-        f"{prefix}-{short}-status": status,
-        f"{prefix}-{short}-reset": str(reset),
-        f"{prefix}-{short}-utilization": str(used),
-    }
 
 
 def yaml(setup: Any, **extra: Any) -> str:
@@ -194,7 +182,7 @@ def test_a_real_judges_usage_counts_against_max_cost(
     ("agent", "step", "window"),
     [
         # Gemini's daily free-tier quota: TerminalQuotaError, exit 173
-        ("gemini", "gemini-daily-quota.json", "daily"),
+        ("gemini", faults.GEMINI_DAILY_QUOTA, "daily"),
         # opencode: a per-minute 429 after its own quick retries (honours retry-after)
         (
             "opencode",
@@ -213,18 +201,18 @@ def test_a_real_judges_usage_counts_against_max_cost(
 )
 def test_other_clis_limits_are_read_from_the_real_cli(
     agent: str,
-    step: str | dict[str, Any],
+    step: dict[str, Any],
     window: str,
     tmp_path: Path,
     mock_llm: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from tests.test_e2e_agents import MOCK_DIR, one_rotation
+    from tests.test_e2e_agents import one_rotation
 
     need(agent)
     root = tmp_path / "work"
     root.mkdir()
-    script = MOCK_DIR / "examples" / step if isinstance(step, str) else {"steps": [step]}
+    script = step if "steps" in step else {"steps": [step]}
     mock = mock_llm(script, root)
     setup = setup_for(agent, mock, tmp_path / "home", monkeypatch)
     put_on_path(monkeypatch)

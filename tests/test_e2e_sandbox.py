@@ -16,7 +16,6 @@ from tests import test_e2e_agents as e2e
 from tests.conftest import Project
 
 pytestmark = [pytest.mark.slow]
-mock_llm = e2e.mock_llm  # the fixture, shared
 
 
 @pytest.fixture

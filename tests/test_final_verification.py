@@ -325,8 +325,8 @@ def test_status_log_shows_the_worklog_tail(git_project: Project) -> None:
     res = git_project.run("status", "--log", "3")
     assert res.exit_code == 0, res
     lines = res.stdout.splitlines()
-    assert "worklog (last 3 of .ralph/worklog.jsonl):" in lines
-    tail = lines[lines.index("worklog (last 3 of .ralph/worklog.jsonl):") + 1 :]
+    assert "worklog (last 3 events):" in lines
+    tail = lines[lines.index("worklog (last 3 events):") + 1 :]
     assert [line.split()[2] for line in tail] == ["budget", "archived", "run_end"]
     data = json.loads(git_project.run("status", "--json", "--log", "2").stdout)
     assert [e["event"] for e in data["worklog"]] == ["archived", "run_end"]

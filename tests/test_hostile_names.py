@@ -65,8 +65,10 @@ def test_a_hostile_spec_name_drives_nothing_and_forges_nothing(
     assert res.returncode == 3, out  # max iterations: nothing was verified
     assert "\x1b" not in out and "\x07" not in out
     lines = out.splitlines()
-    assert [line for line in lines if "run ended" in line.split("\\n")[0]] == [lines[-3]]
-    assert "run ended: max iterations reached" in lines[-3]
+    # the end: its line, the matrix (the hostile name's escapes visible), the run's numbers
+    assert [line for line in lines if "run ended" in line.split("\\n")[0]] == [lines[-4]]
+    assert "run ended: max iterations reached" in lines[-4]
+    assert "this run: 2 rotations" in lines[-1]
     assert "\\x1b]0;owned\\x07" in out  # the name is shown, its escapes visible
     # JUnit parses with a real XML parser, the hostile spec a test case of its own
     names = [case.get("name") for case in ET.parse(junit).iter("testcase")]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph.store.workspace import Workspace
 from tests.browser import chromium, colours, render
 from tests.conftest import SCRIPTED_AGENT, Project
 
@@ -173,13 +174,16 @@ def test_an_html_report_inside_the_project_is_not_a_change_for_the_next_run(
 def test_a_forged_worklog_neither_breaks_the_report_nor_reads_outside_history(
     git_project: Project, tmp_path: Path
 ) -> None:
-    """The worklog lies in the project, where an agent can write: damaged or forged records
-    are shown as far as they make sense, and only logs under .ralph/history/ are read."""
+    """The worklog is ralph's record in its store, out of a sandboxed agent's reach; forged
+    there all the same (an agent run without a sandbox), damaged or forged records are shown
+    as far as they make sense, and only ralph's records of the logs are read, never through a
+    link (the store's or `.ralph/history`)."""
     outside = tmp_path / "private.txt"
     outside.write_text("PRIVATE-CONTENT\n")
-    history = git_project.root / ".ralph/history/x"
-    history.mkdir(parents=True)
-    (history / "001.log").symlink_to(outside)
+    ws = Workspace(git_project.root)
+    for folder in (ws.history, ws.records):
+        (folder / "x").mkdir(parents=True)
+        (folder / "x" / "001.log").symlink_to(outside)
     records = [
         {"ts": "soon", "event": "run_start", "agent": ["x"]},
         {"ts": 1, "event": "rotation_start", "iteration": 1, "spec": "a", "mode": 3},
@@ -191,10 +195,8 @@ def test_a_forged_worklog_neither_breaks_the_report_nor_reads_outside_history(
         {"event": "done_gate", "iteration": 1, "spec": "a", "passed": False, "reasons": {"a": 1}},
         "not an object",
     ]  # fmt: skip
-    (git_project.root / ".ralph/worklog.jsonl").write_text(
-        "\n".join(json.dumps(r) for r in records) + '\n{"cut short'
-    )
-    (git_project.root / ".ralph/state.json").write_text('{"specs": 7}')
+    ws.worklog.write_text("\n".join(json.dumps(r) for r in records) + '\n{"cut short')
+    (ws.store / "state.json").write_text('{"specs": 7}')
     res = git_project.run("report", "--html", str(tmp_path / "r.html"))
     assert res.exit_code == 0, res
     html = (tmp_path / "r.html").read_text()
@@ -229,3 +231,61 @@ def test_an_html_report_through_a_link_in_the_project_is_refused(
     assert res.exit_code == 0, res
     assert not outside.exists()
     assert "report" in res.stderr and "Traceback" not in res.stderr
+
+
+@pytest.mark.slow
+def test_report_tells_the_last_run_that_did_work_and_any_archived_run(
+    git_project: Project, tmp_path: Path
+) -> None:
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "test_command: python -c pass\n"})
+    assert git_project.run("run", "--agent", "demo").exit_code == 0
+    again = git_project.run("run", "--agent", "demo")  # nothing to do: every spec verified
+    assert again.exit_code == 0, again
+    page = tmp_path / "r.html"
+    assert git_project.run("report", "--html", str(page)).exit_code == 0
+    html = page.read_text()
+    assert "VERIFY_PASS" in html and html.count('<tr><td class="num">') == 4
+    # the final verification says what ralph itself ran: the command and its result
+    verification = html.split("<h2>Final verification</h2>", 1)[1].split("<h2>", 1)[0]
+    assert "ralph ran" in verification and "<code>python -c pass</code>" in verification
+    assert "passed</span>" in verification
+    # an archived run by its id; an unknown id is a usage error that lists the ids
+    (archived,) = [
+        p.name for p in (git_project.root / ".ralph/archive").iterdir() if p.name[0].isdigit()
+    ]
+    old = tmp_path / "old.html"
+    res = git_project.run("report", "--html", str(old), "--run", archived)
+    assert res.exit_code == 0, res
+    assert "VERIFY_PASS" in old.read_text()
+    res = git_project.run("report", "--html", str(old), "--run", "../../etc")
+    assert res.exit_code == 2 and archived in res.stderr and "Traceback" not in res.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell wrapper stands in for claude")
+def test_a_log_excerpt_reads_as_ralph_history_shows_it(
+    git_project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude's stream-json log becomes its words in the report, as in `ralph history N`."""
+    from tests.conftest import FAKES
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text(
+        f'#!/bin/sh\nexec "{sys.executable}" "{FAKES / "fake_claude.py"}" "$@"\n'
+    )
+    (bin_dir / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+    script = tmp_path / "claude.json"
+    script.write_text(json.dumps([{"kind": "done", "input": 10, "output": 1, "cost": 0.01}]))
+    monkeypatch.setenv("FAKE_CLAUDE_SCRIPT", str(script))
+    git_project.write({"PROMPT.md": SPEC})
+    page = tmp_path / "r.html"
+    res = git_project.run("run", "--agent", "claude", "-n", "1", "--report-html", str(page))
+    assert res.exit_code == 3, res
+    shown = git_project.run("history", "1").stdout
+    html = page.read_text()
+    excerpt = html.split("<pre>", 1)[1].split("</pre>", 1)[0]
+    assert '{"type"' not in excerpt and "&quot;type&quot;" not in excerpt, excerpt
+    last_words = [line for line in shown.splitlines() if "<ralph>DONE</ralph>" in line]
+    assert last_words and "&lt;ralph&gt;DONE&lt;/ralph&gt;" in excerpt

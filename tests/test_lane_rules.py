@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ralph.rules.lanes import absorb, after_merge, hold, lane_branch, lane_name, shares
+from ralph.rules.lanes import (
+    absorb,
+    after_merge,
+    hold,
+    is_lane_name,
+    lane_branch,
+    lane_name,
+    shares,
+)
 from ralph.rules.state import SpecState, State, Tally
 
 
@@ -80,3 +88,78 @@ def test_a_lane_shares_its_work_at_the_done_that_counts_one() -> None:
     assert not shares("DONE", 3)  # its own merge closes the lane
     assert not shares("CONTINUE", 0)  # unfinished work stays in the lane
     assert not shares("REFUSED", 0)  # the checks failed
+
+
+# Every kind of character a spec file name may hold, and the pieces git refuses in a branch.
+_PIECES = [*"aZ9_-. @{}~^:?*[]\\/\t", "..", ".lock", "@{", "//", "é", "ß", "☃", "\x7f", "-x", ".x"]
+
+
+def _names(count: int) -> list[str]:
+    """Spec paths made of random pieces (seeded: the same names every run), with the awkward
+    ones every time."""
+    import random
+
+    rng = random.Random(28)
+    found = [
+        "specs/a..b.spec.md",
+        "specs/with space.spec.md",
+        "specs/x@{1}.spec.md",
+        "specs/y.lock.spec.md",
+        "specs/.hidden.spec.md",
+        "specs/-dash.spec.md",
+        "specs/.spec.md",
+        "specs/" + "l" * 300 + ".spec.md",
+        "specs/UPPER.spec.md",
+        "PROMPT.md",
+        "specs/.lock.md",
+        "specs/a.lock",
+        "specs/..spec.md",
+        "specs/@.spec.md",
+        "specs/a/b.c/d..e.spec.md",
+    ]
+    for _ in range(count):
+        stem = "".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 12)))
+        stem = stem.replace("/", "_").replace("\\", "_")  # one file name, not a folder
+        found.append(f"specs/{stem}.spec.md")
+    return found
+
+
+def test_lane_names_are_valid_git_branches_for_any_spec_file_name() -> None:
+    import subprocess
+
+    names = _names(150)
+    for spec in names:
+        name = lane_name(spec)
+        assert is_lane_name(name), (spec, name)
+        assert lane_branch(spec) == "ralph/" + name
+        assert name == lane_name(spec)  # the same spec, the same lane: computed, never stored
+    # git's own word, for every name at once: check-ref-format refuses the first bad one
+    branches = [lane_branch(spec) for spec in names]
+    script = (
+        'for b in "$@"; do git check-ref-format --branch "$b" >/dev/null || echo "BAD $b"; done'
+    )
+    out = subprocess.run(
+        ["sh", "-c", script, "sh", *branches], capture_output=True, text=True, check=False
+    )
+    assert "BAD" not in out.stdout, out.stdout
+    assert len({lane_name(s) for s in names}) == len(set(names))  # one lane per spec path
+
+
+def test_only_names_ralph_gives_are_lane_names() -> None:
+    for name in [
+        "..",
+        "../victim",
+        "/etc",
+        "a..b-123456",
+        "x-12345",
+        "x-1234567",
+        "X-123456",
+        "-x-123456",
+        "x.lock-123456",
+        "",
+        "a/b-123456",
+        "a b-123456",
+        "x-12345g",
+    ]:
+        assert not is_lane_name(name), name
+    assert is_lane_name("api-3f9a1c") and is_lane_name("a_b-c-000000")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ralph.store.lanes import lanes_file
 from tests.conftest import Project
 from tests.test_pool_faults import Script, claude, claude_calls
 
@@ -292,7 +293,7 @@ def test_parallel_1_is_the_one_spec_loop(git_project: Project) -> None:
     res = git_project.run("run", *cmd, "--parallel", "1")
     assert res.exit_code == 0, res.stdout + res.stderr
     assert {c["cwd"] for c in git_project.calls()} == {str(git_project.root)}
-    assert not (git_project.root / ".ralph" / "lanes.json").exists()
+    assert not lanes_file(git_project.root).exists()
     assert not (git_project.root / ".ralph" / "worktrees").exists()
     assert not git_project.worklog("lane_open")
 

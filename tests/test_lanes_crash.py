@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph.store.lanes import lanes_file
 from tests.conftest import Project
 from tests.test_lanes import branches, lanes_project, worktrees
 
@@ -62,7 +63,7 @@ def test_kill_9_during_a_lane_rotation_then_resume(project: Project) -> None:
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
-    lanes = json.loads((project.root / ".ralph" / "lanes.json").read_text())
+    lanes = json.loads(lanes_file(project.root).read_text())
     assert any(lane["spec"] == "specs/b.spec.md" for lane in lanes["lanes"])
     res = project.run_subprocess("run", "--agent-command", cmd, "--parallel", "2", "--headless")
     assert res.exit_code == 0, res.stdout + res.stderr
@@ -101,7 +102,7 @@ def test_kill_9_during_a_merge_then_resume(
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
-    lanes = json.loads((project.root / ".ralph" / "lanes.json").read_text())
+    lanes = json.loads(lanes_file(project.root).read_text())
     assert lanes["merging"] in TWO
     monkeypatch.setenv("PATH", os.environ["PATH"].split(":", 1)[1])
     res = project.run_subprocess("run", "--agent-command", cmd, "--parallel", "2", "--headless")
@@ -110,7 +111,7 @@ def test_kill_9_during_a_merge_then_resume(
     assert (project.root / "b.txt").read_text() == "b\n"
     assert project.counts() == dict.fromkeys(TWO, 3)
     assert branches(project) == ["main"]
-    assert json.loads((project.root / ".ralph" / "lanes.json").read_text())["merging"] is None
+    assert json.loads(lanes_file(project.root).read_text())["merging"] is None
 
 
 def test_a_half_done_merge_is_aborted_and_redone(project: Project) -> None:
@@ -131,7 +132,7 @@ def test_a_half_done_merge_is_aborted_and_redone(project: Project) -> None:
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "merge", lane], cwd=project.root, capture_output=True, check=False)
     assert (project.root / ".git" / "MERGE_HEAD").exists()
-    path = project.root / ".ralph" / "lanes.json"
+    path = lanes_file(project.root)
     data = json.loads(path.read_text())
     data["merging"] = "specs/b.spec.md"
     path.write_text(json.dumps(data))

@@ -16,9 +16,6 @@ from typing import Any
 import pytest
 
 from tests.conftest import Project
-from tests.test_e2e_agents import mock_llm
-
-__all__ = ["mock_llm"]  # the fixture, used by name
 
 FIXTURE = Path(__file__).parent / "fixtures" / "srclib"
 pytestmark = pytest.mark.slow

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph.store.lanes import lanes_file
 from tests.conftest import Project
 from tests.test_lanes import branches, lanes_project, worktrees
 
@@ -39,7 +40,7 @@ def lane_hash(project: Project, name: str) -> str:
 def assert_discarded(project: Project) -> None:
     assert branches(project) == ["main"]
     assert len(worktrees(project)) == 1
-    assert not (project.root / ".ralph" / "lanes.json").exists()
+    assert not lanes_file(project.root).exists()
     assert not any((project.root / ".ralph" / "worktrees").iterdir())
     assert (project.root / "mine.txt").read_text() == "the user's\n"  # the user's work stays
     assert project.git("status", "--porcelain") == ""
@@ -69,10 +70,10 @@ def test_reset_lanes_without_a_terminal_or_yes_changes_nothing(project: Project)
 
 def test_a_lane_folder_without_its_record_is_discarded_too(project: Project) -> None:
     open_lanes(project)
-    (project.root / ".ralph" / "lanes.json").unlink()  # lost with a killed run
+    lanes_file(project.root).unlink()  # lost (ralph's private store deleted)
     res = project.run("reset", "--lanes", "--yes")
     assert res.exit_code == 0, res
-    assert "lane discarded: .ralph/worktrees/a-" in res.stdout
+    assert "lane discarded: (its record was lost): worktree .ralph/worktrees/a-" in res.stdout
     assert_discarded(project)
 
 
@@ -89,7 +90,8 @@ def test_on_a_terminal_reset_all_asks_before_discarding_lanes(
     seen = bytearray()
     try:
         read_until(master, b"Discard 2 open lanes (worktrees and branches)? [y/N] ", seen)
-        assert b"specs/a.spec.md (ralph/a-" in seen
+        assert b"specs/a.spec.md: worktree .ralph/worktrees/a-" in seen  # the paths it removes
+        assert b", branch ralph/a-" in seen
         os.write(master, typed.encode() + b"\n")
         assert proc.wait(timeout=60) == code
     finally:

@@ -49,6 +49,13 @@ def test_which_module_a_path_defines() -> None:
         ("tests/calc.py", "tests/calc.py shadows the project's own `calc` (in src/)"),
         ("calc.py", "calc.py shadows the project's own `calc` (in src/)"),
         ("tests/inspect.py", "shadows the standard library's `inspect`, which the test runner"),
+        # what the runner imports at start besides itself: its requirements, plugins, C parts
+        ("iniconfig.py", "shadows the test runner's `iniconfig`"),
+        ("src/packaging/__init__.py", "shadows the test runner's `packaging`"),
+        ("pluggy.py", "shadows the test runner's `pluggy`"),
+        ("xdist/__init__.py", "shadows the test runner's `xdist`"),
+        ("_json.py", "shadows the standard library's `_json`"),
+        ("tests/runpy.py", "shadows the standard library's `runpy`"),
     ],
 )
 def test_a_module_that_shadows_the_harness(path: str, what: str) -> None:
@@ -65,6 +72,7 @@ def test_a_module_that_shadows_the_harness(path: str, what: str) -> None:
         "docs/pytest.py",  # not a folder on sys.path
         "src/calc/__init__.py",  # the package itself, changed
         "mean.py",
+        "statistics.py",  # a standard module no test runner imports
     ],
 )
 def test_a_module_that_shadows_nothing(path: str) -> None:

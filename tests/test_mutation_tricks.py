@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import Project
 from tests.test_mutation_check import MEAN, STRONG, WEAK, mutation_checks, mutation_project, work
 
-pytestmark = pytest.mark.slow if hasattr(pytest.mark, "slow") else []
+pytestmark = pytest.mark.slow
 PY = sys.executable
 STRICT = "{min_score: 1.0}"  # any survivor refuses: the trick's own lines die, the wrong one not
 

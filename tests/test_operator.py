@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -231,21 +233,53 @@ def test_inspect_a_live_run(project: Project) -> None:
 
 
 @pytest.mark.slow
-def test_inspect_follow_streams_every_rotation_until_the_run_ends(project: Project) -> None:
+def test_inspect_follow_streams_every_rotation_until_the_run_ends(
+    project: Project, tmp_path: Path
+) -> None:
+    """Waits on events, not on the clock: the agent's first rotation holds until the follower
+    has shown its last tick (so the follower is attached whatever the machine's speed)."""
     project.write({"PROMPT.md": "# goal\n"})
-    ticker = f"{sys.executable} {FAKES / 'ticker.py'} 15 0.05"
+    gate = tmp_path / "gate"
+    ticker = f"{sys.executable} {FAKES / 'ticker.py'} 15 0.01 {gate}"
     with live_run(project, ticker, "-n", "2") as proc:
-        follow = project.run_subprocess("inspect", "--follow", timeout=90)
-        out, _ = proc.communicate(timeout=60)
-        assert proc.returncode == 3, out  # two rotations, no signal: max iterations
-    assert follow.exit_code == 0, follow
-    lines = follow.stdout.splitlines()
-    assert lines[-1] == "-- the run has ended"
-    headers = [line for line in lines if line.startswith("# ralph rotation")]
-    assert [h.split()[3] for h in headers][-1] == "2"  # it went on to the second rotation
-    last = lines[lines.index(headers[-1]) :]
-    assert [line for line in last if line.startswith("tick")] == [f"tick {i}" for i in range(15)]
-    assert any(line.startswith("# ended: signal=NONE") for line in last)
+        command = [sys.executable, "-m", "ralph", "inspect", "--follow"]
+        with subprocess.Popen(command, cwd=project.root, stdout=subprocess.PIPE, text=True) as fol:
+            lines = lines_of(fol)
+            seen: list[str] = []
+            while "tick 14" not in seen:  # rotation 1's last tick: the follower is attached
+                line = lines.get(timeout=120)
+                assert line is not None, seen  # the follower ended before the run did
+                seen.append(line.rstrip("\n"))
+            gate.touch()
+            out, _ = proc.communicate(timeout=120)
+            assert proc.returncode == 3, out  # two rotations, no signal: max iterations
+            while (line := lines.get(timeout=120)) is not None:
+                seen.append(line.rstrip("\n"))
+            assert fol.wait(timeout=120) == 0
+    assert seen[-1] == "-- the run has ended"
+    headers = [line for line in seen if line.startswith("# ralph rotation")]
+    assert [h.split()[3] for h in headers] == ["1", "2"]  # it went on to the second rotation
+    last = [line for line in seen[seen.index(headers[-1]) :] if line.startswith("tick")]
+    # every tick, each stream in its order (how two pipes interleave is the scheduler's choice)
+    assert sorted(last, key=lambda t: int(t.split()[1])) == [f"tick {i}" for i in range(15)]
+    assert [t for t in last if int(t.split()[1]) % 2 == 0] == [f"tick {i}" for i in range(0, 15, 2)]
+    assert [t for t in last if int(t.split()[1]) % 2] == [f"tick {i}" for i in range(1, 15, 2)]
+    assert any(line.startswith("# ended: signal=NONE") for line in seen[seen.index(headers[-1]) :])
+
+
+def lines_of(proc: subprocess.Popen[str]) -> queue.Queue[str | None]:
+    """The process's output lines as they come (None once it is closed), so that a test waits
+    for a line with a bound instead of blocking on it."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
 
 
 def test_inspect_follow_without_a_run_is_an_error(project: Project) -> None:

@@ -314,7 +314,8 @@ def test_usage_and_cost_reach_state_worklog_display_and_status(
     assert state["agents"][SCRIPTED_AGENT.stem]["unpriced"] == 2
     assert state["specs"][0]["usage"]["input_tokens"] == 2000
     assert "usage: 1.0k in · 100 out · $0.05" in res.stdout  # each claude rotation line
-    assert "usage this run: 2.0k in · 200 out · $0.10+" in res.stdout
+    (said,) = [line for line in res.stdout.splitlines() if " this run: " in line]
+    assert "2.0k in · 200 out · $0.10+ · time " in said, said
     status = git_project.run("status", "--json")
     data = json.loads(status.stdout)
     assert data["usage"]["cost_usd"] == 0.1 and data["agents"]["claude"]["rotations"] == 2

@@ -187,3 +187,11 @@ def test_not_json_is_one_line(root: Path) -> None:
     f.write_bytes(b'{"a": \xff')
     with pytest.raises(StateError, match="not valid JSON"):
         reader.load_json(f, "state")
+
+
+def test_tail_keeps_the_end_of_a_log(root: Path) -> None:
+    log = root / ".ralph" / "log"
+    log.write_bytes(b"a" * 100 + b"THE END")
+    end = reader.read(log, limit=7, tail=True)
+    assert end == reader.Read(b"THE END", truncated=True)
+    assert reader.read(log, limit=1000, tail=True) == reader.Read(b"a" * 100 + b"THE END")

@@ -4,6 +4,7 @@ JSON, and the JUnit report counts the rotations the run says it made (issue 21).
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import os
@@ -11,6 +12,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -131,3 +133,62 @@ def test_json_report_rounds_a_sum_of_prices() -> None:
     (spec,) = report_data(report)["specs"]
     assert spec["cost_usd"] == round(PRICE * 3, 6)
     assert report_data(report)["totals"]["rotations"] == 3
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell wrapper stands in for claude")
+def test_one_set_of_numbers_in_every_place_that_shows_them(
+    git_project: Project, claude: Path, tmp_path: Path
+) -> None:
+    """The end line, `status`, the JSON report, the HTML report and the webhook say the same
+    cost, tokens and times: one function over ralph's record of the run (rules/runtotals),
+    the final verification's call and ralph's own checks' time included (issue 28)."""
+    from tests.receiver import receiving
+
+    check = "---\ntest_command: python -c pass\n---\n# goal\n- [x] done\n"
+    git_project.write({"PROMPT.md": check})
+    report, page = tmp_path / "report.json", tmp_path / "out" / "run.html"
+    with receiving() as hook:
+        git_project.write({"ralph.yaml": f"notify:\n  webhook: {hook.url}\n"})
+        res = git_project.run(
+            "run", "--agent", "claude", "--headless", "--report-json", str(report),
+            "--report-html", str(page),
+        )  # fmt: skip
+    assert res.exit_code == 0, res
+    (said,) = [
+        line.split("this run: ", 1)[1] for line in res.stdout.splitlines() if "this run: " in line
+    ]
+    # 3 rotations and the final verification, each priced: the verification's call counts
+    assert said.startswith("4 rotations · 120.0k in · 4.0k out · $0.40 · time "), said
+    status = git_project.run("status")
+    assert f"last run: {said}" in status.stdout, status.stdout
+    totals = json.loads(report.read_text())["totals"]
+    assert totals["cost_usd"] == round(4 * PRICE, 6)
+    assert (totals["input_tokens"], totals["output_tokens"]) == (4 * 30000, 4 * 1000)
+    assert totals["checks_seconds"] > 0  # the DONE gate ran the spec's test command
+    assert totals["agent_seconds"] + totals["checks_seconds"] <= totals["seconds"]
+    (end,) = hook.of("run_end")
+    assert said in end["text"]
+    assert end["totals"] == json.loads(json.dumps(status_totals(git_project)))
+    assert end["totals"]["cost_usd"] == totals["cost_usd"]
+    assert end["totals"]["checks_seconds"] == totals["checks_seconds"]
+    assert said in html.unescape(page.read_text())  # the HTML report's header line
+    # per rotation: ralph's checks' time beside the agent's, in the record and the report
+    for rec in git_project.rotation_ends():
+        checks = [c for c in git_project.worklog("check") if c["iteration"] == rec["iteration"]]
+        assert rec["checks_s"] >= sum(c["seconds"] for c in checks)  # a cached one took 0
+        assert rec["seconds"] >= rec["agent_s"]
+    assert git_project.rotation_ends()[0]["checks_s"] > 0
+    first_line = next(line for line in res.stdout.splitlines() if "rotation 1 ended" in line)
+    assert ", checks " in first_line, first_line  # the rotation's line says its checks' share
+    # history: each rotation's time and its checks' share
+    listed = json.loads(git_project.run("history", "--json").stdout)["rotations"]
+    first = git_project.rotation_ends()[0]
+    assert listed[0]["checks_seconds"] == first["checks_s"] and listed[0]["duration"] > 0
+    assert git_project.run("history").stdout.splitlines()[0].split()[-2:] == ["checks", "cost"]
+    assert "(checks " in page.read_text()
+
+
+def status_totals(project: Project) -> Any:
+    res = project.run("status", "--json")
+    return json.loads(res.stdout)["last_run"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ralph.store.envcopy import record_start_envs, start_envs
 from ralph.store.room import RoomSource, build_room, record_start, rooms_dir
 from tests.conftest import Project
 
@@ -140,21 +141,25 @@ def test_a_nested_repository_counts_only_when_it_was_there_at_start(git_project:
     assert "theirs/ (a repository that was not there when the run started)" in room.left_out
 
 
-def test_the_projects_environment_is_linked_and_a_planted_one_goes(
+def test_ralphs_copy_of_the_environment_is_linked_and_a_planted_one_goes(
     git_project: Project,
 ) -> None:
     p = git_project
     p.write({".gitignore": ".venv/\n", "a.py": "", ".venv/pyvenv.cfg": "home = /usr\n"})
-    (p.root / ".venv" / "bin").mkdir()
+    p.write({".venv/bin/python": "#!/bin/sh\n"})
     source = started(p)
-    room = build_room(p.root, p.root, "main", source=source)
+    record_start_envs(p.root)
+    envs = start_envs(p.root)
+    room = build_room(p.root, p.root, "main", source=source, envs=envs)
     assert (room.path / ".venv" / "bin").is_symlink()
-    assert (room.path / ".venv" / "bin").resolve() == (p.root / ".venv" / "bin").resolve()
+    # ralph's copy, taken when the run began: never the project's own, the agent's to change
+    assert (room.path / ".venv" / "bin").resolve() == (envs / ".venv" / "bin").resolve()
     (room.path / "venv").mkdir()  # a check planted an environment of its own
     (room.path / "venv" / "pyvenv.cfg").write_text("evil")
-    room = build_room(p.root, p.root, "main", source=source)
+    room = build_room(p.root, p.root, "main", source=source, envs=envs)
     assert not (room.path / "venv").exists()
     assert (room.path / ".venv" / "bin").is_symlink()
+    assert not build_room(p.root, p.root, "main.b", source=source).path.joinpath(".venv").exists()
 
 
 def test_walk_mode_copies_the_walks_files(project: Project) -> None:

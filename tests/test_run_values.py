@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from ralph.run import context
 from ralph.run.events import Event
 from ralph.run.facts import Fact, LaneClosed, VerificationEnded, VerificationStarted
 from ralph.run.start import run_loop
+from ralph.store import git
 from ralph.store import worktrees as wt
 from tests.conftest import Project
 from tests.test_lanes import lanes_project
@@ -75,32 +77,34 @@ def test_the_rule_s_check_sees_a_part_that_writes_the_run_s_state() -> None:
     assert ("Circuit", "?", "state") in writes and ("Circuit", "ctx", "pool") in writes
 
 
-def test_a_new_lane_s_worktree_is_made_while_another_holds_the_git_lock(
-    project: Project,
-) -> None:
-    """Lanes open side by side: making a new lane's worktree waits for no other git command
-    of ralph's (only the prune before it does)."""
+def test_every_git_command_of_a_lanes_run_holds_the_one_git_lock(project: Project) -> None:
+    """A new lane's worktree, a commit, a snapshot's `git status`: none runs while another
+    thread holds the lock (lanes never fight over `.git`'s lock files); each goes on once
+    it is free."""
     lanes_project(project, TWO)
     repo = wt.repo(project.root)
-    made = threading.Event()
+    done: list[str] = []
+    steps: dict[str, Callable[[], object]] = {
+        "worktree": lambda: wt.add_worktree(repo, project.root, "one-000000", "HEAD"),
+        "status": lambda: git.status(repo),
+        "branches": lambda: wt.worktree_branches(repo),
+    }
 
-    def add(name: str, *, prune: bool) -> None:
-        path = wt.lane_path(project.root, name)
-        wt.add_worktree(repo, path, f"ralph/{name}", "HEAD", prune=prune)
-        made.set()
+    def run(name: str) -> None:
+        steps[name]()
+        done.append(name)
 
     with wt.GIT_LOCK:
-        thread = threading.Thread(target=add, args=("one",), kwargs={"prune": False})
-        thread.start()
-        assert made.wait(30), "the worktree waited for GIT_LOCK"
-        thread.join()
-        made.clear()
-        waiting = threading.Thread(target=add, args=("two",), kwargs={"prune": True})
-        waiting.start()
-        assert not made.wait(0.5)  # the prune does wait for it
-    waiting.join(30)
-    assert made.is_set()
-    assert (wt.lane_path(project.root, "one") / "specs" / "a.spec.md").exists()
+        threads = [threading.Thread(target=run, args=(name,)) for name in steps]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(0.3)  # bounded: each would have ended long before, unlocked
+        assert done == []
+    for thread in threads:
+        thread.join(60)
+    assert sorted(done) == sorted(steps)
+    assert (wt.lane_path(project.root, "one-000000") / "specs" / "a.spec.md").exists()
 
 
 def test_merged_lanes_close_while_the_final_verification_runs(project: Project) -> None:

@@ -4,12 +4,12 @@ needs to be installed. What the sandboxes really stop is tested in test_sandbox_
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from ralph.errors import ConfigError
+from ralph.process.allowlist import AllowList
 from ralph.process.sandbox import Sandbox, container_name, srt_settings, wrap
 from ralph.store.config import parse_config
 
@@ -60,8 +60,9 @@ def test_bwrap_binds_the_project_the_cli_folders_and_a_private_tmp_read_only_els
 
 def test_bwrap_dies_with_ralph_and_keeps_its_processes_in_their_own_pid_namespace() -> None:
     argv, _ = wrap(box(), ("/bin/true",), ROOT, {}, "tok")
-    for flag in ("--die-with-parent", "--unshare-pid", "--new-session"):
+    for flag in ("--die-with-parent", "--unshare-pid", "--new-session", "--unshare-user"):
         assert flag in argv
+    assert ("--cap-drop", "ALL") in itertools.pairwise(argv)  # root inside holds no capability
 
 
 def test_bwrap_hides_secrets_after_the_writable_binds_so_a_secret_inside_one_stays_hidden() -> None:
@@ -129,6 +130,10 @@ def test_docker_passes_variables_by_name_so_no_key_is_on_the_command_line() -> N
     assert argv[-3:] == ("ralph-agents:1", "claude", "-p")
     assert argv[argv.index("--name") + 1] == container_name("abc123")
     assert argv[argv.index("--user") + 1] == "1000:1000"
+    # root in the container holds no capability, gains none, and writes only what is mounted
+    assert ("--cap-drop", "ALL") in itertools.pairwise(argv)
+    assert ("--security-opt", "no-new-privileges") in itertools.pairwise(argv)
+    assert "--read-only" in argv
     assert f"{ROOT}:{ROOT}" in argv
     assert "/home/u/.ssh" not in " ".join(argv)  # only what is mounted is there at all
 
@@ -157,9 +162,12 @@ def test_a_sandboxed_process_gets_the_basic_variables_its_own_and_those_named_on
         "DATABASE_URL": "postgres://u:p@h/d",
         "ANTHROPIC_API_KEY": "k",
     }
-    named = replace(box(), env_names=frozenset({"MINE"}))
-    _, got = wrap(named, ("/bin/true",), ROOT, env, "t", frozenset({"ANTHROPIC_API_KEY"}))
+    env |= {"RALPH_WEBHOOK_URL": "https://hooks.example/T0/B0/x", "RALPH_OTHER": "o"}
+    allow = AllowList(frozenset({"MINE"}))
+    passes = frozenset({"ANTHROPIC_API_KEY"})
+    _, got = wrap(box(), ("/bin/true",), ROOT, env, "t", passes, allow=allow)
     assert {"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "DATABASE_URL"}.isdisjoint(got)
+    assert {"RALPH_WEBHOOK_URL", "RALPH_OTHER"}.isdisjoint(got)  # no RALPH_* wildcard
     for name in ("PATH", "HOME", "LANG", "LC_ALL", "TERM", "RALPH_SPEC", "MINE"):
         assert got[name] == env[name]
     assert got["ANTHROPIC_API_KEY"] == "k"
@@ -209,3 +217,17 @@ def test_what_ralphs_own_git_would_run_stays_read_only_in_every_profile() -> Non
     docker = box("docker", image="i", read_only=(hooks,))
     argv, _ = wrap(docker, ("/bin/true",), ROOT, {}, "")
     assert f"{hooks}:{hooks}:ro" in argv
+
+
+def test_a_withheld_value_reaches_no_process_under_any_name_sandboxed_or_not() -> None:
+    url = "https://hooks.slack.com/services/T0/B0/secret"
+    env = {"PATH": "/bin", "HOOK": url, "MINE": f"see {url}", "RALPH_SPEC": "a", "OWN": "x"}
+    allow = AllowList(frozenset({"HOOK", "MINE"}), withheld=(url,))
+    assert allow.boxed(env, frozenset({"OWN"})) == {"PATH": "/bin", "RALPH_SPEC": "a", "OWN": "x"}
+    assert allow.open(env) == {"PATH": "/bin", "RALPH_SPEC": "a", "OWN": "x"}
+
+
+def test_without_a_sandbox_a_process_gets_all_but_ralphs_own_variables() -> None:
+    env = {"AWS_SECRET_ACCESS_KEY": "s", "RALPH_WEBHOOK_URL": "u", "RALPH_MODE": "REVIEW"}
+    got = AllowList().open(env, frozenset({"RALPH_DEMO_DELAY"}))
+    assert got == {"AWS_SECRET_ACCESS_KEY": "s", "RALPH_MODE": "REVIEW"}

@@ -75,16 +75,55 @@ def test_a_sandboxed_custom_agent_sees_no_secret_of_ralphs_environment_but_what_
     assert "RALPH_PROMPT_FILE" in env and "RALPH_RUN_ID" in env
 
 
-def test_without_a_sandbox_the_agent_runs_with_ralphs_whole_environment(
-    disk_project: Project,
+def test_without_a_sandbox_the_agent_runs_with_ralphs_environment_less_ralphs_own(
+    disk_project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """It runs as the person and could read ralph's environment in /proc: a list would hold
+    nothing back. ralph's own variables it is not handed (documented)."""
+    monkeypatch.setenv("RALPH_PRIVATE", "ralphs-own")
     agent = disk_project.root.parent / "dump.py"
     agent.write_text(DUMP)
     result = disk_project.run_subprocess(
         "run", "--agent-command", f"{sys.executable} {agent}", "-n", "1", "--headless"
     )
     assert result.exit_code == 3, result
-    assert set(SECRETS) <= set(seen(disk_project))  # the user's own shell, as documented
+    env = seen(disk_project)
+    assert set(SECRETS) <= set(env)  # the user's own shell, as documented
+    assert "RALPH_PRIVATE" not in env and env["RALPH_SPEC"] == "specs/a.spec.md"
+
+
+HOOK = "http://127.0.0.1:9/services/T000/B000/webhook-secret-part"
+
+
+@pytest.mark.parametrize("profile", ["off", "bwrap", "srt"])
+def test_the_webhook_url_reaches_no_agent_whatever_holds_it(
+    profile: str, disk_project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The docs' variable for the secret URL, and a variable of another name holding it that
+    ralph.yaml even names in `sandbox.env`: neither reaches the agent, in any mode. What
+    `sandbox.env` names otherwise does (the control), and no unlisted secret in a sandbox."""
+    if profile != "off":
+        need(profile, monkeypatch)
+    monkeypatch.setenv("RALPH_WEBHOOK_URL", HOOK)
+    monkeypatch.setenv("HOOK_COPY", f"the hook is {HOOK}")
+    agent = disk_project.root.parent / "dump.py"
+    agent.write_text(DUMP)
+    config = {
+        "sandbox": {"profile": profile, "env": ["PASSED_ON", "HOOK_COPY", "RALPH_WEBHOOK_URL"]},
+        "notify": {"webhook": "$RALPH_WEBHOOK_URL"},
+    }
+    disk_project.write({"ralph.yaml": json.dumps(config)})
+    result = disk_project.run_subprocess(
+        "run", "--agent-command", f"{sys.executable} {agent}", "-n", "1", "--headless"
+    )
+    assert result.exit_code == 3, result
+    env = seen(disk_project)
+    assert "webhook-secret-part" not in json.dumps(env)
+    assert env["PASSED_ON"] == "by-name"  # what sandbox.env names, the agent gets
+    assert env["RALPH_SPEC"] == "specs/a.spec.md" and "RALPH_PROMPT_FILE" in env
+    if profile != "off":
+        assert not set(SECRETS) & set(env)
+        assert env["RALPH_SANDBOX"] == profile
 
 
 def test_a_sandboxed_cli_keeps_its_own_api_key_and_its_settings(

@@ -395,7 +395,7 @@ def test_a_sandboxed_check_works_in_its_clean_room_and_sees_no_other_part_of_the
     # when the room's interpreter settings (no bytecode, no user site) did not reach it
     check = f"echo x > made.txt && test -f specs/a.spec.md && ! cat {store}/snapshot.json"
     check += ' && test "$PYTHONDONTWRITEBYTECODE" = 1 && test "$PYTHONNOUSERSITE" = 1'
-    check += ' && test -n "$PYTHONPYCACHEPREFIX"'
+    check += ' && test -n "$PYTEST_ADDOPTS"'
     spec = f"---\ntest_command: {json.dumps(check)}\n---\n# A\n\nDo it.\n"
     box_project.write({"specs/a.spec.md": spec})
     box_project.commit_all()
@@ -407,4 +407,27 @@ def test_a_sandboxed_check_works_in_its_clean_room_and_sees_no_other_part_of_the
     )
     assert result.exit_code == 3, result
     assert (store / "snapshot.json").exists()
+    assert box_project.counts() == {"specs/a.spec.md": 1}, result  # the check passed
+
+
+def test_a_sandboxed_check_runs_the_environment_ralph_copied(
+    box_project: Project, disk_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The room's `.venv` links into ralph's copy, in the hidden store: bwrap shows it to the
+    check, read-only (the check cannot write it)."""
+    need("bwrap", monkeypatch)
+    import venv
+
+    venv.create(box_project.root / ".venv", with_pip=False)
+    check = ".venv/bin/python -c 'import sys; print(sys.prefix)' && ! touch .venv/pyvenv.cfg"
+    spec = f"---\ntest_command: {json.dumps(check)}\n---\n# A\n\nDo it.\n"
+    box_project.write({"specs/a.spec.md": spec, ".gitignore": ".venv/\n.ralph/\n"})
+    box_project.commit_all()
+    agent = disk_tmp / "done.sh"
+    agent.write_text("#!/bin/sh\necho '<ralph>DONE</ralph>'\n")
+    agent.chmod(0o755)
+    result = box_project.run_subprocess(
+        "run", "--sandbox", "bwrap", "--agent-command", str(agent), "-n", "1", "--headless"
+    )
+    assert result.exit_code == 3, result
     assert box_project.counts() == {"specs/a.spec.md": 1}, result  # the check passed

@@ -10,17 +10,17 @@ from ralph.store.worklog import append_worklog, read_worklog, worklog_tail
 
 def _damaged(tmp_path: Path) -> Path:
     path = tmp_path / "worklog.jsonl"
-    append_worklog(path, "run_start", agent="demo")
+    append_worklog((path,), "run_start", agent="demo")
     with path.open("a", encoding="utf-8") as f:
         f.write('{"ts": 1, "event": "rotation_st\n[1, 2]\n')  # a crash mid-write; not an object
-    append_worklog(path, "run_end", code=0)
+    append_worklog((path,), "run_end", code=0)
     return path
 
 
 def test_append_writes_one_timestamped_object_per_line(tmp_path: Path) -> None:
     path = tmp_path / "worklog.jsonl"
-    append_worklog(path, "signal", spec="PROMPT.md", signal="DONE")
-    append_worklog(path, "run_end", code=0)
+    append_worklog((path,), "signal", spec="PROMPT.md", signal="DONE")
+    append_worklog((path,), "run_end", code=0)
     lines = path.read_text(encoding="utf-8").splitlines()
     first = json.loads(lines[0])
     assert len(lines) == 2 and isinstance(first.pop("ts"), float)

@@ -51,7 +51,6 @@ SandboxChoice = Enum("SandboxChoice", {"off": "off", "auto": "auto", "srt": "srt
 EscalationChoice = Enum("EscalationChoice", {"abort": "abort", "accept": "accept", "continue_": "continue"}, type=str)  # fmt: skip  # noqa: E501
 LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
 
-
 _ROOT = "Run as if started in this folder (before or after the command)."
 Root = Annotated[Optional[Path], typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]  # fmt: skip  # noqa: E501, UP045
 
@@ -276,13 +275,14 @@ def inspect(
 @app.command("report")
 def report_command(
     html: Annotated[Optional[Path], _file("--html")] = None,  # noqa: UP045
+    run_id: Annotated[Optional[str], _opt("--run")] = None,  # noqa: UP045
     root: Root = None,
 ) -> None:
     """Write a report of the latest run (during the run too): --html, one self-contained file."""
     from ralph.commands.report import report as write_report
 
     with reported_errors():
-        raise typer.Exit(write_report(project_root(root), html=html))
+        raise typer.Exit(write_report(project_root(root), html=html, run_id=run_id))
 
 
 @app.command()

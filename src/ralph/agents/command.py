@@ -169,7 +169,7 @@ class CommandAgent:
         chosen = self.for_mode(request.mode)  # the model of this mode on its command line
         env = chosen.build_env(request)
         argv, stdin = chosen.command(request)
-        redact = StreamRedactor(redactor(self.secrets(env, argv)))
+        redact = StreamRedactor(redactor(self.secrets(env, argv) | request.secrets))
 
         def on_split(stream: StreamName, lines: tuple[str, ...]) -> None:
             shown = parser.feed(stream, lines)

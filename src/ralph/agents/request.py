@@ -22,3 +22,5 @@ class AgentRequest:
     idle_timeout: float | None = None
     kill_grace: float = 5.0
     specs: tuple[str, ...] = ()  # every spec, for a final verification (RALPH_SPECS)
+    # The run's own secrets (the webhook URL): redacted from the output like the agent's.
+    secrets: frozenset[str] = frozenset()

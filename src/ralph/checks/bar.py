@@ -77,7 +77,9 @@ def measure(
     out: list[Measured] = []
     for (command, timeout), specs in commands.items():
         cfg = ExternalConfig(command=command, timeout=timeout)
-        res = run_command(cfg, folder, env, cancel, name=BAR_CHECK)
+        # `room`: a sandbox hides ralph's store, the room included, but for the room a check
+        # runs in; without it the sandboxed run found no folder and measured no bar
+        res = run_command(cfg, folder, env, cancel, name=BAR_CHECK, room=folder)
         found = Measured(command, tuple(specs), res.counts, res.summary, res.interrupted)
         out.append(found)
         if on_done is not None:

@@ -41,7 +41,7 @@ def shell_argv(command: str) -> tuple[str, ...]:
     return (sh, "-c", command)
 
 
-ROOM_PASSES = frozenset(("PYTHONDONTWRITEBYTECODE", "PYTHONNOUSERSITE", "PYTHONPYCACHEPREFIX"))
+ROOM_PASSES = frozenset(("PYTHONDONTWRITEBYTECODE", "PYTHONNOUSERSITE", "PYTEST_ADDOPTS"))
 
 
 def run_command(

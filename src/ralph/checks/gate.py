@@ -9,7 +9,6 @@ spec's handoff and the next prompt, and the display shows "DONE refused: ...".
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.authorship import agent_change, agent_mark
 from ralph.checks.claims import VState
-from ralph.checks.envguard import EnvGuard
 from ralph.checks.evidence import fell_behind
 from ralph.checks.judge import AgentJudge
 from ralph.checks.loaded import loaded
@@ -78,7 +76,6 @@ class DoneGate:
     ):
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
-        self.env = EnvGuard(ws.root)  # the project's environments, in lanes too
         self.ws = ws
         self.place = CheckPlace(root, ws.root)  # the clean room command checks run in
         self.judge_agent = judge_agent
@@ -170,8 +167,12 @@ class DoneGate:
         metas = [self.meta(s)[0] for s in specs]
         # what of the tree is a person's (a room copies no other), and the code as the run
         # began when a check will ask what the agent's work changed
-        self.place.start(copy=any(c.method in WANTED for m in metas if m for c in m.checks))
-        self.env.start(os.environ, metas, keep=self.tests.store.running)
+        wanted = any(c.method in WANTED for m in metas if m for c in m.checks)
+        # the environments the checks will use, copied: only when some check will run
+        checks = any(m is not None and m.gates_done for m in metas) or any(
+            has_sealed(self.ws.root, s.path) for s in specs
+        )
+        self.place.start(copy=wanted, keep=self.tests.store.running, envs=checks)
         return self.tests.start()
 
     def weakened_tests(self, spec: Spec, *, full: bool = False) -> tuple[str, ...]:
@@ -222,8 +223,6 @@ class DoneGate:
             if not has_sealed(self.ws.root, spec.path):
                 return Verdict("DONE", None)
             meta = meta or SpecMeta()  # its sealed tests run all the same
-        if (bent := self.env.refusal(os.environ)) is not None:
-            return self._refuse(spec, iteration, handoff, (bent,), "", hint=EnvGuard.HINT)
 
         def on_transition(old: VState, new: VState) -> None:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
@@ -317,7 +316,7 @@ class DoneGate:
             out.append((spec.path, gate))
             if gate.interrupted:
                 break
-        return self.env.final(out, os.environ)  # a bent environment fails them all
+        return out
 
     def refuse_rules(
         self, spec: Spec, iteration: int, handoff: Path, pending: Sequence[str]

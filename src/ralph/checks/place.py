@@ -2,9 +2,10 @@
 
 Room A holds the files the snapshot compares; its environment (`tree_code`: editable installs
 and PYTHONPATH entries that point into the project point at the room) makes the interpreter
-read and write no bytecode of the copy (PYTHONDONTWRITEBYTECODE, a fresh empty
-PYTHONPYCACHEPREFIX per run of the checks) and load no user site (PYTHONNOUSERSITE, so no
-`usercustomize`). Room B ("<name>.person") is the same with the person's tests and test
+write no bytecode (PYTHONDONTWRITEBYTECODE: a room holds none, so its code is compiled from
+source at every run, while the interpreter's own compiled library is used as it is), load no
+user site (PYTHONNOUSERSITE, so no `usercustomize`), and finds no test configuration above
+the room (rules/roompin.py). Room B ("<name>.person") is the same with the person's tests and test
 configuration as they last left them (checks/persontests.py): the test-running checks that
 passed in room A run there once more, when the agent changed the tests. Then the person's
 sealed tests run in "<name>.sealed" (checks/sealed.py).
@@ -16,9 +17,9 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from ralph.checks.context import GateInput
@@ -29,16 +30,24 @@ from ralph.checks.runner import gate_items, run_gate
 from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
 from ralph.process.treecode import TreeCode, tree_code
+from ralph.rules.envpaths import own_environment
+from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta
-from ralph.store.room import RoomSource, build_room, record_start, rooms_dir
-from ralph.store.roomsync import wipe
+from ralph.store.envbuild import environments
+from ralph.store.envcopy import declared_here, record_start_envs
+from ralph.store.room import RoomSource, build_room, record_start
 from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 
 PERSON_SUFFIX = ".person"
 # the methods that may run a command
 COMMANDS = ("external", "multi_stage", *WANTED)
 PERSON_FAILED = "the tests as a person last left them fail against this code"
+UNBUILT = "ralph cannot build the environment the tree declares"
+UNBUILT_HINT = (
+    "make its packages reachable to uv (an index in UV_INDEX_URL or uv's settings, wheels in "
+    "UV_FIND_LINKS, or uv's cache), or undo the change to the files that declare them"
+)
 
 
 class CheckPlace:
@@ -49,7 +58,7 @@ class CheckPlace:
         same = tree.resolve() == project.resolve()
         self.name = "main" if same else tree.name
         self._source: RoomSource | None = None
-        self._runs = 0
+        self.unbuilt: CheckResult | None = None  # why the tree's environment cannot be built
         self.left_out: tuple[str, ...] = ()  # what the last room built left out
 
     def source(self) -> RoomSource:
@@ -57,10 +66,14 @@ class CheckPlace:
             self._source = RoomSource(self.tree)
         return self._source
 
-    def start(self, *, copy: bool = False) -> None:
-        """When the run starts: what of the project is a person's (store/room.record_start),
-        and with `copy` the code as it is now, unless the run began before (store/startcopy)."""
+    def start(self, *, copy: bool = False, keep: bool = False, envs: bool = True) -> None:
+        """When the run starts: the project's environments, copied (store/envcopy.py; `keep`:
+        the last run was killed, the copies stay), what of the project is a person's
+        (store/room.record_start), and with `copy` the code as it is now, unless the run
+        began before (store/startcopy). `envs`: whether any check will run at all."""
         if self.name == "main":
+            if envs:
+                record_start_envs(self.project, keep=keep)
             record_start(self.project, self.source())
             if copy:
                 record_start_copy(self.project, self.source())
@@ -77,12 +90,15 @@ class CheckPlace:
         then, when they passed, in room B once when the agent changed the tests; the result
         and what a refusal says of the place they ran in."""
         room, code = self.for_checks(meta, mode)
+        if self.unbuilt is not None:  # the tree declares what ralph cannot install
+            return GateResult(False, (self.unbuilt,)), Ran(code)
         result = run_gate(spec.path, self.tree, spec_text=spec.text, meta=meta, mode=mode,
                           env=code.env, run_root=room, start=start_copy(self.project),
                           rooms=self.other_room, **gate)  # fmt: skip
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
         left_out = self.left_out if room is not None else ()
-        result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache)
+        logged = gate.get("on_result")
+        result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache, logged)
         sealed = SealedRoom(self.other_room, self.source().snapshotter.take, self.tree,
                             lambda: self.source().listing()[0],
                             lambda command: person_config(self.tree, tests, command))  # fmt: skip
@@ -111,23 +127,30 @@ class CheckPlace:
         """Room A (or, with `overlay`, room B or the room of `suffix`) built or synced now,
         and the checks' env."""
         name = self.name + (suffix if overlay is not None else "")
-        room = build_room(self.tree, self.project, name, replace=overlay, source=self.source())
-        self.left_out = room.left_out
-        env = dict(os.environ)
-        env.update(
-            PYTHONDONTWRITEBYTECODE="1", PYTHONNOUSERSITE="1", PYTHONPYCACHEPREFIX=self._pycache()
+        envs, why, built = environments(self.project, self.tree, os.environ)
+        self.unbuilt = (
+            None
+            if why is None
+            else CheckResult(
+                "environment", "environment", False, summary=f"{UNBUILT}: {why} ({UNBUILT_HINT})"
+            )
         )
-        return room.path, tree_code(room.path, self.project, env)
-
-    def _pycache(self) -> str:
-        """A fresh, empty folder for this run of the checks; the last ones' go."""
-        folder = rooms_dir(self.project) / f"{self.name}.pycache"
-        if folder.exists():
-            wipe(folder)
-        self._runs += 1
-        fresh = folder / str(self._runs)
-        fresh.mkdir(mode=0o700, parents=True)
-        return str(fresh)
+        source = self.source()
+        room = build_room(self.tree, self.project, name, replace=overlay, source=source, envs=envs)
+        self.left_out = room.left_out
+        project, folder = PurePath(self.project.resolve()), PurePath(envs)
+        env = own_environment(os.environ, project, folder, built)
+        # a cache prefix of the person's could hold bytecode for the room's own paths
+        env.pop("PYTHONPYCACHEPREFIX", None)
+        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONNOUSERSITE="1")
+        env["PYTEST_ADDOPTS"] = pin_pytest(room.path, _names(room.path), env.get("PYTEST_ADDOPTS"))
+        code = tree_code(room.path, self.project, env, envs)
+        src = room.path / "src"
+        paths = code.env.get("PYTHONPATH", "").split(os.pathsep)
+        if src.is_dir() and declared_here(room.path) and str(src) not in paths:
+            # a src layout is importable as its editable install makes it, installed or not
+            code.env["PYTHONPATH"] = os.pathsep.join(p for p in (*paths, str(src)) if p)
+        return room.path, code
 
     def person_gate(
         self,
@@ -139,19 +162,27 @@ class CheckPlace:
         cancel: threading.Event | None,
         tests: TestGuard,
         cache: CheckCache,
+        on_result: Callable[[CheckResult], None] | None = None,
     ) -> GateResult:
         """After room A passed: the person's tests against this code (room B), at most once;
-        `gate` with the failed check added when they fail."""
+        `gate` with the failed check added when they fail. Each run there is recorded
+        (`on_result`: the worklog) as "<check> (person's tests)"."""
         if not gate.passed:
             return gate
         gi = GateInput(self.tree, spec.path, spec.text, meta, mode, cache=cache, tree=key,
                        cancel=cancel if cancel is not None else threading.Event())  # fmt: skip
-        failed = self.person_check(gate, gi, tests)
+        failed = self.person_check(gate, gi, tests, on_result or (lambda _: None))
         if failed is None:
             return gate
         return GateResult(False, (*gate.results, failed), failed.interrupted)
 
-    def person_check(self, gate: GateResult, gi: GateInput, tests: TestGuard) -> CheckResult | None:
+    def person_check(
+        self,
+        gate: GateResult,
+        gi: GateInput,
+        tests: TestGuard,
+        on_result: Callable[[CheckResult], None],
+    ) -> CheckResult | None:
         """Room B: the checks of `gate` that ran tests (their result has counts) once more,
         when the agent changed the tests since the person's baseline; the first that fails
         (or is interrupted), None when every one passed or there was nothing to run again.
@@ -181,9 +212,13 @@ class CheckPlace:
         b_input = replace(gi, run_root=path, env=code.env, tree=key)
         for item in items:
             result = METHODS[item.method].run(b_input, item, lambda i: _never(i.name))
+            result = replace(result, name=f"{item.name} (person's tests)")
             if result.interrupted or not result.passed:
                 summary = f"{PERSON_FAILED} ({item.name}: {result.summary})"
-                return replace(result, name=f"{item.name} (person's tests)", summary=summary)
+                result = replace(result, summary=summary)
+            on_result(result)
+            if result.interrupted or not result.passed:
+                return result
         return None
 
 
@@ -200,6 +235,16 @@ class Ran:
             more = f" (and {len(self.left_out) - 1} more)" if len(self.left_out) > 1 else ""
             lines.append(f"not in the clean room the checks ran in: {self.left_out[0]}{more}")
         return "; ".join(line for line in lines if line) or None
+
+
+def _names(room: Path) -> dict[str, str]:
+    """The room's own files that may hold pytest's configuration: name -> text."""
+    out: dict[str, str] = {}
+    for name in CONFIG_NAMES:
+        path = room / name
+        if path.is_file():  # a link in a room stays inside it (store/room.py)
+            out[name] = path.read_text(encoding="utf-8", errors="replace")
+    return out
 
 
 def _never(name: str) -> CheckResult:

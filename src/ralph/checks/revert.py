@@ -28,8 +28,8 @@ from ralph.rules.reporthooks import forging_names
 from ralph.rules.revertverdict import NOT_TESTED, verdict
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
 from ralph.specs.frontmatter import RevertConfig
-from ralph.store.config import load_config
 from ralph.store.room import never_in_room
+from ralph.store.settings import accepted_config
 from ralph.store.startcopy import changed_since_start
 from ralph.store.testbaseline import runner_settings
 
@@ -129,7 +129,7 @@ def which_tests(gi: GateInput, *roots: Path) -> tuple[str, ...]:
     base = gi.meta.tests.paths
     if base is None:
         try:
-            base = load_config(gi.root).tests.paths
+            base = accepted_config(gi.root).tests.paths  # not the agent's edit
         except ConfigError:
             base = None
     found = [*(base if base is not None else DEFAULT_GLOBS)]

@@ -32,9 +32,13 @@ class Check:
 
 def doctor(root: Path, *, as_json: bool) -> int:
     """Print every check; 1 when one that is needed failed, else 0."""
-    from ralph.store.config import load_config
+    import sys
 
-    config = load_config(root)
+    from ralph.store.settings import settings_for
+
+    config, held = settings_for(root, "doctor")
+    if held is not None:
+        print(f"warning: {held}", file=sys.stderr)
     pool = _pool(config)
     checks = [*sandbox_checks(root, config, pool), *agent_checks(config, pool)]
     broken = [c for c in checks if c.needed and c.state == "fail"]
@@ -60,7 +64,7 @@ def _pool(config: RalphConfig) -> list[CommandAgent]:
         try:
             agents.append(make_agent(entry.name, entry.command, entry.env, entry.model, entry.args))
         except RalphError:
-            continue  # an unknown name: load_config would have said; the run will
+            continue  # an unknown name: parsing the settings would have said; the run will
     return agents
 
 
@@ -107,7 +111,8 @@ def agent_checks(config: RalphConfig, pool: list[CommandAgent]) -> list[Check]:
             checks.append(Check("agent", key, state, "not installed", needed, agent.install_hint()))
             continue
         version = probe_version(agent, exe) or "version unknown"
-        checks.append(_login(agent, f"{version}  {exe}", needed))
+        check = _login(agent, f"{version}  {exe}", needed)
+        checks.append(_as_root(check, agent, config) if check.state == "ok" else check)
     checks += [_custom(a) for a in pool if not isinstance(a, BuiltinAgent)]
     return checks
 
@@ -132,6 +137,21 @@ def _login(agent: BuiltinAgent, found: str, needed: bool) -> Check:
     return Check("agent", agent.key, state, detail, needed, footprint.login_hint)
 
 
+def _as_root(check: Check, agent: BuiltinAgent, config: RalphConfig) -> Check:
+    """Claude Code refuses to skip its permission prompts (as ralph runs it) when run as root,
+    unless IS_SANDBOX=1 says the machine is a sandbox (ralph's sandboxes set it): the run's own
+    hint, before the run."""
+    from ralph.run.seats import ROOT_HINT
+
+    root = getattr(os, "geteuid", lambda: -1)() == 0
+    marked = {**os.environ, **agent.extra_env}.get("IS_SANDBOX") == "1"
+    if agent.key != "claude" or not root or marked or config.sandbox.profile != "off":
+        return check
+    state = "fail" if check.needed else "warn"
+    detail = f"{check.detail}; it refuses to start as root without IS_SANDBOX=1"
+    return replace(check, state=state, detail=detail, fix=ROOT_HINT)
+
+
 def _custom(agent: CommandAgent) -> Check:
     try:
         argv = agent.resolve(Path.cwd())
@@ -144,7 +164,11 @@ def render(checks: list[Check]) -> str:
     width = max(len(c.name) for c in checks)
     lines: list[str] = []
     area = ""
-    for check in checks:
+    # CLIs nobody asked for and not installed: one line, not one each
+    absent = [
+        c for c in checks if c.area == "agent" and not c.needed and c.detail == "not installed"
+    ]
+    for check in [c for c in checks if c not in absent]:
         if check.area != area:
             area = check.area
             lines.append("sandbox" if area == "sandbox" else "agents")
@@ -153,6 +177,11 @@ def render(checks: list[Check]) -> str:
         lines.append(f"  {mark}  {check.name:<{width}}  {check.detail}{needed}")
         if check.fix and check.state != "ok":
             lines.append(f"        {'':<{width}}  fix: {check.fix}")
+    if absent:
+        if area != "agent":
+            lines.append("agents")
+        names = ", ".join(c.name for c in absent)
+        lines.append(f"  -     not installed, not needed by this ralph.yaml: {names}")
     broken = sum(1 for c in checks if c.needed and c.state == "fail")
     if broken:
         lines.append(f"{broken} problem(s) stop a run with this ralph.yaml; fix them and run again")

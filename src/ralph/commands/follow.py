@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ralph.errors import NoLiveRun
+from ralph.store import reader
 from ralph.store.runlock import is_live
 from ralph.store.workspace import Workspace
 
@@ -48,7 +49,7 @@ def follow(
     while True:
         live = is_live(ws.dir)  # looked at before reading: the last bytes are read after it ends
         try:
-            with path.open("rb") as f:
+            with reader.open_file(path) as f:  # a pipe planted there is refused, not waited on
                 # Each rotation rewrites current.log from its header line ("# ralph rotation
                 # N ... started=..."), unique per rotation: a new header means start over.
                 head = f.readline(4096)
@@ -60,7 +61,7 @@ def follow(
                         header, offset = head, 0
                     if size > offset:
                         f.seek(offset)
-                        data = f.read(size - offset)
+                        data = f.read(min(size - offset, 1 << 22))  # a bounded step
                         offset += len(data)
                         emit(data)
         except FileNotFoundError:

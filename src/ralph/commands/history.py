@@ -1,4 +1,6 @@
-"""`ralph history`: past rotations from `.ralph/worklog.jsonl`, and one rotation's log."""
+"""`ralph history`: past rotations from ralph's worklog, and one rotation's log: both read from
+ralph's records in its private store (store/worklog.py, store/rotationlog.py), never from the
+copies in `.ralph/`, which the agent can write."""
 
 from __future__ import annotations
 
@@ -111,18 +113,18 @@ def find_log(root: Path, number: int) -> tuple[Rotation | None, Path]:
     rows = [r for r in rotations_from_worklog(read_worklog(ws.worklog)) if r.number == number]
     row = rows[-1] if rows else None
     candidates: list[Path] = []
-    if row is not None and row.log:
-        candidates.append(root / row.log)
+    if row is not None and row.log and (record := ws.record_of(row.log)) is not None:
+        candidates.append(record)
     if row is not None:
-        folder = ws.history / spec_slug(row.spec)
+        folder = ws.records / spec_slug(row.spec)
         candidates += sorted(folder.glob(f"{number:03d}*.log"), key=_mtime, reverse=True)
     # A worklog lost or cleared: any spec's log with that number, the newest first.
-    candidates += sorted(ws.history.glob(f"*/{number:03d}*.log"), key=_mtime, reverse=True)
+    candidates += sorted(ws.records.glob(f"*/{number:03d}*.log"), key=_mtime, reverse=True)
     for path in candidates:
-        if path.is_file():
+        if path.is_file() and not path.is_symlink():
             return row, path
     raise HistoryError(
-        f"no log for rotation {number} in {ws.rel(ws.history)}/",
+        f"no log for rotation {number} in ralph's records ({ws.records})",
         "ralph history lists the rotations that have one (ralph reset --history deletes them)",
     )
 
@@ -139,9 +141,13 @@ def log_text(path: Path, tail: int | None, agent: str | None = None) -> str:
     stream-json becomes its text, as current.log showed it), escape codes removed; its last
     `tail` lines if asked."""
     from ralph.agents.replay import agent_of, readable
+    from ralph.store import reader
     from ralph.ui.text import clean_line
 
-    lines = path.read_bytes().decode("utf-8", "replace").split("\n")
+    got = reader.read(path, limit=reader.LOG_LIMIT, tail=True)  # its end, where the verdict is
+    lines = got.text().split("\n")
+    if got.truncated:  # the first line was cut at its start
+        lines[0] = f"[the start of this log is not shown: only its last {reader.LOG_LIMIT:,} bytes]"
     if lines and lines[-1] == "":
         lines.pop()
     lines = readable(agent or agent_of(lines), lines)

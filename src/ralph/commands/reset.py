@@ -99,9 +99,12 @@ def reset_project(
         confined.remove_tree(root, ws.handoffs)
         confined.makedirs(root, ws.handoffs)
         yield "handoffs deleted"
-    if history and ws.history.exists():
-        confined.remove_tree(root, ws.history)
-        confined.makedirs(root, ws.history)
+    if history and (ws.history.exists() or ws.records.exists()):
+        if ws.history.exists():
+            confined.remove_tree(root, ws.history)
+            confined.makedirs(root, ws.history)
+        if ws.records.exists():  # ralph's own records of the logs go with their copies
+            confined.remove_tree(ws.store, ws.records)
         yield "history deleted"
     if guardrails:
         confined.write_atomic(root, ws.guardrails, GUARDRAILS_TEMPLATE.encode("utf-8"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ralph.rules import recorded
 from ralph.rules.verification import ALL_SPECS
 from ralph.ui.text import format_seconds, format_when, printable
 
@@ -24,6 +25,8 @@ class Rotation:
     done_count: int | None
     note: str | None
     log: str | None  # history log, relative to the project root, when recorded
+    checks: float | None = None  # seconds of ralph's checks (the DONE gate, a verification's)
+    lane: str | None = None  # the lane it ran in (`--parallel`); None: the project's own tree
 
 
 def _cost(record: dict[str, Any]) -> float | None:
@@ -31,11 +34,11 @@ def _cost(record: dict[str, Any]) -> float | None:
     usage = record.get("usage")
     if cost is None and isinstance(usage, dict):
         cost = usage.get("cost_usd")
-    return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
+    return recorded.money(cost)
 
 
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+def _name(value: object) -> str | None:
+    return recorded.text(value) or None
 
 
 def _verification(rec: dict[str, Any]) -> dict[str, Any] | None:
@@ -52,15 +55,15 @@ def _verification(rec: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
-    """Pair each rotation_start with its rotation_end, in the order they happened; a final
+    """Pair each rotation_start with its rotation_end, in the order of their numbers; a final
     verification is a rotation too (mode VERIFY, spec "(all specs)")."""
     found: list[Rotation] = []
     open_: dict[tuple[int, str], int] = {}  # (number, spec) -> index in `found`
     for raw in records:
         rec = (_verification(raw) or raw) if raw.get("event") == "verification" else raw
         event = rec.get("event")
-        number, spec = rec.get("iteration"), rec.get("spec")
-        if not isinstance(number, int) or not isinstance(spec, str):
+        number, spec = recorded.whole(rec.get("iteration")), recorded.text(rec.get("spec"))
+        if number is None or not spec:
             continue
         if event == "rotation_start":
             open_[(number, spec)] = len(found)
@@ -68,9 +71,9 @@ def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
                 Rotation(
                     number=number,
                     spec=spec,
-                    agent=rec.get("agent"),
-                    mode=rec.get("mode"),
-                    started_at=_num(rec.get("ts")),
+                    agent=_name(rec.get("agent")),
+                    mode=_name(rec.get("mode")),
+                    started_at=recorded.epoch(rec.get("ts")),
                     signal=None,
                     files_changed=None,
                     duration=None,
@@ -78,37 +81,43 @@ def rotations_from_worklog(records: list[dict[str, Any]]) -> list[Rotation]:
                     done_count=None,
                     note=None,
                     log=None,
+                    lane=_name(rec.get("lane")),
                 )
             )
         elif event == "rotation_end":
             i = open_.pop((number, spec), None)
             start = found[i] if i is not None else None
             started = start.started_at if start else None
-            ended = _num(rec.get("ts"))
+            ended = recorded.epoch(rec.get("ts"))
             duration = ended - started if ended is not None and started is not None else None
-            if duration is None:
-                duration = _num(rec.get("agent_s"))
+            if duration is None or duration < 0:
+                duration = recorded.seconds(rec.get("seconds")) or recorded.seconds(
+                    rec.get("agent_s")
+                )
             files = rec.get("files_changed")
             done = rec.get("done_count")
             row = Rotation(
                 number=number,
                 spec=spec,
-                agent=start.agent if start else rec.get("agent"),
-                mode=start.mode if start else rec.get("mode"),
+                agent=start.agent if start else _name(rec.get("agent")),
+                mode=start.mode if start else _name(rec.get("mode")),
                 started_at=started,
-                signal=str(rec.get("signal")) if rec.get("signal") is not None else None,
-                files_changed=files if isinstance(files, int) else None,
+                signal=_name(rec.get("signal")),
+                files_changed=recorded.whole(files),
                 duration=duration,
                 cost_usd=_cost(rec),
-                done_count=done if isinstance(done, int) else None,
-                note=rec.get("note") if isinstance(rec.get("note"), str) else None,
-                log=rec.get("log") if isinstance(rec.get("log"), str) else None,
+                done_count=recorded.whole(done),
+                note=_name(rec.get("note")),
+                log=_name(rec.get("log")),
+                checks=recorded.seconds(rec.get("checks_s")),
+                lane=start.lane if start else None,
             )
             if i is None:
                 found.append(row)
             else:
                 found[i] = row
-    return found
+    # by number: lanes start their rotations in whatever order their threads reach the agent
+    return sorted(found, key=lambda r: r.number)
 
 
 def _seconds(value: float | None) -> str:
@@ -120,8 +129,21 @@ def _when(epoch: float | None) -> str:
 
 
 def render_table(rows: list[Rotation]) -> str:
-    """Aligned columns, one rotation per line."""
-    header = ("#", "started", "spec", "agent", "mode", "signal", "files", "duration", "cost")
+    """Aligned columns, one rotation per line; a lane column when a rotation ran in one."""
+    lanes = any(r.lane for r in rows)
+    header = (
+        "#",
+        "started",
+        "spec",
+        *(("lane",) if lanes else ()),
+        "agent",
+        "mode",
+        "signal",
+        "files",
+        "duration",
+        "checks",
+        "cost",
+    )
     cells = [header]
     for r in rows:
         cells.append(
@@ -129,16 +151,18 @@ def render_table(rows: list[Rotation]) -> str:
                 str(r.number),
                 _when(r.started_at),
                 printable(r.spec),
+                *((printable(r.lane or "-"),) if lanes else ()),
                 printable(r.agent or "-"),
-                r.mode or "-",
-                r.signal or "(no end)",
+                printable(r.mode or "-"),
+                printable(r.signal or "(no end)"),
                 "-" if r.files_changed is None else str(r.files_changed),
                 _seconds(r.duration),
+                _seconds(r.checks),
                 "-" if r.cost_usd is None else f"${r.cost_usd:.2f}",
             )
         )
     widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
-    right = {0, 6, 7, 8}  # numbers read better aligned right
+    right = {0, *(i + lanes for i in (6, 7, 8, 9))}  # numbers read better aligned right
     out = []
     for line in cells:
         parts = [
@@ -159,8 +183,10 @@ def rotation_data(r: Rotation) -> dict[str, Any]:
         "signal": r.signal,
         "files_changed": r.files_changed,
         "duration": None if r.duration is None else round(r.duration, 3),
+        "checks_seconds": None if r.checks is None else round(r.checks, 3),
         "cost_usd": r.cost_usd,
         "done_count": r.done_count,
         "note": r.note,
         "log": r.log,
+        "lane": r.lane,
     }

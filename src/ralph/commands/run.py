@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -53,6 +54,7 @@ def _run(req: RunRequest, sink: ReportSink) -> int:
     from ralph.commands.pool import build_policy, build_pool
     from ralph.commands.sandboxing import start_sandbox
     from ralph.commands.webhooks import on_escalation, on_fact, open_webhook
+    from ralph.process.allowlist import AllowList
     from ralph.process.containment import contain
     from ralph.run.options import RunOptions
     from ralph.run.start import run_loop
@@ -84,11 +86,15 @@ def _run(req: RunRequest, sink: ReportSink) -> int:
         only=tuple(req.spec or ()),
         parallel=req.parallel or config.parallel,
         watch=None if hook is None else partial(on_fact, hook, req.root),
+        secrets=frozenset() if hook is None else hook.secrets,
     )
     # Before any agent or check runs: a sandbox that cannot start stops the run here.
     box = start_sandbox(req.root, req.sandbox, config.sandbox, members)
+    # what every process of the run gets of ralph's environment: never the webhook's URL
+    url = config.notify.webhook_url(dict(os.environ))
+    allow = AllowList(frozenset(config.sandbox.env), withheld=(url,) if url else ())
     with (
-        contain(box),
+        contain(box, allow),
         make_display(
             stream=sys.stdout,
             force_plain=req.plain,

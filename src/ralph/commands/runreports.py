@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.commands.runoptions import RunRequest
-from ralph.errors import RalphError
+from ralph.errors import RalphError, UsageError
 from ralph.rules.printable import printable
 from ralph.run.events import Event, SpecRow
 from ralph.store.workspace import STATE_DIR
@@ -109,7 +109,12 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
 
 
 def write_html_report(
-    root: Path, path: Path, report: RunReport | None = None, *, started: bool = True
+    root: Path,
+    path: Path,
+    report: RunReport | None = None,
+    *,
+    started: bool = True,
+    run_id: str | None = None,
 ) -> bool:
     """The HTML report of the latest run (what .ralph/ recorded; `report` says how it ended
     when the worklog does not; a run that never `started` is that outcome alone, not the run
@@ -123,8 +128,14 @@ def write_html_report(
     if report is not None and report.exit_code is not None:
         ended = (report.exit_code, report.reason or "")
     try:
-        run = read_run(root) if started else RunRecords(root.resolve().name, ())
+        run = (
+            read_run(root, run_id, latest=report is not None)
+            if started
+            else RunRecords(root.resolve().name, ())
+        )
         write_text_through(path, render_html(run, ended), project=root)
+    except UsageError:
+        raise  # `--run` names no archived run: exit 2, said by the command
     except (OSError, RalphError) as exc:
         text = exc.message if isinstance(exc, RalphError) else exc.strerror or str(exc)
         print(f"error: cannot write the report {path}: {text}", file=sys.stderr)

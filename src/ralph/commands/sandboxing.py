@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.footprint import FOOTPRINTS, config_paths, endpoint_hosts
 from ralph.agents.member import Member
 from ralph.errors import SandboxError, docs_page
-from ralph.process.containment import prepare, probe
+from ralph.process.containment import prepare, probe, scratch_folder
 from ralph.process.sandbox import TOOLS, Profile, Sandbox
 from ralph.store.config import SandboxConfig
 from ralph.store.private import ensure_store, stores_root
@@ -130,9 +129,7 @@ def _build(
             raise SandboxError(
                 f"sandbox.deny_read: {path} holds the project", "name a folder outside the project"
             )
-    # Under /tmp rather than a TMPDIR that may be long: srt's proxy sockets live in it.
-    short = "/tmp" if Path("/tmp").is_dir() and os.access("/tmp", os.W_OK) else None
-    scratch = Path(tempfile.mkdtemp(prefix="ralph-sandbox-", dir=short))
+    scratch = scratch_folder()
     return Sandbox(
         profile=profile,
         tool=str(Path(tool).absolute()),
@@ -146,7 +143,6 @@ def _build(
             p for p in (root / ".git" / "config", root / ".git" / "hooks") if p.exists()
         ),
         image=config.image,
-        env_names=frozenset(config.env),
         uid=os.getuid() if hasattr(os, "getuid") else 0,
         gid=os.getgid() if hasattr(os, "getgid") else 0,
     )

@@ -10,16 +10,20 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph.errors import SpecError
 from ralph.rules.matrix import reconcile
 from ralph.rules.printable import printable
+from ralph.rules.spec import Spec
 from ralph.rules.state import State, status_to_json
 from ralph.specs.discovery import discover_specs
 from ralph.store.runlock import RunInfo, read_run
 from ralph.store.state import load_state
 from ralph.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from ralph.rules.runtotals import RunTotals
 
 
 def status(
@@ -36,16 +40,41 @@ def status(
 
 def load_status(root: Path) -> tuple[State, RunInfo | None]:
     """The saved matrix seen against the specs on disk now, and the live run if any."""
+    state, live, _ = load_checked(root)
+    return state, live
+
+
+def load_checked(root: Path) -> tuple[State, RunInfo | None, dict[str, SpecError]]:
+    """`load_status`, with the specs `ralph run` would refuse (their front matter broken)."""
+    from ralph.store.checkout import foreign
+
     ws = Workspace(root)
     ws.check()
-    state = load_state(ws.state_file)
+    # an earlier checkout's records (a clone at a path used before) describe nothing here
+    state = State() if foreign(root) else load_state(ws.state_file)
     try:
         specs = discover_specs(root)  # ralph init's untouched template is no spec
     except SpecError:
         if not state.specs:
             raise
         specs = []  # every spec was removed: the saved matrix is still worth showing
-    return reconcile(state, specs).state, read_run(ws.dir)
+    return reconcile(state, specs).state, read_run(ws.dir), broken_specs(specs)
+
+
+def broken_specs(specs: list[Spec]) -> dict[str, SpecError]:
+    """Each spec whose front matter `ralph run` refuses, with its error. Only a spec with a
+    front matter is parsed (YAML and its schema are imported for it alone)."""
+    found: dict[str, SpecError] = {}
+    for spec in specs:
+        if not spec.text.lstrip("\ufeff").startswith("---"):
+            continue
+        from ralph.specs.frontmatter import parse_front_matter
+
+        try:
+            parse_front_matter(spec.path, spec.text)
+        except SpecError as exc:
+            found[spec.path] = exc
+    return found
 
 
 def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
@@ -59,10 +88,11 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
 
 
 def lanes_data(root: Path) -> list[dict[str, Any]]:
-    """The open lanes of a `--parallel` run (.ralph/lanes.json): where each one's work is."""
+    """The open lanes of a `--parallel` run (ralph's record of them): where each one's work
+    is."""
     from ralph.store.lanes import load_lanes
 
-    lanes = load_lanes(Workspace(root).dir).lanes
+    lanes = load_lanes(root).lanes
     if not lanes:
         return []  # the usual case: the lane plumbing is not even imported
     from ralph.store.worktrees import lane_path
@@ -79,10 +109,11 @@ def lanes_data(root: Path) -> list[dict[str, Any]]:
 
 
 def format_event(event: dict[str, Any]) -> str:
+    from ralph.rules.recorded import epoch
     from ralph.ui.text import format_when  # only with --log: plain `status` must import little
 
-    ts = event.get("ts")
-    when = format_when(ts) if isinstance(ts, (int, float)) else "?"
+    ts = epoch(event.get("ts"))  # a forged line's moment may be out of any clock's range
+    when = "?" if ts is None else format_when(ts)
     rest = " ".join(
         f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
         for k, v in event.items()
@@ -91,10 +122,24 @@ def format_event(event: dict[str, Any]) -> str:
     return printable(f"{when} {event.get('event', '?')} {rest}".rstrip())  # names, notes
 
 
+def last_run(root: Path) -> RunTotals | None:
+    """The numbers of the last run that did work (a run with nothing to do is no news), as it
+    recorded them when it ended: the same figures as its end line and its reports."""
+    from ralph.rules.runtotals import recorded_totals
+    from ralph.store.worklog import last_record
+
+    def worked(rec: dict[str, Any]) -> bool:
+        found = recorded_totals(rec)
+        return found is not None and found.rotations > 0
+
+    found = last_record(Workspace(root).worklog, "run_end", worked)
+    return None if found is None else recorded_totals(found)
+
+
 def print_status(
     root: Path, *, as_json: bool, no_color: bool = False, log: int | None = None
 ) -> None:
-    state, live = load_status(root)
+    state, live, broken = load_checked(root)
     events = None
     if log:
         from ralph.store.worklog import worklog_tail
@@ -105,10 +150,16 @@ def print_status(
 
     windows = load_limits(Workspace(root).dir).get("agents", {})
     lanes = lanes_data(root)
+    last = last_run(root)
     if as_json:
         data = status_data(state, live)
+        for row in data["specs"]:
+            if row["path"] in broken:  # what `ralph run` would refuse it for
+                row["error"] = broken[row["path"]].message
+                row["needs_work"] = True
         data["limits"] = windows  # per agent, per window: as its CLI last reported it
         data["costs"] = costs_json(spec_costs(state.specs))
+        data["last_run"] = None if last is None else last.to_json()
         if lanes:
             data["lanes"] = lanes
         if events is not None:
@@ -124,6 +175,7 @@ def print_status(
         "complete": state.complete,
         "usage": state.usage,
         "agents": state.agent_usage,
+        "broken": frozenset(broken),
     }
     if sys.stdout.isatty():
         from rich.console import Console
@@ -134,6 +186,16 @@ def print_status(
         )
     else:
         print(statusview.render_status_plain(state.specs, **args), end="")
+    from ralph.store.checkout import foreign
+
+    if foreign(root):
+        print(
+            "note: ralph's private store for this path belongs to another checkout of the "
+            "project (cloned again here?): not shown; the next `ralph run` starts afresh"
+        )
+    for exc in broken.values():
+        hint = f" ({exc.hint})" if exc.hint else ""
+        print(printable(f"error: {exc.message}{hint}; `ralph run` refuses to start until then"))
     for s in state.specs:
         if s.blocked:
             print(printable(f"blocked: {s.path}: {s.blocked} (raise the cap or run `ralph reset`)"))
@@ -144,6 +206,10 @@ def print_status(
     line = costs_line(spec_costs(state.specs))
     if line:
         print(f"cost: {line}")
+    if last is not None:
+        from ralph.ui.text import totals_line
+
+        print(f"last run: {totals_line(last)}")
     if windows:
         from ralph.rules.limits import describe
 
@@ -153,7 +219,7 @@ def print_status(
             if said:
                 print(f"limits: {name}: {said}")
     if events is not None:
-        print(f"worklog (last {len(events)} of .ralph/worklog.jsonl):")
+        print(f"worklog (last {len(events)} events):")
         for event in events:
             print("  " + format_event(event))
 

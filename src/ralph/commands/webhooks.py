@@ -65,5 +65,10 @@ def on_run_end(hook: Webhook, root: Path, report: RunReport) -> None:
         for s in report.specs
     ]
     code = report.exit_code if report.exit_code is not None else 1
-    hook.send(run_end_payload(root.name, code, report.reason or "", specs))
+    totals, said = None, None
+    if report.totals is not None:
+        from ralph.ui.text import totals_line
+
+        totals, said = report.totals.to_json(), totals_line(report.totals)
+    hook.send(run_end_payload(root.name, code, report.reason or "", specs, totals, said))
     hook.finish()

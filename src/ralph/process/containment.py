@@ -12,22 +12,62 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 import subprocess
+import tempfile
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from ralph.process.allowlist import AllowList
 from ralph.process.capture import HELPER
 from ralph.process.sandbox import Sandbox, container_name, srt_settings, wrap
 
+SCRATCH_PREFIX = "ralph-sandbox-"
 PROBE_TIMEOUT = 30.0  # seconds: srt starts node and its proxies; bwrap takes milliseconds
-# The innermost `contain` block's sandbox is last.
+# The innermost `contain` block's sandbox is last; likewise its rules for the environment.
 _ACTIVE: list[Sandbox] = []
+_ALLOWED: list[AllowList] = []
 
 
 def active() -> Sandbox | None:
     """The sandbox processes start in now, or None."""
     return _ACTIVE[-1] if _ACTIVE else None
+
+
+def allowed() -> AllowList | None:
+    """What of ralph's environment processes started now get (None: outside a run, all)."""
+    return _ALLOWED[-1] if _ALLOWED else None
+
+
+def scratch_folder() -> Path:
+    """A new private folder for one run's sandbox (its TMPDIR, srt's rules and sockets): under
+    /tmp rather than a TMPDIR that may be long, for srt's sockets (108 bytes at most)."""
+    short = "/tmp" if Path("/tmp").is_dir() and os.access("/tmp", os.W_OK) else None
+    return Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=short))
+
+
+def remove_left(recorded: object) -> bool:
+    """Remove the sandbox folder a run killed with SIGKILL could not: the one its run record in
+    ralph's store names (no sandboxed agent can write there). Only a folder of the shape
+    `scratch_folder` makes, the caller's own and no link, whatever the record says."""
+    if not isinstance(recorded, str) or not recorded:
+        return False
+    path = Path(recorded)
+    temp = {Path("/tmp"), Path(tempfile.gettempdir())}
+    if not path.is_absolute() or path.parent not in temp or ".." in path.parts:
+        return False
+    if not path.name.startswith(SCRATCH_PREFIX):
+        return False
+    try:
+        info = path.lstat()
+    except OSError:
+        return False  # already gone
+    owner = os.getuid() if hasattr(os, "getuid") else info.st_uid
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != owner:
+        return False
+    shutil.rmtree(path, ignore_errors=True)
+    return not path.exists()
 
 
 def prepare(box: Sandbox) -> None:
@@ -80,17 +120,21 @@ def _try(box: Sandbox, argv: tuple[str, ...], env: Mapping[str, str]) -> str | N
 
 
 @contextlib.contextmanager
-def contain(box: Sandbox | None) -> Iterator[None]:
-    """Every process started inside this block runs in `box` (nothing changes for None)."""
-    if box is None:
-        yield
-        return
-    _ACTIVE.append(box)
+def contain(box: Sandbox | None, allow: AllowList | None = None) -> Iterator[None]:
+    """Every process started inside this block runs in `box` (None: unsandboxed) and gets
+    what `allow` hands it of its environment (None: all of it)."""
+    if allow is not None:
+        _ALLOWED.append(allow)
+    if box is not None:
+        _ACTIVE.append(box)
     try:
         yield
     finally:
-        _ACTIVE.remove(box)
-        shutil.rmtree(box.scratch, ignore_errors=True)
+        if allow is not None:
+            _ALLOWED.remove(allow)
+        if box is not None:
+            _ACTIVE.remove(box)
+            shutil.rmtree(box.scratch, ignore_errors=True)
 
 
 def release(box: Sandbox | None, token: str) -> None:

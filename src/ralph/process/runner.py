@@ -50,18 +50,20 @@ def run_process(
     token = uuid.uuid4().hex
     # MARKER tells this process's orphans apart while ralph lives; the run's mark finds them
     # after ralph itself was killed (see leftovers.py).
-    request = replace(request, env={**request.env, **run_mark(), MARKER: token})
+    marks = {**run_mark(), MARKER: token}  # handed on whatever the run's rules: ralph's own
+    request = replace(request, env={**request.env, **marks}, passes=request.passes | set(marks))
     started = time.time()
     clock = time.monotonic()
     # Taken before the spawn: an agent that forks an orphan at once would otherwise have it
     # counted among the children ralph already had, and never reaped.
     adopted = Adopted(token)
     box = containment.active() if request.sandboxed else None
+    allow = containment.allowed() if request.sandboxed else None
     # From the start until a supervisor holds the process, Ctrl-C would leave it running:
     # a Ctrl-C meanwhile is held, and acted on inside the try below, which stops the tree.
     hold = Hold()
     try:
-        proc = spawn(request, box, token)
+        proc = spawn(request, box, token, allow)
         adopted.before.add(proc.pid)  # the agent itself is Popen's to wait for
         run = _Supervisor(request, proc, on_output, adopted)
     except BaseException:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ralph.process.allowlist import AllowList
+
 Profile = Literal["srt", "bwrap", "docker"]
 PROFILES: tuple[Profile, ...] = ("srt", "bwrap", "docker")
 # The executable each profile runs, looked up on PATH.
@@ -44,7 +46,6 @@ class Sandbox:
     image: str | None = None  # docker: the image holding the agent CLIs
     uid: int = 0  # docker: the user the container runs as (the caller's, so files stay theirs)
     gid: int = 0
-    env_names: frozenset[str] = frozenset()  # ralph.yaml's `sandbox.env`: passed on by name
 
     @property
     def tmp(self) -> Path:
@@ -68,31 +69,6 @@ class Sandbox:
             else "network not filtered"
         )
         return f"sandbox {self.profile}: writes only to the project, its CLIs' folders; {net}"
-
-
-# What any program needs to run as the user would at a terminal: nothing secret. Everything
-# else of ralph's environment (AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, DATABASE_URL...) stays
-# out of the sandbox unless ralph.yaml names it or it is the agent CLI's own.
-BASIC_ENV = frozenset(
-    {
-        *("PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "TERM", "COLORTERM", "TMPDIR"),
-        *("LANG", "LANGUAGE", "TZ", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR"),
-        # where certificates are (a company's proxy), and the proxy itself
-        *("SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE"),
-        *("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"),
-        # where toolchains are, so check commands and builds find them
-        *("VIRTUAL_ENV", "PYTHONPATH", "CONDA_PREFIX", "NODE_PATH", "NVM_DIR", "JAVA_HOME"),
-        *("GOPATH", "GOROOT", "CARGO_HOME", "RUSTUP_HOME"),
-    }
-)
-BASIC_PREFIXES = ("LC_", "XDG_", "RALPH_")
-
-
-def passed_env(env: Mapping[str, str], names: frozenset[str]) -> dict[str, str]:
-    """What of `env` a sandboxed process gets: the basic variables and those `names`."""
-    return {
-        k: v for k, v in env.items() if k in BASIC_ENV or k in names or k.startswith(BASIC_PREFIXES)
-    }
 
 
 def container_name(token: str) -> str:
@@ -126,15 +102,17 @@ def wrap(
     passes: frozenset[str] = frozenset(),
     room: Path | None = None,
     sealed: bool = False,
+    allow: AllowList = AllowList(),  # noqa: B008 -- frozen, never changed
 ) -> tuple[tuple[str, ...], dict[str, str]]:
     """The command line and environment that run `argv` inside `box` (token: the run marker;
     `passes`: the names the process's own CLI needs, beyond the basic ones; `room`: a folder
     of the hidden store it may use all the same, a check's clean room; `sealed`: the sealed
-    tests' run, which may write its room only, with a /tmp and TMPDIR of its own)."""
+    tests' run, which may write its room only, with a /tmp and TMPDIR of its own; `allow`:
+    the run's rules for what of `env` it gets)."""
     # IS_SANDBOX: the convention (Claude Code's among others) by which a CLI run as root in a
     # sandbox lets its permission prompts be bypassed; here it is true.
     given = env
-    env = passed_env(env, box.env_names | passes)
+    env = allow.boxed(env, passes)
     env = {**env, "TMPDIR": str(box.tmp), "RALPH_SANDBOX": box.profile, "IS_SANDBOX": "1"}
     if box.profile == "srt":
         # srt makes its proxy's sockets in TMPDIR: a path short enough for a socket (108
@@ -190,6 +168,27 @@ def _room_settings(box: Sandbox, room: Path, sealed: bool = False) -> Path:
     return path
 
 
+def environments_of(room: Path) -> list[Path]:
+    """The folders of the hidden store a room's environments link into (ralph's copies of the
+    project's virtualenvs and node_modules: store/envcopy.py): a check reads them, never
+    writes them. The `envs` folder that holds them all: a built one reads the start's too."""
+    out: set[Path] = set()
+    for name in (".venv", "venv", "env", "node_modules"):
+        folder = room / name
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        with contextlib.suppress(OSError):
+            for entry in folder.iterdir():
+                if not entry.is_symlink():
+                    continue
+                target = entry.resolve()
+                if room in target.parents:
+                    continue
+                found = next((p for p in target.parents if p.name == "envs"), target.parent)
+                out.add(found)
+    return sorted(out)
+
+
 def _host(entry: str) -> str:
     if entry.startswith("["):
         return entry.split("]", maxsplit=1)[0] + "]"
@@ -202,6 +201,11 @@ def _bwrap(
     # --die-with-parent and the pid namespace: when ralph kills bwrap, the kernel kills
     # everything inside, daemons included. --new-session: no terminal to inject input into.
     args = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
+    # A user namespace (the caller's uid mapped to itself) and no capability at all: bwrap
+    # started by root otherwise keeps every capability, and root inside could unmount what
+    # hides the store, remount a read-only folder writable or bind one anywhere. The mounts
+    # a user namespace inherits are locked too, so a nested one cannot undo them either.
+    args += ["--unshare-user", "--cap-drop", "ALL"]
     # The host's /tmp stays visible, read-only like the rest: what lives there (a checkout, the
     # agent's own install) must still run. The agent writes temporary files to its private
     # TMPDIR, bound writable below, as under srt.
@@ -222,6 +226,8 @@ def _bwrap(
         args += ["--ro-bind", "/dev/null", str(path)]
     if room is not None:  # after the hiding: the one folder of the store it works in
         args += ["--bind", str(room), str(room)]
+        for path in environments_of(room):
+            args += ["--ro-bind", str(path), str(path)]
     args += ["--chdir", str(cwd), "--"]
     return (box.tool, *args, *argv)
 
@@ -241,7 +247,9 @@ def _docker(
 ) -> tuple[str, ...]:
     args = ["run", "--rm", "-i", "--init", "--name", container_name(token)]
     args += ["--user", f"{box.uid}:{box.gid}", "--security-opt", "no-new-privileges"]
-    args += ["--tmpfs", "/tmp", "-w", str(cwd)]
+    # No capability (root's DAC override and chown among Docker's defaults) and the image
+    # read-only: as under bwrap, only the mounted folders below and /tmp are writable.
+    args += ["--cap-drop", "ALL", "--read-only", "--tmpfs", "/tmp", "-w", str(cwd)]
     for path in (box.project, box.tmp, *box.writable):  # the sealed run writes its room only
         if sealed and path == box.tmp:
             args += ["--tmpfs", str(path)]
@@ -255,6 +263,7 @@ def _docker(
             args += ["--tmpfs", str(path)]
     if room is not None:
         args += ["--volume", f"{room}:{room}"]
+        args += [a for p in environments_of(room) for a in ("--volume", f"{p}:{p}:ro")]
     # `-e NAME` without a value: docker copies it from its own environment, so no key is on
     # a command line that `ps` shows.
     for name in sorted(env):

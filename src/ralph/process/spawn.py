@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from ralph.process.allowlist import AllowList
 from ralph.process.request import ProcessRequest
 from ralph.process.sandbox import Sandbox, wrap
 
@@ -28,16 +29,21 @@ class StartError(Exception):
 
 
 def spawn(
-    request: ProcessRequest, box: Sandbox | None = None, token: str = ""
+    request: ProcessRequest,
+    box: Sandbox | None = None,
+    token: str = "",
+    allow: AllowList | None = None,
 ) -> subprocess.Popen[bytes]:
     """The started process, its stdout and stderr piped; StartError when it cannot start.
-    With `box`, the request's command runs inside that sandbox (`token` names it)."""
+    With `box`, the request's command runs inside that sandbox (`token` names it); with
+    `allow`, it gets what the run's rules hand it of its environment (None: all of it)."""
     program = request.argv[0]
     argv, env = request.argv, dict(request.env)
     if box is not None:
-        argv, env = wrap(
-            box, argv, request.cwd, env, token, request.passes, request.room, request.sealed
-        )
+        where = (request.cwd, env, token, request.passes, request.room, request.sealed)
+        argv, env = wrap(box, argv, *where, allow or AllowList())
+    elif allow is not None:
+        env = allow.open(env, request.passes)
     stdin: IO[bytes] | int = subprocess.DEVNULL
     if request.stdin_path is not None:
         try:

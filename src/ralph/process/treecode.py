@@ -64,14 +64,18 @@ class TreeCode:
         return f"the checks may import code from outside this tree: {self.outside[0]}{more}"
 
 
-def tree_code(tree: Path, project: Path, env: Mapping[str, str] | None = None) -> TreeCode:
+def tree_code(
+    tree: Path, project: Path, env: Mapping[str, str] | None = None, envs: Path | None = None
+) -> TreeCode:
+    """`envs`: where the environments are that the checks use (ralph's copies of the
+    project's, store/envcopy.py); the project's own when None."""
     base = dict(os.environ if env is None else env)
     tree_p, project_p = PurePath(tree.resolve()), PurePath(project.resolve())
     if tree_p == project_p:
         return TreeCode(base)
-    link_environments(tree, project)
+    link_environments(tree, envs or project)
     paths = [p for p in base.get("PYTHONPATH", "").split(os.pathsep) if p]
-    found = _entries(base, project_p)
+    found = _entries(base, project_p, envs)
     plan = remap(found, project_p, tree_p)
     first = [moved for moved, _ in plan.first if Path(moved).is_dir()]
     outside = [*plan.outside]
@@ -184,9 +188,9 @@ def _move(path: str, project: PurePath, tree: PurePath) -> str:
     return path
 
 
-def _entries(env: Mapping[str, str], project: PurePath) -> list[Entry]:
+def _entries(env: Mapping[str, str], project: PurePath, envs: Path | None) -> list[Entry]:
     out: list[Entry] = []
-    for site in dict.fromkeys(_site_dirs(env, Path(project))):
+    for site in dict.fromkeys(_site_dirs(env, envs or Path(project))):
         for pth in sorted(site.glob("*.pth")):
             text = _read(pth)
             out += [Entry(p, None, pth.name) for p in pth_paths(text, str(site))]
@@ -213,7 +217,8 @@ def _read(path: Path) -> str:
 
 
 def _site_dirs(env: Mapping[str, str], project: Path) -> Iterator[Path]:
-    """The site-packages folders of every environment a check command may run Python in."""
+    """The site-packages folders of every environment a check command may run Python in
+    (`project`: the folder that holds the project's virtualenvs)."""
     prefixes: list[Path] = []
     if env.get("VIRTUAL_ENV"):
         prefixes.append(Path(env["VIRTUAL_ENV"]))

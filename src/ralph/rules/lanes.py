@@ -14,6 +14,13 @@ from ralph.rules.usage import merge, minus
 BRANCH_PREFIX = "ralph/"
 
 
+# A lane's name: lower-case letters, digits, `_` and `-` only, then the spec path's hash. No
+# dot, slash, space or `@` can reach it, so it is a valid git branch component for any legal
+# spec file name (no `..`, no `.lock` ending, no `@{`, no leading `-` or `.`), and a plain
+# folder name on every platform.
+_LANE_NAME = re.compile(r"[a-z0-9_]([a-z0-9_-]{0,38}[a-z0-9_])?-[0-9a-f]{6}")
+
+
 def lane_name(spec: str) -> str:
     """`specs/api.spec.md` -> `api-3f9a1c`: readable, and unique per spec path."""
     stem = spec.rsplit("/", 1)[-1]
@@ -21,9 +28,15 @@ def lane_name(spec: str) -> str:
         if stem.endswith(suffix):
             stem = stem[: -len(suffix)]
             break
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip("-.").lower() or "spec"
-    digest = hashlib.sha256(spec.encode()).hexdigest()[:6]
-    return f"{stem[:40]}-{digest}"
+    stem = re.sub(r"[^a-z0-9_]+", "-", stem.lower())[:40].strip("-") or "spec"
+    digest = hashlib.sha256(spec.encode("utf-8", "surrogateescape")).hexdigest()[:6]
+    return f"{stem}-{digest}"
+
+
+def is_lane_name(name: str) -> bool:
+    """A name `lane_name` can give: a folder under `.ralph/worktrees/` with any other name is
+    not a lane of ralph's."""
+    return _LANE_NAME.fullmatch(name) is not None
 
 
 def lane_branch(spec: str) -> str:

@@ -3,8 +3,9 @@ first for a module the test run imports.
 
 `python -m pytest` puts the project root first on `sys.path`; a `src/` layout's folder is on
 it; pytest's default import mode prepends the first folder above a test file that has no
-`__init__.py`. A module named there like the test runner (`pytest.py`, `unittest/`), like a
-standard module the runner imports, like `sitecustomize`/`usercustomize`, or like the
+`__init__.py`. A module named there like the test runner (`pytest.py`, `unittest/`), like any
+module the runner imports at start (its requirements, its plugins, the standard modules it
+uses), like `sitecustomize`/`usercustomize`, or like the
 project's own package found in another of these folders (a `tests/calc.py` double of
 `calc`), is what the test run imports instead of the real one.
 """
@@ -15,20 +16,33 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePosixPath
 
-RUNNERS = frozenset({"pytest", "_pytest", "py", "pluggy", "unittest", "doctest", "nose2"})
+# The runner's own modules, and what it imports at start: its requirements and the plugins
+# commonly installed beside it (pytest loads every plugin at start).
+RUNNERS = frozenset(
+    {"pytest", "_pytest", "py", "pluggy", "unittest", "doctest", "nose2", "iniconfig"}
+    | {"packaging", "pygments", "exceptiongroup", "tomli", "colorama", "_distutils_hack"}
+    | {"xdist", "execnet", "pytest_cov", "coverage", "platformdirs", "typing_extensions"}
+    | {"pytest_asyncio", "pytest_mock", "pytest_timeout", "hypothesis", "_virtualenv"}
+    | {"importlib_metadata", "zipp", "setuptools", "pkg_resources"}
+)
 STARTUP = frozenset({"sitecustomize", "usercustomize"})
 # The standard modules a pytest or unittest run imports (recorded from Python 3.11's pytest 9
-# and unittest runs, top-level names): a module named like one of them shadows the harness.
+# run with xdist and pytest-cov, and `python -m unittest`; top-level names, the accelerators
+# of C included: `_json.py` at the root is found before the interpreter's own `_json`).
 _STDLIB_NAMES = """
+__future__ _abc _ast _bisect _blake2 _bz2 _codecs _collections _collections_abc _compression
+_csv _datetime _decimal _elementtree _functools _hashlib _heapq _imp _io _json _locale _lzma
+_opcode _operator _posixsubprocess _queue _random _sha512 _signal _sitebuiltins _socket _sre
+_stat _string _struct _thread _typing _uuid _warnings _weakref _weakrefset
 abc argparse array ast atexit base64 bdb binascii bisect builtins bz2 calendar cmd code
 codecs codeop collections contextlib copy copyreg csv dataclasses datetime decimal difflib
 dis email encodings enum errno faulthandler fcntl fnmatch functools gc genericpath gettext
 glob hashlib heapq html importlib inspect io ipaddress itertools json keyword linecache
 locale logging lzma marshal math ntpath numbers opcode operator os pathlib pdb platform
-posix posixpath pprint pyexpat queue quopri random re readline reprlib select selectors
-shlex shutil signal site socket stat string struct subprocess sys tempfile textwrap
-threading time token tokenize traceback types typing unicodedata urllib uuid warnings
-weakref xml zipfile zipimport zlib
+posix posixpath pprint pyexpat queue quopri random re readline reprlib runpy select
+selectors shlex shutil signal site socket stat string struct subprocess sys tempfile
+textwrap threading time token tokenize traceback types typing unicodedata urllib uuid
+warnings weakref xml zipfile zipimport zlib
 """
 HARNESS_STDLIB = frozenset(_STDLIB_NAMES.split())
 # what makes a file importable as a top-level module: source, bytecode, an extension

@@ -63,6 +63,9 @@ SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 WRAPPERS = frozenset({"env", "exec", "time", "nice", "nohup", "command", "xvfb-run"})
 RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "rye"})  # `uv run CMD`
 SEPARATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "(", ")", "|&"})
+# where a project keeps its environment (a virtualenv, node's packages): a command that runs
+# `.venv/bin/python` runs the environment the checks are given, not a script of the tree's
+ENVIRONMENT_FOLDERS = frozenset({".venv", "venv", "env", "node_modules"})
 
 
 def kind(path: str) -> Kind | None:
@@ -115,7 +118,8 @@ def command_scripts(command: str) -> list[str]:
     out: list[str] = []
     for words in _simple_commands(command):
         out += _scripts(words)
-    return list(dict.fromkeys(p for p in (_relative(w) for w in out) if p is not None))
+    paths = (p for p in (_relative(w) for w in out) if p is not None)
+    return list(dict.fromkeys(p for p in paths if p.split("/")[0] not in ENVIRONMENT_FOLDERS))
 
 
 def recipe_commands(name: str, text: str) -> list[str]:

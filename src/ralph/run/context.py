@@ -5,6 +5,7 @@ run get them as parameters and return the new ones, never writing them anywhere 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -138,7 +139,11 @@ class Shared:
         return costs_line(found), data
 
     def end(self, state: State, code: ExitCode, reason: str) -> int:
-        """The run ends with `code`: said once, with `state` as it ends."""
+        """The run ends with `code`: said once, with `state` as it ends, and the run's numbers
+        as its records tell them (the same function every report uses)."""
+        from ralph.rules.runtotals import run_totals
+
+        totals = run_totals(self.sink.recorder.records, now=time.time())
         self.emit(
             RunEnded(
                 int(code),
@@ -147,8 +152,9 @@ class Shared:
                 self.run_iteration(state),
                 self.budget(state),
                 matrix_rows(state),
-                self.spent(state),
+                totals.usage,
                 self.costs(state)[1],
+                totals,
             )
         )
         return int(code)
@@ -166,7 +172,7 @@ def open_run(
     """The run's fixed part, and the state it starts from (a damaged state file is refused
     before anything runs)."""
     # Every secret of every agent in the pool: whatever the run shows or records passes it.
-    scrub = redactor(frozenset().union(*(m.agent.secrets() for m in opts.pool)))
+    scrub = redactor(frozenset().union(opts.secrets, *(m.agent.secrets() for m in opts.pool)))
     recorder = Recorder(ws, [m.name for m in opts.pool], opts.policy.rotation, scrub.text)
     sink = Sink(emit, recorder, scrub, opts.decide, opts.watch)
     members = MappingProxyType({m.name: m for m in opts.pool})

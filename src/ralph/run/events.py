@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from ralph.rules.pool import Seat
 from ralph.rules.prompt import Mode
+from ralph.rules.runtotals import RunTotals
 from ralph.rules.state import MAX_COUNT, Tally, usage_to_json
 from ralph.rules.testcounts import TestCounts
 
@@ -89,6 +90,7 @@ class RotationEnded:
     matrix: tuple[SpecRow, ...]
     usage: Tally | None = None  # this rotation's tokens and cost (rotations=1), as reported
     lane: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    checks: float | None = field(default=None, metadata=OMITTED_WHEN_NONE)  # of `elapsed`
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ class RunEnded:
     matrix: tuple[SpecRow, ...]
     usage: Tally | None = None  # what this run spent, as reported
     costs: dict[str, Any] | None = None  # per spec and per verified spec, and the forecast
+    totals: RunTotals | None = None  # the run's numbers (usage is its usage), times included
 
 
 @dataclass(frozen=True)
@@ -174,7 +177,9 @@ def event_fields(event: object) -> dict[str, Any]:
 
 
 # Times in seconds: milliseconds are enough (costs and ratios keep their precision).
-SECONDS_KEYS = frozenset({"elapsed", "started_at", "ended_at", "until", "seconds", "duration"})
+SECONDS_KEYS = frozenset(
+    {"elapsed", "started_at", "ended_at", "until", "seconds", "duration", "checks"}
+)
 
 
 def _plain(value: Any, key: str = "") -> Any:

@@ -53,6 +53,8 @@ class RotationRecorded:
     done_count: int
     downgraded: tuple[str, ...]
     agent_s: float
+    checks_s: float  # ralph's checks of its DONE (0 without one)
+    seconds: float  # the whole rotation, from the agent's start to its outcome recorded
     overhead_ms: float
     log: str  # the rotation's history log, relative to the project
     usage: dict[str, Any]  # the worklog's usage keys
@@ -127,6 +129,9 @@ class VerificationEnded:
     report: str  # the verifier's report, relative to the project
     specs: tuple[str, ...]  # whose handoffs hear of a failure
     usage: dict[str, object] | None = None  # the verifier's tokens and cost (usage_fields)
+    agent_s: float = 0.0  # the verifier's own time
+    checks_s: float = 0.0  # the checks ralph ran itself (the test command, every spec's)
+    seconds: float = 0.0  # the whole attempt
 
 
 @dataclass(frozen=True)

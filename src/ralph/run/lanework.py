@@ -31,6 +31,7 @@ from ralph.run.rotation import Rotation
 from ralph.run.tree import Tree
 from ralph.run.turn import Outcome, Place, Turn
 from ralph.store.files import make_dirs, read_text
+from ralph.store.lanenotes import LaneNotes
 from ralph.store.lanes import Lane
 from ralph.store.worktrees import commit_all, repo
 
@@ -83,7 +84,10 @@ def lane_parts(run: Shared, work: LaneWork) -> tuple[Rotation, Repo]:
     def record_agent(pid: int) -> None:
         news(agent_pid=pid, agent_started=started_at(pid))
 
-    place = Place(worktree, folder / "prompt.md", folder / "current.log", news, record_agent, name)
+    notes = LaneNotes(run.ws, worktree, run.redactor.text)
+    place = Place(
+        worktree, folder / "prompt.md", folder / "current.log", news, record_agent, name, notes
+    )
     tree = Tree(worktree, folder / "snapshot.json", ())
     gate = DoneGate(worktree, run.ws, lambda: other_agent(run.members, work), lambda r: None,
                     run.opts.test_globs)  # fmt: skip

@@ -14,8 +14,7 @@ from ralph.rules.lanes import (
     after_merge,
     drop_to_review,
     hold,
-    lane_branch,
-    lane_name,
+    is_lane_name,
 )
 from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT, State
@@ -31,14 +30,14 @@ from ralph.store.lanes import Lane, load_lanes, save_lanes
 
 class Integration:
     """The lanes of a run and the one queue through which they reach the user's branch. It
-    keeps the lanes' own record (.ralph/lanes.json); the run's state is passed to each step
-    that moves a counter, and the step returns the new one."""
+    keeps the lanes' own record (in ralph's private store: store/lanes.py); the run's state
+    is passed to each step that moves a counter, and the step returns the new one."""
 
     def __init__(self, run: Shared) -> None:
         self.run = run
         self.root = run.opts.root
         self.repo = wt.repo(self.root)
-        self.lanes = load_lanes(run.ws.dir)
+        self.lanes = load_lanes(self.root)
         self.branch = wt.current_branch(self.repo)
         # Merged lanes whose worktree is kept until the run ends: a later merge usually sends
         # their spec back to 2/3 for one more review, which then needs no new worktree.
@@ -52,7 +51,7 @@ class Integration:
 
     def save(self) -> None:
         with deferred_interrupts():
-            save_lanes(self.run.ws.dir, self.lanes)
+            save_lanes(self.root, self.lanes)
 
     def worktree(self, lane: Lane) -> Path:
         return wt.lane_path(self.root, lane.name)
@@ -108,7 +107,7 @@ class Integration:
         if not wt.has_branch(self.repo, lane.branch):
             self.lanes = self.lanes.without(lane.spec)
             return state
-        wt.add_worktree(self.repo, path, lane.branch, self.branch)
+        wt.add_worktree(self.repo, self.root, lane.name, self.branch)
         if wt.commit_all(wt.repo(path), f"ralph: work left in {lane.spec}'s lane by a stopped run"):
             state = drop_to_review(state, lane.spec)
             run.save(state)
@@ -156,9 +155,7 @@ class Integration:
         of an earlier one is void)."""
         lane = self.lanes.get(spec)
         if lane is None:
-            lane = self.retired.pop(spec, None) or Lane(
-                spec=spec, name=lane_name(spec), branch=lane_branch(spec)
-            )
+            lane = self.retired.pop(spec, None) or Lane(spec)
             self.lanes = self.lanes.with_lane(lane)
             self.save()
         path = self.worktree(lane)
@@ -166,17 +163,17 @@ class Integration:
             return lane, None, False
         self._repos.pop(lane.name, None)  # a new worktree: checked again
         if wt.has_branch(self.repo, lane.branch):
-            wt.add_worktree(self.repo, path, lane.branch, self.branch)
+            wt.add_worktree(self.repo, self.root, lane.name, self.branch)
             self.run.emit(LaneOpened(spec, lane.branch, self.run.ws.rel(path)))
             return lane, None, True
         start = wt.heads(self.repo, self.branch) or self.branch  # the tree the lane starts from
         if not self._pruned:  # a worktree folder deleted by hand is forgotten first
             wt.prune_worktrees(self.repo)
             self._pruned = True
-        run, repo = self.run, self.repo  # fixed for the run: safe in the lane's thread
+        run, repo, root = self.run, self.repo, self.root  # fixed for the run: safe in a thread
 
         def make() -> None:
-            wt.add_worktree(repo, path, lane.branch, start, prune=False)
+            wt.add_worktree(repo, root, lane.name, start, prune=False)
             run.emit(LaneOpened(spec, lane.branch, run.ws.rel(path)))
 
         return lane, make, True
@@ -288,7 +285,7 @@ class Integration:
         return found
 
     def close(self, lane: Lane, reason: str) -> None:
-        removed = wt.remove_worktree(self.repo, self.worktree(lane), lane.branch)
+        removed = wt.remove_worktree(self.repo, self.root, lane.name)
         self.run.emit(LaneClosed(lane.spec, lane.branch, removed, reason))
 
     def where(self) -> list[str]:
@@ -312,10 +309,11 @@ class Integration:
         folder = wt.lanes_folder(self.root)
         recorded = {lane.name for lane in self.lanes.lanes}
         for path in sorted(folder.iterdir()) if folder.is_dir() else ():
-            branch = BRANCH_PREFIX + path.name
-            mine = path.name not in recorded and wt.has_branch(self.repo, branch)
-            if mine and wt.is_merged(self.repo, branch):
-                wt.remove_worktree(self.repo, path, branch)
+            name, branch = path.name, BRANCH_PREFIX + path.name
+            if not is_lane_name(name) or name in recorded:
+                continue  # not a lane of ralph's (never touched), or one still open
+            if wt.has_branch(self.repo, branch) and wt.is_merged(self.repo, branch):
+                wt.remove_worktree(self.repo, self.root, name)
 
     def finish(self) -> None:
         """A verified run: no lane is left open; the lanes' folder goes too."""

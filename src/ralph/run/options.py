@@ -41,6 +41,9 @@ class RunOptions:
     # Sees the facts no display gets (a question, a wait for a limit): the webhook's ears.
     # Whatever it does or raises never changes the run.
     watch: Callable[[Fact], None] | None = None
+    # Values no output of the run may show (the webhook URL's parts): redacted like the
+    # agents' own secrets from every log, record and report.
+    secrets: frozenset[str] = frozenset()
 
     @property
     def label(self) -> str:

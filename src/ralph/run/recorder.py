@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ralph.agents.result import AgentFault
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, JudgeSpent
 from ralph.rules import breaker as breakers
 from ralph.rules.spec import spec_slug
@@ -44,6 +43,7 @@ from ralph.store.journal import (
     append_progress,
     drop_refusal_notes,
     drop_verification_notes,
+    rotation_note,
     verification_note,
 )
 from ralph.store.worklog import append_worklog
@@ -68,6 +68,8 @@ class Recorder:
         # prompt, the run's last message).
         self.redact = redact
         self.agents = agents  # the pool's names and policy: what run_start records
+        # this run's records as written: its numbers come from them (rules/runtotals.py)
+        self.records: list[dict[str, Any]] = []
         self.rotation = rotation
         self._handlers: dict[type, Callable[[Any], None]] = {
             RunStarted: self._run_started,
@@ -99,7 +101,8 @@ class Recorder:
         }
 
     def log(self, event: str, **fields: object) -> None:
-        append_worklog(self.ws.worklog, event, **fields)
+        written = append_worklog((self.ws.worklog, self.ws.worklog_copy), event, **fields)
+        self.records.append(written)
 
     def _redact_agent_files(self, handoff: Path) -> None:
         """The files the agent writes itself, before the next prompt quotes them."""
@@ -129,12 +132,19 @@ class Recorder:
             input_tokens=spent["input_tokens"],
             output_tokens=spent["output_tokens"],
             cost_usd=spent["cost_usd"],  # null when no rotation had a price, as everywhere
+            totals=None if e.totals is None else e.totals.to_json(),
         )
 
     def _rotation_started(self, e: RotationStarted) -> None:
         if e.mode != "VERIFY":  # a verification's start is recorded with its attempt
+            lane = {"lane": e.lane} if e.lane is not None else {}  # `--parallel`: where it ran
             self.log(
-                "rotation_start", iteration=e.iteration, spec=e.spec, mode=e.mode, agent=e.agent
+                "rotation_start",
+                iteration=e.iteration,
+                spec=e.spec,
+                mode=e.mode,
+                agent=e.agent,
+                **lane,
             )
 
     def _wait_started(self, e: WaitStarted) -> None:
@@ -152,7 +162,7 @@ class Recorder:
     def _rotation_recorded(self, e: RotationRecorded) -> None:
         ws = self.ws
         self._redact_agent_files(ws.handoff(spec_slug(e.spec)))
-        note = _handoff_note(e.signal, e.note, e.fault, e.iteration, e.log)
+        note = rotation_note(e.signal, e.note, e.fault, e.iteration, e.log)
         if note is not None and e.stderr:
             said = "\n".join(f"    {line}" for line in e.stderr)
             note += f"\n\nThe last lines it wrote on stderr:\n\n{said}\n"
@@ -188,6 +198,8 @@ class Recorder:
             done_count=e.done_count,
             downgraded=list(e.downgraded),
             agent_s=round(e.agent_s, 3),
+            checks_s=round(e.checks_s, 3),
+            seconds=round(e.seconds, 3),
             overhead_ms=round(e.overhead_ms, 2),
             note=e.note,
             log=e.log,
@@ -299,6 +311,9 @@ class Recorder:
             downgraded=list(e.downgraded),
             failures=e.failures,
             log=e.log,
+            agent_s=round(e.agent_s, 3),
+            checks_s=round(e.checks_s, 3),
+            seconds=round(e.seconds, 3),
             **(e.usage or {}),
         )
 
@@ -337,25 +352,6 @@ class Recorder:
 
     def _lane_closed(self, e: LaneClosed) -> None:
         self.log("lane_close", spec=e.spec, branch=e.branch, removed=e.removed, reason=e.reason)
-
-
-def _handoff_note(
-    signal_: str, note: str | None, fault: AgentFault | None, iteration: int, log: str
-) -> str | None:
-    """What the next rotation of the spec must know about this one, when it did not end well."""
-    if fault is not None and fault.kind == "overflow":
-        return (
-            f"rotation {iteration} ran out of context ({fault.message}); its changes are kept. "
-            "Start from this handoff, read only what the next step needs, and keep steps small."
-        )
-    if fault is not None and fault.kind == "rate_limit":
-        return (
-            f"rotation {iteration} was cut off by the agent's usage limit ({fault.message}); "
-            f"its changes are kept. Check its log {log} and carry on from where it stopped."
-        )
-    if note is not None and signal_ == "ERROR":
-        return f"rotation {iteration} failed ({note}); check its log {log} and carry on."
-    return None
 
 
 def _limits_seen(rec: Recorder, e: LimitsSeen) -> None:

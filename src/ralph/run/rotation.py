@@ -26,11 +26,11 @@ from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import spec_slug
 from ralph.rules.state import State
-from ralph.run.accounting import rotation_tally, usage_fields
+from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
 from ralph.run.context import Shared, matrix_rows
 from ralph.run.escalation import BYPASSED
 from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RotationStarted
-from ralph.run.facts import AnswerDelivered, BudgetSpent, Fact, GateBypassed, RotationRecorded
+from ralph.run.facts import AnswerDelivered, Fact, GateBypassed, RotationRecorded
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
 from ralph.run.tree import Taken, Tree
@@ -102,6 +102,7 @@ class Rotation:
             idle_timeout=member.idle_timeout,
             kill_grace=member.kill_grace,
             specs=specs,
+            secrets=run.opts.secrets,
         )
 
     def run_agent(
@@ -146,17 +147,6 @@ class Rotation:
         self.tree.save(after, taken.hidden)
         self.place.note(agent_pid=None)
 
-    def record_budget(self, iteration: int, budget: LatencyBudget) -> None:
-        self.run.emit(BudgetSpent(iteration, budget.to_json()))
-        if budget.exceeded:
-            self.run.emit(
-                Notice(
-                    "warning",
-                    f"ralph's own work in rotation {iteration} took {budget.used_ms:.0f} ms, "
-                    f"over its {budget.total_ms:.0f} ms budget",
-                )
-            )
-
     # ------------------------------------------------------------------ one spec's rotation
 
     def __call__(self, turn: Turn, before: Snapshot, then: Callable[[Outcome], T]) -> T:
@@ -178,6 +168,8 @@ class Rotation:
             agent=agent.name,
         )
         handoff = ws.handoff(spec_slug(spec.path))
+        notes = self.place.notes
+        loan = notes.lend(spec_slug(spec.path)) if notes is not None else None
         with budget.operation("prompt"):
             prompt = write_prompt(self, turn, row.done_count, handoff)
         started = time.time()
@@ -186,6 +178,7 @@ class Rotation:
             self.place.current_log,
             f"# ralph rotation {iteration} [{mode}] {spec.path} agent={agent.name} "
             f"started={stamp(started)}",
+            ws.records,
         )
         self.emit(
             RotationStarted(
@@ -195,14 +188,21 @@ class Rotation:
         )
         own = time.perf_counter() - turn.tick
         request = self.request(agent, prompt, spec.path, mode, iteration, handoff)
-        result = self.run_agent(agent, request, log, stop=turn.stop)
+        try:
+            result = self.run_agent(agent, request, log, stop=turn.stop)
+        finally:  # what a lane's agent wrote reaches the run's notes before anything reads them
+            for problem in notes.take_back(loan) if notes and loan else ():
+                self.emit(Notice("warning", problem))
         signal_, note = signal_of(result, prompt, turn.stop, run.cancel.now)
         interrupted = result.process.interrupted
+        checks_s = 0.0
         if signal_ == "DONE":
             if _bypassed(turn.state, spec.path):
                 self.emit(GateBypassed(iteration, spec.path))
             else:
+                gated = time.perf_counter()
                 verdict = self._gate(turn, result, prompt, handoff)
+                checks_s = time.perf_counter() - gated
                 signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
                 if interrupted and run.cancel.now.is_set():
                     note = "cancelled (ralph cancel --now) while running the DONE checks"
@@ -232,19 +232,22 @@ class Rotation:
                 budget=budget,
                 started=started,
                 own=own + time.perf_counter() - tick,
+                checks_s=checks_s,
             )
             return then(outcome)
 
-    def report(self, outcome: Outcome, state: State, downgraded: tuple[str, ...]) -> Snapshot:
-        """Once the scheduler folded and saved the outcome: the tree kept for the next
-        rotation, the logs, and the rotation's events. Returns the tree the next rotation
-        starts from."""
+    def report(
+        self, outcome: Outcome, state: State, downgraded: tuple[str, ...], save: Callable[[], None]
+    ) -> Snapshot:
+        """Once the scheduler folded the outcome into `state`: the logs and the rotation's record,
+        then `save` (the state), then the tree kept for the next rotation, then the events: the
+        order a kill -9 needs (docs/explanation/worklog.md). Returns the next rotation's tree."""
         run, ws, turn, budget = self.run, self.run.ws, outcome.turn, outcome.budget
         tick = time.perf_counter()
+        if outcome.taken.failure is not None:
+            save()  # the outcome is kept; the failed snapshot is raised next
         after, taken = self.kept(outcome.taken, outcome.log)
         changes = taken.changes
-        with budget.operation("snapshot_save"):
-            self.keep(after, taken)
         elapsed = time.time() - outcome.started
         row = state.get(turn.spec.path)
         done_count = row.done_count if row is not None else 0
@@ -274,6 +277,8 @@ class Rotation:
                     done_count=done_count,
                     downgraded=downgraded,
                     agent_s=result.process.elapsed,
+                    checks_s=outcome.checks_s,
+                    seconds=elapsed,
                     overhead_ms=own * 1000,
                     log=ws.rel(outcome.log.path),
                     usage=usage_fields(result),
@@ -281,7 +286,11 @@ class Rotation:
                     stderr=result.stderr_lines() if signal_ == "ERROR" else (),
                 )
             )
-        self.record_budget(iteration, budget)
+        with budget.operation("state_save"):
+            save()
+        with budget.operation("snapshot_save"):
+            self.keep(after, taken)
+        budget_spent(run.emit, iteration, budget)
         self.emit(
             RotationEnded(
                 agent=turn.agent.name,
@@ -298,6 +307,7 @@ class Rotation:
                 downgraded=downgraded,
                 matrix=matrix_rows(state),
                 usage=rotation_tally(result),
+                checks=round(outcome.checks_s, 3) if outcome.checks_s else None,
             )
         )
         return after

@@ -17,6 +17,7 @@ from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.run.question import QuestionAndAnswer
 from ralph.run.tree import Taken
+from ralph.store.lanenotes import LaneNotes
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Changes
 
@@ -32,6 +33,7 @@ class Place:
     note: Callable[..., None]  # run.json gets the rotation's news
     record_agent: Callable[[int], None]  # the agent's PID, for a run taking over after a crash
     lane: str | None = None  # the lane's name (its worktree's folder); None: the project's tree
+    notes: LaneNotes | None = None  # a lane's copy of the run's handoffs, guardrails, question
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class Outcome:
     budget: LatencyBudget
     started: float  # time.time() when the agent was started
     own: float  # seconds of ralph's own work so far
+    checks_s: float = 0.0  # seconds ralph's checks took (the DONE gate)
 
     @property
     def spec(self) -> str:

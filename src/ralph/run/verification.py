@@ -23,7 +23,7 @@ from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.usage import record_usage
 from ralph.rules.words import plural
-from ralph.run.accounting import rotation_tally, usage_fields
+from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
 from ralph.run.circuit import Circuit
 from ralph.run.context import Shared, matrix_rows, number_next
 from ralph.run.events import Notice, RotationEnded
@@ -152,7 +152,10 @@ class Verification:
             # in the clean room, as every check that decides (checks/place.py)
             where, env = self.gate.check_place()
             outcome = run_command(config, where, env, name="test_command (ralph.yaml)", room=where)
-            self.run.emit(CheckRan(iteration, None, outcome.to_json()))
+            # the command itself: the report says what ralph ran, not only under which name
+            self.run.emit(
+                CheckRan(iteration, None, {**outcome.to_json(), "command": config.command})
+            )
             log.chunk("stdout", _check_line(outcome.name, config.command, outcome).encode())
             if outcome.interrupted:
                 return state, failed, True
@@ -236,6 +239,7 @@ class Verification:
             ws.current_log,
             f"# ralph final verification {attempt} (rotation {iteration}) "
             f"agent={verifier.name} started={stamp(started)}",
+            ws.records,
         )
         run.emit(run.started(state, verifier.name, ALL_SPECS, "VERIFY", started))
         run.emit(VerificationStarted(attempt, iteration, verifier.name))
@@ -257,8 +261,10 @@ class Verification:
         # ralph runs the tests itself: the verifier's word alone never verifies anything
         interrupted = result.process.interrupted
         failed_checks: list[str] = []
+        checked = time.perf_counter()
         if not interrupted:
             state, failed_checks, interrupted = self._own_checks(state, specs, iteration, log)
+        checks_s = time.perf_counter() - checked
         verdict = fv.Verdict(False, ())
         dropped: tuple[str, ...] = ()
 
@@ -300,9 +306,12 @@ class Verification:
                         report=ws.rel(report),
                         specs=tuple(s.path for s in specs),
                         usage=usage_fields(result),
+                        agent_s=result.process.elapsed,
+                        checks_s=checks_s,
+                        seconds=elapsed,
                     )
                 )
-            self.rotation.record_budget(iteration, budget)
+            budget_spent(run.emit, iteration, budget)
             run.emit(
                 RotationEnded(
                     verifier.name,
@@ -319,6 +328,7 @@ class Verification:
                     dropped,
                     matrix_rows(state),
                     rotation_tally(result),  # its usage counts on the panel like any rotation's
+                    checks=round(checks_s, 3) if checks_s else None,
                 )
             )
             self.circuit.announce()

@@ -1,8 +1,8 @@
 """Archiving a verified run: `.ralph/archive/<time>/` keeps its state, progress and worklog.
 
-state.json and worklog.jsonl are copied (the state stays live for `ralph status`; the worklog is
-append-only and never truncated); progress.md, errors.log and the verifier's report are moved,
-so the next piece of work starts a fresh record.
+state.json and worklog.jsonl are copied from ralph's records in its store (the state stays live
+for `ralph status`; the worklog is append-only and never truncated); progress.md, errors.log
+and the verifier's report are moved, so the next piece of work starts a fresh record.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ralph.store import confined
+from ralph.store import confined, reader
+from ralph.store.files import write_text_atomic
 from ralph.store.workspace import Workspace
 
 VERIFICATION_REPORT = "handoffs/final-verification.md"
@@ -29,10 +30,15 @@ def archive_run(ws: Workspace, now: float | None = None) -> Path:
     """Archive the run that just passed its final verification; returns the folder."""
     target = unique_dir(ws.archive, time.strftime("%Y%m%d-%H%M%S", time.localtime(now)))
     confined.makedirs(ws.root, target)
-    for path in (ws.state_file, ws.worklog):
-        if confined.lstat(ws.root, path) is not None:
-            data = confined.read_inside(ws.root, path)
-            confined.write_atomic(ws.root, target / path.name, data)
+    record = ws.archived / target.name
+    record.mkdir(parents=True, exist_ok=True)
+    for path in (ws.store / "state.json", ws.worklog):  # ralph's records, not `.ralph/`'s
+        try:
+            data = reader.read(path, limit=reader.RECORD_LIMIT, tail=True).data  # its end
+        except FileNotFoundError:
+            continue
+        write_text_atomic(record / path.name, data.decode("utf-8", errors="replace"))
+        confined.write_atomic(ws.root, target / path.name, data)  # the copy for people
     move_files(ws.root, (ws.progress, ws.errors_log, ws.dir / VERIFICATION_REPORT), target)
     return target
 

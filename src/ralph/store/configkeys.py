@@ -61,7 +61,8 @@ DESCRIPTIONS = {
     "SandboxConfig.image": "the docker profile's image (it must hold the agent CLIs)",
     "SandboxConfig.env": (
         "variables of ralph's environment passed into the sandbox by name (beyond the basic "
-        "ones, ralph's own and each agent CLI's credentials)"
+        "ones, the contract's RALPH_* names and each agent CLI's credentials; never one "
+        "holding the webhook URL)"
     ),
     "TestsConfig.paths": (
         "globs of the files that are tests; unset: the usual names (test_*.py, *_test.go, ...)"

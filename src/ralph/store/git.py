@@ -12,6 +12,7 @@ import hashlib
 import os
 import re
 import subprocess
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,10 @@ from pathlib import Path
 from ralph.errors import RepositoryError, StateError
 from ralph.process.capture import run_captured
 from ralph.store import gitguard
+
+# Every git command ralph runs holds it: in a lanes run the lanes' threads and the coordinator
+# never run two at once on the one repository (its lock files, a worktree half made).
+LOCK = threading.RLock()
 
 HEAD_RE = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})?\Z")
 
@@ -60,6 +65,11 @@ class Repo:
 
 def find_repo(root: Path) -> Repo:
     """The repository holding `root`; StateError when there is one git refuses to read."""
+    with LOCK:
+        return _find_repo(root)
+
+
+def _find_repo(root: Path) -> Repo:
     try:
         proc = _git(
             root,
@@ -229,6 +239,11 @@ def _run(repo: Repo, *args: str, strict: bool = False) -> subprocess.CompletedPr
 def call(repo: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
     """git `args` on the repository found at start, and only on it: RepositoryError when the
     files that say where it is changed since; OSError when git cannot start."""
+    with LOCK:
+        return _call(repo, *args)
+
+
+def _call(repo: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
     if repo.anchor is not None:
         repo.anchor.check(repo.root)
     env = _env(repo)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from typing import Protocol
 
 from ralph.rules.printable import clean_text, printable
 from ralph.store.files import append_text, read_text, write_text_atomic
@@ -50,6 +51,34 @@ REFUSAL_END = "Fix them before you say DONE again."
 
 
 VERIFY_FAILED_END = "Check this spec against it."
+
+
+class Fault(Protocol):
+    """An agent's fault as the note needs it (agents/result.AgentFault fits)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+
+def rotation_note(
+    signal_: str, note: str | None, fault: Fault | None, iteration: int, log: str
+) -> str | None:
+    """What the next rotation of the spec must know about this one, when it did not end well."""
+    if fault is not None and fault.kind == "overflow":
+        return (
+            f"rotation {iteration} ran out of context ({fault.message}); its changes are kept. "
+            "Start from this handoff, read only what the next step needs, and keep steps small."
+        )
+    if fault is not None and fault.kind == "rate_limit":
+        return (
+            f"rotation {iteration} was cut off by the agent's usage limit ({fault.message}); "
+            f"its changes are kept. Check its log {log} and carry on from where it stopped."
+        )
+    if note is not None and signal_ == "ERROR":
+        return f"rotation {iteration} failed ({note}); check its log {log} and carry on."
+    return None
 
 
 def verification_note(which: str, summary: str, report: str, log: str) -> str:

@@ -1,24 +1,28 @@
 """The lanes a project has open, and discarding them (`ralph reset --lanes`).
 
-Open lanes are the ones `.ralph/lanes.json` records and any folder under `.ralph/worktrees/`
-(a record lost with a killed run). Discarding a lane removes its worktree (with whatever the
-agent left in it) and deletes its `ralph/...` branch even when it was never merged: that is
-what discarding means, so the command asks first (on a terminal, or `--yes`). Only branches
-under `ralph/` and folders under `.ralph/worktrees/` are ever touched.
+Open lanes are the ones ralph's record of the lanes holds (store/lanes.py, in the private
+store) and any folder under `.ralph/worktrees/` bearing a lane's name (a lane whose record was
+lost). Each lane's worktree and branch are computed from its name, never read from a file.
+Discarding a lane removes its worktree (with whatever the agent left in it) and deletes its
+`ralph/...` branch even when it was never merged: that is what discarding means, so the
+command asks first (on a terminal, or `--yes`), showing each path it would remove. A worktree
+is removed only while it is ralph's (store/worktrees.not_owned): a link to elsewhere, a folder
+git does not list there, a worktree on another branch is left as it is and said so.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.errors import StateError
+from ralph.rules.lanes import BRANCH_PREFIX, is_lane_name, lane_name
+from ralph.store import confined
 from ralph.store.lanes import drop_lanes_file, load_lanes
 from ralph.store.workspace import STATE_DIR
-from ralph.store.worktrees import lanes_folder
+from ralph.store.worktrees import WORKTREES, lanes_folder
 
 if TYPE_CHECKING:
     from ralph.store.git import Repo
@@ -28,30 +32,39 @@ LANE_FILES = "lanes"  # `.ralph/lanes/<name>/`: a lane's prompt, log and snapsho
 
 @dataclass(frozen=True)
 class OpenLane:
-    name: str  # the worktree's folder
+    name: str  # the worktree's folder under `.ralph/worktrees/`, as rules/lanes.py names it
     spec: str | None  # None: only the folder is left (its record was lost)
-    branch: str | None
+
+    @property
+    def branch(self) -> str:
+        return BRANCH_PREFIX + self.name
+
+    @property
+    def worktree(self) -> str:
+        return f"{STATE_DIR}/{WORKTREES}/{self.name}"
 
 
 def open_lanes(root: Path) -> list[OpenLane]:
-    """Read from ralph's own files only (no git): cheap enough for every run's start."""
+    """Read from ralph's own record and the folders' names only (no git): cheap enough for
+    every run's start."""
     try:
-        recorded = load_lanes(root / STATE_DIR).lanes
+        recorded = load_lanes(root).lanes
     except StateError:  # a damaged record: the folders still say which lanes are open
         recorded = ()
-    found = [OpenLane(lane.name, lane.spec, lane.branch) for lane in recorded]
+    found = [OpenLane(lane_name(lane.spec), lane.spec) for lane in recorded]
     known = {lane.name for lane in found}
     folder = lanes_folder(root)
-    if folder.is_dir():
+    if folder.is_dir() and not folder.is_symlink():
         for path in sorted(folder.iterdir()):
-            if path.is_dir() and path.name not in known:
-                found.append(OpenLane(path.name, None, None))
+            if is_lane_name(path.name) and path.name not in known:
+                found.append(OpenLane(path.name, None))
     return found
 
 
 def describe(lane: OpenLane) -> str:
-    what = lane.spec if lane.spec is not None else f"{STATE_DIR}/worktrees/{lane.name}"
-    return f"{what} ({lane.branch})" if lane.branch else what
+    """A lane as the confirmation shows it: its spec, and the worktree and branch it removes."""
+    what = lane.spec if lane.spec is not None else "(its record was lost)"
+    return f"{what}: worktree {lane.worktree}, branch {lane.branch}"
 
 
 def discard_lanes(root: Path, lanes: list[OpenLane]) -> Iterator[str]:
@@ -60,16 +73,18 @@ def discard_lanes(root: Path, lanes: list[OpenLane]) -> Iterator[str]:
 
     try:
         r: Repo | None = wt.repo(root)
-    except StateError:  # not a git repository: the folders are all there is
+    except StateError:  # not a git repository: no worktree of ralph's can be there
         r = None
     for lane in lanes:
-        path = lanes_folder(root) / lane.name
-        branch = lane.branch
-        if r is not None:
-            branch = branch or wt.worktree_branches(r).get(str(path.resolve()))
-            wt.discard_worktree(r, path, branch)
-        if path.exists():  # a folder git does not know (or no repository at all)
-            shutil.rmtree(path)
-        yield f"lane discarded: {describe(OpenLane(lane.name, lane.spec, branch))}"
-    drop_lanes_file(root / STATE_DIR)
-    shutil.rmtree(root / STATE_DIR / LANE_FILES, ignore_errors=True)
+        if r is not None and wt.discard_worktree(r, root, lane.name):
+            yield f"lane discarded: {describe(lane)}"
+        else:
+            yield (
+                f"left as it is: {lane.worktree} is not a worktree of ralph's (a link, a folder "
+                f"git does not list on {lane.branch}, or no repository); remove it yourself if "
+                "it is not yours"
+            )
+    drop_lanes_file(root)
+    files = root / STATE_DIR / LANE_FILES
+    if files.is_dir() and not files.is_symlink():  # a link there is never followed
+        confined.remove_tree(root, files)

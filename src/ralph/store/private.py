@@ -20,7 +20,7 @@ import re
 import sys
 from pathlib import Path
 
-from ralph.store.files import sweep_temps, write_text_atomic
+from ralph.store.files import folders_below, sweep_temps, write_text_atomic
 
 STATE_DIR = ".ralph"
 STATE_FILE = "state.json"
@@ -85,9 +85,10 @@ def adopt_legacy(root: Path) -> list[str]:
     import shutil  # here: `ralph status` reads the store's state.json through this module
 
     store = ensure_store(root)
-    # half-written by a run killed mid-write; the real files are intact
-    baselines = [store / name for name in ("tests", "testconfig")]  # the tests', their config's
-    sweep_temps([store, *baselines, *(b / "blobs" for b in baselines)])
+    # half-written by a run killed mid-write; the real files are intact: the store and its
+    # folders (baselines and their blobs, archived runs' records...), not the clean rooms'
+    # copies of the project nor the rotation logs
+    sweep_temps(folders_below(store, depth=3, skip=frozenset({"rooms", "history"})))
     legacy_dir = root / STATE_DIR
     if legacy_dir.is_symlink() or not legacy_dir.is_dir():
         return []
@@ -104,12 +105,30 @@ def adopt_legacy(root: Path) -> list[str]:
                 shutil.copy2(old, new)
             adopted.append(f"{STATE_DIR}/{name}")
         _remove(old)
+    _adopt_worklog(legacy_dir / "worklog.jsonl", store / "worklog.jsonl")
     lock = legacy_dir / "run.lock"
     with contextlib.suppress(OSError):
         lock.unlink(missing_ok=True)  # only after this run holds the store's lock
     # state.json is not copied: until ralph first saves the state (store/state.save_state),
     # `.ralph/state.json` is read as it is, and a damaged one is refused, as ever
     return adopted
+
+
+def _adopt_worklog(old: Path, new: Path) -> None:
+    """An earlier ralph's worklog becomes the record's start, once, quietly (the copy in
+    `.ralph/` stays: ralph keeps writing it for people; and every store that lost its record
+    would find one there, so it says nothing of an upgrade). Read as any file the agent could
+    have written: a regular file, its end only, no link."""
+    from ralph.errors import RalphError
+    from ralph.store import reader
+
+    if new.exists():
+        return
+    try:
+        data = reader.read(old, limit=reader.RECORD_LIMIT, tail=True).data
+    except (OSError, RalphError):
+        return
+    write_text_atomic(new, data.decode("utf-8", errors="replace"))
 
 
 def lost_store(root: Path) -> str | None:

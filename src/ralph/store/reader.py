@@ -26,7 +26,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ralph.errors import StateError, UnsafePath
 from ralph.store import confined
@@ -140,15 +140,20 @@ def read(
     root: Path | None = None,
     follow: bool = False,
     truncate: bool = False,
+    tail: bool = False,
 ) -> Read:
     """The bytes of the regular file `path`, reached from `root` (default: the project folder
     above a `.ralph/` path, else the file's own folder) with no link below it (`follow`: links
     that end inside `root`). More than `limit` bytes: TooLarge, or with `truncate` the first
-    `limit` bytes. FileNotFoundError when it is not there; UnsafePath for a link or anything
-    but a regular file (a pipe is refused at once, never waited on)."""
+    `limit` bytes (with `tail` the last ones: a log's end). FileNotFoundError when it is not
+    there; UnsafePath for a link or anything but a regular file (a pipe is refused at once,
+    never waited on)."""
     base = _root_of(path, root)
     fd = _open_following(base, path) if follow else _open(base, path)
     try:
+        skipped = max(0, os.fstat(fd).st_size - limit) if tail else 0
+        if skipped:
+            os.lseek(fd, skipped, os.SEEK_SET)
         chunks: list[bytes] = []
         left = limit + 1  # one byte more tells a file that grew past the bound
         while left > 0:
@@ -160,15 +165,22 @@ def read(
     finally:
         os.close(fd)
     data = b"".join(chunks)
-    if len(data) <= limit:
+    if len(data) <= limit and not skipped:
         return Read(data)
-    if truncate:
-        return Read(data[:limit], truncated=True)
+    if truncate or tail:
+        return Read(data[-limit:] if tail else data[:limit], truncated=True)
     shown = _shown(base, path)
     raise TooLarge(
         f"{shown} is larger than ralph reads there ({limit:,} bytes)",
         f"make {shown} smaller, or move it away",
     )
+
+
+def open_file(path: Path, *, root: Path | None = None) -> BinaryIO:
+    """The regular file `path` opened for reading with the same refusals as `read` (no link
+    below `root`, no pipe or device, never blocking), for a reader that takes its own bounded
+    steps through a growing file (`ralph inspect --follow`)."""
+    return os.fdopen(_open(_root_of(path, root), path), "rb")
 
 
 def read_bytes(path: Path, *, limit: int, root: Path | None = None, follow: bool = False) -> bytes:

@@ -13,8 +13,9 @@ entries, minus deleted ones; in walk mode the walk's), and nothing else:
 - a person's own ignored files that git lists one by one (`.env`, `local.cfg`; not ignored
   folders) only while they are as they were when the run started (stat and sha256 recorded in
   the private store): one the agent created or changed is left out;
-- the project's environments (`.venv`, `venv`, `env`, `node_modules`) as folders of links to
-  the project's (ralph.process.treecode), made afresh at every build.
+- the environments the checks use (`.venv`, `venv`, `env`, `node_modules`) as folders of
+  links to ralph's copies of the project's (store/envcopy.py, ralph.process.treecode), made
+  afresh at every build: never to the project's own, which the agent may change.
 It lives in the private store (`<store>/rooms/<name>/tree`, hidden by every sandbox profile),
 and is synced incrementally (store/roomsync.py). `replace` puts other bytes at a path, or leaves
 it out: the person's tests against the agent's code (checks/persontests.py).
@@ -122,11 +123,13 @@ def build_room(
     *,
     replace: Mapping[str, bytes | None] | None = None,
     source: RoomSource | None = None,
+    envs: Path | None = None,
 ) -> Room:
     """The room `name` of `tree` (the project, or a lane's worktree of it), built or synced
     now; `replace`: root-relative path -> the bytes to place there instead, or None to leave
-    it out. Pass the same `source` to every build of one tree. StateError when it cannot be
-    made."""
+    it out. Pass the same `source` to every build of one tree. `envs`: the folder holding the
+    environments the room links to (ralph's copies, store/envcopy.py; none when None).
+    StateError when it cannot be made."""
     source = source if source is not None else RoomSource(tree)
     folder = rooms_dir(project) / name
     wants, left_out = _wants(tree, project, source)
@@ -140,7 +143,8 @@ def build_room(
         # bytes are the only thing a check could tell apart (the mutants, the old code)
         had = wants.get(rel)
         like = like_file(tree / rel) if had is not None and had.kind == "file" else None
-        wants[rel] = want_bytes(data, like, fresh=True)
+        mode, times = like if like is not None else (0o644, None)
+        wants[rel] = want_bytes(data, mode, times=times, fresh=True)
     spare = frozenset(ENVIRONMENTS - {rel.split("/")[0] for rel in wants})
     room = folder / "tree"
     ensure_store(project)
@@ -157,7 +161,8 @@ def build_room(
             source.manifests[name] = synced.manifest
         for env in spare:
             wipe(room / env)  # a check may have planted one: only the project's is linked
-        link_environments(room, project, ignored_only=False)
+        if envs is not None:
+            link_environments(room, envs, ignored_only=False)
     except OSError as exc:
         raise StateError(
             f"cannot build the clean room at {room}: {exc.strerror or exc}",
@@ -221,11 +226,14 @@ def _outside(rel: str) -> bool:
 
 
 def _escapes(rel: str, target: bytes) -> bool:
-    """Does a link at `rel` point outside the room (read as written: no link followed)?"""
+    """Does a link at `rel` point outside the room (read as written: no link followed)? Into
+    an environment's folder counts: the room's is the checks' environment, not the tree's."""
     text = os.fsdecode(target).replace("\\", "/")
     if text.startswith("/") or (len(text) > 1 and text[1] == ":"):
         return True
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(rel), text))
+    if joined.split("/")[0] in ENVIRONMENTS:
+        return True
     return joined == ".." or joined.startswith("../") or never_in_room(joined)
 
 

@@ -48,9 +48,10 @@ class Want:
     kind: str  # "file" (copied from the source tree), "link" (its target), "bytes" (given)
     key: Key  # what tells the source changed; never equal to a racy one's (it holds a null)
     data: bytes = b""  # a link's target, or the bytes to place
-    # given bytes standing in for a file of the tree: its (mode, atime, mtime), which they
-    # are written with, so that the file differs from the tree's by its bytes alone
-    like: tuple[int, int, int] | None = None
+    mode: int = 0o644  # the bytes' file mode
+    # given bytes standing in for a file of the tree: its (atime, mtime), which they are
+    # written with (and its mode), so that the file differs from the tree's by its bytes alone
+    times: tuple[int, int] | None = None
 
 
 def want_file(prefix: str, rel: str, racy_from: int) -> Want | None:
@@ -76,25 +77,25 @@ def want_file(prefix: str, rel: str, racy_from: int) -> Want | None:
 
 
 def want_bytes(
-    data: bytes, like: tuple[int, int, int] | None = None, *, fresh: bool = False
+    data: bytes, mode: int = 0o644, *, times: tuple[int, int] | None = None, fresh: bool = False
 ) -> Want:
     """Bytes to place. `fresh`: written anew at every sync, kept or not (a new inode and
     change time each time, like every other file placed by the same sync)."""
-    key: Key = [hashlib.sha256(data).hexdigest()]
+    key: Key = [hashlib.sha256(data).hexdigest(), mode]
     if fresh:
         key.append(secrets.token_hex(8))
-    return Want("bytes", key, data, like)
+    return Want("bytes", key, data, mode, times)
 
 
-def like_file(path: Path) -> tuple[int, int, int] | None:
-    """The (mode, atime, mtime) of the regular file at `path` (never through a link)."""
+def like_file(path: Path) -> tuple[int, tuple[int, int]] | None:
+    """The mode and (atime, mtime) of the regular file at `path` (never through a link)."""
     try:
         st = os.lstat(path)
     except OSError:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    return (st.st_mode & 0o777, st.st_atime_ns, st.st_mtime_ns)
+    return st.st_mode & 0o777, (st.st_atime_ns, st.st_mtime_ns)
 
 
 @dataclass
@@ -211,7 +212,7 @@ def _make(tree: Path, room: Path, rel: str, want: Want) -> Key | None:
                 os.symlink(want.data, name, dir_fd=fd)
                 return _copy_key(os.stat(name, dir_fd=fd, follow_symlinks=False))
         if want.kind == "bytes":
-            return _write(room, rel, [want.data], *_placed(want))
+            return _write(room, rel, [want.data], want.mode, want.times)
         src = confined.open_fd(tree, tree / rel, os.O_RDONLY)
     except (UnsafePath, FileNotFoundError, NotADirectoryError):
         return None
@@ -225,14 +226,6 @@ def _make(tree: Path, room: Path, rel: str, want: Want) -> Key | None:
         os.close(src)
 
 
-def _placed(want: Want) -> tuple[int, tuple[int, int] | None]:
-    """The mode and times given bytes are written with."""
-    if want.like is None:
-        return 0o644, None
-    mode, atime, mtime = want.like
-    return mode, (atime, mtime)
-
-
 def _make_at(chains: tuple[_Chain, _Chain], rel: str, want: Want) -> Key | None:
     """`_make` with the folders' descriptors kept open (POSIX)."""
     source, room = chains
@@ -241,7 +234,7 @@ def _make_at(chains: tuple[_Chain, _Chain], rel: str, want: Want) -> Key | None:
         os.symlink(want.data, name, dir_fd=room.fd(folder))
         return _copy_key(os.stat(name, dir_fd=room.fd(folder), follow_symlinks=False))
     if want.kind == "bytes":
-        return _write_at(room.fd(folder), name, [want.data], *_placed(want))
+        return _write_at(room.fd(folder), name, [want.data], want.mode, want.times)
     try:
         src = os.open(
             name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=source.fd(folder)

@@ -213,6 +213,11 @@ class RunLock:
             lock.release()
             self._lock = None
             raise self._refused() from None
+        from ralph.store.checkout import claim
+
+        replaced = claim(root)  # a store of an earlier checkout at this path: set aside
+        if replaced is not None:
+            self.notes.append(replaced)
         adopted = adopt_legacy(root)
         if lost is not None and not adopted:  # adopted: an upgrade, not a loss
             self.notes.append(lost)
@@ -227,7 +232,12 @@ class RunLock:
         # What a killed run left to stop is read from the store's copy: a run.json the agent
         # forged in .ralph/ must not name the processes ralph kills.
         own = store_dir(root) / RUN_FILE
-        _reap_leftovers(load_json_quietly(own), self.state_dir)
+        previous = load_json_quietly(own)
+        _reap_leftovers(previous, self.state_dir)
+        if isinstance(previous, dict):  # and the sandbox folder it could not remove
+            from ralph.process.containment import remove_left
+
+            remove_left(previous.get("sandbox"))
         from ralph.process import strays
 
         # noted in the store too: a note the agent forged in .ralph/ would name a process

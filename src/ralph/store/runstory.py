@@ -1,6 +1,9 @@
-"""What `.ralph/` recorded of the latest run, read for `ralph report --html`: its worklog
-records (from the last `run_start` on), the state, and a redacted excerpt of each rotation's
-history log. Works while the run is still going: every file is read as it is at that moment.
+"""What ralph recorded of a run, read for `ralph report --html`: its worklog records (from its
+`run_start` on), the state, and a redacted excerpt of each rotation's history log. The run is
+the latest that did work (a later run with nothing to do is no news), or an archived one by
+its id. All of it from ralph's records in its private store (the worklog, the rotation logs,
+the archived worklogs), never from the copies in `.ralph/` an agent can write. Works while the
+run is still going: every file is read as it is at that moment.
 """
 
 from __future__ import annotations
@@ -11,15 +14,14 @@ from typing import Any
 
 from ralph.errors import RalphError
 from ralph.rules.redact import redactor
+from ralph.store import reader
 from ralph.store.files import load_json
 from ralph.store.worklog import read_worklog
-from ralph.store.workspace import STATE_DIR, Workspace
+from ralph.store.workspace import Workspace
 
-# An excerpt is the end of a log (where the signal and the verdict are): bounded so that a
-# 100-rotation report stays well under 2 MB whatever the agents printed.
-EXCERPT_LINES = 40
-EXCERPT_LINE_CHARS = 240
-EXCERPT_BYTES = 6000
+# An excerpt is the end of a log (where the signal and the verdict are), whole lines, enough
+# of them for the agent's adapter to render its last words (ui/story.py bounds what is shown).
+EXCERPT_BYTES = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -30,51 +32,83 @@ class RunRecords:
     excerpts: dict[str, str] = field(default_factory=dict)  # log path -> its end, redacted
 
 
-def read_run(root: Path) -> RunRecords:
-    """The latest run as recorded; a StateError when there is nothing to report."""
+def read_run(root: Path, run_id: str | None = None, *, latest: bool = False) -> RunRecords:
+    """The latest run that did work (or the `latest` run, whatever it did: the run that just
+    ended reports itself), or the archived run `run_id`; a StateError when there is nothing
+    to report, a UsageError for an unknown id."""
     from ralph.errors import StateError
 
     ws = Workspace(root)
-    records = read_worklog(ws.worklog)
+    worklog = ws.worklog if run_id is None else _archived(ws, run_id)
+    records = read_worklog(worklog)
     starts = [n for n, rec in enumerate(records) if rec.get("event") == "run_start"]
     if not starts:
         raise StateError(
-            f"no run to report: {ws.rel(ws.worklog)} records no run",
+            "no run to report: ralph's worklog records no run",
             "start one with ralph run (ralph report works during the run too)",
         )
-    latest = tuple(records[starts[-1] :])
+    runs = [records[a:b] for a, b in zip(starts, [*starts[1:], len(records)], strict=True)]
+    worked = [run for run in runs if _worked(run)] if not latest else []
+    chosen = tuple(worked[-1] if worked else runs[-1])
     try:
-        state = load_json(ws.state_file, f"{STATE_DIR}/state.json")
+        state = load_json(ws.store / "state.json", "ralph's own copy of state.json")
     except RalphError:
         state = None  # a report of the worklog is still worth having
-    logs = {rec["log"] for rec in latest if isinstance(rec.get("log"), str)}
+    logs = {rec["log"] for rec in chosen if isinstance(rec.get("log"), str)}
     return RunRecords(
         project=root.resolve().name,
-        records=latest,
+        records=chosen,
         state=state if isinstance(state, dict) else {},
         excerpts={log: text for log in sorted(logs) if (text := _excerpt(ws, log)) is not None},
     )
 
 
-def _excerpt(ws: Workspace, log: str) -> str | None:
-    """The end of a history log, redacted; None for a path outside `.ralph/history/` (the
-    worklog lies in the project, where an agent could have written it)."""
-    history = ws.history.resolve()
+def archived_runs(root: Path) -> list[str]:
+    """The ids of the archived runs (their folders under `.ralph/archive/`, whose worklogs
+    ralph keeps in its store's `archive/`), oldest first."""
+    ws = Workspace(root)
     try:
-        path = (ws.root / log).resolve()
-        path.relative_to(history)
-        with path.open("rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            start = max(0, size - 4 * EXCERPT_BYTES)
-            f.seek(start)
-            raw = f.read()
-    except (OSError, ValueError):
+        found = [p.name for p in ws.archived.iterdir() if (p / "worklog.jsonl").is_file()]
+    except OSError:
+        return []
+    return sorted(found)
+
+
+def _archived(ws: Workspace, run_id: str) -> Path:
+    from ralph.errors import UsageError
+
+    known = archived_runs(ws.root)
+    if run_id not in known:  # a name from the list, never a path to follow
+        shown = ", ".join(known[-5:]) if known else "none yet"
+        raise UsageError(
+            f"no archived run {run_id!r} (archived runs: {shown})",
+            "give one of the ids under .ralph/archive/, or no --run for the latest run",
+        )
+    return ws.archived / run_id / "worklog.jsonl"
+
+
+def _worked(records: list[dict[str, Any]]) -> bool:
+    """Did the run start a rotation or a final verification?"""
+    return any(
+        rec.get("event") == "rotation_start"
+        or (rec.get("event") == "verification" and rec.get("transition") == "started")
+        for rec in records
+    )
+
+
+def _excerpt(ws: Workspace, log: str) -> str | None:
+    """The end of a rotation's log, redacted: ralph's record of it in the store, whatever
+    path the record names (None for a path that is not a history log's)."""
+    record = ws.record_of(log)
+    if record is None:
         return None
+    try:
+        got = reader.read(record, limit=EXCERPT_BYTES, root=ws.records, tail=True)
+    except (OSError, RalphError):
+        return None
+    raw = got.data
     # Secrets by their shape (the pool's own values were redacted when the log was written);
     # escape codes are the display's business.
-    if start:  # a line cut at its start could hold a secret cut short: it is dropped
+    if got.truncated:  # a line cut at its start could hold a secret cut short: it is dropped
         raw = raw.partition(b"\n")[2]
-    text = redactor().text(raw.decode("utf-8", "replace"))
-    lines = [line[:EXCERPT_LINE_CHARS] for line in text.splitlines()[-EXCERPT_LINES:]]
-    return "\n".join(lines)[-EXCERPT_BYTES:]
+    return redactor().text(raw.decode("utf-8", "replace"))

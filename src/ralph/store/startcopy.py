@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ralph.store.room import RoomSource, build_room, rooms_dir
+from ralph.store.room import ENVIRONMENTS, RoomSource, build_room, rooms_dir
 from ralph.store.roomsync import wipe
 
 NAME = "run-start"  # a lane's room is "<name>-<hash6>": never this
@@ -51,8 +51,8 @@ def drop_start_copy(project: Path) -> bool:
 
 def changed_since_start(start: Path, now: Path) -> list[str]:
     """Root-relative posix paths whose bytes differ between two rooms (added, changed or
-    deleted), sorted. A link compares by its target: the linked environments (`.venv`,
-    `node_modules`: folders of links to the project's) are equal in every room."""
+    deleted), sorted. A link compares by its target; the linked environments (`.venv`,
+    `node_modules`: folders of links to ralph's copies) are no part of either."""
     before, after = _files(start), _files(now)
     out = list(before.keys() ^ after.keys())
     for rel in before.keys() & after.keys():
@@ -78,6 +78,13 @@ def _same(a: Path, b: Path) -> bool:
                 return True
 
 
+def _environment(folder: Path) -> bool:
+    """A room's folder of links to an environment (store/room.py), not a tracked folder."""
+    if folder.name not in ENVIRONMENTS:
+        return False
+    return folder.name == "node_modules" or (folder / "pyvenv.cfg").is_symlink()
+
+
 def _files(root: Path) -> dict[str, Path]:
     out: dict[str, Path] = {}
     if not root.is_dir():
@@ -86,6 +93,8 @@ def _files(root: Path) -> dict[str, Path]:
         here = Path(folder)
         rel_dir = here.relative_to(root).as_posix()
         prefix = "" if rel_dir == "." else rel_dir + "/"
+        if not prefix:  # the environments a room links to are ralph's, never the work
+            dirs[:] = [d for d in dirs if not _environment(here / d)]
         # a link to a folder is a file of the room (its target is compared, not walked)
         for d in [d for d in dirs if (here / d).is_symlink()]:
             dirs.remove(d)

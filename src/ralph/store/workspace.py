@@ -8,6 +8,7 @@ from pathlib import Path
 from ralph.errors import StateError, UnsafePath
 from ralph.store import confined
 from ralph.store.files import (
+    folders_below,
     make_dirs,
     refuse_link,
     sweep_temps,
@@ -60,7 +61,19 @@ class Workspace:
 
     @property
     def worklog(self) -> Path:
+        """The worklog ralph reads (history, inspect, status, report): in its store."""
+        return self.store / "worklog.jsonl"
+
+    @property
+    def worklog_copy(self) -> Path:
+        """`.ralph/worklog.jsonl`: the copy for people and scripts, never read back."""
         return self.dir / "worklog.jsonl"
+
+    @property
+    def records(self) -> Path:
+        """The rotation logs ralph quotes (history, report): in its store, `<slug>/NNN.log`
+        as in `.ralph/history/`, which holds the copies for people and agents."""
+        return self.store / "history"
 
     @property
     def handoffs(self) -> Path:
@@ -96,10 +109,28 @@ class Workspace:
     def history_log(self, slug: str, iteration: int) -> Path:
         return self.history / slug / f"{iteration:03d}.log"
 
+    @property
+    def archived(self) -> Path:
+        """ralph's records of the archived runs (`<id>/worklog.jsonl`, `<id>/state.json`):
+        in its store, beside the copies in `.ralph/archive/<id>/`."""
+        return self.store / "archive"
+
+    def record_of(self, log: str) -> Path | None:
+        """The store's record of a history log named as the worklog names it
+        (`.ralph/history/<slug>/NNN.log`); None for any other path."""
+        prefix = f"{STATE_DIR}/history/"
+        rest = log.replace("\\", "/")
+        if not rest.startswith(prefix):
+            return None
+        parts = rest[len(prefix) :].split("/")
+        if len(parts) != 2 or any(p in ("", ".", "..") for p in parts):
+            return None
+        return self.records / parts[0] / parts[1]
+
     def last_logged_rotation(self) -> int:
         """The highest rotation number with a history log: where numbering goes on when the
         state file was lost (numbers never repeat while the logs exist)."""
-        numbers = (p.name.partition(".")[0] for p in self.history.glob("*/[0-9][0-9][0-9]*.log"))
+        numbers = (p.name.partition(".")[0] for p in self.records.glob("*/[0-9]*.log"))
         return max((int(n) for n in numbers if n.isdigit()), default=0)
 
     def rel(self, path: Path) -> str:
@@ -133,10 +164,11 @@ class Workspace:
         self._create(self.guardrails, GUARDRAILS_TEMPLATE)
 
     def atomic_folders(self) -> list[Path]:
-        """The folders of `.ralph/` ralph writes files atomically in (their leftovers swept)."""
-        lanes = self.dir / "lanes"
-        found = [p for p in lanes.iterdir() if p.is_dir()] if lanes.is_dir() else []
-        return [self.dir, self.handoffs, self.dir / "tests", self.dir / "tests" / "blobs", *found]
+        """The folders of `.ralph/` ralph writes files atomically in (their leftovers swept):
+        `.ralph/` and its folders three levels down (handoffs, each lane's, each archived
+        run's), but not the lanes' git worktrees nor the history logs (appended, never saved
+        atomically)."""
+        return folders_below(self.dir, depth=3, skip=frozenset({"worktrees", "history"}))
 
     def _create(self, path: Path, text: str) -> None:
         """Write `path` unless something (a file, or a link: refused) is there already."""

@@ -1,37 +1,45 @@
-"""Git plumbing of lanes: worktrees under `.ralph/`, lane branches, ralph's commits of a lane's
-work, merges that abort cleanly on a conflict. Every command runs through store/git.py, so none
-runs a program the agent wrote nor reaches a repository other than the project's; a lane's
-worktree that is no longer ralph's (a link, not a folder, another repository) is refused.
+"""Git plumbing of lanes: worktrees under `.ralph/worktrees/`, lane branches, ralph's commits of
+a lane's work, merges that abort cleanly on a conflict. Every command runs through store/git.py,
+so none runs a program the agent wrote nor reaches a repository other than the project's.
 
-Every command that writes what lanes share in the repository (the worktrees' list it prunes,
-branches it deletes, the main work tree's merges, commits) holds GIT_LOCK, so lanes never
-fight over `.git`'s own lock files; a new lane's worktree, which writes only its own, is made
-without it, side by side with the others.
+A lane's place is computed, never read: `.ralph/worktrees/<name>` for a name rules/lanes.py
+gives, on the branch `ralph/<name>`. Before ralph adds, commits in or removes a worktree it
+checks that the real path is that place (no link on the way) and that git lists it there on
+that branch (`owned`); a worktree that is not ralph's is left alone, and removing one never
+follows a link (store/confined.py), so the person's other worktrees are never touched.
+
+Every git command of a lanes run holds GIT_LOCK: lanes never fight over `.git`'s own lock
+files, and no command sees another's half-made worktree.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph.errors import RepositoryError, StateError
-from ralph.rules.lanes import BRANCH_PREFIX
-from ralph.store import git
-from ralph.store.files import make_dirs, refuse_link
+from ralph.errors import RepositoryError, StateError, UnsafePath
+from ralph.rules.lanes import BRANCH_PREFIX, is_lane_name
+from ralph.store import confined, git
+from ralph.store.files import make_dirs
 from ralph.store.git import Repo
 from ralph.store.workspace import STATE_DIR
 
-GIT_LOCK = threading.RLock()
+GIT_LOCK = git.LOCK
 WORKTREES = "worktrees"
 # ralph's own commits carry this identity when the repository has none configured.
 IDENTITY = ("ralph", "ralph@localhost")
 
 
 def lane_path(root: Path, name: str) -> Path:
-    """Where a lane's worktree lives: the one place that says it (sandboxes allow writes here)."""
+    """Where a lane's worktree lives: the one place that says it (sandboxes allow writes here).
+    Only a name rules/lanes.py gives has one."""
+    if not is_lane_name(name):
+        raise UnsafePath(
+            f"{name!r} is not the name of one of ralph's lanes: nothing was touched",
+            "ralph run --parallel names its lanes itself; delete what is not its own by hand",
+        )
     return root / STATE_DIR / WORKTREES / name
 
 
@@ -54,42 +62,63 @@ class Merged:
 
 
 def repo(path: Path) -> Repo:
-    """The repository at `path` (the project, or a lane's worktree, which must still be ralph's:
-    a folder of its own, sharing the project's repository); StateError otherwise."""
-    lane = path.parent.name == WORKTREES and path.parent.parent.name == STATE_DIR
-    if lane:
-        _owned(path)
+    """The repository at `path`: the project, or a lane's worktree (`lane_repo`); StateError
+    otherwise."""
+    if path.parent.name == WORKTREES and path.parent.parent.name == STATE_DIR:
+        return lane_repo(path.parent.parent.parent, path.name)
     found = git.find_repo(path)
     if not found.usable or os.path.realpath(found.top) != os.path.realpath(path):
-        if lane:
-            raise RepositoryError(
-                f"{path}: this lane's worktree is no longer a git worktree of the project; "
-                "nothing was committed",
-                "delete it (ralph makes it again from the lane's branch), then run ralph again",
-            )
         raise StateError(
             f"--parallel needs a git repository: {path} is not the top of one",
             "run `git init` and commit your work, or run without --parallel",
         )
-    if lane:
-        project = git.find_repo(path.parent.parent.parent)
-        if project.common_dir != found.common_dir:
-            raise RepositoryError(
-                f"{path}: this lane's worktree now belongs to another repository "
-                f"({found.common_dir}); nothing was committed",
-                "delete it (ralph makes it again from the lane's branch), then run ralph again",
-            )
     return found
 
 
-def _owned(path: Path) -> None:
-    """A lane's worktree is a folder of its own, not a link ralph would follow elsewhere."""
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
+def lane_repo(root: Path, name: str) -> Repo:
+    """The repository of a lane's worktree, which must still be ralph's (`owned`) and share
+    the project's repository; RepositoryError otherwise, before anything is written there."""
+    path = lane_path(root, name)
+    project = repo(root)
+    why = not_owned(project, root, name)
+    if why is not None:
         raise RepositoryError(
-            f"{path}: this lane's worktree is no longer ralph's (it is now "
-            f"{'a link' if path.is_symlink() else 'not a folder'}); nothing was committed",
-            "delete it (ralph makes it again from the lane's branch), then run ralph again",
+            f"{path}: this lane's worktree is no longer ralph's ({why}); nothing was committed",
+            f"move it away (ralph makes it again from the branch {BRANCH_PREFIX}{name}), "
+            "then run ralph again",
         )
+    found = git.find_repo(path)
+    if not found.usable or os.path.realpath(found.top) != os.path.realpath(path):
+        raise RepositoryError(
+            f"{path}: this lane's worktree is no longer a git worktree of the project; "
+            "nothing was committed",
+            "move it away (ralph makes it again from the lane's branch), then run ralph again",
+        )
+    if project.common_dir != found.common_dir:
+        raise RepositoryError(
+            f"{path}: this lane's worktree now belongs to another repository "
+            f"({found.common_dir}); nothing was committed",
+            "move it away (ralph makes it again from the lane's branch), then run ralph again",
+        )
+    return found
+
+
+def not_owned(r: Repo, root: Path, name: str) -> str | None:
+    """Why the lane `name`'s worktree is not ralph's, or None when it is: its real path is the
+    place ralph computes (no link on the way, a folder) and git lists a worktree there on the
+    branch `ralph/<name>`."""
+    path = lane_path(root, name)
+    place = str(Path(os.path.realpath(root), STATE_DIR, WORKTREES, name))
+    if os.path.realpath(path) != place:
+        return f"it leads to {os.path.realpath(path)}"
+    if path.is_symlink() or not path.is_dir():
+        return "it is not a folder"
+    branch = worktree_branches(r).get(place, False)
+    if branch is False:
+        return "git lists no worktree there"
+    if branch != BRANCH_PREFIX + name:
+        return f"git lists it on {branch or 'a detached HEAD'}, not {BRANCH_PREFIX}{name}"
+    return None
 
 
 def _run(r: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -161,37 +190,48 @@ def has_branch(r: Repo, branch: str) -> bool:
 
 def prune_worktrees(r: Repo) -> None:
     """Forget the worktrees whose folder was deleted by hand."""
+    _git(r, "worktree", "prune")
+
+
+def add_worktree(r: Repo, root: Path, name: str, start: str, *, prune: bool = True) -> None:
+    """The lane's worktree on its branch (made from `start` when it does not exist yet); one
+    left by an earlier run is used again, once checked to be ralph's. A caller that adds
+    several at once prunes once before (`prune_worktrees`), never during."""
+    path, branch = lane_path(root, name), BRANCH_PREFIX + name
     with GIT_LOCK:
-        _git(r, "worktree", "prune")
+        if path.exists() or path.is_symlink():
+            why = not_owned(r, root, name)
+            if why is None:
+                return  # left by an earlier run: its work goes on there
+            raise RepositoryError(
+                f"{path}: ralph would make the lane's worktree here, but what is there is not "
+                f"ralph's ({why}); nothing was checked out",
+                "move it away, then run ralph again",
+            )
+        make_dirs(path.parent)  # `.ralph/worktrees` a link: refused, never followed by git
+        parent = str(Path(os.path.realpath(root), STATE_DIR, WORKTREES))
+        if os.path.realpath(path.parent) != parent:
+            raise UnsafePath(
+                f"{path.parent} leads to {os.path.realpath(path.parent)}: ralph makes its "
+                "lanes' worktrees only in the project; nothing was checked out",
+                f"remove the link ({STATE_DIR}/{WORKTREES}), then run ralph again",
+            )
+        if prune:
+            _git(r, "worktree", "prune")  # a worktree folder deleted by hand is forgotten first
+        if has_branch(r, branch):
+            _git(r, "worktree", "add", "--quiet", str(path), branch)
+        else:
+            _git(r, "worktree", "add", "--quiet", "-b", branch, str(path), start)
 
 
-def add_worktree(r: Repo, path: Path, branch: str, start: str, *, prune: bool = True) -> None:
-    """The lane's worktree on its branch (made from `start` when it does not exist yet).
-
-    Lanes add their worktrees side by side: each writes only its own worktree, its own
-    `.git/worktrees/<name>/` (git marks it locked while it is made) and its own new branch,
-    so only the prune that comes first (it deletes what it takes for stale) holds GIT_LOCK.
-    A caller that adds several at once prunes once before (`prune_worktrees`), never during."""
-    _owned(path)
-    if (path / ".git").exists():
-        return  # left by an earlier run: its work goes on there
-    make_dirs(path.parent)  # `.ralph/worktrees` a link: refused, never followed by git
-    refuse_link(path)
-    if prune:
-        prune_worktrees(r)  # a worktree folder deleted by hand is forgotten first
-    if has_branch(r, branch):
-        _git(r, "worktree", "add", "--quiet", str(path), branch)
-    else:
-        _git(r, "worktree", "add", "--quiet", "-b", branch, str(path), start)
-
-
-def remove_worktree(r: Repo, path: Path, branch: str) -> bool:
+def remove_worktree(r: Repo, root: Path, name: str) -> bool:
     """Remove a merged lane: its worktree, then its branch (`-d`: git refuses to delete a
-    branch that is not merged, so no lane commit is ever lost). False when it was kept."""
+    branch that is not merged, so no lane commit is ever lost). False when something was
+    kept: an unmerged branch, or a worktree that is not ralph's (never touched)."""
+    branch = BRANCH_PREFIX + name
     with GIT_LOCK:
-        if path.exists():
-            _git(r, "worktree", "remove", "--force", str(path))
-        _git(r, "worktree", "prune")
+        if not _remove(r, root, name):
+            return False
         if has_branch(r, branch):
             try:
                 _git(r, "branch", "-d", branch)
@@ -200,15 +240,29 @@ def remove_worktree(r: Repo, path: Path, branch: str) -> bool:
     return True
 
 
-def discard_worktree(r: Repo, path: Path, branch: str | None) -> None:
+def discard_worktree(r: Repo, root: Path, name: str) -> bool:
     """Discard a lane (`ralph reset --lanes`): its worktree, and its branch even when it is not
-    merged (`-D`). Only a `ralph/...` branch is ever deleted."""
+    merged (`-D`). False when what is at its place is not ralph's: nothing was touched."""
+    branch = BRANCH_PREFIX + name
     with GIT_LOCK:
-        if str(path.resolve()) in worktree_branches(r):
-            _git(r, "worktree", "remove", "--force", str(path))
-        _git(r, "worktree", "prune")
-        if branch and branch.startswith(BRANCH_PREFIX) and has_branch(r, branch):
+        if not _remove(r, root, name):
+            return False
+        if has_branch(r, branch):
             _git(r, "branch", "-D", branch)
+    return True
+
+
+def _remove(r: Repo, root: Path, name: str) -> bool:
+    """The lane's worktree deleted when it is ralph's, without following any link (the
+    person's other worktrees are never reached), then forgotten by git. False when something
+    that is not ralph's is at its place: left as it is."""
+    path = lane_path(root, name)
+    if path.exists() or path.is_symlink():
+        if not_owned(r, root, name) is not None:
+            return False
+        confined.remove_tree(root, path)
+    _git(r, "worktree", "prune")
+    return True
 
 
 def worktree_branches(r: Repo) -> dict[str, str | None]:
@@ -235,7 +289,12 @@ def commit_all(r: Repo, message: str) -> bool:
     with GIT_LOCK:
         if unmerged_files(r) or not unclean(r):
             return False
+        # `.ralph/` is never committed, whatever the ignore files say (a lane's copy of the
+        # run's notes for the agent is there)
         _git(r, "add", "-A")
+        _git(r, "reset", "--quiet", "--", STATE_DIR)  # as it is in HEAD: nothing of it added
+        if _run(r, "diff", "--cached", "--quiet", "--no-ext-diff").returncode == 0:
+            return False
         _git(r, "commit", "--quiet", "--no-verify", "-m", message)
         return True
 

@@ -14,7 +14,14 @@ from ralph.ui.panel import MODE_STYLES, matrix_table, render_panel
 from ralph.ui.panelfit import shorten_left
 from ralph.ui.panelview import PanelView, apply_event
 from ralph.ui.statustable import SIGNAL_STYLES, run_progress
-from ralph.ui.text import clean_line, files_changed, format_clock, printable, usage_reported
+from ralph.ui.text import (
+    clean_line,
+    files_changed,
+    format_clock,
+    printable,
+    totals_line,
+    usage_reported,
+)
 
 if TYPE_CHECKING:
     # Type-only: importing rich at module level would cost start-up time for every command.
@@ -96,7 +103,9 @@ class LiveDisplay(Closing):
         line.append(clean_line(event.reason))
         where = run_progress(event.iteration, event.run_iteration, event.max_iterations)
         line.append(f" · last rotation {where}", style="dim")
-        if event.usage is not None and usage_reported(event.usage):
+        if event.totals is not None and event.totals.rotations:
+            line.append(f"\nthis run: {totals_line(event.totals)}", style="dim")
+        elif event.usage is not None and usage_reported(event.usage):
             line.append(f" · usage {format_tally(event.usage)}", style="dim")
         self.console.print(line)
 
@@ -123,6 +132,8 @@ def _summary_text(event: RotationEnded) -> Text:
         f" · {event.done_count}/{TARGET}", style="green" if event.done_count >= TARGET else ""
     )
     text.append(f" · {format_clock(event.elapsed)}", style="dim")
+    if event.checks:
+        text.append(f" (checks {format_clock(event.checks)})", style="dim")
     if event.downgraded:
         names = printable(", ".join(event.downgraded))
         text.append(f" · downgraded 3/3→2/3: {names}", style="yellow")

@@ -34,6 +34,7 @@ from ralph.ui.text import (
     files_changed,
     format_clock,
     format_seconds,
+    totals_line,
     usage_reported,
 )
 
@@ -73,6 +74,7 @@ _RENDERED: dict[type, frozenset[str]] = {
             "downgraded",
             "matrix",
             "usage",
+            "checks",
         ]
     ),
     Notice: frozenset({"level", "message"}),
@@ -86,6 +88,7 @@ _RENDERED: dict[type, frozenset[str]] = {
             "matrix",
             "usage",
             "costs",
+            "totals",
         }
     ),
     PoolChanged: frozenset({"seats"}),
@@ -184,7 +187,8 @@ class PlainDisplay(LineDisplay):
             text = (
                 f"rotation {event.iteration} ended: {event.signal}, "
                 f"{files_changed(event.files_changed)}, "
-                f"{event.spec} {event.done_count}/{TARGET} ({format_seconds(event.elapsed)})"
+                f"{event.spec} {event.done_count}/{TARGET} ({format_seconds(event.elapsed)}"
+                + (f", checks {format_seconds(event.checks)})" if event.checks else ")")
             )
             if event.downgraded:
                 text += f", downgraded 3/3→2/3: {', '.join(event.downgraded)}"
@@ -219,7 +223,9 @@ class PlainDisplay(LineDisplay):
             for row in event.matrix:
                 status = status_text(row.last_status) + tests_text(row.tests)
                 self._write(f"  {row.path:<{width}} {counter(row)} {status}")
-            if event.usage is not None and usage_reported(event.usage):
+            if event.totals is not None and event.totals.rotations:
+                self._write(f"this run: {totals_line(event.totals)}")
+            elif event.usage is not None and usage_reported(event.usage):
                 self._write(f"usage this run: {format_tally(event.usage)}")
             found = costs_from_json(event.costs)
             spent = None if found is None else merge(found.spent_verified, found.spent_open)

@@ -160,6 +160,15 @@ def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds, 3)
 
 
+def _totals(report: RunReport) -> dict[str, Any]:
+    """The run's tokens, calls and times, as every other place shows them (rules/runtotals)."""
+    if report.totals is None:
+        return {}
+    data = report.totals.to_json()
+    keys = ("input_tokens", "output_tokens", "calls", "agent_seconds", "checks_seconds")
+    return {k: data[k] for k in keys}
+
+
 def report_data(report: RunReport) -> dict[str, Any]:
     """`--report-json`: the final matrix and the totals (money rounded, as in every output)."""
     from ralph.rules.money import rounded_money
@@ -181,6 +190,7 @@ def report_data(report: RunReport) -> dict[str, Any]:
             "rotations": report.rotations,
             "seconds": round(report.duration, 3) if report.duration is not None else None,
             "cost_usd": report.cost_usd,
+            **_totals(report),
         },
         "specs": [
             {

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ralph.rules.runtotals import RunTotals
 from ralph.rules.state import MAX_COUNT
 from ralph.rules.testcounts import TestCounts
 from ralph.run.events import (
@@ -51,6 +52,7 @@ class RunReport:
     # Every rotation of this run, final verifications and every lane's included: the number the
     # run itself says (RunEnded's run_iteration), not a sum over specs that misses VERIFY.
     run_rotations: int = 0
+    totals: RunTotals | None = None  # the run's numbers, as RunEnded says them
 
     @property
     def verified(self) -> int:
@@ -62,11 +64,17 @@ class RunReport:
 
     @property
     def cost_usd(self) -> float | None:
+        """The run's cost: every agent call's (the final verification and judges included)."""
+        if self.totals is not None:
+            usage = self.totals.usage
+            return round(usage.cost_usd, 6) if usage.rotations > usage.unpriced else None
         costs = [s.cost_usd for s in self.specs if s.cost_usd is not None]
         return round(sum(costs), 6) if costs else None
 
     @property
     def duration(self) -> float | None:
+        if self.totals is not None and self.totals.wall_s is not None:
+            return self.totals.wall_s
         if self.started_at is None or self.ended_at is None:
             return None
         return max(0.0, self.ended_at - self.started_at)
@@ -134,7 +142,7 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
         return replace(report, specs=tuple(specs))
     if isinstance(event, RunEnded):
         known = {"exit_code", "reason", "iteration", "run_iteration", "max_iterations", "matrix"}
-        known |= {"costs"}
+        known |= {"costs", "totals", "usage"}
         extra = {k: v for k, v in event_fields(event).items() if k not in known}
         report = replace(
             report,
@@ -146,6 +154,7 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
             extra=extra,
             costs=event.costs,
             run_rotations=max(report.run_rotations, event.run_iteration),
+            totals=event.totals,
         )
         return _with_matrix(report, event.matrix)
     return report

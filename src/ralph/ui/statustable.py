@@ -48,6 +48,9 @@ class MatrixRow(Protocol):
     def needs_work(self) -> bool: ...
 
 
+BROKEN = "ERROR: front matter (see below)"  # a spec `ralph run` refuses: no counter to read
+
+
 def progress(iteration: int, max_iteration: int | None) -> str:
     return str(iteration) if max_iteration is None else f"{iteration}/{max_iteration}"
 
@@ -107,6 +110,7 @@ def render_status_table(
     complete: bool,
     usage: Tally | None = None,
     agents: Sequence[tuple[str, Tally]] = (),
+    broken: frozenset[str] = frozenset(),
 ) -> RenderableType:
     """The spec matrix for `ralph status` on a terminal."""
     from rich import box
@@ -138,14 +142,17 @@ def render_status_table(
     table.add_column("Needs work", no_wrap=True)
     for row in rows:
         verified = row.done_count >= TARGET
+        error = row.path in broken
         table.add_row(
             Text(printable(row.path)),
             Text(counter(row), style="green" if verified else ""),
-            Text(
+            Text(BROKEN, style="bold red")
+            if error
+            else Text(
                 status_text(row.last_status), style=SIGNAL_STYLES.get(row.last_status or "", "dim")
             ),
             _yes_no(row.modified_files),
-            Text(_yes_no(row.needs_work), style="yellow" if row.needs_work else "green"),
+            Text(_yes_no(row.needs_work or error), style="yellow" if row.needs_work else "green"),
         )
     return table
 
@@ -159,6 +166,7 @@ def render_status_plain(
     complete: bool,
     usage: Tally | None = None,
     agents: Sequence[tuple[str, Tally]] = (),
+    broken: frozenset[str] = frozenset(),
 ) -> str:
     """The same information as `render_status_table`, as aligned text for pipes."""
     header = ("spec", "counter", "last status", "modified files", "needs work")
@@ -167,9 +175,9 @@ def render_status_plain(
         (
             printable(row.path),
             counter(row),
-            status_text(row.last_status),
+            BROKEN if row.path in broken else status_text(row.last_status),
             _yes_no(row.modified_files),
-            _yes_no(row.needs_work),
+            _yes_no(row.needs_work or row.path in broken),
         )
         for row in rows
     )

@@ -7,9 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ralph.rules import recorded
+from ralph.rules.runtotals import RunTotals, run_totals
+from ralph.rules.state import MAX_COUNT
 from ralph.store.runstory import RunRecords
 
 VERIFY = "(final verification)"
+# A log excerpt as shown: the last lines of the log rendered as `ralph history N` renders
+# them, bounded so that a 100-rotation report stays well under its size bound.
+EXCERPT_LINES = 40
+EXCERPT_LINE_CHARS = 400
+EXCERPT_CHARS = 6000
 
 
 @dataclass(frozen=True)
@@ -19,6 +27,9 @@ class Check:
     passed: bool
     required: bool
     summary: str
+    seconds: float | None = None
+    spec: str = ""  # whose check it is, in a final verification (ralph.yaml's: none)
+    command: str = ""  # the command ralph ran, when it is one of ralph.yaml's
 
 
 @dataclass(frozen=True)
@@ -29,7 +40,9 @@ class Rotation:
     agent: str
     started: float | None = None
     signal: str = "running"  # until its end is recorded
-    seconds: float | None = None
+    seconds: float | None = None  # the whole rotation: the agent, then ralph's checks
+    agent_s: float | None = None
+    checks_s: float | None = None  # ralph's checks of its DONE (of everything, in VERIFY)
     changed: tuple[str, ...] = ()
     done_count: int | None = None
     note: str | None = None
@@ -66,40 +79,50 @@ class Story:
     reason: str | None = None
     rotations: tuple[Rotation, ...] = ()
     specs: tuple[SpecStory, ...] = ()
-    verifications: tuple[dict[str, Any], ...] = ()  # their recorded ends: passed or failed
-    escalations: tuple[dict[str, Any], ...] = ()
+    escalations: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())  # questions, waits, breaker openings
+    totals: RunTotals = field(default_factory=RunTotals)  # the run's numbers (runtotals)
 
 
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+_int = recorded.count
+_str = recorded.text
+_strs = recorded.texts
 
 
-def _str(value: object) -> str:
-    return value if isinstance(value, str) else "" if value is None else str(value)
+def _times(rot: Rotation, rec: dict[str, Any]) -> Rotation:
+    agent_s = recorded.seconds(rec.get("agent_s"))
+    return replace(
+        rot,
+        # a record of before the whole was recorded: the agent's time is what is known
+        seconds=recorded.seconds(rec.get("seconds")) or agent_s,
+        agent_s=agent_s,
+        checks_s=recorded.seconds(rec.get("checks_s")),
+    )
 
 
-def _num(value: object) -> float | None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return float(value) if ok else None  # type: ignore[arg-type]
-
-
-def _strs(value: object) -> tuple[str, ...]:
-    """A list of strings as recorded; anything else (a damaged or forged record) is none."""
-    return tuple(_str(v) for v in value) if isinstance(value, list) else ()
+def _check(rec: dict[str, Any], verifying: bool) -> Check:
+    return Check(
+        _str(rec.get("name")),
+        _str(rec.get("method")),
+        rec.get("passed") is True,
+        rec.get("required") is not False,
+        _str(rec.get("summary")),
+        recorded.seconds(rec.get("seconds")),
+        _str(rec.get("spec")) if verifying else "",
+        _str(rec.get("command")),
+    )
 
 
 def _ended(rot: Rotation, rec: dict[str, Any]) -> Rotation:
     return replace(
-        rot,
+        _times(rot, rec),
         signal=_str(rec.get("signal")) or "NONE",
-        seconds=_num(rec.get("agent_s")),
         changed=_strs(rec.get("changed")),
-        done_count=_int(rec.get("done_count")),
+        done_count=min(_int(rec.get("done_count")), MAX_COUNT),
         note=_str(rec.get("note")) or None,
         input_tokens=_int(rec.get("input_tokens")),
         output_tokens=_int(rec.get("output_tokens")),
-        cost_usd=_num(rec.get("cost_usd")),
+        cost_usd=recorded.money(rec.get("cost_usd")),
         downgraded=_strs(rec.get("downgraded")),
         log=_str(rec.get("log")) or None,
     )
@@ -109,91 +132,102 @@ def _key(rec: dict[str, Any]) -> tuple[int, str]:
     return _int(rec.get("iteration")), _str(rec.get("spec"))
 
 
-def _fold_rotations(records: tuple[dict[str, Any], ...]) -> dict[tuple[int, str], Rotation]:
+Drop = tuple[int, str]  # (the rotation it came after, the spec that dropped 3/3 -> 2/3)
+
+
+def _fold_rotations(
+    records: tuple[dict[str, Any], ...],
+) -> tuple[dict[tuple[int, str], Rotation], list[Drop]]:
     rows: dict[tuple[int, str], Rotation] = {}
     lanes: dict[str, str] = {}  # spec -> the branch of its open lane (--parallel)
+    drops: list[Drop] = []
+    ended = 0  # the highest rotation number ended so far: a merge comes after it
     for rec in records:
         kind, key = rec.get("event"), _key(rec)
+        if kind == "lane_merge":  # a lane's work merged: the propagation rule, as a rotation's
+            drops += [(ended, spec) for spec in _strs(rec.get("downgraded"))]
         if kind in ("lane_open", "lane_close"):
             lanes[key[1]] = _str(rec.get("branch")) if kind == "lane_open" else "main"
         elif kind == "rotation_start":
             rows[key] = Rotation(
                 *(key[0], key[1], _str(rec.get("mode")), _str(rec.get("agent"))),
-                started=_num(rec.get("ts")),
+                started=recorded.epoch(rec.get("ts")),
                 lane=lanes.get(key[1], "main"),
             )
         elif kind == "verification" and rec.get("transition") == "started":
             key = (key[0], VERIFY)
             rows[key] = Rotation(
-                key[0], VERIFY, "VERIFY", _str(rec.get("agent")), _num(rec.get("ts"))
+                key[0], VERIFY, "VERIFY", _str(rec.get("agent")), recorded.epoch(rec.get("ts"))
             )
+        elif kind == "check" and key not in rows and (key[0], VERIFY) in rows:
+            # a check ralph ran in a final verification: the test command, each spec's
+            row = rows[(key[0], VERIFY)]
+            rows[(key[0], VERIFY)] = replace(row, checks=(*row.checks, _check(rec, True)))
         elif key not in rows and not (kind == "verification" and (key[0], VERIFY) in rows):
             continue
         elif kind == "rotation_end":
             rows[key] = _ended(rows[key], rec)
+            ended = max(ended, key[0])
+            drops += [(key[0], spec) for spec in rows[key].downgraded]
         elif kind == "check":
-            check = Check(
-                _str(rec.get("name")),
-                _str(rec.get("method")),
-                rec.get("passed") is True,
-                rec.get("required") is not False,
-                _str(rec.get("summary")),
-            )
-            rows[key] = replace(rows[key], checks=(*rows[key].checks, check))
+            rows[key] = replace(rows[key], checks=(*rows[key].checks, _check(rec, False)))
         elif kind == "done_gate" and rec.get("passed") is False:
             reasons = _strs(rec.get("reasons"))
             rows[key] = replace(rows[key], refusals=(*rows[key].refusals, *reasons))
         elif kind == "verification" and rec.get("transition") in ("passed", "failed"):
             key = (key[0], VERIFY)
             passed = rec.get("transition") == "passed"
-            ended, started = _num(rec.get("ts")), rows[key].started
+            ended = max(ended, key[0])
             rows[key] = replace(
-                rows[key],
+                _times(rows[key], rec),
                 signal="VERIFY_PASS" if passed else "VERIFY_FAIL",
                 changed=_strs(rec.get("changed")),
                 note="; ".join(_strs(rec.get("reasons"))) or None,
                 log=_str(rec.get("log")) or None,
-                seconds=None if ended is None or started is None else max(0.0, ended - started),
                 input_tokens=_int(rec.get("input_tokens")),
                 output_tokens=_int(rec.get("output_tokens")),
-                cost_usd=_num(rec.get("cost_usd")),
+                cost_usd=recorded.money(rec.get("cost_usd")),
             )
-    return rows
+    return rows, drops
 
 
-def _spec_stories(rotations: tuple[Rotation, ...], state: dict[str, Any]) -> tuple[SpecStory, ...]:
+def _spec_stories(
+    rotations: tuple[Rotation, ...], drops: list[Drop], state: dict[str, Any]
+) -> tuple[SpecStory, ...]:
     stories: dict[str, SpecStory] = {}
     rows = state.get("specs")
     for row in rows if isinstance(rows, list) else ():
         if isinstance(row, dict) and isinstance(row.get("path"), str):
             tests = row.get("tests")
-            stories[row["path"]] = SpecStory(
-                row["path"],
+            stories[_str(row["path"])] = SpecStory(
+                _str(row["path"]),
                 _int(row.get("done_count")),
                 _str(row.get("last_status")) or None,
                 _tests_text(tests) if isinstance(tests, dict) else None,
             )
+    steps: dict[str, list[tuple[int, int, int]]] = {}  # spec -> (rotation, order, counter)
     for rot in rotations:
         if rot.spec == VERIFY:
             continue
         spec = stories.get(rot.spec) or SpecStory(rot.spec)
-        counter = spec.counter
         if rot.done_count is not None:
-            counter = (*counter, (rot.iteration, rot.done_count))
+            steps.setdefault(rot.spec, []).append((rot.iteration, 0, rot.done_count))
         cost = spec.cost_usd
         if rot.cost_usd is not None:
             cost = round((cost or 0.0) + rot.cost_usd, 9)
         stories[rot.spec] = replace(
             spec,
-            counter=counter,
             rotations=spec.rotations + 1,
             tokens=spec.tokens + rot.input_tokens + rot.output_tokens,
             cost_usd=cost,
         )
-        for other in rot.downgraded:  # the propagation rule: 3/3 -> 2/3 elsewhere
-            if other in stories:
-                path = (*stories[other].counter, (rot.iteration, 2))
-                stories[other] = replace(stories[other], counter=path)
+    for after, other in drops:  # the propagation rule: 3/3 -> 2/3 elsewhere
+        steps.setdefault(other, []).append((after, 1, 2))
+    # In rotation order, whatever order lanes ended in; a drop after the rotation it followed.
+    for path, found in steps.items():
+        if path in stories:
+            counter = tuple((n, count) for n, _, count in sorted(found))
+            stories[path] = replace(stories[path], counter=counter)
     return tuple(stories.values())
 
 
@@ -206,36 +240,57 @@ def story_of(run: RunRecords, ended: tuple[int, str] | None = None) -> Story:
     recording its end (the run command knows how it ended)."""
     records = run.records
     start = records[0] if records else {}
+    rows, drops = _fold_rotations(records)
     rotations = tuple(
-        replace(rot, excerpt=run.excerpts.get(rot.log or ""))
-        for rot in _fold_rotations(records).values()
+        replace(rot, excerpt=excerpt(run.excerpts.get(rot.log or ""), rot.agent))
+        for rot in rows.values()
     )
     story = Story(
         project=run.project,
         agent=_str(start.get("agent")) or None,
-        started=_num(start.get("ts")),
+        started=recorded.epoch(start.get("ts")),
         rotations=rotations,
-        specs=_spec_stories(rotations, run.state),
-        verifications=tuple(
-            r
-            for r in records
-            if r.get("event") == "verification" and r.get("transition") in ("passed", "failed")
-        ),
-        escalations=tuple(r for r in records if r.get("event") == "escalation"),
+        specs=_spec_stories(rotations, drops, run.state),
+        totals=run_totals(records),
+        escalations=tuple(_escalation(r) for r in records if r.get("event") == "escalation"),
         notes=tuple(_note(r) for r in records if _note(r)),
     )
     end = next((r for r in reversed(records) if r.get("event") == "run_end"), None)
     if end is not None:
+        story = replace(story, ended=recorded.epoch(end.get("ts")))
+    if ended is not None:  # the run that just ended says how itself, whatever a record says
+        return replace(story, exit_code=ended[0], reason=ended[1])
+    if end is not None:
         code = end.get("exit_code")
         return replace(
-            story,
-            ended=_num(end.get("ts")),
-            exit_code=code if isinstance(code, int) else None,
-            reason=_str(end.get("reason")) or None,
+            story, exit_code=recorded.whole(code), reason=_str(end.get("reason")) or None
         )
-    if ended is not None:
-        return replace(story, exit_code=ended[0], reason=ended[1])
     return story
+
+
+def excerpt(tail: str | None, agent: str) -> str | None:
+    """The end of a history log as its agent's adapter renders it (Claude's stream-json
+    becomes its text, as `ralph history N` shows it), redacted again (an escaped secret in a
+    JSON line is a plain one once read), escape codes removed, bounded."""
+    if tail is None:
+        return None
+    from ralph.agents.replay import readable
+    from ralph.rules.printable import clean_line
+    from ralph.rules.redact import redactor
+
+    lines = readable(agent, tail.split("\n"))[-EXCERPT_LINES * 4 :]
+    text = redactor().text("\n".join(lines))
+    shown = [clean_line(line)[:EXCERPT_LINE_CHARS] for line in text.splitlines()]
+    return "\n".join([line for line in shown if line.strip()][-EXCERPT_LINES:])[-EXCERPT_CHARS:]
+
+
+def _escalation(rec: dict[str, Any]) -> str:
+    reasons = "; ".join(_strs(rec.get("reasons"))[-3:])
+    return (
+        f"{_str(rec.get('subject'))} ({_str(rec.get('kind'))}): the choice was "
+        f"{_str(rec.get('choice'))}, {_str(rec.get('outcome'))}"
+        + (f"; {reasons}" if reasons else "")
+    )
 
 
 def _note(rec: dict[str, Any]) -> str:

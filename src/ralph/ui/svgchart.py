@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from html import escape
 
 WIDTH, HEIGHT, PAD = 640, 180, 36
+MAX_STEPS = 60
 
 
 def _scale(value: float, low: float, high: float, out_low: float, out_high: float) -> float:
@@ -67,10 +68,12 @@ def bar_chart(items: Sequence[tuple[str, float]], *, title: str, unit: str = "")
 
 
 def counter_steps(path: Sequence[tuple[int, int]], *, top: int = 3) -> str:
-    """A spec's counter over its rotations as steps from 0 to `top` (inline, small)."""
+    """A spec's counter over its rotations as steps from 0 to `top` (inline, small): its last
+    `MAX_STEPS` steps (a long run's early ones do not fit in 160 pixels anyway)."""
     w, h = 160, 28
     if not path:
         return '<span class="muted">—</span>'
+    path = path[-MAX_STEPS:]
     points: list[str] = []
     last_y = float(h - 3)
     for n, (_, count) in enumerate([(0, 0), *path]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from ralph.rules.printable import clean_line, printable
+from ralph.rules.runtotals import RunTotals
 from ralph.rules.state import Tally
 from ralph.rules.words import plural
 
@@ -40,3 +41,20 @@ def files_changed(count: int) -> str:
 def usage_reported(tally: Tally) -> bool:
     """Did any rotation report tokens or a price (custom commands report neither)?"""
     return bool(tally.tokens) or tally.unpriced < tally.rotations
+
+
+def totals_line(totals: RunTotals) -> str:
+    """A run's numbers in one line, the same wherever they are shown (the end of a run,
+    `status`, the HTML report, the webhook): `4 rotations · 120.0k in · 4.0k out · $0.40 ·
+    time 0:12 (agents 0:08, ralph's checks 0:03)`; tokens and cost only when reported."""
+    from ralph.rules.usage import format_tally
+
+    parts = [plural(totals.rotations, "rotation")]
+    if usage_reported(totals.usage):
+        parts.append(format_tally(totals.usage))
+    if totals.wall_s is not None:
+        parts.append(
+            f"time {format_clock(totals.wall_s)} (agents {format_clock(totals.agent_s)}, "
+            f"ralph's checks {format_clock(totals.checks_s)})"
+        )
+    return " · ".join(parts)

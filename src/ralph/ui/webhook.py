@@ -21,6 +21,7 @@ from ralph.rules.redact import redactor
 
 TIMEOUT = 5.0  # seconds for one POST (connect, and each read)
 BOUND = 8.0  # the longest the end of a run waits for pending POSTs
+MAX_TEXT = 2000  # characters of a message's `text` (a chat shows a line, not a log)
 
 
 def where(url: str) -> str:
@@ -34,18 +35,42 @@ def where(url: str) -> str:
         return "(webhook)"
 
 
+def slack_text(text: str) -> str:
+    """`text` as Slack's message format reads it literally: `&`, `<` and `>` escaped, so
+    that what an agent wrote cannot ping a channel (`<!channel>`), disguise a link
+    (`<http://x|label>`) or mention anyone; one line, at most `MAX_TEXT` characters."""
+    from ralph.rules.printable import clean_line
+
+    text = clean_line(" ".join(text.split()))
+    if len(text) > MAX_TEXT:
+        text = text[: MAX_TEXT - 1] + "…"
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
 def run_end_payload(
-    project: str, exit_code: int, reason: str, specs: list[dict[str, Any]]
+    project: str,
+    exit_code: int,
+    reason: str,
+    specs: list[dict[str, Any]],
+    totals: dict[str, Any] | None = None,
+    said: str | None = None,
 ) -> dict[str, Any]:
+    """`totals`: the run's numbers (RunTotals.to_json), `said` the same in one line."""
     verified = sum(1 for s in specs if s.get("verified"))
     head = "every spec verified" if exit_code == 0 else f"stopped (exit {exit_code}): {reason}"
+    text = f"ralph on {project}: {head} · {verified}/{len(specs)} specs verified"
     return {
         "event": "run_end",
         "project": project,
         "exit_code": exit_code,
-        "reason": reason,
+        "reason": _bounded(reason),
         "specs": specs,
-        "text": f"ralph on {project}: {head} · {verified}/{len(specs)} specs verified",
+        "totals": totals,
+        "text": slack_text(text + (f" · {said}" if said else "")),
     }
 
 
@@ -60,9 +85,9 @@ def person_payload(event: str, project: str, subject: str, detail: str) -> dict[
     return {
         "event": event,
         "project": project,
-        "subject": subject,
-        "detail": detail,
-        "text": f"{text}: {detail}" if detail else text,
+        "subject": _bounded(subject),
+        "detail": _bounded(detail),
+        "text": slack_text(f"{text}: {detail}" if detail else text),
     }
 
 
@@ -78,7 +103,12 @@ class Webhook:
         self._queue: queue.Queue[bytes] = queue.Queue()
         self._worker: threading.Thread | None = None
         # the URL's own parts are secrets too: a library's message could quote any of them
-        self._redactor = redactor(frozenset(_secret_parts(url)))
+        self._redactor = redactor(frozenset(secret_parts(url)))
+
+    @property
+    def secrets(self) -> frozenset[str]:
+        """What no output of the run may show: the URL and its secret parts."""
+        return frozenset(secret_parts(self._url))
 
     def send(self, payload: dict[str, Any]) -> None:
         """Queued, never waited for here: the run goes on at once."""
@@ -124,7 +154,8 @@ class Webhook:
                 )
 
 
-def _secret_parts(url: str) -> list[str]:
+def secret_parts(url: str) -> list[str]:
+    """The URL and its parts that are secrets: never in a message, a log or a report."""
     from urllib.parse import urlsplit
 
     try:

@@ -21,3 +21,7 @@ class DemoAgent(CommandAgent):
         args: Sequence[str] = (),
     ) -> None:
         super().__init__(self.key, [sys.executable, "-m", "ralph.agents.demo", *args], env, model)
+
+    def passes(self) -> frozenset[str]:
+        """Its pace (RALPH_DEMO_DELAY) too: ralph's own variables are handed on by name only."""
+        return super().passes() | {"RALPH_DEMO_DELAY"}

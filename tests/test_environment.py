@@ -1,7 +1,8 @@
-"""The environment the tests run in cannot be bent (checks/envguard.py), through the real CLI: a
-project with its own `.venv` (a real pytest in it), an agent program that leaves `mean()` wrong
-and bends the environment so the test passes anyway. Never verified. Honest agents (a new
-dependency installed with pip, the project's `.venv` as it is) reach verified."""
+"""The environment the checks run in is ralph's (store/envcopy.py, store/envbuild.py), through
+the real CLI: a project with its own `.venv` (a real pytest in it), an agent program that leaves
+`mean()` wrong and bends the project's environment so the test would pass anyway. The bend
+never reaches a check: never verified. Honest agents (a new dependency the tree declares, the
+project's `.venv` as it is, an editable install, a virtualenv of their own) reach verified."""
 
 from __future__ import annotations
 
@@ -16,10 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from ralph.checks.envguard import EnvGuard
-from ralph.specs.frontmatter import parse_front_matter
-from ralph.store.envrecord import RECORD_FILE
-from ralph.store.private import store_dir
+from ralph.checks.place import UNBUILT
+from ralph.store.envcopy import record_start_envs, start_envs
 from tests.conftest import Project, Result
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layout")
@@ -98,12 +97,11 @@ def bend(p: Project, files: dict[Path, str], *, append: bool = False) -> Result:
     return p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
 
 
-def refused(res: Result, what: str) -> None:
-    """Never verified: every DONE refused, for the environment."""
+def refused(res: Result, what: str = "") -> None:
+    """Never verified: the bend never reached the check, which failed on the wrong code."""
     assert res.exit_code != 0, res.stdout
     assert res.project.counts() == {"PROMPT.md": 0}
-    assert "the environment the checks run in was changed" in res.stdout, res
-    assert what in res.stdout, res.stdout
+    assert "DONE refused: test_command" in res.stdout, res.stdout
 
 
 def test_the_bent_environment_would_pass_the_wrong_code_without_the_guard(
@@ -124,13 +122,13 @@ def test_a_pth_file_that_patches_the_code_under_test_is_never_verified(
 ) -> None:
     site = venv_project(project)
     res = bend(project, {site / "_fixcalc.py": FIX_CALC, site / "zz.pth": "import _fixcalc\n"})
-    refused(res, f"a .pth file that runs code at every Python start: {site.resolve()}/zz.pth")
+    refused(res)
 
 
 def test_a_sitecustomize_in_the_venv_is_never_verified(project: Project) -> None:
     site = venv_project(project)
     res = bend(project, {site / "sitecustomize.py": FIX_CALC})
-    refused(res, f"a module Python runs at every start: {site.resolve()}/sitecustomize.py")
+    refused(res)
 
 
 def test_a_usercustomize_in_the_user_site_is_never_verified(project: Project) -> None:
@@ -138,14 +136,13 @@ def test_a_usercustomize_in_the_user_site_is_never_verified(project: Project) ->
     version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
     user_site = Path(os.environ["HOME"], ".local", "lib", version, "site-packages")  # conftest's
     res = bend(project, {user_site / "usercustomize.py": FIX_CALC})
-    refused(res, "a module Python runs at every start")
-    refused(res, "usercustomize.py")
+    refused(res)  # the checks load no user site
 
 
 def test_a_file_of_pytest_changed_is_never_verified(project: Project) -> None:
     site = venv_project(project)
     res = bend(project, {site / "pytest" / "__init__.py": FIX_CALC}, append=True)
-    refused(res, f"a file of the test runner changed: {site.resolve()}/pytest/__init__.py")
+    refused(res)
 
 
 def tiny_wheel(folder: Path) -> Path:
@@ -167,11 +164,15 @@ def tiny_wheel(folder: Path) -> Path:
 
 
 def test_an_agent_that_installs_a_dependency_the_spec_needs_is_verified(
-    project: Project, tmp_path: Path
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the tree declares it (requirements.txt): ralph builds its own environment with uv,
+    # from where the person's settings say packages come from (a folder of wheels here)
     p = project
     venv_project(p)
     wheel = tiny_wheel(tmp_path)
+    monkeypatch.setenv("UV_FIND_LINKS", str(tmp_path))
+    monkeypatch.setenv("UV_NO_INDEX", "1")
     install = f"{sys.executable} -m pip install -q --no-index --no-deps --prefix .venv {wheel}"
     fix = "from tinydep import total\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
     steps = [
@@ -186,62 +187,66 @@ def test_an_agent_that_installs_a_dependency_the_spec_needs_is_verified(
     assert res.exit_code == 0, res
     assert p.counts() == {"PROMPT.md": 3}
     assert (site_of(p.root / ".venv") / "tinydep" / "__init__.py").is_file()
-    assert "environment" not in res.stdout
 
 
-def test_the_project_own_venv_is_verified_and_recorded_in_the_private_store(
+def test_a_dependency_ralph_cannot_install_is_refused_with_what_to_do(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # nothing to install it from (no index, no wheel): one line says what to do
+    p = project
+    venv_project(p)
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    monkeypatch.setenv("UV_OFFLINE", "1")
+    steps = [{"write": {"calc.py": RIGHT, "requirements.txt": "tinydep\n"}, "signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "2")
+    assert res.exit_code == 3, res
+    assert p.counts() == {"PROMPT.md": 0}
+    assert UNBUILT in res.stdout and "UV_FIND_LINKS" in res.stdout, res.stdout
+
+
+def test_the_project_own_venv_is_verified_and_copied_in_the_private_store(
     project: Project,
 ) -> None:
     p = project
-    site = venv_project(p)
+    venv_project(p)
     steps = [{"write": {"calc.py": RIGHT}, "signal": "DONE"}, {"signal": "DONE"}]
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
     assert res.exit_code == 0, res
     assert p.counts() == {"PROMPT.md": 3}
-    record = (store_dir(p.root) / RECORD_FILE).read_text()
-    assert str(site.resolve()) in record and "pytest/__init__.py" in record
+    assert (site_of(start_envs(p.root) / ".venv") / "pytest" / "__init__.py").is_file()
 
 
-def test_a_verifier_that_bends_the_environment_never_passes_the_final_verification(
-    project: Project,
-) -> None:
+def test_a_verifier_that_bends_the_environment_reaches_no_check(project: Project) -> None:
+    # the verifier plants code that would break the right mean() at every Python start in the
+    # project's .venv: the final verification's checks run in ralph's copy, and pass
     p = project
     site = venv_project(p)
-    p.write({"ralph.yaml": "max_verification_failures: 1\n"})
-    plant = f"printf %s {shlex.quote(FIX_CALC)} > {site / 'sitecustomize.py'}"
+    breaker = "import calc\ncalc.mean = lambda xs: 0\n"
+    plant = f"printf %s {shlex.quote(breaker)} > {site / 'sitecustomize.py'}"
     steps = {
         "*": [{"write": {"calc.py": RIGHT}, "signal": "DONE"}, {"signal": "DONE"}],
-        # the verifier plants code Python runs at every start (the tree itself untouched)
         "VERIFY": [{"run": plant, "signal": "VERIFY_PASS"}],
     }
     res = p.run("run", "--agent-command", p.script(steps), "-n", "8")
-    assert res.exit_code != 0, res.stdout
-    assert "every spec verified" not in res.stdout
-    final = p.state()["final_verification"]
-    assert final["passed"] is False
-    assert "the environment the checks run in was changed" in final["last_failure"]
+    assert res.exit_code == 0, res.stdout
+    assert p.state()["final_verification"]["passed"] is True
+    assert (site / "sitecustomize.py").is_file()  # it was planted
 
 
-def test_after_a_killed_run_the_earlier_record_is_kept(tmp_path: Path) -> None:
-    # a run killed mid-rotation: what its agent did to the environment stays the agent's; a
-    # run that ended records the environment anew (a person may have installed something)
+def test_after_a_killed_run_the_copies_are_kept(tmp_path: Path) -> None:
+    # a run killed mid-rotation: what its agent did to the environment stays out; a run
+    # that ended copies the environments anew (a person may have installed something)
     root = tmp_path / "proj"
     site = root / ".venv" / "lib" / "python3.11" / "site-packages"
     site.mkdir(parents=True)
     (root / ".venv" / "pyvenv.cfg").write_text("home = /nowhere\n")
-    checked = [parse_front_matter("PROMPT.md", "---\ntest_command: 'true'\n---\n# x\n")]
-    guard, env = EnvGuard(root), {"PATH": ""}
-    guard.start(env, [None], keep=False)
-    assert not (store_dir(root) / RECORD_FILE).exists()  # no spec runs checks: nothing to do
-    guard.start(env, checked, keep=False)
+    assert record_start_envs(root) == [".venv"]
+    copy = start_envs(root) / ".venv" / "lib" / "python3.11" / "site-packages"
     (site / "sitecustomize.py").write_text("")
-    guard.start(env, checked, keep=True)
-    assert guard.refusal(env) == (
-        "the environment the checks run in was changed: a module Python runs at every start: "
-        f"{site.resolve()}/sitecustomize.py"
-    )
-    guard.start(env, checked, keep=False)
-    assert guard.refusal(env) is None
+    record_start_envs(root, keep=True)
+    assert not (copy / "sitecustomize.py").exists()
+    record_start_envs(root, keep=False)
+    assert (copy / "sitecustomize.py").is_file()
 
 
 def test_the_venv_python_swapped_for_a_script_that_passes_is_never_verified(
@@ -253,7 +258,7 @@ def test_the_venv_python_swapped_for_a_script_that_passes_is_never_verified(
     swap = f"rm {python} && printf %s {fake} > {python} && chmod +x {python}"
     steps = [{"run": swap, "signal": "DONE"}, {"signal": "DONE"}]
     res = project.run("run", "--agent-command", project.script({"*": steps}), "-n", "3")
-    refused(res, f"the virtualenv's interpreter or settings changed: {python}")
+    refused(res)
 
 
 def test_a_pth_path_to_a_sitecustomize_is_never_verified(project: Project, tmp_path: Path) -> None:
@@ -263,7 +268,7 @@ def test_a_pth_path_to_a_sitecustomize_is_never_verified(project: Project, tmp_p
         project,
         {elsewhere / "sitecustomize.py": FIX_CALC, site / "extra.pth": f"{elsewhere}\n"},
     )
-    refused(res, f"on a path {site.resolve()}/extra.pth adds: {elsewhere}/sitecustomize.py")
+    refused(res)
 
 
 def test_a_node_modules_command_relinked_to_one_that_passes_is_never_verified(
@@ -293,7 +298,7 @@ def test_a_node_modules_command_relinked_to_one_that_passes_is_never_verified(
     relink = f"ln -sf {fake} node_modules/.bin/jest"
     steps = [{"run": relink, "signal": "DONE"}, {"signal": "DONE"}]
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
-    refused(res, "a command of node_modules/.bin changed: ")
+    refused(res)
 
 
 def test_an_agent_that_installs_the_project_editable_is_verified(project: Project) -> None:
@@ -337,4 +342,74 @@ def test_in_lanes_a_bent_environment_is_never_verified(project: Project) -> None
     res = p.run("run", "--agent-command", script, "--parallel", "2", "-n", "4")
     assert res.exit_code != 0, res.stdout
     assert set(p.counts().values()) == {0}  # not one DONE counted, in any lane
-    assert "the environment the checks run in was changed" in res.stdout, res.stdout
+
+
+IDIOM = "PY := $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)\n"
+UNITTEST = (
+    "import unittest\nfrom calc import mean\n\n\nclass T(unittest.TestCase):\n"
+    "    def test_mean(self):\n        self.assertEqual(mean([1, 2, 3]), 2)\n"
+)
+
+
+def make_project(p: Project) -> None:
+    """No virtualenv when the run starts: `make test` runs `.venv/bin/python` if there is one."""
+    p.write(
+        {
+            "calc.py": WRONG,
+            "tests/__init__.py": "",
+            "tests/test_calc.py": UNITTEST,
+            "Makefile": f"{IDIOM}test:\n\t$(PY) -m unittest -v tests.test_calc\n",
+            "PROMPT.md": "---\ntest_command: make test\n---\n# mean\nFix mean() in calc.py.\n",
+            ".gitignore": ".ralph/\n.venv/\n__pycache__/\n",
+        }
+    )
+    p.git("init", "-q")
+    p.commit_all()
+
+
+def test_a_fresh_venv_whose_python_is_a_script_is_never_verified(project: Project) -> None:
+    p = project
+    make_project(p)
+    fake = shlex.quote("#!/bin/sh\necho 'Ran 1 test'\necho OK\nexit 0\n")
+    plant = (
+        f"mkdir -p .venv/bin && printf %s {fake} > .venv/bin/python && chmod +x .venv/bin/python"
+    )
+    res = p.run(
+        "run", "--agent-command", p.script({"*": [{"run": plant, "signal": "DONE"}]}), "-n", "2"
+    )
+    refused(res)
+    # the control: where the agent left it, the Makefile runs the script and passes
+    assert (
+        subprocess.run(["make", "test"], cwd=p.root, capture_output=True, check=False).returncode
+        == 0
+    )
+
+
+def test_code_kept_in_the_venv_outside_site_packages_reaches_no_check(project: Project) -> None:
+    p = project
+    site = venv_project(p)
+    shim = (
+        "import os, sys\n"
+        "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '.venv', 'vendor'))\n"
+        "from fixed import mean\n"
+    )
+    steps = [{"write": {".venv/vendor/fixed.py": RIGHT, "calc.py": shim}, "signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "2")
+    refused(res)
+    assert site.is_dir() and subprocess.run(CHECK.split(), cwd=p.root, check=False).returncode == 0
+
+
+def test_an_agent_that_makes_its_own_virtualenv_is_verified(project: Project) -> None:
+    p = project
+    make_project(p)
+    steps = [
+        {
+            "run": f"{sys.executable} -m venv --without-pip .venv",
+            "write": {"calc.py": RIGHT},
+            "signal": "DONE",
+        },
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}

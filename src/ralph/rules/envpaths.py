@@ -1,0 +1,50 @@
+"""The variables that name an environment, pointed at ralph's instead of the project's (pure).
+
+A person who activated the project's virtualenv has `VIRTUAL_ENV=/proj/.venv` and
+`/proj/.venv/bin` on `PATH`: a check's `python` or `pytest` would run the project's own,
+which the agent may have changed. Each of them that names a folder inside one of the
+project's environments names the same place in ralph's copies instead (store/envcopy.py).
+When ralph built an environment for the tree's declarations (store/envbuild.py) and nothing
+named one, its `bin` goes first on `PATH`: the checks' `python` is that one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import PurePath
+
+from ralph.rules.testconfig import ENVIRONMENT_FOLDERS
+
+
+def moved(path: str, project: PurePath, envs: PurePath) -> str:
+    """`path` inside one of the project's environments, in `envs`; else as it is."""
+    p = PurePath(path)
+    try:
+        rel = p.relative_to(project)
+    except ValueError:
+        return path
+    if rel.parts and rel.parts[0] in ENVIRONMENT_FOLDERS:
+        return str(envs / rel)
+    return path
+
+
+def own_environment(
+    env: Mapping[str, str], project: PurePath, envs: PurePath, built: str | None = None
+) -> dict[str, str]:
+    """`env` with its environment variables pointed at `envs`; `built`: the name of the
+    virtualenv ralph built there for the tree's declarations, if it did."""
+    out = dict(env)
+    paths = [moved(p, project, envs) for p in env.get("PATH", "").split(os.pathsep) if p]
+    venv = env.get("VIRTUAL_ENV")
+    if venv:
+        out["VIRTUAL_ENV"] = moved(venv, project, envs)
+    if built is not None:
+        own = envs / built
+        named = any(PurePath(p).is_relative_to(own) for p in paths)
+        if not named:
+            paths.insert(0, str(own / "bin"))
+            out["VIRTUAL_ENV"] = str(own)
+    if paths:
+        out["PATH"] = os.pathsep.join(paths)
+    return out

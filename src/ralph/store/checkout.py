@@ -1,0 +1,94 @@
+"""Which checkout of a repository ralph's private store belongs to.
+
+The store is found by the project's path (store/private.py). A person who deletes a project
+and clones it again at the same path would inherit the old checkout's store: its iteration,
+its test baseline, its sealed tests. So the store records the checkout it was made for: a
+random id ralph writes once into the repository's git folder (`.git/ralph-id`). A fresh clone
+has a new git folder without it, so a store recording another id is an earlier checkout's:
+the run starts afresh (the old records moved aside, never deleted) and says why.
+
+The id is no secret and proves nothing about the files: it only tells checkouts apart. An agent
+that deletes it (it cannot under a sandbox: the git folder is out of its reach) only makes the
+next run start its records afresh, which it says, as when the store itself is deleted.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from pathlib import Path
+
+from ralph.store.files import write_text_atomic
+from ralph.store.private import store_dir, stores_root
+
+ID_FILE = "ralph-id"  # in the repository's common git folder
+RECORD = "checkout"  # in the store: the id of the checkout it belongs to
+KEPT = ("run.lock",)  # what stays in place when the records move aside (the held lock)
+
+
+def git_folder(root: Path) -> Path | None:
+    """The repository's common git folder above `root` (a worktree's `.git` file followed to
+    it), read without running git; None outside a repository."""
+    for folder in (root, *root.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            return dot
+        if dot.is_file():
+            try:
+                line = dot.read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                return None
+            if not line.startswith("gitdir:"):
+                return None
+            gitdir = (folder / line[len("gitdir:") :].strip()).resolve()
+            try:  # a worktree's own folder names the common one
+                common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+            except OSError:
+                return gitdir
+            return (gitdir / common).resolve()
+    return None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        text = path.read_text(encoding="ascii", errors="replace").strip()
+    except OSError:
+        return None
+    return text[:64] or None
+
+
+def foreign(root: Path) -> bool:
+    """The store records a checkout other than the one at `root` now (read only)."""
+    recorded = _read(store_dir(root) / RECORD)
+    folder = git_folder(root)
+    if recorded is None or folder is None:
+        return False  # no record yet, or no repository to tell checkouts apart by
+    return _read(folder / ID_FILE) != recorded
+
+
+def claim(root: Path) -> str | None:
+    """At a run's start, holding the lock: the store is this checkout's from now on. A store
+    of an earlier checkout has its records moved aside first; the line saying so, or None."""
+    folder = git_folder(root)
+    if folder is None:
+        return None
+    store = store_dir(root)
+    said = None
+    if foreign(root):
+        aside = stores_root() / "replaced" / f"{store.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        aside.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for entry in store.iterdir():
+            if entry.name not in KEPT:
+                entry.rename(aside / entry.name)
+        said = (
+            "ralph's private store for this path belonged to another checkout of the project "
+            "(deleted and cloned again here?): this run starts its records afresh (iteration, "
+            f"test baseline, sealed tests); the old ones were moved to {aside}"
+        )
+    own = _read(folder / ID_FILE)
+    if own is None:
+        own = secrets.token_hex(16)
+        write_text_atomic(folder / ID_FILE, own + "\n")
+    if _read(store / RECORD) != own:
+        write_text_atomic(store / RECORD, own + "\n")
+    return said

@@ -1,0 +1,135 @@
+"""The environment the checks run in is ralph's own: the project's environments as they were
+when the run began, copied into the private store.
+
+A project's virtualenv (`.venv`, `venv`, `env`) and its `node_modules` are ignored by git, so
+the snapshot never compares them, and an agent could change what a check runs there (a `.pth`
+that patches the code, a `bin/python` swapped for a script, code kept in a folder of the
+virtualenv) without the counter seeing it. So when a run starts, each of them is copied whole
+to `<store>/envs/start/<name>`, by content (store/roomsync.py: a run after an unchanged one
+copies nothing), and the rooms the checks run in link to the copy, never to the project's:
+what the agent does to the project's environments during the run reaches no check. A run
+after one that was killed keeps the copy it has (what that run's agent changed stays out).
+
+A virtualenv names its own folder in its commands (`#!/…/.venv/bin/python`): the copy's
+commands name the copy. What the tree declares beyond it (a dependency the agent added) is
+store/envbuild.py's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from ralph.errors import RalphError
+from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS
+from ralph.store.private import ensure_store, store_dir
+from ralph.store.reader import read_bytes
+from ralph.store.roomsync import Want, racy_from, sync, want_bytes, want_file, wipe
+
+ENVS = "envs"
+START = "start"
+TAKEN = "taken"  # written last: a copy cut short is taken again, never used half-made
+MAX_SCRIPT = 1 << 16  # a command larger than this is a program, not a script naming its venv
+MAX_DECLARING = 1 << 22
+DECLARING = ("pyproject.toml", "setup.cfg", "setup.py", "uv.lock")
+START_DIGEST = "declared.txt"  # what the project declared when the copies were taken
+
+
+def envs_dir(project: Path) -> Path:
+    return store_dir(project) / ENVS
+
+
+def start_envs(project: Path) -> Path:
+    """The folder that holds the copies (`.venv`, `node_modules`... as in the project)."""
+    return envs_dir(project) / START
+
+
+def record_start_envs(project: Path, *, keep: bool = False) -> list[str]:
+    """When a run starts: copy the project's environments (those it has now; a copy of one
+    that is gone goes). `keep`: the last run was killed, keep the copies there are. The names
+    copied."""
+    folder = start_envs(project)
+    if keep and (folder / TAKEN).is_file():
+        return [p.name for p in folder.iterdir() if p.is_dir()]
+    ensure_store(project)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    (folder / TAKEN).unlink(missing_ok=True)
+    copied: list[str] = []
+    for name in (*PROJECT_VENVS, NODE_MODULES):
+        source, copy = project / name, folder / name
+        manifest = folder / f"{name}.manifest.json"
+        wanted = source.is_dir() and not source.is_symlink()
+        if name != NODE_MODULES:
+            wanted = wanted and (source / "pyvenv.cfg").is_file()
+        if not wanted:
+            wipe(copy)
+            manifest.unlink(missing_ok=True)
+            continue
+        wants = _wants(source, copy)
+        try:
+            sync(source, copy, manifest, wants)
+        except OSError:
+            wipe(copy)
+            manifest.unlink(missing_ok=True)
+            sync(source, copy, manifest, wants, known={})
+        copied.append(name)
+    (folder / START_DIGEST).write_text(declared(project))
+    (folder / TAKEN).write_text("")
+    return copied
+
+
+def declared_here(tree: Path) -> bool:
+    """Does `tree` declare a Python project (a `pyproject.toml`, `setup.py` or `setup.cfg`)?"""
+    return any((tree / name).is_file() for name in DECLARING[:3])
+
+
+def declared(tree: Path) -> str:
+    """The hash of the files at `tree`'s root that declare its Python dependencies."""
+    h = hashlib.sha256()
+    try:
+        names = sorted(p.name for p in tree.iterdir())
+    except OSError:
+        names = []
+    for name in names:
+        if name in DECLARING or (name.startswith("requirements") and name.endswith(".txt")):
+            try:
+                data = read_bytes(tree / name, limit=MAX_DECLARING, root=tree)
+            except (OSError, RalphError):  # a link or a pipe declares nothing
+                continue
+            h.update(f"{name}\0{len(data)}\0".encode() + data)
+    return h.hexdigest()
+
+
+def _wants(source: Path, copy: Path) -> dict[str, Want]:
+    """Every file and link of `source` (links as they are, never followed); the commands of
+    a virtualenv's `bin/` that name its folder, naming the copy's."""
+    racy = racy_from()
+    prefix = str(source).rstrip(os.sep) + os.sep
+    out: dict[str, Want] = {}
+    for folder, dirs, names in os.walk(source):
+        rel_dir = os.path.relpath(folder, source)
+        base = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
+        for d in [d for d in dirs if Path(folder, d).is_symlink()]:
+            dirs.remove(d)  # a link to a folder is copied as a link
+            names.append(d)
+        for name in names:
+            want = want_file(prefix, base + name, racy)
+            if want is not None:
+                out[base + name] = want
+    own, moved = os.fsencode(str(source)), os.fsencode(str(copy))
+    for rel, want in list(out.items()):
+        if rel.startswith(("bin/", "Scripts/")) and want.kind == "file":
+            data = _script(source / rel)
+            if data is not None and own in data:
+                out[rel] = want_bytes(data.replace(own, moved), 0o755)
+    return out
+
+
+def _script(path: Path) -> bytes | None:
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_SCRIPT + 1)
+    except OSError:
+        return None
+    return data if data.startswith(b"#!") and len(data) <= MAX_SCRIPT else None

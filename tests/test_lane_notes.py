@@ -1,0 +1,85 @@
+"""A lane's copy of the run's notes: the three-way rule that folds what the lane's agent left
+into the run's copy (rules/notes.py), and the copy itself (store/lanenotes.py): lent at the
+paths the prompt names, taken back through the one reader, a link or a pipe refused."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from ralph.rules.notes import merged_note
+from ralph.store.lanenotes import LaneNotes
+from ralph.store.workspace import Workspace
+
+G = "# Guardrails\n- one\n"
+
+
+def test_an_untouched_note_keeps_what_others_wrote() -> None:
+    assert merged_note(G, G + "- other lane\n", G) == G + "- other lane\n"
+
+
+def test_a_note_only_the_agent_changed_is_the_agents() -> None:
+    assert merged_note(G, G, "rewritten\n") == "rewritten\n"
+    assert merged_note("", "", "step 1 done\n") == "step 1 done\n"
+
+
+def test_what_two_lanes_append_is_all_kept() -> None:
+    after_a = merged_note(G, G, G + "- a\n")
+    assert merged_note(G, after_a, G + "- b\n") == G + "- a\n- b\n"
+
+
+def test_a_rewrite_keeps_what_others_appended_meanwhile() -> None:
+    assert merged_note(G, G + "- a\n", "new\n") == "new\n- a\n"
+
+
+def test_two_rewrites_lose_neither() -> None:
+    assert merged_note(G, "theirs", "mine") == "theirs\nmine"
+
+
+def lane(tmp_path: Path) -> tuple[Workspace, LaneNotes, Path]:
+    (tmp_path / "proj").mkdir()
+    ws = Workspace(tmp_path / "proj")
+    ws.ensure()
+    worktree = ws.dir / "worktrees" / "a-000000"
+    worktree.mkdir(parents=True)
+    return ws, LaneNotes(ws, worktree, lambda t: t.replace("KEY", "[redacted]")), worktree
+
+
+def test_the_notes_are_lent_where_the_prompt_names_them_and_taken_back(tmp_path: Path) -> None:
+    ws, notes, worktree = lane(tmp_path)
+    ws.handoff("a").write_text("step 1 done\n")
+    loan = notes.lend("a")
+    copy = worktree / ".ralph" / "handoffs" / "a.md"
+    assert copy.read_text() == "step 1 done\n"
+    assert (worktree / ".ralph" / "guardrails.md").read_text() == ws.guardrails.read_text()
+    assert (worktree / ".ralph" / ".gitignore").read_text().endswith("*\n")
+    copy.write_text("step 2 done KEY\n")
+    (worktree / ".ralph" / "question.md").write_text("may I?\n")
+    assert notes.take_back(loan) == []
+    assert ws.handoff("a").read_text() == "step 2 done [redacted]\n"
+    assert ws.question.read_text() == "may I?\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes and links as on POSIX")
+@pytest.mark.parametrize("what", ["link", "pipe"])
+def test_a_link_or_a_pipe_left_in_the_lane_is_not_taken(tmp_path: Path, what: str) -> None:
+    ws, notes, worktree = lane(tmp_path)
+    ws.handoff("a").write_text("step 1 done\n")
+    secret = tmp_path / "credentials"
+    secret.write_text("aws_secret=1\n")
+    loan = notes.lend("a")
+    copy = worktree / ".ralph" / "handoffs" / "a.md"
+    copy.unlink()
+    if what == "link":
+        copy.symlink_to(secret)
+    else:
+        os.mkfifo(copy)
+    problems = notes.take_back(loan)  # a pipe is refused at once: no reader waits on it
+    assert len(problems) == 1 and problems[0].startswith(".ralph/handoffs/a.md not taken")
+    assert ws.handoff("a").read_text() == "step 1 done\n"  # the run's copy as it was
+    notes.lend("a")  # the next rotation's copy replaces it; the link's target is untouched
+    assert copy.is_file() and not copy.is_symlink()
+    assert secret.read_text() == "aws_secret=1\n"
