@@ -20,6 +20,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX p
 CRASH = {"say": "Traceback: boom", "exit": 1}
 
 
+@pytest.mark.slow
 def test_an_escalation_in_a_parallel_run_is_answered_with_the_other_lanes_held(
     project: Project,
 ) -> None:

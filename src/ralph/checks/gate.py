@@ -215,12 +215,15 @@ class DoneGate:
             )
             reason = (f"front matter: {error}",)
             return self._refuse(spec, iteration, handoff, reason, "", hint=hint)
-        weakened = self.weakened_tests(spec) or loaded(self.root, self.changed, self.tests, meta)
+        sealed = has_sealed(self.ws.root, spec.path)
+        weakened = self.weakened_tests(spec) or loaded(
+            self.root, self.changed, self.tests, meta, sealed=sealed
+        )
         if weakened:
             self.record(GateDecided(iteration, spec.path, False, False, weakened, ()))
             return self._refuse(spec, iteration, handoff, weakened, "")
         if meta is None or not meta.gates_done:
-            if not has_sealed(self.ws.root, spec.path):
+            if not sealed:
                 return Verdict("DONE", None)
             meta = meta or SpecMeta()  # its sealed tests run all the same
 
