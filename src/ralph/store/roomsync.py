@@ -28,6 +28,7 @@ from typing import Any
 from ralph.errors import StateError, UnsafePath
 from ralph.store import confined
 from ralph.store.files import load_json, write_text_atomic
+from ralph.store.holes import copy_fd
 
 FORMAT = 1
 RACY_NS = 2_000_000_000  # a source this young may change again within its mtime's tick
@@ -250,9 +251,8 @@ def _make_at(chains: tuple[_Chain, _Chain], rel: str, want: Want) -> Key | None:
             return None  # changed since it was listed: the next sync copies it
         if sys.platform != "win32":  # this path is POSIX's (see _AT)
             os.set_blocking(src, True)
-        chunks = iter(lambda: os.read(src, _CHUNK), b"")
-        times = (st.st_atime_ns, st.st_mtime_ns)
-        return _write_at(room.fd(folder), name, chunks, st.st_mode & 0o777, times)
+        times = (st.st_atime_ns, st.st_mtime_ns)  # the source's descriptor: holes kept
+        return _write_at(room.fd(folder), name, src, st.st_mode & 0o777, times)
     finally:
         os.close(src)
 
@@ -261,7 +261,9 @@ def _write_at(folder: int, name: str, chunks: Any, mode: int, times: tuple[int, 
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
     fd = os.open(name, flags, 0o644, dir_fd=folder)
     try:
-        for chunk in chunks:
+        if isinstance(chunks, int):  # a file of the tree: a sparse one stays sparse
+            copy_fd(chunks, fd)
+        for chunk in () if isinstance(chunks, int) else chunks:
             view = memoryview(chunk)
             while view:
                 view = view[os.write(fd, view) :]
