@@ -153,3 +153,27 @@ def test_a_pipe_in_the_project_nobody_reads_is_one_line_and_stays_a_pipe(
     regular = git_project.root / "r.json"  # the control: a regular file is replaced whole
     files.write_text_through(regular, "{}\n", project=git_project.root)
     assert regular.read_text() == "{}\n"
+
+
+OSC52 = "\x1b]52;c;ZXZpbA==\x07"  # writes the person's clipboard
+TITLE = "\x1b]0;owned\x07"  # a window title
+
+
+def test_names_the_agent_chose_reach_the_terminal_as_escapes(git_project: Project) -> None:
+    """A spec whose REVIEWs keep changing a file named with escape sequences: the
+    non-convergence warning and the question name it, visibly escaped, never raw."""
+    name = f"x{OSC52}{TITLE}.txt"
+    steps = [{"signal": "DONE"}] + [
+        {"write": {name: f"{i}\n"}, "signal": "DONE"} for i in range(1, 9)
+    ]
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "convergence:\n  patience: 2\n"})
+    git_project.commit_all()
+    agent = git_project.script({"*": steps})
+    res = git_project.run_subprocess(
+        "run", "--agent-command", agent, "-n", "8", "--on-escalation", "abort"
+    )
+    assert res.exit_code == 5, res  # the control: the question was put, and answered
+    assert "not converging" in res.stdout + res.stderr
+    out = res.stdout + res.stderr
+    assert "\x1b]" not in out and "\x07" not in out
+    assert "\\x1b]52;c;ZXZpbA==\\x07" in out  # the name is there, visibly
