@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -120,3 +122,58 @@ def test_forged_lines_in_the_record_neither_crash_nor_change_the_verdict(
     )
     report = git_project.run_subprocess("report", "--html", str(tmp_path / "r.html"))
     assert report.exit_code == 0, report
+
+
+def test_a_named_pipe_in_the_project_as_report_json_is_written_into(git_project: Project) -> None:
+    fifo = git_project.root / "r.fifo"
+    os.mkfifo(fifo)
+    out = git_project.root.parent / "got.json"
+    with out.open("wb") as sink:
+        # the person's reader: blocks on the pipe until ralph opens it for writing
+        cat = subprocess.Popen(["cat", str(fifo)], stdout=sink)
+        git_project.write({"PROMPT.md": SPEC})
+        res = git_project.run_subprocess("run", "--agent", "demo", "--report-json", "r.fifo")
+        assert cat.wait(60) == 0
+    assert res.exit_code == 0, res
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)  # never replaced by a regular file
+    assert json.loads(out.read_text())["exit_code"] == 0
+
+
+def test_a_pipe_in_the_project_nobody_reads_is_one_line_and_stays_a_pipe(
+    git_project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ralph.store import files
+
+    monkeypatch.setattr(files, "FIFO_WAIT", 0.2)
+    fifo = git_project.root / "r.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="nobody reads this named pipe"):
+        files.write_text_through(fifo, "{}\n", project=git_project.root)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    regular = git_project.root / "r.json"  # the control: a regular file is replaced whole
+    files.write_text_through(regular, "{}\n", project=git_project.root)
+    assert regular.read_text() == "{}\n"
+
+
+OSC52 = "\x1b]52;c;ZXZpbA==\x07"  # writes the person's clipboard
+TITLE = "\x1b]0;owned\x07"  # a window title
+
+
+def test_names_the_agent_chose_reach_the_terminal_as_escapes(git_project: Project) -> None:
+    """A spec whose REVIEWs keep changing a file named with escape sequences: the
+    non-convergence warning and the question name it, visibly escaped, never raw."""
+    name = f"x{OSC52}{TITLE}.txt"
+    steps = [{"signal": "DONE"}] + [
+        {"write": {name: f"{i}\n"}, "signal": "DONE"} for i in range(1, 9)
+    ]
+    git_project.write({"PROMPT.md": SPEC, "ralph.yaml": "convergence:\n  patience: 2\n"})
+    git_project.commit_all()
+    agent = git_project.script({"*": steps})
+    res = git_project.run_subprocess(
+        "run", "--agent-command", agent, "-n", "8", "--on-escalation", "abort"
+    )
+    assert res.exit_code == 5, res  # the control: the question was put, and answered
+    assert "not converging" in res.stdout + res.stderr
+    out = res.stdout + res.stderr
+    assert "\x1b]" not in out and "\x07" not in out
+    assert "\\x1b]52;c;ZXZpbA==\\x07" in out  # the name is there, visibly

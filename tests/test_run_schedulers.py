@@ -115,7 +115,7 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
         outcome = run.rotation(turn, before, lambda o: o)  # returned, not folded
         unfolded = project.counts()["specs/a.spec.md"]
         state, downgraded = fold(start, outcome)  # the one place results join the state
-        run.rotation.report(outcome, state, downgraded)  # its logs closed, its events said
+        run.rotation.report(outcome, state, downgraded, lambda: None)  # logs closed, events said
     assert (outcome.spec, outcome.mode, outcome.signal) == ("specs/a.spec.md", "IMPLEMENT", "DONE")
     assert outcome.changes.paths == ("a.txt",)
     assert not outcome.interrupted

@@ -19,12 +19,13 @@ __all__ = ["disk_tmp"]  # the fixture, shared
 
 pytestmark = [pytest.mark.slow]
 
-# mean() is still wrong; the one test that catches it now skips instead of failing
+# mean() is still wrong; the one test that catches it now skips instead of failing (the skip
+# is reached at run time: a static reading, rules/callers.py, would refuse a plain
+# `pytest.skip` before the checks, and this test is about the bar)
 SKIPPING = """\
 def mean(xs):
     if list(xs) == [1, 2, 3]:
-        import pytest
-        pytest.skip("not applicable here")
+        getattr(__import__("py" + "test"), "sk" + "ip")("not applicable here")
     return sum(xs) / (len(xs) + 1)
 """
 AGENT = """\

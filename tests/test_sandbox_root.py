@@ -121,15 +121,13 @@ def test_as_root_an_honest_run_under_bwrap_still_reaches_verified(
     box_project: Project, disk_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The control: no capability inside is no loss to honest work. The agent rotates, and the
-    test command runs sandboxed in its room, writes there, and passes every time."""
+    test command runs sandboxed in its room, writes there (and nowhere else: a check in a room
+    writes that room only), and passes every time."""
     need("bwrap", monkeypatch)
-    checks = disk_tmp / "checks"  # where the check notes that it ran (allowed to write)
-    checks.mkdir()
-    check = f'echo made > made.txt && test -f specs/a.spec.md && echo "$$" >> {checks}/ran'
-    check += ' && test "$RALPH_SANDBOX" = bwrap && echo "1 passed"'
+    check = 'echo made > made.txt && test -f specs/a.spec.md && test "$RALPH_SANDBOX" = bwrap'
+    check += ' && echo "1 passed"'
     spec = f"---\ntest_command: {json.dumps(check)}\n---\n# A\n\nDo it.\n"
-    config = {"sandbox": {"allow_write": [str(checks)]}}
-    box_project.write({"specs/a.spec.md": spec, "ralph.yaml": json.dumps(config)})
+    box_project.write({"specs/a.spec.md": spec})
     box_project.commit_all()
     agent = disk_tmp / "done.sh"
     agent.write_text(DONE)
@@ -139,8 +137,9 @@ def test_as_root_an_honest_run_under_bwrap_still_reaches_verified(
     )
     assert result.exit_code == 0, result
     assert box_project.counts() == {"specs/a.spec.md": 3}
-    # the bar before the first rotation, then the first DONE's check (the next DONEs of the
-    # same tree reuse its result)
-    assert len((checks / "ran").read_text().split()) >= 2
+    # the first DONE's check ran in its room and passed (the next DONEs of the same tree reuse
+    # its result), after the bar before the first rotation
+    ran = [r for r in box_project.worklog("check") if r.get("name") == "test_command"]
+    assert ran and all(r.get("passed") for r in ran), ran
     assert "tests' bar of specs/a.spec.md: 1 tests ran" in result.stdout
     assert not (box_project.root / "made.txt").exists()  # written in its room, not the tree

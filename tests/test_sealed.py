@@ -178,18 +178,20 @@ def test_a_file_git_holds_is_refused_unless_told(git_project: Project, where: st
 # --- the sealed run decides -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_hard_coding_agent_is_never_verified(git_project: Project) -> None:
     p = git_project
     calc_project(p)
     res = p.run("run", *p.fake({"*": [write_step(CHEAT)]}), "-n", "2")
     assert res.exit_code == 3, res
     assert p.counts() == {"PROMPT.md": 0}
-    assert "DONE refused: sealed tests: 2 of 4 failed" in res.stdout
+    assert "DONE refused: sealed tests: 2 of 3 failed" in res.stdout
     # the control: the visible test passes where the agent left it
     visible = subprocess.run(COMMAND, shell=True, cwd=p.root, capture_output=True, check=False)
     assert visible.returncode == 0
 
 
+@pytest.mark.slow
 def test_an_honest_agent_is_verified_with_the_final_verification(git_project: Project) -> None:
     p = git_project
     calc_project(p)
@@ -209,13 +211,14 @@ FORGER = (
 )
 
 
+@pytest.mark.slow
 def test_the_agents_test_configuration_cannot_pass_the_sealed_tests(git_project: Project) -> None:
     p = git_project
     calc_project(p, command=f"{PY} -m pytest -q -p no:cacheprovider tests")
     step = {"write": {"calc/__init__.py": CHEAT, "tests/conftest.py": FORGER}, "signal": "DONE"}
     res = p.run("run", *p.fake({"*": [step]}), "-n", "2")
     assert res.exit_code == 3, res
-    assert "DONE refused: sealed tests: 2 of 4 failed" in res.stdout
+    assert "DONE refused: sealed tests: 2 of 3 failed" in res.stdout
 
 
 def test_a_spec_without_front_matter_runs_them_with_ralph_yaml_s_command(
@@ -231,7 +234,7 @@ def test_a_spec_without_front_matter_runs_them_with_ralph_yaml_s_command(
     assert p.run("seal", SEALED_PATH, "--spec", "PROMPT.md").exit_code == 0
     res = p.run("run", *p.fake({"*": [write_step(CHEAT)]}), "-n", "2")
     assert res.exit_code == 3, res
-    assert "DONE refused: sealed tests: 2 of 4 failed" in res.stdout
+    assert "DONE refused: sealed tests: 2 of 3 failed" in res.stdout
 
 
 # --- what the agent and the logs see --------------------------------------------------------
@@ -250,6 +253,7 @@ def _leaks(folder: Path, skip: Path | None = None) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_the_sealed_content_and_names_appear_nowhere_the_agent_or_the_logs_see(
     git_project: Project,
 ) -> None:
@@ -268,8 +272,8 @@ def test_the_sealed_content_and_names_appear_nowhere_the_agent_or_the_logs_see(
         "--report-html", str(reports / "r.html"),
     )  # fmt: skip
     assert res.exit_code == 0, res
-    assert "sealed tests: 2 of 4 failed" in res.stdout  # the count reached the agent
-    assert "sealed tests: 2 of 4 failed" in prompts.read_text()
+    assert "sealed tests: 2 of 3 failed" in res.stdout  # the count reached the agent
+    assert "sealed tests: 2 of 3 failed" in prompts.read_text()
     outputs = [
         res.stdout + res.stderr,
         p.run("status", "--json").stdout,
@@ -289,6 +293,7 @@ def test_the_sealed_content_and_names_appear_nowhere_the_agent_or_the_logs_see(
 
 
 @pytest.mark.parametrize("killed", [False, True])
+@pytest.mark.slow
 def test_a_sealed_file_is_no_shrinking_of_the_tests(git_project: Project, killed: bool) -> None:
     """Sealed after a run had it in the baseline (even after a run that was killed, when test
     edits wait for a person's say): the guard forgets it as a person's deletion."""
@@ -311,9 +316,8 @@ def test_a_sealed_file_is_no_shrinking_of_the_tests(git_project: Project, killed
 # --- lanes -----------------------------------------------------------------------------------
 
 
-def test_a_lanes_done_runs_the_sealed_tests_in_the_lanes_own_sealed_room(
-    project: Project,
-) -> None:
+@pytest.mark.slow
+def test_a_lanes_done_runs_the_sealed_tests_in_the_lanes_own_room(project: Project) -> None:
     from ralph.store.room import rooms_dir
 
     p = project
@@ -330,6 +334,8 @@ def test_a_lanes_done_runs_the_sealed_tests_in_the_lanes_own_sealed_room(
     )
     assert res.exit_code != 0, res
     assert p.counts()[spec] == 0
-    assert "sealed tests: 2 of 4 failed" in res.stdout
-    lanes = [d.name for d in rooms_dir(p.root).iterdir() if d.name.endswith(".sealed")]
-    assert lanes and "main.sealed" not in lanes  # the lane's tree, not the project's
+    assert "sealed tests: 2 of 3 failed" in res.stdout
+    names = [d.name for d in rooms_dir(p.root).iterdir()]
+    # in the lane's room A (its tree's), not the project's, and in no room of their own
+    assert not [n for n in names if n.endswith(".sealed")]
+    assert [n for n in names if n != "main" and (rooms_dir(p.root) / n / "tree").is_dir()]

@@ -1,7 +1,7 @@
 """No channel back from the sealed run (checks/sealed.py): the code under test runs beside the
-sealed files and may copy them where the agent looks. Under `--sandbox bwrap` the run sees the
-work tree read-only and a /tmp of its own, and an agent hunting for the files finds nothing;
-without a sandbox a copy into the work tree refuses the DONE."""
+sealed files and may copy them where the agent looks. Under `--sandbox bwrap` the run (as every
+run in a room) sees the work tree read-only and a TMPDIR of its own, and an agent hunting for
+the files finds nothing; without a sandbox a copy into the work tree refuses the DONE."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ def leaky(project: Path, tmp: str) -> str:
     return RIGHT + LEAKY.format(project=str(project), tmp=tmp)
 
 
+@pytest.mark.slow
 def test_without_a_sandbox_a_copy_into_the_work_tree_refuses_the_done(
     git_project: Project,
 ) -> None:
@@ -68,6 +69,7 @@ def test_without_a_sandbox_a_copy_into_the_work_tree_refuses_the_done(
 
 
 @pytest.mark.parametrize("profile", ["bwrap", "srt"])
+@pytest.mark.slow
 def test_under_a_sandbox_an_agent_hunting_for_the_sealed_files_finds_nothing(
     disk_tmp: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -109,11 +111,12 @@ def test_under_a_sandbox_an_agent_hunting_for_the_sealed_files_finds_nothing(
     for hunted in hunts:
         assert SECRET_WORD not in hunted.read_text()
         assert "sealed" not in hunted.read_text()  # the store is an empty folder inside
-    # room A's run (the visible tests) wrote its copies; the sealed run could not
-    assert sorted(f.name for f in (p.root / "stolen").iterdir()) == ["__init__.py", "test_calc.py"]
+    # no run in a room writes outside it: not the sealed run, not room A's (they look alike)
+    assert not (p.root / "stolen").exists()
     assert not (p.root / SEALED_PATH).exists()
 
 
+@pytest.mark.slow
 def test_under_bwrap_a_hard_coding_agent_is_refused_too(
     disk_tmp: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -135,5 +138,5 @@ def test_under_bwrap_a_hard_coding_agent_is_refused_too(
         "2",
     )
     assert res.exit_code == 3, res
-    assert "DONE refused: sealed tests: 2 of 4 failed" in res.stdout
+    assert "DONE refused: sealed tests: 2 of 3 failed" in res.stdout
     assert sys.executable  # the sealed run found the interpreter inside the sandbox

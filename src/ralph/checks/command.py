@@ -53,7 +53,6 @@ def run_command(
     name: str = "external",
     required: bool = True,
     room: Path | None = None,
-    sealed: bool = False,
     passes: frozenset[str] = frozenset(),
     whole: bool = False,
 ) -> CheckResult:
@@ -90,7 +89,9 @@ def run_command(
                 kill_grace=KILL_GRACE,
                 tail_bytes=OUTPUT_TAIL_BYTES,
                 room=room,  # a sandbox hides ralph's store, but for the room it runs in
-                sealed=sealed,
+                # a check in a room writes that room only, whichever check it is: the sealed
+                # run (checks/sealed.py) must look like the others, sandbox and all
+                sealed=room is not None,
                 # a room's interpreter settings (checks/place.py) reach it under a sandbox
                 passes=passes | ROOM_PASSES if room is not None else passes,
             ),

@@ -1,7 +1,8 @@
 """What a test run loads that the agent added: a DONE is refused while a file the agent added
 or changed since the run began shadows a module of the test run (rules/shadowing.py) or, in
-code that is not a test file, patches the test harness (rules/harnesspatch.py). A person's own
-files, present when the run began, are never refused for this."""
+code that is not a test file, patches the test harness (rules/harnesspatch.py) or reads the
+tests that call it (rules/callers.py: their frames or source). A person's own files, present
+when the run began, are never refused for this."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from ralph.checks.testguard import TestGuard
 from ralph.errors import StateError
+from ralph.rules.callers import caller_reads
 from ralph.rules.exits import import_exits
 from ralph.rules.harnesspatch import harness_patches
 from ralph.rules.shadowing import import_folders, module_of, shadowing
@@ -24,12 +26,18 @@ MAX_BYTES = 1_000_000  # larger files are not read (generated code, data)
 
 
 def loaded(
-    root: Path, changed: Callable[[], Iterable[str]], guard: TestGuard, meta: SpecMeta | None
+    root: Path,
+    changed: Callable[[], Iterable[str]],
+    guard: TestGuard,
+    meta: SpecMeta | None,
+    *,
+    sealed: bool = False,
 ) -> tuple[str, ...]:
     """One line for each file among `changed()` (root-relative, since the run began) that
-    shadows or patches the harness; `guard` knows which files are tests. Only for a spec whose
-    checks run commands: without them nothing is loaded to judge the DONE."""
-    if meta is None or not meta.gates_done:
+    shadows or patches the harness, or reads the tests that call it; `guard` knows which
+    files are tests. Only for a spec whose checks run commands, or that has `sealed` tests:
+    without them nothing is loaded to judge the DONE."""
+    if not sealed and (meta is None or not meta.gates_done):
         return ()
     try:
         paths = list(changed())
@@ -56,6 +64,8 @@ def loaded(
         if not path.endswith("__main__.py"):
             for line, what in import_exits(text):
                 lines.append(f"{path}:{line} ends the test run: it {what}")
+        if not is_test(path):  # the code under test: its tests are not its to read
+            lines += [f"{path}:{line} {what}" for line, what in caller_reads(text, tests)]
     if lines:  # the first line says what a person can do, as the test guard's does
         lines[0] = f"what the test run loads was changed ({LOADED_HINT}): {lines[0]}"
     return tuple(lines)

@@ -8,7 +8,7 @@ user site (PYTHONNOUSERSITE, so no `usercustomize`), and finds no test configura
 the room (rules/roompin.py). Room B ("<name>.person") is the same with the person's tests and test
 configuration as they last left them (checks/persontests.py): the test-running checks that
 passed in room A run there once more, when the agent changed the tests. Then the person's
-sealed tests run in "<name>.sealed" (checks/sealed.py).
+sealed tests run in room A itself, synced to hold them (checks/sealed.py).
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.envpaths import own_environment
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
+from ralph.rules.testfiles import is_test
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta
 from ralph.store.envbuild import environments
 from ralph.store.envcopy import declared_here, record_start_envs
 from ralph.store.room import RoomSource, build_room, record_start
-from ralph.store.startcopy import WANTED, record_start_copy, start_copy, work_of
+from ralph.store.roomsync import wipe
+from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 
 PERSON_SUFFIX = ".person"
 # the methods that may run a command
@@ -94,18 +96,38 @@ class CheckPlace:
             return GateResult(False, (self.unbuilt,)), Ran(code)
         result = run_gate(spec.path, self.tree, spec_text=spec.text, meta=meta, mode=mode,
                           env=code.env, run_root=room, start=start_copy(self.project),
-                          work=work_of(self.project, spec.path),
                           rooms=self.other_room, **gate)  # fmt: skip
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
         left_out = self.left_out if room is not None else ()
         logged = gate.get("on_result")
         result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache, logged)
-        sealed = SealedRoom(self.other_room, self.source().snapshotter.take, self.tree,
-                            lambda: self.source().listing()[0],
-                            lambda command: person_config(self.tree, tests, command))  # fmt: skip
-        result = sealed_gate(result, project=self.project, spec=spec.path, meta=meta, place=sealed,
-                             cancel=cancel, on_result=gate.get("on_result"))  # fmt: skip
+        result = sealed_gate(
+            result,
+            project=self.project,
+            spec=spec.path,
+            meta=meta,
+            place=self.sealed_room(tests),
+            cancel=cancel,
+            on_result=logged,
+        )
         return result, Ran(code, left_out)
+
+    def sealed_room(self, tests: TestGuard) -> SealedRoom:
+        """Where the sealed tests run: room A itself (checks/sealed.py)."""
+        return SealedRoom(
+            room=self.room_a,
+            snapshot=self.source().snapshotter.take,
+            tree=self.tree,
+            listing=lambda: self.source().listing()[0],
+            config=lambda command: person_config(self.tree, tests, command),
+            is_test=lambda path: is_test(path, tests.globs),
+        )
+
+    def room_a(self, overlay: Mapping[str, bytes | None] | None) -> tuple[Path, dict[str, str]]:
+        """Room A synced now, with `overlay` placed (None: as the snapshot has it), and the
+        env of its checks: the same path and env whatever it holds."""
+        path, code = self.room(overlay, "")
+        return path, code.env
 
     def for_checks(self, meta: SpecMeta, mode: str) -> tuple[Path | None, TreeCode]:
         """Room A and the env for the checks of `meta`; no room (None) when none of them
@@ -139,6 +161,8 @@ class CheckPlace:
         source = self.source()
         room = build_room(self.tree, self.project, name, replace=overlay, source=source, envs=envs)
         self.left_out = room.left_out
+        # a sandbox's TMPDIR for a check in this room (process/sandbox.py, under srt)
+        _fresh(room.path.parent / "tmp")
         project, folder = PurePath(self.project.resolve()), PurePath(envs)
         env = own_environment(os.environ, project, folder, built)
         # a cache prefix of the person's could hold bytecode for the room's own paths
@@ -236,6 +260,14 @@ class Ran:
             more = f" (and {len(self.left_out) - 1} more)" if len(self.left_out) > 1 else ""
             lines.append(f"not in the clean room the checks ran in: {self.left_out[0]}{more}")
         return "; ".join(line for line in lines if line) or None
+
+
+def _fresh(folder: Path) -> None:
+    """`folder`, made empty now (the last checks' files go); the same path every time, so
+    no run of the checks can be told from another by it (the sealed run's included)."""
+    if folder.exists():
+        wipe(folder)
+    folder.mkdir(mode=0o700, parents=True)
 
 
 def _names(room: Path) -> dict[str, str]:

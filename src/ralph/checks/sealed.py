@@ -1,19 +1,29 @@
-"""The sealed run: after a DONE's checks passed, the spec's test command once more in the room
-"<tree>.sealed", with the person's sealed test files (store/sealed.py, `ralph seal`) placed at
-their paths. A failure refuses the DONE.
+"""The sealed run: after a DONE's checks passed, the spec's test command once more, in room A
+itself, with the person's sealed test files (store/sealed.py, `ralph seal`) placed at their
+paths. A failure refuses the DONE.
+
+It looks like the ordinary run of the spec's test command by construction, so code that is
+right only when it is judged has nothing to go by: the same room (room A's path, synced to
+the sealed content, then back), the same command line and working folder, the same
+environment (room A's, with the variables the `test_command` check sets), the same sandbox
+shape (every room run writes its room only: checks/command.py). What differs is the test
+files, by the room's content, not by arguments: the sealed files are there and no other test
+file is (the agent's could empty the sealed test classes when imported), with the person's
+test configuration (conftest.py files included) instead of the agent's, whose hooks could
+report any test passed; the agent's tests that need the agent's fixtures are not there either.
 
 The agent learns how many tests failed, never what: the result this module returns is the
 only thing of the run that leaves it (no output, no cached result, no test names; the counts
 go in the summary, not in `counts`, so the spec's test record is the visible run's). After
-each run the sealed files and whatever the run wrote go from the room (it is synced without
-them). Under a sandbox the run sees the work tree read-only and a /tmp of its own
-(ProcessRequest.sealed); without one, a work tree that changed during the run refuses the DONE.
+each run room A is synced back: the sealed files and whatever the run wrote go. Without a
+sandbox, a work tree that changed during the run refuses the DONE.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import stat
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -21,27 +31,29 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ralph.checks.command import run_command
-from ralph.checks.context import RoomMaker
 from ralph.checks.persontests import person_overlay
 from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
-from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta, parse_front_matter
 from ralph.store import sealed as store
-from ralph.store.roomsync import wipe
 
-SUFFIX = "sealed"  # the room "<tree's room>.sealed"
+SUFFIX = "sealed"  # its kind in results (it runs in room A)
 NAME = "sealed tests"
+CHECK = "test_command"  # the check whose run it looks like (RALPH_CHECK)
 # the work tree must not hold a copy of them: no sandbox stopped their code writing one
 CHANGED = "the work tree changed while they ran (a copy of them may be where the agent looks)"
 COPIED = "a copy of a sealed file is in the work tree: a person removes it (and seals anew)"
 HINT_RUN = "they did not run: the test command runs none of the sealed files"
 
+# overlay -> room A synced with it (None: as it is), and the environment of its checks
+RoomA = Callable[[Mapping[str, bytes | None] | None], tuple[Path, dict[str, str]]]
+
 
 def test_command(root: Path, spec: str, meta: SpecMeta | None = None) -> ExternalConfig | None:
-    """The command that runs `spec`'s sealed files: its front matter's `test_command`, else
-    ralph.yaml's (as a person accepted it); None when there is none."""
+    """The command that runs `spec`'s sealed files, as the `test_command` check runs it: its
+    front matter's (with its timeout and report), else ralph.yaml's (as a person accepted
+    it); None when there is none."""
     if meta is None:
         try:
             text = (root / spec).read_text(encoding="utf-8")
@@ -49,7 +61,9 @@ def test_command(root: Path, spec: str, meta: SpecMeta | None = None) -> Externa
         except (OSError, UnicodeDecodeError, RalphError):
             meta = None
     if meta is not None and meta.test_command:
-        return ExternalConfig(command=meta.test_command, timeout=meta.test_timeout)
+        return ExternalConfig(
+            command=meta.test_command, timeout=meta.test_timeout, report=meta.test_report
+        )
     from ralph.store.settings import accepted_config
 
     try:
@@ -63,16 +77,27 @@ def test_command(root: Path, spec: str, meta: SpecMeta | None = None) -> Externa
 
 @dataclass(frozen=True)
 class SealedRoom:
-    """Where the sealed run happens: the tree's rooms, its snapshot (any value with ==,
-    compared before and after the run), the tree and its files (where no copy of a sealed
-    file may be), and the person's test configuration for a test command (the room holds it
-    instead of the agent's)."""
+    """Where the sealed run happens: room A (synced with an overlay, or back as it is), the
+    tree's snapshot (any value with ==, compared before and after the run), the tree and its
+    files (where no copy of a sealed file may be), the person's test configuration for a
+    test command, and which files are tests (none but the sealed ones stay in the room)."""
 
-    rooms: RoomMaker
+    room: RoomA
     snapshot: Callable[[], object]
     tree: Path
     listing: Callable[[], Iterable[str]]
     config: Callable[[str], Mapping[str, bytes | None]]
+    is_test: Callable[[str], bool]
+
+    def overlay(self, command: str, files: Mapping[str, bytes]) -> dict[str, bytes | None]:
+        """What room A holds instead for the sealed run: no test file but the sealed ones,
+        the person's configuration (conftest.py files are: only the person's are there)."""
+        gone: dict[str, bytes | None] = {
+            p: None
+            for p in self.listing()
+            if self.is_test(p) and posixpath.basename(p) != "conftest.py"
+        }
+        return {**gone, **self.config(command), **files}
 
 
 def person_config(tree: Path, tests: TestGuard, command: str) -> dict[str, bytes | None]:
@@ -102,7 +127,7 @@ def sealed_gate(
     run's result added (a refusal when it failed)."""
     if not gate.passed or not has_sealed(project, spec):
         return gate
-    result = run_sealed(gate, project, spec, meta, place, cancel)
+    result = run_sealed(project, spec, meta, place, cancel)
     if on_result is not None:
         on_result(result)
     passed = gate.passed and (result.passed or not result.required)
@@ -110,7 +135,6 @@ def sealed_gate(
 
 
 def run_sealed(
-    gate: GateResult,
     project: Path,
     spec: str,
     meta: SpecMeta | None,
@@ -121,7 +145,7 @@ def run_sealed(
         return CheckResult(NAME, SUFFIX, False, summary=why, interrupted=interrupted)
 
     try:
-        files: dict[str, bytes | None] = dict(store.for_spec(project, spec))
+        files: dict[str, bytes] = store.for_spec(project, spec)
     except RalphError as exc:
         return fail(f"cannot be read: {exc.message}")
     cfg = test_command(project, spec, meta)
@@ -130,21 +154,14 @@ def run_sealed(
     if copies(place.tree, place.listing(), files):
         return fail(COPIED)
     before = place.snapshot()
-    # the agent's test configuration could report any test passed (a conftest hook): the
-    # person's, as room B has it, with the sealed files on top
-    config = place.config(cfg.command)
-    path, env = place.rooms(SUFFIX, {**config, **files})
-    tmp = path.parent / "tmp"  # its TMPDIR, in the store (a sandbox gives it its own)
+    path, env = place.room(place.overlay(cfg.command, files))
     try:
-        wipe(tmp)
-        tmp.mkdir(mode=0o700)
-        env = {**env, "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp)}
-        ran = run_command(cfg, path, env, cancel, name=NAME, room=path, sealed=True)
+        # the variables the `test_command` check sets (checks/external.py), so it is that run
+        env = {**env, "RALPH_SPEC": spec, "RALPH_CHECK": CHECK}
+        ran = run_command(cfg, path, env, cancel, name=NAME, room=path)
     finally:
-        wipe(tmp)
-        # the sealed files and the run's leftovers go (the configuration stays: less to sync)
-        place.rooms(SUFFIX, {**config, **dict.fromkeys(files)})
-    verdict = judged(ran, visible(gate))
+        place.room(None)  # the sealed files and the run's leftovers go
+    verdict = judged(ran)
     if not ran.interrupted and place.snapshot() != before:
         return replace(verdict, passed=False, summary=CHANGED)
     return verdict
@@ -169,16 +186,9 @@ def copies(tree: Path, paths: Iterable[str], files: Mapping[str, bytes | None]) 
     return found
 
 
-def visible(gate: GateResult) -> TestCounts | None:
-    """The counts of the visible tests' run by the spec's test command in room A, if any."""
-    for r in gate.results:
-        if r.name == "test_command" and not r.skipped:
-            return r.counts
-    return None
-
-
-def judged(ran: CheckResult, seen: TestCounts | None) -> CheckResult:
-    """The sealed run's result as the agent may see it: counts, never names or output."""
+def judged(ran: CheckResult) -> CheckResult:
+    """The sealed run's result as the agent may see it: counts, never names or output. The
+    room holds no other test file, so a run that executed none ran none of them."""
     counts = ran.counts
     base = CheckResult(NAME, SUFFIX, ran.passed, seconds=ran.seconds, interrupted=ran.interrupted)
     if ran.interrupted:
@@ -188,8 +198,6 @@ def judged(ran: CheckResult, seen: TestCounts | None) -> CheckResult:
     if "timed out" in ran.summary:
         return replace(base, passed=False, summary=ran.summary.split(" (")[0])
     if counts is not None and not counts.executed:
-        return replace(base, passed=False, summary="no test ran")
-    if counts is not None and seen is not None and counts.executed <= seen.executed:
         return replace(base, passed=False, summary=HINT_RUN)
     if not ran.passed:  # not the exit code: the code under test chooses it (a byte a DONE)
         said = ran.summary if ran.summary.startswith("cannot start") else ""

@@ -92,9 +92,11 @@ def list_agents(root: Path) -> list[dict[str, Any]]:
     """Every built-in agent, with ralph.yaml's `model:`, `models:`, `args:` and `env:` where
     they apply (the `agent:` entry, or the pool's entry of that name)."""
     from ralph import __version__
-    from ralph.store.config import load_config
+    from ralph.store.settings import settings_for
 
-    loaded = load_config(root)
+    loaded, held = settings_for(root, "agents")
+    if held is not None:
+        print(f"warning: {held}", file=sys.stderr)
     config = loaded.agent
     named = {m.name: m for m in loaded.members if m.name is not None and m.command is None}
     agents: list[BuiltinAgent] = []

@@ -32,9 +32,13 @@ class Check:
 
 def doctor(root: Path, *, as_json: bool) -> int:
     """Print every check; 1 when one that is needed failed, else 0."""
-    from ralph.store.config import load_config
+    import sys
 
-    config = load_config(root)
+    from ralph.store.settings import settings_for
+
+    config, held = settings_for(root, "doctor")
+    if held is not None:
+        print(f"warning: {held}", file=sys.stderr)
     pool = _pool(config)
     checks = [*sandbox_checks(root, config, pool), *agent_checks(config, pool)]
     broken = [c for c in checks if c.needed and c.state == "fail"]
@@ -60,7 +64,7 @@ def _pool(config: RalphConfig) -> list[CommandAgent]:
         try:
             agents.append(make_agent(entry.name, entry.command, entry.env, entry.model, entry.args))
         except RalphError:
-            continue  # an unknown name: load_config would have said; the run will
+            continue  # an unknown name: parsing the settings would have said; the run will
     return agents
 
 

@@ -32,9 +32,10 @@ class ProcessRequest:
     # A check's clean room (store/room.py): inside ralph's store, which every sandbox hides,
     # yet this process works there (it may read and write it, and nothing else of the store).
     room: Path | None = None
-    # The sealed tests' run (checks/sealed.py): inside a sandbox it may write its room only;
-    # the project and every other folder are read-only, /tmp and TMPDIR are its own and go
-    # with it, so nothing it copies of the sealed files outlives it where the agent looks.
+    # A check's run in a room (every one: the sealed tests' run, checks/sealed.py, must look
+    # like the others): inside a sandbox it may write its room only; the project and every
+    # other folder are read-only, TMPDIR is its own and goes with it, so nothing it copies of
+    # the sealed files outlives it where the agent looks.
     sealed: bool = False
 
     def __post_init__(self) -> None:

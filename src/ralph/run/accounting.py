@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from ralph.agents.result import AgentResult
+from ralph.rules.budget import LatencyBudget
 from ralph.rules.state import State, Tally
 from ralph.rules.usage import record_usage
+from ralph.run.events import Event, Notice
+from ralph.run.facts import BudgetSpent, Fact
 
 
 def account(state: State, spec: str, agent: str, result: AgentResult, changed: bool) -> State:
@@ -41,3 +45,18 @@ def usage_fields(result: AgentResult) -> dict[str, object]:
         "cost_usd": usage.cost_usd if usage else None,
         "fault": result.fault.kind if result.fault else None,
     }
+
+
+def budget_spent(
+    emit: Callable[[Event | Fact], None], iteration: int, budget: LatencyBudget
+) -> None:
+    """What ralph's own work in a rotation cost, and a warning when it went over its budget."""
+    emit(BudgetSpent(iteration, budget.to_json()))
+    if budget.exceeded:
+        emit(
+            Notice(
+                "warning",
+                f"ralph's own work in rotation {iteration} took {budget.used_ms:.0f} ms, "
+                f"over its {budget.total_ms:.0f} ms budget",
+            )
+        )

@@ -251,8 +251,7 @@ class LaneRun(SpecRun):
         with deferred_interrupts():
             state, _ = fold(self.state, outcome)
             self.state = self.circuit.feed_outcome(state, outcome)
-            self.save()
-            r.work.rotation.report(outcome, self.state, ())
+            r.work.rotation.report(outcome, self.state, (), self.save)  # record, then state
             self.circuit.announce()
 
     def _collect(self) -> bool:

@@ -279,15 +279,14 @@ class SpecRun:
         )
 
     def record(self, outcome: Outcome) -> tuple[Outcome, Snapshot]:
-        """Fold a rotation's outcome into the run's state, save it, then say so; the caller
-        holds interrupts. Returns the tree the next rotation starts from."""
+        """Fold a rotation's outcome into the run's state, record it, then save it (the
+        rotation's report decides the order); the caller holds interrupts. Returns the tree
+        the next rotation starts from."""
         budget = outcome.budget
         with budget.operation("bookkeeping"):
             state, downgraded = fold(self.state, outcome)
             self.state = self.circuit.feed_outcome(state, outcome)
-        with budget.operation("state_save"):
-            self.save()
-        after = self.rotation.report(outcome, self.state, downgraded)
+        after = self.rotation.report(outcome, self.state, downgraded, self.save)
         self.circuit.announce()  # "circuit breaker open" after the line that opened it
         return outcome, after
 

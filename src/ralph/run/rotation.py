@@ -26,11 +26,11 @@ from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import spec_slug
 from ralph.rules.state import State
-from ralph.run.accounting import rotation_tally, usage_fields
+from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
 from ralph.run.context import Shared, matrix_rows
 from ralph.run.escalation import BYPASSED
 from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RotationStarted
-from ralph.run.facts import AnswerDelivered, BudgetSpent, Fact, GateBypassed, RotationRecorded
+from ralph.run.facts import AnswerDelivered, Fact, GateBypassed, RotationRecorded
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
 from ralph.run.tree import Taken, Tree
@@ -147,17 +147,6 @@ class Rotation:
         self.tree.save(after, taken.hidden)
         self.place.note(agent_pid=None)
 
-    def record_budget(self, iteration: int, budget: LatencyBudget) -> None:
-        self.run.emit(BudgetSpent(iteration, budget.to_json()))
-        if budget.exceeded:
-            self.run.emit(
-                Notice(
-                    "warning",
-                    f"ralph's own work in rotation {iteration} took {budget.used_ms:.0f} ms, "
-                    f"over its {budget.total_ms:.0f} ms budget",
-                )
-            )
-
     # ------------------------------------------------------------------ one spec's rotation
 
     def __call__(self, turn: Turn, before: Snapshot, then: Callable[[Outcome], T]) -> T:
@@ -179,8 +168,7 @@ class Rotation:
             agent=agent.name,
         )
         handoff = ws.handoff(spec_slug(spec.path))
-        notes = self.place.notes
-        loan = notes.lend(spec_slug(spec.path)) if notes is not None else None
+        loan = self.place.notes.lend(spec_slug(spec.path)) if self.place.notes else None
         with budget.operation("prompt"):
             prompt = write_prompt(self, turn, row.done_count, handoff)
         started = time.time()
@@ -202,7 +190,7 @@ class Rotation:
         try:
             result = self.run_agent(agent, request, log, stop=turn.stop)
         finally:  # what a lane's agent wrote reaches the run's notes before anything reads them
-            for problem in notes.take_back(loan) if notes and loan else ():
+            for problem in loan.take_back() if loan else ():
                 self.emit(Notice("warning", problem))
         signal_, note = signal_of(result, prompt, turn.stop, run.cancel.now)
         interrupted = result.process.interrupted
@@ -215,6 +203,8 @@ class Rotation:
                 verdict = self._gate(turn, result, prompt, handoff)
                 checks_s = time.perf_counter() - gated
                 signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
+                if verdict.notice is not None:
+                    self.emit(Notice("warning", verdict.notice))
                 if interrupted and run.cancel.now.is_set():
                     note = "cancelled (ralph cancel --now) while running the DONE checks"
         with deferred_interrupts():
@@ -247,16 +237,18 @@ class Rotation:
             )
             return then(outcome)
 
-    def report(self, outcome: Outcome, state: State, downgraded: tuple[str, ...]) -> Snapshot:
-        """Once the scheduler folded and saved the outcome: the tree kept for the next
-        rotation, the logs, and the rotation's events. Returns the tree the next rotation
-        starts from."""
+    def report(
+        self, outcome: Outcome, state: State, downgraded: tuple[str, ...], save: Callable[[], None]
+    ) -> Snapshot:
+        """Once the scheduler folded the outcome into `state`: the logs and the rotation's record,
+        then `save` (the state), then the tree kept for the next rotation, then the events: the
+        order a kill -9 needs (docs/explanation/worklog.md). Returns the next rotation's tree."""
         run, ws, turn, budget = self.run, self.run.ws, outcome.turn, outcome.budget
         tick = time.perf_counter()
+        if outcome.taken.failure is not None:
+            save()  # the outcome is kept; the failed snapshot is raised next
         after, taken = self.kept(outcome.taken, outcome.log)
         changes = taken.changes
-        with budget.operation("snapshot_save"):
-            self.keep(after, taken)
         elapsed = time.time() - outcome.started
         row = state.get(turn.spec.path)
         done_count = row.done_count if row is not None else 0
@@ -295,7 +287,11 @@ class Rotation:
                     stderr=result.stderr_lines() if signal_ == "ERROR" else (),
                 )
             )
-        self.record_budget(iteration, budget)
+        with budget.operation("state_save"):
+            save()
+        with budget.operation("snapshot_save"):
+            self.keep(after, taken)
+        budget_spent(run.emit, iteration, budget)
         self.emit(
             RotationEnded(
                 agent=turn.agent.name,

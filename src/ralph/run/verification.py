@@ -23,7 +23,7 @@ from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.usage import record_usage
 from ralph.rules.words import plural
-from ralph.run.accounting import rotation_tally, usage_fields
+from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
 from ralph.run.circuit import Circuit
 from ralph.run.context import Shared, matrix_rows, number_next
 from ralph.run.events import Notice, RotationEnded
@@ -311,7 +311,7 @@ class Verification:
                         seconds=elapsed,
                     )
                 )
-            self.rotation.record_budget(iteration, budget)
+            budget_spent(run.emit, iteration, budget)
             run.emit(
                 RotationEnded(
                     verifier.name,

@@ -264,15 +264,28 @@ class RalphConfig(BaseModel):
 
 
 def load_config(root: Path) -> RalphConfig:
-    """The project's ralph.yaml, or the defaults when there is none; ConfigError when invalid."""
-    path = root / CONFIG_FILE
+    """The project's ralph.yaml as it is on disk, or the defaults when there is none;
+    ConfigError when invalid. `ralph run` and the other commands use the settings a person
+    accepted instead (store/settings.py)."""
+    text = read_config_text(root)
+    return RalphConfig() if text is None else parse_config(text)
+
+
+def read_config_text(root: Path) -> str | None:
+    """ralph.yaml as it is now; None when there is none. Read as any file an agent could have
+    written (store/reader.py): a link may lead only inside the project, a pipe is refused."""
+    from ralph.errors import RalphError
+    from ralph.store import reader
+
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = reader.read_bytes(root / CONFIG_FILE, limit=reader.TEXT_LIMIT, root=root, follow=True)
+        return raw.decode("utf-8")
     except FileNotFoundError:
-        return RalphConfig()
+        return None
+    except RalphError as exc:
+        raise ConfigError(f"{CONFIG_FILE}: {exc.message}", exc.hint) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{CONFIG_FILE}: cannot read ({exc})", "save it as UTF-8 text") from exc
-    return parse_config(text)
 
 
 def parse_config(text: str) -> RalphConfig:

@@ -58,6 +58,28 @@ def sweep_temps(folders: list[Path]) -> None:
         confined.sweep_temps(root, [where], lambda name: bool(TEMP_NAME.match(name)))
 
 
+def folders_below(top: Path, *, depth: int, skip: frozenset[str]) -> list[Path]:
+    """`top` and its folders down to `depth` levels, never through a link and never into a
+    folder named in `skip` (a lane's git worktree, a clean room: trees of their own, with no
+    save of ralph's in them): where a killed save's temporary files are looked for."""
+    found, level = [top], [top]
+    for _ in range(depth):
+        below: list[Path] = []
+        for folder in level:
+            try:
+                with os.scandir(folder) as entries:
+                    below += [
+                        Path(e.path)
+                        for e in entries
+                        if e.name not in skip and e.is_dir(follow_symlinks=False)
+                    ]
+            except OSError:
+                continue
+        found += below
+        level = below
+    return found
+
+
 def append_text(path: Path, text: str) -> None:
     """Append to a file (created with its folders when missing): only a regular file, never
     through a link (below the project folder for a path under its `.ralph/`; the file itself
@@ -135,7 +157,16 @@ def write_text_through(path: Path, text: str, *, project: Path | None = None) ->
         return
     inside = None if project is None else in_project(project, path)
     if inside is not None:
-        confined.write_atomic(inside, inside / _below(inside, path), data, create_dirs=True)
+        target = inside / _below(inside, path)
+        st = confined.lstat(inside, target)
+        if st is not None and stat.S_ISFIFO(st.st_mode):  # the person's pipe: written into
+            fd = _open_fifo(target, lambda flags: _open_below(inside, target, flags))
+            try:
+                _write_all(fd, data)
+            finally:
+                os.close(fd)
+            return
+        confined.write_atomic(inside, target, data, create_dirs=True)
         return
     try:
         mode = path.stat().st_mode  # follows links; a dangling link is a file to create
@@ -212,14 +243,23 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _open_fifo(path: Path) -> int:
+def _open_below(root: Path, path: Path, flags: int) -> int:
+    """`path` opened with `flags`, reached from `root` with no link on the way (a pipe in the
+    project: the name itself may not be a link either)."""
+    with confined.folder(root, path) as (fd, name):
+        return os.open(name, flags | getattr(os, "O_NOFOLLOW", 0), dir_fd=fd)
+
+
+def _open_fifo(path: Path, opener: Callable[[int], int] | None = None) -> int:
     """A named pipe opened for writing once a reader is there: waited for FIFO_WAIT seconds at
-    most, so a pipe nobody reads never hangs the end of a run."""
+    most, so a pipe nobody reads never hangs the end of a run (then: one line, the pipe is
+    left as it is)."""
     nonblock = getattr(os, "O_NONBLOCK", 0)
     deadline = time.monotonic() + FIFO_WAIT
     while True:
         try:
-            fd = os.open(path, os.O_WRONLY | nonblock)
+            flags = os.O_WRONLY | nonblock
+            fd = opener(flags) if opener is not None else os.open(path, flags)
         except OSError as exc:
             if exc.errno != errno.ENXIO or time.monotonic() >= deadline:
                 if exc.errno == errno.ENXIO:

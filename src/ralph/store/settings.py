@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph.errors import ConfigError, StateError
+from ralph.errors import StateError
 from ralph.rules.settings import Decision, Record, decide
 from ralph.store.files import load_json, write_json_atomic
 from ralph.store.private import STATE_DIR, ensure_store, store_dir
@@ -49,13 +49,10 @@ class Settled:
 
 
 def read_current(root: Path) -> str | None:
-    """ralph.yaml as it is now; None when there is none."""
-    try:
-        return (root / CONFIG_FILE).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{CONFIG_FILE}: cannot read ({exc})", "save it as UTF-8 text") from exc
+    """ralph.yaml as it is now; None when there is none (store/config.read_config_text)."""
+    from ralph.store.config import read_config_text
+
+    return read_config_text(root)
 
 
 def load_record(root: Path) -> Record | None:
@@ -119,6 +116,20 @@ def accepted_config(root: Path) -> RalphConfig:
     held = pending(root)
     text = held[0] if held is not None else read_current(root)
     return RalphConfig() if text is None else parse_config(text)
+
+
+def settings_for(root: Path, command: str) -> tuple[RalphConfig, str | None]:
+    """The settings a command other than `run` acts on (`doctor`, `agents`): those a run
+    starting now would use, so an agent's edit of ralph.yaml (one made during a run) names no
+    program any command runs until a person accepts it; and the line saying the file on disk
+    differs, None when it does not."""
+    settled = settle(root)
+    if not settled.decision.held:
+        return settled.config(), None
+    return settled.config(), (
+        f"{CONFIG_FILE} on disk differs from the settings a person accepted (it was changed "
+        f"during a run): ralph {command} uses the accepted ones; see the change: ralph accept"
+    )
 
 
 def key(text: str | None) -> str:

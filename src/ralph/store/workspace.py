@@ -8,6 +8,7 @@ from pathlib import Path
 from ralph.errors import StateError, UnsafePath
 from ralph.store import confined
 from ralph.store.files import (
+    folders_below,
     make_dirs,
     refuse_link,
     sweep_temps,
@@ -163,10 +164,11 @@ class Workspace:
         self._create(self.guardrails, GUARDRAILS_TEMPLATE)
 
     def atomic_folders(self) -> list[Path]:
-        """The folders of `.ralph/` ralph writes files atomically in (their leftovers swept)."""
-        lanes = self.dir / "lanes"
-        found = [p for p in lanes.iterdir() if p.is_dir()] if lanes.is_dir() else []
-        return [self.dir, self.handoffs, self.dir / "tests", self.dir / "tests" / "blobs", *found]
+        """The folders of `.ralph/` ralph writes files atomically in (their leftovers swept):
+        `.ralph/` and its folders three levels down (handoffs, each lane's, each archived
+        run's), but not the lanes' git worktrees nor the history logs (appended, never saved
+        atomically)."""
+        return folders_below(self.dir, depth=3, skip=frozenset({"worktrees", "history"}))
 
     def _create(self, path: Path, text: str) -> None:
         """Write `path` unless something (a file, or a link: refused) is there already."""
