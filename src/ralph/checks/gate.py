@@ -36,7 +36,7 @@ from ralph.rules.specset import Digests
 from ralph.rules.state import MAX_COUNT, SpecState, State
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
-from ralph.store.startcopy import WANTED, note_work
+from ralph.store.startcopy import WANTED
 from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -177,7 +177,6 @@ class DoneGate:
         trusted = may and agent_change(self.root, spec, mark) is None
         with contextlib.suppress(OSError):  # nothing may stop the rotation's outcome being saved
             self.tests.after_rotation(changed, may_change=trusted)
-            note_work(self.ws.root, spec.path, changed)  # what a check asks of this spec's work
         return state
 
     def start_tests(self, specs: Sequence[Spec]) -> tuple[list[str], bool]:
