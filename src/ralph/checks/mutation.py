@@ -22,11 +22,13 @@ from pathlib import Path
 from ralph.checks.command import run_command
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
+from ralph.errors import RalphError
 from ralph.rules.mutantplan import mutable, plan
 from ralph.rules.mutants import Mutant
 from ralph.rules.redact import redactor, secret_values
 from ralph.rules.testfiles import DEFAULT_GLOBS, language
 from ralph.specs.frontmatter import ExternalConfig, MutationConfig
+from ralph.store import reader
 
 SUFFIX = "mutant"  # the room the mutants run in: "<tree's room>.mutant"
 SLOWER = 3.0  # a mutant may take this many times the unmutated run ...
@@ -210,9 +212,9 @@ class _Run:
 def _text(path: Path) -> str | None:
     # utf-8-sig: Python ignores a byte order mark, its parser does not (the mutant has none)
     # a link is no code of the tree's own (and may point anywhere): nothing to mutate
-    if path.is_symlink():
-        return None
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+    try:  # the one reader: a link, a pipe or a device is not read
+        return reader.read_bytes(path, limit=reader.TEXT_LIMIT, root=path.parent).decode(
+            "utf-8-sig"
+        )
+    except (OSError, UnicodeDecodeError, RalphError):
         return None
