@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from tests.conftest import Project
 from tests.test_revert_check import RIGHT, calc_project, refused, revert_results, run
 
+pytestmark = pytest.mark.slow
 UNITTEST = f"{sys.executable} -m unittest discover -v -s tests -t ."
 HEAD = "import unittest\n\nfrom calc import mean\n\n\nclass T(unittest.TestCase):\n"
 OLD = HEAD + "    def test_exists(self):\n        self.assertTrue(callable(mean))\n"

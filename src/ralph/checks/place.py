@@ -42,7 +42,7 @@ from ralph.store.envbuild import environments
 from ralph.store.envcopy import declared_here, record_start_envs
 from ralph.store.room import RoomSource, build_room, record_start
 from ralph.store.roomsync import wipe
-from ralph.store.startcopy import WANTED, record_start_copy, start_copy, work_of
+from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 
 PERSON_SUFFIX = ".person"
 # the methods that may run a command
@@ -99,7 +99,6 @@ class CheckPlace:
             return GateResult(False, (self.unbuilt,)), Ran(code)
         result = run_gate(spec.path, self.tree, spec_text=spec.text, meta=meta, mode=mode,
                           env=code.env, run_root=room, start=start_copy(self.project),
-                          work=work_of(self.project, spec.path),
                           rooms=self.other_room, **gate)  # fmt: skip
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
         left_out = self.left_out if room is not None else ()

@@ -96,12 +96,15 @@ def _decide(
         why = NO_CODE
     if why is not None:
         return _result(item, False, why)
-    # Both runs in the same room, synced between them, in an order drawn at random: a test
-    # cannot tell the old code from the new by the room's path or by which run came first.
+    # Both runs in the same room, synced between them, in an order drawn at random, with the
+    # same files placed anew each time (the tree's mode and times: store/room.py): a test
+    # cannot tell the old code from the new by the room's path, by which run came first or by
+    # the files' metadata, only by their bytes.
+    placed = {"old": overlay, "now": {p: _bytes(now, now / p) for p in overlay}}
     order = ("old", "now") if secrets.randbelow(2) else ("now", "old")
     runs: dict[str, dict[AddedCase, Outcome]] = {}
     for where in order:
-        room, env = gi.rooms(SUFFIX, overlay if where == "old" else {})
+        room, env = gi.rooms(SUFFIX, placed[where])
         env = {**env, "RALPH_SPEC": gi.spec_path, "RALPH_CHECK": item.name}
         ran = case_run(cfg, command, room, env, gi.cancel, name=item.name)
         if ran.result.interrupted:

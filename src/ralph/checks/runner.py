@@ -59,7 +59,6 @@ def run_gate(
     run_root: Path | None = None,
     decisive: bool = True,
     start: Path | None = None,
-    work: frozenset[str] | None = None,
     rooms: RoomMaker | None = None,
 ) -> GateResult:
     """Run every check of `spec_path` (read from disk unless `spec_text` is given). `cancel`
@@ -93,7 +92,6 @@ def run_gate(
         run_root=run_root,
         decisive=decisive,
         start=start,
-        work=work,
         rooms=rooms,
     )
     return _GateRun(gi, on_result).run()

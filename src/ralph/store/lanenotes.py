@@ -31,7 +31,11 @@ _LOCK = threading.Lock()
 class Loan:
     """The notes one rotation was lent: each run's file, its copy in the lane, what it held."""
 
+    notes: LaneNotes
     files: tuple[tuple[Path, Path, str], ...]
+
+    def take_back(self) -> list[str]:
+        return self.notes.take_back(self)
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,7 @@ class LaneNotes:
             copy = lane / own.relative_to(ws.dir)
             self._put(copy, text)
             files.append((own, copy, text))
-        return Loan(tuple(files))
+        return Loan(self, tuple(files))
 
     def take_back(self, loan: Loan) -> list[str]:
         """What the lane's agent left joins the run's copies; a line for each it could not
