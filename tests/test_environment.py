@@ -435,3 +435,25 @@ def test_an_agent_made_virtualenv_with_a_new_dependency_is_verified(
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
     assert res.exit_code == 0, res.stdout
     assert p.counts() == {"PROMPT.md": 3}
+
+
+def test_a_pth_that_adds_an_ignored_folder_of_the_project_reaches_no_check(
+    project: Project,
+) -> None:
+    # the code moves to a git-ignored folder, and a .pth in the project's .venv adds that
+    # folder to sys.path: where the agent left it, the tests import it from there
+    p = project
+    site = venv_project(p)
+    p.write({".gitignore": ".ralph/\n.venv/\n__pycache__/\nvendored/\n"})
+    p.commit_all("vendored/ is ignored")
+    steps = [
+        {
+            "run": f"printf %s {shlex.quote(str(p.root / 'vendored'))} > {site / 'extra.pth'}",
+            "write": {"vendored/calc_impl.py": RIGHT, "calc.py": "from calc_impl import mean\n"},
+            "signal": "DONE",
+        },
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
+    refused(res)
+    assert subprocess.run(CHECK.split(), cwd=p.root, check=False).returncode == 0  # control
