@@ -413,3 +413,47 @@ def test_an_agent_that_makes_its_own_virtualenv_is_verified(project: Project) ->
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
     assert res.exit_code == 0, res.stdout
     assert p.counts() == {"PROMPT.md": 3}
+
+
+def test_an_agent_made_virtualenv_with_a_new_dependency_is_verified(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no virtualenv when the run began: the tree's new declaration is built by uv on the
+    # system's interpreter, and that environment is the room's `.venv` the Makefile runs
+    p = project
+    make_project(p)
+    wheel = tiny_wheel(tmp_path)
+    monkeypatch.setenv("UV_FIND_LINKS", str(tmp_path))
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    fix = "from tinydep import total\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
+    make = f"{sys.executable} -m venv --without-pip .venv && "
+    make += f"{sys.executable} -m pip install -q --no-index --no-deps --prefix .venv {wheel}"
+    steps = [
+        {"run": make, "write": {"calc.py": fix, "requirements.txt": "tinydep\n"}, "signal": "DONE"},
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
+
+
+def test_a_pth_that_adds_an_ignored_folder_of_the_project_reaches_no_check(
+    project: Project,
+) -> None:
+    # the code moves to a git-ignored folder, and a .pth in the project's .venv adds that
+    # folder to sys.path: where the agent left it, the tests import it from there
+    p = project
+    site = venv_project(p)
+    p.write({".gitignore": ".ralph/\n.venv/\n__pycache__/\nvendored/\n"})
+    p.commit_all("vendored/ is ignored")
+    steps = [
+        {
+            "run": f"printf %s {shlex.quote(str(p.root / 'vendored'))} > {site / 'extra.pth'}",
+            "write": {"vendored/calc_impl.py": RIGHT, "calc.py": "from calc_impl import mean\n"},
+            "signal": "DONE",
+        },
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
+    refused(res)
+    assert subprocess.run(CHECK.split(), cwd=p.root, check=False).returncode == 0  # control
