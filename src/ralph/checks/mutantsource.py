@@ -50,7 +50,6 @@ class Changes:
         self.code, self.data, self.others = code, data, others
         self.tracing = Tracing(room, sorted(code), sorted(data))
         self.placed: dict[str, bytes | None] = {p: t.raw for p, t in (code | data).items()}
-        self.placed.update(self.tracing.files)
 
     @classmethod
     def since(cls, start: Path, room: Path, tests: Sequence[str], spec: str) -> Changes:
