@@ -435,3 +435,68 @@ def test_an_agent_made_virtualenv_with_a_new_dependency_is_verified(
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
     assert res.exit_code == 0, res.stdout
     assert p.counts() == {"PROMPT.md": 3}
+
+
+def test_a_pth_that_adds_an_ignored_folder_of_the_project_reaches_no_check(
+    project: Project,
+) -> None:
+    # the code moves to a git-ignored folder, and a .pth in the project's .venv adds that
+    # folder to sys.path: where the agent left it, the tests import it from there
+    p = project
+    site = venv_project(p)
+    p.write({".gitignore": ".ralph/\n.venv/\n__pycache__/\nvendored/\n"})
+    p.commit_all("vendored/ is ignored")
+    steps = [
+        {
+            "run": f"printf %s {shlex.quote(str(p.root / 'vendored'))} > {site / 'extra.pth'}",
+            "write": {"vendored/calc_impl.py": RIGHT, "calc.py": "from calc_impl import mean\n"},
+            "signal": "DONE",
+        },
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
+    refused(res)
+    assert subprocess.run(CHECK.split(), cwd=p.root, check=False).returncode == 0  # control
+
+
+def test_a_person_pth_into_an_ignored_folder_never_reaches_back_into_the_project(
+    project: Project,
+) -> None:
+    # the .pth was there when the run began; the agent edits the folder it names: the room's
+    # environment names the room's folder (relative to its site-packages), never the project's
+    p = project
+    site = venv_project(p)
+    p.write(
+        {".gitignore": ".ralph/\n.venv/\n__pycache__/\nvendored/\n", "vendored/calc_impl.py": WRONG}
+    )
+    p.write({"calc.py": "from calc_impl import mean\n"})
+    p.commit_all("the code lives in vendored/")
+    (site / "vendored.pth").write_text(f"{p.root / 'vendored'}\n")
+    steps = [{"write": {"vendored/calc_impl.py": RIGHT}, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
+    refused(res)
+    assert subprocess.run(CHECK.split(), cwd=p.root, check=False).returncode == 0  # control
+
+
+def test_a_project_installed_editable_before_the_run_is_verified(project: Project) -> None:
+    p = project
+    shutil.copytree(Path(__file__).parent / "fixtures" / "srclib", p.root, dirs_exist_ok=True)
+    fix = "def intcomma(n: int) -> str:\n    return f'{n:,}'\n"
+    p.write(
+        {
+            "PROMPT.md": "---\ntest_command: .venv/bin/python -m unittest tests.test_number\n"
+            "---\n# number\nFix intcomma.\n",
+            ".gitignore": ".ralph/\n.venv/\n*.egg-info/\n__pycache__/\nbuild/\n",
+        }
+    )
+    p.git("init", "-q")
+    p.commit_all()
+    venv.create(p.root / ".venv", with_pip=False)
+    offline = "--no-build-isolation --no-index --no-deps --prefix .venv"
+    subprocess.run(
+        f"{sys.executable} -m pip install -q {offline} -e .", shell=True, cwd=p.root, check=True
+    )
+    steps = [{"write": {"src/tinyhuman/number.py": fix}, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}

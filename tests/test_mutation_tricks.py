@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ralph.checks.mutation import CONTROL_FAILED
 from tests.conftest import Project
 from tests.test_mutation_check import MEAN, STRONG, WEAK, mutation_checks, mutation_project, work
 
@@ -187,3 +188,18 @@ def test_a_refactor_with_tests_that_bite_reaches_verified(git_project: Project) 
     ran = [c for c in mutation_checks(p) if not c["skipped"]]
     assert ran and all(c["passed"] for c in ran), ran
     assert "calc" in ran[0]["summary"] or "killed" in ran[0]["summary"]
+
+
+def test_code_that_fails_whenever_it_is_not_traced_fails_the_control_run(
+    git_project: Project,
+) -> None:
+    # the first run (traced) chooses the mutants; the mutants and the control run are not
+    # traced: code that "dies" whenever untraced in the check's room kills every mutant, and
+    # fails the unmutated control run too
+    mutation_project(git_project)
+    tells = MEAN + (
+        "\n\nimport os\nimport sys\n\nif '.mutant' in os.getcwd() and sys.gettrace() is None:\n"
+        "    raise ImportError('a mutant')\n"
+    )
+    files = {"calc/__init__.py": tells, "tests/test_calc.py": WEAK}
+    refused_with(git_project, {"*": [{"write": files, "signal": "DONE"}]}, CONTROL_FAILED)

@@ -11,13 +11,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ralph.checks.testguard import TestGuard
-from ralph.errors import StateError
+from ralph.errors import RalphError, StateError
 from ralph.rules.callers import caller_reads
 from ralph.rules.exits import import_exits
 from ralph.rules.harnesspatch import harness_patches
 from ralph.rules.shadowing import import_folders, module_of, shadowing
 from ralph.rules.testfiles import is_test as matches
 from ralph.specs.frontmatter import SpecMeta
+from ralph.store import reader
 
 LOADED_HINT = (
     "remove or rename what the agent added; a file a person keeps is theirs from the next run on"
@@ -93,9 +94,7 @@ def person_modules(root: Path, added: set[str]) -> dict[str, str]:
 
 
 def _read(path: Path) -> str:
-    try:
-        if path.is_symlink() or path.stat().st_size > MAX_BYTES:
-            return ""
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+    try:  # the one reader: no link, no pipe, and a file over MAX_BYTES is not read at all
+        return reader.read_text(path, limit=MAX_BYTES, root=path.parent)
+    except (OSError, RalphError):
         return ""

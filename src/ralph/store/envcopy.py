@@ -123,7 +123,46 @@ def _wants(source: Path, copy: Path) -> dict[str, Want]:
             data = _script(source / rel)
             if data is not None and own in data:
                 out[rel] = want_bytes(data.replace(own, moved), 0o755)
+        elif rel.endswith(".pth") and want.kind == "file" and _site_file(rel):
+            text = _pth(source / rel)
+            if text is not None:
+                kept = _relative_lines(text, source.parent, (source / rel).parent)
+                if kept != text:
+                    out[rel] = want_bytes(kept.encode())
     return out
+
+
+def _site_file(rel: str) -> bool:
+    """Is `rel` a file at the top of a virtualenv's site-packages (where Python reads .pth)?"""
+    parts = rel.split("/")
+    return parts[-2:-1] == ["site-packages"] and len(parts) in (3, 4)
+
+
+def _relative_lines(text: str, project: Path, site: Path) -> str:
+    """A .pth file's lines that name a folder of the project, relative to its site-packages:
+    in a room, where the virtualenv sits at the same place, they name the room's folder,
+    never the project's (which the agent may change, or keeps ignored files in)."""
+    out: list[str] = []
+    project, site = project.resolve(), site.resolve()
+    for line in text.splitlines(keepends=True):
+        path = line.strip()
+        inside = Path(path)
+        if path.startswith(("#", "import ", "import\t")) or not inside.is_absolute():
+            out.append(line)
+        elif project in inside.parents or inside == project:
+            out.append(os.path.relpath(inside, site) + "\n")
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def _pth(path: Path) -> str | None:
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_SCRIPT + 1)
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace") if len(data) <= MAX_SCRIPT else None
 
 
 def _script(path: Path) -> bytes | None:
