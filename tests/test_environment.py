@@ -500,3 +500,20 @@ def test_a_project_installed_editable_before_the_run_is_verified(project: Projec
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
     assert res.exit_code == 0, res.stdout
     assert p.counts() == {"PROMPT.md": 3}
+
+
+def test_a_venv_kept_outside_the_project_and_linked_is_used_as_it_is(
+    project: Project, tmp_path: Path
+) -> None:
+    # `.venv -> ~/venvs/proj`: outside the project, the system's (read, not copied)
+    p = project
+    venv_project(p)
+    outside = tmp_path / "venvs" / "proj"
+    outside.parent.mkdir()
+    shutil.move(str(p.root / ".venv"), str(outside))
+    (p.root / ".venv").symlink_to(outside, target_is_directory=True)
+    steps = [{"write": {"calc.py": RIGHT}, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
+    assert (start_envs(p.root) / ".venv").resolve() == outside.resolve()
