@@ -517,3 +517,28 @@ def test_a_venv_kept_outside_the_project_and_linked_is_used_as_it_is(
     assert res.exit_code == 0, res.stdout
     assert p.counts() == {"PROMPT.md": 3}
     assert (start_envs(p.root) / ".venv").resolve() == outside.resolve()
+
+
+def test_a_declared_source_package_is_never_built_by_ralph(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # building a source distribution runs its setup.py as ralph, outside any sandbox: the
+    # agent's code would run there. Wheels only: refused, and nothing of it ran.
+    p = project
+    venv_project(p)
+    marker = tmp_path / "built.txt"
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    setup = f"open({str(marker)!r}, 'w').write('ran')\nfrom setuptools import setup\nsetup()\n"
+    files = {
+        "evil/setup.py": setup,
+        "evil/pyproject.toml": "[project]\nname = 'evil'\nversion = '1'\n",
+        "requirements.txt": "./evil\n",
+        "calc.py": RIGHT,
+    }
+    res = p.run(
+        "run", "--agent-command", p.script({"*": [{"write": files, "signal": "DONE"}]}), "-n", "2"
+    )
+    assert res.exit_code == 3, res
+    assert p.counts() == {"PROMPT.md": 0}
+    assert UNBUILT in res.stdout, res.stdout
+    assert not marker.exists()

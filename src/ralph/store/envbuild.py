@@ -71,7 +71,8 @@ def _build(start: Path, tree: Path, target: Path, env: Mapping[str, str]) -> str
     if site is None:
         return "uv made no site-packages"
     (site / "_ralph_start.pth").write_text("".join(f"{b}\n" for b in bases))
-    args = [uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python")]
+    # wheels only: building a source distribution runs its code, outside any sandbox
+    args = [uv, "pip", "install", "-q", "--no-build", "--python", str(venv / "bin" / "python")]
     for req in sorted(tree.glob("requirements*.txt")):
         args += ["-r", str(req)]
     pyproject = tree / "pyproject.toml"
