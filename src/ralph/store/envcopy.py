@@ -21,7 +21,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from ralph.errors import RalphError
+from ralph.errors import RalphError, StateError
 from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS
 from ralph.store.private import ensure_store, store_dir
 from ralph.store.reader import read_bytes
@@ -76,7 +76,13 @@ def record_start_envs(project: Path, *, keep: bool = False) -> list[str]:
         except OSError:
             wipe(copy)
             manifest.unlink(missing_ok=True)
-            sync(source, copy, manifest, wants, known={})
+            try:
+                sync(source, copy, manifest, wants, known={})
+            except OSError as exc:
+                raise StateError(
+                    f"cannot copy {source} into ralph's store: {exc.strerror or exc}",
+                    "check the free space and permissions of ralph's state folder",
+                ) from exc
         copied.append(name)
     (folder / START_DIGEST).write_text(declared(project))
     (folder / TAKEN).write_text("")
