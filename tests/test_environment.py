@@ -500,3 +500,73 @@ def test_a_project_installed_editable_before_the_run_is_verified(project: Projec
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
     assert res.exit_code == 0, res.stdout
     assert p.counts() == {"PROMPT.md": 3}
+
+
+def test_a_venv_kept_outside_the_project_and_linked_is_used_as_it_is(
+    project: Project, tmp_path: Path
+) -> None:
+    # `.venv -> ~/venvs/proj`: outside the project, the system's (read, not copied)
+    p = project
+    venv_project(p)
+    outside = tmp_path / "venvs" / "proj"
+    outside.parent.mkdir()
+    shutil.move(str(p.root / ".venv"), str(outside))
+    (p.root / ".venv").symlink_to(outside, target_is_directory=True)
+    steps = [{"write": {"calc.py": RIGHT}, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
+    assert (start_envs(p.root) / ".venv").resolve() == outside.resolve()
+
+
+def test_a_declared_source_package_is_never_built_by_ralph(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # building a source distribution runs its setup.py as ralph, outside any sandbox: the
+    # agent's code would run there. Wheels only: refused, and nothing of it ran.
+    p = project
+    venv_project(p)
+    marker = tmp_path / "built.txt"
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    setup = f"open({str(marker)!r}, 'w').write('ran')\nfrom setuptools import setup\nsetup()\n"
+    files = {
+        "evil/setup.py": setup,
+        "evil/pyproject.toml": "[project]\nname = 'evil'\nversion = '1'\n",
+        "requirements.txt": "./evil\n",
+        "calc.py": RIGHT,
+    }
+    res = p.run(
+        "run", "--agent-command", p.script({"*": [{"write": files, "signal": "DONE"}]}), "-n", "2"
+    )
+    assert res.exit_code == 3, res
+    assert p.counts() == {"PROMPT.md": 0}
+    assert UNBUILT in res.stdout, res.stdout
+    assert not marker.exists()
+
+
+def test_a_declared_wheel_that_patches_every_python_start_is_refused(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the agent's own wheel, declared like any dependency: its .pth runs code at every start
+    # (here: the fix of calc that the file itself lacks)
+    p = project
+    venv_project(p)
+    wheel = tmp_path / "fixer-1.0-py3-none-any.whl"
+    info = "fixer-1.0.dist-info"
+    files = {
+        "_fixcalc.py": FIX_CALC,
+        "fixer.pth": "import _fixcalc\n",
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: fixer\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = "".join(f"{name},,\n" for name in files) + f"{info}/RECORD,,\n"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for name, text in {**files, f"{info}/RECORD": record}.items():
+            z.writestr(name, text)
+    monkeypatch.setenv("UV_FIND_LINKS", str(tmp_path))
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    steps = [{"write": {"requirements.txt": "fixer\n"}, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
+    assert res.exit_code != 0, res
+    assert p.counts() == {"PROMPT.md": 0}
+    assert "a declared package runs code at every Python start: fixer.pth" in res.stdout

@@ -21,7 +21,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from ralph.errors import RalphError
+from ralph.errors import RalphError, StateError
 from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS
 from ralph.store.private import ensure_store, store_dir
 from ralph.store.reader import read_bytes
@@ -59,12 +59,16 @@ def record_start_envs(project: Path, *, keep: bool = False) -> list[str]:
     for name in (*PROJECT_VENVS, NODE_MODULES):
         source, copy = project / name, folder / name
         manifest = folder / f"{name}.manifest.json"
-        wanted = source.is_dir() and not source.is_symlink()
+        wanted = source.is_dir()
         if name != NODE_MODULES:
             wanted = wanted and (source / "pyvenv.cfg").is_file()
-        if not wanted:
+        elsewhere = _elsewhere(source, project) if wanted else None
+        if not wanted or elsewhere is not None:
             wipe(copy)
             manifest.unlink(missing_ok=True)
+            if elsewhere is not None:  # outside the project: the system's, read as it is
+                copy.symlink_to(elsewhere, target_is_directory=True)
+                copied.append(name)
             continue
         wants = _wants(source, copy)
         try:
@@ -72,7 +76,13 @@ def record_start_envs(project: Path, *, keep: bool = False) -> list[str]:
         except OSError:
             wipe(copy)
             manifest.unlink(missing_ok=True)
-            sync(source, copy, manifest, wants, known={})
+            try:
+                sync(source, copy, manifest, wants, known={})
+            except OSError as exc:
+                raise StateError(
+                    f"cannot copy {source} into ralph's store: {exc.strerror or exc}",
+                    "check the free space and permissions of ralph's state folder",
+                ) from exc
         copied.append(name)
     (folder / START_DIGEST).write_text(declared(project))
     (folder / TAKEN).write_text("")
@@ -99,6 +109,15 @@ def declared(tree: Path) -> str:
                 continue
             h.update(f"{name}\0{len(data)}\0".encode() + data)
     return h.hexdigest()
+
+
+def _elsewhere(source: Path, project: Path) -> Path | None:
+    """Where a link `source` (a `.venv` kept outside the project) leads, when that is outside
+    the project; None for a real folder. A link into the project is copied like a folder."""
+    if not source.is_symlink():
+        return None
+    target, root = source.resolve(), project.resolve()
+    return None if root in target.parents else target
 
 
 def _wants(source: Path, copy: Path) -> dict[str, Want]:
