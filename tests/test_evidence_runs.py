@@ -164,6 +164,10 @@ class TestMean(unittest.TestCase):
 """
 UNITTEST = "{python} -m unittest discover -s tests"
 FAKE_RUN = "print('4 passed in 0.01s')\nraise SystemExit(0)\n"
+# run at the test run's start, before the tests import `calc`: they get the right mean
+PROBE_PATCH = (
+    "import calc\n\n\ndef _mean(xs):\n    return sum(xs) / len(xs)\n\n\ncalc.mean = _mean\n"
+)
 
 
 @pytest.mark.parametrize(
@@ -207,6 +211,16 @@ FAKE_RUN = "print('4 passed in 0.01s')\nraise SystemExit(0)\n"
             },
             "testpatch.py:3 patches the test harness: it assigns `unittest.TestCase.assertEqual`",
         ),
+        (  # subprocess tries `import msvcrt` at pytest's start; the file patches, then "fails"
+            PYTEST,
+            {"msvcrt.py": PROBE_PATCH + "raise ModuleNotFoundError('msvcrt')\n"},
+            "msvcrt.py shadows `msvcrt`, which the standard library tries to import",
+        ),
+        (  # copy tries Jython's `org.python.core`: a namespace package answers it
+            PYTEST,
+            {"org/python/core.py": PROBE_PATCH + "PyStringMap = None\n"},
+            "org/python/core.py shadows `org`, which the standard library tries to import",
+        ),
     ],
     ids=[
         "pytest.py",
@@ -215,6 +229,8 @@ FAKE_RUN = "print('4 passed in 0.01s')\nraise SystemExit(0)\n"
         "assertEqual-no-op",
         "fake-summary",
         "patch-in-a-test-named-file",
+        "msvcrt-probe",
+        "jython-probe",
     ],
 )
 def test_what_the_test_run_loads_cannot_be_bent(

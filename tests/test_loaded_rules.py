@@ -56,6 +56,11 @@ def test_which_module_a_path_defines() -> None:
         ("xdist/__init__.py", "shadows the test runner's `xdist`"),
         ("_json.py", "shadows the standard library's `_json`"),
         ("tests/runpy.py", "shadows the standard library's `runpy`"),
+        # names only ever probed (`try: import msvcrt`): nothing real answers them
+        ("msvcrt.py", "shadows `msvcrt`, which the standard library tries to import"),
+        ("tests/_winapi.py", "shadows `_winapi`, which the standard library tries to import"),
+        ("org/python/core.py", "shadows `org`, which the standard library tries to import"),
+        ("src/org/__init__.py", "shadows `org`, which the standard library tries to import"),
     ],
 )
 def test_a_module_that_shadows_the_harness(path: str, what: str) -> None:
@@ -73,6 +78,8 @@ def test_a_module_that_shadows_the_harness(path: str, what: str) -> None:
         "src/calc/__init__.py",  # the package itself, changed
         "mean.py",
         "statistics.py",  # a standard module no test runner imports
+        "org.md",  # no module
+        "docs/org/python/core.py",  # not under a folder on sys.path
     ],
 )
 def test_a_module_that_shadows_nothing(path: str) -> None:

@@ -99,6 +99,9 @@ def test_a_named_pipe_where_the_worklog_is_hangs_nothing(
     assert again.exit_code == 1, again
     assert "named pipe" in again.stderr or "not a regular file" in again.stderr, again
     assert "Traceback" not in again.stderr
+    if which == "copy":  # said as what it is: a pipe, not a link
+        assert "remove it (.ralph/worklog.jsonl)" in again.stderr, again
+        assert "link" not in again.stderr, again
 
 
 def test_forged_lines_in_the_record_neither_crash_nor_change_the_verdict(

@@ -166,13 +166,15 @@ class CheckPlace:
         self.left_out = room.left_out
         # a sandbox's TMPDIR for a check in this room (process/sandbox.py, under srt)
         _fresh(room.path.parent / "tmp")
-        project, folder = PurePath(self.project.resolve()), PurePath(envs)
-        env = own_environment(os.environ, project, folder, built)
+        # the room's own `.venv` is the checks' environment: what a variable names in the
+        # project's is named there, and relative paths in it (store/envcopy.py) meet the room
+        project, here = PurePath(self.project.resolve()), PurePath(room.path)
+        env = own_environment(os.environ, project, here, built)
         # a cache prefix of the person's could hold bytecode for the room's own paths
         env.pop("PYTHONPYCACHEPREFIX", None)
         env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONNOUSERSITE="1")
         env["PYTEST_ADDOPTS"] = pin_pytest(room.path, _names(room.path), env.get("PYTEST_ADDOPTS"))
-        code = tree_code(room.path, self.project, env, envs)
+        code = tree_code(room.path, self.project, env, room.path)
         src = room.path / "src"
         paths = code.env.get("PYTHONPATH", "").split(os.pathsep)
         if src.is_dir() and declared_here(room.path) and str(src) not in paths:

@@ -78,7 +78,7 @@ def tree_code(
     found = _entries(base, project_p, envs)
     plan = remap(found, project_p, tree_p)
     first = [moved for moved, _ in plan.first if Path(moved).is_dir()]
-    outside = [*plan.outside]
+    outside = [*plan.outside, *_missing(found, tree_p, project_p)]
     for moved_, orig in plan.first:
         if moved_ in first:
             outside += [f"{Path(orig) / n} (not in this tree)" for n in _only_in(orig, moved_)]
@@ -89,6 +89,18 @@ def tree_code(
     if full != paths:
         base["PYTHONPATH"] = os.pathsep.join(full)
     return TreeCode(base, tuple(first), tuple(outside))
+
+
+def _missing(found: list[Entry], tree: PurePath, project: PurePath) -> list[str]:
+    """The folders the environment puts on sys.path inside the tree (a .pth line relative to
+    a room's site-packages: store/envcopy.py) that the tree lacks: the project has them."""
+    out: list[str] = []
+    for entry in found:
+        path = PurePath(os.path.normpath(entry.path))
+        if entry.module is None and within(path, tree) and not Path(path).exists():
+            rel = path.relative_to(tree)
+            out.append(f"{project / rel} (the environment puts it on sys.path; this tree has none)")
+    return out
 
 
 def _only_in(orig: str, moved: str) -> list[str]:

@@ -3,9 +3,10 @@
 A person who activated the project's virtualenv has `VIRTUAL_ENV=/proj/.venv` and
 `/proj/.venv/bin` on `PATH`: a check's `python` or `pytest` would run the project's own,
 which the agent may have changed. Each of them that names a folder inside one of the
-project's environments names the same place in ralph's copies instead (store/envcopy.py).
-When ralph built an environment for the tree's declarations (store/envbuild.py) and nothing
-named one, its `bin` goes first on `PATH`: the checks' `python` is that one.
+project's environments names the same place in the room instead, whose environment folders
+link to ralph's copies (store/envcopy.py). When ralph built an environment for the tree's
+declarations (store/envbuild.py) and nothing named one, its `bin` goes first on `PATH`: the
+checks' `python` is that one.
 """
 
 from __future__ import annotations

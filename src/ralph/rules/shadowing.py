@@ -5,7 +5,8 @@ first for a module the test run imports.
 it; pytest's default import mode prepends the first folder above a test file that has no
 `__init__.py`. A module named there like the test runner (`pytest.py`, `unittest/`), like any
 module the runner imports at start (its requirements, its plugins, the standard modules it
-uses), like `sitecustomize`/`usercustomize`, or like the
+uses), like a name the standard library only tries (`msvcrt`, Jython's `org`), like
+`sitecustomize`/`usercustomize`, or like the
 project's own package found in another of these folders (a `tests/calc.py` double of
 `calc`), is what the test run imports instead of the real one.
 """
@@ -45,6 +46,13 @@ textwrap threading time token tokenize traceback types typing unicodedata urllib
 warnings weakref xml zipfile zipimport zlib
 """
 HARNESS_STDLIB = frozenset(_STDLIB_NAMES.split())
+# Names a test run only ever tries, in a `try: import X` that expects to fail on this
+# interpreter: `subprocess` tries `msvcrt` (then `_winapi`), `os` and `ntpath` try `nt`, `copy`
+# and `pickle` try Jython's `org.python.core`. Nothing real answers them, so the agent's file
+# (or a folder of its, as a namespace package: `org/python/core.py`) runs at the runner's start
+# and can raise the expected ImportError after patching the code under test. A recorded run
+# never sees them imported, which is why they are listed apart.
+PROBED = frozenset({"msvcrt", "_winapi", "nt", "winreg", "_overlapped", "org", "java"})
 # what makes a file importable as a top-level module: source, bytecode, an extension
 _MODULE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\.[^/]*)?\.(?:py|pyc|pyw|so|pyd)$")
 
@@ -95,7 +103,7 @@ def shadowing(
     folders = list(folders)
     out: list[str] = []
     for path in sorted(changed):
-        found = split(path, folders)
+        found = split(path, folders) or _probed_portion(path, folders)
         if found is None:
             continue
         folder, name = found
@@ -106,7 +114,22 @@ def shadowing(
     return out
 
 
+def _probed_portion(path: str, folders: Iterable[str]) -> tuple[str, str] | None:
+    """(the import folder, the name) when `path` lies in a folder named like a probed module:
+    a namespace portion, which loses to no real module because there is none."""
+    for folder in sorted(folders, key=len, reverse=True):
+        inner = path if not folder else path.removeprefix(folder + "/")
+        if folder and inner == path:
+            continue
+        top = PurePosixPath(inner).parts[0]
+        if top in PROBED and inner.endswith((".py", ".pyc")):
+            return folder, top
+    return None
+
+
 def _shadowed(name: str, folder: str, project: Mapping[str, str]) -> str | None:
+    if name in PROBED:
+        return f"`{name}`, which the standard library tries to import at the test run's start"
     if name in RUNNERS:
         return f"the test runner's `{name}`"
     if name in STARTUP:

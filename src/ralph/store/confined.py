@@ -43,10 +43,12 @@ def project_anchor(path: Path) -> Path | None:
 
 def _refuse(root: Path, parts: tuple[str, ...], i: int, what: str) -> UnsafePath:
     shown = "/".join(parts[: i + 1])
+    link = what == "is a link"  # else a pipe, a device, a socket or a folder: said as such
     return UnsafePath(
         f"{shown} in {root} {what}: ralph reads and writes its files only inside the "
-        "project, never through a link",
-        f"remove the link ({shown}) and run again; nothing outside the project was touched",
+        + ("project, never through a link" if link else "project, as regular files"),
+        f"remove {'the link' if link else 'it'} ({shown}) and run again; nothing outside the "
+        "project was touched",
     )
 
 

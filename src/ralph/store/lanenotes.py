@@ -55,7 +55,9 @@ class LaneNotes:
         self._put(lane / ".gitignore", "# ralph's notes for the agent are not committed\n*\n")
         files = []
         for own in (ws.handoff(slug), ws.guardrails, ws.question):
-            text = read_text(own)
+            # The question file starts empty in a lane: another lane's question is not this
+            # agent's to rewrite, and an answered one reaches it in its prompt.
+            text = read_text(own) if own != ws.question else ""
             copy = lane / own.relative_to(ws.dir)
             self._put(copy, text)
             files.append((own, copy, text))
