@@ -240,7 +240,7 @@ def test_after_a_killed_run_the_copies_are_kept(tmp_path: Path) -> None:
     site = root / ".venv" / "lib" / "python3.11" / "site-packages"
     site.mkdir(parents=True)
     (root / ".venv" / "pyvenv.cfg").write_text("home = /nowhere\n")
-    assert record_start_envs(root) == [".venv"]
+    assert record_start_envs(root).names == [".venv"]
     copy = start_envs(root) / ".venv" / "lib" / "python3.11" / "site-packages"
     (site / "sitecustomize.py").write_text("")
     record_start_envs(root, keep=True)

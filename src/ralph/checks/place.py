@@ -39,9 +39,10 @@ from ralph.rules.testfiles import is_test
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta
 from ralph.store import reader
 from ralph.store.envbuild import environments
-from ralph.store.envcopy import declared_here, record_start_envs
+from ralph.store.envcopy import declared_here, envs_dir, record_start_envs
 from ralph.store.room import RoomSource, build_room, record_start
 from ralph.store.roomsync import wipe
+from ralph.store.runspans import record_began, record_ended
 from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 
 PERSON_SUFFIX = ".person"
@@ -65,6 +66,7 @@ class CheckPlace:
         self._source: RoomSource | None = None
         self.unbuilt: CheckResult | None = None  # why the tree's environment cannot be built
         self.left_out: tuple[str, ...] = ()  # what the last room built left out
+        self.held: list[str] = []  # files of the environments changed while a run was live
 
     def source(self) -> RoomSource:
         if self._source is None:
@@ -78,10 +80,18 @@ class CheckPlace:
         began before (store/startcopy). `envs`: whether any check will run at all."""
         if self.name == "main":
             if envs:
-                record_start_envs(self.project, keep=keep)
+                self.held = record_start_envs(self.project, keep=keep).held
+            record_began(envs_dir(self.project))  # whether checks run or not, an agent will
             record_start(self.project, self.source())
             if copy:
                 record_start_copy(self.project, self.source())
+
+    def finish(self) -> None:
+        """The run ended, its agent stopped: what changes in the project's environments from
+        now on is a person's (store/runspans.py)."""
+        if self.name == "main":
+            with contextlib.suppress(OSError, RalphError):  # never hides why the run ended;
+                record_ended(envs_dir(self.project))  # the span stays open: held, not taken
 
     def here(self) -> tuple[Path, dict[str, str]]:
         """Room A, synced now, and the environment command checks run with there."""

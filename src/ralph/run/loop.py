@@ -16,6 +16,7 @@ from ralph.checks.gate import DoneGate
 from ralph.checks.specset import take_person_specs
 from ralph.errors import ExitCode
 from ralph.rules.caps import mark_blocked
+from ralph.rules.heldfiles import held_line
 from ralph.rules.matrix import Rescan, reconcile
 from ralph.rules.pool import Exhausted, Pick, Pool, Wait
 from ralph.rules.prompt import Mode
@@ -131,6 +132,8 @@ class SpecRun:
             else:
                 why = "changed after a run that was killed: not taken as a person's edit"
                 run.emit(Notice("warning", f"tests {why} ({shown}); accept with `ralph accept`"))
+        if env_line := held_line(self.gate.place.held):
+            run.emit(Notice("warning", env_line))
         if len(run.members) > 1:
             run.emit(PoolChanged(self.pool.seats))
         self.report(scan, added=had_specs)

@@ -52,6 +52,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
             code = run.run()
         finally:
             run.gate.tests.finish()  # what ralph saw of the tests when the run ended
+            run.gate.place.finish()  # and when it ended, for the environments' copies
         if code == ExitCode.OK:  # the next run begins afresh: its own start copy
             drop_start_copy(opts.root)
         return code

@@ -10,6 +10,12 @@ copies nothing), and the rooms the checks run in link to the copy, never to the 
 what the agent does to the project's environments during the run reaches no check. A run
 after one that was killed keeps the copy it has (what that run's agent changed stays out).
 
+Nor does it reach a later run's: a file whose change time falls in a span when a run was live
+(store/runspans.py) is the agent's, so the copy keeps the version it had (or stays without
+it), and a file gone while a run was live (its folder changed then) stays in the copy. What
+changed while no run was live is the person's and is taken: a reinstall, or a new
+environment, after the run ended.
+
 A virtualenv names its own folder in its commands (`#!/…/.venv/bin/python`): the copy's
 commands name the copy. What the tree declares beyond it (a dependency the agent added) is
 store/envbuild.py's.
@@ -19,13 +25,24 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph.errors import RalphError, StateError
 from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS
 from ralph.store.private import ensure_store, store_dir
 from ralph.store.reader import read_bytes
-from ralph.store.roomsync import Want, racy_from, sync, want_bytes, want_file, wipe
+from ralph.store.roomsync import (
+    Key,
+    Want,
+    load_manifest,
+    racy_from,
+    sync,
+    want_bytes,
+    want_file,
+    wipe,
+)
+from ralph.store.runspans import Spans, load_spans
 
 ENVS = "envs"
 START = "start"
@@ -45,14 +62,22 @@ def start_envs(project: Path) -> Path:
     return envs_dir(project) / START
 
 
-def record_start_envs(project: Path, *, keep: bool = False) -> list[str]:
+@dataclass(frozen=True)
+class Taken:
+    names: list[str]  # the environments copied
+    held: list[str] = field(default_factory=list)  # files left as they were ("<name>/<path>")
+
+
+def record_start_envs(project: Path, *, keep: bool = False) -> Taken:
     """When a run starts: copy the project's environments (those it has now; a copy of one
-    that is gone goes). `keep`: the last run was killed, keep the copies there are. The names
-    copied."""
+    that is gone goes), but for what changed while a run was live. `keep`: the last run was
+    killed, keep the copies there are."""
     folder = start_envs(project)
     if keep and (folder / TAKEN).is_file():
-        return [p.name for p in folder.iterdir() if p.is_dir()]
+        return Taken([p.name for p in folder.iterdir() if p.is_dir()])
     ensure_store(project)
+    spans = load_spans(envs_dir(project))
+    held: list[str] = []
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     (folder / TAKEN).unlink(missing_ok=True)
     copied: list[str] = []
@@ -71,8 +96,12 @@ def record_start_envs(project: Path, *, keep: bool = False) -> list[str]:
                 copied.append(name)
             continue
         wants = _wants(source, copy)
+        had = load_manifest(manifest)
+        if spans:
+            wants, kept_out = _held_out(source, copy, wants, had, spans)
+            held += [f"{name}/{rel}" for rel in kept_out]
         try:
-            sync(source, copy, manifest, wants)
+            sync(source, copy, manifest, wants, known=had)
         except OSError:
             wipe(copy)
             manifest.unlink(missing_ok=True)
@@ -86,7 +115,67 @@ def record_start_envs(project: Path, *, keep: bool = False) -> list[str]:
         copied.append(name)
     (folder / START_DIGEST).write_text(declared(project))
     (folder / TAKEN).write_text("")
-    return copied
+    return Taken(copied, held)
+
+
+def _held_out(
+    source: Path, copy: Path, wants: dict[str, Want], had: dict[str, Key], spans: Spans
+) -> tuple[dict[str, Want], list[str]]:
+    """`wants` but for the files changed, made or deleted while a run was live: for those,
+    what the copy holds (by the manifest of its last sync, `had`). And their paths."""
+    out: dict[str, Want] = {}
+    held: list[str] = []
+    for rel, want in wants.items():
+        try:
+            changed = want.key[2] if want.kind == "file" else os.lstat(source / rel).st_ctime_ns
+        except OSError:
+            changed = None  # gone since it was listed: as if deleted now
+        if changed is not None and not spans.live(changed):
+            out[rel] = want
+            continue
+        held.append(rel)
+        kept = _kept(copy, rel, had.get(rel))
+        if kept is not None:
+            out[rel] = kept
+    for rel, entry in had.items():
+        if rel in wants or not spans.live(_folder_changed(source, rel)):
+            continue
+        held.append(rel)  # deleted while a run was live: the copy keeps it
+        kept = _kept(copy, rel, entry)
+        if kept is not None:
+            out[rel] = kept
+    return out, sorted(held)
+
+
+def _kept(copy: Path, rel: str, entry: Key | None) -> Want | None:
+    """The Want that keeps the copy's `rel` as its last sync made it (none when it had none)."""
+    if not isinstance(entry, list) or len(entry) != 3 or not isinstance(entry[1], list):
+        return None
+    kind, key = entry[0], entry[1]
+    if kind == "file":
+        return Want("file", key)  # kept while the copy is intact; never made from the source
+    if kind == "link" and key and isinstance(key[0], str):
+        return Want("link", key, os.fsencode(key[0]))
+    if kind == "bytes" and len(key) >= 2 and isinstance(key[1], int):
+        try:
+            data = (copy / rel).read_bytes()
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() == key[0]:
+            return Want("bytes", key, data, key[1])
+    return None
+
+
+def _folder_changed(source: Path, rel: str) -> int:
+    """The change time of the nearest folder of `source/rel` that is still there."""
+    path = (source / rel).parent
+    while True:
+        try:
+            return os.lstat(path).st_ctime_ns
+        except OSError:
+            if path in (source, path.parent):
+                return -1
+            path = path.parent
 
 
 def declared_here(tree: Path) -> bool:

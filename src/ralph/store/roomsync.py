@@ -120,7 +120,7 @@ def sync(
     the last sync of this process left it (`Synced.manifest`), trusted over the file, which
     a check's code could have rewritten; the file serves the first sync of the next run."""
     room.mkdir(mode=0o700, parents=True, exist_ok=True)
-    manifest = known if known is not None else _load(manifest_file)
+    manifest = known if known is not None else load_manifest(manifest_file)
     folders: set[str] = set()
     for rel in wants:
         end = rel.rfind("/")
@@ -190,7 +190,7 @@ def wipe(path: Path) -> None:
     shutil.rmtree(path, onerror=again)
 
 
-def _load(manifest_file: Path) -> dict[str, Key]:
+def load_manifest(manifest_file: Path) -> dict[str, Key]:
     try:
         data = load_json(manifest_file, "a clean room's manifest")
     except StateError:  # a damaged manifest only costs a full copy

@@ -1,0 +1,180 @@
+"""What an agent changed in the project's environment while a run was live never reaches a
+later run's checks (store/runspans.py, store/envcopy.py), through the real CLI: not after a
+run that ended, not after `ralph reset`. What a person changes there once the run ended is
+taken."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from ralph.store.envcopy import envs_dir, record_start_envs, start_envs
+from ralph.store.runspans import ENDED, load_spans, record_began, record_ended
+from tests.conftest import Project, Result
+from tests.test_environment import RIGHT, make_project, refused, site_of, venv_project
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layout")
+
+SHIM = "from _fixed import mean  # noqa\n"
+
+
+def after_the_end(project: Path) -> None:
+    """Wait until the kernel's clock stamps a change later than the last run's end (its
+    coarse tick may still be the one the end was stamped in)."""
+    ended = os.lstat(envs_dir(project) / ENDED).st_ctime_ns
+    probe = project.parent / "probe"
+    for _ in range(100_000):
+        probe.write_text("")
+        if os.lstat(probe).st_ctime_ns > ended:
+            return
+        probe.unlink()
+    raise AssertionError("the clock never moved past the run's end")
+
+
+def plant_pth(p: Project) -> Result:
+    """Run 1: the agent keeps a right mean() in a folder of the .venv that its .pth adds,
+    makes calc.py import it and says DONE: refused (the copy was taken before)."""
+    site = site_of(p.root / ".venv")
+    extra = site.parent.parent / "extra"
+    run = (
+        f"mkdir -p {extra} && printf %s {shlex.quote(RIGHT)} > {extra / '_fixed.py'} && "
+        f"printf '../../extra\\n' > {site / 'zz_extra.pth'}"
+    )
+    steps = [{"run": run, "write": {"calc.py": SHIM}, "signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "2")
+    refused(res)
+    return res
+
+
+def says_done(p: Project) -> Result:
+    return p.run("run", "--agent-command", p.script({"*": [{"signal": "DONE"}]}), "-n", "2")
+
+
+def test_a_pth_planted_in_a_refused_run_never_reaches_the_next_run(project: Project) -> None:
+    p = project
+    venv_project(p)
+    plant_pth(p)
+    res = says_done(p)
+    refused(res)
+    assert "changed while a ralph run was live stay out" in res.stdout, res.stdout
+    assert "zz_extra.pth" in res.stdout and "_fixed.py" in res.stdout
+
+
+def test_ralph_reset_between_the_runs_takes_nothing_of_the_agent(project: Project) -> None:
+    p = project
+    venv_project(p)
+    plant_pth(p)
+    assert p.run("reset").exit_code == 0
+    res = says_done(p)
+    refused(res)
+    assert "zz_extra.pth" in res.stdout, res.stdout
+    res = says_done(p)  # and again: what a run left out stays out
+    refused(res)
+    assert "zz_extra.pth" in res.stdout, res.stdout
+
+
+def test_a_venv_made_by_the_agent_with_a_scripted_python_never_reaches_the_next_run(
+    project: Project,
+) -> None:
+    p = project
+    make_project(p)
+    fake = shlex.quote("#!/bin/sh\necho 'Ran 1 test'\necho OK\nexit 0\n")
+    plant = (
+        f"mkdir -p .venv/bin && printf %s {fake} > .venv/bin/python && chmod +x .venv/bin/python"
+        " && printf 'home = /usr/bin\\n' > .venv/pyvenv.cfg"
+    )
+    steps = {"*": [{"run": plant, "signal": "DONE"}]}
+    refused(p.run("run", "--agent-command", p.script(steps), "-n", "2"))
+    assert p.run("reset").exit_code == 0
+    res = says_done(p)
+    refused(res)
+    assert ".venv/bin/python" in res.stdout, res.stdout
+
+
+def test_a_package_the_person_installs_after_the_run_is_taken(project: Project) -> None:
+    # the honest control: what a person puts in the .venv once the run ended reaches the
+    # checks, beside what the agent planted, which stays out
+    p = project
+    venv_project(p)
+    plant_pth(p)
+    after_the_end(p.root)
+    site = site_of(p.root / ".venv")
+    (site / "meanlib").mkdir()
+    (site / "meanlib" / "__init__.py").write_text(RIGHT)
+    # the agent's step repeats (its script counts the spec's rotations across runs)
+    steps = [{"write": {"calc.py": "from meanlib import mean  # noqa\n"}, "signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
+    assert "zz_extra.pth" in res.stdout and "meanlib" not in res.stdout, res.stdout
+
+
+def test_a_run_that_leaves_the_venv_alone_says_nothing_of_it(project: Project) -> None:
+    p = project
+    venv_project(p)
+    steps = [{"write": {"calc.py": RIGHT}, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert "was live" not in res.stdout, res.stdout
+
+
+def venv_folder(tmp_path: Path) -> tuple[Path, Path, Path]:
+    root = tmp_path / "proj"
+    site = root / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (root / ".venv" / "pyvenv.cfg").write_text("home = /nowhere\n")
+    return root, site, start_envs(root) / ".venv" / "lib" / "python3.11" / "site-packages"
+
+
+def test_files_changed_or_deleted_while_a_run_was_live_keep_the_copy_version(
+    tmp_path: Path,
+) -> None:
+    root, site, copy = venv_folder(tmp_path)
+    (site / "kept.py").write_text("old\n")
+    (site / "gone.py").write_text("old\n")
+    (site / "pkg").mkdir()
+    (site / "pkg" / "mod.py").write_text("old\n")
+    record_start_envs(root)
+    record_began(envs_dir(root))  # the agent's turn
+    (site / "kept.py").write_text("agent\n")
+    (site / "gone.py").unlink()
+    (site / "pkg" / "mod.py").unlink()
+    (site / "pkg").rmdir()
+    (site / "new.py").write_text("agent\n")
+    record_ended(envs_dir(root))
+    taken = record_start_envs(root)
+    assert (copy / "kept.py").read_text() == "old\n"
+    assert (copy / "gone.py").read_text() == "old\n"
+    assert (copy / "pkg" / "mod.py").read_text() == "old\n"
+    assert not (copy / "new.py").exists()
+    prefix = ".venv/lib/python3.11/site-packages/"
+    assert taken.held == [prefix + n for n in ("gone.py", "kept.py", "new.py", "pkg/mod.py")]
+    # the person, after the end: rewrites one, makes one anew, deletes one
+    after_the_end(root)
+    (site / "kept.py").write_text("person\n")
+    (site / "pkg").mkdir()
+    (site / "pkg" / "mod.py").write_text("person\n")
+    (site / "new.py").unlink()
+    taken = record_start_envs(root)
+    assert (copy / "kept.py").read_text() == "person\n"
+    assert (copy / "pkg" / "mod.py").read_text() == "person\n"
+    # a deletion is told by its folder's change time: the person's changes there since take it
+    assert taken.held == []
+    assert not (copy / "gone.py").exists()
+
+
+def test_a_killed_run_leaves_its_span_open_until_a_run_ends(tmp_path: Path) -> None:
+    root, site, copy = venv_folder(tmp_path)
+    record_start_envs(root)
+    record_began(envs_dir(root))  # killed: no end
+    (site / "planted.py").write_text("agent\n")
+    assert load_spans(envs_dir(root)).live(os.lstat(site / "planted.py").st_ctime_ns)
+    record_began(envs_dir(root))  # the next run: the span goes on
+    record_ended(envs_dir(root))
+    assert record_start_envs(root).held == [".venv/lib/python3.11/site-packages/planted.py"]
+    assert not (copy / "planted.py").exists()
