@@ -169,11 +169,13 @@ class CheckPlace:
         # the room's own `.venv` is the checks' environment: what a variable names in the
         # project's is named there, and relative paths in it (store/envcopy.py) meet the room
         project, here = PurePath(self.project.resolve()), PurePath(room.path)
-        env = own_environment(os.environ, project, here, built)
+        env = own_environment(os.environ, project, here, built, pathsep=os.pathsep)
         # a cache prefix of the person's could hold bytecode for the room's own paths
         env.pop("PYTHONPYCACHEPREFIX", None)
         env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONNOUSERSITE="1")
-        env["PYTEST_ADDOPTS"] = pin_pytest(room.path, _names(room.path), env.get("PYTEST_ADDOPTS"))
+        env["PYTEST_ADDOPTS"] = pin_pytest(
+            room.path, _names(room.path), env.get("PYTEST_ADDOPTS"), empty=os.devnull
+        )
         code = tree_code(room.path, self.project, env, room.path)
         src = room.path / "src"
         paths = code.env.get("PYTHONPATH", "").split(os.pathsep)

@@ -11,7 +11,6 @@ checks' `python` is that one.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import PurePath
 
@@ -31,12 +30,18 @@ def moved(path: str, project: PurePath, envs: PurePath) -> str:
 
 
 def own_environment(
-    env: Mapping[str, str], project: PurePath, envs: PurePath, built: str | None = None
+    env: Mapping[str, str],
+    project: PurePath,
+    envs: PurePath,
+    built: str | None = None,
+    *,
+    pathsep: str,
 ) -> dict[str, str]:
     """`env` with its environment variables pointed at `envs`; `built`: the name of the
-    virtualenv ralph built there for the tree's declarations, if it did."""
+    virtualenv ralph built there for the tree's declarations, if it did; `pathsep`: the
+    platform's separator in PATH (the caller's os.pathsep: a rule does not ask the system)."""
     out = dict(env)
-    paths = [moved(p, project, envs) for p in env.get("PATH", "").split(os.pathsep) if p]
+    paths = [moved(p, project, envs) for p in env.get("PATH", "").split(pathsep) if p]
     venv = env.get("VIRTUAL_ENV")
     if venv:
         out["VIRTUAL_ENV"] = moved(venv, project, envs)
@@ -47,5 +52,5 @@ def own_environment(
             paths.insert(0, str(own / "bin"))
             out["VIRTUAL_ENV"] = str(own)
     if paths:
-        out["PATH"] = os.pathsep.join(paths)
+        out["PATH"] = pathsep.join(paths)
     return out
