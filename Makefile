@@ -59,7 +59,7 @@ browser-tools:
 	@tests/install_browser.sh
 
 unit: $(STAMP) e2e-agents sandbox-tools browser-tools
-	$(BIN)/pytest -q -n auto
+	$(BIN)/pytest -q -n auto --dist worksteal
 
 e2e: $(STAMP) e2e-agents
 	$(BIN)/pytest -q -p no:cacheprovider tests/test_e2e_agents.py tests/test_e2e_limits.py -rs
@@ -95,6 +95,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/prompts.py
 	$(BIN)/python bench/lanes.py
 	$(BIN)/python bench/room.py
+	$(BIN)/python bench/done.py
 	$(BIN)/python bench/environment.py
 	$(BIN)/python bench/sealed.py
 	$(BIN)/python bench/revert.py

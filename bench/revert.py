@@ -1,12 +1,14 @@
-"""The revert check's cost (checks/revert.py) on a small Python project, in ralph's own process.
+"""The revert and mutation checks' cost (checks/revert.py, checks/mutation.py) on a small Python
+project, in ralph's own process.
 
 A git repository of `FILES` small tracked files beside a `calc` package and `CASES` pytest cases;
 the run's start copy taken; then an agent's work: `calc` fixed and one case added. Measured at a
 decisive DONE: the spec's test command alone (one pytest run in room A), then the revert
 check alone (the changed files found, two pytest runs with per-case results, the revert room
 built), then the revert check again on the same tree with the cache off (the revert room
-re-synced, nothing new to copy). Each figure is the median of 3. The project and ralph's store
-are made in a temporary home, and removed at the end.
+re-synced, nothing new to copy), and the mutation check on the same change (its 2 mutants:
+the unmutated run traced, each mutant, the control run). Each figure is the median of 3. The
+project and ralph's store are made in a temporary home, and removed at the end.
 """
 
 from __future__ import annotations
@@ -81,6 +83,9 @@ def main() -> None:
         print(f"  test command alone (one pytest run):       {statistics.median(one):6.2f} s")
         print(f"  revert check, first (builds its room):     {first:6.2f} s")
         print(f"  revert check again (room re-synced):       {statistics.median(again):6.2f} s")
+        mutation = f"---\nchecks:\n  - method: mutation\n    config: {{command: {PYTEST}}}\n---\n"
+        mutated = [seconds(root, mutation, cache=False) for _ in range(RUNS)]
+        print(f"  mutation check, 2 mutants (4 runs):        {statistics.median(mutated):6.2f} s")
 
 
 if __name__ == "__main__":

@@ -132,7 +132,7 @@ def test_an_agent_ignoring_sigterm_is_killed(tmp_path: Path, work: Path) -> None
     pid_file = tmp_path / "pid"
     fake_script(tmp_path / "bin", "claude", "ignore_sigterm.py", str(pid_file))
     agent = make_agent("claude", None, {"PATH": str(tmp_path / "bin")})
-    result, shown, _ = run(agent, request(work, timeout=2.0))
+    result, shown, _ = run(agent, request(work, timeout=6.0))  # room for its start
     assert result.process.timed_out
     assert result.failure is not None and result.failure.startswith("timed out")
     assert shown == ["ready"]  # plain text from a JSON agent is shown as it is
@@ -154,7 +154,7 @@ def test_a_silent_agent_hits_the_idle_timeout(tmp_path: Path, work: Path) -> Non
     fake_script(tmp_path / "bin", "claude", "silent.py", str(pid_file))
     agent = make_agent("claude", None, {"PATH": str(tmp_path / "bin")})
     started = time.monotonic()
-    result, _, _ = run(agent, request(work, idle_timeout=1.0, timeout=25.0))
+    result, _, _ = run(agent, request(work, idle_timeout=3.0, timeout=25.0))
     assert result.process.idle_timed_out
     assert time.monotonic() - started < 15
     assert is_gone(read_pid(pid_file))

@@ -58,7 +58,7 @@ def tagged(tag: str) -> list[int]:
     return found
 
 
-def gone(tag: str, within: float = 5.0) -> bool:
+def gone(tag: str, within: float = 30.0) -> bool:
     end = time.monotonic() + within
     while time.monotonic() < end:
         if not tagged(tag):

@@ -15,6 +15,7 @@ from tests.conftest import FAKES, Project
 from tests.platforms import wrapper
 
 
+@pytest.mark.slow
 def test_history_shows_claudes_text_not_its_stream_json(
     git_project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -39,6 +40,7 @@ def test_history_shows_claudes_text_not_its_stream_json(
     assert last[0].startswith("[result] success") and last[1].startswith("# ended:")
 
 
+@pytest.mark.slow
 def test_history_of_a_custom_command_is_its_plain_text(git_project: Project) -> None:
     git_project.write({"PROMPT.md": "# goal\n"})
     git_project.commit_all()

@@ -82,6 +82,7 @@ def test_a_report_without_a_run_is_one_line(git_project: Project, tmp_path: Path
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a process")
+@pytest.mark.slow
 def test_a_live_run_is_reported_as_far_as_it_has_got(git_project: Project, tmp_path: Path) -> None:
     git_project.write({"PROMPT.md": SPEC})
     script = tmp_path / "script.json"
@@ -110,6 +111,7 @@ def test_a_live_run_is_reported_as_far_as_it_has_got(git_project: Project, tmp_p
 
 
 @posix_names
+@pytest.mark.slow
 def test_a_hundred_rotation_report_stays_under_2_mb_and_escapes_everything(
     git_project: Project, tmp_path: Path
 ) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ralph.store.lanes import lanes_file
 from tests.conftest import Project
 from tests.test_pool_faults import Script, claude, claude_calls
@@ -41,6 +43,7 @@ def worktrees(project: Project) -> list[str]:
     return [line for line in out.splitlines() if line.startswith("worktree ")]
 
 
+@pytest.mark.slow
 def test_independent_specs_are_verified_in_parallel_and_merged(project: Project) -> None:
     lanes_project(project, FOUR)
     steps = {
@@ -68,6 +71,7 @@ def test_independent_specs_are_verified_in_parallel_and_merged(project: Project)
     print(res.stdout)
 
 
+@pytest.mark.slow
 def test_two_specs_editing_the_same_lines_conflict_and_the_agent_resolves(
     project: Project,
 ) -> None:
@@ -116,6 +120,7 @@ def test_two_specs_editing_the_same_lines_conflict_and_the_agent_resolves(
     assert "conflicts in shared.txt" in res.stdout
 
 
+@pytest.mark.slow
 def test_the_conflict_handoff_names_files_and_the_other_spec(project: Project) -> None:
     specs = {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"}
     lanes_project(project, {**specs, "shared.txt": "base\n"})
@@ -162,6 +167,7 @@ checks:
 """
 
 
+@pytest.mark.slow
 def test_a_merge_that_breaks_another_specs_check_drops_it_until_fixed(project: Project) -> None:
     specs = {
         "specs/a.spec.md": CHECKED.format(name="a", line="x = 1"),
@@ -298,6 +304,7 @@ def test_parallel_1_is_the_one_spec_loop(git_project: Project) -> None:
     assert not git_project.worklog("lane_open")
 
 
+@pytest.mark.slow
 def test_a_lanes_question_stops_the_run_and_the_answer_reaches_the_next_rotation(
     project: Project,
 ) -> None:
@@ -320,6 +327,7 @@ def test_a_lanes_question_stops_the_run_and_the_answer_reaches_the_next_rotation
     assert not question.exists()
 
 
+@pytest.mark.slow
 def test_an_open_lane_gets_the_merged_work_before_its_next_rotation(project: Project) -> None:
     lanes_project(project, {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"})
     steps = {
@@ -337,6 +345,7 @@ def test_an_open_lane_gets_the_merged_work_before_its_next_rotation(project: Pro
     assert (project.root / "b-saw-a.txt").read_text() == "yes\n"
 
 
+@pytest.mark.slow
 def test_headless_lines_and_json_events_name_each_lanes_spec(project: Project) -> None:
     lanes_project(project, {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"})
     steps = {"*": [{"say": "working on it", "signal": "DONE"}]}
@@ -380,6 +389,7 @@ def test_a_counted_done_shares_its_work_so_no_spec_is_reviewed_again(project: Pr
     assert "specs/a.spec.md: lane's work merged (the lane goes on) into main" in res.stdout
 
 
+@pytest.mark.slow
 def test_only_a_counted_done_shares_a_lanes_work(project: Project) -> None:
     """Work the agent left unfinished (CONTINUE) stays in the lane; the DONE that counts 1/3
     brings it into the user's branch, before the spec is verified."""

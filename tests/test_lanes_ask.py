@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.conftest import Project
+from tests.conftest import FAKES, Project
 from tests.terminal import on_terminal, read_until
 from tests.test_lanes import lanes_project
 
@@ -20,11 +20,14 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX p
 CRASH = {"say": "Traceback: boom", "exit": 1}
 
 
+@pytest.mark.slow
 def test_an_escalation_in_a_parallel_run_is_answered_with_the_other_lanes_held(
     project: Project,
 ) -> None:
 
     marker = project.root.parent / "late-lane-done"
+    gate = project.root.parent / "gate"
+    wait_for_gate = f'"{sys.executable}" "{FAKES / "gate.py"}" "{gate}"'
     lanes_project(
         project,
         {
@@ -36,9 +39,14 @@ def test_an_escalation_in_a_parallel_run_is_answered_with_the_other_lanes_held(
     steps = {
         "specs/a.spec.md": [{"run": "sleep 0.4", **CRASH}],
         "specs/b.spec.md": [{"run": "sleep 0.7", **CRASH}],
-        # still running when the breaker opens; it ends while the person is asked
+        # still running when the breaker opens; it ends while the person is asked (the test
+        # opens its gate once the question is on the terminal: an event, not a guessed time)
         "specs/c.spec.md": [
-            {"run": f"sleep 2.5; touch {marker}", "say": "late lane line", "signal": "CONTINUE"}
+            {
+                "run": f"{wait_for_gate}; touch {marker}",
+                "say": "late lane line",
+                "signal": "CONTINUE",
+            }
         ],
     }
     cmd = project.script(steps)
@@ -51,6 +59,7 @@ def test_an_escalation_in_a_parallel_run_is_answered_with_the_other_lanes_held(
         header = next(x for x in text.splitlines() if "Circuit breaker open" in x)
         assert "specs/a.spec.md" in header and "specs/b.spec.md" in header, header
         asked = len(seen)
+        gate.touch()
         deadline = time.monotonic() + 30
         while not marker.exists() and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ralph.rules.lanes import lane_name
 from tests.conftest import Project
 from tests.test_lanes import lanes_project
@@ -14,6 +16,7 @@ TODO = "# docs\n- [ ] docs.txt exists\n- [ ] api.txt exists\n"
 TICKED = "# docs\n- [x] docs.txt exists\n- [x] api.txt exists\n"
 
 
+@pytest.mark.slow
 def test_an_agent_ticking_its_boxes_in_a_lane_reaches_verified(project: Project) -> None:
     lanes_project(project, {"specs/docs.spec.md": TODO, "specs/api.spec.md": "# api\n"})
     steps = {
@@ -63,6 +66,7 @@ def test_a_persons_edit_of_a_spec_in_the_main_tree_still_resets_it(project: Proj
     assert "spec changed: specs/docs.spec.md goes back to 0/3" in res.stdout, res.stdout
 
 
+@pytest.mark.slow
 def test_lane_rotations_carry_a_lane_key_in_json_events(project: Project) -> None:
     lanes_project(project, {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"})
     cmd = project.script({"*": [{"say": "working", "signal": "DONE"}]})
@@ -84,6 +88,7 @@ def test_lane_rotations_carry_a_lane_key_in_json_events(project: Project) -> Non
     assert not any("lane" in e for e in events)  # one spec at a time: no lanes, no key
 
 
+@pytest.mark.slow
 def test_a_lane_whose_reviews_keep_changing_files_is_escalated(project: Project) -> None:
     """The convergence watch sees lane rotations as it sees one-spec rotations."""
     lanes_project(

@@ -45,6 +45,11 @@ def started(project: Project, spec: str, n: int = 1) -> bool:
     return sum(1 for c in project.calls() if c["spec"] == spec) >= n
 
 
+def wrote(project: Project, spec: str, name: str) -> bool:
+    """The spec's agent has written `name` in its lane (an event to wait on, not a guess)."""
+    return any(c["spec"] == spec and (Path(c["cwd"]) / name).exists() for c in project.calls())
+
+
 def test_kill_9_during_a_lane_rotation_then_resume(project: Project) -> None:
     lanes_project(project, TWO)
     steps = {
@@ -59,7 +64,7 @@ def test_kill_9_during_a_lane_rotation_then_resume(project: Project) -> None:
     try:
         wait_for(lambda: started(project, "specs/b.spec.md"))
         wait_for((project.root / ".ralph" / "worktrees").is_dir)
-        time.sleep(0.3)  # b's agent has written b.txt and sleeps
+        wait_for(lambda: wrote(project, "specs/b.spec.md", "b.txt"))  # and now sleeps
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
@@ -152,10 +157,8 @@ def test_ctrl_c_stops_every_lane_and_keeps_their_work(project: Project) -> None:
     }
     proc = start(project, "--agent-command", project.script(steps), "--parallel", "2")
     try:
-        wait_for(
-            lambda: started(project, "specs/a.spec.md") and started(project, "specs/b.spec.md")
-        )
-        time.sleep(0.5)
+        wait_for(lambda: wrote(project, "specs/a.spec.md", "a.txt"))
+        wait_for(lambda: wrote(project, "specs/b.spec.md", "b.txt"))  # both agents now sleep
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     finally:

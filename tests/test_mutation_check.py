@@ -116,6 +116,7 @@ COUNT_TEST = (
 )
 
 
+@pytest.mark.slow
 def test_max_mutants_is_kept_and_a_mutant_that_loops_forever_is_killed(
     git_project: Project,
 ) -> None:
@@ -128,6 +129,7 @@ def test_max_mutants_is_kept_and_a_mutant_that_loops_forever_is_killed(
     assert "score 1.00: 2 of 2 mutants killed (2 chosen of 6 mutants)" in ran[0]["summary"]
 
 
+@pytest.mark.slow
 def test_the_whole_check_stops_at_its_timeout_and_untried_mutants_count_as_surviving(
     git_project: Project,
 ) -> None:
@@ -145,16 +147,16 @@ def test_the_whole_check_stops_at_its_timeout_and_untried_mutants_count_as_survi
     assert "raise config.timeout" in (git_project.root / ".ralph" / "prompt.md").read_text()
 
 
-def test_no_python_change_passes_with_a_note_and_other_languages_are_named(
-    git_project: Project,
-) -> None:
+def test_no_python_change_is_refused_naming_what_changed(git_project: Project) -> None:
+    # fail closed: a check with nothing to mutate proves nothing, so it never passes
     mutation_project(git_project)
     steps = [{"write": {"web/app.js": "export const x = 1;\n"}, "signal": "DONE"}]
     res = git_project.run("run", *git_project.fake({"*": steps}), "-n", "3")
-    assert res.exit_code == 0, res
+    assert res.exit_code == 3, res
     ran = next(c for c in mutation_checks(git_project) if not c["skipped"])
-    assert ran["passed"] and "no mutant: no Python code changed" in ran["summary"]
-    assert ran["warnings"] == ["not mutated (only Python is): web/app.js"]
+    assert not ran["passed"]
+    assert "no mutant: no Python code changed since the run began" in ran["summary"]
+    assert "(changed: web/app.js)" in ran["summary"]
 
 
 def test_a_mutation_check_without_a_command_is_one_clear_line(project: Project) -> None:
@@ -166,6 +168,7 @@ def test_a_mutation_check_without_a_command_is_one_clear_line(project: Project) 
     assert "Traceback" not in res.stderr + res.stdout
 
 
+@pytest.mark.slow
 def test_cancel_now_stops_a_running_mutant_and_leaves_nothing_running(
     project: Project, tmp_path: Path
 ) -> None:
@@ -215,6 +218,7 @@ def test_a_secret_in_the_agents_code_is_not_quoted_by_the_refusal(
     assert not any(secret in text for text in seen)
 
 
+@pytest.mark.slow
 def test_in_lanes_the_check_runs_in_the_lanes_rooms_and_refuses_weak_tests(
     project: Project,
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 
@@ -56,6 +57,22 @@ def test_a_fresh_clone_at_a_path_used_before_starts_afresh_and_says_why(
     assert "another checkout" not in later.stdout  # claimed: this checkout's store now
 
 
+def test_a_pipe_where_the_checkout_id_is_hangs_nothing(project: Project) -> None:
+    """The checkout's id (.git/ralph-id) is read through the one reader: a named pipe there
+    is no id, never a wait (an unsandboxed agent can write the git folder)."""
+    project.git("init", "-q", "-b", "main")
+    project.write({"specs/a.spec.md": "# a\n", ".gitignore": ".ralph/\n"})
+    project.commit_all()
+    done = project.fake({"*": [{"signal": "DONE"}]})
+    assert project.run("run", *done, "--headless").exit_code == 0
+    ident = project.root / ".git" / "ralph-id"
+    ident.unlink()
+    os.mkfifo(ident)
+    status = project.run_subprocess("status")  # a process: a hang would meet its timeout
+    assert status.exit_code == 0, status
+    assert "another checkout" in status.stdout  # no id read: not this checkout's record
+
+
 def test_history_of_a_lanes_run_has_a_lane_column_and_lists_rotations_in_order(
     project: Project,
 ) -> None:
@@ -91,3 +108,78 @@ def test_rotations_are_listed_by_number_whatever_order_lanes_logged_them() -> No
         (1, "a-000000", "DONE"),
         (2, "b-000000", "DONE"),
     ]
+
+
+def test_the_bar_line_says_what_ran_in_words_that_fit() -> None:
+    from ralph.checks.bar import Measured
+    from ralph.rules.testcounts import TestCounts
+
+    def line(passed: int, failed: int, skipped: int) -> str:
+        return Measured(
+            "pytest", ("specs/a.spec.md",), TestCounts(passed, failed, skipped), ""
+        ).line()
+
+    collection_error = line(0, 1, 0)
+    assert "no test passed before the first rotation" in collection_error
+    assert "1 test failed or could not be collected" in collection_error
+    assert "1 tests" not in collection_error
+    nothing = line(0, 0, 2)
+    assert "no test ran before the first rotation" in nothing
+    assert "at least 0" not in nothing and "a DONE needs its tests to run and pass" in nothing
+    assert line(3, 1, 0).startswith("tests' bar of specs/a.spec.md: 4 tests ran before")
+    assert line(1, 0, 0).startswith("tests' bar of specs/a.spec.md: 1 test ran before")
+
+
+def test_a_refusal_by_sealed_tests_says_how_sealed_tests_change() -> None:
+    from ralph.checks.gate import CHECK_HINT, SEALED_HINT, hint_for
+    from ralph.checks.result import CheckResult, GateResult
+    from ralph.checks.sealed import NAME
+
+    sealed = CheckResult(NAME, "external", passed=False)
+    command = CheckResult("tests", "external", passed=False)
+    fine = CheckResult("lint", "external", passed=True)
+    assert hint_for(GateResult(False, (sealed, fine))) == SEALED_HINT
+    assert "front matter" not in SEALED_HINT and "ralph seal" in SEALED_HINT
+    assert hint_for(GateResult(False, (command, fine))) == CHECK_HINT  # as ever
+    both = hint_for(GateResult(False, (command, sealed)))
+    assert "front matter" in both and "ralph seal" in both
+
+
+def test_run_says_in_one_line_when_a_shared_test_command_refuses_a_done(
+    project: Project,
+) -> None:
+    command = "test ! -e broken-by-b"  # the whole suite, as both specs name it
+    front = f"---\ntest_command: {command}\n---\n"
+    project.write({"specs/a.spec.md": front + "# a\n", "specs/b.spec.md": front + "# b\n"})
+    steps = {
+        "specs/a.spec.md": [{"signal": "DONE"}],
+        "specs/b.spec.md": [
+            {"write": {"broken-by-b": "x\n"}, "signal": "CONTINUE"},
+            {"signal": "DONE"},
+        ],
+    }
+    res = project.run("run", *project.fake(steps), "--headless", "-n", "8")
+    assert res.stdout.count("DONE refused") >= 2, res.stdout
+    lines = [line for line in res.stdout.splitlines() if "which is also the test command" in line]
+    assert len(lines) == 1, res.stdout  # said once, however often it refuses
+    assert f"specs/b.spec.md: its DONE was refused by `{command}`" in lines[0]
+    assert "of specs/a.spec.md" in lines[0] and "ralph.yaml's test_command" in lines[0]
+
+
+def test_a_spec_with_its_own_tests_hears_nothing_of_other_specs(project: Project) -> None:
+    project.write(
+        {
+            "specs/a.spec.md": "---\ntest_command: test ! -e broken-by-b\n---\n# a\n",
+            "specs/b.spec.md": "---\ntest_command: 'true'\n---\n# b\n",
+        }
+    )
+    steps = {
+        "specs/a.spec.md": [{"signal": "DONE"}],
+        "specs/b.spec.md": [
+            {"write": {"broken-by-b": "x\n"}, "signal": "CONTINUE"},
+            {"signal": "DONE"},
+        ],
+    }
+    res = project.run("run", *project.fake(steps), "--headless", "-n", "8")
+    assert "DONE refused" in res.stdout  # a's, by its own tests
+    assert "which is also the test command" not in res.stdout

@@ -89,13 +89,25 @@ def gone(pid: int) -> bool:
 @pytest.mark.slow
 def test_cancel_stops_the_run_after_the_current_rotation(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
-    agent = project.script({"*": [{"sleep": 2, "write": {"a.txt": "1"}, "signal": "CONTINUE"}]})
+    # the rotation ends once the run has said it heard the cancel (an event, not a guess)
+    gate = project.root.parent / "gate"
+    wait = f'"{sys.executable}" "{FAKES / "gate.py"}" "{gate}"'
+    agent = project.script({"*": [{"run": wait, "write": {"a.txt": "1"}, "signal": "CONTINUE"}]})
     with live_run(project, agent) as proc:
         res = project.run_subprocess("cancel")
         assert res.exit_code == 0, res
         assert f"run pid {proc.pid} stops after the current rotation" in res.stdout
-        out, _err = proc.communicate(timeout=60)
-        assert proc.returncode == 130, out
+        said = lines_of(proc)
+        printed: list[str] = []
+        while not any("ralph cancel: stopping after" in line for line in printed):
+            line = said.get(timeout=120)
+            assert line is not None, printed  # the run ended without saying it heard
+            printed.append(line)
+        gate.touch()
+        while (line := said.get(timeout=120)) is not None:
+            printed.append(line)
+        out = "".join(printed)
+        assert proc.wait(timeout=60) == 130, out
     assert "cancelled (ralph cancel): stopped after the current rotation" in out
     # said while the rotation still ran, before its line: the user sees the request was heard
     lines = out.splitlines()
@@ -310,7 +322,8 @@ def test_history_lists_every_rotation(project: Project) -> None:
     assert res.exit_code == 0, res
     lines = res.stdout.splitlines()
     assert lines[0].split() == [
-        "#", "started", "spec", "agent", "mode", "signal", "files", "duration", "cost",
+        "#", "started", "spec", "agent", "mode", "signal", "files", "duration", "checks",
+        "cost",
     ]  # fmt: skip
     rows = [line.split() for line in lines[1:]]
     assert [r[0] for r in rows] == ["1", "2", "3"]

@@ -169,6 +169,7 @@ def test_a_reset_further_away_than_max_wait_is_exit_4_not_a_wait(
 
 
 @posix_signals
+@pytest.mark.slow
 def test_ctrl_c_during_the_wait_ends_the_run_cleanly(git_project: Project, claude: Script) -> None:
     git_project.write({"PROMPT.md": "goal\n"})
     claude([{"kind": "rate_limit", "resets_in": 120}])
@@ -196,6 +197,7 @@ def test_ctrl_c_during_the_wait_ends_the_run_cleanly(git_project: Project, claud
     assert not (git_project.root / ".ralph" / "run.json").exists()
 
 
+@pytest.mark.slow
 def test_ralph_cancel_during_the_wait_ends_the_run(git_project: Project, claude: Script) -> None:
     git_project.write({"PROMPT.md": "goal\n"})
     claude([{"kind": "rate_limit", "resets_in": 120}])

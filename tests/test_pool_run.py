@@ -261,12 +261,13 @@ def test_each_agent_has_its_own_idle_timeout(git_project: Project, tmp_path: Pat
             {
                 "name": "hangs",
                 "command": [sys.executable, str(FAKES / "silent.py"), str(pid_file)],
-                "idle_timeout": 1,
+                # room for the program's own start on a loaded machine: it writes its pid first
+                "idle_timeout": 3,
                 "kill_grace": 1,
             },
             {
                 "name": "slow",
-                "command": agent(git_project, "slow", {"*": [{"sleep": 2.5, "signal": "DONE"}]}),
+                "command": agent(git_project, "slow", {"*": [{"sleep": 4.5, "signal": "DONE"}]}),
             },
         ],
         pool={"max_failures": 5},
@@ -291,7 +292,7 @@ def test_a_hang_past_the_wall_clock_timeout_is_a_failed_rotation(
             {
                 "name": "stuck",
                 "command": [sys.executable, str(FAKES / "silent.py"), str(pid_file), "hello"],
-                "timeout": 1.5,
+                "timeout": 3,  # room for its start on a loaded machine (it sleeps 30 s)
                 "kill_grace": 1,
             },
             {"name": "ok", "command": agent(git_project, "ok", {"*": DONE})},

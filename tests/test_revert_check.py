@@ -64,6 +64,7 @@ def refused(p: Project, files: dict[str, str], why: str) -> list[dict[str, Any]]
     return ran
 
 
+@pytest.mark.slow
 def test_a_test_that_fails_on_the_old_code_passes_and_the_run_is_verified(
     git_project: Project,
 ) -> None:
@@ -80,6 +81,7 @@ def test_a_test_that_fails_on_the_old_code_passes_and_the_run_is_verified(
     assert p.worklog("verification")[-1]["transition"] == "passed"
 
 
+@pytest.mark.slow
 def test_a_new_test_file_importing_a_new_function_counts_as_failing_on_the_old_code(
     git_project: Project,
 ) -> None:
@@ -92,6 +94,7 @@ def test_a_new_test_file_importing_a_new_function_counts_as_failing_on_the_old_c
     assert "1 of 1 added test cases fail" in revert_results(p)[-1]["summary"]
 
 
+@pytest.mark.slow
 def test_a_test_that_also_passes_on_the_old_code_is_refused(git_project: Project) -> None:
     p = git_project
     calc_project(p)
@@ -102,6 +105,7 @@ def test_a_test_that_also_passes_on_the_old_code_is_refused(git_project: Project
     assert "tests/test_calc.py::test_mean_runs: passed" in ran["summary"]
 
 
+@pytest.mark.slow
 def test_an_added_test_that_fails_now_is_refused(git_project: Project) -> None:
     p = git_project
     # the spec's test command runs one file: the revert check's own command runs them all
@@ -113,6 +117,7 @@ def test_an_added_test_that_fails_now_is_refused(git_project: Project) -> None:
     assert "tests/test_more.py::test_mean_wrong: failed" in ran["summary"]
 
 
+@pytest.mark.slow
 def test_no_added_case_is_refused(git_project: Project) -> None:
     p = git_project
     calc_project(p)
@@ -159,6 +164,7 @@ atexit.register(forge)
 
 
 @pytest.mark.parametrize("conftest", [MAKEREPORT, AT_EXIT], ids=["makereport", "at-exit"])
+@pytest.mark.slow
 def test_a_conftest_that_forges_the_results_does_not_pass(
     git_project: Project, conftest: str
 ) -> None:
@@ -168,6 +174,7 @@ def test_a_conftest_that_forges_the_results_does_not_pass(
     refused(p, files, "can rewrite the per-case results")
 
 
+@pytest.mark.slow
 def test_a_report_rewritten_unseen_does_not_match_the_runs_summary(git_project: Project) -> None:
     """The at-exit forger with the names the scan reads hidden: the report no longer matches
     the summary pytest printed."""
@@ -180,6 +187,7 @@ def test_a_report_rewritten_unseen_does_not_match_the_runs_summary(git_project: 
     refused(p, files, "does not match the summary it printed")
 
 
+@pytest.mark.slow
 def test_a_test_that_tells_the_rooms_apart_by_their_path_does_not_pass(
     git_project: Project,
 ) -> None:
@@ -194,6 +202,7 @@ def test_a_test_that_tells_the_rooms_apart_by_their_path_does_not_pass(
     refused(p, files, "do not pass now")
 
 
+@pytest.mark.slow
 def test_an_addopts_that_redirects_the_report_does_not_pass(git_project: Project) -> None:
     """The project's own `--junitxml` (with a forged report beside it) loses to ralph's."""
     p = git_project
@@ -211,6 +220,7 @@ def test_an_addopts_that_redirects_the_report_does_not_pass(git_project: Project
     refused(p, files, "none of the 1 added test cases fails")
 
 
+@pytest.mark.slow
 def test_a_run_that_writes_no_report_says_how_to_configure_one(git_project: Project) -> None:
     p = git_project
     calc_project(p)
@@ -222,6 +232,7 @@ def test_a_run_that_writes_no_report_says_how_to_configure_one(git_project: Proj
     refused(p, files, "set the check's config.report")
 
 
+@pytest.mark.slow
 def test_a_new_test_helper_is_the_tests_not_the_change(git_project: Project) -> None:
     """A helper added beside the tests stays on the old code: a hollow test that imports it
     does not seem to fail there."""
@@ -274,6 +285,7 @@ def runner_project(p: Project, report: str) -> None:
     calc_project(p, check, **{"runner.py": RUNNER, "out/.keep": ""})
 
 
+@pytest.mark.slow
 def test_another_runner_names_its_report(git_project: Project) -> None:
     runner_project(git_project, ", report: out/report.xml")
     res = run(git_project, {"calc/__init__.py": RIGHT, "tests/test_calc.py": BITES}, 6)
@@ -281,12 +293,14 @@ def test_another_runner_names_its_report(git_project: Project) -> None:
     assert "1 of 1 added test cases fail" in revert_results(git_project)[-1]["summary"]
 
 
+@pytest.mark.slow
 def test_another_runner_without_report_is_told_to_name_it(git_project: Project) -> None:
     runner_project(git_project, "")
     files = {"calc/__init__.py": RIGHT, "tests/test_calc.py": BITES}
     refused(git_project, files, "set the check's config.report")
 
 
+@pytest.mark.slow
 def test_lanes_run_it_in_their_rooms_against_the_projects_start(git_project: Project) -> None:
     p = git_project
     steps: dict[str, Any] = {}
@@ -355,6 +369,7 @@ def test_the_prompt_tells_the_agent_the_rule() -> None:
     assert "- Check revert (revert): at least one test case you add must fail on the code" in text
 
 
+@pytest.mark.slow
 def test_under_the_bwrap_sandbox_the_runs_write_their_report_in_the_room(
     disk_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -55,6 +55,7 @@ def seen(project: Project) -> dict[str, str]:
     return data
 
 
+@pytest.mark.slow
 def test_a_sandboxed_custom_agent_sees_no_secret_of_ralphs_environment_but_what_is_named(
     disk_project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -75,6 +76,7 @@ def test_a_sandboxed_custom_agent_sees_no_secret_of_ralphs_environment_but_what_
     assert "RALPH_PROMPT_FILE" in env and "RALPH_RUN_ID" in env
 
 
+@pytest.mark.slow
 def test_without_a_sandbox_the_agent_runs_with_ralphs_environment_less_ralphs_own(
     disk_project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:

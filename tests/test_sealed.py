@@ -178,6 +178,7 @@ def test_a_file_git_holds_is_refused_unless_told(git_project: Project, where: st
 # --- the sealed run decides -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_hard_coding_agent_is_never_verified(git_project: Project) -> None:
     p = git_project
     calc_project(p)
@@ -190,6 +191,7 @@ def test_a_hard_coding_agent_is_never_verified(git_project: Project) -> None:
     assert visible.returncode == 0
 
 
+@pytest.mark.slow
 def test_an_honest_agent_is_verified_with_the_final_verification(git_project: Project) -> None:
     p = git_project
     calc_project(p)
@@ -209,6 +211,7 @@ FORGER = (
 )
 
 
+@pytest.mark.slow
 def test_the_agents_test_configuration_cannot_pass_the_sealed_tests(git_project: Project) -> None:
     p = git_project
     calc_project(p, command=f"{PY} -m pytest -q -p no:cacheprovider tests")
@@ -250,6 +253,7 @@ def _leaks(folder: Path, skip: Path | None = None) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_the_sealed_content_and_names_appear_nowhere_the_agent_or_the_logs_see(
     git_project: Project,
 ) -> None:
@@ -289,6 +293,7 @@ def test_the_sealed_content_and_names_appear_nowhere_the_agent_or_the_logs_see(
 
 
 @pytest.mark.parametrize("killed", [False, True])
+@pytest.mark.slow
 def test_a_sealed_file_is_no_shrinking_of_the_tests(git_project: Project, killed: bool) -> None:
     """Sealed after a run had it in the baseline (even after a run that was killed, when test
     edits wait for a person's say): the guard forgets it as a person's deletion."""
@@ -311,6 +316,7 @@ def test_a_sealed_file_is_no_shrinking_of_the_tests(git_project: Project, killed
 # --- lanes -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_lanes_done_runs_the_sealed_tests_in_the_lanes_own_room(project: Project) -> None:
     from ralph.store.room import rooms_dir
 

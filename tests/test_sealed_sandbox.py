@@ -51,6 +51,7 @@ def leaky(project: Path, tmp: str) -> str:
     return RIGHT + LEAKY.format(project=str(project), tmp=tmp)
 
 
+@pytest.mark.slow
 def test_without_a_sandbox_a_copy_into_the_work_tree_refuses_the_done(
     git_project: Project,
 ) -> None:
@@ -68,6 +69,7 @@ def test_without_a_sandbox_a_copy_into_the_work_tree_refuses_the_done(
 
 
 @pytest.mark.parametrize("profile", ["bwrap", "srt"])
+@pytest.mark.slow
 def test_under_a_sandbox_an_agent_hunting_for_the_sealed_files_finds_nothing(
     disk_tmp: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -114,6 +116,7 @@ def test_under_a_sandbox_an_agent_hunting_for_the_sealed_files_finds_nothing(
     assert not (p.root / SEALED_PATH).exists()
 
 
+@pytest.mark.slow
 def test_under_bwrap_a_hard_coding_agent_is_refused_too(
     disk_tmp: Path,
     monkeypatch: pytest.MonkeyPatch,

@@ -76,22 +76,3 @@ def test_a_stopped_run_keeps_the_start_a_verified_run_and_reset_drop_it(
     assert res.exit_code == 0, res
     assert "the copy of the code as the run began deleted" in res.stdout
     assert start_copy(p.root) is None
-
-
-def test_each_specs_work_is_kept_beside_the_copy(git_project: Project) -> None:
-    from ralph.store.startcopy import drop_start_copy, note_work, work_of
-
-    p = git_project
-    p.write({"a.py": "x = 1\n"})
-    note_work(p.root, "specs/a.spec.md", ["a.py"])  # no copy: no record
-    taken(p)
-    assert work_of(p.root, "specs/a.spec.md") is None  # nothing known: every change counts
-    note_work(p.root, "specs/a.spec.md", ["a.py"])
-    note_work(p.root, "specs/a.spec.md", ["lib/x.py"])
-    note_work(p.root, "specs/b.spec.md", [])
-    assert work_of(p.root, "specs/a.spec.md") == frozenset({"a.py", "lib/x.py"})
-    assert work_of(p.root, "specs/b.spec.md") is None  # none of its own: every change counts
-    note_work(p.root, "specs/a.spec.md", ["(everything may have changed)"])
-    assert work_of(p.root, "specs/a.spec.md") is None
-    drop_start_copy(p.root)
-    assert work_of(p.root, "specs/a.spec.md") is None

@@ -128,6 +128,7 @@ def test_an_escalation_is_sent_before_the_choice(git_project: Project, receiver:
     assert receiver.events()[-1] == "run_end"
 
 
+@pytest.mark.slow
 def test_a_hanging_webhook_does_not_change_the_exit_code_nor_hold_the_run(
     git_project: Project, hanging: str
 ) -> None:

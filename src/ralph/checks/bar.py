@@ -19,6 +19,7 @@ from ralph.checks.command import run_command
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.testcounts import TestCounts, merged_bar
+from ralph.rules.words import plural
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta
 
 if TYPE_CHECKING:
@@ -40,10 +41,21 @@ class Measured:
         which = ", ".join(self.specs)
         if self.counts is None:
             return f"tests' bar of {which}: `{self.command}` printed no test summary (no bar)"
-        ran = self.counts.executed
+        counts, ran = self.counts, self.counts.executed
+        if ran == 0:  # nothing to hold a DONE to but the command itself
+            return (
+                f"tests' bar of {which}: no test ran before the first rotation "
+                f"({counts.describe()}); a DONE needs its tests to run and pass"
+            )
+        if counts.passed == 0:  # an error collecting the tests reads as a failure
+            return (
+                f"tests' bar of {which}: no test passed before the first rotation "
+                f"({plural(counts.failed, 'test')} failed or could not be collected, "
+                f"{counts.skipped} skipped); a DONE needs at least {ran} passing"
+            )
         return (
-            f"tests' bar of {which}: {ran} tests ran before the first rotation "
-            f"({self.counts.describe()}); a DONE needs at least {ran} passing"
+            f"tests' bar of {which}: {plural(ran, 'test')} ran before the first rotation "
+            f"({counts.describe()}); a DONE needs at least {ran} passing"
         )
 
 

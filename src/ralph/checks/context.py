@@ -56,8 +56,6 @@ class GateInput:
     # the DONE that would reach 3/3, or the final verification: where costly checks decide
     decisive: bool = True
     start: Path | None = None  # the code when the run began (store/startcopy.py), if taken
-    # the paths this spec's own rotations changed since then; None: unknown (take them all)
-    work: frozenset[str] | None = None
     rooms: RoomMaker | None = None  # other rooms of this tree (checks/place.py)
 
 

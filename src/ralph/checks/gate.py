@@ -24,7 +24,9 @@ from ralph.checks.place import CheckPlace
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
+from ralph.checks.sealed import NAME as SEALED_NAME
 from ralph.checks.sealed import has_sealed
+from ralph.checks.sharedtests import shared_tests
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
@@ -34,7 +36,7 @@ from ralph.rules.specset import Digests
 from ralph.rules.state import MAX_COUNT, SpecState, State
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
-from ralph.store.startcopy import WANTED, note_work
+from ralph.store.startcopy import WANTED
 from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -46,6 +48,24 @@ NOTE_REASONS = 3  # reasons shown on the one-line display note
 # counts say it in their reasons)
 PERSON = "what a person can do: "
 CHECK_HINT = "if a check is wrong, edit the spec's front matter; else let the agent fix the work"
+# sealed tests are ralph's copies, in its store, not in the spec
+SEALED_HINT = (
+    "if a sealed test is wrong, seal the corrected file again (ralph seal FILE --spec SPEC) "
+    "or unseal it (ralph unseal FILE); else let the agent fix the work"
+)
+
+
+def hint_for(gate: GateResult) -> str:
+    """What a person can do about the checks that refused a DONE: sealed tests are changed
+    with `ralph seal`, every other check in the spec's front matter."""
+    failed = {r.name for r in gate.results if not r.passed and not r.skipped}
+    if SEALED_NAME not in failed:
+        return CHECK_HINT
+    if failed == {SEALED_NAME}:
+        return SEALED_HINT
+    return f"{CHECK_HINT.removesuffix('; else let the agent fix the work')}; {SEALED_HINT}"
+
+
 FRONT_MATTER_HINT = f"fix the YAML between the --- lines ({docs_page('reference/front-matter.md')})"
 AGENT_FRONT_MATTER_HINT = "accept the agent's change with `ralph accept`, or restore it"
 SPECS_HINT = "restore the spec (git checkout), or accept the change with `ralph accept`"
@@ -57,6 +77,7 @@ class Verdict:
     note: str | None  # for the display: "DONE refused: ..." or the warnings of a passed DONE
     interrupted: bool = False
     gate: GateResult | None = None
+    notice: str | None = None  # one line for the run's output (checks/sharedtests.py)
 
 
 def validate_front_matter(specs: Sequence[Spec]) -> None:
@@ -86,6 +107,7 @@ class DoneGate:
         self.counts: dict[str, tuple[TestCounts, bool]] = {}
         self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
         self._reported: set[tuple[str, str]] = set()
+        self._told: set[tuple[str, str]] = set()  # (spec, its shared test command) said once
         self.changed: Callable[[], Sequence[str]] = tuple  # the paths changed since the start
 
     def meta(self, spec: Spec) -> tuple[SpecMeta | None, str | None]:
@@ -155,7 +177,6 @@ class DoneGate:
         trusted = may and agent_change(self.root, spec, mark) is None
         with contextlib.suppress(OSError):  # nothing may stop the rotation's outcome being saved
             self.tests.after_rotation(changed, may_change=trusted)
-            note_work(self.ws.root, spec.path, changed)  # what a check asks of this spec's work
         return state
 
     def start_tests(self, specs: Sequence[Spec]) -> tuple[list[str], bool]:
@@ -218,7 +239,7 @@ class DoneGate:
             return self._refuse(spec, iteration, handoff, reason, "", hint=hint)
         sealed = has_sealed(self.ws.root, spec.path)
         weakened = self.weakened_tests(spec) or loaded(
-            self.root, self.changed, self.tests, meta, sealed=sealed
+            self.root, self.changed, self.tests, meta, project=self.ws.root, sealed=sealed
         )
         if weakened:
             self.record(GateDecided(iteration, spec.path, False, False, weakened, ()))
@@ -263,7 +284,9 @@ class DoneGate:
             elsewhere = code.refusal()  # why a correct fix in this tree may still fail
             reasons = (*gate.reasons, elsewhere) if elsewhere else gate.reasons
             report = gate.report() + (f"\n- {elsewhere}" if elsewhere else "")
-            return self._refuse(spec, iteration, handoff, reasons, report, gate, CHECK_HINT)
+            refused = self._refuse(spec, iteration, handoff, reasons, report, gate, hint_for(gate))
+            said = shared_tests(spec.path, meta.test_command, gate, self._metas, self._told)
+            return replace(refused, notice=said)
         counts = gate.counts
         fell = fell_behind(counts, row)  # fewer tests, or no summary where there was one
         if counts is not None:

@@ -1,10 +1,12 @@
 """The `mutation` method: do the agent's tests notice when its new code is wrong?
 
 Only where it decides (`gi.decisive`: the DONE that would reach 3/3, and the final
-verification); elsewhere it is shown as skipped. It mutates the Python lines changed since the
-run began (the start copy against room A: rules/mutantplan.py), runs the command unmutated once
-and then against each mutant in the room "<tree>.mutant" (room A with the one mutated file), and
-refuses when the share of mutants the tests killed is below `min_score`, naming the survivors.
+verification); elsewhere it is shown as skipped. It runs the command unmutated once in the room
+"<tree>.mutant", traced, then mutates the code changed since the run began that this run
+executed (the start copy against room A, whoever changed it: checks/mutantsource.py,
+checks/tracing.py, rules/mutantplan.py), runs it against each mutant in that room (every changed
+file placed anew in each run, one of them mutated), and refuses when the share of mutants the
+tests killed is below `min_score`, naming the survivors; nothing to mutate is a refusal too.
 A mutant is killed when the command fails or outlives its own timeout (3x the unmutated run,
 plus a grace); the whole check stops at `timeout`. No mutation tool drives this, see
 rules/mutants.py for why.
@@ -17,15 +19,15 @@ import os
 import random
 import time
 from dataclasses import replace
-from pathlib import Path
 
 from ralph.checks.command import run_command
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
+from ralph.checks.mutantsource import Changes, no_code, none_chosen
 from ralph.checks.result import CheckResult
-from ralph.rules.mutantplan import mutable, plan
+from ralph.rules.mutantplan import plan
 from ralph.rules.mutants import Mutant
 from ralph.rules.redact import redactor, secret_values
-from ralph.rules.testfiles import DEFAULT_GLOBS, language
+from ralph.rules.testfiles import DEFAULT_GLOBS
 from ralph.specs.frontmatter import ExternalConfig, MutationConfig
 
 SUFFIX = "mutant"  # the room the mutants run in: "<tree's room>.mutant"
@@ -64,6 +66,7 @@ class _Run:
         self.started = time.perf_counter()
         self.warnings: tuple[str, ...] = ()
         self.env: dict[str, str] = dict(gi.env if gi.env is not None else os.environ)
+        self.source: Changes | None = None
 
     def result(
         self, passed: bool, summary: str, output: str = "", *, interrupted: bool = False
@@ -85,12 +88,23 @@ class _Run:
         report = None if own else self.gi.meta.test_report
         return ExternalConfig(command=command, timeout=max(timeout, 0.001), report=report)
 
-    def test(self, files: dict[str, bytes | None], timeout: float) -> CheckResult:
-        assert self.gi.rooms is not None
+    def test(self, mutant: Mutant | None, timeout: float, *, traced: bool = False) -> CheckResult:
+        """One run: every changed file placed anew as the tree has it (its mode and times),
+        `mutant` in its file. `traced`: the first run, with the tracer whose lines choose the
+        mutants. Code that behaves otherwise when it is not traced fails the control run,
+        which is untraced as every mutant's is."""
+        assert self.gi.rooms is not None and self.source is not None
+        files = dict(self.source.placed)
+        if mutant is not None:
+            files[mutant.path] = self.source.mutated(mutant)
+        if traced:
+            files.update(self.source.tracing.files)
         path, env = self.gi.rooms(SUFFIX, files)
+        env = self.source.tracing.env(env, path) if traced else env
         env = {**env, "RALPH_SPEC": self.gi.spec_path, "RALPH_CHECK": self.item.name}
-        return run_command(self.command(timeout), path, env, self.gi.cancel,
-                           name=self.item.name, room=path)  # fmt: skip
+        return run_command(
+            self.command(timeout), path, env, self.gi.cancel, name=self.item.name, room=path
+        )
 
     def run(self) -> CheckResult:
         gi = self.gi
@@ -100,45 +114,29 @@ class _Run:
             return self.result(False, "no copy of the tree as it was when the run began "
                                "(run `ralph reset` and start the run again)")  # fmt: skip
         room, self.env = gi.rooms(SUFFIX, {})
-        changed = self.changed(gi.start, room)
-        chosen, total = plan(changed, self.cfg.max_mutants)
-        if not chosen:
-            return self.result(True, "no mutant: no Python code changed since the run began")
-        base = self.test({}, self.left())
+        globs = gi.meta.tests.paths or DEFAULT_GLOBS
+        self.source = source = Changes.since(gi.start, room, globs, gi.spec_path)
+        if not source.code and not source.data:
+            return self.result(False, no_code(source.others))
+        base = self.test(None, self.left(), traced=True)
         if base.interrupted:
             return self.result(False, "interrupted", interrupted=True)
         if not base.passed:
             return self.result(False, f"the tests fail without any mutant ({base.summary})",
                                base.output)  # fmt: skip
-        return self.mutate(chosen, total, changed, base.seconds)
+        seen = source.tracing.read(room)
+        targets = source.targets(seen)
+        if isinstance(targets, str):
+            return self.result(False, targets)
+        self.warnings = source.warnings(seen)
+        texts = {rel: (old, now) for rel, (old, now, _) in targets.items()}
+        lines = {rel: found for rel, (_, _, found) in targets.items()}
+        chosen, total = plan(texts, self.cfg.max_mutants, lines)
+        if not chosen:
+            return self.result(False, none_chosen(source, targets, seen))
+        return self.mutate(chosen, total, base.seconds)
 
-    def changed(self, start: Path, room: Path) -> dict[str, tuple[str | None, str]]:
-        """The mutable files changed since the start: path -> (text then or None, text now)."""
-        from ralph.store.startcopy import changed_since_start
-
-        globs = self.gi.meta.tests.paths or DEFAULT_GLOBS
-        out: dict[str, tuple[str | None, str]] = {}
-        others: list[str] = []
-        work = self.gi.work  # this spec's own work: another spec's code is not its to test
-        for rel in sorted(changed_since_start(start, room)):
-            if work is not None and rel not in work:
-                continue
-            now = _text(room / rel)
-            if now is None:
-                continue  # deleted, or no text: nothing runs there to mutate
-            if not mutable(rel, globs, (self.gi.spec_path,)):
-                lang = language(rel)
-                if lang not in (None, "python", "snap") and not rel.startswith("."):
-                    others.append(rel)
-                continue
-            out[rel] = (_text(start / rel), now)
-        if others:
-            more = f" and {len(others) - 3} more" if len(others) > 3 else ""
-            self.warnings = (f"not mutated (only Python is): {', '.join(others[:3])}{more}",)
-        return out
-
-    def mutate(self, chosen: list[Mutant], total: int,
-               changed: dict[str, tuple[str | None, str]], base: float) -> CheckResult:  # fmt: skip
+    def mutate(self, chosen: list[Mutant], total: int, base: float) -> CheckResult:
         """Each mutant in turn, and once more the unmutated code at a place no test can
         foresee: tests that keep state between runs (pass once, then fail whatever the code)
         would kill every mutant, and fail there."""
@@ -147,8 +145,7 @@ class _Run:
         survivors: list[Mutant] = []
         tried = 0
         for mutant in chosen:
-            source = changed[mutant.path][1]
-            res = self.bounded({mutant.path: mutant.apply(source).encode()}, bound)
+            res = self.bounded(mutant, bound)
             if res is None:
                 break
             if res.interrupted:
@@ -157,7 +154,7 @@ class _Run:
             if res.passed:
                 survivors.append(mutant)
             if tried == control:
-                again = self.bounded({}, bound)
+                again = self.bounded(None, bound)
                 if again is None:
                     break
                 if again.interrupted:
@@ -168,13 +165,13 @@ class _Run:
             return self.result(False, "interrupted", interrupted=True)
         return self.verdict(tried, survivors, len(chosen), total)
 
-    def bounded(self, files: dict[str, bytes | None], bound: float) -> CheckResult | None:
+    def bounded(self, mutant: Mutant | None, bound: float) -> CheckResult | None:
         """One run within its own bound and what is left of the budget; None when the budget
         is spent (before it, or by this run: a run the budget cut short proves nothing)."""
         left = self.left()
         if left <= 0 or self.gi.cancel.is_set():
             return None
-        res = self.test(files, min(bound, left))
+        res = self.test(mutant, min(bound, left))
         if left < bound and not res.passed and not res.interrupted and res.seconds >= left:
             return None
         return res
@@ -205,14 +202,3 @@ class _Run:
             lines.append("raise config.timeout or lower config.max_mutants to try them all")
         summary = f"{line}, below {cfg.min_score:g}" + (f"; survived: {head}" if named else "")
         return self.result(False, summary, "\n".join(lines if named else lines[-1:]))
-
-
-def _text(path: Path) -> str | None:
-    # utf-8-sig: Python ignores a byte order mark, its parser does not (the mutant has none)
-    # a link is no code of the tree's own (and may point anywhere): nothing to mutate
-    if path.is_symlink():
-        return None
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        return None

@@ -61,4 +61,8 @@ def init_project(root: Path, *, force: bool) -> Iterator[str]:
         yield "created PROMPT.md: describe what you want built there"
     if ensure_gitignored(root):
         yield "added .ralph/ to .gitignore"
-    yield "next: ralph run --agent-command 'YOUR AGENT'  (or --agent demo to watch the loop)"
+    yield "next: describe what you want in your specs; each spec runs its own tests (test_command:"
+    yield "      in its front matter), ralph.yaml's test_command the whole suite at the end"
+    yield "      ralph doctor                 is your agent CLI installed and logged in?"
+    yield "      ralph run --agent claude     or codex, gemini, cursor, opencode, pi, aider;"
+    yield "                                   --agent-command 'CMD' for any other, --agent demo"

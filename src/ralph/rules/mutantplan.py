@@ -30,13 +30,18 @@ def changed_lines(old: str | None, new: str) -> set[int]:
     return out
 
 
-def plan(changed: Mapping[str, tuple[str | None, str]], limit: int) -> tuple[list[Mutant], int]:
+def plan(
+    changed: Mapping[str, tuple[str | None, str]],
+    limit: int,
+    only: Mapping[str, set[int]] | None = None,
+) -> tuple[list[Mutant], int]:
     """The mutants to run for `changed` (path -> (its text at the start or None, its text
     now)), at most `limit`, and how many mutants there were in all. Each chosen one parses to
-    a tree other than the file's; the order is the files' and the lines' (deterministic)."""
+    a tree other than the file's; the order is the files' and the lines' (deterministic).
+    `only`: path -> the lines to mutate (of the changed ones, those the tests execute)."""
     now = {path: new for path, (_, new) in changed.items()}
     every = {
-        path: mutants(path, new, changed_lines(old, new))
+        path: mutants(path, new, changed_lines(old, new) if only is None else only[path])
         for path, (old, new) in sorted(changed.items())
     }
     chosen: list[Mutant] = []

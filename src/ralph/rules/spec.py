@@ -22,7 +22,11 @@ Describe what you want built, in a few sentences.
 
 ## Notes
 
-Constraints, commands to run the tests, links. Add more specs as `specs/<name>.spec.md`.
+Constraints, links. Add more specs as `specs/<name>.spec.md`. To count a DONE only when this
+spec's own tests pass, open the file with a front matter naming them, for example
+`---` / `test_command: pytest -q tests/test_goal.py` / `---`; the whole suite goes in
+ralph.yaml's `test_command`, which the final verification runs. One command for every spec
+would make each spec wait for the others' tests.
 """
 
 

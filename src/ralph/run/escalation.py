@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Final, Literal, TextIO
 
 from ralph.rules.breaker import Breaker
+from ralph.rules.printable import printable
 from ralph.rules.state import MAX_COUNT, State
 from ralph.rules.words import plural
 
@@ -50,7 +51,11 @@ Decide = Callable[[Escalation], Choice]
 
 
 def describe(e: Escalation) -> str:
-    """The question ralph puts to the user: what kept failing, and the three choices."""
+    """The question ralph puts to the user: what kept failing, and the three choices. The
+    subject and the reasons may quote names the agent chose: shown as escapes, never sent raw
+    to the person's terminal (an OSC 52 would write their clipboard)."""
+    spec = None if e.spec is None else printable(e.spec)
+    e = replace(e, spec=spec, reasons=tuple(map(printable, e.reasons)))
     reasons = "\n".join(f"  - {r}" for r in e.reasons) or "  - (no details recorded)"
     if e.kind == "convergence":
         return (

@@ -168,8 +168,7 @@ class Rotation:
             agent=agent.name,
         )
         handoff = ws.handoff(spec_slug(spec.path))
-        notes = self.place.notes
-        loan = notes.lend(spec_slug(spec.path)) if notes is not None else None
+        loan = self.place.notes.lend(spec_slug(spec.path)) if self.place.notes else None
         with budget.operation("prompt"):
             prompt = write_prompt(self, turn, row.done_count, handoff)
         started = time.time()
@@ -191,7 +190,7 @@ class Rotation:
         try:
             result = self.run_agent(agent, request, log, stop=turn.stop)
         finally:  # what a lane's agent wrote reaches the run's notes before anything reads them
-            for problem in notes.take_back(loan) if notes and loan else ():
+            for problem in loan.take_back() if loan else ():
                 self.emit(Notice("warning", problem))
         signal_, note = signal_of(result, prompt, turn.stop, run.cancel.now)
         interrupted = result.process.interrupted
@@ -204,6 +203,8 @@ class Rotation:
                 verdict = self._gate(turn, result, prompt, handoff)
                 checks_s = time.perf_counter() - gated
                 signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
+                if verdict.notice is not None:
+                    self.emit(Notice("warning", verdict.notice))
                 if interrupted and run.cancel.now.is_set():
                     note = "cancelled (ralph cancel --now) while running the DONE checks"
         with deferred_interrupts():

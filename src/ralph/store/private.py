@@ -137,9 +137,12 @@ def lost_store(root: Path) -> str | None:
     which a person should know before trusting the verdict. None when nothing was lost."""
     if (store_dir(root) / STATE_FILE).exists() or (root / STATE_DIR).is_symlink():
         return None
-    try:
-        text = (root / STATE_DIR / STATE_FILE).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    from ralph.errors import RalphError
+    from ralph.store import reader
+
+    try:  # the agent's copy, read only for this hint: bounded, never through a link or a pipe
+        text = reader.read_text(root / STATE_DIR / STATE_FILE, limit=reader.RECORD_LIMIT)
+    except (OSError, RalphError):
         return None
     if not re.search(r'"last_rotation":\s*[1-9]', text):
         return None  # a project that never ran a rotation has nothing to lose
@@ -167,10 +170,13 @@ def restore_state(root: Path) -> str | None:
     elif not shown.exists():
         what = "was missing"
     else:
-        try:
-            if shown.read_text(encoding="utf-8") == text:
+        from ralph.errors import RalphError
+        from ralph.store import reader
+
+        try:  # compared, never believed; a pipe or a device there is replaced, not read
+            if reader.read_bytes(shown, limit=len(text.encode()) + 1) == text.encode():
                 return None
-        except (OSError, UnicodeDecodeError):
+        except (OSError, RalphError):
             pass
         what = "did not match ralph's own record"
     _remove(shown)

@@ -38,7 +38,15 @@ from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS, link_environment
 from ralph.store.files import load_json, write_json_atomic
 from ralph.store.ignore import SCAFFOLD_GLOBS, SCAFFOLD_NAMES, stat_key
 from ralph.store.private import ensure_store, store_dir
-from ralph.store.roomsync import Want, racy_from, sync, want_bytes, want_file, wipe
+from ralph.store.roomsync import (
+    Want,
+    like_file,
+    racy_from,
+    sync,
+    want_bytes,
+    want_file,
+    wipe,
+)
 from ralph.store.snapshot import Snapshotter
 
 ROOMS = "rooms"
@@ -130,8 +138,13 @@ def build_room(
             raise ValueError(f"a room's replacement must be a path inside it: {rel!r}")
         if data is None:
             wants.pop(rel, None)
-        else:
-            wants[rel] = want_bytes(data)
+            continue
+        # as the tree's file is (its mode and times), and written anew at every build: the
+        # bytes are the only thing a check could tell apart (the mutants, the old code)
+        had = wants.get(rel)
+        like = like_file(tree / rel) if had is not None and had.kind == "file" else None
+        mode, times = like if like is not None else (0o644, None)
+        wants[rel] = want_bytes(data, mode, times=times, fresh=True)
     spare = frozenset(ENVIRONMENTS - {rel.split("/")[0] for rel in wants})
     room = folder / "tree"
     ensure_store(project)

@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import stat
 import sys
@@ -27,6 +28,7 @@ from typing import Any
 from ralph.errors import StateError, UnsafePath
 from ralph.store import confined
 from ralph.store.files import load_json, write_text_atomic
+from ralph.store.holes import copy_fd
 
 FORMAT = 1
 RACY_NS = 2_000_000_000  # a source this young may change again within its mtime's tick
@@ -48,6 +50,9 @@ class Want:
     key: Key  # what tells the source changed; never equal to a racy one's (it holds a null)
     data: bytes = b""  # a link's target, or the bytes to place
     mode: int = 0o644  # the bytes' file mode
+    # given bytes standing in for a file of the tree: its (atime, mtime), which they are
+    # written with (and its mode), so that the file differs from the tree's by its bytes alone
+    times: tuple[int, int] | None = None
 
 
 def want_file(prefix: str, rel: str, racy_from: int) -> Want | None:
@@ -72,8 +77,26 @@ def want_file(prefix: str, rel: str, racy_from: int) -> Want | None:
     return Want("file", key)
 
 
-def want_bytes(data: bytes, mode: int = 0o644) -> Want:
-    return Want("bytes", [hashlib.sha256(data).hexdigest(), mode], data, mode)
+def want_bytes(
+    data: bytes, mode: int = 0o644, *, times: tuple[int, int] | None = None, fresh: bool = False
+) -> Want:
+    """Bytes to place. `fresh`: written anew at every sync, kept or not (a new inode and
+    change time each time, like every other file placed by the same sync)."""
+    key: Key = [hashlib.sha256(data).hexdigest(), mode]
+    if fresh:
+        key.append(secrets.token_hex(8))
+    return Want("bytes", key, data, mode, times)
+
+
+def like_file(path: Path) -> tuple[int, tuple[int, int]] | None:
+    """The mode and (atime, mtime) of the regular file at `path` (never through a link)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return st.st_mode & 0o777, (st.st_atime_ns, st.st_mtime_ns)
 
 
 @dataclass
@@ -190,7 +213,7 @@ def _make(tree: Path, room: Path, rel: str, want: Want) -> Key | None:
                 os.symlink(want.data, name, dir_fd=fd)
                 return _copy_key(os.stat(name, dir_fd=fd, follow_symlinks=False))
         if want.kind == "bytes":
-            return _write(room, rel, [want.data], want.mode, None)
+            return _write(room, rel, [want.data], want.mode, want.times)
         src = confined.open_fd(tree, tree / rel, os.O_RDONLY)
     except (UnsafePath, FileNotFoundError, NotADirectoryError):
         return None
@@ -212,7 +235,7 @@ def _make_at(chains: tuple[_Chain, _Chain], rel: str, want: Want) -> Key | None:
         os.symlink(want.data, name, dir_fd=room.fd(folder))
         return _copy_key(os.stat(name, dir_fd=room.fd(folder), follow_symlinks=False))
     if want.kind == "bytes":
-        return _write_at(room.fd(folder), name, [want.data], want.mode, None)
+        return _write_at(room.fd(folder), name, [want.data], want.mode, want.times)
     try:
         src = os.open(
             name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=source.fd(folder)
@@ -228,9 +251,8 @@ def _make_at(chains: tuple[_Chain, _Chain], rel: str, want: Want) -> Key | None:
             return None  # changed since it was listed: the next sync copies it
         if sys.platform != "win32":  # this path is POSIX's (see _AT)
             os.set_blocking(src, True)
-        chunks = iter(lambda: os.read(src, _CHUNK), b"")
-        times = (st.st_atime_ns, st.st_mtime_ns)
-        return _write_at(room.fd(folder), name, chunks, st.st_mode & 0o777, times)
+        times = (st.st_atime_ns, st.st_mtime_ns)  # the source's descriptor: holes kept
+        return _write_at(room.fd(folder), name, src, st.st_mode & 0o777, times)
     finally:
         os.close(src)
 
@@ -239,7 +261,9 @@ def _write_at(folder: int, name: str, chunks: Any, mode: int, times: tuple[int, 
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
     fd = os.open(name, flags, 0o644, dir_fd=folder)
     try:
-        for chunk in chunks:
+        if isinstance(chunks, int):  # a file of the tree: a sparse one stays sparse
+            copy_fd(chunks, fd)
+        for chunk in () if isinstance(chunks, int) else chunks:
             view = memoryview(chunk)
             while view:
                 view = view[os.write(fd, view) :]

@@ -13,17 +13,12 @@ project's copy is theirs too.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from pathlib import Path
 
-from ralph.errors import StateError
-from ralph.store.files import load_json, write_json_atomic
 from ralph.store.room import ENVIRONMENTS, RoomSource, build_room, rooms_dir
 from ralph.store.roomsync import wipe
 
 NAME = "run-start"  # a lane's room is "<name>-<hash6>": never this
-WORK = "work.json"  # spec -> the paths its rotations changed since the run began
-EVERYTHING = "*"  # a rotation whose changes ralph could not list
 WANTED = frozenset(("mutation", "revert"))  # the check methods that need it
 
 
@@ -52,40 +47,6 @@ def drop_start_copy(project: Path) -> bool:
     (folder / "taken").unlink(missing_ok=True)
     wipe(folder)
     return True
-
-
-def note_work(project: Path, spec: str, paths: Iterable[str]) -> None:
-    """After a rotation on `spec`: the paths it changed (ralph's own snapshots) join its work,
-    kept beside the copy. A check asks what *this spec's* work changed: in a run of several
-    specs (lanes merge theirs early) another spec's code is not this spec's to test."""
-    if start_copy(project) is None:
-        return
-    new = {EVERYTHING if p.startswith("(") else p for p in paths}
-    path = rooms_dir(project) / NAME / WORK
-    data = _work(path)
-    had = set(data.get(spec, ()))
-    if new <= had:
-        return
-    data[spec] = sorted(had | new)
-    write_json_atomic(path, data, durable=False)
-
-
-def work_of(project: Path, spec: str) -> frozenset[str] | None:
-    """The paths `spec`'s rotations changed since the run began; None when ralph cannot say
-    (no record, none changed by its own rotations, or a rotation whose changes it could not
-    list): then a check takes everything that changed."""
-    found = _work(rooms_dir(project) / NAME / WORK).get(spec)
-    return None if not found or EVERYTHING in found else frozenset(found)
-
-
-def _work(path: Path) -> dict[str, list[str]]:
-    try:
-        data = load_json(path, "the run's work record")
-    except StateError:
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: [p for p in v if isinstance(p, str)] for k, v in data.items() if isinstance(v, list)}
 
 
 def changed_since_start(start: Path, now: Path) -> list[str]:
