@@ -95,6 +95,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/prompts.py
 	$(BIN)/python bench/lanes.py
 	$(BIN)/python bench/room.py
+	$(BIN)/python bench/done.py
 	$(BIN)/python bench/environment.py
 	$(BIN)/python bench/sealed.py
 	$(BIN)/python bench/revert.py

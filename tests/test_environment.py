@@ -413,3 +413,160 @@ def test_an_agent_that_makes_its_own_virtualenv_is_verified(project: Project) ->
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
     assert res.exit_code == 0, res.stdout
     assert p.counts() == {"PROMPT.md": 3}
+
+
+def test_an_agent_made_virtualenv_with_a_new_dependency_is_verified(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no virtualenv when the run began: the tree's new declaration is built by uv on the
+    # system's interpreter, and that environment is the room's `.venv` the Makefile runs
+    p = project
+    make_project(p)
+    wheel = tiny_wheel(tmp_path)
+    monkeypatch.setenv("UV_FIND_LINKS", str(tmp_path))
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    fix = "from tinydep import total\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
+    make = f"{sys.executable} -m venv --without-pip .venv && "
+    make += f"{sys.executable} -m pip install -q --no-index --no-deps --prefix .venv {wheel}"
+    steps = [
+        {"run": make, "write": {"calc.py": fix, "requirements.txt": "tinydep\n"}, "signal": "DONE"},
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
+
+
+def test_a_pth_that_adds_an_ignored_folder_of_the_project_reaches_no_check(
+    project: Project,
+) -> None:
+    # the code moves to a git-ignored folder, and a .pth in the project's .venv adds that
+    # folder to sys.path: where the agent left it, the tests import it from there
+    p = project
+    site = venv_project(p)
+    p.write({".gitignore": ".ralph/\n.venv/\n__pycache__/\nvendored/\n"})
+    p.commit_all("vendored/ is ignored")
+    steps = [
+        {
+            "run": f"printf %s {shlex.quote(str(p.root / 'vendored'))} > {site / 'extra.pth'}",
+            "write": {"vendored/calc_impl.py": RIGHT, "calc.py": "from calc_impl import mean\n"},
+            "signal": "DONE",
+        },
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
+    refused(res)
+    assert subprocess.run(CHECK.split(), cwd=p.root, check=False).returncode == 0  # control
+
+
+def test_a_person_pth_into_an_ignored_folder_never_reaches_back_into_the_project(
+    project: Project,
+) -> None:
+    # the .pth was there when the run began; the agent edits the folder it names: the room's
+    # environment names the room's folder (relative to its site-packages), never the project's
+    p = project
+    site = venv_project(p)
+    p.write(
+        {".gitignore": ".ralph/\n.venv/\n__pycache__/\nvendored/\n", "vendored/calc_impl.py": WRONG}
+    )
+    p.write({"calc.py": "from calc_impl import mean\n"})
+    p.commit_all("the code lives in vendored/")
+    (site / "vendored.pth").write_text(f"{p.root / 'vendored'}\n")
+    steps = [{"write": {"vendored/calc_impl.py": RIGHT}, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
+    refused(res)
+    assert subprocess.run(CHECK.split(), cwd=p.root, check=False).returncode == 0  # control
+
+
+def test_a_project_installed_editable_before_the_run_is_verified(project: Project) -> None:
+    p = project
+    shutil.copytree(Path(__file__).parent / "fixtures" / "srclib", p.root, dirs_exist_ok=True)
+    fix = "def intcomma(n: int) -> str:\n    return f'{n:,}'\n"
+    p.write(
+        {
+            "PROMPT.md": "---\ntest_command: .venv/bin/python -m unittest tests.test_number\n"
+            "---\n# number\nFix intcomma.\n",
+            ".gitignore": ".ralph/\n.venv/\n*.egg-info/\n__pycache__/\nbuild/\n",
+        }
+    )
+    p.git("init", "-q")
+    p.commit_all()
+    venv.create(p.root / ".venv", with_pip=False)
+    offline = "--no-build-isolation --no-index --no-deps --prefix .venv"
+    subprocess.run(
+        f"{sys.executable} -m pip install -q {offline} -e .", shell=True, cwd=p.root, check=True
+    )
+    steps = [{"write": {"src/tinyhuman/number.py": fix}, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
+
+
+def test_a_venv_kept_outside_the_project_and_linked_is_used_as_it_is(
+    project: Project, tmp_path: Path
+) -> None:
+    # `.venv -> ~/venvs/proj`: outside the project, the system's (read, not copied)
+    p = project
+    venv_project(p)
+    outside = tmp_path / "venvs" / "proj"
+    outside.parent.mkdir()
+    shutil.move(str(p.root / ".venv"), str(outside))
+    (p.root / ".venv").symlink_to(outside, target_is_directory=True)
+    steps = [{"write": {"calc.py": RIGHT}, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
+    assert (start_envs(p.root) / ".venv").resolve() == outside.resolve()
+
+
+def test_a_declared_source_package_is_never_built_by_ralph(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # building a source distribution runs its setup.py as ralph, outside any sandbox: the
+    # agent's code would run there. Wheels only: refused, and nothing of it ran.
+    p = project
+    venv_project(p)
+    marker = tmp_path / "built.txt"
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    setup = f"open({str(marker)!r}, 'w').write('ran')\nfrom setuptools import setup\nsetup()\n"
+    files = {
+        "evil/setup.py": setup,
+        "evil/pyproject.toml": "[project]\nname = 'evil'\nversion = '1'\n",
+        "requirements.txt": "./evil\n",
+        "calc.py": RIGHT,
+    }
+    res = p.run(
+        "run", "--agent-command", p.script({"*": [{"write": files, "signal": "DONE"}]}), "-n", "2"
+    )
+    assert res.exit_code == 3, res
+    assert p.counts() == {"PROMPT.md": 0}
+    assert UNBUILT in res.stdout, res.stdout
+    assert not marker.exists()
+
+
+def test_a_declared_wheel_that_patches_every_python_start_is_refused(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the agent's own wheel, declared like any dependency: its .pth runs code at every start
+    # (here: the fix of calc that the file itself lacks)
+    p = project
+    venv_project(p)
+    wheel = tmp_path / "fixer-1.0-py3-none-any.whl"
+    info = "fixer-1.0.dist-info"
+    files = {
+        "_fixcalc.py": FIX_CALC,
+        "fixer.pth": "import _fixcalc\n",
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: fixer\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = "".join(f"{name},,\n" for name in files) + f"{info}/RECORD,,\n"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for name, text in {**files, f"{info}/RECORD": record}.items():
+            z.writestr(name, text)
+    monkeypatch.setenv("UV_FIND_LINKS", str(tmp_path))
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    steps = [{"write": {"requirements.txt": "fixer\n"}, "signal": "DONE"}, {"signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
+    assert res.exit_code != 0, res
+    assert p.counts() == {"PROMPT.md": 0}
+    assert "a declared package runs code at every Python start: fixer.pth" in res.stdout

@@ -116,10 +116,12 @@ def test_which_configuration_a_room_holds(names: dict[str, str], expected: str |
 
 
 def test_pytest_is_pinned_to_the_room(tmp_path: Path) -> None:
-    opts = pin_pytest(tmp_path, {}, "-x")
+    opts = pin_pytest(tmp_path, {}, "-x", empty=os.devnull)
     assert opts.startswith(f"-c {os.devnull} --rootdir={tmp_path} --confcutdir={tmp_path}")
     assert opts.endswith(" -x")  # the person's options after: theirs win
-    assert f"-c {tmp_path / 'pytest.ini'}" in pin_pytest(tmp_path, {"pytest.ini": ""})
+    assert f"-c {tmp_path / 'pytest.ini'}" in pin_pytest(
+        tmp_path, {"pytest.ini": ""}, empty=os.devnull
+    )
 
 
 def checks_of(p: Project) -> list[str]:

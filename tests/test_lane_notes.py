@@ -83,3 +83,33 @@ def test_a_link_or_a_pipe_left_in_the_lane_is_not_taken(tmp_path: Path, what: st
     notes.lend("a")  # the next rotation's copy replaces it; the link's target is untouched
     assert copy.is_file() and not copy.is_symlink()
     assert secret.read_text() == "aws_secret=1\n"
+
+
+def test_a_question_another_lane_asked_meanwhile_is_kept(tmp_path: Path) -> None:
+    ws, notes, worktree = lane(tmp_path)
+    ws.question.write_text("# a: may I?\n")  # asked by another lane before this one began
+    loan = notes.lend("b")
+    copy = worktree / ".ralph" / "question.md"
+    assert copy.read_text() == ""  # not this agent's to rewrite
+    copy.write_text("# b: may I?\n")  # the agent writes its question, as in its own tree
+    assert loan.take_back() == []
+    assert ws.question.read_text() == "# a: may I?\n# b: may I?\n"
+
+
+def test_what_an_agent_wrote_before_ralph_was_killed_is_taken_at_the_next_lend(
+    tmp_path: Path,
+) -> None:
+    ws, notes, worktree = lane(tmp_path)
+    ws.handoff("a").write_text("step 1 done\n")
+    notes.lend("a")  # ralph is killed during this rotation: nothing is taken back
+    (worktree / ".ralph" / "handoffs" / "a.md").write_text("step 2 done\n")
+    with (worktree / ".ralph" / "guardrails.md").open("a") as f:
+        f.write("- a lesson\n")
+    notes.lend("a")  # the next run's first rotation in the lane
+    assert ws.handoff("a").read_text() == "step 2 done\n"
+    assert ws.guardrails.read_text().endswith("- a lesson\n")
+    # the control: copies taken back are gone, so an honest next lend changes nothing
+    loan = notes.lend("a")
+    assert loan.take_back() == []
+    assert ws.handoff("a").read_text() == "step 2 done\n"
+    assert not (worktree / ".ralph" / "handoffs" / "a.md").exists()

@@ -6,6 +6,7 @@ person's own flows (a lanes run, `reset --lanes`, their other worktree) keep wor
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -169,3 +170,34 @@ def test_specs_with_awkward_names_run_in_lanes(project: Project) -> None:
     assert res.exit_code == 0, res
     assert project.counts() == dict.fromkeys(specs, 3)
     assert branches(project) == ["main"]
+
+
+def test_a_worktree_place_swapped_while_git_makes_it_stops_the_run(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race no check before `git worktree add` closes: `.ralph/worktrees` turned into a
+    link between ralph's look and git's. ralph looks again after git: no agent runs there."""
+    import subprocess
+
+    lanes_project(project, SPECS)
+    elsewhere = project.root.parent / "elsewhere"
+    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True)
+    wrapper = project.root.parent / "swapgit" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'case " $* " in *" worktree add "*)\n'
+        '  for a in "$@"; do case "$a" in */.ralph/worktrees/*) t="$a";; esac; done\n'
+        '  d=$(dirname "$t"); if [ ! -L "$d" ]; then mv "$d" "$d.moved"; '
+        f'mkdir -p {elsewhere}; ln -s {elsewhere} "$d"; fi;;\n'
+        "esac\n"
+        f'exec {real.stdout.strip()} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}:{os.environ['PATH']}")
+    steps = {p: [{"write": {f"{Path(p).name[0]}.txt": "x\n"}, "signal": "DONE"}] for p in SPECS}
+    cmd = project.script(steps)
+    res = project.run("run", "--agent-command", cmd, "--parallel", "2", "--headless")
+    assert res.exit_code == 1, res
+    assert "was moved while git made it" in res.stderr, res.stderr
+    assert project.calls() == []  # no agent ever ran in the place the link chose

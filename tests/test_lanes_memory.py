@@ -62,7 +62,10 @@ def test_a_lane_converges_in_as_many_rotations_as_one_spec_at_a_time(
     assert code == 0
     did = per_spec(calls, "did")
     assert {p: [d for d in v if d] for p, v in did.items()} == {p: [1, 2, 3] for p in SPECS}
-    assert {p: len(v) for p, v in did.items()} == sequential  # no rotation more
+    # no step repeated, and no more rotations than one spec at a time but for one review that
+    # a merge may ask of a spec already at 3/3 (when the other lane's work arrives after it)
+    for spec, count in sequential.items():
+        assert count <= len(did[spec]) <= count + 1, (spec, did[spec])
     assert all("/.ralph/worktrees/" in c["cwd"] for c in calls)  # each in its lane
     # each step read the lessons its spec's earlier steps added: the guardrails are the run's
     for spec, seen in per_spec(calls, "lessons").items():

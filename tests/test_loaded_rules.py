@@ -9,7 +9,7 @@ import pytest
 
 from ralph.rules.exits import import_exits
 from ralph.rules.harnesspatch import harness_patches
-from ralph.rules.shadowing import import_folders, module_of, shadowing
+from ralph.rules.shadowing import import_folders, module_of, plugin_modules, shadowing
 
 INITS = {"src/calc", "tests/unit"}  # folders with an __init__.py
 FOLDERS = import_folders(
@@ -56,6 +56,11 @@ def test_which_module_a_path_defines() -> None:
         ("xdist/__init__.py", "shadows the test runner's `xdist`"),
         ("_json.py", "shadows the standard library's `_json`"),
         ("tests/runpy.py", "shadows the standard library's `runpy`"),
+        # names only ever probed (`try: import msvcrt`): nothing real answers them
+        ("msvcrt.py", "shadows `msvcrt`, which the standard library tries to import"),
+        ("tests/_winapi.py", "shadows `_winapi`, which the standard library tries to import"),
+        ("org/python/core.py", "shadows `org`, which the standard library tries to import"),
+        ("src/org/__init__.py", "shadows `org`, which the standard library tries to import"),
     ],
 )
 def test_a_module_that_shadows_the_harness(path: str, what: str) -> None:
@@ -73,6 +78,8 @@ def test_a_module_that_shadows_the_harness(path: str, what: str) -> None:
         "src/calc/__init__.py",  # the package itself, changed
         "mean.py",
         "statistics.py",  # a standard module no test runner imports
+        "org.md",  # no module
+        "docs/org/python/core.py",  # not under a folder on sys.path
     ],
 )
 def test_a_module_that_shadows_nothing(path: str) -> None:
@@ -180,3 +187,25 @@ def test_a_test_file_may_patch_inside_its_tests_not_while_it_is_imported() -> No
     ]
     redefined = "class AssertionError(Exception):\n    pass\n"
     assert harness_patches(redefined, at_import=True) == [(1, "redefines `AssertionError`")]
+
+
+def test_pytest_plugins_are_read_from_the_pytest11_section_only() -> None:
+    text = (
+        "[console_scripts]\nhyp = hypothesis.cli:main\n\n"
+        "[pytest11]\nhypothesispytest = _hypothesis_pytestplugin\n"
+        "bench = pytest_benchmark.plugin:Plugin\n  bad = 9not.a.module\n\n[other]\nx = y\n"
+    )
+    assert plugin_modules(text) == {"_hypothesis_pytestplugin", "pytest_benchmark"}
+    assert plugin_modules("") == set()
+
+
+def test_a_root_module_named_like_a_declared_plugin_shadows_it() -> None:
+    plugins = {"_hypothesis_pytestplugin"}
+    found = shadowing(["_hypothesis_pytestplugin.py"], {"", "src"}, {}, plugins)
+    assert found == [
+        "_hypothesis_pytestplugin.py shadows the pytest plugin `_hypothesis_pytestplugin`, "
+        "which pytest imports at the test run's start: a test run imports it at the project "
+        "root instead"
+    ]
+    assert shadowing(["_hypothesis_pytestplugin.py"], {"", "src"}, {}) == []
+    assert shadowing(["calc.py"], {"", "src"}, {}, plugins) == []

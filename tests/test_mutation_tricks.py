@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ralph.checks.mutation import CONTROL_FAILED
 from tests.conftest import Project
 from tests.test_mutation_check import MEAN, STRONG, WEAK, mutation_checks, mutation_project, work
 
@@ -187,3 +188,50 @@ def test_a_refactor_with_tests_that_bite_reaches_verified(git_project: Project) 
     ran = [c for c in mutation_checks(p) if not c["skipped"]]
     assert ran and all(c["passed"] for c in ran), ran
     assert "calc" in ran[0]["summary"] or "killed" in ran[0]["summary"]
+
+
+def test_code_that_fails_whenever_it_is_not_traced_fails_the_control_run(
+    git_project: Project,
+) -> None:
+    # the first run (traced) chooses the mutants; the mutants and the control run are not
+    # traced: code that "dies" whenever untraced in the check's room kills every mutant, and
+    # fails the unmutated control run too
+    mutation_project(git_project)
+    tells = MEAN + (
+        "\n\nimport os\nimport sys\n\nif '.mutant' in os.getcwd() and sys.gettrace() is None:\n"
+        "    raise ImportError('a mutant')\n"
+    )
+    files = {"calc/__init__.py": tells, "tests/test_calc.py": WEAK}
+    refused_with(git_project, {"*": [{"write": files, "signal": "DONE"}]}, CONTROL_FAILED)
+
+
+def test_code_merged_in_from_another_lane_is_still_mutated(project: Project) -> None:
+    # in lanes, a's lane writes b's code and weak tests; b's lane only writes a note and gets
+    # a's work merged in early: b's check mutates b.py all the same (b's tests run it)
+    two_specs(project)
+    files = {
+        "a.py": MEAN,
+        "tests/test_a.py": case_file("a", "assertEqual(mean([1, 2, 3]), 2)"),
+        "b.py": MEAN,
+        "tests/test_b.py": case_file("b", "assertIsNotNone(mean([1, 2, 3]))"),
+    }
+    steps = {
+        "specs/a.spec.md": [{"write": files, "signal": "DONE"}],
+        "specs/b.spec.md": [{"write": {"notes.md": "b is done\n"}, "signal": "DONE"}],
+    }
+    res = project.run(
+        "run",
+        "--agent-command",
+        project.script(steps),
+        "--parallel",
+        "2",
+        "--headless",
+        "-n",
+        "10",
+    )
+    assert res.exit_code != 0, res
+    ran = [c for c in mutation_checks(project) if not c["skipped"]]
+    assert not any(c["passed"] for c in ran if c["spec"] == "specs/b.spec.md"), ran
+    assert project.counts()["specs/b.spec.md"] < 3
+    of_b = [c["summary"] for c in ran if c["spec"] == "specs/b.spec.md"]
+    assert of_b and all("b.py:2 `sum(xs) / len(xs)` → `sum(xs) * len(xs)`" in s for s in of_b)

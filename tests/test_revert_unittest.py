@@ -51,3 +51,19 @@ def test_a_test_printing_a_fake_outcome_line_is_no_result(git_project: Project) 
         p, {"calc/__init__.py": RIGHT, "tests/test_calc.py": OLD + FAKE}, "no per-case results"
     )
     assert "a test printed lines like the runner's own" in ran["summary"], ran
+
+
+# A new test that "fails on the old code" by its file's modification time: the old code was
+# written when the check ran, later than the agent wrote its tests. The old code now keeps the
+# tree's times, so the test passes on both and is seen for what it is.
+BY_MTIME = OLD + (
+    "\n    def test_code_is_not_newer_than_its_test(self):\n        import os\n\n"
+    "        code = os.stat('calc/__init__.py').st_mtime\n"
+    "        self.assertLessEqual(code, os.stat('tests/test_calc.py').st_mtime + 0.5)\n"
+)
+
+
+def test_a_test_that_tells_the_old_code_by_its_mtime_is_refused(git_project: Project) -> None:
+    p = git_project
+    calc_project(p, command=UNITTEST, **{"tests/test_calc.py": OLD})
+    refused(p, {"calc/__init__.py": RIGHT, "tests/test_calc.py": BY_MTIME}, "none of the 1 added")

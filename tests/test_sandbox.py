@@ -4,6 +4,7 @@ needs to be installed. What the sandboxes really stop is tested in test_sandbox_
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import pytest
@@ -231,3 +232,28 @@ def test_without_a_sandbox_a_process_gets_all_but_ralphs_own_variables() -> None
     env = {"AWS_SECRET_ACCESS_KEY": "s", "RALPH_WEBHOOK_URL": "u", "RALPH_MODE": "REVIEW"}
     got = AllowList().open(env, frozenset({"RALPH_DEMO_DELAY"}))
     assert got == {"AWS_SECRET_ACCESS_KEY": "s", "RALPH_MODE": "REVIEW"}
+
+
+def test_a_room_shows_the_environments_it_links_to_and_nothing_else_of_the_store(
+    tmp_path: Path,
+) -> None:
+    from ralph.process.sandbox import _bwrap, _room_settings, environments_of
+
+    store = tmp_path / "store"
+    room = store / "rooms" / "main" / "tree"
+    copy = store / "envs" / "start" / ".venv"
+    (copy / "bin").mkdir(parents=True)
+    (room / ".venv").mkdir(parents=True)
+    (room / ".venv" / "bin").symlink_to(copy / "bin")
+    (store / "snapshot.json").write_text("{}")
+    (store / "rooms" / "main.person").mkdir()
+    assert environments_of(room) == [store / "envs"]
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    srt = box("srt", deny_read=(store,), scratch=scratch)
+    fs = json.loads(_room_settings(srt, room).read_text())["filesystem"]
+    hidden = {str(store / "snapshot.json"), str(store / "rooms" / "main.person")}
+    assert hidden <= set(fs["denyRead"]) and str(store / "envs") not in fs["denyRead"]
+    assert str(store / "envs") not in fs["allowWrite"] and str(room) in fs["allowWrite"]
+    argv = _bwrap(box("bwrap", deny_read=(store,)), ("true",), room, room)
+    assert (str(store / "envs"), str(store / "envs")) in pairs(argv, "--ro-bind")

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ralph.errors import RalphError
 from ralph.rules.spec import Spec
 from ralph.rules.specset import UNREADABLE, front_digest
 from ralph.specs.frontmatter import split_front_matter
+from ralph.store import reader
 
 
 def agent_mark(root: Path, spec: Spec, mark: str | None) -> str | None:
     """After a rotation on `spec` (its text as the rotation began): the new mark."""
-    now = _read(root / spec.path)
+    now = _read(root, root / spec.path)
     if now is None:
         return mark
     front = _front(now)
@@ -29,7 +31,7 @@ def agent_mark(root: Path, spec: Spec, mark: str | None) -> str | None:
 
 def agent_change(root: Path, spec: Spec, mark: str | None) -> str | None:
     """Why a DONE on `spec` is refused for its front matter's author, or None."""
-    now = _read(root / spec.path)
+    now = _read(root, root / spec.path)
     if now is not None and _front(now) != _front(spec.text):
         return (
             "the agent changed the spec's front matter (its checks) during the "
@@ -57,15 +59,15 @@ def front_digests(root: Path) -> dict[str, str]:
 
     found: dict[str, str] = {}
     for path in find_spec_paths(root):
-        text = _read(root / path)
+        text = _read(root, root / path)
         found[path] = UNREADABLE if text is None else _digest(_front(text))
     return found
 
 
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+def _read(root: Path, path: Path) -> str | None:
+    try:  # the one reader: a pipe or a link out of the project reads as unreadable
+        return reader.read_text(path, limit=reader.TEXT_LIMIT, root=root, follow=True, missing=None)
+    except (OSError, RalphError):
         return None
 
 

@@ -14,6 +14,7 @@ structured report is preferred wherever there is one.
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 import shlex
 import threading
@@ -24,12 +25,14 @@ from pathlib import Path
 
 from ralph.checks.command import output_tail, run_command
 from ralph.checks.result import CheckResult
+from ralph.errors import RalphError
 from ralph.rules.caselines import printed_cases
 from ralph.rules.junitcases import JCase
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import ExternalConfig, RevertConfig
+from ralph.store import reader
 
-MAX_REPORT_BYTES = 64 << 20
+MAX_REPORT_BYTES = reader.REPORT_LIMIT
 REPORT_HINT = (
     "run unittest with -v, or pytest; for another runner, or a command that names its own "
     "--junitxml, set the check's config.report to the JUnit XML file the command writes"
@@ -111,17 +114,21 @@ def mismatch(cases: list[JCase], counts: TestCounts | None) -> str | None:
 
 def read_cases(report: Path, started: float) -> list[JCase] | None:
     """The testcases of `report` when this run (begun at wall time `started`) wrote it."""
-    try:
-        info = report.lstat()
-    except OSError:
+    import io
+
+    try:  # the one reader: a link, a pipe or a device is no report, and never a hang
+        with reader.open_file(report, root=report.parent) as f:
+            if os.fstat(f.fileno()).st_mtime < started - 1.0:
+                return None
+            raw = f.read(MAX_REPORT_BYTES + 1)
+    except (OSError, RalphError):
         return None
-    fresh = info.st_mtime >= started - 1.0 and info.st_size <= MAX_REPORT_BYTES
-    if report.is_symlink() or not report.is_file() or not fresh:
+    if len(raw) > MAX_REPORT_BYTES:
         return None
     try:
         from junitparser import JUnitXml, TestSuite  # only when a revert check runs
 
-        xml = JUnitXml.fromfile(str(report))
+        xml = JUnitXml.fromfile(io.BytesIO(raw))
         suites = [xml] if isinstance(xml, TestSuite) else list(xml)
         return [
             JCase(

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ralph.errors import RalphError
 from ralph.rules.citations import Citation, normalize, parse_citations, uncovered
+from ralph.store import reader
 
 WINDOW = 3  # a quote may run over onto the next lines (a wrapped statement)
 SHOWN = 3
@@ -44,8 +46,9 @@ def _invalid(root: Path, c: Citation) -> str | None:
     except (OSError, ValueError):
         return "not a file of the project"
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        text = reader.read_text(path, limit=reader.TEXT_LIMIT, root=base, missing=None)
+        lines = text.splitlines()
+    except (OSError, RalphError):
         return "no such file"
     if not 1 <= c.line <= len(lines):
         return f"it has {len(lines)} lines"

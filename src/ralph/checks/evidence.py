@@ -61,15 +61,30 @@ def vanished(now: TestCounts | None, before: TestCounts | None) -> str | None:
 
 
 def _report_counts(path: Path, started: float) -> TestCounts | str:
+    """The counts of the JUnit report a check's command wrote, read through the one reader
+    (store/reader.py): a link, a pipe or a device there is no report, and never a hang."""
+    import io
+    import os
+
+    from ralph.errors import RalphError
+    from ralph.store import reader
+
     try:
-        if path.stat().st_mtime < started - 1.0:  # file systems round times down
-            return f"its report {path.name} was not written by this run"
-    except OSError:
+        with reader.open_file(path, root=path.parent) as f:
+            if os.fstat(f.fileno()).st_mtime < started - 1.0:  # file systems round times down
+                return f"its report {path.name} was not written by this run"
+            raw = f.read(reader.REPORT_LIMIT + 1)
+    except FileNotFoundError:
         return f"it wrote no report {path.name}"
+    except (OSError, RalphError) as exc:
+        why = exc.message if isinstance(exc, RalphError) else exc.strerror or str(exc)
+        return f"its report {path.name} cannot be read ({why})"
+    if len(raw) > reader.REPORT_LIMIT:
+        return f"its report {path.name} is larger than ralph reads ({reader.REPORT_LIMIT:,} bytes)"
     try:
         from junitparser import JUnitXml, TestSuite  # only when a check names a report
 
-        xml = JUnitXml.fromfile(str(path))
+        xml = JUnitXml.fromfile(io.BytesIO(raw))
         suites = [xml] if isinstance(xml, TestSuite) else list(xml)
         return junit_counts(
             (int(s.tests or 0), int(s.failures or 0), int(s.errors or 0), int(s.skipped or 0))

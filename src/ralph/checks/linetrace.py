@@ -1,11 +1,11 @@
 """Which changed lines the tests execute: a tracer the mutation check places in its room.
 
 This file is not imported by ralph. The mutation check copies its source into its room as
-`sitecustomize.py` in a folder of its own, put first on `PYTHONPATH`, so every Python process
-of every run of the check (the unmutated run, each mutant, the control run alike: none can be
-told apart by it) starts it. It traces only the frames of the files named in `files.json`
-beside it, and notes in that folder, line by line as they first run (a process killed or left
-by `os._exit` loses nothing it noted):
+`sitecustomize.py` in a folder of its own, put first on `PYTHONPATH`, for its first run (the
+unmutated code): every Python process of that run starts it. It traces only the frames of the
+files named in `files.json` beside it (a code object every line of which was seen is traced no
+more), and notes in that folder, line by line as they first run (a process killed or left by
+`os._exit` loses nothing it noted):
 - `line <path> <n>`: a line of a changed file ran;
 - `exec <path>`: a changed file that is not Python source was compiled as code (`exec`,
   `eval`, `compile`, `runpy`, an importlib loader): its code runs, though no `.py` holds it;
@@ -61,20 +61,36 @@ def _install() -> None:
             os.close(fd)
 
     known: dict[str, str | None] = {}  # co_filename -> its reported path, or None
+    left: dict[Any, set[int]] = {}  # a traced code object -> its lines not seen yet
+    done: set[Any] = set()  # code objects every line of which was seen: traced no more
 
     def which(name: str) -> str | None:
-        if name not in known:
-            full = os.path.realpath(name)
-            known[name] = code.get(full) or data.get(full)
-        return known[name]
+        full = os.path.realpath(name)
+        known[name] = found = code.get(full) or data.get(full)
+        return found
 
     def local(frame: FrameType, event: str, arg: Any) -> Tracer:
         if event == "line":
-            note(f"line\t{which(frame.f_code.co_filename)}\t{frame.f_lineno}")
+            lines = left[frame.f_code]
+            if frame.f_lineno in lines:
+                lines.discard(frame.f_lineno)
+                note(f"line\t{known[frame.f_code.co_filename]}\t{frame.f_lineno}")
+                if not lines:
+                    done.add(frame.f_code)
         return local
 
     def calls(frame: FrameType, event: str, arg: Any) -> Tracer | None:
-        return local if which(frame.f_code.co_filename) is not None else None
+        # called for every call of every function: as little as it can be
+        what = frame.f_code
+        if what in done:
+            return None
+        if what not in left:
+            name = what.co_filename
+            if (known[name] if name in known else which(name)) is None:
+                done.add(what)
+                return None
+            left[what] = _lines(what)
+        return local
 
     installing = [True]
 
@@ -104,6 +120,15 @@ def _install() -> None:
     threading.settrace(calls)
     sys.settrace(calls)
     installing[0] = False
+
+
+def _lines(what: Any) -> set[int]:
+    """The lines a code object's line events can name."""
+    if hasattr(what, "co_lines"):  # 3.10 and later
+        return {line for _, _, line in what.co_lines() if line is not None}
+    import dis
+
+    return {line for _, line in dis.findlinestarts(what)}
 
 
 def _next_sitecustomize() -> None:

@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.checks.tracing import Seen, Tracing
+from ralph.errors import RalphError
 from ralph.rules.mutantplan import changed_lines, mutable
 from ralph.rules.mutants import Mutant
 from ralph.rules.testfiles import is_test
+from ralph.store import reader
 from ralph.store.room import never_in_room
 from ralph.store.startcopy import changed_since_start
 
@@ -48,7 +50,6 @@ class Changes:
         self.code, self.data, self.others = code, data, others
         self.tracing = Tracing(room, sorted(code), sorted(data))
         self.placed: dict[str, bytes | None] = {p: t.raw for p, t in (code | data).items()}
-        self.placed.update(self.tracing.files)
 
     @classmethod
     def since(cls, start: Path, room: Path, tests: Sequence[str], spec: str) -> Changes:
@@ -146,9 +147,9 @@ def _names(paths: Sequence[str]) -> str:
 
 
 def _bytes(path: Path) -> bytes | None:
-    try:
-        return None if path.is_symlink() else path.read_bytes()
-    except OSError:
+    try:  # the one reader: a link, a pipe or a device is no code of the tree's own
+        return reader.read_bytes(path, limit=reader.TEXT_LIMIT, root=path.parent)
+    except (OSError, RalphError):
         return None
 
 

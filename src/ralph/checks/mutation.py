@@ -88,15 +88,19 @@ class _Run:
         report = None if own else self.gi.meta.test_report
         return ExternalConfig(command=command, timeout=max(timeout, 0.001), report=report)
 
-    def test(self, mutant: Mutant | None, timeout: float) -> CheckResult:
+    def test(self, mutant: Mutant | None, timeout: float, *, traced: bool = False) -> CheckResult:
         """One run: every changed file placed anew as the tree has it (its mode and times),
-        and the tracer, whichever run it is; `mutant` in its file."""
+        `mutant` in its file. `traced`: the first run, with the tracer whose lines choose the
+        mutants. Code that behaves otherwise when it is not traced fails the control run,
+        which is untraced as every mutant's is."""
         assert self.gi.rooms is not None and self.source is not None
         files = dict(self.source.placed)
         if mutant is not None:
             files[mutant.path] = self.source.mutated(mutant)
+        if traced:
+            files.update(self.source.tracing.files)
         path, env = self.gi.rooms(SUFFIX, files)
-        env = self.source.tracing.env(env, path)
+        env = self.source.tracing.env(env, path) if traced else env
         env = {**env, "RALPH_SPEC": self.gi.spec_path, "RALPH_CHECK": self.item.name}
         return run_command(
             self.command(timeout), path, env, self.gi.cancel, name=self.item.name, room=path
@@ -114,7 +118,7 @@ class _Run:
         self.source = source = Changes.since(gi.start, room, globs, gi.spec_path)
         if not source.code and not source.data:
             return self.result(False, no_code(source.others))
-        base = self.test(None, self.left())
+        base = self.test(None, self.left(), traced=True)
         if base.interrupted:
             return self.result(False, "interrupted", interrupted=True)
         if not base.passed:

@@ -13,6 +13,7 @@ sealed tests run in room A itself, synced to hold them (checks/sealed.py).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -29,12 +30,14 @@ from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.runner import gate_items, run_gate
 from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
+from ralph.errors import RalphError
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.envpaths import own_environment
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
 from ralph.rules.testfiles import is_test
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta
+from ralph.store import reader
 from ralph.store.envbuild import environments
 from ralph.store.envcopy import declared_here, record_start_envs
 from ralph.store.room import RoomSource, build_room, record_start
@@ -163,13 +166,17 @@ class CheckPlace:
         self.left_out = room.left_out
         # a sandbox's TMPDIR for a check in this room (process/sandbox.py, under srt)
         _fresh(room.path.parent / "tmp")
-        project, folder = PurePath(self.project.resolve()), PurePath(envs)
-        env = own_environment(os.environ, project, folder, built)
+        # the room's own `.venv` is the checks' environment: what a variable names in the
+        # project's is named there, and relative paths in it (store/envcopy.py) meet the room
+        project, here = PurePath(self.project.resolve()), PurePath(room.path)
+        env = own_environment(os.environ, project, here, built, pathsep=os.pathsep)
         # a cache prefix of the person's could hold bytecode for the room's own paths
         env.pop("PYTHONPYCACHEPREFIX", None)
         env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONNOUSERSITE="1")
-        env["PYTEST_ADDOPTS"] = pin_pytest(room.path, _names(room.path), env.get("PYTEST_ADDOPTS"))
-        code = tree_code(room.path, self.project, env, envs)
+        env["PYTEST_ADDOPTS"] = pin_pytest(
+            room.path, _names(room.path), env.get("PYTEST_ADDOPTS"), empty=os.devnull
+        )
+        code = tree_code(room.path, self.project, env, room.path)
         src = room.path / "src"
         paths = code.env.get("PYTHONPATH", "").split(os.pathsep)
         if src.is_dir() and declared_here(room.path) and str(src) not in paths:
@@ -276,7 +283,8 @@ def _names(room: Path) -> dict[str, str]:
     for name in CONFIG_NAMES:
         path = room / name
         if path.is_file():  # a link in a room stays inside it (store/room.py)
-            out[name] = path.read_text(encoding="utf-8", errors="replace")
+            with contextlib.suppress(OSError, RalphError):  # a pipe there: no configuration
+                out[name] = reader.read_text(path, limit=reader.TEXT_LIMIT, root=room, follow=True)
     return out
 
 

@@ -21,13 +21,14 @@ from pathlib import Path
 from ralph.checks.caseruns import case_run
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
-from ralph.errors import ConfigError
+from ralph.errors import ConfigError, RalphError
 from ralph.rules.addedcases import AddedCase, added_cases, beside_tests
 from ralph.rules.junitcases import Outcome, outcomes
 from ralph.rules.reporthooks import forging_names
 from ralph.rules.revertverdict import NOT_TESTED, verdict
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
 from ralph.specs.frontmatter import RevertConfig
+from ralph.store import reader
 from ralph.store.room import never_in_room
 from ralph.store.settings import accepted_config
 from ralph.store.startcopy import changed_since_start
@@ -90,7 +91,7 @@ def _decide(
         if names and why is None:
             why = FORGED.format(names=", ".join(names), path=path)
     # every other file as it was at the start; what was added since left out
-    overlay = {p: _bytes(start / p) for p in changed if p not in kept}
+    overlay = {p: _bytes(start, start / p) for p in changed if p not in kept}
     if why is None and not overlay:
         why = NO_CODE
     if why is not None:
@@ -99,7 +100,7 @@ def _decide(
     # same files placed anew each time (the tree's mode and times: store/room.py): a test
     # cannot tell the old code from the new by the room's path, by which run came first or by
     # the files' metadata, only by their bytes.
-    placed = {"old": overlay, "now": {p: _bytes(now / p) for p in overlay}}
+    placed = {"old": overlay, "now": {p: _bytes(now, now / p) for p in overlay}}
     order = ("old", "now") if secrets.randbelow(2) else ("now", "old")
     runs: dict[str, dict[AddedCase, Outcome]] = {}
     for where in order:
@@ -141,16 +142,16 @@ def which_tests(gi: GateInput, *roots: Path) -> tuple[str, ...]:
 def _texts(root: Path, paths: set[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for path in paths:
-        data = _bytes(root / path)
+        data = _bytes(root, root / path)
         if data is not None:
             out[path] = data.decode("utf-8", errors="replace")
     return out
 
 
-def _bytes(path: Path) -> bytes | None:
-    try:
-        return None if path.is_symlink() else path.read_bytes()
-    except OSError:
+def _bytes(root: Path, path: Path) -> bytes | None:
+    try:  # the one reader: a link, a pipe or a device is not read
+        return reader.read_bytes(path, limit=reader.TEXT_LIMIT, root=root)
+    except (OSError, RalphError):
         return None
 
 

@@ -37,7 +37,7 @@ from ralph.specs.frontmatter import (
     parse_front_matter,
     split_front_matter,
 )
-from ralph.store.confined import read_inside
+from ralph.store import reader
 
 
 def run_gate(
@@ -68,7 +68,9 @@ def run_gate(
     A spec without front matter passes at once. Bad front matter raises SpecError.
     """
     if spec_text is None:
-        spec_text = read_inside(root, root / spec_path).decode("utf-8")
+        spec_text = reader.read_text(
+            root / spec_path, limit=reader.TEXT_LIMIT, root=root, follow=True, missing=None
+        )
     if meta is None:
         meta = parse_front_matter(spec_path, spec_text)
         if meta is None:
@@ -211,7 +213,9 @@ class _GateRun:
 
         def read() -> Boxes | None:
             try:
-                text = read_inside(self.gi.root, path).decode("utf-8", errors="replace")
+                text = reader.read_text(
+                    path, limit=reader.TEXT_LIMIT, root=self.gi.root, follow=True, missing=None
+                )
             except FileNotFoundError:
                 return None
             try:

@@ -36,6 +36,7 @@ from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
 from ralph.specs.frontmatter import ExternalConfig, SpecMeta, parse_front_matter
+from ralph.store import reader
 from ralph.store import sealed as store
 
 SUFFIX = "sealed"  # its kind in results (it runs in room A)
@@ -56,7 +57,9 @@ def test_command(root: Path, spec: str, meta: SpecMeta | None = None) -> Externa
     it); None when there is none."""
     if meta is None:
         try:
-            text = (root / spec).read_text(encoding="utf-8")
+            text = reader.read_text(
+                root / spec, limit=reader.TEXT_LIMIT, root=root, follow=True, missing=None
+            )
             meta = parse_front_matter(spec, text)
         except (OSError, UnicodeDecodeError, RalphError):
             meta = None
@@ -179,9 +182,9 @@ def copies(tree: Path, paths: Iterable[str], files: Mapping[str, bytes | None]) 
         try:
             st = os.lstat(tree / rel)
             if stat.S_ISREG(st.st_mode) and st.st_size in wanted:
-                digest = hashlib.sha256((tree / rel).read_bytes()).digest()
-                found += digest in wanted[st.st_size]
-        except OSError:
+                data = reader.read_bytes(tree / rel, limit=st.st_size, root=tree)
+                found += hashlib.sha256(data).digest() in wanted[st.st_size]
+        except (OSError, RalphError):
             continue
     return found
 

@@ -1,12 +1,13 @@
 """What the mutation check's runs executed of the changed files: its tracer (checks/linetrace.py)
 placed in the room, and what it noted read back.
 
-Every run of the check (unmutated, each mutant, the control) gets the same tracer, the same
-files and the same environment, so a run cannot tell by them whether it is the one whose lines
-choose the mutants. What it noted is the code's word (the code runs in the traced process): it
-can add lines, which only adds mutants; hiding a line takes code that finds and undoes the
-tracer, and a trace or profile function set by the code marks the trace `tampered`, which is no
-trace at all (every change is mutated).
+Only the check's first run (on the unmutated code) is traced: its lines choose the mutants.
+The mutants and the control run (the unmutated code once more, at a place no run can foresee)
+are not, so code that fails whenever it is not traced fails the control run and is refused.
+What the tracer noted is the code's word (the code runs in the traced process): it can add
+lines, which only adds mutants; to hide a line, code must tell that it is traced and take
+another path there (a limit the docs state), or set a trace or profile function of its own,
+which marks the trace `tampered`, no trace at all (every change is mutated).
 """
 
 from __future__ import annotations

@@ -147,16 +147,21 @@ def _room_settings(box: Sandbox, room: Path, sealed: bool = False) -> Path:
     to show a folder inside a hidden one)."""
     rules = srt_settings(box)
     fs = rules["filesystem"]
+    envs = environments_of(room)  # shown too, and not writable (not in allowWrite)
     for hidden in (p for p in box.deny_read if p in room.parents):
         fs["denyRead"].remove(str(hidden))
         fs["denyWrite"].remove(str(hidden))
-        folder = hidden
-        for part in room.relative_to(hidden).parts:
+        ways: dict[Path, set[str]] = {}  # folder -> its entries on the way to what is shown
+        for shown in (room, *(e for e in envs if hidden in e.parents)):
+            folder = hidden
+            for part in shown.relative_to(hidden).parts:
+                ways.setdefault(folder, set()).add(part)
+                folder = folder / part
+        for folder, keep in ways.items():
             with contextlib.suppress(OSError):
-                others = [str(p) for p in folder.iterdir() if p.name != part]
+                others = [str(p) for p in folder.iterdir() if p.name not in keep]
                 fs["denyRead"] += others
                 fs["denyWrite"] += others
-            folder = folder / part
     fs["allowWrite"].append(str(room))
     if sealed:  # its room and its own TMPDIR beside it (hidden from the agent) only
         fs["allowWrite"] = [str(room), str(room.parent / "tmp")]

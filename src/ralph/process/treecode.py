@@ -78,7 +78,7 @@ def tree_code(
     found = _entries(base, project_p, envs)
     plan = remap(found, project_p, tree_p)
     first = [moved for moved, _ in plan.first if Path(moved).is_dir()]
-    outside = [*plan.outside]
+    outside = [*plan.outside, *_missing(found, tree_p, project_p)]
     for moved_, orig in plan.first:
         if moved_ in first:
             outside += [f"{Path(orig) / n} (not in this tree)" for n in _only_in(orig, moved_)]
@@ -89,6 +89,18 @@ def tree_code(
     if full != paths:
         base["PYTHONPATH"] = os.pathsep.join(full)
     return TreeCode(base, tuple(first), tuple(outside))
+
+
+def _missing(found: list[Entry], tree: PurePath, project: PurePath) -> list[str]:
+    """The folders the environment puts on sys.path inside the tree (a .pth line relative to
+    a room's site-packages: store/envcopy.py) that the tree lacks: the project has them."""
+    out: list[str] = []
+    for entry in found:
+        path = PurePath(os.path.normpath(entry.path))
+        if entry.module is None and within(path, tree) and not Path(path).exists():
+            rel = path.relative_to(tree)
+            out.append(f"{project / rel} (the environment puts it on sys.path; this tree has none)")
+    return out
 
 
 def _only_in(orig: str, moved: str) -> list[str]:
@@ -190,7 +202,7 @@ def _move(path: str, project: PurePath, tree: PurePath) -> str:
 
 def _entries(env: Mapping[str, str], project: PurePath, envs: Path | None) -> list[Entry]:
     out: list[Entry] = []
-    for site in dict.fromkeys(_site_dirs(env, envs or Path(project))):
+    for site in dict.fromkeys(site_dirs(env, envs or Path(project))):
         for pth in sorted(site.glob("*.pth")):
             text = _read(pth)
             out += [Entry(p, None, pth.name) for p in pth_paths(text, str(site))]
@@ -216,7 +228,7 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _site_dirs(env: Mapping[str, str], project: Path) -> Iterator[Path]:
+def site_dirs(env: Mapping[str, str], project: Path) -> Iterator[Path]:
     """The site-packages folders of every environment a check command may run Python in
     (`project`: the folder that holds the project's virtualenvs)."""
     prefixes: list[Path] = []

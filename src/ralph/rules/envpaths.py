@@ -3,14 +3,14 @@
 A person who activated the project's virtualenv has `VIRTUAL_ENV=/proj/.venv` and
 `/proj/.venv/bin` on `PATH`: a check's `python` or `pytest` would run the project's own,
 which the agent may have changed. Each of them that names a folder inside one of the
-project's environments names the same place in ralph's copies instead (store/envcopy.py).
-When ralph built an environment for the tree's declarations (store/envbuild.py) and nothing
-named one, its `bin` goes first on `PATH`: the checks' `python` is that one.
+project's environments names the same place in the room instead, whose environment folders
+link to ralph's copies (store/envcopy.py). When ralph built an environment for the tree's
+declarations (store/envbuild.py) and nothing named one, its `bin` goes first on `PATH`: the
+checks' `python` is that one.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import PurePath
 
@@ -30,12 +30,18 @@ def moved(path: str, project: PurePath, envs: PurePath) -> str:
 
 
 def own_environment(
-    env: Mapping[str, str], project: PurePath, envs: PurePath, built: str | None = None
+    env: Mapping[str, str],
+    project: PurePath,
+    envs: PurePath,
+    built: str | None = None,
+    *,
+    pathsep: str,
 ) -> dict[str, str]:
     """`env` with its environment variables pointed at `envs`; `built`: the name of the
-    virtualenv ralph built there for the tree's declarations, if it did."""
+    virtualenv ralph built there for the tree's declarations, if it did; `pathsep`: the
+    platform's separator in PATH (the caller's os.pathsep: a rule does not ask the system)."""
     out = dict(env)
-    paths = [moved(p, project, envs) for p in env.get("PATH", "").split(os.pathsep) if p]
+    paths = [moved(p, project, envs) for p in env.get("PATH", "").split(pathsep) if p]
     venv = env.get("VIRTUAL_ENV")
     if venv:
         out["VIRTUAL_ENV"] = moved(venv, project, envs)
@@ -46,5 +52,5 @@ def own_environment(
             paths.insert(0, str(own / "bin"))
             out["VIRTUAL_ENV"] = str(own)
     if paths:
-        out["PATH"] = os.pathsep.join(paths)
+        out["PATH"] = pathsep.join(paths)
     return out

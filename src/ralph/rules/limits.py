@@ -1,7 +1,7 @@
 """An agent's limit windows, pure: what its CLI reported (five-hour session, week, day, a plan's
 usage), when to park it before the wall (`limits.pause_at`), how the windows read.
 
-The run records each agent's last report per window in `.ralph/limits.json`
+The run records each agent's last report per window in `limits.json` (ralph's store)
 (`{"agents": {name: {window: {utilization, resets_at, status, seen_at}}}}`); `ralph status` and
 `ralph agents` show it. Times are epoch seconds; `now` is always passed in.
 """

@@ -14,7 +14,6 @@ unittest searches nothing above its start folder; node's runners stop at the roo
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 from collections.abc import Mapping
@@ -47,9 +46,12 @@ def room_config(names: Mapping[str, str]) -> str | None:
     return "pyproject.toml" if "pyproject.toml" in names else None
 
 
-def pin_pytest(room: PurePath, names: Mapping[str, str], addopts: str | None = None) -> str:
-    """`PYTEST_ADDOPTS` for a check run in `room` (`addopts`: what it held before)."""
+def pin_pytest(
+    room: PurePath, names: Mapping[str, str], addopts: str | None = None, *, empty: str
+) -> str:
+    """`PYTEST_ADDOPTS` for a check run in `room` (`addopts`: what it held before; `empty`:
+    the platform's empty file, os.devnull, named when the room has no configuration)."""
     found = room_config(names)
-    config = str(room / found) if found is not None else os.devnull
+    config = str(room / found) if found is not None else empty
     ours = ["-c", config, f"--rootdir={room}", f"--confcutdir={room}"]
     return " ".join([*(shlex.quote(w) for w in ours), *([addopts] if addopts else [])])

@@ -5,7 +5,10 @@ first for a module the test run imports.
 it; pytest's default import mode prepends the first folder above a test file that has no
 `__init__.py`. A module named there like the test runner (`pytest.py`, `unittest/`), like any
 module the runner imports at start (its requirements, its plugins, the standard modules it
-uses), like `sitecustomize`/`usercustomize`, or like the
+uses), like a name the standard library only tries (`msvcrt`, Jython's `org`), like a plugin
+an installed distribution declares to pytest (its `pytest11` entry points: pytest imports
+every one at start, by name, so a root `_hypothesis_pytestplugin.py` runs in its place),
+like `sitecustomize`/`usercustomize`, or like the
 project's own package found in another of these folders (a `tests/calc.py` double of
 `calc`), is what the test run imports instead of the real one.
 """
@@ -13,7 +16,7 @@ project's own package found in another of these folders (a `tests/calc.py` doubl
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import PurePosixPath
 
 # The runner's own modules, and what it imports at start: its requirements and the plugins
@@ -45,6 +48,13 @@ textwrap threading time token tokenize traceback types typing unicodedata urllib
 warnings weakref xml zipfile zipimport zlib
 """
 HARNESS_STDLIB = frozenset(_STDLIB_NAMES.split())
+# Names a test run only ever tries, in a `try: import X` that expects to fail on this
+# interpreter: `subprocess` tries `msvcrt` (then `_winapi`), `os` and `ntpath` try `nt`, `copy`
+# and `pickle` try Jython's `org.python.core`. Nothing real answers them, so the agent's file
+# (or a folder of its, as a namespace package: `org/python/core.py`) runs at the runner's start
+# and can raise the expected ImportError after patching the code under test. A recorded run
+# never sees them imported, which is why they are listed apart.
+PROBED = frozenset({"msvcrt", "_winapi", "nt", "winreg", "_overlapped", "org", "java"})
 # what makes a file importable as a top-level module: source, bytecode, an extension
 _MODULE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\.[^/]*)?\.(?:py|pyc|pyw|so|pyd)$")
 
@@ -87,28 +97,67 @@ def split(path: str, folders: Iterable[str]) -> tuple[str, str] | None:
     return None
 
 
+def plugin_modules(entry_points: str) -> set[str]:
+    """The top-level modules an `entry_points.txt` declares as pytest plugins (its
+    `[pytest11]` section: `name = package.module[:object]`)."""
+    out: set[str] = set()
+    section = None
+    for raw in entry_points.splitlines():
+        line = raw.strip()
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+        elif section == "pytest11" and "=" in line:
+            top = line.split("=", 1)[1].split(":", 1)[0].strip().split(".")[0]
+            if top.isidentifier():
+                out.add(top)
+    return out
+
+
 def shadowing(
-    changed: Iterable[str], folders: Iterable[str], project: Mapping[str, str]
+    changed: Iterable[str],
+    folders: Iterable[str],
+    project: Mapping[str, str],
+    plugins: Collection[str] = frozenset(),
 ) -> list[str]:
     """One line for each changed path that shadows a module of the test run. `project`: the
-    project's own top-level modules -> the import folder a person's copy is in."""
+    project's own top-level modules -> the import folder a person's copy is in; `plugins`:
+    the modules the environments' distributions declare to pytest (plugin_modules)."""
     folders = list(folders)
     out: list[str] = []
     for path in sorted(changed):
-        found = split(path, folders)
+        found = split(path, folders) or _probed_portion(path, folders)
         if found is None:
             continue
         folder, name = found
         where = f"in {folder}/" if folder else "at the project root"
-        what = _shadowed(name, folder, project)
+        what = _shadowed(name, folder, project, plugins)
         if what is not None:
             out.append(f"{path} shadows {what}: a test run imports it {where} instead")
     return out
 
 
-def _shadowed(name: str, folder: str, project: Mapping[str, str]) -> str | None:
+def _probed_portion(path: str, folders: Iterable[str]) -> tuple[str, str] | None:
+    """(the import folder, the name) when `path` lies in a folder named like a probed module:
+    a namespace portion, which loses to no real module because there is none."""
+    for folder in sorted(folders, key=len, reverse=True):
+        inner = path if not folder else path.removeprefix(folder + "/")
+        if folder and inner == path:
+            continue
+        top = PurePosixPath(inner).parts[0]
+        if top in PROBED and inner.endswith((".py", ".pyc")):
+            return folder, top
+    return None
+
+
+def _shadowed(
+    name: str, folder: str, project: Mapping[str, str], plugins: Collection[str]
+) -> str | None:
+    if name in PROBED:
+        return f"`{name}`, which the standard library tries to import at the test run's start"
     if name in RUNNERS:
         return f"the test runner's `{name}`"
+    if name in plugins:
+        return f"the pytest plugin `{name}`, which pytest imports at the test run's start"
     if name in STARTUP:
         return f"Python's start-up hook `{name}`"
     if name in HARNESS_STDLIB:

@@ -6,8 +6,9 @@ import hashlib
 import os
 from pathlib import Path
 
-from ralph.errors import SpecError, UnsafePath, docs_page
+from ralph.errors import RalphError, SpecError, docs_page
 from ralph.rules.spec import ROOT_PROMPTS, Spec, is_untouched_template, sort_key
+from ralph.store import reader
 
 SPEC_DIRS = (".ralph/specs", "specs")
 SPEC_SUFFIX = ".spec.md"
@@ -57,20 +58,10 @@ def read_spec(root: Path, path: str) -> Spec | None:
 
 def _read_inside(root: Path, path: str) -> bytes:
     """A spec's bytes, following a link only while it stays inside the project (a person's
-    `specs/a.spec.md -> ../notes/a.md`); one that leads outside is refused before it is read.
-    The rule of store/confined.read_inside, which this layer cannot import: the file where
-    the links end is opened without following a link there (O_NOFOLLOW)."""
-    real_root = os.path.realpath(root)
-    real = os.path.realpath(root / path)
-    if os.path.commonpath([real_root, real]) != real_root:
-        raise UnsafePath(
-            f"{path} in {root} leads outside the project (to {real}): ralph reads its specs "
-            "only inside the project, and this spec is not run",
-            f"remove the link ({path}), or copy what it points to into the project",
-        )
-    fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as f:
-        return f.read()
+    `specs/a.spec.md -> ../notes/a.md`): the one reader's rule (store/reader.py), so a link
+    that leads outside, a pipe or a device is refused before anything is read, and a spec is
+    read up to its bound."""
+    return reader.read_bytes(root / path, limit=reader.TEXT_LIMIT, root=root, follow=True)
 
 
 def spec_file_hash(root: Path, path: str) -> str | None:
@@ -79,8 +70,8 @@ def spec_file_hash(root: Path, path: str) -> str | None:
     Never raises: it is used while a rotation is recorded, which must not be lost.
     """
     try:
-        return hashlib.sha256((root / path).read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(_read_inside(root, path)).hexdigest()
+    except (OSError, RalphError):  # a pipe or a link planted there: no hash, never a hang
         return None
 
 

@@ -5,8 +5,7 @@ deletes in the project is reached from the project folder one name at a time, an
 names may be a symbolic link: on POSIX each folder is opened with O_NOFOLLOW relative to the
 descriptor of the one above (openat), so a link swapped in at any moment is refused, never
 followed. The project folder itself is the person's choice and may be reached through links.
-Reads of what an agent can write (specs, guardrails, handoffs) may follow a link as long as it
-ends inside the project: a person's `specs/a.spec.md -> ../notes/a.md` keeps working.
+Reads of what an agent can write go through store/reader.py, which walks the same way.
 
 Windows has no openat: there each name is checked (lstat, reparse points included) before the
 plain call, which leaves a race between the check and the call.
@@ -44,10 +43,12 @@ def project_anchor(path: Path) -> Path | None:
 
 def _refuse(root: Path, parts: tuple[str, ...], i: int, what: str) -> UnsafePath:
     shown = "/".join(parts[: i + 1])
+    link = what == "is a link"  # else a pipe, a device, a socket or a folder: said as such
     return UnsafePath(
         f"{shown} in {root} {what}: ralph reads and writes its files only inside the "
-        "project, never through a link",
-        f"remove the link ({shown}) and run again; nothing outside the project was touched",
+        + ("project, never through a link" if link else "project, as regular files"),
+        f"remove {'the link' if link else 'it'} ({shown}) and run again; nothing outside the "
+        "project was touched",
     )
 
 
@@ -234,33 +235,6 @@ def move(root: Path, source: Path, target: Path) -> None:
     """Rename a file or folder of the project to another place in it."""
     with folder(root, source) as (sfd, sname), folder(root, target, create=True) as (tfd, tname):
         os.replace(sname, tname, src_dir_fd=sfd, dst_dir_fd=tfd)
-
-
-def read_inside(root: Path, path: Path) -> bytes:
-    """The bytes of a file the agent can write (a spec, guardrails, a handoff), following
-    links only while they stay inside the project: where it ends is read without links, so
-    a link swapped in after the check is refused too. FileNotFoundError when it is not there."""
-    try:  # no link on the way, the common case: read at once
-        fd = open_fd(root, path, os.O_RDONLY)
-    except UnsafePath:
-        fd = _open_through_links(root, path)
-    with os.fdopen(fd, "rb") as f:
-        return f.read()
-
-
-def _open_through_links(root: Path, path: Path) -> int:
-    real_root = Path(os.path.realpath(root))
-    real = Path(os.path.realpath(path))
-    try:
-        real.relative_to(real_root)
-    except ValueError:
-        shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-        raise UnsafePath(
-            f"{shown} in {root} leads outside the project (to {real}): ralph reads its "
-            "specs, guardrails and handoffs only inside the project",
-            f"remove the link ({shown}), or copy what it points to into the project",
-        ) from None
-    return open_fd(real_root, real, os.O_RDONLY)
 
 
 def sweep_temps(root: Path, folders: list[Path], match: Callable[[str], bool]) -> None:

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from ralph.process.capture import run_captured
 from ralph.process.treecode import PROJECT_VENVS, _sites
-from ralph.store.envcopy import START_DIGEST, declared, envs_dir, start_envs
+from ralph.store.envcopy import MAX_DECLARING, START_DIGEST, declared, envs_dir, start_envs
+from ralph.store.reader import read_text
 from ralph.store.roomsync import wipe
 
 BUILT = "built"
@@ -71,20 +72,51 @@ def _build(start: Path, tree: Path, target: Path, env: Mapping[str, str]) -> str
     if site is None:
         return "uv made no site-packages"
     (site / "_ralph_start.pth").write_text("".join(f"{b}\n" for b in bases))
-    args = [uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python")]
+    # wheels only: building a source distribution runs its code, outside any sandbox
+    args = [uv, "pip", "install", "-q", "--no-build", "--python", str(venv / "bin" / "python")]
     for req in sorted(tree.glob("requirements*.txt")):
         args += ["-r", str(req)]
     pyproject = tree / "pyproject.toml"
-    if pyproject.is_file() and "[project]" in pyproject.read_text(errors="replace"):
+    if "[project]" in read_text(pyproject, limit=MAX_DECLARING, root=tree, truncate=True):
         args += ["-r", str(pyproject), "--all-extras"]
     if "-r" in args:
+        before = _hooks(site)
         failed = _run(args, tree, run_env)
         if failed is not None:
             return failed
+        added = sorted(_hooks(site) - before)
+        if added:  # what the tree declares must not change how every test run starts
+            return f"a declared package runs code at every Python start: {added[0]}"
     if (start / "node_modules").is_dir():
         (target / "node_modules").symlink_to(start / "node_modules", target_is_directory=True)
     (target / BUILT).write_text("")
     return None
+
+
+def _hooks(site: Path) -> set[str]:
+    """What in `site` Python runs at every start: a `.pth` with an `import` line (setuptools'
+    own `distutils-precedence.pth` aside, when setuptools' RECORD lists it), a
+    `sitecustomize` or `usercustomize`."""
+    out: set[str] = set()
+    for entry in site.iterdir():
+        name = entry.name
+        if name.split(".")[0] in ("sitecustomize", "usercustomize"):
+            out.add(name)
+        elif name.endswith(".pth") and name != "_ralph_start.pth":
+            text = read_text(entry, limit=MAX_DECLARING, root=site, truncate=True)
+            runs = any(line.startswith(("import ", "import\t")) for line in text.splitlines())
+            setuptools = name == "distutils-precedence.pth" and _setuptools_lists(site, name)
+            if runs and not setuptools:
+                out.add(name)
+    return out
+
+
+def _setuptools_lists(site: Path, name: str) -> bool:
+    for record in site.glob("setuptools-*.dist-info/RECORD"):
+        text = read_text(record, limit=MAX_DECLARING, root=site, truncate=True)
+        if any(line.split(",")[0] == name for line in text.splitlines()):
+            return True
+    return False
 
 
 def _run(argv: list[str], cwd: Path, env: Mapping[str, str]) -> str | None:

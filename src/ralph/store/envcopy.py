@@ -21,7 +21,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from ralph.errors import RalphError
+from ralph.errors import RalphError, StateError
 from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS
 from ralph.store.private import ensure_store, store_dir
 from ralph.store.reader import read_bytes
@@ -59,12 +59,16 @@ def record_start_envs(project: Path, *, keep: bool = False) -> list[str]:
     for name in (*PROJECT_VENVS, NODE_MODULES):
         source, copy = project / name, folder / name
         manifest = folder / f"{name}.manifest.json"
-        wanted = source.is_dir() and not source.is_symlink()
+        wanted = source.is_dir()
         if name != NODE_MODULES:
             wanted = wanted and (source / "pyvenv.cfg").is_file()
-        if not wanted:
+        elsewhere = _elsewhere(source, project) if wanted else None
+        if not wanted or elsewhere is not None:
             wipe(copy)
             manifest.unlink(missing_ok=True)
+            if elsewhere is not None:  # outside the project: the system's, read as it is
+                copy.symlink_to(elsewhere, target_is_directory=True)
+                copied.append(name)
             continue
         wants = _wants(source, copy)
         try:
@@ -72,7 +76,13 @@ def record_start_envs(project: Path, *, keep: bool = False) -> list[str]:
         except OSError:
             wipe(copy)
             manifest.unlink(missing_ok=True)
-            sync(source, copy, manifest, wants, known={})
+            try:
+                sync(source, copy, manifest, wants, known={})
+            except OSError as exc:
+                raise StateError(
+                    f"cannot copy {source} into ralph's store: {exc.strerror or exc}",
+                    "check the free space and permissions of ralph's state folder",
+                ) from exc
         copied.append(name)
     (folder / START_DIGEST).write_text(declared(project))
     (folder / TAKEN).write_text("")
@@ -101,6 +111,15 @@ def declared(tree: Path) -> str:
     return h.hexdigest()
 
 
+def _elsewhere(source: Path, project: Path) -> Path | None:
+    """Where a link `source` (a `.venv` kept outside the project) leads, when that is outside
+    the project; None for a real folder. A link into the project is copied like a folder."""
+    if not source.is_symlink():
+        return None
+    target, root = source.resolve(), project.resolve()
+    return None if root in target.parents else target
+
+
 def _wants(source: Path, copy: Path) -> dict[str, Want]:
     """Every file and link of `source` (links as they are, never followed); the commands of
     a virtualenv's `bin/` that name its folder, naming the copy's."""
@@ -123,7 +142,46 @@ def _wants(source: Path, copy: Path) -> dict[str, Want]:
             data = _script(source / rel)
             if data is not None and own in data:
                 out[rel] = want_bytes(data.replace(own, moved), 0o755)
+        elif rel.endswith(".pth") and want.kind == "file" and _site_file(rel):
+            text = _pth(source / rel)
+            if text is not None:
+                kept = _relative_lines(text, source.parent, (source / rel).parent)
+                if kept != text:
+                    out[rel] = want_bytes(kept.encode())
     return out
+
+
+def _site_file(rel: str) -> bool:
+    """Is `rel` a file at the top of a virtualenv's site-packages (where Python reads .pth)?"""
+    parts = rel.split("/")
+    return parts[-2:-1] == ["site-packages"] and len(parts) in (3, 4)
+
+
+def _relative_lines(text: str, project: Path, site: Path) -> str:
+    """A .pth file's lines that name a folder of the project, relative to its site-packages:
+    in a room, where the virtualenv sits at the same place, they name the room's folder,
+    never the project's (which the agent may change, or keeps ignored files in)."""
+    out: list[str] = []
+    project, site = project.resolve(), site.resolve()
+    for line in text.splitlines(keepends=True):
+        path = line.strip()
+        inside = Path(path)
+        if path.startswith(("#", "import ", "import\t")) or not inside.is_absolute():
+            out.append(line)
+        elif project in inside.parents or inside == project:
+            out.append(os.path.relpath(inside, site) + "\n")
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def _pth(path: Path) -> str | None:
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_SCRIPT + 1)
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace") if len(data) <= MAX_SCRIPT else None
 
 
 def _script(path: Path) -> bytes | None:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pathspec
 
-from ralph.errors import StateError
+from ralph.errors import RalphError, StateError
 from ralph.rules.agentfiles import agent_file
+from ralph.store import reader
 from ralph.store.workspace import STATE_DIR
 
 RALPHIGNORE = ".ralphignore"
@@ -115,14 +116,20 @@ class WalkIgnore:
 def load_ignore(path: Path, *, strict: bool) -> pathspec.GitIgnoreSpec | None:
     """The patterns of an ignore file; None when it is absent or has none. `strict` turns an
     unreadable file or a bad pattern into an error; otherwise bad lines are skipped, as git does."""
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # the one reader: a link, a pipe or a device is not read (never a hang)
+        text = reader.read_bytes(path, limit=reader.TEXT_LIMIT, root=path.parent).decode("utf-8")
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, RalphError) as exc:
         if not strict:
             return None
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        reason = (
+            exc.message
+            if isinstance(exc, RalphError)
+            else exc.strerror
+            if isinstance(exc, OSError) and exc.strerror
+            else str(exc)
+        )
         raise StateError(
             f"{path.name}: cannot read it ({reason})",
             f"fix {path.name} (gitignore syntax, UTF-8) or delete it",

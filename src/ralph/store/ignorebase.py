@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pathspec
 
-from ralph.errors import StateError
+from ralph.errors import RalphError, StateError
 from ralph.rules.agentfiles import agent_file
-from ralph.store import git
+from ralph.store import git, reader
 from ralph.store.files import load_json, write_json_atomic
 from ralph.store.ignore import RALPHIGNORE, SCAFFOLD_GLOBS, SCAFFOLD_NAMES, is_scaffolding
 from ralph.store.private import ensure_store, store_dir
@@ -214,7 +214,7 @@ def _valid(lines: Iterable[str]) -> Iterable[str]:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+    try:  # the one reader: a link, a pipe or a device is not read
+        return reader.read_text(path, limit=reader.TEXT_LIMIT, root=path.parent, missing=None)
+    except (OSError, RalphError):
         return None

@@ -53,13 +53,22 @@ class LaneNotes:
                 confined.remove(root, folder)  # the agent's, in ralph's own lane: not followed
             confined.makedirs(root, folder)
         self._put(lane / ".gitignore", "# ralph's notes for the agent are not committed\n*\n")
+        owns = (ws.handoff(slug), ws.guardrails, ws.question)
+        # Copies still there were never taken back (ralph was killed during that rotation):
+        # what that agent wrote joins the run's copies first, as if it had been lent them now.
+        left = [(own, copy, read_text(own)) for own in owns if (copy := self._copy(own)).exists()]
+        self.take_back(Loan(self, tuple(left)))
         files = []
-        for own in (ws.handoff(slug), ws.guardrails, ws.question):
-            text = read_text(own)
-            copy = lane / own.relative_to(ws.dir)
-            self._put(copy, text)
-            files.append((own, copy, text))
+        for own in owns:
+            # The question file starts empty in a lane: another lane's question is not this
+            # agent's to rewrite, and an answered one reaches it in its prompt.
+            text = read_text(own) if own != ws.question else ""
+            self._put(self._copy(own), text)
+            files.append((own, self._copy(own), text))
         return Loan(self, tuple(files))
+
+    def _copy(self, own: Path) -> Path:
+        return self.worktree / STATE_DIR / own.relative_to(self.ws.dir)
 
     def take_back(self, loan: Loan) -> list[str]:
         """What the lane's agent left joins the run's copies; a line for each it could not
@@ -74,6 +83,7 @@ class LaneNotes:
                 except RalphError as exc:
                     problems.append(f"{self.ws.rel(own)} not taken from the lane: {exc.message}")
                     continue
+                remove_file(copy)  # taken back: a copy left in the lane is a killed run's
                 now = read_text(own)
                 text = self.redact(merged_note(given, now, left))
                 if text == now:

@@ -1,6 +1,7 @@
-"""`.ralph/limits.json`: each agent's limit windows as its CLI last reported them (window,
+"""`limits.json`: each agent's limit windows as its CLI last reported them (window,
 utilisation, reset time), for `ralph status` and `ralph agents`. Kept across runs: a window's
-reset time stays true after the run that saw it has ended. Written by the run's recorder."""
+reset time stays true after the run that saw it has ended. Written by the run's recorder in
+ralph's store (the record, read back) and in `.ralph/` (a copy for people, never read)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from ralph.errors import StateError
 from ralph.store.files import load_json, write_json_atomic
+from ralph.store.private import ensure_store, store_dir
 
 LIMITS_FILE = "limits.json"
 
@@ -17,13 +19,14 @@ def load_limits(state_dir: Path) -> dict[str, Any]:
     """The saved windows; empty when there are none, or when the file is unreadable (it is a
     report, not state: a damaged one is replaced by the next report, never a reason to stop)."""
     try:
-        data = load_json(state_dir / LIMITS_FILE, f".ralph/{LIMITS_FILE}")
+        data = load_json(store_dir(state_dir.parent) / LIMITS_FILE, f"ralph's {LIMITS_FILE}")
     except StateError:
         return {}
     return data if isinstance(data, dict) and isinstance(data.get("agents"), dict) else {}
 
 
 def save_limits(state_dir: Path, data: dict[str, Any]) -> None:
+    write_json_atomic(ensure_store(state_dir.parent) / LIMITS_FILE, data, durable=False)
     write_json_atomic(state_dir / LIMITS_FILE, data, durable=False)
 
 

@@ -14,7 +14,8 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from ralph.errors import StateError
+from ralph.errors import RalphError, StateError
+from ralph.store import reader
 from ralph.store.files import load_json, write_json_atomic
 from ralph.store.workspace import STATE_DIR
 
@@ -76,9 +77,8 @@ def _inside(root: Path, path: Path) -> str | None:
 
 
 def _digest(path: Path) -> str | None:
-    try:
-        if not path.is_file() or path.is_symlink():
-            return None
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+    try:  # the one reader: a link, a pipe or a device is not ralph's report
+        data = reader.read_bytes(path, limit=reader.REPORT_LIMIT, root=path.parent)
+        return hashlib.sha256(data).hexdigest()
+    except (OSError, RalphError):
         return None

@@ -36,6 +36,7 @@ from ralph.store import confined
 RECORD_LIMIT = 64 * 1024 * 1024  # state.json, a store record, a worklog
 TEXT_LIMIT = 8 * 1024 * 1024  # a spec, guardrails, a handoff, a report a check wrote
 LOG_LIMIT = 32 * 1024 * 1024  # a rotation's log shown to a person
+REPORT_LIMIT = 64 * 1024 * 1024  # a JUnit or JSON report a check's command wrote
 JSON_DEPTH = 64  # more levels than any record of ralph's or any report a tool writes
 
 _FLAGS = (

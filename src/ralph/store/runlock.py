@@ -58,11 +58,12 @@ class RunInfo:
 
 
 def read_run(state_dir: Path) -> RunInfo | None:
-    """run.json of the live run, or None when no run is live (stale files are ignored)."""
+    """run.json of the live run, or None when no run is live (stale files are ignored): ralph's
+    own copy in the store, never `.ralph/run.json` (written for people, forgeable by the agent)."""
     if not is_live(state_dir):
         return None
     try:
-        data = load_json(state_dir / RUN_FILE, f".ralph/{RUN_FILE}")
+        data = load_json(store_dir(state_dir.parent) / RUN_FILE, f"ralph's copy of {RUN_FILE}")
     except StateError:  # a damaged run.json must not break `status`
         data = None
     if not isinstance(data, dict):
@@ -255,7 +256,10 @@ class RunLock:
         return self
 
     def _refused(self) -> LockError:
-        other = load_json(self.state_dir / RUN_FILE, RUN_FILE)
+        try:  # the live run's own copy, never `.ralph/run.json` (the agent's to forge)
+            other = load_json(store_dir(self.state_dir.parent) / RUN_FILE, RUN_FILE)
+        except StateError:
+            other = None
         who = ""
         if isinstance(other, dict):
             since = time.strftime("%H:%M:%S", time.localtime(float(other.get("started_at", 0))))

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ralph.errors import StateError
+from ralph.errors import RalphError, StateError
 from ralph.rules.testfiles import (
     DEFAULT_GLOBS,
     RUNNER_CONFIGS,
@@ -26,7 +26,7 @@ from ralph.rules.testfiles import (
     may_hold_tests,
     runner_globs,
 )
-from ralph.store import git, ignorebase
+from ralph.store import git, ignorebase, reader
 from ralph.store.files import load_json, remove_file, write_json_atomic, write_text_atomic
 from ralph.store.private import ensure_store, store_dir
 
@@ -97,10 +97,9 @@ def runner_settings(root: Path) -> tuple[str, ...]:
     out: dict[str, str] = {}
     for name in (*RUNNER_CONFIGS, "pyproject.toml"):
         path = root / name
-        try:
-            if path.is_file() and path.stat().st_size <= MAX_CONFIG_BYTES:
-                out[name] = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        try:  # the one reader: no link, no pipe; a file over the bound is not taken
+            out[name] = reader.read_text(path, limit=MAX_CONFIG_BYTES, root=root, missing=None)
+        except (OSError, RalphError):
             continue
     return runner_globs(out, _toml(out.pop("pyproject.toml", None)))
 
@@ -120,12 +119,9 @@ def _toml(text: str | None) -> dict[str, Any] | None:
 
 def read(root: Path, rel: str) -> str | None:
     """A test file's text; None when it is gone, unreadable or too large."""
-    try:
-        path = root / rel
-        if path.is_symlink() or path.stat().st_size > MAX_BYTES:
-            return None
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+    try:  # the one reader: no link, no pipe, nothing over MAX_BYTES
+        return reader.read_text(root / rel, limit=MAX_BYTES, root=root, missing=None)
+    except (OSError, RalphError):
         return None
 
 

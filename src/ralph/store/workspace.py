@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import StateError, UnsafePath
-from ralph.store import confined
+from ralph.store import confined, reader
 from ralph.store.files import (
     folders_below,
     make_dirs,
@@ -181,7 +181,7 @@ def ensure_gitignored(root: Path) -> bool:
     """Add `.ralph/` to the project's .gitignore; True when the file was changed."""
     gitignore = root / ".gitignore"
     try:
-        text = confined.read_inside(root, gitignore).decode("utf-8", "replace")
+        text = reader.read_text(gitignore, limit=reader.TEXT_LIMIT, root=root, missing=None)
     except FileNotFoundError:
         text = ""
     entries = {line.strip() for line in text.splitlines()}

@@ -222,6 +222,13 @@ def add_worktree(r: Repo, root: Path, name: str, start: str, *, prune: bool = Tr
             _git(r, "worktree", "add", "--quiet", str(path), branch)
         else:
             _git(r, "worktree", "add", "--quiet", "-b", branch, str(path), start)
+        why = not_owned(r, root, name)  # a link swapped in between: git followed it
+        if why is not None:
+            raise RepositoryError(
+                f"{path}: the lane's worktree was moved while git made it ({why}); the run "
+                "stops before anything is written there",
+                "remove what is there and the worktree git lists for it, then run ralph again",
+            )
 
 
 def remove_worktree(r: Repo, root: Path, name: str) -> bool:
