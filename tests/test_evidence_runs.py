@@ -247,6 +247,39 @@ def test_what_the_test_run_loads_cannot_be_bent(
     )
 
 
+# A distribution in the project's environment that declares a pytest plugin: pytest imports
+# the plugin's module by name at start, so a file of that name at the root runs instead.
+SITE = f"python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
+PLUGIN_DECLARED = {
+    f".venv/lib/{SITE}/faux-1.0.dist-info/METADATA": "Name: faux\nVersion: 1.0\n",
+    f".venv/lib/{SITE}/faux-1.0.dist-info/entry_points.txt": (
+        "[console_scripts]\nfaux = faux_cli:main\n\n[pytest11]\nfaux = _faux_pytestplugin\n"
+    ),
+    f".venv/lib/{SITE}/_faux_pytestplugin.py": "",
+    ".gitignore": ".venv/\n",
+}
+
+
+def test_a_module_named_like_an_installed_pytest_plugin_is_refused(git_project: Project) -> None:
+    p = git_project
+    mean_project(p, files=PLUGIN_DECLARED)
+    res = p.run("run", *p.fake(every({"write": {"_faux_pytestplugin.py": PROBE_PATCH}})), "-n", "2")
+    never_verified(p, res.exit_code)
+    assert "_faux_pytestplugin.py shadows the pytest plugin `_faux_pytestplugin`" in res.stdout
+
+
+def test_a_module_named_like_no_plugin_beside_installed_plugins_is_honest(
+    git_project: Project,
+) -> None:
+    """The control: the same environment, an honest fix and a helper module of the agent's
+    (named like the plugin's console script, which pytest never imports) reach verified."""
+    p = git_project
+    mean_project(p, files=PLUGIN_DECLARED)
+    step = {"write": {"calc/__init__.py": FIXED, "faux_cli.py": "ONE = 1\n"}}
+    res = p.run("run", *p.fake(every(step)), "-n", "6")
+    assert res.exit_code == 0, res
+
+
 def test_a_persons_own_module_present_at_the_start_is_not_refused(git_project: Project) -> None:
     """A person's `sitecustomize.py` and a helper module the agent adds are no reason."""
     p = git_project

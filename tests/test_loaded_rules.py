@@ -9,7 +9,7 @@ import pytest
 
 from ralph.rules.exits import import_exits
 from ralph.rules.harnesspatch import harness_patches
-from ralph.rules.shadowing import import_folders, module_of, shadowing
+from ralph.rules.shadowing import import_folders, module_of, plugin_modules, shadowing
 
 INITS = {"src/calc", "tests/unit"}  # folders with an __init__.py
 FOLDERS = import_folders(
@@ -187,3 +187,25 @@ def test_a_test_file_may_patch_inside_its_tests_not_while_it_is_imported() -> No
     ]
     redefined = "class AssertionError(Exception):\n    pass\n"
     assert harness_patches(redefined, at_import=True) == [(1, "redefines `AssertionError`")]
+
+
+def test_pytest_plugins_are_read_from_the_pytest11_section_only() -> None:
+    text = (
+        "[console_scripts]\nhyp = hypothesis.cli:main\n\n"
+        "[pytest11]\nhypothesispytest = _hypothesis_pytestplugin\n"
+        "bench = pytest_benchmark.plugin:Plugin\n  bad = 9not.a.module\n\n[other]\nx = y\n"
+    )
+    assert plugin_modules(text) == {"_hypothesis_pytestplugin", "pytest_benchmark"}
+    assert plugin_modules("") == set()
+
+
+def test_a_root_module_named_like_a_declared_plugin_shadows_it() -> None:
+    plugins = {"_hypothesis_pytestplugin"}
+    found = shadowing(["_hypothesis_pytestplugin.py"], {"", "src"}, {}, plugins)
+    assert found == [
+        "_hypothesis_pytestplugin.py shadows the pytest plugin `_hypothesis_pytestplugin`, "
+        "which pytest imports at the test run's start: a test run imports it at the project "
+        "root instead"
+    ]
+    assert shadowing(["_hypothesis_pytestplugin.py"], {"", "src"}, {}) == []
+    assert shadowing(["calc.py"], {"", "src"}, {}, plugins) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 
@@ -54,6 +55,22 @@ def test_a_fresh_clone_at_a_path_used_before_starts_afresh_and_says_why(
     assert project.state()["iteration"] == 1  # numbered afresh
     later = project.run("status")
     assert "another checkout" not in later.stdout  # claimed: this checkout's store now
+
+
+def test_a_pipe_where_the_checkout_id_is_hangs_nothing(project: Project) -> None:
+    """The checkout's id (.git/ralph-id) is read through the one reader: a named pipe there
+    is no id, never a wait (an unsandboxed agent can write the git folder)."""
+    project.git("init", "-q", "-b", "main")
+    project.write({"specs/a.spec.md": "# a\n", ".gitignore": ".ralph/\n"})
+    project.commit_all()
+    done = project.fake({"*": [{"signal": "DONE"}]})
+    assert project.run("run", *done, "--headless").exit_code == 0
+    ident = project.root / ".git" / "ralph-id"
+    ident.unlink()
+    os.mkfifo(ident)
+    status = project.run_subprocess("status")  # a process: a hang would meet its timeout
+    assert status.exit_code == 0, status
+    assert "another checkout" in status.stdout  # no id read: not this checkout's record
 
 
 def test_history_of_a_lanes_run_has_a_lane_column_and_lists_rotations_in_order(

@@ -228,6 +228,21 @@ def test_output_on_either_stream_resets_the_idle_timer(tmp_path: Path) -> None:
     assert result.stderr_tail.count(b"tick") == 6
 
 
+def test_output_on_stderr_alone_resets_the_idle_timer(tmp_path: Path) -> None:
+    # stdout says nothing at all: 12 lines on stderr, 0.2 s apart, outlast the 2 s idle timeout
+    talker = "import sys, time\nfor _ in range(12):\n    print('.', file=sys.stderr, flush=True)\n"
+    talker += "    time.sleep(0.2)\n"
+    result = run_process(
+        request((sys.executable, "-c", talker), tmp_path, idle_timeout=2.0, timeout=60.0),
+        Recorder(),
+    )
+
+    assert_not_killed(result)
+    assert result.exit_code == 0
+    assert result.stdout_bytes == 0 and result.stderr_tail.count(b".") == 12
+    assert result.elapsed > 2.0  # longer than the idle timeout, so stderr kept it alive
+
+
 @posix_only
 def test_program_ignoring_sigterm_is_sigkilled_after_the_grace(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"

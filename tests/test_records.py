@@ -180,3 +180,18 @@ def test_names_the_agent_chose_reach_the_terminal_as_escapes(git_project: Projec
     out = res.stdout + res.stderr
     assert "\x1b]" not in out and "\x07" not in out
     assert "\\x1b]52;c;ZXZpbA==\\x07" in out  # the name is there, visibly
+
+
+def test_forged_limits_and_run_json_in_dot_ralph_are_not_read(git_project: Project) -> None:
+    ws = _verified_run(git_project)
+    forged = {"agents": {"scripted": {"session": {"used": 100, "resets_at": 4e9}}}}
+    (ws.dir / "limits.json").write_text(json.dumps(forged))
+    (ws.dir / "run.json").write_text('{"pid": 1, "started_at": NaN}')
+    res = git_project.run_subprocess("status", "--json")
+    assert res.exit_code == 0, res
+    assert json.loads(res.stdout)["limits"] == {}  # ralph recorded none
+    (ws.store / "limits.json").write_text(json.dumps(forged))  # the control: its record is
+    assert (
+        json.loads(git_project.run_subprocess("status", "--json").stdout)["limits"]
+        == (forged["agents"])
+    )

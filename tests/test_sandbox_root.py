@@ -141,5 +141,5 @@ def test_as_root_an_honest_run_under_bwrap_still_reaches_verified(
     # its result), after the bar before the first rotation
     ran = [r for r in box_project.worklog("check") if r.get("name") == "test_command"]
     assert ran and all(r.get("passed") for r in ran), ran
-    assert "tests' bar of specs/a.spec.md: 1 tests ran" in result.stdout
+    assert "tests' bar of specs/a.spec.md: 1 test ran" in result.stdout
     assert not (box_project.root / "made.txt").exists()  # written in its room, not the tree

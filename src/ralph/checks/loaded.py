@@ -7,18 +7,21 @@ when the run began, are never refused for this."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 from pathlib import Path
 
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError, StateError
+from ralph.process.treecode import site_dirs
 from ralph.rules.callers import caller_reads
 from ralph.rules.exits import import_exits
 from ralph.rules.harnesspatch import harness_patches
-from ralph.rules.shadowing import import_folders, module_of, shadowing
+from ralph.rules.shadowing import import_folders, module_of, plugin_modules, shadowing
 from ralph.rules.testfiles import is_test as matches
 from ralph.specs.frontmatter import SpecMeta
 from ralph.store import reader
+from ralph.store.envcopy import envs_dir
 
 LOADED_HINT = (
     "remove or rename what the agent added; a file a person keeps is theirs from the next run on"
@@ -32,12 +35,14 @@ def loaded(
     guard: TestGuard,
     meta: SpecMeta | None,
     *,
+    project: Path | None = None,
     sealed: bool = False,
 ) -> tuple[str, ...]:
     """One line for each file among `changed()` (root-relative, since the run began) that
     shadows or patches the harness, or reads the tests that call it; `guard` knows which
-    files are tests. Only for a spec whose checks run commands, or that has `sealed` tests:
-    without them nothing is loaded to judge the DONE."""
+    files are tests; `project`: the project whose environments (and ralph's copies of them)
+    the checks run in, `root` when not given. Only for a spec whose checks run commands, or
+    that has `sealed` tests: without them nothing is loaded to judge the DONE."""
     if not sealed and (meta is None or not meta.gates_done):
         return ()
     try:
@@ -53,7 +58,8 @@ def loaded(
 
     tests = {*guard.store.seen(), *(p for p in added if is_test(p))}
     folders = import_folders(tests, lambda d: (root / d / "__init__.py").is_file())
-    lines = shadowing(added, folders, person_modules(root, set(added)))
+    plugins = pytest_plugins(tuple(_sites(project or root)))
+    lines = shadowing(added, folders, person_modules(root, set(added)), plugins)
     for path in added:
         if not path.endswith((".py", ".pyw")):
             continue
@@ -91,6 +97,35 @@ def person_modules(root: Path, added: set[str]) -> dict[str, str]:
             if name is not None and rel not in added:
                 out.setdefault(name, folder)
     return out
+
+
+def _sites(project: Path) -> Iterator[Path]:
+    """The site-packages of every environment a check may run in: the project's own and
+    the interpreters on PATH (process/treecode.py), and ralph's copies and builds of the
+    project's (store/envcopy.py, store/envbuild.py: the ones the rooms use)."""
+    yield from site_dirs(os.environ, project)
+    try:
+        for prefix in sorted(envs_dir(project).glob("*/*")):
+            yield from site_dirs({}, prefix)
+    except OSError:
+        return
+
+
+@lru_cache(maxsize=8)
+def pytest_plugins(sites: tuple[Path, ...]) -> frozenset[str]:
+    """The modules the distributions installed in `sites` declare to pytest. Read once a
+    process per set of folders: a plugin installed mid-run into the project's environment
+    reaches no check (the rooms use ralph's copies, taken at the start)."""
+    found: set[str] = set()
+    for site in dict.fromkeys(sites):
+        try:
+            listed = sorted(site.glob("*.dist-info/entry_points.txt"))
+            listed += sorted(site.glob("*.egg-info/entry_points.txt"))
+        except OSError:
+            continue
+        for path in listed:
+            found |= plugin_modules(_read(path))
+    return frozenset(found)
 
 
 def _read(path: Path) -> str:

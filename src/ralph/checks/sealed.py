@@ -92,13 +92,14 @@ class SealedRoom:
     config: Callable[[str], Mapping[str, bytes | None]]
     is_test: Callable[[str], bool]
 
-    def overlay(self, command: str, files: Mapping[str, bytes]) -> dict[str, bytes | None]:
-        """What room A holds instead for the sealed run: no test file but the sealed ones,
-        the person's configuration (conftest.py files are: only the person's are there)."""
+    def overlay(
+        self, command: str, files: Mapping[str, bytes], paths: Iterable[str]
+    ) -> dict[str, bytes | None]:
+        """What room A holds instead for the sealed run (`paths`: the tree's files): no test
+        file but the sealed ones, the person's configuration (conftest.py files are: only
+        the person's are there)."""
         gone: dict[str, bytes | None] = {
-            p: None
-            for p in self.listing()
-            if self.is_test(p) and posixpath.basename(p) != "conftest.py"
+            p: None for p in paths if self.is_test(p) and posixpath.basename(p) != "conftest.py"
         }
         return {**gone, **self.config(command), **files}
 
@@ -154,10 +155,11 @@ def run_sealed(
     cfg = test_command(project, spec, meta)
     if cfg is None:
         return fail("no test_command to run them with")
-    if copies(place.tree, place.listing(), files):
+    paths = list(place.listing())
+    if copies(place.tree, paths, files):
         return fail(COPIED)
     before = place.snapshot()
-    path, env = place.room(place.overlay(cfg.command, files))
+    path, env = place.room(place.overlay(cfg.command, files, paths))
     try:
         # the variables the `test_command` check sets (checks/external.py), so it is that run
         env = {**env, "RALPH_SPEC": spec, "RALPH_CHECK": CHECK}

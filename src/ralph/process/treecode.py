@@ -202,7 +202,7 @@ def _move(path: str, project: PurePath, tree: PurePath) -> str:
 
 def _entries(env: Mapping[str, str], project: PurePath, envs: Path | None) -> list[Entry]:
     out: list[Entry] = []
-    for site in dict.fromkeys(_site_dirs(env, envs or Path(project))):
+    for site in dict.fromkeys(site_dirs(env, envs or Path(project))):
         for pth in sorted(site.glob("*.pth")):
             text = _read(pth)
             out += [Entry(p, None, pth.name) for p in pth_paths(text, str(site))]
@@ -228,7 +228,7 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _site_dirs(env: Mapping[str, str], project: Path) -> Iterator[Path]:
+def site_dirs(env: Mapping[str, str], project: Path) -> Iterator[Path]:
     """The site-packages folders of every environment a check command may run Python in
     (`project`: the folder that holds the project's virtualenvs)."""
     prefixes: list[Path] = []

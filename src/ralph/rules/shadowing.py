@@ -5,8 +5,10 @@ first for a module the test run imports.
 it; pytest's default import mode prepends the first folder above a test file that has no
 `__init__.py`. A module named there like the test runner (`pytest.py`, `unittest/`), like any
 module the runner imports at start (its requirements, its plugins, the standard modules it
-uses), like a name the standard library only tries (`msvcrt`, Jython's `org`), like
-`sitecustomize`/`usercustomize`, or like the
+uses), like a name the standard library only tries (`msvcrt`, Jython's `org`), like a plugin
+an installed distribution declares to pytest (its `pytest11` entry points: pytest imports
+every one at start, by name, so a root `_hypothesis_pytestplugin.py` runs in its place),
+like `sitecustomize`/`usercustomize`, or like the
 project's own package found in another of these folders (a `tests/calc.py` double of
 `calc`), is what the test run imports instead of the real one.
 """
@@ -14,7 +16,7 @@ project's own package found in another of these folders (a `tests/calc.py` doubl
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import PurePosixPath
 
 # The runner's own modules, and what it imports at start: its requirements and the plugins
@@ -95,11 +97,31 @@ def split(path: str, folders: Iterable[str]) -> tuple[str, str] | None:
     return None
 
 
+def plugin_modules(entry_points: str) -> set[str]:
+    """The top-level modules an `entry_points.txt` declares as pytest plugins (its
+    `[pytest11]` section: `name = package.module[:object]`)."""
+    out: set[str] = set()
+    section = None
+    for raw in entry_points.splitlines():
+        line = raw.strip()
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+        elif section == "pytest11" and "=" in line:
+            top = line.split("=", 1)[1].split(":", 1)[0].strip().split(".")[0]
+            if top.isidentifier():
+                out.add(top)
+    return out
+
+
 def shadowing(
-    changed: Iterable[str], folders: Iterable[str], project: Mapping[str, str]
+    changed: Iterable[str],
+    folders: Iterable[str],
+    project: Mapping[str, str],
+    plugins: Collection[str] = frozenset(),
 ) -> list[str]:
     """One line for each changed path that shadows a module of the test run. `project`: the
-    project's own top-level modules -> the import folder a person's copy is in."""
+    project's own top-level modules -> the import folder a person's copy is in; `plugins`:
+    the modules the environments' distributions declare to pytest (plugin_modules)."""
     folders = list(folders)
     out: list[str] = []
     for path in sorted(changed):
@@ -108,7 +130,7 @@ def shadowing(
             continue
         folder, name = found
         where = f"in {folder}/" if folder else "at the project root"
-        what = _shadowed(name, folder, project)
+        what = _shadowed(name, folder, project, plugins)
         if what is not None:
             out.append(f"{path} shadows {what}: a test run imports it {where} instead")
     return out
@@ -127,11 +149,15 @@ def _probed_portion(path: str, folders: Iterable[str]) -> tuple[str, str] | None
     return None
 
 
-def _shadowed(name: str, folder: str, project: Mapping[str, str]) -> str | None:
+def _shadowed(
+    name: str, folder: str, project: Mapping[str, str], plugins: Collection[str]
+) -> str | None:
     if name in PROBED:
         return f"`{name}`, which the standard library tries to import at the test run's start"
     if name in RUNNERS:
         return f"the test runner's `{name}`"
+    if name in plugins:
+        return f"the pytest plugin `{name}`, which pytest imports at the test run's start"
     if name in STARTUP:
         return f"Python's start-up hook `{name}`"
     if name in HARNESS_STDLIB:

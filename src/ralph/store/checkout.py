@@ -18,12 +18,15 @@ import secrets
 import time
 from pathlib import Path
 
+from ralph.errors import RalphError
+from ralph.store import reader
 from ralph.store.files import write_text_atomic
 from ralph.store.private import store_dir, stores_root
 
 ID_FILE = "ralph-id"  # in the repository's common git folder
 RECORD = "checkout"  # in the store: the id of the checkout it belongs to
 KEPT = ("run.lock",)  # what stays in place when the records move aside (the held lock)
+MAX_LINE = 4096  # a `.git` file, `commondir` or an id: one short line
 
 
 def git_folder(root: Path) -> Path | None:
@@ -34,27 +37,27 @@ def git_folder(root: Path) -> Path | None:
         if dot.is_dir():
             return dot
         if dot.is_file():
-            try:
-                line = dot.read_text(encoding="utf-8", errors="replace").strip()
-            except OSError:
+            line = _read(dot, MAX_LINE)
+            if line is None:
                 return None
             if not line.startswith("gitdir:"):
                 return None
             gitdir = (folder / line[len("gitdir:") :].strip()).resolve()
-            try:  # a worktree's own folder names the common one
-                common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-            except OSError:
+            common = _read(gitdir / "commondir", MAX_LINE)  # a worktree's names the common one
+            if common is None:
                 return gitdir
             return (gitdir / common).resolve()
     return None
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, limit: int = 64) -> str | None:
+    """The stripped line in `path`, or None. Through the one reader: a lane's `.git` file and
+    the git folder are the agent's to write without a sandbox (a pipe there must not hang)."""
     try:
-        text = path.read_text(encoding="ascii", errors="replace").strip()
-    except OSError:
+        text = reader.read_text(path, limit=limit, root=path.parent, truncate=True, missing=None)
+    except (OSError, RalphError):
         return None
-    return text[:64] or None
+    return text.strip() or None
 
 
 def foreign(root: Path) -> bool:

@@ -256,7 +256,10 @@ class RunLock:
         return self
 
     def _refused(self) -> LockError:
-        other = load_json(self.state_dir / RUN_FILE, RUN_FILE)
+        try:  # the live run's own copy, never `.ralph/run.json` (the agent's to forge)
+            other = load_json(store_dir(self.state_dir.parent) / RUN_FILE, RUN_FILE)
+        except StateError:
+            other = None
         who = ""
         if isinstance(other, dict):
             since = time.strftime("%H:%M:%S", time.localtime(float(other.get("started_at", 0))))
