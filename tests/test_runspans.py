@@ -168,6 +168,23 @@ def test_files_changed_or_deleted_while_a_run_was_live_keep_the_copy_version(
     assert not (copy / "gone.py").exists()
 
 
+def test_a_folder_moved_while_a_run_was_live_is_held_out_though_its_files_are_old(
+    tmp_path: Path,
+) -> None:
+    # a rename stamps the folder it moves, never the files inside: those keep their old times
+    root, site, copy = venv_folder(tmp_path)
+    (site / "oldpkg").mkdir()
+    (site / "oldpkg" / "mod.py").write_text("old\n")
+    record_start_envs(root)
+    record_began(envs_dir(root))
+    (site / "oldpkg").rename(site / "calc")
+    record_ended(envs_dir(root))
+    prefix = ".venv/lib/python3.11/site-packages/"
+    assert record_start_envs(root).held == [prefix + "calc/mod.py", prefix + "oldpkg/mod.py"]
+    assert not (copy / "calc").exists()
+    assert (copy / "oldpkg" / "mod.py").read_text() == "old\n"
+
+
 def test_a_killed_run_leaves_its_span_open_until_a_run_ends(tmp_path: Path) -> None:
     root, site, copy = venv_folder(tmp_path)
     record_start_envs(root)

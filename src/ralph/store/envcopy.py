@@ -125,12 +125,17 @@ def _held_out(
     what the copy holds (by the manifest of its last sync, `had`). And their paths."""
     out: dict[str, Want] = {}
     held: list[str] = []
+    known = {rel[:end] for rel in had for end in _slashes(rel)}  # the copy's folders
+    folders: dict[str, int] = {}  # a new folder's change time, looked up once
     for rel, want in wants.items():
         try:
             changed = want.key[2] if want.kind == "file" else os.lstat(source / rel).st_ctime_ns
+            live = spans.live(changed)
+            if not live and rel not in had:  # a folder moved in keeps its files' times
+                live = any(spans.live(_changed(source, f, folders)) for f in _new(rel, known))
         except OSError:
-            changed = None  # gone since it was listed: as if deleted now
-        if changed is not None and not spans.live(changed):
+            live = True  # gone since it was listed: as if deleted now
+        if not live:
             out[rel] = want
             continue
         held.append(rel)
@@ -164,6 +169,27 @@ def _kept(copy: Path, rel: str, entry: Key | None) -> Want | None:
         if hashlib.sha256(data).hexdigest() == key[0]:
             return Want("bytes", key, data, key[1])
     return None
+
+
+def _slashes(rel: str) -> list[int]:
+    return [i for i, c in enumerate(rel) if c == "/"]
+
+
+def _new(rel: str, known: set[str]) -> list[str]:
+    """The folders of `rel` the copy has no file in, from the file up: a folder renamed (or
+    made) while a run was live has its change time then, the files it carries their own."""
+    out: list[str] = []
+    for end in reversed(_slashes(rel)):
+        if rel[:end] in known:
+            break
+        out.append(rel[:end])
+    return out
+
+
+def _changed(source: Path, rel: str, seen: dict[str, int]) -> int:
+    if rel not in seen:
+        seen[rel] = os.lstat(source / rel).st_ctime_ns
+    return seen[rel]
 
 
 def _folder_changed(source: Path, rel: str) -> int:
