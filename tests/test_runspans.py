@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.store.envcopy import envs_dir, record_start_envs, start_envs
+from ralph.store.envcopy import TAKEN, envs_dir, record_start_envs, start_envs
 from ralph.store.runspans import ENDED, load_spans, record_began, record_ended
 from tests.conftest import Project, Result
 from tests.test_environment import RIGHT, make_project, refused, site_of, venv_project
@@ -22,17 +22,22 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layo
 SHIM = "from _fixed import mean  # noqa\n"
 
 
-def after_the_end(project: Path) -> None:
-    """Wait until the kernel's clock stamps a change later than the last run's end (its
-    coarse tick may still be the one the end was stamped in)."""
-    ended = os.lstat(envs_dir(project) / ENDED).st_ctime_ns
-    probe = project.parent / "probe"
+def past(marker: Path) -> None:
+    """Wait until the kernel's clock stamps a change later than `marker`'s (its coarse tick
+    may still be the one the marker was stamped in)."""
+    stamped = os.lstat(marker).st_ctime_ns
+    probe = marker.parent / "probe"
     for _ in range(100_000):
         probe.write_text("")
-        if os.lstat(probe).st_ctime_ns > ended:
-            return
+        changed = os.lstat(probe).st_ctime_ns
         probe.unlink()
-    raise AssertionError("the clock never moved past the run's end")
+        if changed > stamped:
+            return
+    raise AssertionError(f"the clock never moved past {marker}'s change time")
+
+
+def after_the_end(project: Path) -> None:
+    past(envs_dir(project) / ENDED)
 
 
 def plant_pth(p: Project) -> Result:
@@ -140,6 +145,7 @@ def test_files_changed_or_deleted_while_a_run_was_live_keep_the_copy_version(
     (site / "pkg").mkdir()
     (site / "pkg" / "mod.py").write_text("old\n")
     record_start_envs(root)
+    past(start_envs(root) / TAKEN)  # what the copy took is older than the run
     record_began(envs_dir(root))  # the agent's turn
     (site / "kept.py").write_text("agent\n")
     (site / "gone.py").unlink()
@@ -176,6 +182,7 @@ def test_a_folder_moved_while_a_run_was_live_is_held_out_though_its_files_are_ol
     (site / "oldpkg").mkdir()
     (site / "oldpkg" / "mod.py").write_text("old\n")
     record_start_envs(root)
+    past(start_envs(root) / TAKEN)  # what the copy took is older than the run
     record_began(envs_dir(root))
     (site / "oldpkg").rename(site / "calc")
     record_ended(envs_dir(root))
@@ -188,6 +195,7 @@ def test_a_folder_moved_while_a_run_was_live_is_held_out_though_its_files_are_ol
 def test_a_killed_run_leaves_its_span_open_until_a_run_ends(tmp_path: Path) -> None:
     root, site, copy = venv_folder(tmp_path)
     record_start_envs(root)
+    past(start_envs(root) / TAKEN)  # what the copy took is older than the run
     record_began(envs_dir(root))  # killed: no end
     (site / "planted.py").write_text("agent\n")
     assert load_spans(envs_dir(root)).live(os.lstat(site / "planted.py").st_ctime_ns)
