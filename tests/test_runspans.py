@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph.errors import StateError
 from ralph.store.envcopy import TAKEN, envs_dir, record_start_envs, start_envs
 from ralph.store.runspans import ENDED, load_spans, record_began, record_ended
 from tests.conftest import Project, Result
@@ -203,3 +204,12 @@ def test_a_killed_run_leaves_its_span_open_until_a_run_ends(tmp_path: Path) -> N
     record_ended(envs_dir(root))
     assert record_start_envs(root).held == [".venv/lib/python3.11/site-packages/planted.py"]
     assert not (copy / "planted.py").exists()
+
+
+def test_a_damaged_record_of_the_spans_is_one_line_that_says_what_to_do(tmp_path: Path) -> None:
+    root, _, _ = venv_folder(tmp_path)
+    record_start_envs(root)
+    (envs_dir(root) / "spans.json").write_text('{"format": 1, "spans": [["x"]]}')
+    with pytest.raises(StateError, match="is not one it reads") as err:
+        record_start_envs(root)
+    assert "delete it" in str(err.value.hint)
