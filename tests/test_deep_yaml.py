@@ -12,9 +12,9 @@ DEEP = "---\ntest_command: " + "[" * 5000 + "]" * 5000 + "\n---\n# goal\n"
 
 def test_deep_ralph_yaml_is_one_line(git_project: Project) -> None:
     p = git_project
-    p.write({"PROMPT.md": "# goal\n", "ralph.yaml": "x:\n" + "".join(
-        "  " * i + f"k{i}:\n" for i in range(1, 3000)
-    )})  # fmt: skip
+    # one space a level: 3,000 levels in 4.5 MB, within the size ralph reads
+    deep = "x:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 3000))
+    p.write({"PROMPT.md": "# goal\n", "ralph.yaml": deep})
     res = p.run_subprocess("run", "--agent", "demo", "-n", "1")
     assert res.exit_code == 1, res
     assert res.stderr.splitlines()[0] == (

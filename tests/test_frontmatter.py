@@ -172,7 +172,7 @@ def test_the_documented_example_specs_are_valid() -> None:
     readme = (repo / "README.md").read_text(encoding="utf-8")
     example = readme.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
     meta = parse_front_matter("README.md", example + "\n")
-    assert meta is not None and meta.test_command == "pytest -q"
+    assert meta is not None and meta.test_command == "pytest -q tests/test_auth.py"
     assert [c.name for c in meta.checks] == ["lint"]
 
 

@@ -166,7 +166,7 @@ def test_a_lane_worktree_swapped_for_a_link_to_another_repository_is_refused(
     box_project.write({"specs/b.spec.md": "# B\n\nDo it too.\n"})
     box_project.commit_all("two specs")
     result = play(box_project, "link", sandbox, "--parallel", "2", target=str(other))
-    refused_once(result, "worktree is no longer ralph's", "changed under ralph")
+    refused_once(result, "worktree is no longer ralph's", "changed under ralph", "is a link")
     # nothing committed there, its work in progress untouched
     now = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=other, capture_output=True, text=True, check=True
@@ -192,5 +192,5 @@ def test_a_lane_worktree_swapped_for_a_link_to_a_plain_folder_is_refused_in_one_
     box_project.write({"specs/b.spec.md": "# B\n\nDo it too.\n"})
     box_project.commit_all("two specs")
     result = play(box_project, "nogit", sandbox, "--parallel", "2", target=str(plain))
-    refused_once(result, "worktree is no longer ralph's", "changed under ralph")
+    refused_once(result, "worktree is no longer ralph's", "changed under ralph", "is a link")
     assert sorted(p.name for p in plain.iterdir()) == ["keep.txt"]

@@ -3,6 +3,7 @@ save leaves: one line naming what is actually wrong, exit 1; leftovers swept at 
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -27,23 +28,28 @@ def one_error(stderr: str) -> str:
     return errors[0]
 
 
-@pytest.mark.parametrize(
-    ("damage", "said"),
-    [
-        ("rm .ralph/state.json; mkdir .ralph/state.json", "state.json: it is a folder, not a file"),
-        ("rm -rf .ralph", ".ralph was deleted"),
-    ],
-)
-def test_a_damaged_ralph_folder_mid_run_is_named_for_what_it_is(
-    git_project: Project, damage: str, said: str
-) -> None:
+def test_a_damaged_ralph_folder_mid_run_is_named_for_what_it_is(git_project: Project) -> None:
     git_project.write({"specs/a.spec.md": "# A\n"})
-    agent = shell_agent(git_project, damage)
+    agent = shell_agent(git_project, "rm .ralph/state.json; mkdir .ralph/state.json")
     result = git_project.run("run", "--agent-command", agent, "-n", "2", "--headless")
     assert result.exit_code == 1, result
     error = one_error(result.stderr)
-    assert said in error
+    assert "state.json: it is a folder, not a file" in error
     assert "disk space" not in result.stderr
+
+
+def test_a_deleted_ralph_folder_mid_run_loses_nothing(git_project: Project) -> None:
+    """ralph's records live in its store: `.ralph/` deleted by the agent costs the agent its
+    own notes and the copies for people, which ralph writes again; the run goes on to its
+    budget (exit 3) with every rotation counted."""
+    git_project.write({"specs/a.spec.md": "# A\n"})
+    agent = shell_agent(git_project, "rm -rf .ralph")
+    result = git_project.run("run", "--agent-command", agent, "-n", "2", "--headless")
+    assert result.exit_code == 3, result
+    assert "Traceback" not in result.stderr and "error:" not in result.stderr, result
+    assert git_project.state()["iteration"] == 2  # the copy for people, written again
+    status = json.loads(git_project.run("status", "--json").stdout)
+    assert status["iteration"] == 2 and status["specs"][0]["last_status"] == "CONTINUE"
 
 
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root writes anyway")

@@ -53,7 +53,7 @@ def environments(
 def _build(start: Path, tree: Path, target: Path, env: Mapping[str, str]) -> str | None:
     uv = _uv()
     if uv is None:
-        return "uv is not installed: install ralph with its dependencies (pip install ralph)"
+        return "uv is not installed beside ralph: reinstall ralph as its README says (it needs uv)"
     wipe(target)
     target.mkdir(mode=0o700, parents=True)
     name = next((n for n in PROJECT_VENVS if (start / n / "pyvenv.cfg").is_file()), None)
