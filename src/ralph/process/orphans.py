@@ -143,10 +143,16 @@ def _direct_children() -> list[int]:
 def _forked_by_ralph(child: psutil.Process) -> bool:
     """A child ralph is starting this instant (a lane's git, another lane's agent): between
     fork and exec it still has ralph's own command line and environment, so it carries no mark
-    yet; taken for a hidden orphan, it was killed (seen as `git status` failing with -15)."""
+    yet; taken for a hidden orphan, it was killed (seen as `git status` failing with -15).
+    On a loaded machine that gap can outlast any age bound, so the environment decides: a
+    process with ralph's command line and ralph's very environment is ralph's; a young one
+    with ralph's command line too (its environment may not be readable yet)."""
     try:
-        # young too: a stray that dresses up as ralph is still found a second later
-        young = time.time() - child.create_time() < 1.0
-        return young and child.cmdline() == psutil.Process().cmdline()
+        me = psutil.Process()
+        if child.cmdline() != me.cmdline():
+            return False
+        if time.time() - child.create_time() < 1.0:
+            return True
+        return child.environ() == me.environ()
     except psutil.Error:
         return False
