@@ -6,10 +6,12 @@ bar is measured by ralph before the first rotation; honest work still verifies."
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -263,6 +265,32 @@ PLUGIN_DECLARED = {
 def test_a_module_named_like_an_installed_pytest_plugin_is_refused(git_project: Project) -> None:
     p = git_project
     mean_project(p, files=PLUGIN_DECLARED)
+    res = p.run("run", *p.fake(every({"write": {"_faux_pytestplugin.py": PROBE_PATCH}})), "-n", "2")
+    never_verified(p, res.exit_code)
+    assert "_faux_pytestplugin.py shadows the pytest plugin `_faux_pytestplugin`" in res.stdout
+
+
+def test_a_plugin_of_the_interpreter_behind_a_shim_counts_too(
+    git_project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python3` on PATH is a shim (pyenv's): its folder holds no site-packages, the
+    interpreter it starts does, and declares the plugin there."""
+    p = git_project
+    system = tmp_path / "system"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(system)], check=True)
+    site = next(system.glob("lib/python3*/site-packages"))
+    for rel, text in PLUGIN_DECLARED.items():
+        if rel.startswith(".venv/"):
+            target = site / rel.split("/site-packages/", 1)[1]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    shim = shims / "python3"
+    shim.write_text(f'#!/bin/sh\nexec "{system / "bin" / "python"}" "$@"\n')
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}{os.pathsep}{os.environ['PATH']}")
+    mean_project(p)
     res = p.run("run", *p.fake(every({"write": {"_faux_pytestplugin.py": PROBE_PATCH}})), "-n", "2")
     never_verified(p, res.exit_code)
     assert "_faux_pytestplugin.py shadows the pytest plugin `_faux_pytestplugin`" in res.stdout

@@ -7,6 +7,7 @@ when the run began, are never refused for this."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -21,6 +22,7 @@ from ralph.rules.shadowing import import_folders, module_of, plugin_modules, sha
 from ralph.rules.testfiles import is_test as matches
 from ralph.specs.frontmatter import SpecMeta
 from ralph.store import reader
+from ralph.store.envbuild import python_sites
 from ralph.store.envcopy import envs_dir
 
 LOADED_HINT = (
@@ -101,14 +103,30 @@ def person_modules(root: Path, added: set[str]) -> dict[str, str]:
 
 def _sites(project: Path) -> Iterator[Path]:
     """The site-packages of every environment a check may run in: the project's own and
-    the interpreters on PATH (process/treecode.py), and ralph's copies and builds of the
+    the interpreters on PATH (process/treecode.py; and as they say themselves, for an
+    interpreter behind a shim such as pyenv's), and ralph's copies and builds of the
     project's (store/envcopy.py, store/envbuild.py: the ones the rooms use)."""
     yield from site_dirs(os.environ, project)
+    yield from _said(project)
     try:
         for prefix in sorted(envs_dir(project).glob("*/*")):
             yield from site_dirs({}, prefix)
     except OSError:
         return
+
+
+@lru_cache(maxsize=8)
+def _said(project: Path) -> tuple[Path, ...]:
+    """The site-packages the `python3` and `python` on PATH name, once a process. One that
+    lives in the project is never run: the agent could have made it a script of its own."""
+    out: list[Path] = []
+    inside = project.resolve()
+    for name in ("python3", "python"):
+        found = shutil.which(name)
+        if found is None or Path(found).resolve().is_relative_to(inside):
+            continue
+        out += [Path(line) for line in python_sites(found, project)]
+    return tuple(out)
 
 
 @lru_cache(maxsize=8)

@@ -62,7 +62,7 @@ def _build(start: Path, tree: Path, target: Path, env: Mapping[str, str]) -> str
         bases = [str(p) for p in _sites(start / name)]
     else:
         python = shutil.which("python3", path=env.get("PATH")) or "python3"
-        bases = _python_sites(python, tree, env)
+        bases = python_sites(python, tree, env)
     venv = target / (name or ".venv")
     run_env = {k: v for k, v in env.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     made = _run([uv, "venv", "-q", "--python", python, str(venv)], tree, run_env)
@@ -132,11 +132,12 @@ def _run(argv: list[str], cwd: Path, env: Mapping[str, str]) -> str | None:
     return lines[-1] if lines else f"uv exited {done.returncode}"
 
 
-def _python_sites(python: str, cwd: Path, env: Mapping[str, str]) -> list[str]:
-    """The site-packages of the interpreter `python` (a virtualenv's own when it is one)."""
+def python_sites(python: str, cwd: Path, env: Mapping[str, str] | None = None) -> list[str]:
+    """The site-packages of the interpreter `python` (a virtualenv's own when it is one),
+    asked in isolated mode: no folder of `cwd`, no variable and no user site reaches it."""
     code = "import site; print(chr(10).join(site.getsitepackages()))"
     try:
-        done = run_captured([python, "-c", code], cwd, env)
+        done = run_captured([python, "-I", "-c", code], cwd, env)
     except OSError:
         return []
     return [line for line in done.stdout.decode(errors="replace").splitlines() if line.strip()]
