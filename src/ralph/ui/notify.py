@@ -10,6 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
+from ralph.rules.printable import clean_text
 from ralph.rules.words import plural
 from ralph.ui.runreport import RunReport
 
@@ -31,9 +32,12 @@ def notification_text(report: RunReport) -> tuple[str, str]:
 
 def notifier_command(title: str, body: str) -> list[str] | None:
     """The notifier's command line, or None when the platform has none."""
+    title, body = clean_text(title), clean_text(body)  # a reason may quote the agent
     found = shutil.which("notify-send")
     if found:
-        return [found, "--app-name=ralph", title, body]
+        # the body is markup to notification daemons (<a href>, <img>): shown as text
+        markup = body.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return [found, "--app-name=ralph", title, markup]
     found = shutil.which("osascript")
     if found:
 
