@@ -68,16 +68,9 @@ def _kind(token: str) -> Kind:
 def unittest_cases(output: str) -> CaseLines:
     """The cases `python -m unittest -v` printed in `output` (stdout and stderr)."""
     text = output.replace("\r\n", "\n")
-    summaries = list(_SUMMARY.finditer(text))
-    if not summaries:
-        return NOT_FOUND
-    if len(summaries) > 1:
-        return CaseLines(
-            None,
-            "its output holds more than one unittest summary (run the tests "
-            "once, or write a JUnit report)",
-        )
-    summary = summaries[0]
+    summary = _one_summary(text, _SUMMARY, "unittest", "the tests")
+    if isinstance(summary, CaseLines):
+        return summary
     body = text[: summary.start()]
     counts = {k: int(v) for k, v in re.findall(r"(\w[\w ]*?)=(\d+)", summary[3] or "")}
     ran = int(summary[1])
@@ -170,18 +163,12 @@ def pytest_cases(output: str) -> CaseLines:
     print, so its lines are its own unless a test writes past the capture; they must still
     add up to its one final summary (a subtest's line counts there, and in its case)."""
     text = output.replace("\r\n", "\n")
-    summaries = list(_PYTEST_SUMMARY.finditer(text))
-    if not summaries:
-        return NOT_FOUND
-    if len(summaries) > 1:
-        return CaseLines(
-            None,
-            "its output holds more than one pytest summary (run pytest "
-            "once, or write a JUnit report)",
-        )
-    body = text[: summaries[0].start()]
+    summary = _one_summary(text, _PYTEST_SUMMARY, "pytest", "pytest")
+    if isinstance(summary, CaseLines):
+        return summary
+    body = text[: summary.start()]
     n: dict[str, int] = {}
-    for count, words in re.findall(r"(\d+) ([a-z ]+)", summaries[0][1]):
+    for count, words in re.findall(r"(\d+) ([a-z ]+)", summary[1]):
         n[words.strip()] = int(count)
     want = {
         "passed": n.get("passed", 0) + n.get("xpassed", 0),
@@ -231,3 +218,20 @@ def printed_cases(output: str) -> CaseLines:
     if found.cases is not None or found is not NOT_FOUND:
         return found
     return pytest_cases(output)
+
+
+def _one_summary(
+    text: str, pattern: re.Pattern[str], runner: str, what: str
+) -> re.Match[str] | CaseLines:
+    """The runner's one final summary in `text`, or why the lines cannot be taken: none
+    (NOT_FOUND), or more than one (a test printed a summary of its own, or two runs)."""
+    summaries = list(pattern.finditer(text))
+    if not summaries:
+        return NOT_FOUND
+    if len(summaries) > 1:
+        return CaseLines(
+            None,
+            f"its output holds more than one {runner} summary (run {what} once, or write a "
+            "JUnit report)",
+        )
+    return summaries[0]
