@@ -251,9 +251,9 @@ class LaneRun(SpecRun):
         """A lane's rotation joins the run's state, in the coordinator, as one spec's would."""
         with deferred_interrupts():
             state, _ = fold(self.state, outcome)
-            self.state = self.circuit.feed_outcome(state, outcome)
+            self.state, said = self.circuit.feed_outcome(state, outcome)
             write(r.work.rotation, attempt, outcome, self.state, ())  # record, then state
-            self.circuit.announce()
+            self.circuit.say(said)
 
     def _collect(self) -> bool:
         """Rotations that ended: the pool, the circuit breaker and the lane's verdict; True
@@ -265,6 +265,7 @@ class LaneRun(SpecRun):
             del self.running[path]
             collected = True
             attempt, outcome = r.future.result()  # a lane's error is the run's error
+            breaker = self.state.breaker  # before its outcome: did it open the breaker?
             self._fold(r, attempt, outcome)
             self.news.forget(r.work.name)  # after its report: `ralph inspect` stops listing it
             self.pool = self.seats.settle(self.pool, self.state, outcome)
@@ -287,7 +288,7 @@ class LaneRun(SpecRun):
             if outcome.signal in STOPPING:
                 self.stopping = (ExitCode.NEEDS_HUMAN, f"{STOPPING[outcome.signal]} on {path}")
                 continue
-            stop = self.escalate_if_needed(path)
+            stop = self.escalate_if_needed(path, breaker)
             if stop is not None:  # the escalation ended the run (and recorded it)
                 self.ended = stop
                 continue

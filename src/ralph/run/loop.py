@@ -15,6 +15,7 @@ from ralph.checks.bar import start_bars
 from ralph.checks.gate import DoneGate
 from ralph.checks.specset import take_person_specs
 from ralph.errors import ExitCode
+from ralph.rules.breaker import Breaker
 from ralph.rules.caps import mark_blocked
 from ralph.rules.heldfiles import held_line
 from ralph.rules.matrix import Rescan, reconcile
@@ -228,6 +229,7 @@ class SpecRun:
             if stop is not None:
                 return stop
             self.use(choice)
+            breaker = self.state.breaker  # as the rotation starts: did its outcome open it?
             attempt = self.rotation.attempt(self.turn(spec, tick, run.cancel.now))
             with deferred_interrupts():  # from the tree taken to the outcome written
                 outcome = self.rotation.settle(attempt, before)
@@ -250,7 +252,7 @@ class SpecRun:
                 return stop_for_question(run, self.state, path)
             if signal_ in STOPPING:
                 return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
-            stop = self.escalate_if_needed(path)
+            stop = self.escalate_if_needed(path, breaker)
             if stop is not None:
                 return stop
             current = path
@@ -260,10 +262,11 @@ class SpecRun:
         """The pool's pick takes the next rotation."""
         self.pool, self.member = pick.pool, self.shared.members[pick.name]
 
-    def escalate_if_needed(self, path: str) -> int | None:
-        """After a rotation of `path`: an open breaker, then a spec that does not converge,
-        is a person's call; the exit code when the run ends."""
-        self.state, stop = self.circuit.escalate_if_open(self.state, self.pool)
+    def escalate_if_needed(self, path: str, breaker: Breaker) -> int | None:
+        """After a rotation of `path` (the breaker was `breaker` before its outcome): a
+        breaker it opened, then a spec that does not converge, is a person's call; the exit
+        code when the run ends."""
+        self.state, stop = self.circuit.escalate_if_opened(breaker, self.state, self.pool)
         if stop is None:
             self.state, stop = self.convergence.escalate_if_stuck(self.state, path)
         return stop
@@ -293,9 +296,9 @@ class SpecRun:
         Returns the tree the next rotation starts from."""
         with attempt.budget.operation("bookkeeping"):
             state, downgraded = fold(self.state, outcome)
-            self.state = self.circuit.feed_outcome(state, outcome)
+            self.state, said = self.circuit.feed_outcome(state, outcome)
         after = write(self.rotation, attempt, outcome, self.state, downgraded)
-        self.circuit.announce()  # "circuit breaker open" after the line that opened it
+        self.circuit.say(said)  # "circuit breaker open" after the line that opened it
         return after
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:

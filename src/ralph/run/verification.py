@@ -98,6 +98,7 @@ class Verification:
         state, stop = self.circuit.admit(state)
         if stop is not None:
             return state, stop, before
+        breaker = state.breaker  # as the verification starts: did its verdict open it?
         state, before, verdict, interrupted = self._verify(state, specs, before)
         if interrupted:
             return (
@@ -129,7 +130,7 @@ class Verification:
                 ),
                 before,
             )
-        state, stop = self.circuit.escalate_if_open(state, pool)
+        state, stop = self.circuit.escalate_if_opened(breaker, state, pool)
         return state, stop, before
 
     def _finish(self, state: State, reason: str) -> int:
@@ -266,9 +267,10 @@ class Verification:
         checks_s = time.perf_counter() - checked
         verdict = fv.Verdict(False, ())
         dropped: tuple[str, ...] = ()
+        said: tuple[Notice, ...] = ()  # the breaker's lines, after the rotation's own
 
         def bookkeeping(changes: Changes) -> State:
-            nonlocal verdict, dropped
+            nonlocal verdict, dropped, said
             verdict = fv.judge(
                 tag, "interrupted" if interrupted else failure, changes.paths, failed_checks
             )
@@ -279,7 +281,8 @@ class Verification:
             else:
                 after, dropped = fv.after_failure(state, verdict)
             why = f"final verification {attempt}: {verdict.summary}"
-            return self.circuit.feed(after, verdict.passed, why, fv.SUBJECT)
+            after, said = self.circuit.feed(after, verdict.passed, why, fv.SUBJECT)
+            return after
 
         with deferred_interrupts():
             state, after, taken = self._settle(before, log, budget, bookkeeping)
@@ -330,7 +333,7 @@ class Verification:
                     checks=round(checks_s, 3) if checks_s else None,
                 )
             )
-            self.circuit.announce()
+            self.circuit.say(said)
         return state, after, verdict, interrupted
 
 
