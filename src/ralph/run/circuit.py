@@ -90,7 +90,7 @@ class Circuit:
         return self.feed(
             state,
             signal not in FAILED_STATUSES,
-            f"rotation {outcome.turn.iteration} on {outcome.spec}: {signal}"
+            f"rotation {outcome.iteration} on {outcome.spec}: {signal}"
             + (f" ({note})" if note else ""),
             outcome.spec,
         )

@@ -9,7 +9,6 @@ from dataclasses import replace
 
 from ralph.agents.command import CommandAgent
 from ralph.checks.command import run_command
-from ralph.checks.gate import DoneGate
 from ralph.checks.records import CheckRan, JudgeSpent
 from ralph.checks.result import CheckResult
 from ralph.errors import ExitCode
@@ -34,6 +33,7 @@ from ralph.run.facts import (
     VerificationStarted,
 )
 from ralph.run.interrupts import deferred_interrupts
+from ralph.run.ledger import keep, kept
 from ralph.run.rotation import Rotation
 from ralph.run.tree import Taken
 from ralph.specs.frontmatter import ExternalConfig
@@ -54,13 +54,12 @@ class Verification:
         run: Shared,
         rotation: Rotation,
         circuit: Circuit,
-        gate: DoneGate,
         reviewer: Callable[[str], CommandAgent],
     ) -> None:
         self.run = run
         self.rotation = rotation
         self.circuit = circuit
-        self.gate = gate
+        self.gate = rotation.gate
         self.reviewer = reviewer  # another agent than the coder's, by the pool as it is now
 
     def complete(
@@ -200,7 +199,7 @@ class Verification:
             state = bookkeeping(taken.changes)
         with budget.operation("state_save"):
             self.run.save(state)
-        return (state, *self.rotation.kept(taken, log))
+        return state, kept(taken, log), taken
 
     def _verify(
         self, state: State, specs: list[Spec], before: Snapshot
@@ -287,7 +286,7 @@ class Verification:
 
         with deferred_interrupts():
             state, after, taken = self._settle(before, log, budget, bookkeeping)
-            self.rotation.keep(after, taken)
+            keep(self.rotation, after, taken)
             elapsed = time.time() - started
             changes = len(taken.changes)
             with budget.operation("logs"):
