@@ -3,7 +3,7 @@ registry, returns the next one and leaves the one it was given as it was."""
 
 from __future__ import annotations
 
-from ralph.rules.lanes import Lane, Lanes
+from ralph.rules.laneregistry import Lane, Lanes
 
 A, B, C = "specs/a.spec.md", "specs/b.spec.md", "specs/c.spec.md"
 

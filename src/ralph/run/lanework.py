@@ -21,7 +21,7 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
 from ralph.checks.gate import DoneGate
 from ralph.process.tree import started_at
-from ralph.rules.lanes import Lane
+from ralph.rules.laneregistry import Lane
 from ralph.rules.pool import Pool
 from ralph.rules.spec import Spec
 from ralph.run.context import Shared

@@ -9,10 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.errors import UsageError, docs_page
+from ralph.rules.laneregistry import Lane, Lanes
 from ralph.rules.lanes import (
     BRANCH_PREFIX,
-    Lane,
-    Lanes,
     after_merge,
     drop_to_review,
     hold,
@@ -32,7 +31,7 @@ from ralph.store.lanes import load_lanes, save_lanes
 
 class Integration:
     """The lanes of a run and the one queue through which they reach the user's branch. It
-    is the one owner of the lanes' registry (a value: rules/lanes.py `Lanes`), which it
+    is the one owner of the lanes' registry (a value: rules/laneregistry.py), which it
     takes to the next by the registry's own moves and saves in one place (`_keep`, to
     ralph's private store: store/lanes.py); the run's state is passed to each step that
     moves a counter, and the step returns the new one."""

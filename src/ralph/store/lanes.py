@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.errors import StateError
-from ralph.rules.lanes import Lane, Lanes
+from ralph.rules.laneregistry import Lane, Lanes
 from ralph.store.files import load_json, remove_file, write_json_atomic
 from ralph.store.private import ensure_store, store_dir
 
