@@ -36,7 +36,7 @@ from ralph.run.interrupts import deferred_interrupts
 from ralph.run.ledger import keep, kept
 from ralph.run.rotation import Rotation
 from ralph.run.tree import Taken
-from ralph.specs.frontmatter import ExternalConfig
+from ralph.specs.checkconfig import ExternalConfig
 from ralph.store.archive import archive_run
 from ralph.store.files import read_text, write_text_new
 from ralph.store.journal import recent_errors, stamp
