@@ -18,7 +18,8 @@ from ralph.process.request import ProcessRequest
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
 from ralph.rules.printable import clean_text
-from ralph.rules.redact import StreamRedactor, redactor, secret_values
+from ralph.rules.redact import redactor, secret_values
+from ralph.rules.streamredact import StreamRedactor
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import ExternalConfig
 
