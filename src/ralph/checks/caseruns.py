@@ -70,9 +70,15 @@ def case_run(
     # a sandbox passes only the variables it knows: ralph's request for the report too
     passes = frozenset({"PYTEST_ADDOPTS"}) if cfg.report is None else frozenset()
     whole = run_command(
-        ExternalConfig(command=command, timeout=cfg.timeout), room, env, cancel, name=name,
-        room=room, passes=passes, whole=True,
-    )  # fmt: skip
+        ExternalConfig(command=command, timeout=cfg.timeout),
+        room,
+        env,
+        cancel,
+        name=name,
+        room=room,
+        passes=passes,
+        whole=True,
+    )
     result = replace(whole, output=output_tail(whole.output) if not whole.passed else "")
     try:
         if result.interrupted or result.summary.startswith("timed out"):

@@ -9,7 +9,6 @@ from dataclasses import replace
 
 from ralph.agents.command import CommandAgent
 from ralph.checks.command import run_command
-from ralph.checks.gate import DoneGate
 from ralph.checks.records import CheckRan, JudgeSpent
 from ralph.checks.result import CheckResult
 from ralph.errors import ExitCode
@@ -34,6 +33,7 @@ from ralph.run.facts import (
     VerificationStarted,
 )
 from ralph.run.interrupts import deferred_interrupts
+from ralph.run.ledger import keep, kept
 from ralph.run.rotation import Rotation
 from ralph.run.tree import Taken
 from ralph.specs.frontmatter import ExternalConfig
@@ -54,13 +54,12 @@ class Verification:
         run: Shared,
         rotation: Rotation,
         circuit: Circuit,
-        gate: DoneGate,
         reviewer: Callable[[str], CommandAgent],
     ) -> None:
         self.run = run
         self.rotation = rotation
         self.circuit = circuit
-        self.gate = gate
+        self.gate = rotation.gate
         self.reviewer = reviewer  # another agent than the coder's, by the pool as it is now
 
     def complete(
@@ -99,6 +98,7 @@ class Verification:
         state, stop = self.circuit.admit(state)
         if stop is not None:
             return state, stop, before
+        breaker = state.breaker  # as the verification starts: did its verdict open it?
         state, before, verdict, interrupted = self._verify(state, specs, before)
         if interrupted:
             return (
@@ -130,7 +130,7 @@ class Verification:
                 ),
                 before,
             )
-        state, stop = self.circuit.escalate_if_open(state, pool)
+        state, stop = self.circuit.escalate_if_opened(breaker, state, pool)
         return state, stop, before
 
     def _finish(self, state: State, reason: str) -> int:
@@ -199,7 +199,7 @@ class Verification:
             state = bookkeeping(taken.changes)
         with budget.operation("state_save"):
             self.run.save(state)
-        return (state, *self.rotation.kept(taken, log))
+        return state, kept(taken, log), taken
 
     def _verify(
         self, state: State, specs: list[Spec], before: Snapshot
@@ -267,9 +267,10 @@ class Verification:
         checks_s = time.perf_counter() - checked
         verdict = fv.Verdict(False, ())
         dropped: tuple[str, ...] = ()
+        said: tuple[Notice, ...] = ()  # the breaker's lines, after the rotation's own
 
         def bookkeeping(changes: Changes) -> State:
-            nonlocal verdict, dropped
+            nonlocal verdict, dropped, said
             verdict = fv.judge(
                 tag, "interrupted" if interrupted else failure, changes.paths, failed_checks
             )
@@ -280,11 +281,12 @@ class Verification:
             else:
                 after, dropped = fv.after_failure(state, verdict)
             why = f"final verification {attempt}: {verdict.summary}"
-            return self.circuit.feed(after, verdict.passed, why, fv.SUBJECT)
+            after, said = self.circuit.feed(after, verdict.passed, why, fv.SUBJECT)
+            return after
 
         with deferred_interrupts():
             state, after, taken = self._settle(before, log, budget, bookkeeping)
-            self.rotation.keep(after, taken)
+            keep(self.rotation, after, taken)
             elapsed = time.time() - started
             changes = len(taken.changes)
             with budget.operation("logs"):
@@ -331,7 +333,7 @@ class Verification:
                     checks=round(checks_s, 3) if checks_s else None,
                 )
             )
-            self.circuit.announce()
+            self.circuit.say(said)
         return state, after, verdict, interrupted
 
 
