@@ -54,11 +54,6 @@ Root = Annotated[
 ]
 
 
-def _file(*names: str) -> Any:
-    """A report file's option (its help in helptext.HELP, under its first name)."""
-    return typer.Option(*names, dir_okay=False, help=helptext.HELP[names[0]])
-
-
 def _opt(*names: str, **more: Any) -> Any:
     """An option whose help is in helptext.HELP, under its first name."""
     return typer.Option(*names, help=helptext.HELP[names[0]], **more)
@@ -119,17 +114,13 @@ def init(
         init_command((root or Path()).resolve(), force=force, nested=nested)
 
 
-def run(
-    ctx: typer.Context, continue_: bool = False, root: Path | None = None, **given: Any
-) -> None:
+def run(continue_: bool = False, root: Path | None = None, **options: Any) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
     from ralph.commands.run import run as run_command
 
-    def spelled(name: str) -> bool:  # on the command line, not left at its default
-        source = ctx.get_parameter_source(name)  # by name: Typer may vendor its own Click
-        return getattr(source, "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")
-
-    raw = {k: v.value if isinstance(v, Enum) else v for k, v in given.items() if spelled(k)}
+    # Each option defaults to None (a flag to False): what is left was given (-n 0 included).
+    given = [(k, v) for k, v in options.items() if v is not None and v is not False]
+    raw = {k: v.value if isinstance(v, Enum) else v for k, v in given}
     with reported_errors():
         code = run_command(project_root(root), raw, continue_=continue_)
     raise typer.Exit(code)
@@ -137,20 +128,20 @@ def run(
 
 def _run_parameters() -> list[Parameter]:
     """`ralph run`'s parameters, made from its settings (commands/runsettings.py): each one's
-    own spelling in --help, its older spellings hidden there but named in its help."""
+    own spelling in --help; its older spellings hidden there, but named in its help."""
     from ralph.commands.runsettings import RunSettings
     from ralph.commands.setting import declared
 
-    made = [Parameter("ctx", _KEYWORD, annotation=typer.Context)]
+    made = []
     for d in declared(RunSettings):
         s = d.setting
         said = "; ".join(alias.said() for alias in s.aliases)
         shown = f"{s.help} Also {said}." if said else s.help
-        made.append(_parameter(d.name, s.flags, d.kind, d.many, d.choices, shown, s.metavar))
-        for a in s.aliases:
-            kind = bool if a.metavar is None else str
-            choices = tuple(a.choices or ())
-            made.append(_parameter(a.key, a.flags, kind, d.many, choices, None, a.metavar))
+        kind = _choice(d.name, d.choices) or d.kind
+        made.append(_option(d.name, s.flags, kind, d.many, shown, s.metavar))
+        for a in s.aliases:  # a flag, or a value (as many times as the setting takes one)
+            kind = (_choice(a.key, tuple(a.choices or ())) or str) if a.metavar else bool
+            made.append(_option(a.key, a.flags, kind, d.many, None, a.metavar))
     made.append(Parameter("continue_", _KEYWORD, default=False, annotation=Continue))
     made.append(Parameter("root", _KEYWORD, default=None, annotation=Root))
     return made
@@ -160,19 +151,16 @@ _KEYWORD = Parameter.KEYWORD_ONLY
 Continue = Annotated[bool, typer.Option("--continue", help=helptext.HELP["--continue"])]
 
 
-def _parameter(
-    name: str,
-    flags: tuple[str, ...],
-    kind: type,
-    many: bool,
-    choices: tuple[str, ...],
-    help_text: str | None,
-    metavar: str | None,
+def _choice(name: str, choices: tuple[str, ...]) -> Any:
+    """Choices as an Enum, which Typer shows and checks as such (None: no choices)."""
+    return Enum(f"{name}_choice", {c: c for c in choices}, type=str) if choices else None
+
+
+def _option(
+    name: str, flags: Any, kind: Any, many: bool, help_text: str | None, metavar: str | None
 ) -> Parameter:
-    """One option of `ralph run`; `help_text` None: an older spelling, hidden from --help."""
-    value: Any = Enum(f"{name}_choice", {c: c for c in choices}, type=str) if choices else kind
-    if many:
-        value = list[value]
+    """One option of `ralph run` (a flag when `kind` is bool, else a value, repeatable when
+    `many`); `help_text` None: an older spelling, hidden from --help."""
     option = typer.Option(
         *flags,
         help=help_text,
@@ -181,9 +169,10 @@ def _parameter(
         case_sensitive=False,
         show_default=False,
     )
-    default = False if kind is bool and not many else None
-    kind_given: Any = value if default is False else Optional[value]  # noqa: UP045
-    return Parameter(name, _KEYWORD, default=default, annotation=Annotated[kind_given, option])
+    if kind is bool:
+        return Parameter(name, _KEYWORD, default=False, annotation=Annotated[bool, option])
+    value: Any = Optional[list[kind] if many else kind]  # noqa: UP045
+    return Parameter(name, _KEYWORD, default=None, annotation=Annotated[value, option])
 
 
 run.__signature__ = Signature(_run_parameters())  # type: ignore[attr-defined]
@@ -275,7 +264,7 @@ def inspect(
 
 @app.command("report")
 def report_command(
-    html: Annotated[Optional[Path], _file("--html")] = None,  # noqa: UP045
+    html: Annotated[Optional[Path], _opt("--html", dir_okay=False)] = None,  # noqa: UP045
     run_id: Annotated[Optional[str], _opt("--run")] = None,  # noqa: UP045
     root: Root = None,
 ) -> None:
