@@ -118,11 +118,8 @@ def run(continue_: bool = False, root: Path | None = None, **options: Any) -> No
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
     from ralph.commands.run import run as run_command
 
-    # Each option defaults to None (a flag to False): what is left was given (-n 0 included).
-    given = [(k, v) for k, v in options.items() if v is not None and v is not False]
-    raw = {k: v.value if isinstance(v, Enum) else v for k, v in given}
     with reported_errors():
-        code = run_command(project_root(root), raw, continue_=continue_)
+        code = run_command(project_root(root), options, continue_=continue_)
     raise typer.Exit(code)
 
 

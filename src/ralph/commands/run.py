@@ -25,12 +25,13 @@ if TYPE_CHECKING:
     from ralph.ui.webhook import Webhook
 
 
-def run(root: Path, raw: Mapping[str, Any], *, continue_: bool = False) -> int:
-    """Run with the settings the command line gives (`raw`: each spelling given, by its
-    parameter's name), and with `continue_` the saved run's for the rest; the exit code."""
+def run(root: Path, options: Mapping[str, Any], *, continue_: bool = False) -> int:
+    """Run with the settings the command line gives (`options`, by parameter name: see
+    runoptions.given_settings), and with `continue_` the saved run's for the rest; the exit
+    code."""
     from ralph.commands.runoptions import given_settings, kept_settings
 
-    return run_project(root, kept_settings(root, given_settings(raw), continue_))
+    return run_project(root, kept_settings(root, given_settings(options), continue_))
 
 
 def run_project(root: Path, kept: Mapping[str, Any]) -> int:

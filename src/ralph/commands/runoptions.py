@@ -30,11 +30,17 @@ def _settings() -> dict[str, Declared]:
     return {d.name: d for d in declared(RunSettings)}
 
 
-def given_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings the command line gives (`raw`: each spelling given, by its parameter's
-    name), checked; report paths made absolute, so `--continue` from anywhere writes the same
-    files. UsageError for a bad value or two settings that exclude each other."""
+def given_settings(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings the command line gives (`options`: each spelling's value by its parameter's
+    name, None or False when not given, a choice as an Enum), checked; report paths made
+    absolute, so `--continue` from anywhere writes the same files. UsageError for a bad value
+    or two settings that exclude each other."""
     by_name = _settings()
+    raw = {
+        k: getattr(v, "value", v)  # an Enum's value, read without importing the command line's
+        for k, v in options.items()
+        if v is not None and v is not False  # given: -n 0 too
+    }
     given: dict[str, Any] = {}
     for name, value in spoken(RunSettings, raw).items():
         d = by_name[name]
