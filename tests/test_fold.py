@@ -14,12 +14,13 @@ from ralph.agents.result import AgentResult, Usage
 from ralph.checks.authorship import FrontSeen
 from ralph.checks.records import JudgeSpent
 from ralph.process.request import ProcessResult
-from ralph.rules.state import SpecState, State, Tally
+from ralph.rules import verification as fv
+from ralph.rules.state import FinalVerification, SpecState, State, Tally
 from ralph.rules.testcounts import TestCounts as Counts
 from ralph.run import fold as fold_module
-from ralph.run.fold import fold
+from ralph.run.fold import fold, fold_verification
 from ralph.run.tree import Taken
-from ralph.run.turn import Outcome
+from ralph.run.turn import Outcome, Verified
 from ralph.store.snapshot import Changes
 
 A, B, C = "specs/a.md", "specs/b.md", "specs/c.md"
@@ -214,3 +215,72 @@ def test_the_fold_is_pure() -> None:
 def test_only_a_done_raises_the_counter(signal: str) -> None:
     after, _ = fold(state(), outcome(signal))
     assert row(after).done_count == 1
+
+
+# ------------------------------------------------------------------ the final verification
+
+
+def verified(passed: bool = True, **more: Any) -> Verified:
+    values: dict[str, Any] = {
+        "agent": "verifier",
+        "attempt": 1,
+        "result": result(),
+        "judged": (),
+        "interrupted": False,
+        "verdict": fv.Verdict(passed, () if passed else ("the verifier answered VERIFY_FAIL",)),
+        "taken": Taken(None, Changes(()), {}, None),
+    }
+    values.update(more)
+    return Verified(**values)
+
+
+def done(failures: int = 0) -> State:
+    rows = (SpecState(A, done_count=3), SpecState(B, done_count=3))
+    return State(specs=rows, final=FinalVerification(failures=failures, last_failure="before"))
+
+
+def test_a_pass_is_recorded_and_clears_the_failures() -> None:
+    after, dropped = fold_verification(done(failures=2), verified(True))
+    assert (after.final.passed, after.final.failures, after.final.last_failure) == (True, 0, None)
+    assert dropped == () and [s.done_count for s in after.specs] == [3, 3]
+
+
+def test_a_failure_counts_one_more_in_a_row_and_says_why() -> None:
+    after, _ = fold_verification(done(failures=1), verified(False))
+    assert (after.final.passed, after.final.failures) == (False, 2)
+    assert after.final.last_failure == "the verifier answered VERIFY_FAIL"
+
+
+def test_a_failure_sends_every_verified_spec_back_for_a_review() -> None:
+    before = replace(done(), specs=(SpecState(A, done_count=3), SpecState(B, done_count=1)))
+    after, dropped = fold_verification(before, verified(False))
+    assert dropped == (A,)
+    assert [s.done_count for s in after.specs] == [2, 1]
+
+
+def test_a_stopped_verification_says_nothing_either_way() -> None:
+    before = done(failures=1)
+    after, dropped = fold_verification(before, verified(False, interrupted=True))
+    assert (after.final, after.specs, dropped) == (before.final, before.specs, ())
+    stopped, _ = fold_verification(before, verified(True, interrupted=True))
+    assert not stopped.final.passed  # a pass the user stopped is no pass
+
+
+def test_the_verifier_s_and_its_judges_calls_count_even_when_stopped() -> None:
+    judged = (JudgeSpent(9, A, "judge", Usage(7, 1, 0.01)),)
+    spent = result(Usage(50, 5, 0.2))
+    for interrupted in (False, True):
+        after, _ = fold_verification(
+            done(), verified(result=spent, judged=judged, interrupted=interrupted)
+        )
+        agents = dict(after.agent_usage)
+        assert agents["verifier"] == Tally(1, 50, 5, 0.2, 0)
+        assert agents["judge"] == Tally(1, 7, 1, 0.01, 0)
+        assert after.usage.rotations == 2
+        assert row(after).usage.input_tokens == 7  # a judge's call counts for its spec
+
+
+def test_the_verification_fold_is_pure() -> None:
+    before, v = done(failures=1), verified(False)
+    assert fold_verification(before, v) == fold_verification(before, v)
+    assert before == done(failures=1)

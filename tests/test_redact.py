@@ -10,12 +10,12 @@ from ralph.agents.credentials import agent_secrets
 from ralph.rules.redact import (
     REDACTED,
     Redactor,
-    StreamRedactor,
     is_secret_name,
     json_secrets,
     redactor,
     secret_values,
 )
+from ralph.rules.streamredact import StreamRedactor
 from ralph.run.events import Notice, RotationEnded, SpecRow
 
 KEY = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.rules.redact import REDACTED, StreamRedactor, redactor
+from ralph.rules.redact import REDACTED, redactor
+from ralph.rules.streamredact import StreamRedactor
 
 PEM_BODY = ("MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", "VTLw7onLRnrq0")
 PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(PEM_BODY) + "\n-----END RSA PRIVATE KEY-----"
