@@ -15,7 +15,7 @@ import pytest
 from pydantic import BaseModel
 
 from ralph.errors import DOCS_URL
-from ralph.specs import frontmatter, frontmatterkeys
+from ralph.specs import checkconfig, frontmatter, frontmatterkeys
 from ralph.store import config, configkeys
 from tests import docs_gen
 
@@ -43,9 +43,17 @@ def test_the_cli_reference_names_every_command_and_option() -> None:
 
 def test_a_changed_option_help_is_drift(monkeypatch: pytest.MonkeyPatch) -> None:
     # the control: change one option's help in the code and the committed page no longer matches
-    from ralph.commands import helptext
+    from dataclasses import replace
+    from inspect import Signature
 
-    monkeypatch.setitem(helptext.HELP, "--agent", "Something else entirely.")
+    from ralph import cli
+    from ralph.commands import setting
+    from ralph.commands.runsettings import RunSettings
+
+    first, *rest = setting.declared(RunSettings)
+    changed = replace(first, setting=replace(first.setting, help="Something else entirely."))
+    monkeypatch.setattr(setting, "declared", lambda model: (changed, *rest))
+    monkeypatch.setattr(cli.run, "__signature__", Signature(cli._run_parameters()))
     assert docs_gen.cli_page() != (REPO / "docs/reference/cli.md").read_text(encoding="utf-8")
 
 
@@ -151,8 +159,8 @@ def test_every_section_of_ralph_yaml_and_the_front_matter_has_its_table() -> Non
     assert models_inside(config.RalphConfig) <= shown
     shown = {model for _, model, _ in docs_gen.FRONT_MATTER_SECTIONS}
     # each check (role) model differs from ExternalCheck (ExternalRole) only by method and config
-    same = {frontmatter.SemanticCheck, frontmatter.StringMatchCheck, frontmatter.MultiStageCheck}
-    same |= {frontmatter.MutationCheck}
-    same.add(frontmatter.RevertCheck)
-    same |= {frontmatter.SemanticRole, frontmatter.StringMatchRole, frontmatter.MultiStageRole}
+    same = {checkconfig.SemanticCheck, checkconfig.StringMatchCheck, checkconfig.MultiStageCheck}
+    same |= {checkconfig.MutationCheck}
+    same.add(checkconfig.RevertCheck)
+    same |= {checkconfig.SemanticRole, checkconfig.StringMatchRole, checkconfig.MultiStageRole}
     assert models_inside(frontmatter.SpecMeta) - same <= shown

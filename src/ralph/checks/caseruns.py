@@ -29,7 +29,7 @@ from ralph.errors import RalphError
 from ralph.rules.caselines import printed_cases
 from ralph.rules.junitcases import JCase
 from ralph.rules.testcounts import TestCounts
-from ralph.specs.frontmatter import ExternalConfig, RevertConfig
+from ralph.specs.checkconfig import ExternalConfig, RevertConfig
 from ralph.store import reader
 
 MAX_REPORT_BYTES = reader.REPORT_LIMIT

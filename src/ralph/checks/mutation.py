@@ -28,7 +28,7 @@ from ralph.rules.mutantplan import plan
 from ralph.rules.mutants import Mutant
 from ralph.rules.redact import redactor, secret_values
 from ralph.rules.testfiles import DEFAULT_GLOBS
-from ralph.specs.frontmatter import ExternalConfig, MutationConfig
+from ralph.specs.checkconfig import ExternalConfig, MutationConfig
 
 SUFFIX = "mutant"  # the room the mutants run in: "<tree's room>.mutant"
 SLOWER = 3.0  # a mutant may take this many times the unmutated run ...

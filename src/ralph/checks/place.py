@@ -36,7 +36,8 @@ from ralph.rules.envpaths import own_environment
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
 from ralph.rules.testfiles import is_test
-from ralph.specs.frontmatter import ExternalConfig, SpecMeta
+from ralph.specs.checkconfig import ExternalConfig
+from ralph.specs.frontmatter import SpecMeta
 from ralph.store import reader
 from ralph.store.envbuild import environments
 from ralph.store.envcopy import declared_here, envs_dir, record_start_envs

@@ -25,7 +25,7 @@ from ralph.run.facts import VerificationAnswered, VerificationEnded, Verificatio
 from ralph.run.ledger import keep_tree, kept
 from ralph.run.rotation import Rotation
 from ralph.run.turn import Trial, Verified
-from ralph.specs.frontmatter import ExternalConfig
+from ralph.specs.checkconfig import ExternalConfig
 from ralph.store.files import read_text, write_text_new
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
