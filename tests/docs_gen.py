@@ -6,8 +6,8 @@ when a committed page differs from what the code generates now. The pages:
 - docs/reference/cli.md: every command and option, from the Typer app (the text --help shows);
 - docs/reference/ralph-yaml.md: every key of ralph.yaml, from the Pydantic models of
   ralph.store.config and the descriptions in ralph.store.configkeys;
-- docs/reference/front-matter.md: every key of a spec's front matter, from ralph.specs.frontmatter
-  and ralph.specs.frontmatterkeys;
+- docs/reference/front-matter.md: every key of a spec's front matter, from ralph.specs.frontmatter,
+  ralph.specs.checkconfig and ralph.specs.frontmatterkeys;
 - docs/reference/json.md: every JSON Schema `ralph schema NAME` prints (src/ralph/schemas/).
 
 They are committed (readable on the repository's web pages, diffable in review) rather than made
@@ -30,7 +30,7 @@ from pydantic.fields import FieldInfo
 from ralph.cli import app
 from ralph.commands import helptext
 from ralph.schemas.catalog import SCHEMA_VERSION, SCHEMAS, schema_text
-from ralph.specs import frontmatter, frontmatterkeys
+from ralph.specs import checkconfig, frontmatter, frontmatterkeys
 from ralph.store import config, configkeys
 
 REPO = Path(__file__).resolve().parents[1]
@@ -228,16 +228,16 @@ def config_page() -> str:
 
 FRONT_MATTER_SECTIONS: tuple[tuple[str, type[BaseModel], tuple[str, ...]], ...] = (
     ("`tests:`", frontmatter.TestsConfig, ()),
-    ("A check (each entry of `checks:`, and a stage)", frontmatter.ExternalCheck, ("config",)),
-    ("`method: external`: its `config:`", frontmatter.ExternalConfig, ()),
-    ("`method: semantic`: its `config:`", frontmatter.SemanticConfig, ()),
-    ("`method: string_match`: its `config:`", frontmatter.StringMatchConfig, ()),
-    ("`method: multi_stage`: its `config:`", frontmatter.MultiStageConfig, ()),
-    ("`method: mutation`: its `config:`", frontmatter.MutationConfig, ()),
-    ("`method: revert`: its `config:`", frontmatter.RevertConfig, ()),
+    ("A check (each entry of `checks:`, and a stage)", checkconfig.ExternalCheck, ("config",)),
+    ("`method: external`: its `config:`", checkconfig.ExternalConfig, ()),
+    ("`method: semantic`: its `config:`", checkconfig.SemanticConfig, ()),
+    ("`method: string_match`: its `config:`", checkconfig.StringMatchConfig, ()),
+    ("`method: multi_stage`: its `config:`", checkconfig.MultiStageConfig, ()),
+    ("`method: mutation`: its `config:`", checkconfig.MutationConfig, ()),
+    ("`method: revert`: its `config:`", checkconfig.RevertConfig, ()),
     (
         "A role: `coder:`, `reviewer:`, `tester:`, `qa:`",
-        frontmatter.ExternalRole,
+        checkconfig.ExternalRole,
         ("verification_config",),
     ),
 )

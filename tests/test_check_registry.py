@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import get_args
 
 from ralph.checks.registry import METHODS
-from ralph.specs.frontmatter import AnyCheck, AnyRole
+from ralph.specs.checkconfig import AnyCheck, AnyRole
 
 
 def _tags(models: object, field: str) -> set[str]:

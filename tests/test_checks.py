@@ -19,7 +19,7 @@ from ralph.checks.judge import AgentJudge, JudgeAnswer, parse_verdict
 from ralph.checks.result import CheckCache
 from ralph.checks.runner import run_gate
 from ralph.errors import SpecError
-from ralph.specs.frontmatter import ExternalConfig
+from ralph.specs.checkconfig import ExternalConfig
 
 FAKES = Path(__file__).parent / "fakes"
 PY = sys.executable

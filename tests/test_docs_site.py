@@ -15,7 +15,7 @@ import pytest
 from pydantic import BaseModel
 
 from ralph.errors import DOCS_URL
-from ralph.specs import frontmatter, frontmatterkeys
+from ralph.specs import checkconfig, frontmatter, frontmatterkeys
 from ralph.store import config, configkeys
 from tests import docs_gen
 
@@ -151,8 +151,8 @@ def test_every_section_of_ralph_yaml_and_the_front_matter_has_its_table() -> Non
     assert models_inside(config.RalphConfig) <= shown
     shown = {model for _, model, _ in docs_gen.FRONT_MATTER_SECTIONS}
     # each check (role) model differs from ExternalCheck (ExternalRole) only by method and config
-    same = {frontmatter.SemanticCheck, frontmatter.StringMatchCheck, frontmatter.MultiStageCheck}
-    same |= {frontmatter.MutationCheck}
-    same.add(frontmatter.RevertCheck)
-    same |= {frontmatter.SemanticRole, frontmatter.StringMatchRole, frontmatter.MultiStageRole}
+    same = {checkconfig.SemanticCheck, checkconfig.StringMatchCheck, checkconfig.MultiStageCheck}
+    same |= {checkconfig.MutationCheck}
+    same.add(checkconfig.RevertCheck)
+    same |= {checkconfig.SemanticRole, checkconfig.StringMatchRole, checkconfig.MultiStageRole}
     assert models_inside(frontmatter.SpecMeta) - same <= shown

@@ -7,15 +7,8 @@ from pathlib import Path
 import pytest
 
 from ralph.errors import SpecError
-from ralph.specs.frontmatter import (
-    ExternalRole,
-    MultiStageCheck,
-    SemanticRole,
-    StringMatchRole,
-    body_line_offset,
-    parse_front_matter,
-    split_front_matter,
-)
+from ralph.specs.checkconfig import ExternalRole, MultiStageCheck, SemanticRole, StringMatchRole
+from ralph.specs.frontmatter import body_line_offset, parse_front_matter, split_front_matter
 
 FULL = """\
 ---

@@ -12,7 +12,7 @@ import pytest
 from ralph.store import ignorebase
 from ralph.store.ignorebase import BaselineMatcher, rule_changes, scaffolding_pattern
 from ralph.store.private import ensure_store, store_dir
-from ralph.store.snapshot import Snapshotter
+from ralph.store.snapshotter import Snapshotter
 
 
 @pytest.fixture(autouse=True)

@@ -16,8 +16,9 @@ from filelock import FileLock
 
 from ralph.errors import LockError
 from ralph.process.signals import STOP_SIGNALS
+from ralph.store.liverun import _filelock_held, is_live, lock_file
 from ralph.store.private import ensure_store
-from ralph.store.runlock import RunLock, _filelock_held, is_live, lock_file
+from ralph.store.runlock import RunLock
 from tests.conftest import Project
 from tests.platforms import WINDOWS
 

@@ -345,7 +345,7 @@ def test_a_report_behind_a_link_out_of_the_room_is_neither_read_nor_removed(
     import threading
 
     from ralph.checks.caseruns import case_run
-    from ralph.specs.frontmatter import RevertConfig
+    from ralph.specs.checkconfig import RevertConfig
 
     outside = project.root.parent / "outside"
     outside.mkdir()

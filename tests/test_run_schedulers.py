@@ -16,6 +16,7 @@ from ralph.errors import ExitCode
 from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import Event, Notice, RotationEnded, RotationStarted, RunEnded
 from ralph.run.fold import fold
+from ralph.run.ledger import write
 from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
 from ralph.run.turn import Turn
@@ -112,15 +113,18 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
             tick=time.perf_counter(),
             stop=threading.Event(),
         )
-        outcome = run.rotation(turn, before, lambda o: o)  # returned, not folded
+        attempt = run.rotation.attempt(turn)
+        outcome = run.rotation.settle(attempt, before)  # returned, not folded
         unfolded = project.counts()["specs/a.spec.md"]
         state, downgraded = fold(start, outcome)  # the one place results join the state
-        run.rotation.report(outcome, state, downgraded, lambda: None)  # logs closed, events said
+        unsaved = project.counts()["specs/a.spec.md"]  # the fold writes nothing
+        write(run.rotation, attempt, outcome, state, downgraded)  # record, state, tree, events
     assert (outcome.spec, outcome.mode, outcome.signal) == ("specs/a.spec.md", "IMPLEMENT", "DONE")
     assert outcome.changes.paths == ("a.txt",)
     assert not outcome.interrupted
     assert outcome.result.process.exit_code == 0
-    assert unfolded == 0  # nothing written by the rotation: its caller folds
+    assert unfolded == unsaved == 0  # nothing written by the rotation: its caller folds
+    assert project.counts()["specs/a.spec.md"] == 1  # written in one step, after the fold
     row = state.get("specs/a.spec.md")
     assert row is not None and (row.done_count, row.last_status) == (1, "DONE")
     assert downgraded == ()

@@ -14,7 +14,8 @@ import pytest
 
 from ralph.errors import StateError
 from ralph.store.fingerprint import DELETED
-from ralph.store.snapshot import Changes, Snapshot, Snapshotter, diff_entries
+from ralph.store.snapshot import Changes, Snapshot, diff_entries
+from ralph.store.snapshotter import Snapshotter
 
 ZERO = "0" * 40
 A, B, C = "a" * 40, "b" * 40, "c" * 40

@@ -12,7 +12,7 @@ from ralph.checks.evidence import drop, no_tests, run_counts, vanished
 from ralph.rules.testcounts import TestCounts as Counts
 from ralph.rules.testcounts import bar_of, merged_bar
 
-RUNNERS = Path(__file__).parent / "fixtures" / "runners"
+RUNNERS = Path(__file__).parents[1] / "fixtures" / "runners"
 
 
 def test_a_junit_report_written_by_the_run(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from ralph.rules.breaker import (
     Transition,
     admit,
     cooldown_left,
+    opened,
     record,
     reset,
 )
@@ -148,3 +149,18 @@ def test_a_clock_stepped_back_never_makes_the_cooldown_longer_than_itself() -> N
     b = Breaker(OPEN, 3, opened_at=1_000 + year)  # opened, then the clock went back a year
     assert cooldown_left(b, now=1_000, cooldown=300) == 300
     assert admit(b, now=1_000, cooldown=300)[1] is False  # still one cooldown to wait, no more
+
+
+def test_an_outcome_that_opens_the_breaker_is_told_apart_from_one_while_open() -> None:
+    """`opened` is what asks a person: the failure that opened the breaker (from closed, or
+    a failed trial) asks; a later failure while it stays open (another lane's) asks again no
+    one; a failure that leaves it closed asks no one."""
+    closed = fail(fail(Breaker()))
+    now_open = fail(closed)
+    assert opened(closed, now_open)
+    assert not opened(now_open, fail(now_open))  # a failure while open: no new opening
+    assert not opened(Breaker(), closed)  # two failures: still closed
+    trial = admit(now_open, now=1e6, cooldown=DEFAULT_COOLDOWN)[0]
+    assert trial.state == HALF_OPEN
+    assert opened(trial, fail(trial, now=1e6))  # the failed trial opens it again
+    assert not opened(now_open, reset(now_open, "person")[0])

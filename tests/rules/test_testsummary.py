@@ -12,7 +12,7 @@ from ralph.checks.evidence import failed_tests, no_tests
 from ralph.rules.testcounts import TestCounts as Counts
 from ralph.rules.testsummary import parse_summary
 
-RUNNERS = Path(__file__).parent / "fixtures" / "runners"
+RUNNERS = Path(__file__).parents[1] / "fixtures" / "runners"
 
 
 @pytest.mark.parametrize(

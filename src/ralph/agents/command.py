@@ -23,7 +23,8 @@ from ralph.errors import AgentError, ConfigError
 from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult, StreamName
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
-from ralph.rules.redact import StreamRedactor, redactor
+from ralph.rules.redact import redactor
+from ralph.rules.streamredact import StreamRedactor
 
 
 class CommandAgent:

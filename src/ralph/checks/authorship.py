@@ -7,6 +7,7 @@ once the front matter on disk is something else (a person changed it).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import RalphError
@@ -16,15 +17,33 @@ from ralph.specs.frontmatter import split_front_matter
 from ralph.store import reader
 
 
-def agent_mark(root: Path, spec: Spec, mark: str | None) -> str | None:
-    """After a rotation on `spec` (its text as the rotation began): the new mark."""
+@dataclass(frozen=True)
+class FrontSeen:
+    """A spec's front matter as a rotation left it on disk."""
+
+    digest: str
+    changed: bool  # it differs from the spec's text as the rotation began
+
+
+def front_seen(root: Path, spec: Spec) -> FrontSeen | None:
+    """After a rotation on `spec` (its text as the rotation began): its front matter on disk;
+    None when it cannot be read."""
     now = _read(root, root / spec.path)
     if now is None:
-        return mark
+        return None
     front = _front(now)
-    if front != _front(spec.text):
-        return _digest(front)
-    if mark is not None and _digest(front) != mark:
+    return FrontSeen(_digest(front), front != _front(spec.text))
+
+
+def next_mark(seen: FrontSeen | None, mark: str | None) -> str | None:
+    """The mark after a rotation (pure): front matter the agent wrote is remembered (its
+    hash); the mark is forgotten once the front matter on disk is something else (a person
+    changed it); unreadable, it stays."""
+    if seen is None:
+        return mark
+    if seen.changed:
+        return seen.digest
+    if mark is not None and seen.digest != mark:
         return None
     return mark
 

@@ -20,7 +20,8 @@ from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.testcounts import TestCounts, merged_bar
 from ralph.rules.words import plural
-from ralph.specs.frontmatter import ExternalConfig, SpecMeta
+from ralph.specs.checkconfig import ExternalConfig
+from ralph.specs.frontmatter import SpecMeta
 
 if TYPE_CHECKING:
     from ralph.checks.gate import DoneGate

@@ -29,7 +29,7 @@ from ralph.errors import RalphError
 from ralph.rules.caselines import printed_cases
 from ralph.rules.junitcases import JCase
 from ralph.rules.testcounts import TestCounts
-from ralph.specs.frontmatter import ExternalConfig, RevertConfig
+from ralph.specs.checkconfig import ExternalConfig, RevertConfig
 from ralph.store import reader
 
 MAX_REPORT_BYTES = reader.REPORT_LIMIT
@@ -70,9 +70,15 @@ def case_run(
     # a sandbox passes only the variables it knows: ralph's request for the report too
     passes = frozenset({"PYTEST_ADDOPTS"}) if cfg.report is None else frozenset()
     whole = run_command(
-        ExternalConfig(command=command, timeout=cfg.timeout), room, env, cancel, name=name,
-        room=room, passes=passes, whole=True,
-    )  # fmt: skip
+        ExternalConfig(command=command, timeout=cfg.timeout),
+        room,
+        env,
+        cancel,
+        name=name,
+        room=room,
+        passes=passes,
+        whole=True,
+    )
     result = replace(whole, output=output_tail(whole.output) if not whole.passed else "")
     try:
         if result.interrupted or result.summary.startswith("timed out"):

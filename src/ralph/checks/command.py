@@ -18,9 +18,10 @@ from ralph.process.request import ProcessRequest
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
 from ralph.rules.printable import clean_text
-from ralph.rules.redact import StreamRedactor, redactor, secret_values
+from ralph.rules.redact import redactor, secret_values
+from ralph.rules.streamredact import StreamRedactor
 from ralph.rules.testcounts import TestCounts
-from ralph.specs.frontmatter import ExternalConfig
+from ralph.specs.checkconfig import ExternalConfig
 
 OUTPUT_TAIL_LINES = 20  # lines of a failed check's output shown to the agent and the user
 OUTPUT_TAIL_BYTES = 4 << 20  # how much of a check's output is searched for output_contains

@@ -10,7 +10,7 @@ from dataclasses import replace
 from ralph.checks.command import run_command
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
-from ralph.specs.frontmatter import ExternalConfig
+from ralph.specs.checkconfig import ExternalConfig
 
 
 class External:

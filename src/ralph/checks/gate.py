@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph.checks.authorship import agent_change, agent_mark
+from ralph.checks.authorship import agent_change
 from ralph.checks.claims import VState
 from ralph.checks.evidence import fell_behind
 from ralph.checks.judge import AgentJudge
@@ -78,6 +78,8 @@ class Verdict:
     interrupted: bool = False
     gate: GateResult | None = None
     notice: str | None = None  # one line for the run's output (checks/sharedtests.py)
+    counts: TestCounts | None = None  # the test counts of the checks that ran
+    best: bool = False  # ...and they hold the best run (they did not fall behind)
 
 
 def validate_front_matter(specs: Sequence[Spec]) -> None:
@@ -103,8 +105,6 @@ class DoneGate:
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
-        # spec path -> (the test counts of its last DONE's checks, did they hold the best run)
-        self.counts: dict[str, tuple[TestCounts, bool]] = {}
         self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
         self._reported: set[tuple[str, str]] = set()
         self._told: set[tuple[str, str]] = set()  # (spec, its shared test command) said once
@@ -147,37 +147,16 @@ class DoneGate:
         meta, error = self.meta(spec)
         return requirements(meta, error, mode, self.refusals.get(spec.path))
 
-    def track_front_matter(self, spec: Spec, state: State) -> State:
-        """After a rotation: remember front matter the agent wrote (its hash), and forget the
-        mark once the front matter on disk is something else (a person changed it)."""
-        row = state.get(spec.path)
-        if row is None:
-            return state
-        mark = agent_mark(self.root, spec, row.agent_front_matter)
-        return (
-            state
-            if mark == row.agent_front_matter
-            else state.with_spec(replace(row, agent_front_matter=mark))
-        )
-
-    def track_tests(self, spec: Spec, changed: Sequence[str], state: State) -> State:
-        """After a rotation: what it changed of the tests; a spec whose (person-written)
-        front matter says `tests: {may_change: true}` moves the baseline with it. The counts
-        of its DONE's test run go in the state (the best run too, when it did not fall
-        behind)."""
-        found = self.counts.pop(spec.path, None)
-        row = state.get(spec.path)
-        if found is not None and row is not None:
-            counts, kept = found
-            best = counts if kept else row.best_tests
-            state = state.with_spec(replace(row, tests=counts, best_tests=best))
+    def keep_tests(self, spec: Spec, changed: Sequence[str], state: State) -> None:
+        """Once a rotation is in the state: what it changed of the tests is what ralph has
+        seen; a spec whose (person-written) front matter says `tests: {may_change: true}`
+        moves the baseline with it."""
         meta, row = self.meta(spec)[0], state.get(spec.path)
         may = meta is not None and meta.tests.may_change
         mark = row.agent_front_matter if row is not None else None
         trusted = may and agent_change(self.root, spec, mark) is None
         with contextlib.suppress(OSError):  # nothing may stop the rotation's outcome being saved
             self.tests.after_rotation(changed, may_change=trusted)
-        return state
 
     def start_tests(self, specs: Sequence[Spec]) -> tuple[list[str], bool]:
         """When the run starts: the tests of the project and of every spec, as a person left
@@ -224,7 +203,6 @@ class DoneGate:
         if waits is not None:  # fewer or weaker specs than a person wrote: nothing verifies
             return self._refuse(spec, iteration, handoff, (waits,), "", hint=SPECS_HINT)
         meta, error = self.meta(spec)
-        self.counts.pop(spec.path, None)
         if error is None:
             error = agent_change(self.root, spec, row.agent_front_matter if row else None)
         if error is not None:
@@ -289,17 +267,16 @@ class DoneGate:
             return replace(refused, notice=said)
         counts = gate.counts
         fell = fell_behind(counts, row)  # fewer tests, or no summary where there was one
-        if counts is not None:
-            self.counts[spec.path] = (counts, fell is None)
         if fell is not None:
-            return self._refuse(spec, iteration, handoff, (f"tests: {fell}",), "", gate)
+            refused = self._refuse(spec, iteration, handoff, (f"tests: {fell}",), "", gate)
+            return replace(refused, counts=counts)
         self.refusals.pop(spec.path, None)
         ran = [r for r in gate.results if not r.skipped]
         names = ", ".join(r.name + (" (cached)" if r.cached else "") for r in ran)
         note = f"checks passed: {names}" if ran else None
         if gate.warnings:
             note = f"{note}; warnings: {'; '.join(gate.warnings)}"
-        return Verdict("DONE", note, False, gate)
+        return Verdict("DONE", note, False, gate, counts=counts, best=True)
 
     def check_all(
         self, specs: Sequence[Spec], *, iteration: int, tree: Callable[[], str | None]

@@ -7,7 +7,7 @@ import time
 
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
-from ralph.specs.frontmatter import MultiStageConfig
+from ralph.specs.checkconfig import MultiStageConfig
 
 
 class MultiStage:

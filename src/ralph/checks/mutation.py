@@ -28,7 +28,7 @@ from ralph.rules.mutantplan import plan
 from ralph.rules.mutants import Mutant
 from ralph.rules.redact import redactor, secret_values
 from ralph.rules.testfiles import DEFAULT_GLOBS
-from ralph.specs.frontmatter import ExternalConfig, MutationConfig
+from ralph.specs.checkconfig import ExternalConfig, MutationConfig
 
 SUFFIX = "mutant"  # the room the mutants run in: "<tree's room>.mutant"
 SLOWER = 3.0  # a mutant may take this many times the unmutated run ...
@@ -75,9 +75,17 @@ class _Run:
         # the code the refusal quotes is the agent's: a secret value written into it is no
         # more shown than one a command printed
         hide = redactor(secret_values(self.env)).text
-        return CheckResult(self.item.name, "mutation", passed, self.item.required, hide(summary),
-                           hide(output), seconds=seconds, warnings=self.warnings,
-                           interrupted=interrupted)  # fmt: skip
+        return CheckResult(
+            self.item.name,
+            "mutation",
+            passed,
+            self.item.required,
+            hide(summary),
+            hide(output),
+            seconds=seconds,
+            warnings=self.warnings,
+            interrupted=interrupted,
+        )
 
     def left(self) -> float:
         return float(self.cfg.timeout) - (time.perf_counter() - self.started)
@@ -111,8 +119,11 @@ class _Run:
         if gi.rooms is None:
             return self.result(False, "cannot run here: this gate has no clean room")
         if gi.start is None:
-            return self.result(False, "no copy of the tree as it was when the run began "
-                               "(run `ralph reset` and start the run again)")  # fmt: skip
+            return self.result(
+                False,
+                "no copy of the tree as it was when the run began "
+                "(run `ralph reset` and start the run again)",
+            )
         room, self.env = gi.rooms(SUFFIX, {})
         globs = gi.meta.tests.paths or DEFAULT_GLOBS
         self.source = source = Changes.since(gi.start, room, globs, gi.spec_path)
@@ -122,8 +133,9 @@ class _Run:
         if base.interrupted:
             return self.result(False, "interrupted", interrupted=True)
         if not base.passed:
-            return self.result(False, f"the tests fail without any mutant ({base.summary})",
-                               base.output)  # fmt: skip
+            return self.result(
+                False, f"the tests fail without any mutant ({base.summary})", base.output
+            )
         seen = source.tracing.read(room)
         targets = source.targets(seen)
         if isinstance(targets, str):
@@ -185,8 +197,10 @@ class _Run:
         notes = [f"{chosen} chosen of {total} mutants"] if total > chosen else []
         untried = chosen - tried
         if untried:
-            notes.append(f"{untried} not tried within its {float(cfg.timeout):g} s timeout "
-                         "count as surviving")  # fmt: skip
+            notes.append(
+                f"{untried} not tried within its {float(cfg.timeout):g} s timeout "
+                "count as surviving"
+            )
         line = f"score {score:.2f}: {killed} of {chosen} mutants killed"
         line += f" ({'; '.join(notes)})" if notes else ""
         if score >= cfg.min_score:

@@ -36,7 +36,8 @@ from ralph.rules.envpaths import own_environment
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
 from ralph.rules.testfiles import is_test
-from ralph.specs.frontmatter import ExternalConfig, SpecMeta
+from ralph.specs.checkconfig import ExternalConfig
+from ralph.specs.frontmatter import SpecMeta
 from ralph.store import reader
 from ralph.store.envbuild import environments
 from ralph.store.envcopy import declared_here, envs_dir, record_start_envs
@@ -107,9 +108,18 @@ class CheckPlace:
         room, code = self.for_checks(meta, mode)
         if self.unbuilt is not None:  # the tree declares what ralph cannot install
             return GateResult(False, (self.unbuilt,)), Ran(code)
-        result = run_gate(spec.path, self.tree, spec_text=spec.text, meta=meta, mode=mode,
-                          env=code.env, run_root=room, start=start_copy(self.project),
-                          rooms=self.other_room, **gate)  # fmt: skip
+        result = run_gate(
+            spec.path,
+            self.tree,
+            spec_text=spec.text,
+            meta=meta,
+            mode=mode,
+            env=code.env,
+            run_root=room,
+            start=start_copy(self.project),
+            rooms=self.other_room,
+            **gate,
+        )
         key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
         left_out = self.left_out if room is not None else ()
         logged = gate.get("on_result")
@@ -211,8 +221,16 @@ class CheckPlace:
         (`on_result`: the worklog) as "<check> (person's tests)"."""
         if not gate.passed:
             return gate
-        gi = GateInput(self.tree, spec.path, spec.text, meta, mode, cache=cache, tree=key,
-                       cancel=cancel if cancel is not None else threading.Event())  # fmt: skip
+        gi = GateInput(
+            self.tree,
+            spec.path,
+            spec.text,
+            meta,
+            mode,
+            cache=cache,
+            tree=key,
+            cancel=cancel if cancel is not None else threading.Event(),
+        )
         failed = self.person_check(gate, gi, tests, on_result or (lambda _: None))
         if failed is None:
             return gate
@@ -248,8 +266,10 @@ class CheckPlace:
         path, code = self.room(overlay)
         key = None
         if gi.tree is not None:  # the check cache's key: room B is a tree of its own
-            data = sorted((p, None if b is None else hashlib.sha256(b).hexdigest())
-                          for p, b in overlay.items())  # fmt: skip
+            data = sorted(
+                (p, None if b is None else hashlib.sha256(b).hexdigest())
+                for p, b in overlay.items()
+            )
             key = gi.tree + ":person:" + hashlib.sha256(json.dumps(data).encode()).hexdigest()
         b_input = replace(gi, run_root=path, env=code.env, tree=key)
         for item in items:

@@ -27,7 +27,7 @@ from ralph.rules.junitcases import Outcome, outcomes
 from ralph.rules.reporthooks import forging_names
 from ralph.rules.revertverdict import NOT_TESTED, verdict
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
-from ralph.specs.frontmatter import RevertConfig
+from ralph.specs.checkconfig import RevertConfig
 from ralph.store import reader
 from ralph.store.room import never_in_room
 from ralph.store.settings import accepted_config

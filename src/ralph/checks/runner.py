@@ -30,13 +30,8 @@ from ralph.checks.context import (
 from ralph.checks.judge import Judge
 from ralph.checks.registry import METHODS
 from ralph.checks.result import CheckCache, CheckResult, GateResult
-from ralph.specs.frontmatter import (
-    ExternalConfig,
-    SpecMeta,
-    StringMatchConfig,
-    parse_front_matter,
-    split_front_matter,
-)
+from ralph.specs.checkconfig import ExternalConfig, StringMatchConfig
+from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
 from ralph.store import reader
 
 

@@ -35,7 +35,8 @@ from ralph.checks.persontests import person_overlay
 from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
-from ralph.specs.frontmatter import ExternalConfig, SpecMeta, parse_front_matter
+from ralph.specs.checkconfig import ExternalConfig
+from ralph.specs.frontmatter import SpecMeta, parse_front_matter
 from ralph.store import reader
 from ralph.store import sealed as store
 

@@ -14,7 +14,7 @@ from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.judge import JudgeAnswer, judge_prompt
 from ralph.checks.result import CheckResult
 from ralph.checks.string_match import promises
-from ralph.specs.frontmatter import ACCEPTANCE_PLACEHOLDER, SemanticConfig
+from ralph.specs.checkconfig import ACCEPTANCE_PLACEHOLDER, SemanticConfig
 
 
 class Semantic:

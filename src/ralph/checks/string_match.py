@@ -10,7 +10,7 @@ import re
 
 from ralph.checks.context import ROLES_BY_MODE, CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
-from ralph.specs.frontmatter import StringMatchConfig
+from ralph.specs.checkconfig import StringMatchConfig
 
 PROMISE = re.compile(r"<promise>\s*(.+?)\s*</promise>", re.IGNORECASE | re.DOTALL)
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ralph.errors import NoLiveRun
-from ralph.store.runlock import is_live, read_run
+from ralph.store.liverun import is_live, read_run
 from ralph.store.workspace import Workspace
 
 

@@ -10,7 +10,7 @@ from typing import TextIO
 
 from ralph.errors import NoLiveRun
 from ralph.store import reader
-from ralph.store.runlock import is_live
+from ralph.store.liverun import is_live
 from ralph.store.workspace import Workspace
 
 FOLLOW_POLL = 0.2  # seconds between looks at current.log

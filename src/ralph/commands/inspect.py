@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ralph.store.runlock import read_run
+from ralph.store.liverun import read_run
 from ralph.store.workspace import Workspace
 from ralph.ui.text import format_when
 

@@ -30,6 +30,7 @@ from ralph.store.workspace import Workspace
 
 PAGE = docs_page("how-to/sealed-tests.md")
 OVERRIDE = "--even-if-in-git"
+_HISTORY = "history keeps it until rewritten (git filter-repo, for one)"
 
 
 class HeldByGit(RalphError):
@@ -95,10 +96,8 @@ def seal(root: Path, files: Sequence[str], specs: Sequence[str], *, even_if_in_g
             print(printable(f"sealed {rel} for {', '.join(chosen)} ({entry.size} bytes)"))
         _forget_counts(ws)
         for rel, where in held.items():
-            print(printable(
-                f"warning: git still holds {rel} ({where}): `git rm --cached {rel}` takes it out "
-                "of the index; history keeps it until rewritten (git filter-repo, for one)"
-            ))  # fmt: skip
+            untrack = f"`git rm --cached {rel}` takes it out of the index"
+            print(printable(f"warning: git still holds {rel} ({where}): {untrack}; {_HISTORY}"))
     if _no_sandbox(root):
         print(f"note: ralph.yaml sets no sandbox: an agent running as you can read them ({PAGE})")
     return ExitCode.OK

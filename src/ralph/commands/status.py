@@ -18,7 +18,7 @@ from ralph.rules.printable import printable
 from ralph.rules.spec import Spec
 from ralph.rules.state import State, status_to_json
 from ralph.specs.discovery import discover_specs
-from ralph.store.runlock import RunInfo, read_run
+from ralph.store.liverun import RunInfo, read_run
 from ralph.store.state import load_state
 from ralph.store.workspace import Workspace
 

@@ -81,6 +81,13 @@ def record(
     return failed, None
 
 
+def opened(before: Breaker, after: Breaker) -> bool:
+    """Whether the outcomes between `before` and `after` opened the breaker: a failure while
+    it was already open (the user chose to go on, or another lane's failure opened it) is
+    not a new opening, and asks no one again."""
+    return after.state == OPEN and before.state != OPEN
+
+
 def cooldown_left(breaker: Breaker, *, now: float, cooldown: float) -> float:
     """Seconds until an open breaker allows a trial; 0 when it is not open or the time is up.
     Never more than the cooldown itself: a clock stepped back since the breaker opened (an

@@ -34,8 +34,8 @@ def _shape(head: bytes, rest: bytes) -> bytes:
     return head + rb"(?<![A-Za-z0-9_-]" + head + rb")" + rest
 
 
-_PEM_BEGIN = rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
-_PEM_END = re.compile(rb"-----END [A-Z0-9 ]*PRIVATE KEY-----")
+PEM_BEGIN = rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
+PEM_END = re.compile(rb"-----END [A-Z0-9 ]*PRIVATE KEY-----")
 _SHAPES: tuple[tuple[bytes, bytes], ...] = (
     (b"-", _shape(rb"sk-", rb"(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),  # Anthropic...
     (b"_", _shape(rb"gh[pousr]_", rb"[A-Za-z0-9]{30,}")),  # GitHub tokens
@@ -57,7 +57,7 @@ _SHAPES: tuple[tuple[bytes, bytes], ...] = (
     (b"@", rb"(?P<keep>://[^\s:/@'\"<>]{1,128}:)[^\s@/'\"<>]{1,256}(?=@)"),
     # PEM private keys span lines: a block is redacted from its BEGIN line to its END line, or
     # to the end of the text when the END has not arrived yet (StreamRedactor goes on from there).
-    (b"-", _PEM_BEGIN + rb"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"),
+    (b"-", PEM_BEGIN + rb"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"),
 )
 
 
@@ -189,17 +189,6 @@ def _kept_text(match: re.Match[str]) -> str:
     return (match.groupdict().get("keep") or "") + REDACTED
 
 
-_PEM_BEGIN_RE = re.compile(_PEM_BEGIN)
-
-
-def open_block(data: bytes) -> bool:
-    """Whether `data` ends inside a PEM private key block (its END line not seen yet)."""
-    if b"-----BEGIN " not in data:
-        return False
-    begins = list(_PEM_BEGIN_RE.finditer(data))
-    return bool(begins) and _PEM_END.search(data, begins[-1].end()) is None
-
-
 def _scrub(r: Redactor, value: Any) -> Any:
     if isinstance(value, str):
         return r.text(value)
@@ -228,74 +217,3 @@ def _scrub(r: Redactor, value: Any) -> Any:
 def redactor(values: frozenset[str] = frozenset()) -> Redactor:
     """The redactor of these values (built once: its expressions are compiled)."""
     return Redactor(values)
-
-
-class StreamRedactor:
-    """Redacts a process's output as it streams, a line at a time, per stream.
-
-    A secret can arrive cut in two by a chunk boundary: the unfinished end of a line is held
-    back until its newline arrives (or the stream ends). A line longer than `limit` is let out
-    early, all but its last `hold` bytes, never cutting through a secret it can see.
-    """
-
-    def __init__(self, redactor: Redactor, limit: int = 64 << 10) -> None:
-        self.redactor = redactor
-        self.limit = max(limit, 2 * redactor.hold)
-        self._held: dict[str, list[bytes]] = {}
-        self._size: dict[str, int] = {}
-        self._in_block: set[str] = set()  # streams inside a PEM private key block
-
-    def feed(self, stream: str, chunk: bytes) -> bytes:
-        """What may be written of the output so far, redacted; b"" while a line is unfinished."""
-        end = chunk.rfind(b"\n") + 1
-        held = self._held.setdefault(stream, [])
-        if end:
-            data = b"".join([*held, chunk[:end]]) if held else chunk[:end]
-            rest = chunk[end:]
-            self._held[stream] = [rest] if rest else []
-            self._size[stream] = len(rest)
-            return self._lines(stream, data)
-        held.append(chunk)
-        self._size[stream] = self._size.get(stream, 0) + len(chunk)
-        if self._size[stream] <= self.limit:
-            return b""
-        data = b"".join(held)
-        cut = self.redactor.safe_cut(data, len(data) - self.redactor.hold)
-        self._held[stream] = [data[cut:]]
-        self._size[stream] = len(data) - cut
-        return self._lines(stream, data[:cut])
-
-    def _lines(self, stream: str, data: bytes) -> bytes:
-        """`data` redacted. A PEM block is redacted from its BEGIN line on; the lines after it
-        that arrive later are dropped up to its END line, so no line of the key is written."""
-        if stream in self._in_block:
-            end = _PEM_END.search(data)
-            if end is None:
-                return b""
-            self._in_block.discard(stream)
-            data = data[end.end() :]
-        if open_block(data):
-            self._in_block.add(stream)
-        return self.redactor.raw(data)
-
-    def flush(self, stream: str) -> bytes:
-        """The rest of a stream that ended without a newline, redacted."""
-        held = self._held.pop(stream, [])
-        self._size.pop(stream, None)
-        out = self._lines(stream, b"".join(held)) if held else b""
-        self._in_block.discard(stream)
-        return out
-
-    def tail(self, data: bytes, total: int) -> bytes:
-        """The kept end of a stream, redacted. When it does not start at the stream's start,
-        its start may hold the end of a secret too short to see: it is dropped up to the first
-        line break, or `hold` bytes of it in a line longer than that (a wrapper printing one
-        JSON object per run: the signal at its end must stay). So is the rest of a PEM block
-        whose BEGIN line was cut off."""
-        if total > len(data):
-            first = data.find(b"\n", 0, self.redactor.hold)
-            data = data[first + 1 if first >= 0 else self.redactor.hold :]
-            end = _PEM_END.search(data)
-            if end is not None and not _PEM_BEGIN_RE.search(data, 0, end.start()):
-                data = REDACTED.encode() + data[end.end() :]
-        return self.redactor.raw(data)

@@ -63,8 +63,11 @@ LANGUAGES = {
 
 # the files whose settings name test files, and where in each pytest's settings are
 RUNNER_CONFIGS = ("pytest.ini", "tox.ini", "setup.cfg", "package.json")  # and pyproject.toml
-_INI_SECTIONS = {"pytest.ini": ("pytest", "tool:pytest"), "tox.ini": ("pytest",),
-                 "setup.cfg": ("tool:pytest",)}  # fmt: skip
+_INI_SECTIONS = {
+    "pytest.ini": ("pytest", "tool:pytest"),
+    "tox.ini": ("pytest",),
+    "setup.cfg": ("tool:pytest",),
+}
 _EXTGLOB = re.compile(r"[?*+@!]\(|^!")  # jest's micromatch forms ralph's globs do not have
 
 

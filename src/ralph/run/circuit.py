@@ -54,18 +54,19 @@ def agents_fingerprint(run: Shared) -> str:
 
 class Circuit:
     """The breaker's moves, on the state the scheduler passes: each returns the new state
-    (and, when the run ends, its exit code). What it keeps itself is only what it has yet to
-    say: whether the last outcome opened the breaker, and the lines held until the
-    rotation's own line is out."""
+    (and, when the run ends, its exit code, or the lines to say later). It keeps nothing
+    that changes: whether an outcome opened the breaker is read from the states before and
+    after it (rules/breaker.py `opened`), never from a flag left between two calls."""
 
     def __init__(self, run: Shared) -> None:
         self.run = run
-        self.escalate_now = False  # the last outcome opened the circuit breaker
         self.agents = agents_fingerprint(run)
-        self.held: list[Notice] = []  # said once the rotation that caused them has its line
 
-    def feed(self, state: State, success: bool, reason: str, subject: str) -> State:
-        """Feed one outcome to the circuit breaker (the caller saves the state)."""
+    def feed(
+        self, state: State, success: bool, reason: str, subject: str
+    ) -> tuple[State, tuple[Notice, ...]]:
+        """Feed one outcome to the circuit breaker (the caller saves the state); the state
+        after, and the lines the caller says once the rotation's own line is out (`say`)."""
         breaker, change = breakers.record(
             state.breaker,
             success=success,
@@ -76,45 +77,37 @@ class Circuit:
             agents=self.agents,
         )
         state = replace(state, breaker=breaker)
-        if change is not None:
-            self._changed(breaker, change, hold=True)
-            self.escalate_now = change.after == breakers.OPEN
-        return state
+        if change is None:
+            return state, ()
+        return state, (self._changed(breaker, change),)
 
-    def feed_outcome(self, state: State, outcome: Outcome) -> State:
+    def feed_outcome(self, state: State, outcome: Outcome) -> tuple[State, tuple[Notice, ...]]:
         """A rotation's outcome: a failure unless it ended well; one the user stopped says
         nothing about the agent."""
         if outcome.interrupted:
-            return state
+            return state, ()
         signal, note = outcome.signal, outcome.note
         return self.feed(
             state,
             signal not in FAILED_STATUSES,
-            f"rotation {outcome.turn.iteration} on {outcome.spec}: {signal}"
+            f"rotation {outcome.iteration} on {outcome.spec}: {signal}"
             + (f" ({note})" if note else ""),
             outcome.spec,
         )
 
-    def announce(self) -> None:
-        """Say what the last outcome did to the breaker, after the rotation's own line."""
-        held, self.held = self.held, []
-        for notice in held:
+    def say(self, said: tuple[Notice, ...]) -> None:
+        """Say what an outcome did to the breaker (`feed`), after the rotation's own line."""
+        for notice in said:
             self.run.emit(notice)
 
-    def _changed(
-        self, b: breakers.Breaker, change: breakers.Transition, *, hold: bool = False
-    ) -> None:
+    def _changed(self, b: breakers.Breaker, change: breakers.Transition) -> Notice:
+        """The fact of a transition, recorded now; its line for the run's output, returned."""
         self.run.emit(
             BreakerChanged(change.before, change.after, change.reason, b.failures, b.reasons)
         )
         if change.after == breakers.OPEN:
-            notice = Notice("warning", f"circuit breaker open: {change.reason}")
-        else:
-            notice = Notice("info", f"circuit breaker {change.before} -> {change.after}")
-        if hold:
-            self.held.append(notice)
-        else:
-            self.run.emit(notice)
+            return Notice("warning", f"circuit breaker open: {change.reason}")
+        return Notice("info", f"circuit breaker {change.before} -> {change.after}")
 
     def admit(self, state: State) -> tuple[State, int | None]:
         """Before an attempt: an open breaker lets one trial through once its cooldown is
@@ -129,19 +122,22 @@ class Circuit:
         if change is not None:
             state = replace(state, breaker=breaker)
             self.run.save(state)
-            self._changed(breaker, change)
+            self.say((self._changed(breaker, change),))
         if allowed:
             return state, None
         return self._escalate(state)
 
-    def escalate_if_open(self, state: State, pool: Pool) -> tuple[State, int | None]:
-        if not self.escalate_now:
+    def escalate_if_opened(
+        self, before: breakers.Breaker, state: State, pool: Pool
+    ) -> tuple[State, int | None]:
+        """After an outcome: a breaker it opened (it was `before`) is a person's call; the
+        state after, and the exit code when the run ends."""
+        if not breakers.opened(before, state.breaker):
             return state, None
         if not any(not seat.evicted for seat in pool.seats):
             # Every agent failed its rotations: the agent, not the spec, needs fixing. The
             # pool ends the run with exit 1 saying so; the breaker stays open for the next run.
             return state, None
-        self.escalate_now = False
         return self._escalate(state)
 
     def _escalate(self, state: State) -> tuple[State, int | None]:
@@ -175,7 +171,7 @@ class Circuit:
             )
         _, change = breakers.reset(b, f"user chose {choice}")
         if change is not None:
-            self._changed(state.breaker, change)
+            self.say((self._changed(state.breaker, change),))
         if choice == "accept":
             run.emit(Notice("warning", f"{e.subject} accepted as verified by the user"))
             state = self._accept_changes(state, e.spec)

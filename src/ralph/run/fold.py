@@ -1,17 +1,23 @@
 """The one place a rotation's outcome joins the run's state, whichever scheduler ran it: the
-spec's counter and status, its rotation count, what the gate keeps of it, the usage (the
-agent's and any judge's). The schedulers call this; nothing else writes a rotation's result."""
+spec's counter and status, its rotation count, what the gate keeps of it (the mark of front
+matter an agent wrote, the test counts of its DONE), the usage (the agent's and any judge's);
+and a final verification's (`fold_verification`).
+
+Pure: the outcome holds values only, read here; nothing is read from disk or written, so the
+schedulers fold and then write what the outcome names, in one step (run/ledger.py)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from ralph.checks.authorship import next_mark
+from ralph.rules import verification as fv
 from ralph.rules.caps import count_rotation
 from ralph.rules.matrix import record_rotation
 from ralph.rules.state import State
 from ralph.rules.usage import record_usage
 from ralph.run.accounting import account
-from ralph.run.turn import Outcome
+from ralph.run.turn import Outcome, Verified
 
 
 def fold(state: State, outcome: Outcome) -> tuple[State, tuple[str, ...]]:
@@ -22,14 +28,46 @@ def fold(state: State, outcome: Outcome) -> tuple[State, tuple[str, ...]]:
     path, changed = outcome.spec, outcome.changed
     before = state
     state, downgraded = record_rotation(state, path, outcome.signal, changed, outcome.spec_hash)
-    if outcome.place.lane is not None and downgraded:
+    if outcome.lane is not None and downgraded:
         state, downgraded = _only(state, before, path), ()
     state = count_rotation(state, path, outcome.mode)
-    state = outcome.track(state)
+    state = _kept(state, outcome)
     for judged in outcome.judged:  # a semantic check's judge counts like any call
         state = record_usage(state, judged.spec, judged.agent, judged.usage)
     state = account(state, path, outcome.agent, outcome.result, changed)
     return state, downgraded
+
+
+def fold_verification(state: State, verified: Verified) -> tuple[State, tuple[str, ...]]:
+    """The state after a final verification, and the specs it sent from 3/3 back to 2/3.
+
+    Its calls count like any rotation's (the verifier's and its judges'), even when it was
+    stopped; stopped, it says nothing either way. A failure is one more in a row and sends
+    every verified spec back for another review."""
+    state = record_usage(state, fv.SUBJECT, verified.agent, verified.result.usage)
+    for judged in verified.judged:
+        state = record_usage(state, judged.spec, judged.agent, judged.usage)
+    if verified.interrupted:
+        return state, ()
+    if verified.verdict.passed:
+        return fv.after_pass(state), ()
+    return fv.after_failure(state, verified.verdict)
+
+
+def _kept(state: State, outcome: Outcome) -> State:
+    """What the gate keeps of the spec: the mark of front matter an agent wrote, and the test
+    counts of its DONE's checks (the best run too, when they did not fall behind)."""
+    row = state.get(outcome.spec)
+    if row is None:
+        return state
+    mark = next_mark(outcome.front, row.agent_front_matter)
+    if mark != row.agent_front_matter:
+        row = replace(row, agent_front_matter=mark)
+    counts = outcome.counts
+    if counts is not None:
+        best = counts if outcome.best else row.best_tests
+        row = replace(row, tests=counts, best_tests=best)
+    return state.with_spec(row)
 
 
 def _only(state: State, before: State, path: str) -> State:

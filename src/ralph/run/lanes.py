@@ -26,10 +26,11 @@ from ralph.run.events import CostsUpdated, Notice
 from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.lanework import LaneNews, LaneWork, Running, asked, meanwhile, rotate
+from ralph.run.ledger import write
 from ralph.run.loop import STOPPING, SpecRun, selected_reason
 from ralph.run.merging import Integration
 from ralph.run.tree import hidden_spec_hashes
-from ralph.run.turn import Outcome
+from ralph.run.turn import Attempt, Outcome
 from ralph.store.worktrees import commit_all
 
 TICK = 0.2  # seconds between the coordinator's looks at cancel requests while lanes run
@@ -246,13 +247,13 @@ class LaneRun(SpecRun):
         self.running[spec.path] = running
         running.future = executor.submit(rotate, self.shared, work, turn)
 
-    def _fold(self, r: Running, outcome: Outcome) -> None:
+    def _fold(self, r: Running, attempt: Attempt, outcome: Outcome) -> None:
         """A lane's rotation joins the run's state, in the coordinator, as one spec's would."""
         with deferred_interrupts():
             state, _ = fold(self.state, outcome)
-            self.state = self.circuit.feed_outcome(state, outcome)
-            r.work.rotation.report(outcome, self.state, (), self.save)  # record, then state
-            self.circuit.announce()
+            self.state, said = self.circuit.feed_outcome(state, outcome)
+            write(r.work.rotation, attempt, outcome, self.state, ())  # record, then state
+            self.circuit.say(said)
 
     def _collect(self) -> bool:
         """Rotations that ended: the pool, the circuit breaker and the lane's verdict; True
@@ -263,8 +264,9 @@ class LaneRun(SpecRun):
                 continue
             del self.running[path]
             collected = True
-            outcome = r.future.result()  # a lane's error is the run's error
-            self._fold(r, outcome)
+            attempt, outcome = r.future.result()  # a lane's error is the run's error
+            breaker = self.state.breaker  # before its outcome: did it open the breaker?
+            self._fold(r, attempt, outcome)
             self.news.forget(r.work.name)  # after its report: `ralph inspect` stops listing it
             self.pool = self.seats.settle(self.pool, self.state, outcome)
             # the convergence watch and the cost line, as in one-spec mode
@@ -286,7 +288,7 @@ class LaneRun(SpecRun):
             if outcome.signal in STOPPING:
                 self.stopping = (ExitCode.NEEDS_HUMAN, f"{STOPPING[outcome.signal]} on {path}")
                 continue
-            stop = self.escalate_if_needed(path)
+            stop = self.escalate_if_needed(path, breaker)
             if stop is not None:  # the escalation ended the run (and recorded it)
                 self.ended = stop
                 continue

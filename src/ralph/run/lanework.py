@@ -29,7 +29,7 @@ from ralph.run.facts import QuestionAsked
 from ralph.run.question import pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
 from ralph.run.tree import Tree
-from ralph.run.turn import Outcome, Place, Turn
+from ralph.run.turn import Attempt, Outcome, Place, Turn
 from ralph.store.files import make_dirs, read_text
 from ralph.store.lanenotes import LaneNotes
 from ralph.store.lanes import Lane
@@ -67,7 +67,7 @@ class Running:
     lane: Lane
     work: LaneWork
     spec: Spec
-    future: Future[Outcome] = field(default_factory=Future)
+    future: Future[tuple[Attempt, Outcome]] = field(default_factory=Future)
 
 
 def lane_parts(run: Shared, work: LaneWork) -> tuple[Rotation, Repo]:
@@ -89,8 +89,11 @@ def lane_parts(run: Shared, work: LaneWork) -> tuple[Rotation, Repo]:
         worktree, folder / "prompt.md", folder / "current.log", news, record_agent, name, notes
     )
     tree = Tree(worktree, folder / "snapshot.json", ())
-    gate = DoneGate(worktree, run.ws, lambda: other_agent(run.members, work), lambda r: None,
-                    run.opts.test_globs)  # fmt: skip
+
+    def judge() -> CommandAgent:
+        return other_agent(run.members, work)
+
+    gate = DoneGate(worktree, run.ws, judge, lambda r: None, run.opts.test_globs)
     rotation = Rotation(run, place, tree, gate)
     gate.record = rotation.record
     start = tree.take()  # what the lane's agents add or change from here is theirs
@@ -98,7 +101,7 @@ def lane_parts(run: Shared, work: LaneWork) -> tuple[Rotation, Repo]:
     return rotation, repo(worktree)
 
 
-def rotate(run: Shared, work: LaneWork, turn: Turn) -> Outcome:
+def rotate(run: Shared, work: LaneWork, turn: Turn) -> tuple[Attempt, Outcome]:
     """In the lane's thread: one rotation in its worktree (made first when it is new), then
     its work committed. The outcome is returned unfolded: the coordinator folds it into the
     run's state."""
@@ -109,13 +112,14 @@ def rotate(run: Shared, work: LaneWork, turn: Turn) -> Outcome:
         work.parts = lane_parts(run, work)
     rotation, lane_repo = work.parts
     before = rotation.tree.take()
-    outcome = rotation(turn, before, lambda o: o)
+    attempt = rotation.attempt(turn)
+    outcome = rotation.settle(attempt, before)  # folded, and written, by the coordinator
     if outcome.changed:  # an unchanged tree has nothing to commit
         commit_all(
             lane_repo,
             f"ralph: rotation {turn.iteration} on {turn.spec.path} ({outcome.signal})",
         )
-    return outcome
+    return attempt, outcome
 
 
 @contextmanager

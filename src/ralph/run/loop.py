@@ -15,6 +15,7 @@ from ralph.checks.bar import start_bars
 from ralph.checks.gate import DoneGate
 from ralph.checks.specset import take_person_specs
 from ralph.errors import ExitCode
+from ralph.rules.breaker import Breaker
 from ralph.rules.caps import mark_blocked
 from ralph.rules.heldfiles import held_line
 from ralph.rules.matrix import Rescan, reconcile
@@ -32,11 +33,13 @@ from ralph.run.convergence import Convergence
 from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted
 from ralph.run.facts import QuestionAsked, SpecBlocked
 from ralph.run.fold import fold
+from ralph.run.interrupts import deferred_interrupts
+from ralph.run.ledger import write
 from ralph.run.question import QuestionAndAnswer, answered, pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
 from ralph.run.tree import Tree, changed_since_last_run
-from ralph.run.turn import Outcome, Place, Turn
+from ralph.run.turn import Attempt, Outcome, Place, Turn
 from ralph.run.verification import Verification
 from ralph.specs.discovery import discover_specs
 from ralph.store.files import read_text
@@ -57,16 +60,14 @@ class SpecRun:
         self.tree = Tree(run.opts.root, run.ws.snapshot_file, run.opts.own_files)
         self.seats = Seats(run)
         self.circuit = Circuit(run)
-        place = Place(run.opts.root, run.ws.prompt_file, run.ws.current_log, run.note_run,
-                      run.lock.record_agent)  # fmt: skip
+        opts, ws, lock = run.opts, run.ws, run.lock
+        place = Place(opts.root, ws.prompt_file, ws.current_log, run.note_run, lock.record_agent)
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
-        self.gate = DoneGate(run.opts.root, run.ws, self.reviewer, lambda r: None,
-                             run.opts.test_globs)  # fmt: skip
+        self.gate = DoneGate(opts.root, ws, self.reviewer, lambda r: None, opts.test_globs)
         self.convergence = Convergence(run)
         self.rotation = Rotation(run, place, self.tree, self.gate)
         self.gate.record = self.rotation.record  # what a judge spent joins the outcome
-        self.verification = Verification(run, self.rotation, self.circuit, self.gate,
-                                         self.reviewer)  # fmt: skip
+        self.verification = Verification(run, self.rotation, self.circuit, self.reviewer)
 
     def reviewer(self, mode: str = "JUDGE") -> CommandAgent:
         """Another agent of the pool than the current rotation's, by the pool as it is now."""
@@ -120,9 +121,14 @@ class SpecRun:
         budget = run.budget(self.state)
         run.emit(RunStarted(opts.label, self.state.last_rotation, budget, matrix_rows(self.state)))
         wanted = [s for s in specs if not opts.only or s.path in opts.only]  # the tests' bar:
-        self.state = start_bars(self.gate, wanted, self.state, tests_edited=bool(edited) and taken,
-                                cancel=run.cancel.now,  # `ralph cancel --now` stops it too
-                                notify=lambda line: run.emit(Notice("info", line)))  # fmt: skip
+        self.state = start_bars(
+            self.gate,
+            wanted,
+            self.state,
+            tests_edited=bool(edited) and taken,
+            cancel=run.cancel.now,  # `ralph cancel --now` stops it too
+            notify=lambda line: run.emit(Notice("info", line)),
+        )
         self.save()
         if edited:
             more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
@@ -223,9 +229,11 @@ class SpecRun:
             if stop is not None:
                 return stop
             self.use(choice)
-            outcome, before = self.rotation(
-                self.turn(spec, tick, run.cancel.now), before, self.record
-            )
+            breaker = self.state.breaker  # as the rotation starts: did its outcome open it?
+            attempt = self.rotation.attempt(self.turn(spec, tick, run.cancel.now))
+            with deferred_interrupts():  # from the tree taken to the outcome written
+                outcome = self.rotation.settle(attempt, before)
+                before = self.commit(attempt, outcome)
             signal_ = outcome.signal
             if outcome.interrupted:
                 if run.cancel.now.is_set():
@@ -244,7 +252,7 @@ class SpecRun:
                 return stop_for_question(run, self.state, path)
             if signal_ in STOPPING:
                 return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
-            stop = self.escalate_if_needed(path)
+            stop = self.escalate_if_needed(path, breaker)
             if stop is not None:
                 return stop
             current = path
@@ -254,10 +262,11 @@ class SpecRun:
         """The pool's pick takes the next rotation."""
         self.pool, self.member = pick.pool, self.shared.members[pick.name]
 
-    def escalate_if_needed(self, path: str) -> int | None:
-        """After a rotation of `path`: an open breaker, then a spec that does not converge,
-        is a person's call; the exit code when the run ends."""
-        self.state, stop = self.circuit.escalate_if_open(self.state, self.pool)
+    def escalate_if_needed(self, path: str, breaker: Breaker) -> int | None:
+        """After a rotation of `path` (the breaker was `breaker` before its outcome): a
+        breaker it opened, then a spec that does not converge, is a person's call; the exit
+        code when the run ends."""
+        self.state, stop = self.circuit.escalate_if_opened(breaker, self.state, self.pool)
         if stop is None:
             self.state, stop = self.convergence.escalate_if_stuck(self.state, path)
         return stop
@@ -281,17 +290,16 @@ class SpecRun:
             *(run.first, run.limit(state), tick, stop),
         )
 
-    def record(self, outcome: Outcome) -> tuple[Outcome, Snapshot]:
-        """Fold a rotation's outcome into the run's state, record it, then save it (the
-        rotation's report decides the order); the caller holds interrupts. Returns the tree
-        the next rotation starts from."""
-        budget = outcome.budget
-        with budget.operation("bookkeeping"):
+    def commit(self, attempt: Attempt, outcome: Outcome) -> Snapshot:
+        """A rotation's outcome joins the run's state (a pure fold, then the circuit breaker),
+        and the state and the outcome are written in one step; the caller holds interrupts.
+        Returns the tree the next rotation starts from."""
+        with attempt.budget.operation("bookkeeping"):
             state, downgraded = fold(self.state, outcome)
-            self.state = self.circuit.feed_outcome(state, outcome)
-        after = self.rotation.report(outcome, self.state, downgraded, self.save)
-        self.circuit.announce()  # "circuit breaker open" after the line that opened it
-        return outcome, after
+            self.state, said = self.circuit.feed_outcome(state, outcome)
+        after = write(self.rotation, attempt, outcome, self.state, downgraded)
+        self.circuit.say(said)  # "circuit breaker open" after the line that opened it
+        return after
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:
         """The specs that may run: those at an iteration cap of their front matter are

@@ -1,21 +1,21 @@
-"""One rotation: snapshot, run the agent passed in, diff, signal, gate, record.
+"""One rotation in two parts: `attempt` (prompt, agent, DONE gate: what a Ctrl-C may stop) and
+`settle` (the tree taken after it, the outcome as values). The scheduler then folds the outcome
+into its state (run/fold.py) and writes it in one step (run/ledger.py).
 
-The steps that the final verification shares (running the agent, taking the tree after it,
-saving the outcome before anything can stop it, the latency budget) live here once.
+The steps that the final verification shares (the agent's request, running it) live here once.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
+from ralph.checks.authorship import front_seen
 from ralph.checks.gate import DoneGate, Verdict
 from ralph.checks.records import GateRecord, JudgeSpent
 from ralph.checks.specset import recorded
@@ -26,26 +26,21 @@ from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import spec_slug
 from ralph.rules.state import State
-from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
 from ralph.run.context import Shared, matrix_rows
 from ralph.run.escalation import BYPASSED
 from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RotationStarted
-from ralph.run.facts import AnswerDelivered, Fact, GateBypassed, RotationRecorded
-from ralph.run.interrupts import deferred_interrupts
-from ralph.run.question import archive_answered
-from ralph.run.tree import Taken, Tree
-from ralph.run.turn import Outcome, Place, Turn
+from ralph.run.facts import Fact, GateBypassed
+from ralph.run.tree import Tree
+from ralph.run.turn import Attempt, Outcome, Place, Turn
 from ralph.specs.discovery import spec_file_hash
 from ralph.store.files import make_dirs, read_text, write_text_new
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Snapshot
 
-T = TypeVar("T")
-
 
 class Rotation:
-    """One spec's rotation in one place; `__call__` is the call both schedulers make."""
+    """One spec's rotations in one place (the project's tree, or a lane's worktree)."""
 
     def __init__(self, run: Shared, place: Place, tree: Tree, gate: DoneGate) -> None:
         # Of the run a rotation gets only what is fixed for it (a frozen value): its inputs
@@ -134,25 +129,11 @@ class Rotation:
             log.close(f"# ralph stopped the rotation: {exc!r}")
             raise
 
-    def kept(self, taken: Taken, log: RotationLog) -> tuple[Snapshot, Taken]:
-        """Once the outcome is saved: a failed snapshot is raised now."""
-        if taken.failure is not None:
-            log.close(f"# ralph could not take a snapshot: {taken.failure.message}")
-            raise taken.failure
-        assert taken.after is not None
-        return taken.after, taken
-
-    def keep(self, after: Snapshot, taken: Taken) -> None:
-        """The tree the next rotation starts from; the agent's whole process tree is gone."""
-        self.tree.save(after, taken.hidden)
-        self.place.note(agent_pid=None)
-
     # ------------------------------------------------------------------ one spec's rotation
 
-    def __call__(self, turn: Turn, before: Snapshot, then: Callable[[Outcome], T]) -> T:
-        """One rotation: prompt, agent, DONE gate, the tree after it. Its outcome goes to
-        `then` (the scheduler's fold) with interrupts held from the snapshot on, so a Ctrl-C
-        never falls between the tree taken and the outcome recorded."""
+    def attempt(self, turn: Turn) -> Attempt:
+        """A rotation up to its verdict: prompt, agent, DONE gate. The part a Ctrl-C may stop
+        (the agent is stopped, the checks too: the attempt says it was interrupted)."""
         run, ws, spec, mode = self.run, self.run.ws, turn.spec, turn.mode
         iteration, agent = turn.iteration, turn.agent
         self.judged = []
@@ -193,7 +174,7 @@ class Rotation:
             for problem in loan.take_back() if loan else ():
                 self.emit(Notice("warning", problem))
         signal_, note = signal_of(result, prompt, turn.stop, run.cancel.now)
-        interrupted = result.process.interrupted
+        verdict = Verdict(signal_, note, result.process.interrupted)
         checks_s = 0.0
         if signal_ == "DONE":
             if _bypassed(turn.state, spec.path):
@@ -202,116 +183,60 @@ class Rotation:
                 gated = time.perf_counter()
                 verdict = self._gate(turn, result, prompt, handoff)
                 checks_s = time.perf_counter() - gated
-                signal_, note, interrupted = verdict.signal, verdict.note, verdict.interrupted
                 if verdict.notice is not None:
                     self.emit(Notice("warning", verdict.notice))
-                if interrupted and run.cancel.now.is_set():
+                if verdict.interrupted and run.cancel.now.is_set():
                     note = "cancelled (ralph cancel --now) while running the DONE checks"
-        with deferred_interrupts():
-            tick = time.perf_counter()
-            with budget.operation("snapshot"):
-                taken = self.tree.after(before)
-            # a DONE while the ignore rules wait for a person's say is refused
-            held = self.tree.pending_rules() if signal_ == "DONE" else []
-            if held:
-                signal_, note = self.gate.refuse_rules(spec, iteration, handoff, held)
-            paths = taken.changes.paths
-            outcome = Outcome(
-                turn=turn,
-                place=self.place,
-                signal=signal_,
-                note=note,
-                taken=taken,
-                interrupted=interrupted,
-                result=result,
-                spec_hash=spec_file_hash(self.place.root, spec.path),
-                track=lambda s: self.gate.track_tests(
-                    spec, paths, self.gate.track_front_matter(spec, s)
-                ),
-                judged=tuple(self.judged),
-                log=log,
-                budget=budget,
-                started=started,
-                own=own + time.perf_counter() - tick,
-                checks_s=checks_s,
-            )
-            return then(outcome)
-
-    def report(
-        self, outcome: Outcome, state: State, downgraded: tuple[str, ...], save: Callable[[], None]
-    ) -> Snapshot:
-        """Once the scheduler folded the outcome into `state`: the logs and the rotation's record,
-        then `save` (the state), then the tree kept for the next rotation, then the events: the
-        order a kill -9 needs (docs/explanation/worklog.md). Returns the next rotation's tree."""
-        run, ws, turn, budget = self.run, self.run.ws, outcome.turn, outcome.budget
-        tick = time.perf_counter()
-        if outcome.taken.failure is not None:
-            save()  # the outcome is kept; the failed snapshot is raised next
-        after, taken = self.kept(outcome.taken, outcome.log)
-        changes = taken.changes
-        elapsed = time.time() - outcome.started
-        row = state.get(turn.spec.path)
-        done_count = row.done_count if row is not None else 0
-        signal_, note, iteration = outcome.signal, outcome.note, turn.iteration
-        with budget.operation("logs"):
-            outcome.log.close(
-                f"# ended: signal={signal_} files_changed={len(changes)} "
-                f"elapsed={elapsed:.1f}s" + (f" note={note}" if note else "")
-            )
-            if turn.answer is not None:
-                # delivered: a later rotation must not get the same answer again
-                moved = archive_answered(ws)
-                run.emit(AnswerDelivered(ws.rel(moved)))
-            paths = changes.paths[:50] if budget.optional("changed_paths") else ()
-            own = outcome.own + time.perf_counter() - tick
-            result = outcome.result
-            run.emit(
-                RotationRecorded(
-                    iteration=iteration,
-                    spec=turn.spec.path,
-                    mode=turn.mode,
-                    agent=turn.agent.name,
-                    signal=signal_,
-                    note=note,
-                    files_changed=len(changes),
-                    paths=tuple(paths),
-                    done_count=done_count,
-                    downgraded=downgraded,
-                    agent_s=result.process.elapsed,
-                    checks_s=outcome.checks_s,
-                    seconds=elapsed,
-                    overhead_ms=own * 1000,
-                    log=ws.rel(outcome.log.path),
-                    usage=usage_fields(result),
-                    fault=result.fault,
-                    stderr=result.stderr_lines() if signal_ == "ERROR" else (),
-                )
-            )
-        with budget.operation("state_save"):
-            save()
-        with budget.operation("snapshot_save"):
-            self.keep(after, taken)
-        budget_spent(run.emit, iteration, budget)
-        self.emit(
-            RotationEnded(
-                agent=turn.agent.name,
-                spec=turn.spec.path,
-                mode=turn.mode,
-                iteration=iteration,
-                run_iteration=iteration - turn.first,
-                max_iterations=turn.limit - turn.first,
-                signal=signal_,
-                files_changed=len(changes),
-                done_count=done_count,
-                elapsed=round(elapsed, 3),
-                note=note,
-                downgraded=downgraded,
-                matrix=matrix_rows(state),
-                usage=rotation_tally(result),
-                checks=round(outcome.checks_s, 3) if outcome.checks_s else None,
-            )
+                    verdict = replace(verdict, note=note)
+        return Attempt(
+            turn=turn,
+            signal=verdict.signal,
+            note=verdict.note,
+            interrupted=verdict.interrupted,
+            result=result,
+            judged=tuple(self.judged),
+            counts=verdict.counts,
+            best=verdict.best,
+            handoff=handoff,
+            log=log,
+            budget=budget,
+            started=started,
+            own=own,
+            checks_s=checks_s,
         )
-        return after
+
+    def settle(self, attempt: Attempt, before: Snapshot) -> Outcome:
+        """The attempt as the outcome the scheduler folds: the tree taken after it, and what
+        the gate keeps of the spec, read now as values. The caller holds interrupts from here
+        until the outcome is written, so a Ctrl-C never falls between the tree taken and the
+        outcome recorded."""
+        turn, budget, signal_, note = attempt.turn, attempt.budget, attempt.signal, attempt.note
+        tick = time.perf_counter()
+        with budget.operation("snapshot"):
+            taken = self.tree.after(before)
+        # a DONE while the ignore rules wait for a person's say is refused
+        held = self.tree.pending_rules() if signal_ == "DONE" else []
+        if held:
+            signal_, note = self.gate.refuse_rules(turn.spec, turn.iteration, attempt.handoff, held)
+        root, spec = self.place.root, turn.spec
+        return Outcome(
+            spec=spec.path,
+            mode=turn.mode,
+            agent=turn.agent.name,
+            iteration=turn.iteration,
+            signal=signal_,
+            note=note,
+            interrupted=attempt.interrupted,
+            result=attempt.result,
+            taken=taken,
+            spec_hash=spec_file_hash(root, spec.path),
+            front=front_seen(root, spec),
+            lane=self.place.lane,
+            judged=attempt.judged,
+            counts=attempt.counts,
+            best=attempt.best,
+            own=attempt.own + time.perf_counter() - tick,
+        )
 
     def _gate(self, turn: Turn, result: AgentResult, prompt: str, handoff: Path) -> Verdict:
         """The verdict on a DONE: the checks run on the tree the agent left."""

@@ -13,7 +13,8 @@ from ralph.rules.matrix import downgrade_verified
 from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths, spec_file_hash
 from ralph.store.files import load_json, write_json_atomic
-from ralph.store.snapshot import Changes, Snapshot, Snapshotter
+from ralph.store.snapshot import Changes, Snapshot
+from ralph.store.snapshotter import Snapshotter
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""What one rotation is asked (`Turn`), where it works (`Place`) and what it returns to the
-scheduler that called it (`Outcome`): plain values, passed and returned."""
+"""What one rotation is asked (`Turn`), where it works (`Place`), what its interruptible part
+leaves (`Attempt`) and what it returns to the scheduler that called it (`Outcome`); the same
+for a final verification (`Trial`, `Verified`): plain values, passed and returned."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from pathlib import Path
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.result import AgentResult
+from ralph.checks.authorship import FrontSeen
 from ralph.checks.records import JudgeSpent
+from ralph.rules import verification as fv
 from ralph.rules.budget import LatencyBudget
 from ralph.rules.prompt import Mode
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
+from ralph.rules.testcounts import TestCounts
 from ralph.run.question import QuestionAndAnswer
 from ralph.run.tree import Taken
 from ralph.store.lanenotes import LaneNotes
@@ -53,38 +57,48 @@ class Turn:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What one rotation returns for its scheduler to fold into the run's state (rules in
-    run/fold.py): every value the run goes on with travels here, not through shared
-    attributes."""
+class Attempt:
+    """A rotation up to its verdict, the part a Ctrl-C may stop: its prompt written, the
+    agent run, the DONE checks run on the tree it left. Nothing of it is in the state yet."""
 
     turn: Turn
-    place: Place
-    signal: str  # as recorded: DONE, CONTINUE, ..., REFUSED, ERROR, NONE
+    signal: str  # as the agent and the DONE gate left it: DONE, CONTINUE, ..., REFUSED, ERROR
     note: str | None
-    taken: Taken  # the tree after it: the files it changed, or why no snapshot was taken
     interrupted: bool  # Ctrl-C or `ralph cancel --now`
     result: AgentResult  # the agent's process, usage, limits and fault (for the pool)
-    spec_hash: str | None  # the spec file as the rotation left it
-    track: Callable[[State], State]  # what the gate keeps of the spec (front matter, tests)
     judged: tuple[JudgeSpent, ...]  # what a semantic check's judge spent
+    counts: TestCounts | None  # the test counts of its DONE's checks
+    best: bool  # ...and they hold the best run (they did not fall behind)
+    handoff: Path
     log: RotationLog
     budget: LatencyBudget
     started: float  # time.time() when the agent was started
     own: float  # seconds of ralph's own work so far
-    checks_s: float = 0.0  # seconds ralph's checks took (the DONE gate)
+    checks_s: float  # seconds ralph's checks took (the DONE gate)
 
-    @property
-    def spec(self) -> str:
-        return self.turn.spec.path
 
-    @property
-    def mode(self) -> Mode:
-        return self.turn.mode
+@dataclass(frozen=True)
+class Outcome:
+    """What one rotation returns for its scheduler to fold into the run's state (rules in
+    run/fold.py): values only, so the fold is pure; the files its attempt leaves are written
+    after the fold, in one step (run/ledger.py)."""
 
-    @property
-    def agent(self) -> str:
-        return self.turn.agent.name
+    spec: str
+    mode: Mode
+    agent: str  # the agent's name
+    iteration: int
+    signal: str  # as recorded: DONE, CONTINUE, ..., REFUSED, ERROR, NONE
+    note: str | None
+    interrupted: bool  # Ctrl-C or `ralph cancel --now`
+    result: AgentResult  # the agent's process, usage, limits and fault (for the pool)
+    taken: Taken  # the tree after it: the files it changed, or why no snapshot was taken
+    spec_hash: str | None  # the spec file as the rotation left it
+    front: FrontSeen | None  # the spec's front matter as it left it (None: unreadable)
+    lane: str | None  # the lane it ran in; None: the project's own tree
+    judged: tuple[JudgeSpent, ...] = ()  # what a semantic check's judge spent
+    counts: TestCounts | None = None  # the test counts of its DONE's checks
+    best: bool = False  # ...and they hold the best run (they did not fall behind)
+    own: float = 0.0  # seconds of ralph's own work so far (its latency budget)
 
     @property
     def changes(self) -> Changes:
@@ -93,3 +107,38 @@ class Outcome:
     @property
     def changed(self) -> bool:
         return bool(self.taken.changes)
+
+
+@dataclass(frozen=True)
+class Trial:
+    """A final verification up to its verdict, the part a Ctrl-C may stop: its prompt
+    written, the verifier run, ralph's own checks run on the tree it left."""
+
+    iteration: int
+    attempt: int  # its number among the failures in a row (1: the first try)
+    agent: str  # the verifier's name
+    specs: tuple[str, ...]
+    result: AgentResult
+    tag: str | None  # the verifier's answer (VERIFY_PASS, VERIFY_FAIL), None without one
+    failed_checks: tuple[str, ...]  # what ralph's own checks found
+    judged: tuple[JudgeSpent, ...]  # what a semantic check's judge spent
+    interrupted: bool  # Ctrl-C or `ralph cancel --now`: no verdict either way
+    report: Path  # the verifier's report (its handoff)
+    log: RotationLog
+    budget: LatencyBudget
+    started: float  # time.time() when the verifier was started
+    checks_s: float  # seconds ralph's own checks took
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What a final verification returns for its scheduler to fold (fold_verification in
+    run/fold.py): values only."""
+
+    agent: str  # the verifier's name
+    attempt: int
+    result: AgentResult
+    judged: tuple[JudgeSpent, ...]
+    interrupted: bool
+    verdict: fv.Verdict  # ralph's verdict: the verifier's answer, its changes, the checks
+    taken: Taken  # the tree after it

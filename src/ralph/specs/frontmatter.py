@@ -10,16 +10,11 @@ spec really has front matter (`ralph status` and `--help` never get here).
 
 from __future__ import annotations
 
-import re
-from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     StrictBool,
-    StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
@@ -37,6 +32,19 @@ from ralph.errors import (
     yaml_problem,
 )
 from ralph.rules.caps import Caps
+from ralph.specs.checkconfig import (
+    AnyCheck,
+    AnyRole,
+    Check,
+    ExternalCheck,
+    MutationCheck,
+    NonEmpty,
+    RevertCheck,
+    Role,
+    Seconds,
+    StrictModel,
+    relative_file,
+)
 
 FENCE = "---"
 HINT = (
@@ -44,166 +52,10 @@ HINT = (
     f"{docs_page('reference/front-matter.md')})"
 )
 ROLES = ("coder", "reviewer", "tester", "qa")
-ACCEPTANCE_PLACEHOLDER = "{{acceptance_criteria}}"
 _LOC_TAGS = frozenset({"external", "semantic", "string_match", "multi_stage", "mutation", "revert"})
 
-Seconds = Annotated[StrictInt | StrictFloat, Field(gt=0)]
-NonEmpty = Annotated[StrictStr, Field(min_length=1)]
 
-
-class _Model(BaseModel):
-    # strict: YAML reads `yes` as true and `010` as 8; a lax model would quietly accept both
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-def _relative_dir(value: str) -> str:
-    """A working directory inside the project: relative and never climbing out of it."""
-    if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute():
-        raise ValueError("must be relative to the project root")
-    if ".." in re.split(r"[\\/]", value):
-        raise ValueError("must stay inside the project (no '..')")
-    return value
-
-
-def _relative_file(value: str | None) -> str | None:
-    return None if value is None else _relative_dir(value)
-
-
-class ExternalConfig(_Model):
-    """Run a command; judge its exit code and output (the seed's keys)."""
-
-    command: NonEmpty
-    success_exit_code: StrictInt = 0
-    output_contains: StrictStr | None = None
-    output_not_contains: StrictStr | None = None
-    timeout: Seconds = 300
-    working_dir: StrictStr = "."
-    report: NonEmpty | None = None  # a JUnit XML file the command writes (its counts are read)
-
-    _dir = field_validator("working_dir")(_relative_dir)
-    _report = field_validator("report")(_relative_file)
-
-
-class SemanticConfig(_Model):
-    """Negative patterns reject first; then an agent judges `check_for`."""
-
-    # a list, or the string "{{acceptance_criteria}}" (the spec's acceptance criteria)
-    check_for: list[NonEmpty] | NonEmpty = Field(default_factory=list)
-    negative_patterns: list[NonEmpty] = Field(default_factory=list)
-    model: StrictStr | None = None  # passed to the judge as RALPH_JUDGE_MODEL
-    timeout: Seconds = 300
-
-
-class StringMatchConfig(_Model):
-    """`<promise>X</promise>` in the agent's own output (an echo of the prompt never counts)."""
-
-    promise: NonEmpty | None = None  # role criteria give theirs as `promise:`
-
-
-class RevertConfig(_Model):
-    """The cases added since the run began: one fails on the old code, all pass now."""
-
-    command: NonEmpty | None = None
-    timeout: Seconds = 300  # each of its two runs
-    report: NonEmpty | None = None  # the JUnit XML file a runner other than pytest writes
-
-    _report = field_validator("report")(_relative_file)
-
-
-class MultiStageConfig(_Model):
-    stages: Annotated[list[Stage], Field(min_length=1)]
-    require_all: StrictBool = True  # stop at the first failing required stage
-
-
-class MutationConfig(_Model):
-    """Mutants of the Python lines changed since the run began, each tested (checks/mutation.py)."""
-
-    command: NonEmpty | None = None  # None: the spec's test_command
-    min_score: Annotated[StrictInt | StrictFloat, Field(ge=0, le=1)] = 0.6
-    max_mutants: Annotated[StrictInt, Field(ge=1)] = 30
-    timeout: Seconds = 300  # the whole check's budget, the unmutated run included
-
-
-class _CheckBase(_Model):
-    name: NonEmpty | None = None
-    required: StrictBool = True  # False: a failure only warns
-    cache: StrictBool = True  # False: re-run even when the tree is unchanged
-
-
-class ExternalCheck(_CheckBase):
-    method: Literal["external"]
-    config: ExternalConfig
-
-
-class SemanticCheck(_CheckBase):
-    method: Literal["semantic"]
-    config: SemanticConfig = Field(default_factory=SemanticConfig)
-
-
-class StringMatchCheck(_CheckBase):
-    method: Literal["string_match"]
-    config: StringMatchConfig
-
-
-class MultiStageCheck(_CheckBase):
-    method: Literal["multi_stage"]
-    config: MultiStageConfig
-
-
-class MutationCheck(_CheckBase):
-    method: Literal["mutation"]
-    config: MutationConfig = Field(default_factory=MutationConfig)
-
-
-class RevertCheck(_CheckBase):
-    method: Literal["revert"]
-    config: RevertConfig = Field(default_factory=RevertConfig)
-
-
-Stage = Annotated[ExternalCheck | SemanticCheck | StringMatchCheck, Field(discriminator="method")]
-AnyCheck = (
-    ExternalCheck | SemanticCheck | StringMatchCheck | MultiStageCheck | MutationCheck | RevertCheck
-)
-Check = Annotated[AnyCheck, Field(discriminator="method")]
-MultiStageConfig.model_rebuild()
-
-
-class _RoleBase(_Model):
-    """The seed's CompletionCriteria: a promise, what it means, how it is verified, a cap."""
-
-    promise: NonEmpty
-    description: NonEmpty
-    max_iterations: Annotated[StrictInt, Field(ge=1)] | None = None
-
-
-class ExternalRole(_RoleBase):
-    verification_method: Literal["external"]
-    verification_config: ExternalConfig
-
-
-class SemanticRole(_RoleBase):
-    verification_method: Literal["semantic"]
-    verification_config: SemanticConfig = Field(default_factory=SemanticConfig)
-
-
-class StringMatchRole(_RoleBase):
-    verification_method: Literal["string_match"] = "string_match"
-    verification_config: StringMatchConfig = Field(default_factory=StringMatchConfig)
-
-
-class MultiStageRole(_RoleBase):
-    verification_method: Literal["multi_stage"]
-    verification_config: MultiStageConfig
-
-
-Role = Annotated[
-    ExternalRole | SemanticRole | StringMatchRole | MultiStageRole,
-    Field(discriminator="verification_method"),
-]
-AnyRole = ExternalRole | SemanticRole | StringMatchRole | MultiStageRole
-
-
-class TestsConfig(_Model):
+class TestsConfig(StrictModel):
     """Which files are this spec's tests, and whether its agent may change them."""
 
     paths: list[NonEmpty] | None = None  # globs; None: ralph.yaml's, else the defaults
@@ -228,7 +80,7 @@ def _tests_shorthand(value: Any) -> Any:
     return {"paths": value} if isinstance(value, list) else value
 
 
-class SpecMeta(_Model):
+class SpecMeta(StrictModel):
     """Everything a spec's front matter may say."""
 
     task: StrictStr | None = None  # a title (the verification-phase seed's `task:`)
@@ -249,7 +101,7 @@ class SpecMeta(_Model):
     tests: TestsConfig = Field(default_factory=TestsConfig)
 
     _tests = field_validator("tests", mode="before")(_tests_shorthand)
-    _test_report = field_validator("test_report")(_relative_file)
+    _test_report = field_validator("test_report")(relative_file)
     _revert = field_validator("checks")(_revert_command)
 
     @field_validator("checks")

@@ -36,6 +36,8 @@ _STRICT = (
     *("-c", "core.ignoreStat=false", "-c", "core.fsmonitor=false"),
     *("-c", "core.untrackedCache=false", "-c", "core.bare=false"),
 )
+# every change between two commits, by the paths git stores: no rename pairing, no diff driver
+_DIFF_TREE = ("diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv")
 
 
 @dataclass(frozen=True)
@@ -197,10 +199,7 @@ def commit_changes(
         return None
     empty_tree = getattr(hashlib, repo.algo)(b"tree 0\0").hexdigest()
     try:
-        proc = call(
-            repo, *_STRICT, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff",
-            "--no-textconv", old or empty_tree, new or empty_tree, "--", ".",
-        )  # fmt: skip
+        proc = call(repo, *_STRICT, *_DIFF_TREE, old or empty_tree, new or empty_tree, "--", ".")
     except OSError:
         return None
     if proc.returncode != 0:

@@ -1,6 +1,6 @@
 """Index flags that hide a file from `git status` (skip-worktree, assume-unchanged): a person's
 flags keep working, any other is looked through. And the index's blobs, for a check that does not
-trust the stat data of an index someone else rewrote (store/snapshot.py).
+trust the stat data of an index someone else rewrote (store/snapshotter.py).
 
 A flag is a person's when it was there when ralph first looked, or appeared while ralph was not
 running; what ralph saw is kept in its private store's `index-flags.json` across runs (not in

@@ -47,7 +47,7 @@ from ralph.store.roomsync import (
     want_file,
     wipe,
 )
-from ralph.store.snapshot import Snapshotter
+from ralph.store.snapshotter import Snapshotter
 
 ROOMS = "rooms"
 START_FILE = "start.json"

@@ -9,7 +9,7 @@ folder in use cannot be deleted away from under the run (flock on Linux and macO
 The lock is what decides: the OS releases it when the process dies, however it dies, so a
 run.json left by a killed run (its PID dead) is simply taken over by the next run. The lock is
 the `filelock` library's (flock on Linux and macOS, a byte-range lock on Windows), taken by
-`ralph run`; `status` only probes it.
+`ralph run`; `status` only probes it (store/liverun.py).
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ import contextlib
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ralph.errors import LockError, RalphError, StateError
 from ralph.store.files import load_json, make_dirs, remove_file, write_json_atomic
+from ralph.store.liverun import LOCK_FILE, RUN_FILE, os_lock
 from ralph.store.private import (
     adopt_legacy,
     ensure_store,
@@ -36,91 +36,9 @@ from ralph.store.private import (
 if TYPE_CHECKING:
     from filelock import BaseFileLock
 
-LOCK_FILE = "run.lock"
-RUN_FILE = "run.json"
 # How long a starting run waits for the lock: a `ralph status` probing it at that moment
 # holds it for a few microseconds and must not be taken for a live run.
 ACQUIRE_WAIT = 1.0
-
-
-def _os_lock(path: Path) -> BaseFileLock:
-    from filelock import FileLock
-
-    # Not thread-local: the run may release it from another thread than the one that took it.
-    return FileLock(path, thread_local=False)
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    pid: int
-    started_at: float
-    data: dict[str, Any]
-
-
-def read_run(state_dir: Path) -> RunInfo | None:
-    """run.json of the live run, or None when no run is live (stale files are ignored): ralph's
-    own copy in the store, never `.ralph/run.json` (written for people, forgeable by the agent)."""
-    if not is_live(state_dir):
-        return None
-    try:
-        data = load_json(store_dir(state_dir.parent) / RUN_FILE, f"ralph's copy of {RUN_FILE}")
-    except StateError:  # a damaged run.json must not break `status`
-        data = None
-    if not isinstance(data, dict):
-        return RunInfo(pid=0, started_at=0.0, data={})
-    return RunInfo(int(data.get("pid", 0)), float(data.get("started_at", 0.0)), data)
-
-
-def lock_file(state_dir: Path) -> Path:
-    """The run lock of the project whose `.ralph/` is `state_dir`: in its private store."""
-    return store_dir(state_dir.parent) / LOCK_FILE
-
-
-def is_live(state_dir: Path) -> bool:
-    """Whether a run holds the lock: a probe that takes it for an instant when it is free."""
-    lock_path = lock_file(state_dir)
-    if sys.platform == "win32":
-        return lock_path.exists() and _filelock_held(lock_path)
-    return _flock_held(lock_path) or _flock_held(state_dir.parent)
-
-
-def _flock_held(path: Path) -> bool:
-    # filelock's lock on Linux and macOS is flock(2); a shared, non-blocking probe of it
-    # answers without importing the library, which `ralph status` cannot afford (~10 ms).
-    if sys.platform == "win32":
-        return False  # no flock there: is_live asks filelock itself
-    import fcntl
-
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
-
-
-def _filelock_held(lock_path: Path) -> bool:
-    """The probe through filelock itself: Windows' (the library's own lock calls there)."""
-    from filelock import Timeout
-
-    probe = _os_lock(lock_path)
-    try:
-        probe.acquire(timeout=0)
-    except Timeout:
-        return True
-    except OSError:
-        return False  # an unreadable lock file keeps no run out either
-    probe.release()
-    return False
 
 
 def load_json_quietly(path: Path) -> Any:
@@ -202,7 +120,7 @@ class RunLock:
 
         root = self.state_dir.parent
         lost = lost_store(root)  # asked before ensure_store makes an empty one
-        lock = _os_lock(ensure_store(root) / LOCK_FILE)
+        lock = os_lock(ensure_store(root) / LOCK_FILE)
         try:
             lock.acquire(timeout=ACQUIRE_WAIT)
         except Timeout:

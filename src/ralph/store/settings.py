@@ -76,7 +76,7 @@ def _save(root: Path, record: Record) -> None:
 
 def settle(root: Path) -> Settled:
     """The settings a run starting now uses (nothing is recorded yet)."""
-    from ralph.store.runlock import is_live
+    from ralph.store.liverun import is_live
 
     current = read_current(root)
     decision = decide(load_record(root), current, live=is_live(root / STATE_DIR))

@@ -149,19 +149,19 @@ def _reason(proc: subprocess.CompletedProcess[bytes]) -> str:
 
 def _git(r: Repo, *args: str) -> str:
     """A command that writes (a commit, a merge): with an identity when the repository has none."""
-    name, email = _identity(r)
-    return _out(r, "-c", f"user.name={name}", "-c", f"user.email={email}", *args)
+    return _out(r, *_author(r), *args)
 
 
-def _identity(r: Repo) -> tuple[str, str]:
-    """The repository's user.name and user.email, read with one git command (each write
-    asks: a person may set them during a run)."""
+def _author(r: Repo) -> tuple[str, ...]:
+    """`-c user.name=... -c user.email=...`: the repository's own, read with one git command
+    (each write asks: a person may set them during a run), or ralph's where it has none."""
     out = _run(r, "config", "--get-regexp", r"^user\.(name|email)$").stdout
     found: dict[str, str] = {}
     for line in out.decode("utf-8", "replace").splitlines():
         key, _, value = line.partition(" ")
         found[key.lower()] = value.strip()  # the last one set wins, as in `git config --get`
-    return found.get("user.name") or IDENTITY[0], found.get("user.email") or IDENTITY[1]
+    name = found.get("user.name") or IDENTITY[0]
+    return "-c", f"user.name={name}", "-c", f"user.email={found.get('user.email') or IDENTITY[1]}"
 
 
 def current_branch(r: Repo) -> str:
@@ -321,11 +321,7 @@ def merge(r: Repo, ref: str, message: str, *, trees: bool = True) -> Merged:
     `trees` (a lane taking the user's branch), whether the tree changed is not read."""
     with GIT_LOCK:
         before = head_tree(r) if trees else ""
-        name, email = _identity(r)
-        proc = _run(
-            r, "-c", f"user.name={name}", "-c", f"user.email={email}",
-            "merge", "--no-edit", "--no-verify", "-m", message, ref,
-        )  # fmt: skip
+        proc = _run(r, *_author(r), "merge", "--no-edit", "--no-verify", "-m", message, ref)
         if proc.returncode != 0:
             files = unmerged_files(r)
             if merging(r):

@@ -49,8 +49,11 @@ def counts(matrix: Sequence[SpecRow]) -> str:
     verified = sum(1 for r in matrix if r.done_count >= MAX_COUNT)
     started = sum(1 for r in matrix if 0 < r.done_count < MAX_COUNT)
     todo = len(matrix) - verified - started
-    parts = [f"{n} {what}" for n, what in ((verified, "verified"), (started, "in progress"),
-                                          (todo, "to do")) if n]  # fmt: skip
+    parts = [
+        f"{n} {what}"
+        for n, what in ((verified, "verified"), (started, "in progress"), (todo, "to do"))
+        if n
+    ]
     return f"{len(matrix)} specs: " + " · ".join(parts)
 
 

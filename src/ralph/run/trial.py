@@ -1,0 +1,233 @@
+"""A final verification as a rotation in two parts, like a spec's (run/rotation.py): `attempt`
+(the prompt, the verifier, ralph's own checks: what a Ctrl-C may stop) and `settle` (the tree
+taken after it, the verdict as values). Its scheduler folds the outcome (fold_verification in
+run/fold.py) and writes it in one step (`write`), the rotation's order: record, state, tree."""
+
+from __future__ import annotations
+
+import time
+
+from ralph.agents.command import CommandAgent
+from ralph.checks.command import run_command
+from ralph.checks.records import CheckRan
+from ralph.checks.result import CheckResult
+from ralph.rules import verification as fv
+from ralph.rules.budget import LatencyBudget
+from ralph.rules.printable import clean_text
+from ralph.rules.prompt import VerifyInput, build_verification_prompt
+from ralph.rules.signals import parse_signal
+from ralph.rules.spec import Spec
+from ralph.rules.state import State
+from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
+from ralph.run.context import matrix_rows
+from ralph.run.events import RotationEnded
+from ralph.run.facts import VerificationAnswered, VerificationEnded, VerificationStarted
+from ralph.run.ledger import keep, kept
+from ralph.run.rotation import Rotation
+from ralph.run.turn import Trial, Verified
+from ralph.specs.checkconfig import ExternalConfig
+from ralph.store.files import read_text, write_text_new
+from ralph.store.journal import recent_errors, stamp
+from ralph.store.rotationlog import RotationLog
+from ralph.store.snapshot import Snapshot
+
+ALL_SPECS = fv.ALL_SPECS
+
+
+def attempt(rotation: Rotation, state: State, specs: list[Spec], verifier: CommandAgent) -> Trial:
+    """The verifier at work on the whole project, then ralph's own checks: `state` is the run's
+    state with the verification's rotation numbered (and saved)."""
+    run, ws, opts = rotation.run, rotation.run.ws, rotation.run.opts
+    budget = LatencyBudget(opts.latency_budget_ms)
+    iteration, number = state.last_rotation, state.final.failures + 1
+    run.lock.update(current_spec=None, iteration=iteration, mode="VERIFY")
+    report = ws.handoff(fv.SLUG)
+    prompt = build_verification_prompt(
+        VerifyInput(
+            iteration=iteration,
+            max_iteration=run.limit(state),
+            attempt=number,
+            max_failures=opts.max_verification_failures,
+            specs=tuple((s.path, s.text) for s in specs),
+            test_commands=fv.announced_commands(specs, rotation.gate.meta, opts.test_command),
+            report_path=ws.rel(report),
+            guardrails_path=ws.rel(ws.guardrails),
+            guardrails_text=read_text(ws.guardrails),
+            last_failure=state.final.last_failure,
+            recent_errors=recent_errors(ws.errors_log),
+        )
+    )
+    # It quotes files the agent wrote (handoff): no secret, no escape sequence in it.
+    prompt = clean_text(run.redactor.text(prompt))
+    write_text_new(ws.prompt_file, prompt)
+    started = time.time()
+    log = RotationLog(
+        ws.history_log(fv.SLUG, iteration),
+        ws.current_log,
+        f"# ralph final verification {number} (rotation {iteration}) "
+        f"agent={verifier.name} started={stamp(started)}",
+        ws.records,
+    )
+    run.emit(run.started(state, verifier.name, ALL_SPECS, "VERIFY", started))
+    run.emit(VerificationStarted(number, iteration, verifier.name))
+    paths = tuple(s.path for s in specs)
+    request = rotation.request(verifier, prompt, paths[0], "VERIFY", iteration, report, paths)
+    result = rotation.run_agent(verifier, request, log, ALL_SPECS)
+    failure = result.failure
+    tag = None if failure else parse_signal(result.output_text, prompt, result.final_text)
+    run.emit(VerificationAnswered(number, iteration, tag, failure))
+    # ralph runs the tests itself: the verifier's word alone never verifies anything
+    interrupted, failed = result.process.interrupted, tuple[str, ...]()
+    checked = time.perf_counter()
+    rotation.judged = []
+    if not interrupted:
+        failed, interrupted = own_checks(rotation, specs, iteration, log)
+    return Trial(
+        iteration=iteration,
+        attempt=number,
+        agent=verifier.name,
+        specs=paths,
+        result=result,
+        tag=tag,
+        failed_checks=failed,
+        judged=tuple(rotation.judged),  # a judge's calls count, even when stopped
+        interrupted=interrupted,
+        report=report,
+        log=log,
+        budget=budget,
+        started=started,
+        checks_s=time.perf_counter() - checked,
+    )
+
+
+def own_checks(
+    rotation: Rotation, specs: list[Spec], iteration: int, log: RotationLog
+) -> tuple[tuple[str, ...], bool]:
+    """The project's test command and every spec's checks (the DONE gate's runner, on the
+    tree as it is now): the failures, and whether Ctrl-C stopped them."""
+    run, gate, failed = rotation.run, rotation.gate, list[str]()
+    command = run.opts.test_command
+    if command:
+        config = ExternalConfig(command=command, timeout=run.opts.test_timeout or 1800.0)
+        # in the clean room, as every check that decides (checks/place.py)
+        where, env = gate.check_place()
+        ran = run_command(config, where, env, name="test_command (ralph.yaml)", room=where)
+        # the command itself: the report says what ralph ran, not only under which name
+        run.emit(CheckRan(iteration, None, {**ran.to_json(), "command": command}))
+        log.chunk("stdout", check_line(ran.name, command, ran).encode())
+        if ran.interrupted:
+            return tuple(failed), True
+        if not ran.passed:
+            tail = " | ".join(ran.output.strip().splitlines()[-5:])
+            failed.append(
+                f"`{command}` ({ran.name}) failed: {ran.summary}"
+                + (f"; output ends: {tail}" if tail else "")
+            )
+    try:
+        # no tree key: the final verification never takes a cached result
+        found = gate.check_all(specs, iteration=iteration, tree=lambda: None)
+    except KeyboardInterrupt:
+        return tuple(failed), True
+    for path, checked in found:
+        if checked.interrupted:
+            return tuple(failed), True
+        for result in checked.results:
+            if not result.skipped:
+                log.chunk("stdout", check_line(f"{path}: {result.name}", "", result).encode())
+        failed.extend(f"{path}: {reason}" for reason in checked.reasons)
+    return tuple(failed), False
+
+
+def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
+    """The trial as the outcome its scheduler folds: the tree taken after it and ralph's
+    verdict. The caller holds interrupts from here until the outcome is written. A failed
+    snapshot counts as a change (the verification fails) and is raised once it is saved."""
+    with trial.budget.operation("snapshot"):
+        taken = rotation.tree.after(before)
+    failure = "interrupted" if trial.interrupted else trial.result.failure
+    verdict = fv.judge(trial.tag, failure, taken.changes.paths, trial.failed_checks)
+    return Verified(
+        agent=trial.agent,
+        attempt=trial.attempt,
+        result=trial.result,
+        judged=trial.judged,
+        interrupted=trial.interrupted,
+        verdict=verdict,
+        taken=taken,
+    )
+
+
+def write(
+    rotation: Rotation,
+    trial: Trial,
+    verified: Verified,
+    state: State,
+    dropped: tuple[str, ...],
+) -> Snapshot:
+    """`state` (the run's state with the verification folded in) and what the trial leaves,
+    written in the order of a rotation's (run/ledger.py); the tree the next rotation starts
+    from."""
+    run, ws, budget, log = rotation.run, rotation.run.ws, trial.budget, trial.log
+    taken, verdict, result = verified.taken, verified.verdict, verified.result
+    if taken.failure is not None:  # the outcome is kept; the failed snapshot is raised next
+        run.save(state)
+    after = kept(taken, log)
+    elapsed = time.time() - trial.started
+    changes = len(taken.changes)
+    with budget.operation("logs"):
+        log.close(
+            f"# ended: verdict={'PASS' if verdict.passed else 'FAIL'} "
+            f"files_changed={changes} elapsed={elapsed:.1f}s"
+        )
+        run.emit(
+            VerificationEnded(
+                attempt=trial.attempt,
+                iteration=trial.iteration,
+                passed=verdict.passed,
+                summary=verdict.summary,
+                reasons=tuple(verdict.reasons),
+                files_changed=changes,
+                downgraded=dropped,
+                failures=state.final.failures,
+                log=ws.rel(log.path),
+                report=ws.rel(trial.report),
+                specs=trial.specs,
+                usage=usage_fields(result),
+                agent_s=result.process.elapsed,
+                checks_s=trial.checks_s,
+                seconds=elapsed,
+            )
+        )
+    with budget.operation("state_save"):
+        run.save(state)
+    with budget.operation("snapshot_save"):
+        keep(rotation, after, taken)
+    budget_spent(run.emit, trial.iteration, budget)
+    run.emit(
+        RotationEnded(
+            trial.agent,
+            ALL_SPECS,
+            "VERIFY",
+            trial.iteration,
+            run.run_iteration(state),
+            run.budget(state),
+            "VERIFY_PASS" if verdict.passed else "VERIFY_FAIL",
+            changes,
+            3 if verdict.passed else 2,
+            round(elapsed, 3),
+            None if verdict.passed else verdict.summary,
+            dropped,
+            matrix_rows(state),
+            rotation_tally(result),  # its usage counts on the panel like any rotation's
+            checks=round(trial.checks_s, 3) if trial.checks_s else None,
+        )
+    )
+    return after
+
+
+def check_line(name: str, command: str, result: CheckResult) -> str:
+    """One check ralph ran in a final verification, for its history log."""
+    what = f" `{command}`" if command else ""
+    verdict = "passed" if result.passed else "FAILED"
+    output = f"{result.output}\n" if not result.passed and result.output else ""
+    return f"\n# ralph ran {name}{what}: {verdict} ({result.summary})\n{output}"
