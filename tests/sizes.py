@@ -86,7 +86,10 @@ def recorded(name: str, size: int) -> bool:
     return ":" not in name or size > CLASS_FLOOR
 
 
-def parse(text: str, where: str = "tests/sizes.txt") -> dict[str, Figure]:
+def parse(text: str, where: str = "tests/sizes.txt", *, merged: bool = False) -> dict[str, Figure]:
+    """The figures of the file's text. A name recorded twice is what git's union merge of two
+    branches leaves (.gitattributes): refused, or with `merged` the higher figure kept (safe:
+    the update lowers it to today's size, and a raise keeps the reason it came with)."""
     figures: dict[str, Figure] = {}
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -95,9 +98,15 @@ def parse(text: str, where: str = "tests/sizes.txt") -> dict[str, Figure]:
         words = line.split(maxsplit=2)
         if len(words) < 2 or not words[1].isdigit():
             raise ValueError(f"{where}:{number}: expected `NAME FIGURE [REASON]`, got {line!r}")
-        if words[0] in figures:
-            raise ValueError(f"{where}:{number}: {words[0]} is recorded twice")
-        figures[words[0]] = Figure(int(words[1]), words[2] if len(words) > 2 else "")
+        figure = Figure(int(words[1]), words[2] if len(words) > 2 else "")
+        old = figures.get(words[0])
+        if old is not None and not merged:
+            raise ValueError(
+                f"{where}:{number}: {words[0]} is recorded twice (a merge kept both branches' "
+                "lines): python -m tests.sizes --update keeps one"
+            )
+        if old is None or (figure.lines, bool(figure.reason)) > (old.lines, bool(old.reason)):
+            figures[words[0]] = figure
     return figures
 
 
@@ -202,7 +211,7 @@ def base_figures(root: Path = ROOT) -> dict[str, Figure] | None:
     except (OSError, subprocess.SubprocessError):
         return None
     try:
-        return parse(text, f"{BASE_BRANCH}'s {relative}")
+        return parse(text, f"{BASE_BRANCH}'s {relative}", merged=True)
     except ValueError:
         return None
 
@@ -214,7 +223,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="raise only these (with --reason)")
     args = parser.parse_args(argv)
     reason = " ".join(args.reason.split())
-    figures = parse(FIGURES.read_text(encoding="utf-8")) if FIGURES.exists() else {}
+    text = FIGURES.read_text(encoding="utf-8") if FIGURES.exists() else ""
+    try:
+        figures = parse(text, merged=args.update)
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 1
     sizes = measure()
     if not args.update:
         found = problems(figures, sizes, base_figures())

@@ -43,8 +43,9 @@ def test_workflow_is_valid_and_uses_real_flags() -> None:
     assert argv[:2] == ["ralph", "run"]
     flags = {a.split("=")[0] for a in argv if a.startswith("-")}
     assert flags <= options_of("run"), flags - options_of("run")
-    assert "--headless" in flags
-    junit = argv[argv.index("--junit") + 1]
+    assert argv[argv.index("--output") + 1] == "plain"
+    reports = [argv[i + 1] for i, a in enumerate(argv) if a == "--report"]
+    junit = next(r.removeprefix("junit=") for r in reports if r.startswith("junit="))
 
     uploads = [
         s for s in steps(workflow) if s.get("uses", "").startswith("actions/upload-artifact")

@@ -270,7 +270,10 @@ def test_the_update_lowers_freely_and_raises_only_with_a_reason() -> None:
 def test_the_figures_file_round_trips_and_refuses_a_bad_line() -> None:
     figures = {"ralph.a": sizes.Figure(12), "ralph.b:C": sizes.Figure(420, "a table")}
     assert sizes.parse(sizes.render(figures)) == figures
-    for bad in ("ralph.a", "ralph.a twelve", "ralph.a 1\nralph.a 2"):
+    # what git's union merge leaves: both branches' lines, refused until the update keeps one
+    merged = "ralph.a 12\nralph.a 14 grew by design\nralph.a 13\n"
+    assert sizes.parse(merged, merged=True) == {"ralph.a": sizes.Figure(14, "grew by design")}
+    for bad in ("ralph.a", "ralph.a twelve", merged, "<<<<<<< HEAD\nralph.a 1"):
         try:
             sizes.parse(bad)
         except ValueError as e:

@@ -246,8 +246,8 @@ def test_unknown_rotation_flag_is_a_usage_error(project: Project) -> None:
     project.write({"PROMPT.md": "goal\n"})
     res = project.run("run", "--agent", "demo", "--rotation", "random")
     assert res.exit_code == 2, res
-    assert "--rotation random: unknown policy" in res.stderr
-    assert "round-robin, fallback" in res.stderr
+    assert "--rotation: 'random' is not one of" in res.stderr
+    assert "'round-robin', 'fallback'" in res.stderr
 
 
 def test_each_agent_has_its_own_idle_timeout(git_project: Project, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
+from inspect import Parameter, Signature
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -46,18 +47,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# Choices as Typer shows them (the values are what the commands get).
-SandboxChoice = Enum("SandboxChoice", {"off": "off", "auto": "auto", "srt": "srt", "bwrap": "bwrap", "docker": "docker"}, type=str)  # fmt: skip  # noqa: E501
-EscalationChoice = Enum("EscalationChoice", {"abort": "abort", "accept": "accept", "continue_": "continue"}, type=str)  # fmt: skip  # noqa: E501
-LogFormat = Enum("LogFormat", {"text": "text", "json": "json"}, type=str)
-
 _ROOT = "Run as if started in this folder (before or after the command)."
-Root = Annotated[Optional[Path], typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True)]  # fmt: skip  # noqa: E501, UP045
-
-
-def _file(*names: str) -> Any:
-    """A report file's option (its help in helptext.HELP, under its first name)."""
-    return typer.Option(*names, dir_okay=False, help=helptext.HELP[names[0]])
+Root = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option("--project", "-C", help=_ROOT, file_okay=False, exists=True),
+]
 
 
 def _opt(*names: str, **more: Any) -> Any:
@@ -120,73 +114,66 @@ def init(
         init_command((root or Path()).resolve(), force=force, nested=nested)
 
 
-@app.command()
-def run(
-    ctx: typer.Context,
-    # Optional[...]: Typer reads the annotation at run time on Python 3.10
-    agent: Annotated[Optional[list[str]], _opt("--agent")] = None,  # noqa: UP045
-    agent_command: Annotated[Optional[list[str]], _opt("--agent-command")] = None,  # noqa: UP045
-    rotation: Annotated[Optional[str], _opt("--rotation")] = None,  # noqa: UP045
-    model: Annotated[Optional[str], _opt("--model")] = None,  # noqa: UP045
-    max_iterations: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option("--max-iterations", "-n", min=1, help=helptext.MAX_ITERATIONS),
-    ] = None,
-    max_cost: Annotated[
-        Optional[float],  # noqa: UP045
-        typer.Option("--max-cost", help="USD this run may spend (as the agents report it)."),
-    ] = None,
-    max_tokens: Annotated[Optional[int], _opt("--max-tokens", min=1)] = None,  # noqa: UP045
-    timeout: Annotated[
-        Optional[float],  # noqa: UP045
-        typer.Option("--timeout", min=0.001, help=helptext.TIMEOUT),
-    ] = None,
-    idle_timeout: Annotated[
-        Optional[float],  # noqa: UP045
-        typer.Option("--idle-timeout", min=0.001, help=helptext.IDLE_TIMEOUT),
-    ] = None,
-    plain: Annotated[bool, _opt("--headless", "--plain")] = False,
-    log_format: Annotated[
-        LogFormat,
-        typer.Option(
-            "--log-format",
-            help="Headless lines as text, or as JSON lines (one object per event) on stdout.",
-        ),
-    ] = LogFormat.text,
-    no_color: NoColor = False,
-    verbose: Annotated[bool, _opt("--verbose", "-v")] = False,
-    quiet: Annotated[bool, _opt("--quiet", "-q")] = False,
-    junit: Annotated[Optional[Path], _file("--report-junit", "--junit")] = None,  # noqa: UP045
-    report_json: Annotated[Optional[Path], _file("--report-json")] = None,  # noqa: UP045
-    report_html: Annotated[Optional[Path], _file("--report-html")] = None,  # noqa: UP045
-    notify: Annotated[bool, _opt("--notify")] = False,
-    continue_: Annotated[bool, _opt("--continue")] = False,
-    on_escalation: Annotated[
-        Optional[EscalationChoice], _opt("--on-escalation", case_sensitive=False)  # noqa: UP045
-    ] = None,
-    wait_for_reset: Annotated[bool, _opt("--wait-for-reset")] = False,
-    sandbox: Annotated[Optional[SandboxChoice], _opt("--sandbox")] = None,  # noqa: UP045
-    spec: Annotated[
-        Optional[list[str]],  # noqa: UP045
-        typer.Option("--spec", help="Work only on this spec (path); repeat it for several."),
-    ] = None,
-    parallel: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option("--parallel", "-j", min=1, help="Up to N specs at once, in git worktrees."),
-    ] = None,
-    root: Root = None,
-) -> None:
+def run(continue_: bool = False, root: Path | None = None, **options: Any) -> None:
     """Run the agent, one fresh rotation at a time, until every spec is at 3/3."""
     from ralph.commands.run import run as run_command
 
-    if quiet and verbose:
-        raise typer.BadParameter("--quiet and --verbose contradict each other; give one")
     with reported_errors():
-        root = project_root(root)
-        from ralph.commands.runoptions import options_of
-
-        code = run_command(root, options_of(ctx, continue_, root))
+        code = run_command(project_root(root), options, continue_=continue_)
     raise typer.Exit(code)
+
+
+def _run_parameters() -> list[Parameter]:
+    """`ralph run`'s parameters, made from its settings (commands/runsettings.py): each one's
+    own spelling in --help; its older spellings hidden there, but named in its help."""
+    from ralph.commands.runsettings import RunSettings
+    from ralph.commands.setting import declared
+
+    made = []
+    for d in declared(RunSettings):
+        s = d.setting
+        said = "; ".join(alias.said() for alias in s.aliases)
+        shown = f"{s.help} Also {said}." if said else s.help
+        kind = _choice(d.name, d.choices) or d.kind
+        made.append(_option(d.name, s.flags, kind, d.many, shown, s.metavar))
+        for a in s.aliases:  # a flag, or a value (as many times as the setting takes one)
+            kind = (_choice(a.key, tuple(a.choices or ())) or str) if a.metavar else bool
+            made.append(_option(a.key, a.flags, kind, d.many, None, a.metavar))
+    made.append(Parameter("continue_", _KEYWORD, default=False, annotation=Continue))
+    made.append(Parameter("root", _KEYWORD, default=None, annotation=Root))
+    return made
+
+
+_KEYWORD = Parameter.KEYWORD_ONLY
+Continue = Annotated[bool, typer.Option("--continue", help=helptext.HELP["--continue"])]
+
+
+def _choice(name: str, choices: tuple[str, ...]) -> Any:
+    """Choices as an Enum, which Typer shows and checks as such (None: no choices)."""
+    return Enum(f"{name}_choice", {c: c for c in choices}, type=str) if choices else None
+
+
+def _option(
+    name: str, flags: Any, kind: Any, many: bool, help_text: str | None, metavar: str | None
+) -> Parameter:
+    """One option of `ralph run` (a flag when `kind` is bool, else a value, repeatable when
+    `many`); `help_text` None: an older spelling, hidden from --help."""
+    option = typer.Option(
+        *flags,
+        help=help_text,
+        hidden=help_text is None,
+        metavar=metavar,
+        case_sensitive=False,
+        show_default=False,
+    )
+    if kind is bool:
+        return Parameter(name, _KEYWORD, default=False, annotation=Annotated[bool, option])
+    value: Any = Optional[list[kind] if many else kind]  # noqa: UP045
+    return Parameter(name, _KEYWORD, default=None, annotation=Annotated[value, option])
+
+
+run.__signature__ = Signature(_run_parameters())  # type: ignore[attr-defined]
+app.command()(run)
 
 
 @app.command()
@@ -274,7 +261,7 @@ def inspect(
 
 @app.command("report")
 def report_command(
-    html: Annotated[Optional[Path], _file("--html")] = None,  # noqa: UP045
+    html: Annotated[Optional[Path], _opt("--html", dir_okay=False)] = None,  # noqa: UP045
     run_id: Annotated[Optional[str], _opt("--run")] = None,  # noqa: UP045
     root: Root = None,
 ) -> None:
@@ -349,8 +336,14 @@ def reset(
         x or all_ for x in (handoffs, history, guardrails, lanes)
     )
     with reported_errors():
-        code = reset_command(project_root(root), handoffs=handoffs, history=history,
-                             guardrails=guardrails, lanes=lanes, yes=yes)  # fmt: skip
+        code = reset_command(
+            project_root(root),
+            handoffs=handoffs,
+            history=history,
+            guardrails=guardrails,
+            lanes=lanes,
+            yes=yes,
+        )
     raise typer.Exit(code)
 
 
@@ -368,7 +361,10 @@ def accept(
         raise typer.Exit(accept_command(project_root(root), spec=spec, yes=yes, dry_run=dry_run))
 
 
-SealSpec = Annotated[Optional[list[str]], typer.Option("--spec", "-s", help=helptext.SEAL_SPEC)]  # fmt: skip  # noqa: E501, UP045
+SealSpec = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option("--spec", "-s", help=helptext.SEAL_SPEC),
+]
 
 
 @app.command()

@@ -10,11 +10,6 @@ from typing import Any
 
 from ralph.errors import ExitCode
 
-# Options whose default lives in ralph.yaml: the help says it (Typer shows no default for None).
-MAX_ITERATIONS = "Rotations this run may make (default 20, or max_iterations in ralph.yaml)."
-TIMEOUT = "Seconds one rotation may take (default 3600, or agent.timeout in ralph.yaml)."
-IDLE_TIMEOUT = "Seconds the agent may print nothing (default: no limit)."
-
 # Help of options too long for one line of cli.py.
 HELP = {
     # ralph reset
@@ -23,42 +18,12 @@ HELP = {
     "--guardrails": "Also reset guardrails.md to its template.",
     "--lanes": "Also discard the open lanes of a --parallel run (worktrees, ralph/... branches).",
     "--all": "All of the above.",
-    "--agent": (
-        "Agent to run: claude, codex, gemini, cursor, opencode, pi, aider, demo, or a name from"
-        " ralph.yaml. Repeat it to form a pool."
-    ),
-    "--agent-command": (
-        "Any command; the prompt arrives on stdin. Repeat it (or add --agent) to form a pool."
-    ),
-    "--rotation": (
-        "How a pool takes turns: round-robin (default) or fallback (first available agent in "
-        "the order given)."
-    ),
-    "--headless": (
-        "No live panel, no prompts: one timestamped line per event (automatic when stdout is "
-        "not a terminal or CI is set)."
-    ),
-    "--on-escalation": (
-        "When the circuit breaker opens and no one can be asked (no terminal, or CI): abort "
-        "(default), accept or continue."
-    ),
     "--continue": ("Resume with the options the last run started with; options given override."),
-    "--model": ("Model for the agent (its own --model/-m flag); in a pool, every agent's."),
-    "--quiet": "Print only warnings and how the run ended.",
-    "--verbose": "Headless: also print the agent's output.",
-    "--wait-for-reset": "Wait for a weekly or daily limit to reset.",
-    "--max-tokens": "Tokens (in + out) this run may use.",
-    "--notify": "A desktop notification when the run ends (if available).",
-    # The three end-of-run reports, named alike (--junit is the older name of --report-junit).
-    "--report-junit": "Write a JUnit XML report here at the end, one test case per spec.",
-    "--report-json": "Write the final matrix and totals as JSON here at the end.",
-    "--report-html": "Write the run as one self-contained HTML file here at the end.",
     "--html": "Write the latest run as one self-contained HTML file (offline, no scripts).",
     "--run": "Report this archived run (an id under .ralph/archive/), not the latest.",
     "--watch": "Redraw the matrix until Ctrl-C.",
     "--interval": "Seconds between redraws (--watch).",
     "--log": "Also show the last N worklog events.",
-    "--sandbox": "Run agents and checks in this sandbox, or refuse to.",
     "--even-if-in-git": "Seal them though git holds them (and say what to remove).",
 }
 
@@ -66,24 +31,9 @@ SEAL_SPEC = "The spec whose test command runs them (repeat it for several)."
 
 # The placeholder each option's value shows in --help (by its long name).
 METAVARS = {
-    "--agent": "NAME",
-    "--agent-command": "CMD",
-    "--rotation": "round-robin|fallback",
-    "--model": "MODEL",
-    "--max-iterations": "N",
-    "--max-cost": "USD",
-    "--max-tokens": "N",
-    "--timeout": "SECONDS",
-    "--idle-timeout": "SECONDS",
-    "--log-format": "text|json",
-    "--report-junit": "FILE",
-    "--report-json": "FILE",
-    "--report-html": "FILE",
     "--html": "FILE",
     "--run": "ID",
-    "--on-escalation": "abort|accept|continue",
     "--spec": "PATH",
-    "--parallel": "N",
     "--project": "DIR",
     "--interval": "SECONDS",
     "--log": "N",

@@ -4,38 +4,52 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ralph.commands.runoptions import RunRequest, run_request, save_run_options
 from ralph.commands.runreports import ReportSink, finish_reports, own_files
+from ralph.commands.runsettings import RunSettings, resolve
 from ralph.errors import ExitCode, RalphError
 from ralph.run.events import Event, Notice, RunEnded, RunStarted
 
 if TYPE_CHECKING:
+    from ralph.agents.member import Member
     from ralph.run.escalation import Choice, Decide, Escalation
+    from ralph.run.facts import Fact
+    from ralph.run.options import RunOptions
+    from ralph.store.config import RalphConfig
     from ralph.ui.display import Display
+    from ralph.ui.webhook import Webhook
 
 
-def run(root: Path, options: dict[str, Any]) -> int:
-    """Run with these options (as given, or merged by --continue); the exit code."""
-    return run_project(run_request(root, options))
+def run(root: Path, options: Mapping[str, Any], *, continue_: bool = False) -> int:
+    """Run with the settings the command line gives (`options`, by parameter name: see
+    runoptions.given_settings), and with `continue_` the saved run's for the rest; the exit
+    code."""
+    from ralph.commands.runoptions import given_settings, kept_settings
+
+    return run_project(root, kept_settings(root, given_settings(options), continue_))
 
 
-def run_project(req: RunRequest) -> int:
+def run_project(root: Path, kept: Mapping[str, Any]) -> int:
+    """Run with `kept`, the settings given (and saved): ralph.yaml's come after them."""
+    from ralph.store.config import RalphConfig
     from ralph.store.files import check_report_path
 
-    for report in (req.junit, req.report_json):
-        if report is not None:  # refused before any agent runs (and no report is written)
-            check_report_path(report, req.root)
+    # The reports and the notification are never ralph.yaml's: known before it is read, they
+    # are written however the run ends (a bad ralph.yaml included).
+    asked = resolve(kept, RalphConfig())
+    for kind in ("junit", "json"):
+        if kind in asked.reports:  # refused before any agent runs (and no report is written)
+            check_report_path(asked.reports[kind], root)
     sink = ReportSink()
     code: int = int(ExitCode.ERROR)
     reason = "ralph stopped with an error"
     try:
-        code = _run(req, sink)
+        code = _run(root, kept, sink)
         return code
     except RalphError as exc:
         code, reason = int(exc.exit_code), exc.message
@@ -47,33 +61,92 @@ def run_project(req: RunRequest) -> int:
         reason = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
         raise
     finally:
-        finish_reports(req, sink, code, reason)
+        finish_reports(root, asked, sink, code, reason)
 
 
-def _run(req: RunRequest, sink: ReportSink) -> int:
-    from ralph.commands.pool import build_policy, build_pool
+def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
+    from ralph.commands.pool import build_pool
+    from ralph.commands.runoptions import save_run_options
     from ralph.commands.sandboxing import start_sandbox
-    from ralph.commands.webhooks import on_escalation, on_fact, open_webhook
+    from ralph.commands.webhooks import on_escalation, open_webhook
     from ralph.process.allowlist import AllowList
     from ralph.process.containment import contain
-    from ralph.run.options import RunOptions
     from ralph.run.start import run_loop
-    from ralph.store import settings
+    from ralph.store import settings as accepted
     from ralph.ui.display import make_display
 
     # ralph.yaml as a person accepted it: an agent's edit waits for `ralph accept`
-    settled = settings.settle(req.root)
+    settled = accepted.settle(root)
     config = settled.config()
+    run_settings = resolve(kept, config)
     sink.webhook = hook = open_webhook(config)
-    members = build_pool(req, config)
-    opts = RunOptions(
-        root=req.root,
+    members = build_pool(root, run_settings, config)
+    opts = run_options(root, run_settings, config, members, hook)
+    # Before any agent or check runs: a sandbox that cannot start stops the run here.
+    box = start_sandbox(root, run_settings.sandbox, config.sandbox, members)
+    # what every process of the run gets of ralph's environment: never the webhook's URL
+    url = config.notify.webhook_url(dict(os.environ))
+    allow = AllowList(frozenset(config.sandbox.env), withheld=(url,) if url else ())
+    output = run_settings.output
+    with (
+        contain(box, allow),
+        make_display(
+            stream=sys.stdout,
+            force_plain=output == "plain",
+            no_color=output == "no-color",
+            verbose=run_settings.verbose,
+            quiet=run_settings.quiet,
+            log_format="json" if output == "json" else "text",
+        ) as display,
+    ):
+
+        def emit(event: Event) -> None:
+            sink.handle(event)
+            if isinstance(event, RunStarted):
+                # Recorded once the run holds the project: a refused run leaves them alone.
+                accepted.begin(root, settled)
+                save_run_options(root, kept)
+            elif isinstance(event, RunEnded):
+                accepted.finish(root)  # what the agent left in ralph.yaml stays held
+            display.handle(event)
+            if isinstance(event, RunStarted) and settled.note is not None:
+                display.handle(Notice("warning", settled.note))
+            if isinstance(event, RunStarted) and box is not None:
+                display.handle(Notice("info", box.describe()))
+            if isinstance(event, RunStarted) and opts.parallel <= 1:
+                unused = _unused_lanes(root)
+                if unused is not None:
+                    display.handle(Notice("warning", unused))
+
+        headless = run_settings.headless
+        decide = _decider(display, run_settings.on_escalation, forced=headless)
+        if hook is not None:
+            decide = _told(decide, partial(on_escalation, hook, root))
+        return run_loop(replace(opts, decide=decide), emit)
+
+
+def run_options(
+    root: Path,
+    settings: RunSettings,
+    config: RalphConfig,
+    members: tuple[Member, ...],
+    hook: Webhook | None,
+) -> RunOptions:
+    """What the loop is asked to do: this run's settings (already past ralph.yaml's), and what
+    only ralph.yaml says."""
+    from ralph.commands.pool import build_policy
+    from ralph.commands.webhooks import on_fact
+    from ralph.run.options import RunOptions
+
+    watch: Callable[[Fact], None] | None = None if hook is None else partial(on_fact, hook, root)
+    return RunOptions(
+        root=root,
         pool=members,
-        policy=build_policy(req, config),
-        max_iterations=req.max_iterations or config.max_iterations,
-        max_cost=req.max_cost if req.max_cost is not None else config.max_cost,
-        max_tokens=req.max_tokens if req.max_tokens is not None else config.max_tokens,
-        own_files=own_files(req.root, req.reports),
+        policy=build_policy(settings, config),
+        max_iterations=settings.max_iterations,
+        max_cost=settings.max_cost,
+        max_tokens=settings.max_tokens,
+        own_files=own_files(root, tuple(settings.reports.values())),
         final_verification=config.final_verification,
         max_verification_failures=config.max_verification_failures,
         test_command=config.test_command,
@@ -83,51 +156,11 @@ def _run(req: RunRequest, sink: ReportSink) -> int:
         latency_budget_ms=config.latency_budget_ms,
         patience=config.convergence.patience,
         test_globs=tuple(config.tests.paths) if config.tests.paths is not None else None,
-        only=tuple(req.spec or ()),
-        parallel=req.parallel or config.parallel,
-        watch=None if hook is None else partial(on_fact, hook, req.root),
+        only=settings.spec,
+        parallel=settings.parallel,
+        watch=watch,
         secrets=frozenset() if hook is None else hook.secrets,
     )
-    # Before any agent or check runs: a sandbox that cannot start stops the run here.
-    box = start_sandbox(req.root, req.sandbox, config.sandbox, members)
-    # what every process of the run gets of ralph's environment: never the webhook's URL
-    url = config.notify.webhook_url(dict(os.environ))
-    allow = AllowList(frozenset(config.sandbox.env), withheld=(url,) if url else ())
-    with (
-        contain(box, allow),
-        make_display(
-            stream=sys.stdout,
-            force_plain=req.plain,
-            no_color=req.no_color,
-            verbose=req.verbose,
-            quiet=req.quiet,
-            log_format="json" if req.log_format == "json" else "text",
-        ) as display,
-    ):
-
-        def emit(event: Event) -> None:
-            sink.handle(event)
-            if isinstance(event, RunStarted):
-                # Recorded once the run holds the project: a refused run leaves them alone.
-                settings.begin(req.root, settled)
-                if req.saved_options is not None:
-                    save_run_options(req.root, req.saved_options)
-            elif isinstance(event, RunEnded):
-                settings.finish(req.root)  # what the agent left in ralph.yaml stays held
-            display.handle(event)
-            if isinstance(event, RunStarted) and settled.note is not None:
-                display.handle(Notice("warning", settled.note))
-            if isinstance(event, RunStarted) and box is not None:
-                display.handle(Notice("info", box.describe()))
-            if isinstance(event, RunStarted) and opts.parallel <= 1:
-                unused = _unused_lanes(req.root)
-                if unused is not None:
-                    display.handle(Notice("warning", unused))
-
-        decide = _decider(display, req.on_escalation or config.on_escalation, forced=req.plain)
-        if hook is not None:
-            decide = _told(decide, partial(on_escalation, hook, req.root))
-        return run_loop(replace(opts, decide=decide), emit)
 
 
 def _unused_lanes(root: Path) -> str | None:

@@ -1,83 +1,121 @@
-"""The options of one `ralph run`: as given, saved in ralph's private store once the run has
-started (not in `.ralph/`, where an agent could rewrite what the next `--continue` runs), and
-merged back by `ralph run --continue` (options given again win over the saved ones).
+"""The settings of one `ralph run` as the command line gives them, and as they are saved in
+ralph's private store once the run has started (not in `.ralph/`, where an agent could rewrite
+what the next `--continue` runs) and read back by `ralph run --continue`.
 
-No Typer here: the command line hands over the options as given, which of them were left at
-their defaults, and a converter that checks a saved value by its option's own type.
+A value is checked by its setting's own rule (commands/setting.py) wherever it comes from: a bad
+one on the command line is a usage error (exit 2), one in a hand-edited saved file is one clear
+error (exit 1). Files saved by an older ralph (`junit`, `plain`, `agent_command`, ...) load
+through the settings' aliases, as those spellings do on the command line.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import Enum
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ralph.commands.runsettings import RunSettings
+from ralph.commands.setting import Declared, checked, declared, layered, spoken
 from ralph.errors import StateError, UsageError
 from ralph.store.workspace import STATE_DIR
 
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
 OPTIONS_FILE = "run-options.json"
-# `ralph run` options that --continue does not take from the saved run.
-NOT_SAVED = frozenset({"root", "continue_"})
-_PATH_OPTIONS = frozenset({"junit", "report_json", "report_html"})
-# Options of which one given again replaces the others' saved values.
-_EXCLUSIVE = (("agent", "agent_command"), ("quiet", "verbose"))
+# 1: by the command line's parameter names (junit, plain, agent_command, ...); 2: by setting
+SCHEMA_VERSION = 2
+_HINT = "ralph run --help lists the options"
 
 
-@dataclass(frozen=True)
-class RunRequest:
-    root: Path
-    # Named as the command-line options (saved for --continue): each may be repeated, in order.
-    agent: Sequence[str] | None = None  # --agent
-    agent_command: Sequence[str] | None = None  # --agent-command
-    model: str | None = None  # --model: for every agent of this run
-    max_iterations: int | None = None
-    timeout: float | None = None
-    idle_timeout: float | None = None
-    rotation: str | None = None
-    max_cost: float | None = None
-    max_tokens: int | None = None
-    plain: bool = False  # headless forced (`--headless`, or its older name `--plain`)
-    no_color: bool = False
-    verbose: bool = False
-    quiet: bool = False
-    log_format: str = "text"  # text | json
-    junit: Path | None = None  # --report-junit (or its older name --junit)
-    report_json: Path | None = None
-    report_html: Path | None = None
-    notify: bool = False
-    on_escalation: str | None = None  # abort | accept | continue, for a headless run
-    wait_for_reset: bool = False  # wait for a weekly/daily window too (up to pool.max_wait)
-    sandbox: str | None = None  # --sandbox: off | auto | srt | bwrap | docker (ralph.yaml's else)
-    spec: Sequence[str] | None = None  # --spec: only these specs (paths), in any order
-    parallel: int | None = None  # --parallel: lanes at once (None: ralph.yaml's `parallel`)
-    # The options as given (after --continue merged the saved ones): saved in .ralph/ once
-    # the run has started, for the next `ralph run --continue`.
-    saved_options: dict[str, Any] | None = field(default=None, compare=False)
-
-    @property
-    def reports(self) -> tuple[Path | None, ...]:
-        """The report files this run writes at its end (None where not asked for)."""
-        return (self.junit, self.report_json, self.report_html)
+def _settings() -> dict[str, Declared]:
+    return {d.name: d for d in declared(RunSettings)}
 
 
-def save_run_options(root: Path, options: dict[str, Any]) -> None:
+def given_settings(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings the command line gives (`options`: each spelling's value by its parameter's
+    name, None or False when not given, a choice as an Enum), checked; report paths made
+    absolute, so `--continue` from anywhere writes the same files. UsageError for a bad value
+    or two settings that exclude each other."""
+    by_name = _settings()
+    raw = {
+        k: getattr(v, "value", v)  # an Enum's value, read without importing the command line's
+        for k, v in options.items()
+        if v is not None and v is not False  # given: -n 0 too
+    }
+    given: dict[str, Any] = {}
+    for name, value in spoken(RunSettings, raw).items():
+        d = by_name[name]
+        try:
+            given[name] = checked(d, value)
+        except ValueError as exc:
+            raise UsageError(f"{d.setting.name}: {exc}", _HINT) from None
+    groups: dict[str, list[str]] = {}
+    for name in given:
+        group = by_name[name].setting.group
+        if group is not None:
+            groups.setdefault(group, []).append(by_name[name].setting.name)
+    for named in groups.values():
+        if len(named) > 1:
+            raise UsageError(f"{' and '.join(named)} contradict each other; give one", _HINT)
+    if "report" in given:
+        given["report"] = tuple(_absolute(item) for item in given["report"])
+    return given
+
+
+def _absolute(item: str) -> str:
+    kind, _, path = item.partition("=")
+    if Path(path).is_dir():
+        raise UsageError(f"--report {item}: {path} is a folder, not a file", "name a file")
+    return f"{kind}={Path(path).absolute()}"
+
+
+def kept_settings(root: Path, given: Mapping[str, Any], continue_: bool) -> dict[str, Any]:
+    """The settings this run was given, and with `--continue` the saved run's for the rest:
+    what the run saves for the next `--continue` (ralph.yaml's come after them)."""
+    if not continue_:
+        return dict(given)
+    return layered(RunSettings, (given, saved_settings(root, given)))
+
+
+def saved_settings(root: Path, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings the last run started with, but those `given` again, checked; an error when
+    there are none, or one is not valid (given again, it is not read)."""
+    by_name = _settings()
+    replaced = {by_name[name].setting.group for name in given} - {None}
+    saved: dict[str, Any] = {}
+    for name, value in spoken(RunSettings, load_run_options(root)).items():
+        s = by_name[name].setting
+        if name in given or s.group in replaced or not s.kept:
+            continue
+        try:
+            saved[name] = checked(by_name[name], value)
+        except ValueError as exc:
+            raise StateError(
+                f"the saved run options ({OPTIONS_FILE} in ralph's private store): option "
+                f"{name}: {value!r} is not valid ({exc})",
+                "give the option again with --continue (it replaces the saved one), or start "
+                "afresh without --continue",
+            ) from None
+    return saved
+
+
+def save_run_options(root: Path, kept: Mapping[str, Any]) -> None:
     from ralph.store.files import write_json_atomic
     from ralph.store.private import ensure_store
 
+    by_name = _settings()
+    options = {
+        name: list(value) if isinstance(value, tuple) else value
+        for name, value in kept.items()
+        if name in by_name and by_name[name].setting.kept
+    }
     write_json_atomic(
         ensure_store(root) / OPTIONS_FILE,
-        {"schema_version": 1, "saved_at": time.time(), "options": options},
+        {"schema_version": SCHEMA_VERSION, "saved_at": time.time(), "options": options},
     )
 
 
 def load_run_options(root: Path) -> dict[str, Any]:
-    """The options the last run started with; an error when there are none."""
+    """The options the last run started with, as saved; an error when there are none."""
     from ralph.store.files import load_json
     from ralph.store.private import store_dir
 
@@ -98,98 +136,3 @@ def load_run_options(root: Path) -> dict[str, Any]:
         )
     options: dict[str, Any] = data["options"]
     return options
-
-
-def given_options(params: dict[str, Any]) -> dict[str, Any]:
-    """The options as given on the command line, as they are saved."""
-    given = {
-        k: v.value if isinstance(v, Enum) else v for k, v in params.items() if k not in NOT_SAVED
-    }
-    for name in _PATH_OPTIONS:  # saved absolute, so --continue from anywhere writes the same file
-        if isinstance(given.get(name), (str, Path)):
-            given[name] = str(Path(given[name]).absolute())
-    return given
-
-
-def continued_options(
-    root: Path,
-    given: dict[str, Any],
-    *,
-    defaulted: Callable[[str], bool],
-    convert: Callable[[str, Any], Any],
-) -> dict[str, Any]:
-    """`--continue`: the saved options for those left at their defaults, the given ones else."""
-    saved = load_run_options(root)
-    saved = _checked_options(
-        {k: v for k, v in saved.items() if k in given and defaulted(k)}, convert
-    )
-    merged = dict(given)
-    for name, value in saved.items():
-        if name in merged and defaulted(name):
-            merged[name] = value  # options given again override the saved ones
-    for group in _EXCLUSIVE:
-        chosen = [name for name in group if not defaulted(name)]
-        if chosen:  # `--agent demo` again replaces a saved --agent-command, and the like
-            for name in group:
-                if name not in chosen:
-                    merged[name] = given[name]
-    return merged
-
-
-def _checked_options(saved: dict[str, Any], convert: Callable[[str, Any], Any]) -> dict[str, Any]:
-    """Saved options converted by their own option types: a hand-edited file with a wrong
-    value is one clear error, not a traceback later."""
-    checked: dict[str, Any] = {}
-    for name, value in saved.items():
-        try:
-            converted = value if value is None else convert(name, value)
-        except Exception as exc:  # Click's BadParameter and whatever a type raises
-            raise StateError(
-                f"the saved run options ({OPTIONS_FILE} in ralph's private store): option "
-                f"{name}: {value!r} is not valid ({exc})",
-                "give the option again with --continue (it replaces the saved one), or start "
-                "afresh without --continue",
-            ) from None
-        checked[name] = converted.value if isinstance(converted, Enum) else converted
-    return checked
-
-
-def check_pool_options(options: dict[str, Any]) -> None:
-    from ralph.rules.pool import ROTATIONS
-
-    rotation, max_cost = options.get("rotation"), options.get("max_cost")
-    if rotation is not None and rotation not in ROTATIONS:
-        raise UsageError(
-            f"--rotation {rotation}: unknown policy", f"use one of: {', '.join(ROTATIONS)}"
-        )
-    if max_cost is not None and not max_cost > 0:
-        raise UsageError(f"--max-cost {max_cost}: must be more than 0", "give a USD amount")
-
-
-def run_request(root: Path, options: dict[str, Any]) -> RunRequest:
-    """The request for the run these options describe (they are saved along with it)."""
-    check_pool_options(options)
-    request = {k: v for k, v in options.items() if k in RunRequest.__dataclass_fields__}
-    for name in _PATH_OPTIONS:
-        if request.get(name) is not None:
-            request[name] = Path(request[name])
-    return RunRequest(root=root, saved_options=options, **request)
-
-
-def options_of(ctx: Any, continue_: bool, root: Path) -> dict[str, Any]:
-    """The options this run uses: as given, and with --continue the saved ones for the rest.
-    `ctx` is the command line's Click context, read by duck typing (no Typer import here)."""
-    given = given_options(ctx.params)
-    if not continue_:
-        return given
-    params = {p.name: p for p in ctx.command.params}
-
-    def defaulted(name: str) -> bool:
-        # By name: Typer may bring its own copy of Click, whose enum is not importable as such.
-        source = ctx.get_parameter_source(name)
-        return getattr(source, "name", "DEFAULT") in ("DEFAULT", "DEFAULT_MAP")
-
-    def convert(name: str, value: Any) -> Any:
-        return params[name].type_cast_value(ctx, value)
-
-    return continued_options(root, given, defaulted=defaulted, convert=convert)

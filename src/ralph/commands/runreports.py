@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph.commands.runoptions import RunRequest
+from ralph.commands.runsettings import RunSettings
 from ralph.errors import RalphError, UsageError
 from ralph.rules.printable import printable
 from ralph.run.events import Event, SpecRow
@@ -56,26 +56,28 @@ def own_files(root: Path, paths: tuple[Path | None, ...]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _final_matrix(req: RunRequest, sink: ReportSink) -> tuple[SpecRow, ...]:
+def _final_matrix(root: Path, sink: ReportSink) -> tuple[SpecRow, ...]:
     if sink.last_matrix is not None:
         return sink.last_matrix
     from ralph.specs.discovery import find_spec_paths
     from ralph.store.state import load_state
 
     try:
-        state = load_state(req.root / STATE_DIR / "state.json")
+        state = load_state(root / STATE_DIR / "state.json")
         if state.specs:
             return tuple(
                 SpecRow(s.path, s.done_count, s.last_status, s.modified_files, s.tests)
                 for s in state.specs
             )
         # Never run here: the specs on disk, none of them processed, so a report lists them.
-        return tuple(SpecRow(path, 0, None, False) for path in find_spec_paths(req.root))
+        return tuple(SpecRow(path, 0, None, False) for path in find_spec_paths(root))
     except (RalphError, OSError):
         return ()
 
 
-def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) -> None:
+def finish_reports(
+    root: Path, settings: RunSettings, sink: ReportSink, code: int, reason: str
+) -> None:
     """Reports and the notification: after every run, however it ended; never raises."""
     from ralph.ui.runreport import finish
 
@@ -85,27 +87,29 @@ def finish_reports(req: RunRequest, sink: ReportSink, code: int, reason: str) ->
         exit_code=code,
         reason=reason,
         now=time.time(),
-        matrix=_final_matrix(req, sink) if sink.report.exit_code is None else None,
+        matrix=_final_matrix(root, sink) if sink.report.exit_code is None else None,
     )
-    written = write_reports(report, junit=req.junit, report_json=req.report_json, project=req.root)
-    if req.report_html is not None and write_html_report(
-        req.root, req.report_html, report, started=started
-    ):
-        written.append(req.report_html)
+    files = settings.reports
+    written = write_reports(
+        report, junit=files.get("junit"), report_json=files.get("json"), project=root
+    )
+    html = files.get("html")
+    if html is not None and write_html_report(root, html, report, started=started):
+        written.append(html)
     from ralph.store.ownreports import record_reports
 
     try:
-        record_reports(req.root, written)
+        record_reports(root, written)
     except OSError as exc:
         print(f"error: cannot record the reports written: {exc.strerror or exc}", file=sys.stderr)
-    if req.notify:
+    if settings.notify:
         from ralph.ui.notify import notify_run_end
 
         notify_run_end(report)
     if sink.webhook is not None:
         from ralph.commands.webhooks import on_run_end
 
-        on_run_end(sink.webhook, req.root, report)
+        on_run_end(sink.webhook, root, report)
 
 
 def write_html_report(
