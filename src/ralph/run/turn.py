@@ -47,6 +47,7 @@ class Turn:
     spec: Spec
     mode: Mode
     agent: CommandAgent
+    judge: CommandAgent  # judges its semantic checks: another agent than `agent`, if any
     iteration: int  # its number, already taken (and saved) by the scheduler
     state: State  # the run's state as the rotation starts: read, never written
     answer: QuestionAndAnswer | None  # the person's answer it delivers, if any
