@@ -281,3 +281,45 @@ def test_run_help_names_every_older_spelling(project: Project) -> None:
         for alias in d.setting.aliases:
             for flag in alias.flags:
                 assert flag in text, flag
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def test_the_new_spellings_run_end_to_end(project: Project, tmp_path: Path) -> None:
+    project.write({"PROMPT.md": "# goal\n"})
+    agent = project.fake({"*": [{"signal": "CONTINUE"}]})
+    junit, data = tmp_path / "j.xml", tmp_path / "r.json"
+    args = ("--output", "json", "--report", f"junit={junit}", "--report", f"json={data}")
+    res = project.run("run", *agent, "-n", "1", *args)
+    assert res.exit_code == 3, res
+    assert junit.exists() and json.loads(data.read_text())
+    events = [json.loads(line) for line in res.stdout.splitlines() if line.strip()]
+    assert events and events[0]["event"] == "run_started"
+
+
+def test_continue_from_a_file_an_older_ralph_saved(project: Project, tmp_path: Path) -> None:
+    project.write({"PROMPT.md": "# goal\n"})
+    _, name = project.fake({"*": [{"signal": "CONTINUE"}]})
+    junit = tmp_path / "j.xml"
+    old = {
+        "agent": [name],
+        "agent_command": None,
+        "max_iterations": 1,
+        "plain": True,
+        "log_format": "text",
+        "junit": str(junit),
+        "report_json": None,
+    }
+    project.store.mkdir(parents=True, exist_ok=True)
+    (project.store / "run-options.json").write_text(
+        json.dumps({"schema_version": 1, "options": old})
+    )
+    res = project.run("run", "--continue")
+    assert res.exit_code == 3, res  # the saved -n 1
+    assert len(project.calls()) == 1  # the saved agent
+    assert junit.exists()  # the saved report
+    saved = json.loads((project.store / "run-options.json").read_text())
+    assert saved["schema_version"] == 2  # saved again, in this ralph's spelling
+    assert saved["options"]["report"] == [f"junit={junit}"]
+    assert saved["options"]["output"] == "plain"
