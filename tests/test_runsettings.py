@@ -270,7 +270,8 @@ def test_each_yaml_key_exists_and_the_help_says_its_default() -> None:
         value: Any = config
         for part in key.split("."):
             value = getattr(value, part)  # the key is one ralph.yaml has
-        said = re.search(r"\(default (\S+?)[,)]", d.setting.help)
+        assert f"(ralph.yaml: {key})" in d.setting.described(), d.name
+        said = re.search(r"default (\w+)", d.setting.help)
         if said:
             assert said.group(1) == str(value), d.name
 

@@ -68,6 +68,14 @@ class Setting(NamedTuple):
     def name(self) -> str:
         return max(self.flags, key=len)
 
+    def described(self) -> str:
+        """What --help says of it: its help, its ralph.yaml key, its older spellings."""
+        text = self.help
+        if self.yaml is not None:
+            text = f"{text.removesuffix('.')} (ralph.yaml: {self.yaml})."
+        said = "; ".join(alias.said() for alias in self.aliases)
+        return f"{text} Also {said}." if said else text
+
 
 def setting(*flags: str, help: str, default: Any = MISSING, **more: Any) -> Any:
     """A field of a settings model. Without a default, ralph.yaml's value (or its default)
