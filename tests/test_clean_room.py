@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ralph.checks.place import PERSON_FAILED
+from ralph.checks.personroom import PERSON_FAILED
 from ralph.store.room import rooms_dir
 from tests.conftest import Project
 

@@ -7,26 +7,23 @@ source at every run, while the interpreter's own compiled library is used as it 
 user site (PYTHONNOUSERSITE, so no `usercustomize`), and finds no test configuration above
 the room (rules/roompin.py). Room B ("<name>.person") is the same with the person's tests and test
 configuration as they last left them (checks/persontests.py): the test-running checks that
-passed in room A run there once more, when the agent changed the tests. Then the person's
-sealed tests run in room A itself, synced to hold them (checks/sealed.py).
+passed in room A run there once more, when the agent changed the tests (checks/personroom.py).
+Then the person's sealed tests run in room A itself, synced to hold them (checks/sealed.py).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
 from ralph.checks.context import GateInput
-from ralph.checks.persontests import person_overlay
-from ralph.checks.registry import METHODS
-from ralph.checks.result import CheckCache, CheckResult, GateResult
+from ralph.checks.personroom import PERSON_SUFFIX, person_gate
+from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.runner import gate_items, run_gate
 from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
@@ -36,7 +33,6 @@ from ralph.rules.envpaths import own_environment
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
 from ralph.rules.testfiles import is_test
-from ralph.specs.checkconfig import ExternalConfig
 from ralph.specs.frontmatter import SpecMeta
 from ralph.store import reader
 from ralph.store.envbuild import environments
@@ -46,10 +42,8 @@ from ralph.store.roomsync import wipe
 from ralph.store.runspans import record_began, record_ended
 from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 
-PERSON_SUFFIX = ".person"
 # the methods that may run a command
 COMMANDS = ("external", "multi_stage", *WANTED)
-PERSON_FAILED = "the tests as a person last left them fail against this code"
 UNBUILT = "ralph cannot build the environment the tree declares"
 UNBUILT_HINT = (
     "make its packages reachable to uv (an index in UV_INDEX_URL or uv's settings, wheels in "
@@ -120,10 +114,19 @@ class CheckPlace:
             rooms=self.other_room,
             **gate,
         )
-        key, cancel, cache = gate.get("tree"), gate.get("cancel"), gate["cache"]
+        cancel, logged = gate.get("cancel"), gate.get("on_result")
         left_out = self.left_out if room is not None else ()
-        logged = gate.get("on_result")
-        result = self.person_gate(result, spec, meta, mode, key, cancel, tests, cache, logged)
+        gi = GateInput(
+            self.tree,
+            spec.path,
+            spec.text,
+            meta,
+            mode,
+            cache=gate["cache"],
+            tree=gate.get("tree"),
+            cancel=cancel if cancel is not None else threading.Event(),
+        )
+        result = person_gate(result, gi, tests, self.room, logged)
         result = sealed_gate(
             result,
             project=self.project,
@@ -204,85 +207,6 @@ class CheckPlace:
             code.env["PYTHONPATH"] = os.pathsep.join(p for p in (*paths, str(src)) if p)
         return room.path, code
 
-    def person_gate(
-        self,
-        gate: GateResult,
-        spec: Spec,
-        meta: SpecMeta,
-        mode: str,
-        key: str | None,
-        cancel: threading.Event | None,
-        tests: TestGuard,
-        cache: CheckCache,
-        on_result: Callable[[CheckResult], None] | None = None,
-    ) -> GateResult:
-        """After room A passed: the person's tests against this code (room B), at most once;
-        `gate` with the failed check added when they fail. Each run there is recorded
-        (`on_result`: the worklog) as "<check> (person's tests)"."""
-        if not gate.passed:
-            return gate
-        gi = GateInput(
-            self.tree,
-            spec.path,
-            spec.text,
-            meta,
-            mode,
-            cache=cache,
-            tree=key,
-            cancel=cancel if cancel is not None else threading.Event(),
-        )
-        failed = self.person_check(gate, gi, tests, on_result or (lambda _: None))
-        if failed is None:
-            return gate
-        return GateResult(False, (*gate.results, failed), failed.interrupted)
-
-    def person_check(
-        self,
-        gate: GateResult,
-        gi: GateInput,
-        tests: TestGuard,
-        on_result: Callable[[CheckResult], None],
-    ) -> CheckResult | None:
-        """Room B: the checks of `gate` that ran tests (their result has counts) once more,
-        when the agent changed the tests since the person's baseline; the first that fails
-        (or is interrupted), None when every one passed or there was nothing to run again.
-        `gi`: the gate's input (its `tree` is room A's key)."""
-        # the spec's test command always (a runner script turned into `echo` prints no
-        # counts), and every other check that ran tests
-        ran = {
-            r.name
-            for r in gate.results
-            if not r.skipped and (r.counts is not None or r.name == "test_command")
-        }
-        items = [
-            i
-            for i in gate_items(gi.meta, gi.mode)
-            if i.name in ran and isinstance(i.config, ExternalConfig)
-        ]
-        commands = [i.config.command for i in items if isinstance(i.config, ExternalConfig)]
-        overlay = person_overlay(self.tree, tests, commands) if commands else {}
-        if not overlay:
-            return None
-        path, code = self.room(overlay)
-        key = None
-        if gi.tree is not None:  # the check cache's key: room B is a tree of its own
-            data = sorted(
-                (p, None if b is None else hashlib.sha256(b).hexdigest())
-                for p, b in overlay.items()
-            )
-            key = gi.tree + ":person:" + hashlib.sha256(json.dumps(data).encode()).hexdigest()
-        b_input = replace(gi, run_root=path, env=code.env, tree=key)
-        for item in items:
-            result = METHODS[item.method].run(b_input, item, lambda i: _never(i.name))
-            result = replace(result, name=f"{item.name} (person's tests)")
-            if result.interrupted or not result.passed:
-                summary = f"{PERSON_FAILED} ({item.name}: {result.summary})"
-                result = replace(result, summary=summary)
-            on_result(result)
-            if result.interrupted or not result.passed:
-                return result
-        return None
-
 
 @dataclass(frozen=True)
 class Ran:
@@ -316,7 +240,3 @@ def _names(room: Path) -> dict[str, str]:
             with contextlib.suppress(OSError, RalphError):  # a pipe there: no configuration
                 out[name] = reader.read_text(path, limit=reader.TEXT_LIMIT, root=room, follow=True)
     return out
-
-
-def _never(name: str) -> CheckResult:
-    raise AssertionError(f"an external check dispatches nothing ({name})")

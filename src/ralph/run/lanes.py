@@ -23,10 +23,8 @@ from ralph.rules.usage import over_budget
 from ralph.rules.words import plural
 from ralph.run.context import Shared
 from ralph.run.events import CostsUpdated, Notice
-from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.lanework import LaneNews, LaneWork, Running, asked, meanwhile, rotate
-from ralph.run.ledger import write
 from ralph.run.loop import STOPPING, SpecRun, selected_reason
 from ralph.run.merging import Integration
 from ralph.run.tree import hidden_spec_hashes
@@ -113,6 +111,7 @@ class LaneRun(SpecRun):
                         self.state, code, _ = self.verification.complete(
                             self.state, self.pool, specs, before
                         )
+                    self.save()
                     if code is not None:
                         if code == ExitCode.OK:
                             self.integration.finish()
@@ -220,6 +219,7 @@ class LaneRun(SpecRun):
                     return None
                 self.seats.exhausted(self.state, choice)  # raises
             self.state, stop = self.circuit.admit(self.state)
+            self.save()
             if stop is not None:  # ended and recorded; the running lanes finish their rotation
                 self.ended = stop
                 return None
@@ -250,10 +250,7 @@ class LaneRun(SpecRun):
     def _fold(self, r: Running, attempt: Attempt, outcome: Outcome) -> None:
         """A lane's rotation joins the run's state, in the coordinator, as one spec's would."""
         with deferred_interrupts():
-            state, _ = fold(self.state, outcome)
-            self.state, said = self.circuit.feed_outcome(state, outcome)
-            write(r.work.rotation, attempt, outcome, self.state, ())  # record, then state
-            self.circuit.say(said)
+            self.commit(r.work.rotation, attempt, outcome)
 
     def _collect(self) -> bool:
         """Rotations that ended: the pool, the circuit breaker and the lane's verdict; True

@@ -236,6 +236,7 @@ class Rotation:
             counts=attempt.counts,
             best=attempt.best,
             own=attempt.own + time.perf_counter() - tick,
+            seconds=time.time() - attempt.started,
         )
 
     def _gate(self, turn: Turn, result: AgentResult, prompt: str, handoff: Path) -> Verdict:

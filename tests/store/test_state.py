@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ralph.errors import StateError
-from ralph.rules.state import SCHEMA_VERSION, SpecState, State, state_to_json
+from ralph.rules.state import SCHEMA_VERSION, SpecState, State, Tally, state_to_json
 from ralph.store.state import load_state, save_state, state_from_json
 
 
@@ -162,3 +162,54 @@ def test_a_state_file_from_before_numbering_takes_its_iteration_as_the_last_numb
     path.write_text(json.dumps({"schema_version": SCHEMA_VERSION, "iteration": 9, "specs": []}))
     state = load_state(path)
     assert (state.iteration, state.last_rotation) == (9, 9)
+
+
+def test_a_state_file_from_before_usage_counting_still_loads() -> None:
+    old = {
+        "schema_version": 1,
+        "iteration": 4,
+        "max_iterations": 20,
+        "current_spec": "PROMPT.md",
+        "specs": [
+            {
+                "path": "PROMPT.md",
+                "done_count": 2,
+                "last_status": "DONE",
+                "last_hash": "x",
+                "modified_files": False,
+                "rotations": 4,
+            }
+        ],
+    }
+    state = state_from_json(old)
+    assert state.usage == Tally() and state.agent_usage == ()
+    assert state.specs[0].usage == Tally() and state.specs[0].last_changed_by is None
+
+
+@pytest.mark.parametrize(
+    ("patch", "key"),
+    [
+        ({"usage": {"cost_usd": -1}}, "usage.cost_usd"),
+        ({"usage": {"cost_usd": True}}, "usage.cost_usd"),
+        ({"usage": {"input_tokens": "many"}}, "usage.input_tokens"),
+        ({"usage": []}, "usage"),
+        ({"agents": {"claude": {"output_tokens": -3}}}, "agents.claude.output_tokens"),
+        ({"agents": ["claude"]}, "agents"),
+    ],
+)
+def test_damaged_usage_is_reported_with_its_key(patch: dict[str, object], key: str) -> None:
+    data = {"schema_version": 1, "specs": [], **patch}
+    with pytest.raises(StateError, match=f"state.json: {key}:"):
+        state_from_json(data)
+
+
+def test_damaged_spec_usage_names_the_spec_key() -> None:
+    data = {
+        "schema_version": 1,
+        "specs": [{"path": "a", "usage": {"rotations": -1}, "last_changed_by": None}],
+    }
+    with pytest.raises(StateError, match=r"specs\[0\]\.usage\.rotations"):
+        state_from_json(data)
+    data["specs"] = [{"path": "a", "last_changed_by": 7}]
+    with pytest.raises(StateError, match=r"specs\[0\]\.last_changed_by"):
+        state_from_json(data)

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 from ralph.process.treecode import link_environments, tree_code
-from ralph.rules.treecode import mapped_modules, pth_paths
 
 SETUPTOOLS_FINDER = """
 import sys
@@ -85,18 +84,6 @@ def test_the_project_itself_is_left_as_it_is(tmp_path: Path) -> None:
     project, _, site, env = layout(tmp_path)
     (site / "a.pth").write_text(f"{project / 'src'}\n")
     assert tree_code(project, project, env).env == env
-
-
-def test_the_texts_an_editable_install_leaves() -> None:
-    assert pth_paths("# comment\nimport x; x.install()\n\nrel\n/abs/src\n", "/site") == [
-        "/site/rel",
-        "/abs/src",
-    ]
-    editables = "from editables.redirector import RedirectingFinder as F\nF.install()\n"
-    editables += "F.map_module('pkg', '/p/src/pkg/__init__.py')\n"
-    assert mapped_modules(editables) == {"pkg": "/p/src/pkg/__init__.py"}
-    assert mapped_modules("MAPPING = {'a': '/p/a'}") == {"a": "/p/a"}
-    assert mapped_modules("not python (") == {}
 
 
 def git_tree(tmp_path: Path, ignore: str) -> tuple[Path, Path]:

@@ -52,41 +52,6 @@ def test_the_running_token_total_never_goes_back_in_a_lanes_run() -> None:
     assert xs == sorted(xs) and ys == sorted(ys), points
 
 
-def test_a_merge_drop_is_on_the_counter_path() -> None:
-    story = story_of(RunRecords("p", tuple(_lanes_run())))
-    paths = {s.path: s.counter for s in story.specs}
-    assert paths["b"] == ((2, 3), (2, 2), (3, 3))  # 3/3, the merge after #2 drops it, 3/3
-    assert paths["a"] == ((1, 1),)
-
-
-def test_the_story_counts_what_the_run_totals_count() -> None:
-    records = _lanes_run()
-    story = story_of(RunRecords("p", tuple(records)))
-    totals = run_totals(records)
-    assert story.totals == totals
-    assert (totals.rotations, totals.usage.input_tokens) == (3, 111)
-    assert round(totals.checks_s, 3) == 0.3 and round(totals.agent_s, 3) == 1.2
-
-
-def test_a_judge_and_a_final_verification_count_in_the_totals() -> None:
-    records = [
-        {"ts": 1.0, "event": "run_start"},
-        *_rotation(1, "a", 1, 100),
-        {"ts": 2.0, "event": "judge", "iteration": 1, "spec": "a", "input_tokens": 5,
-         "output_tokens": 1, "cost_usd": 0.5},
-        {"ts": 3.0, "event": "verification", "transition": "started", "iteration": 2},
-        {"ts": 4.0, "event": "verification", "transition": "answered", "iteration": 2},
-        {"ts": 5.0, "event": "verification", "transition": "passed", "iteration": 2,
-         "input_tokens": 7, "output_tokens": 0, "cost_usd": 0.25, "agent_s": 1.0,
-         "checks_s": 2.0},
-    ]  # fmt: skip
-    totals = run_totals(records)
-    assert totals.rotations == 2 and totals.usage.rotations == 3  # three calls, two rotations
-    assert totals.usage.input_tokens == 112 and round(totals.usage.cost_usd, 6) == 0.76
-    assert round(totals.checks_s, 3) == 2.1
-    assert totals.wall_s == 4.0  # from its start to its last record
-
-
 def test_forged_values_count_as_unknown_and_never_crash() -> None:
     forged: list[dict[str, Any]] = [
         {"ts": 1e308, "event": "run_start", "agent": {"x": 1}},
@@ -131,10 +96,3 @@ def test_the_run_that_just_ended_says_its_verdict_whatever_a_record_says() -> No
     story = story_of(RunRecords("p", tuple(forged)), (5, "the agent is stuck on PROMPT.md"))
     assert (story.exit_code, story.reason) == (5, "the agent is stuck on PROMPT.md")
     assert "every spec verified" not in render_html(RunRecords("p", tuple(forged)), (5, "stuck"))
-
-
-def test_a_long_counter_path_is_drawn_from_its_latest_steps() -> None:
-    from ralph.ui.svgchart import MAX_STEPS, counter_steps
-
-    drawn = counter_steps(tuple((n, n % 4) for n in range(1, 5001)))  # label and title
-    assert drawn.count("→") == 2 * (MAX_STEPS - 1) and "(#5000)" in drawn and "(#1)" not in drawn

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ralph.rules.exits import import_exits
-from ralph.rules.harnesspatch import harness_patches
 from ralph.rules.shadowing import import_folders, module_of, plugin_modules, shadowing
 
 INITS = {"src/calc", "tests/unit"}  # folders with an __init__.py
+
+
 FOLDERS = import_folders(
     ["tests/test_mean.py", "tests/unit/test_core.py", "test_top.py"], lambda d: d in INITS
 )
@@ -86,56 +86,6 @@ def test_a_module_that_shadows_nothing(path: str) -> None:
     assert shadowing([path], FOLDERS, {"calc": "src"}) == []
 
 
-@pytest.mark.parametrize(
-    ("source", "what"),
-    [
-        ("import unittest\nunittest.TestCase.assertEqual = lambda *a: None\n", "assigns"),
-        ("from unittest import TestCase\nTestCase.assertEqual = lambda *a: None\n", "assigns"),
-        ("from unittest import TestCase as T\nsetattr(T, 'assertEqual', print)\n", "setattr"),
-        ("from unittest import case\ncase.TestCase.assertTrue = print\n", "assigns"),
-        ("import unittest.case\nunittest.case.TestCase.fail = print\n", "assigns"),
-        ("import unittest as u\nu.TestCase.__dict__['x'] = 1\n", "assigns"),
-        ("import unittest\nvars(unittest.TestCase)['x'] = 1\n", "assigns"),
-        ("import unittest\ndel unittest.TestCase.assertEqual\n", "deletes"),
-        ("import unittest\ndelattr(unittest.TestCase, 'assertEqual')\n", "delattr"),
-        ("import pytest\npytest.fail = print\n", "assigns"),
-        ("import _pytest.outcomes\n_pytest.outcomes.fail = print\n", "assigns"),
-        ("import builtins\nbuiltins.AssertionError = Exception\n", "assigns"),
-        ("__builtins__['print'] = len\n", "assigns"),
-        ("import sys\nsys.modules['calc'] = object()\n", "assigns"),
-        ("import sys\nsys.modules.update(calc=None)\n", ".update()"),
-        ("import sys\nsys.exit = print\n", "assigns `sys.exit`"),
-        ("import os\nos._exit = print\n", "assigns `os._exit`"),
-        ("AssertionError = Exception\n", "assigns `AssertionError`"),
-        ("class AssertionError(Exception):\n    pass\n", "redefines `AssertionError`"),
-        (
-            "from unittest import mock, TestCase\nmock.patch.object(TestCase, 'fail').start()\n",
-            "patches",
-        ),
-        ("import unittest\nobject.__setattr__(unittest.TestCase, 'x', 1)\n", "__setattr__"),
-    ],
-)
-def test_code_that_patches_the_harness(source: str, what: str) -> None:
-    found = harness_patches(source)
-    assert found and what in found[0][1], found
-
-
-@pytest.mark.parametrize(
-    "source",
-    [
-        "import unittest\n\nclass T(unittest.TestCase):\n    maxDiff = None\n",
-        "import sys\nsys.path.insert(0, 'x')\nsys.modules[__name__] = object()\n",
-        "import os\nos._exit(0)\n",  # calls it: the vanished summary catches that
-        "from unittest import mock\nwith mock.patch('calc.io.open'):\n    pass\n",
-        "pytest = 1\npytest.x = 2\n",  # a local name, not the module
-        "def f(:\n",  # not Python
-        "x = {}\nx.update(a=1)\nx.pop('a')\n",
-    ],
-)
-def test_honest_code_patches_nothing(source: str) -> None:
-    assert harness_patches(source) == []
-
-
 def test_a_spec_without_command_checks_loads_nothing_to_judge(tmp_path: Path) -> None:
     from ralph.checks.loaded import loaded
     from ralph.checks.testguard import TestGuard
@@ -147,46 +97,6 @@ def test_a_spec_without_command_checks_loads_nothing_to_judge(tmp_path: Path) ->
     meta = parse_front_matter("a.spec.md", "---\ntest_command: pytest\n---\n# a\n")
     assert loaded(tmp_path, lambda: ["pytest.py"], guard, meta)
     assert loaded(tmp_path, lambda: ["pytest.py"], guard, None) == ()
-
-
-@pytest.mark.parametrize(
-    ("source", "what"),
-    [
-        ("import os\nprint('4 passed in 0.01s')\nos._exit(0)\n", (3, "calls `os._exit`")),
-        ("from os import _exit\n_exit(0)\n", (2, "calls `os._exit`")),
-        ("import sys\nif True:\n    sys.exit(0)\n", (3, "calls `sys.exit`")),
-        ("class C:\n    exit(0)\n", (2, "calls `exit`")),
-        ("import os\ntry:\n    pass\nfinally:\n    os.abort()\n", (5, "calls `os.abort`")),
-    ],
-)
-def test_code_that_ends_the_test_run_at_import(source: str, what: tuple[int, str]) -> None:
-    found = import_exits(source)
-    assert found and found[0][0] == what[0] and what[1] in found[0][1], found
-
-
-@pytest.mark.parametrize(
-    "source",
-    [
-        "import sys\n\ndef main():\n    sys.exit(0)\n",
-        "import sys\nif __name__ == '__main__':\n    sys.exit(main())\n",
-        "import os\nstop = lambda: os._exit(0)\n",
-        "import os\nclass C:\n    def stop(self):\n        os._exit(1)\n",
-    ],
-)
-def test_exits_that_run_only_when_called_are_no_reason(source: str) -> None:
-    assert import_exits(source) == []
-
-
-def test_a_test_file_may_patch_inside_its_tests_not_while_it_is_imported() -> None:
-    inside = "import builtins\n\ndef test_input(monkeypatch):\n    builtins.input = str\n"
-    assert harness_patches(inside, at_import=True) == []
-    assert harness_patches(inside) != []  # in code under test, anywhere is a patch
-    at_import = "import unittest\n\nunittest.TestCase.assertEqual = print\n"
-    assert harness_patches(at_import, at_import=True) == [
-        (3, "assigns `unittest.TestCase.assertEqual`")
-    ]
-    redefined = "class AssertionError(Exception):\n    pass\n"
-    assert harness_patches(redefined, at_import=True) == [(1, "redefines `AssertionError`")]
 
 
 def test_pytest_plugins_are_read_from_the_pytest11_section_only() -> None:
