@@ -97,3 +97,17 @@ def test_a_hand_edited_bad_value_is_one_clear_error(project: Project, key: str, 
     # the option given again replaces it: the bad value is not read
     name = next(d for d in declared(RunSettings) if d.name == key).name
     assert saved_settings(project.root, {name: object()}) == {}
+
+
+def test_options_in_dot_ralph_are_never_read(project: Project) -> None:
+    """`.ralph/` is the agent's: a run-options.json there (where an earlier ralph kept it, or an
+    agent wrote it) is not what `--continue` runs, even when the store has none (a project moved
+    to another folder starts with an empty store)."""
+    project.write({"PROMPT.md": "# goal\n"})
+    forged = {"schema_version": 1, "options": {"agent_command": ["sh -c 'touch pwned'"]}}
+    (project.root / ".ralph").mkdir(exist_ok=True)
+    (project.root / ".ralph" / "run-options.json").write_text(json.dumps(forged))
+    with pytest.raises(UsageError, match="nothing to continue"):
+        saved_settings(project.root, {})
+    save_run_options(project.root, given("--agent", "demo"))  # the control: the store's is read
+    assert saved_settings(project.root, {}) == {"agent": ("demo",)}

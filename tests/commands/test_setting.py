@@ -9,8 +9,10 @@ where the level above is absent."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, Literal
 
 import pytest
 import typer
@@ -18,7 +20,7 @@ import typer
 from ralph.cli import app
 from ralph.commands.runoptions import given_settings
 from ralph.commands.runsettings import RunSettings, resolve
-from ralph.commands.setting import layered
+from ralph.commands.setting import Alias, checked, declared, layered, setting, spoken, yaml_level
 from ralph.errors import ExitCode, UsageError
 from ralph.store.config import RalphConfig, parse_config
 
@@ -158,3 +160,31 @@ def test_a_bad_value_is_a_usage_error(args: tuple[str, ...], said: str) -> None:
         given(*args)
     assert caught.value.message.startswith(said), caught.value.message
     assert caught.value.exit_code == ExitCode.USAGE
+
+
+# ---------------------------------------------------------------- a new option is one field
+
+
+@dataclass(frozen=True, kw_only=True)
+class Toy:
+    colour: Literal["red", "blue"] = setting(
+        "--colour", help="A colour.", yaml="look.colour", aliases=(Alias("red", ("--red",), "red"),)
+    )
+    size: int = setting("--size", "-s", help="A size.", default=1, minimum=1)
+
+
+def test_one_field_is_a_whole_setting() -> None:
+    colour, size = declared(Toy)
+    assert (colour.kind, colour.choices, colour.many) == (str, ("red", "blue"), False)
+    assert (size.kind, size.default, size.setting.name) == (int, 1, "--size")
+    assert spoken(Toy, {"red": True}) == {"colour": "red"}  # its older spelling
+    assert spoken(Toy, {"red": False}) == {}  # the control: a flag not given says nothing
+    yaml = yaml_level(Toy, SimpleNamespace(look=SimpleNamespace(colour="blue")))
+    assert layered(Toy, ({"size": 3}, {}, yaml)) == {"size": 3, "colour": "blue"}
+    assert layered(Toy, ({"colour": "red"}, {}, yaml)) == {"colour": "red"}
+    assert colour.setting.described() == "A colour (ralph.yaml: look.colour). Also --red (red)."
+    with pytest.raises(ValueError, match="must be at least 1, got 0"):
+        checked(size, 0)
+    with pytest.raises(ValueError, match="'green' is not one of 'red', 'blue'"):
+        checked(colour, "green")
+    assert checked(colour, "BLUE") == "blue"
