@@ -309,8 +309,8 @@ class LaneRun(SpecRun):
         """Every lane waiting at 3/3, and every lane whose DONE counted 1/3 (rules/lanes.
         shares), goes through the queue, one merge at a time."""
         lanes = self.integration.lanes
-        sharing = [lane for p in sorted(self.sharing - set(self.running))
-                   if (lane := lanes.get(p)) is not None and not lane.conflict]  # fmt: skip
+        waiting = [lanes.get(p) for p in sorted(self.sharing - set(self.running))]
+        sharing = [lane for lane in waiting if lane is not None and not lane.conflict]
         self.sharing &= set(self.running)
         ready = self.integration.ready(self.state, set(self.running))
         # Specs with a lane still open are judged by their own merge, by the same rule.

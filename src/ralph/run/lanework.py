@@ -21,6 +21,7 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
 from ralph.checks.gate import DoneGate
 from ralph.process.tree import started_at
+from ralph.rules.laneregistry import Lane
 from ralph.rules.pool import Pool
 from ralph.rules.spec import Spec
 from ralph.run.context import Shared
@@ -32,7 +33,6 @@ from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
 from ralph.store.files import make_dirs, read_text
 from ralph.store.lanenotes import LaneNotes
-from ralph.store.lanes import Lane
 from ralph.store.worktrees import commit_all, repo
 
 if TYPE_CHECKING:
