@@ -1,6 +1,7 @@
-"""`ralph run`'s settings, declared once (commands/runsettings.py): the one precedence rule (the
-command line, then the saved run, then ralph.yaml, then the default), the older spellings, the
-`--report KIND=PATH` errors, and `--continue` over files saved by this ralph and an older one.
+"""The one precedence rule of the run's settings (commands/setting.py: the command line, then the
+saved run, then ralph.yaml, then the default), the older spellings said in a setting's own, and
+the checks a value passes wherever it comes from; the model is `ralph run`'s own
+(commands/runsettings.py).
 
 The command line is parsed by the real generated command (Click's own parser, nothing run), and
 the rule is the real function: each level is checked against the one below it, with a control
@@ -8,26 +9,20 @@ where the level above is absent."""
 
 from __future__ import annotations
 
-import json
-import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, Literal
 
 import pytest
 import typer
 
 from ralph.cli import app
-from ralph.commands.runoptions import (
-    given_settings,
-    kept_settings,
-    save_run_options,
-    saved_settings,
-)
+from ralph.commands.runoptions import given_settings
 from ralph.commands.runsettings import RunSettings, resolve
-from ralph.commands.setting import declared, layered
-from ralph.errors import ExitCode, StateError, UsageError
+from ralph.commands.setting import Alias, checked, declared, layered, setting, spoken, yaml_level
+from ralph.errors import ExitCode, UsageError
 from ralph.store.config import RalphConfig, parse_config
-from tests.conftest import Project
 
 
 def given(*args: str) -> dict[str, Any]:
@@ -135,13 +130,6 @@ def test_the_older_report_flags_are_spellings_of_report(tmp_path: Path) -> None:
     }
 
 
-def test_a_relative_report_path_is_made_absolute(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    assert settings("--report", "junit=out/j.xml").reports == {"junit": tmp_path / "out/j.xml"}
-
-
 def test_agent_command_is_agent_with_cmd() -> None:
     assert settings("--agent", "demo", "--agent-command", "python a.py").agent == (
         "demo",
@@ -174,110 +162,29 @@ def test_a_bad_value_is_a_usage_error(args: tuple[str, ...], said: str) -> None:
     assert caught.value.exit_code == ExitCode.USAGE
 
 
-def test_a_report_into_a_folder_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="is a folder, not a file"):
-        given("--report", f"html={tmp_path}")
-    assert given("--report", f"html={tmp_path / 'r.html'}")  # the control
+# ---------------------------------------------------------------- a new option is one field
 
 
-def test_a_bad_report_on_the_command_line_is_one_line_and_exit_2(project: Project) -> None:
-    project.write({"PROMPT.md": "# goal\n"})
-    res = project.run("run", "--agent", "demo", "--report", "xml=out.xml")
-    assert res.exit_code == 2, res
-    lines = res.stderr.splitlines()
-    assert lines[0] == (
-        "error: --report: 'xml=out.xml': the kind is one of junit, json, html (KIND=PATH)"
+@dataclass(frozen=True, kw_only=True)
+class Toy:
+    colour: Literal["red", "blue"] = setting(
+        "--colour", help="A colour.", yaml="look.colour", aliases=(Alias("red", ("--red",), "red"),)
     )
-    assert len(lines) == 2 and lines[1].startswith("hint: ")
-    assert not (project.root / "out.xml").exists()
-    assert project.calls() == []
+    size: int = setting("--size", "-s", help="A size.", default=1, minimum=1)
 
 
-# --------------------------------------------------------------------------- --continue
-
-
-def test_the_saved_settings_come_back_as_they_were_given(project: Project) -> None:
-    root = project.root
-    first = given("-n", "3", "--agent", "cmd:sh a", "--output", "json", "--report", "junit=/j.xml")
-    save_run_options(root, first)
-    data = json.loads((project.store / "run-options.json").read_text())
-    assert data["schema_version"] == 2
-    assert saved_settings(root, {}) == first
-    assert kept_settings(root, given("-n", "5"), True)["max_iterations"] == 5
-    assert kept_settings(root, given(), True)["max_iterations"] == 3  # the control
-
-
-def test_a_file_saved_by_an_older_ralph_still_loads(project: Project) -> None:
-    old = {  # as the ralph before the settings model saved them: every option, by parameter
-        "agent": None,
-        "agent_command": ["python agent.py"],
-        "max_iterations": 1,
-        "plain": True,
-        "log_format": "text",
-        "no_color": False,
-        "verbose": False,
-        "quiet": False,
-        "junit": "/tmp/j.xml",
-        "report_json": None,
-        "report_html": "/tmp/r.html",
-        "on_escalation": "accept",
-        "sandbox": None,
-        "spec": None,
-        "parallel": None,
-    }
-    project.store.mkdir(parents=True, exist_ok=True)
-    (project.store / "run-options.json").write_text(
-        json.dumps({"schema_version": 1, "options": old})
-    )
-    s = resolve(saved_settings(project.root, {}), RalphConfig())
-    assert s.agent == ("cmd:python agent.py",)
-    assert s.output == "plain"
-    assert s.reports == {"junit": Path("/tmp/j.xml"), "html": Path("/tmp/r.html")}
-    assert (s.max_iterations, s.on_escalation, s.quiet) == (1, "accept", False)
-
-
-def test_an_older_saved_agent_name_as_a_string_loads(project: Project) -> None:
-    project.store.mkdir(parents=True, exist_ok=True)
-    (project.store / "run-options.json").write_text(json.dumps({"options": {"agent": "demo"}}))
-    assert saved_settings(project.root, {}) == {"agent": ("demo",)}
-
-
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [("max_iterations", "many"), ("output", "fancy"), ("report", ["pdf=/x"]), ("notify", "yes")],
-)
-def test_a_hand_edited_bad_value_is_one_clear_error(project: Project, key: str, value: Any) -> None:
-    project.store.mkdir(parents=True, exist_ok=True)
-    (project.store / "run-options.json").write_text(json.dumps({"options": {key: value}}))
-    with pytest.raises(StateError) as caught:
-        saved_settings(project.root, {})
-    assert re.search(rf"option {key}: .* is not valid \(", caught.value.message)
-    assert caught.value.exit_code == ExitCode.ERROR
-    # the option given again replaces it: the bad value is not read
-    name = next(d for d in declared(RunSettings) if d.name == key).name
-    assert saved_settings(project.root, {name: object()}) == {}
-
-
-# --------------------------------------------------------------------------- the declaration
-
-
-def test_each_yaml_key_exists_and_the_help_says_its_default() -> None:
-    config = RalphConfig()
-    for d in declared(RunSettings):
-        key = d.setting.yaml
-        if key is None:
-            continue
-        value: Any = config
-        for part in key.split("."):
-            value = getattr(value, part)  # the key is one ralph.yaml has
-        said = re.search(r"\(default (\S+?)[,)]", d.setting.help)
-        if said:
-            assert said.group(1) == str(value), d.name
-
-
-def test_run_help_names_every_older_spelling(project: Project) -> None:
-    text = " ".join(project.run("run", "--help").stdout.split())
-    for d in declared(RunSettings):
-        for alias in d.setting.aliases:
-            for flag in alias.flags:
-                assert flag in text, flag
+def test_one_field_is_a_whole_setting() -> None:
+    colour, size = declared(Toy)
+    assert (colour.kind, colour.choices, colour.many) == (str, ("red", "blue"), False)
+    assert (size.kind, size.default, size.setting.name) == (int, 1, "--size")
+    assert spoken(Toy, {"red": True}) == {"colour": "red"}  # its older spelling
+    assert spoken(Toy, {"red": False}) == {}  # the control: a flag not given says nothing
+    yaml = yaml_level(Toy, SimpleNamespace(look=SimpleNamespace(colour="blue")))
+    assert layered(Toy, ({"size": 3}, {}, yaml)) == {"size": 3, "colour": "blue"}
+    assert layered(Toy, ({"colour": "red"}, {}, yaml)) == {"colour": "red"}
+    assert colour.setting.described() == "A colour (ralph.yaml: look.colour). Also --red (red)."
+    with pytest.raises(ValueError, match="must be at least 1, got 0"):
+        checked(size, 0)
+    with pytest.raises(ValueError, match="'green' is not one of 'red', 'blue'"):
+        checked(colour, "green")
+    assert checked(colour, "BLUE") == "blue"
