@@ -30,6 +30,7 @@ from ralph.checks.sharedtests import shared_tests
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
+from ralph.process.request import Confinement
 from ralph.rules.caps import capped
 from ralph.rules.spec import Spec
 from ralph.rules.specset import Digests
@@ -96,11 +97,14 @@ class DoneGate:
         record: Record,
         changed: Callable[[], Sequence[str]],
         test_globs: Sequence[str] | None = None,
+        *,
+        confined: Confinement,
     ):
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
         self.ws = ws
-        self.place = CheckPlace(root, ws.root)  # the clean room command checks run in
+        # the clean room command checks run in, and where they start (the run's sandbox)
+        self.place = CheckPlace(root, ws.root, confined)
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
@@ -241,7 +245,8 @@ class DoneGate:
                 output=output,
                 prompt=prompt,
                 judge=AgentJudge(
-                    judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record
+                    *(judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record),
+                    confined=self.place.confined,
                 ),
                 cache=self.cache,
                 tree=tree(),
@@ -318,6 +323,7 @@ class DoneGate:
                     spec.path,
                     iteration,
                     record=self.record,
+                    confined=self.place.confined,
                 ),
                 cache=self.cache,
                 tree=key,

@@ -28,6 +28,7 @@ from ralph.checks.runner import gate_items, run_gate
 from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
+from ralph.process.request import Confinement
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.envpaths import own_environment
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
@@ -54,8 +55,9 @@ UNBUILT_HINT = (
 class CheckPlace:
     """The rooms of one gate's tree: the project ("main") or a lane's worktree (its name)."""
 
-    def __init__(self, tree: Path, project: Path) -> None:
+    def __init__(self, tree: Path, project: Path, confined: Confinement) -> None:
         self.tree, self.project = tree, project
+        self.confined = confined  # where its commands start: the run's sandbox
         same = tree.resolve() == project.resolve()
         self.name = "main" if same else tree.name
         self._source: RoomSource | None = None
@@ -112,6 +114,7 @@ class CheckPlace:
             run_root=room,
             start=start_copy(self.project),
             rooms=self.other_room,
+            confined=self.confined,
             **gate,
         )
         cancel, logged = gate.get("cancel"), gate.get("on_result")
@@ -125,6 +128,7 @@ class CheckPlace:
             cache=gate["cache"],
             tree=gate.get("tree"),
             cancel=cancel if cancel is not None else threading.Event(),
+            confined=self.confined,
         )
         result = person_gate(result, gi, tests, self.room, logged)
         result = sealed_gate(
@@ -144,6 +148,7 @@ class CheckPlace:
             room=self.room_a,
             snapshot=self.source().snapshotter.take,
             tree=self.tree,
+            confined=self.confined,
             listing=lambda: self.source().listing()[0],
             config=lambda command: person_config(self.tree, tests, command),
             is_test=lambda path: is_test(path, tests.globs),

@@ -97,7 +97,14 @@ def lane_parts(run: Shared, work: LaneTurn) -> LaneParts:
         worktree, folder / "prompt.md", folder / "current.log", news, record_agent, name, notes
     )
     tree = Tree(worktree, folder / "snapshot.json", ())
-    gate = partial(DoneGate, worktree, run.ws, changed=tree.changed, test_globs=run.opts.test_globs)
+    gate = partial(
+        DoneGate,
+        worktree,
+        run.ws,
+        changed=tree.changed,
+        test_globs=run.opts.test_globs,
+        confined=run.opts.confined,
+    )
     rotation = Rotation(run, place, tree, gate)
     tree.begin()  # what the lane's agents add or change from here is theirs
     return LaneParts(rotation, repo(worktree))

@@ -66,7 +66,12 @@ class SpecRun:
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
         self.convergence = Convergence(run)
         gate = partial(
-            DoneGate, opts.root, ws, changed=self.tree.changed, test_globs=opts.test_globs
+            DoneGate,
+            opts.root,
+            ws,
+            changed=self.tree.changed,
+            test_globs=opts.test_globs,
+            confined=opts.confined,
         )
         self.rotation = Rotation(run, place, self.tree, gate)
         self.gate = self.rotation.gate
