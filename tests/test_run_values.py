@@ -19,6 +19,8 @@ from ralph.run.facts import Fact, LaneClosed, VerificationEnded, VerificationSta
 from ralph.run.start import run_loop
 from ralph.store import git
 from ralph.store import worktrees as wt
+from ralph.store.git import GitLock
+from ralph.store.snapshotter import Snapshotter
 from tests.conftest import Project
 from tests.test_lanes import lanes_project
 from tests.test_run_schedulers import TWO, WORK, options
@@ -82,19 +84,24 @@ def test_every_git_command_of_a_lanes_run_holds_the_one_git_lock(project: Projec
     thread holds the lock (lanes never fight over `.git`'s lock files); each goes on once
     it is free."""
     lanes_project(project, TWO)
-    repo = wt.repo(project.root)
+    lock = GitLock()  # the run's one lock (Shared.git), passed to each place that finds a repo
+    repo = wt.repo(project.root, lock)
     done: list[str] = []
     steps: dict[str, Callable[[], object]] = {
         "worktree": lambda: wt.add_worktree(repo, project.root, "one-000000", "HEAD"),
         "status": lambda: git.status(repo),
         "branches": lambda: wt.worktree_branches(repo),
+        "snapshot": lambda: Snapshotter(project.root, lock=lock).take(),
     }
+    # not a global: a repository found with a lock of its own (outside the run) goes on
+    with lock:
+        assert git.status(wt.repo(project.root, GitLock())) is not None
 
     def run(name: str) -> None:
         steps[name]()
         done.append(name)
 
-    with wt.GIT_LOCK:
+    with repo.lock:
         threads = [threading.Thread(target=run, args=(name,)) for name in steps]
         for thread in threads:
             thread.start()

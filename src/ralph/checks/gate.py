@@ -37,6 +37,7 @@ from ralph.rules.specset import Digests
 from ralph.rules.state import MAX_COUNT, SpecState, State
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
+from ralph.store.git import GitLock
 from ralph.store.startcopy import WANTED
 from ralph.store.workspace import Workspace
 
@@ -99,12 +100,13 @@ class DoneGate:
         test_globs: Sequence[str] | None = None,
         *,
         confined: Confinement,
+        lock: GitLock | None = None,
     ):
         self.root = root
-        self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
+        self.tests = TestGuard(root, ws.dir, test_globs, lock=lock)  # tests may grow, never shrink
         self.ws = ws
         # the clean room command checks run in, and where they start (the run's sandbox)
-        self.place = CheckPlace(root, ws.root, confined)
+        self.place = CheckPlace(root, ws.root, confined, lock)
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused

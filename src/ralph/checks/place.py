@@ -38,6 +38,7 @@ from ralph.specs.frontmatter import SpecMeta
 from ralph.store import reader
 from ralph.store.envbuild import environments
 from ralph.store.envcopy import declared_here, envs_dir, record_start_envs
+from ralph.store.git import GitLock
 from ralph.store.room import RoomSource, build_room, record_start
 from ralph.store.roomsync import wipe
 from ralph.store.runspans import record_began, record_ended
@@ -55,9 +56,12 @@ UNBUILT_HINT = (
 class CheckPlace:
     """The rooms of one gate's tree: the project ("main") or a lane's worktree (its name)."""
 
-    def __init__(self, tree: Path, project: Path, confined: Confinement) -> None:
+    def __init__(
+        self, tree: Path, project: Path, confined: Confinement, lock: GitLock | None = None
+    ) -> None:
         self.tree, self.project = tree, project
         self.confined = confined  # where its commands start: the run's sandbox
+        self.lock = lock  # held by the git commands on its tree: the run's
         same = tree.resolve() == project.resolve()
         self.name = "main" if same else tree.name
         self._source: RoomSource | None = None
@@ -67,7 +71,7 @@ class CheckPlace:
 
     def source(self) -> RoomSource:
         if self._source is None:
-            self._source = RoomSource(self.tree)
+            self._source = RoomSource(self.tree, self.lock)
         return self._source
 
     def start(self, *, copy: bool = False, keep: bool = False, envs: bool = True) -> None:
