@@ -10,7 +10,7 @@ endif
 STAMP := $(VENV)/.installed
 DEMO_DIR := build/demo
 
-.PHONY: demo test test-loaded lint unit coverage e2e e2e-agents sandbox-tools browser-tools bench example dist clean docs docs-gen sizes
+.PHONY: demo test test-loaded quick lint unit coverage e2e e2e-agents sandbox-tools browser-tools bench example dist clean docs docs-gen sizes
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -61,13 +61,18 @@ browser-tools:
 unit: $(STAMP) e2e-agents sandbox-tools browser-tools
 	$(BIN)/pytest -q -n auto --dist worksteal
 
+# The inner loop: every test that is not slow (tests/conftest.py marks as slow what drives ralph
+# end to end), about a minute on 2 cores. make test runs them all.
+quick: $(STAMP)
+	$(BIN)/pytest -q -n 2 --dist worksteal -m "not slow"
+
 e2e: $(STAMP) e2e-agents
 	$(BIN)/pytest -q -p no:cacheprovider tests/test_e2e_agents.py tests/test_e2e_limits.py -rs
 
 # Modules the seeds require fully tested: 100 % of lines AND branches, by their own tests.
-# Add a module with its test file (--cov=ralph.x and tests/test_x.py).
+# Add a module with its test file (--cov=ralph.p.x and tests/p/test_x.py).
 COVERAGE_100 := --cov=ralph.checks.claims --cov=ralph.rules.breaker
-COVERAGE_TESTS := tests/test_claims.py tests/test_breaker.py
+COVERAGE_TESTS := tests/test_claims.py tests/rules/test_breaker.py
 
 coverage: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider $(COVERAGE_TESTS) $(COVERAGE_100) \

@@ -9,20 +9,13 @@ from typing import Any
 
 import pytest
 
-from ralph.agents.footprint import FOOTPRINTS
-from ralph.rules.agentfiles import AGENT_SCAFFOLDING, agent_file
-from ralph.store.ignore import is_scaffolding
 from ralph.store.ignorebase import rule_changes, scaffolding_pattern
 from tests.conftest import Project
 
 CHECK = "python3 -c 'import app; assert app.VALUE == 1'"
+
+
 SPEC = f"---\ntest_command: {CHECK}\n---\n# app\nSet VALUE to 1.\n"
-
-
-def test_every_built_in_agent_states_its_scaffolding_in_its_footprint() -> None:
-    assert AGENT_SCAFFOLDING.keys() == FOOTPRINTS.keys()
-    for name, footprint in FOOTPRINTS.items():
-        assert footprint.scaffolding == AGENT_SCAFFOLDING[name] != ()
 
 
 @pytest.mark.parametrize(
@@ -37,13 +30,6 @@ def test_an_agent_own_ignore_rule_waits_for_no_person(pattern: str) -> None:
 def test_a_rule_beyond_the_agent_files_still_waits(pattern: str) -> None:
     assert not scaffolding_pattern(pattern)
     assert rule_changes({}, {".gitignore": f"{pattern}\n"}) != []
-
-
-def test_the_agent_files_are_scaffolding_at_the_top_of_the_project() -> None:
-    for path in (".aider.chat.history.md", ".aider.tags.cache.v4/", ".aider.tags.cache.v4/x.db"):
-        assert is_scaffolding(path)
-    assert is_scaffolding(".claude/settings.local.json") and agent_file(".gemini")
-    assert not is_scaffolding("src/.aider.py") and not is_scaffolding("aider.py")
 
 
 def aider_like(p: Project) -> str:

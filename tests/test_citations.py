@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from ralph.checks.citations import check_citations
-from ralph.rules.citations import parse_citations
 from tests.conftest import FAKES, Project
 
 
@@ -19,23 +18,6 @@ def project(tmp_path: Path) -> Path:
         "def add(a, b):\n    return a + b\n\n\ndef greet(name):\n    return f'hello {name}'\n"
     )
     return tmp_path
-
-
-def test_citation_lines_are_read() -> None:
-    text = """\
-Looked at the code.
-EVIDENCE 1: src/app.py:2 "return a + b"
-- EVIDENCE 2: `src/app.py:6` — "return f'hello {name}'"
-EVIDENCE 3: $ pytest -q => "3 passed"
-EVIDENCE 4: somewhere
-VERIFIED
-"""
-    cited = parse_citations(text)
-    assert [(c.criterion, c.path, c.line, c.command, c.quote) for c in cited] == [
-        (1, "src/app.py", 2, None, "return a + b"),
-        (2, "src/app.py", 6, None, "return f'hello {name}'"),
-        (3, None, 0, "pytest -q", "3 passed"),
-    ]
 
 
 def test_valid_evidence_for_every_criterion(tmp_path: Path) -> None:

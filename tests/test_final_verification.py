@@ -11,10 +11,11 @@ import sys
 from pathlib import Path
 
 from ralph.rules.signals import parse_signal
-from ralph.rules.verification import judge
 from tests.conftest import Project
 
 DONE = [{"signal": "DONE"}]
+
+
 SPEC = "# goal\n- [x] the work\n"
 
 
@@ -35,41 +36,12 @@ def failing_tests(project: Project) -> None:
     yaml(project, f"test_command: {sys.executable} check.py\n")
 
 
-# --------------------------------------------------------------------------- signals
-
-
 def test_verify_signals_are_parsed_and_an_echoed_protocol_never_counts() -> None:
     assert parse_signal("all good\n<ralph>VERIFY_PASS</ralph>\n") == "VERIFY_PASS"
     assert parse_signal("no\n<ralph>VERIFY_FAIL</ralph>") == "VERIFY_FAIL"
     assert parse_signal("<ralph>VERIFY_FAIL</ralph>\n<ralph>VERIFY_PASS</ralph>") == "VERIFY_PASS"
     quoted = "- `<ralph>VERIFY_PASS</ralph>` when the tests pass and every spec is really met.\n"
     assert parse_signal(quoted) is None
-
-
-# --------------------------------------------------------------------------- the verdict rules
-
-
-def test_a_pass_needs_the_tag_no_changes_and_every_command_passing() -> None:
-    assert judge("VERIFY_PASS", None, (), []).passed
-
-
-def test_a_failing_check_always_wins_over_verify_pass() -> None:
-    verdict = judge("VERIFY_PASS", None, (), ["`make test` failed: exit code 2"])
-    assert not verdict.passed
-    assert verdict.reasons == ("`make test` failed: exit code 2",)
-
-
-def test_no_verdict_a_crash_a_fail_or_an_edit_all_fail() -> None:
-    assert "no verdict" in judge("DONE", None, (), []).summary
-    assert "no verdict" in judge(None, None, (), []).summary
-    assert "VERIFY_FAIL" in judge("VERIFY_FAIL", None, (), []).summary
-    assert "failed (exit code 1)" in judge("VERIFY_PASS", "exit code 1", (), []).summary
-    changed = judge("VERIFY_PASS", None, ("a.py", "b.py"), [])
-    assert not changed.passed
-    assert "changed 2 tracked file(s): a.py, b.py" in changed.summary
-
-
-# --------------------------------------------------------------------------- end to end
 
 
 def test_pass_archives_the_run_and_exits_zero(git_project: Project) -> None:

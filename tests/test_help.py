@@ -28,6 +28,8 @@ def test_run_help_has_readable_placeholders_choices_and_defaults(project: Projec
     for shown in (
         "--agent NAME",
         "--agent-command CMD",
+        "--report KIND=PATH",
+        "--output live|no-color|plain|json",
         "--rotation round-robin|fallback",
         "-n, --max-iterations N",
         "--timeout SECONDS",
@@ -36,7 +38,7 @@ def test_run_help_has_readable_placeholders_choices_and_defaults(project: Projec
         "--spec PATH",
         "-C, --project DIR",
         "--on-escalation abort|accept|continue",
-        "(default 20, or max_iterations in ralph.yaml)",
+        "default 20 (ralph.yaml: max_iterations)",
         "(default 3600, or agent.timeout in ralph.yaml)",
     ):
         assert shown in text, shown

@@ -14,16 +14,26 @@ from pathlib import Path
 
 import pytest
 
-from ralph.rules.roompin import pin_pytest, room_config
 from tests.conftest import Project
 
 pytestmark = pytest.mark.slow
 
+
 PY = sys.executable
+
+
 WRONG = "def mean(xs):\n    return sum(xs) * len(xs)\n"
+
+
 RIGHT = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+
+
 TEST = "from calc import mean\n\n\ndef test_mean():\n    assert mean([1, 2, 3]) == 2\n"
+
+
 PYTEST = f"{PY} -m pytest -q -p no:cacheprovider tests"
+
+
 # a hook that reports every test passed: what a conftest above the room would load
 PASS_ALL = (
     "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
@@ -94,34 +104,6 @@ def test_a_link_into_the_project_environment_reaches_nothing(git_project: Projec
     assert p.counts() == {"PROMPT.md": 0}
     assert "calc/__init__.py (a link whose target leaves the room)" in res.stdout
     assert passes_at(p.root)  # the control: in the tree the link works
-
-
-@pytest.mark.parametrize(
-    ("names", "expected"),
-    [
-        ({"pytest.ini": ""}, "pytest.ini"),
-        ({"tox.ini": "[tox]\n", "setup.cfg": "[tool:pytest]\n"}, "setup.cfg"),
-        ({"pyproject.toml": "[project]\nname='x'\n", "tox.ini": "[pytest]\n"}, "tox.ini"),
-        (
-            {"pyproject.toml": "[tool.pytest.ini_options]\n", "tox.ini": "[pytest]\n"},
-            "pyproject.toml",
-        ),
-        ({"pyproject.toml": "[project]\nname='x'\n"}, "pyproject.toml"),
-        ({"tox.ini": "[tox]\n"}, None),
-        ({}, None),
-    ],
-)
-def test_which_configuration_a_room_holds(names: dict[str, str], expected: str | None) -> None:
-    assert room_config(names) == expected
-
-
-def test_pytest_is_pinned_to_the_room(tmp_path: Path) -> None:
-    opts = pin_pytest(tmp_path, {}, "-x", empty=os.devnull)
-    assert opts.startswith(f"-c {os.devnull} --rootdir={tmp_path} --confcutdir={tmp_path}")
-    assert opts.endswith(" -x")  # the person's options after: theirs win
-    assert f"-c {tmp_path / 'pytest.ini'}" in pin_pytest(
-        tmp_path, {"pytest.ini": ""}, empty=os.devnull
-    )
 
 
 def checks_of(p: Project) -> list[str]:

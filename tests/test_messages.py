@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import re
 
-from ralph.rules.words import plural
 from ralph.ui.reports import markdown_summary
 from ralph.ui.runreport import RunReport, SpecReport
 from tests.conftest import Project
 
 ONE_PLURAL = re.compile(r"(?<![/\d])\b1 (?:\w+ )?(?:rotations|times|failures|specs|files|lines)\b")
-
-
-def test_plural() -> None:
-    assert [plural(n, "rotation") for n in (0, 1, 2)] == [
-        "0 rotations",
-        "1 rotation",
-        "2 rotations",
-    ]
 
 
 def test_one_rotation_is_not_one_rotations(git_project: Project) -> None:

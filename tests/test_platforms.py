@@ -16,7 +16,6 @@ from filelock import FileLock
 
 from ralph.errors import LockError
 from ralph.process.signals import STOP_SIGNALS
-from ralph.rules.cmdline import split_command
 from ralph.store.liverun import _filelock_held, is_live, lock_file
 from ralph.store.private import ensure_store
 from ralph.store.runlock import RunLock
@@ -24,27 +23,6 @@ from tests.conftest import Project
 from tests.platforms import WINDOWS
 
 DONE = [{"signal": "DONE"}]
-
-
-def test_windows_command_lines_keep_their_backslashes() -> None:
-    line = r'C:\Python\python.exe C:\agents\fake.py "C:\Program Files\x" --tag a#b'
-    assert split_command(line, windows=True) == [
-        r"C:\Python\python.exe",
-        r"C:\agents\fake.py",
-        r"C:\Program Files\x",
-        "--tag",
-        "a#b",
-    ]
-    assert split_command("agent 'two words' \"and more\"", windows=True) == [
-        "agent",
-        "two words",
-        "and more",
-    ]
-    # A POSIX shell's rules elsewhere: a backslash escapes.
-    assert split_command(r"agent a\ b 'c d'", windows=False) == ["agent", "a b", "c d"]
-    for windows in (True, False):
-        with pytest.raises(ValueError, match="closing quotation"):
-            split_command('agent "unclosed', windows=windows)
 
 
 def test_an_agent_command_with_a_windows_path_runs_that_program(project: Project) -> None:

@@ -35,9 +35,23 @@ class Tree:
         self.own_files = own_files
         self.snapshotter = Snapshotter(root)
         self.hidden: dict[str, str] = {}  # hashes of the specs under .ralph/specs/
+        self.start: Snapshot | None = None  # as the run (or the lane) began: `begin`
 
     def take(self) -> Snapshot:
         return self.snapshotter.take()
+
+    def begin(self) -> Snapshot:
+        """The tree as the run (or a lane) begins: what the agents change from here is
+        theirs (`changed`)."""
+        self.start = self.take()
+        return self.start
+
+    def changed(self) -> tuple[str, ...]:
+        """The paths changed since `begin` (none before it): what a check asks of the agents'
+        work."""
+        if self.start is None:
+            return ()
+        return tuple(self.snapshotter.diff(self.start, self.take()).paths)
 
     def after(self, before: Snapshot) -> Taken:
         """What a rotation changed since `before`, the hidden spec files included."""

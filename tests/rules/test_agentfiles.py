@@ -1,0 +1,22 @@
+"""Agents' own scaffolding (rules/agentfiles.py) is never a reason to refuse: aider's `.aider*`
+rule and files, the CLIs' local settings folders. Stated once, per agent; its footprint says
+the same."""
+
+from __future__ import annotations
+
+from ralph.agents.footprint import FOOTPRINTS
+from ralph.rules.agentfiles import AGENT_SCAFFOLDING, agent_file
+from ralph.store.ignore import is_scaffolding
+
+
+def test_every_built_in_agent_states_its_scaffolding_in_its_footprint() -> None:
+    assert AGENT_SCAFFOLDING.keys() == FOOTPRINTS.keys()
+    for name, footprint in FOOTPRINTS.items():
+        assert footprint.scaffolding == AGENT_SCAFFOLDING[name] != ()
+
+
+def test_the_agent_files_are_scaffolding_at_the_top_of_the_project() -> None:
+    for path in (".aider.chat.history.md", ".aider.tags.cache.v4/", ".aider.tags.cache.v4/x.db"):
+        assert is_scaffolding(path)
+    assert is_scaffolding(".claude/settings.local.json") and agent_file(".gemini")
+    assert not is_scaffolding("src/.aider.py") and not is_scaffolding("aider.py")

@@ -1,0 +1,24 @@
+"""Judges cite evidence: the citation lines of a judge's answer are read, each cited file and
+line is checked, and a criterion without valid evidence is named; the pool's judge is of another
+vendor than the coder when it can be."""
+
+from __future__ import annotations
+
+from ralph.rules.citations import parse_citations
+
+
+def test_citation_lines_are_read() -> None:
+    text = """\
+Looked at the code.
+EVIDENCE 1: src/app.py:2 "return a + b"
+- EVIDENCE 2: `src/app.py:6` — "return f'hello {name}'"
+EVIDENCE 3: $ pytest -q => "3 passed"
+EVIDENCE 4: somewhere
+VERIFIED
+"""
+    cited = parse_citations(text)
+    assert [(c.criterion, c.path, c.line, c.command, c.quote) for c in cited] == [
+        (1, "src/app.py", 2, None, "return a + b"),
+        (2, "src/app.py", 6, None, "return f'hello {name}'"),
+        (3, None, 0, "pytest -q", "3 passed"),
+    ]

@@ -1,0 +1,27 @@
+"""rules/money.py: prices in JSON output are rounded to 6 decimals, at any depth, and only
+prices are."""
+
+from __future__ import annotations
+
+from ralph.rules.money import money, rounded_money
+
+
+def test_a_price_is_rounded_and_none_stays_none() -> None:
+    assert money(0.1 + 0.2 + 0.192) == 0.492
+    assert money(None) is None
+
+
+def test_every_cost_key_at_any_depth_is_rounded_and_nothing_else() -> None:
+    noisy = 0.49200000000000005
+    data = {
+        "cost_usd": noisy,
+        "ratio": noisy,  # not a price: kept as it is
+        "specs": [{"total_cost": noisy, "cost_note": "cheap", "cost_count": 3}],
+        "nested": ({"cost": 1.23456789},),
+    }
+    assert rounded_money(data) == {
+        "cost_usd": 0.492,
+        "ratio": noisy,
+        "specs": [{"total_cost": 0.492, "cost_note": "cheap", "cost_count": 3}],
+        "nested": [{"cost": 1.234568}],
+    }

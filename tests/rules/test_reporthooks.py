@@ -1,0 +1,16 @@
+"""The revert check's pure rules: which test cases were added since the run began
+(rules/addedcases.py), each one's outcome in a JUnit report (rules/junitcases.py), the verdict
+(rules/revertverdict.py), and the test code that can rewrite a run's results
+(rules/reporthooks.py)."""
+
+from __future__ import annotations
+
+from ralph.rules.reporthooks import forging_names
+
+
+def test_names_that_can_rewrite_results() -> None:
+    hook = "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+    assert forging_names(hook) == ("pytest_runtest_makereport",)
+    env = "import os\nos.environ['PYTEST_ADDOPTS']\nconfig.option.xmlpath\n"
+    assert forging_names(env) == ("PYTEST_ADDOPTS", "xmlpath")
+    assert forging_names("def pytest_configure(config):\n    pass\n") == ()

@@ -1,0 +1,60 @@
+"""The pure rules of the test guard: which files are tests, and whether tests were weakened
+(removed or changed cases and assertions, added skip markers), per language."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.rules.testfiles import is_test, may_hold_tests
+
+RUST = """\
+pub fn add(a: i32, b: i32) -> i32 { a + b }
+
+fn helper() -> i32 { 1 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds() {
+        assert_eq!(add(2, 3), 5);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "yes"),
+    [
+        ("tests/test_calc.py", True),
+        ("calc_test.py", True),
+        ("deep/down/conftest.py", True),
+        ("src/calc.py", False),
+        ("web/src/app.test.tsx", True),
+        ("web/src/__tests__/app.js", True),
+        ("web/src/__snapshots__/app.test.tsx.snap", True),
+        ("pkg/calc_test.go", True),
+        ("pkg/calc.go", False),
+        ("crate/tests/it.rs", True),
+        ("module/src/test/java/a/CalcTest.java", True),
+        ("src/main/java/a/Calc.java", False),
+        ("spec/calc_spec.rb", True),
+        ("test/calc_test.rb", True),
+        ("README.md", False),
+    ],
+)
+def test_default_test_files(path: str, yes: bool) -> None:
+    assert is_test(path) is yes
+
+
+def test_given_globs_replace_the_defaults() -> None:
+    assert is_test("checks/verify_calc.py", ["checks/**/*.py"])
+    assert not is_test("tests/test_calc.py", ["checks/**/*.py"])
+    assert is_test("a/b/x.spec.{js}", ["*.spec.{js}"]) is False  # braces are alternatives
+    assert is_test("a/b/x.spec.js", ["*.spec.{js,ts}"])
+
+
+def test_rust_sources_with_unit_tests_are_test_files() -> None:
+    assert may_hold_tests("src/lib.rs", RUST)
+    assert not may_hold_tests("src/lib.rs", "pub fn add() {}\n")

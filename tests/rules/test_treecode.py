@@ -1,0 +1,18 @@
+"""A tree's checks import that tree's code: what an environment maps into the project is moved
+to the same place in the tree, first on PYTHONPATH (ralph.process.treecode)."""
+
+from __future__ import annotations
+
+from ralph.rules.treecode import mapped_modules, pth_paths
+
+
+def test_the_texts_an_editable_install_leaves() -> None:
+    assert pth_paths("# comment\nimport x; x.install()\n\nrel\n/abs/src\n", "/site") == [
+        "/site/rel",
+        "/abs/src",
+    ]
+    editables = "from editables.redirector import RedirectingFinder as F\nF.install()\n"
+    editables += "F.map_module('pkg', '/p/src/pkg/__init__.py')\n"
+    assert mapped_modules(editables) == {"pkg": "/p/src/pkg/__init__.py"}
+    assert mapped_modules("MAPPING = {'a': '/p/a'}") == {"a": "/p/a"}
+    assert mapped_modules("not python (") == {}

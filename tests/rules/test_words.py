@@ -1,0 +1,13 @@
+"""Messages say what they mean: counted words agree with their count ("1 rotation")."""
+
+from __future__ import annotations
+
+from ralph.rules.words import plural
+
+
+def test_plural() -> None:
+    assert [plural(n, "rotation") for n in (0, 1, 2)] == [
+        "0 rotations",
+        "1 rotation",
+        "2 rotations",
+    ]

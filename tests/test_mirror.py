@@ -1,0 +1,99 @@
+"""Tests mirror the code: a module's tests are in tests/<package>/test_<module>.py.
+
+Every module of a package in MIRRORED has its test file there, and that file imports the module
+it is named for (a file of the right name testing something else does not count). In every
+package's test folder, each test file is named for a module that exists: renaming a module
+renames its tests. Tests that drive ralph end to end are named for behaviour, in tests/e2e/.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+SRC = TESTS.parent / "src"
+
+# The packages whose every module has its test file; the others are on their way.
+MIRRORED = ("rules",)
+
+
+def _imported(test_file: Path) -> set[str]:
+    """The ralph modules `test_file` imports, anywhere in it (`from ralph.p import m` too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(test_file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def _modules(src: Path, package: str) -> list[str]:
+    return sorted(p.stem for p in (src / "ralph" / package).glob("*.py") if p.stem != "__init__")
+
+
+def untested(src: Path, tests: Path, packages: Iterable[str]) -> list[str]:
+    """Each module of `packages` without its test file, or whose test file does not import it."""
+    found = []
+    for package in packages:
+        for module in _modules(src, package):
+            test = tests / package / f"test_{module}.py"
+            name = f"ralph.{package}.{module}"
+            if not test.is_file():
+                found.append(f"{name}: no {test.relative_to(tests.parent)}")
+            elif name not in _imported(test):
+                found.append(f"{name}: {test.relative_to(tests.parent)} does not import it")
+    return found
+
+
+def orphans(src: Path, tests: Path) -> list[str]:
+    """Test files in a package's test folder named for no module of that package."""
+    found = []
+    for folder in sorted(p for p in tests.iterdir() if (src / "ralph" / p.name).is_dir()):
+        modules = set(_modules(src, folder.name))
+        for test in sorted(folder.glob("test_*.py")):
+            if test.stem.removeprefix("test_") not in modules:
+                found.append(str(test.relative_to(tests.parent)))
+    return found
+
+
+def test_each_module_of_a_mirrored_package_has_its_test_file() -> None:
+    assert untested(SRC, TESTS, MIRRORED) == []
+
+
+def test_each_test_file_of_a_package_is_named_for_one_of_its_modules() -> None:
+    assert orphans(SRC, TESTS) == []
+
+
+def _tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def test_a_missing_a_misnamed_and_an_orphan_test_file_are_named(tmp_path: Path) -> None:
+    # the control: a checker that never finds anything would pass both tests above
+    src, tests = tmp_path / "src", tmp_path / "tests"
+    _tree(
+        tmp_path,
+        {
+            "src/ralph/rules/__init__.py": "",
+            "src/ralph/rules/kept.py": "",
+            "src/ralph/rules/aliased.py": "",
+            "src/ralph/rules/wrong.py": "",
+            "src/ralph/rules/gone.py": "",
+            "tests/rules/test_kept.py": "from ralph.rules.kept import f\n",
+            "tests/rules/test_aliased.py": "def t():\n    from ralph.rules import aliased\n",
+            "tests/rules/test_wrong.py": "from ralph.rules.kept import f\n",
+            "tests/rules/test_renamed.py": "from ralph.rules.kept import f\n",
+            "tests/e2e/test_a_behaviour.py": "",
+        },
+    )
+    assert untested(src, tests, ["rules"]) == [
+        "ralph.rules.gone: no tests/rules/test_gone.py",
+        "ralph.rules.wrong: tests/rules/test_wrong.py does not import it",
+    ]
+    assert orphans(src, tests) == ["tests/rules/test_renamed.py"]

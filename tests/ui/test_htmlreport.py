@@ -1,0 +1,98 @@
+"""The HTML report's story of a run, from ralph's records: in a `--parallel` run the running
+totals never go back and the counter paths show the 3/3 -> 2/3 drops merges caused; the run's
+numbers are one function of the records; whatever a record holds, the page stays within its
+size bound and nothing in it crashes the report (issues 28 and 30)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ralph.rules.runtotals import run_totals
+from ralph.store.runstory import RunRecords
+from ralph.ui.htmlreport import MAX_BYTES, render_html
+from ralph.ui.story import story_of
+
+
+def _rotation(n: int, spec: str, done: int, tokens: int, **more: Any) -> list[dict[str, Any]]:
+    start = {"ts": 1000.0 + n, "event": "rotation_start", "iteration": n, "spec": spec,
+             "mode": "IMPLEMENT", "agent": "claude"}  # fmt: skip
+    end = {"ts": 1000.5 + n, "event": "rotation_end", "iteration": n, "spec": spec,
+           "signal": "DONE", "done_count": done, "agent_s": 0.4, "checks_s": 0.1,
+           "seconds": 0.5, "input_tokens": tokens, "output_tokens": 0, "cost_usd": 0.01,
+           "downgraded": [], **more}  # fmt: skip
+    return [start, end]
+
+
+def _lanes_run() -> list[dict[str, Any]]:
+    """Two lanes: rotation 2 (b) ends before rotation 1 (a); then a's lane merges and b, at
+    3/3, drops to 2/3."""
+    r1, r2 = _rotation(1, "a", 1, 100), _rotation(2, "b", 3, 10)
+    merge = {"ts": 1003.0, "event": "lane_merge", "spec": "a", "branch": "ralph/a",
+             "into": "main", "downgraded": ["b"], "closes": True}  # fmt: skip
+    return [
+        {"ts": 1000.0, "event": "run_start", "agent": "claude"},
+        r1[0], r2[0], r2[1], r1[1], merge, *_rotation(3, "b", 3, 1),
+    ]  # fmt: skip
+
+
+def _points(html: str, title: str) -> list[tuple[float, float]]:
+    chart = html.split(f"<title>{title}</title>", 1)[1].split("</svg>", 1)[0]
+    coords = re.search(r'points="([^"]+)"', chart)
+    assert coords is not None
+    return [tuple(map(float, p.split(","))) for p in coords.group(1).split()]  # type: ignore[misc]
+
+
+def test_the_running_token_total_never_goes_back_in_a_lanes_run() -> None:
+    html = render_html(RunRecords("p", tuple(_lanes_run())))
+    points = _points(html, "tokens so far")
+    xs = [x for x, _ in points]
+    ys = [-y for _, y in points]  # SVG's y grows downwards
+    assert xs == sorted(xs) and ys == sorted(ys), points
+
+
+def test_forged_values_count_as_unknown_and_never_crash() -> None:
+    forged: list[dict[str, Any]] = [
+        {"ts": 1e308, "event": "run_start", "agent": {"x": 1}},
+        {"ts": float("nan"), "event": "rotation_start", "iteration": 10**30, "spec": ["x"]},
+        {"ts": -5, "event": "rotation_start", "iteration": 1, "spec": "a", "mode": 3},
+        {"ts": float("inf"), "event": "rotation_end", "iteration": 1, "spec": "a",
+         "done_count": 10**40, "agent_s": float("nan"), "checks_s": -3, "seconds": 1e300,
+         "input_tokens": 10**40, "output_tokens": -4, "cost_usd": float("-inf"),
+         "changed": "abc", "downgraded": 5, "signal": {"s": 1}},
+        {"event": "run_end", "exit_code": 10**30, "reason": ["r"], "totals": {"seconds": "x"}},
+    ]  # fmt: skip
+    totals = run_totals(forged)
+    assert totals.usage.input_tokens == 0 and totals.agent_s == 0 and totals.checks_s == 0
+    html = render_html(RunRecords("p", tuple(forged)))
+    assert "nan" not in html.lower().replace("nanos", "") and "inf<" not in html
+    assert json.dumps(totals.to_json(), allow_nan=False)
+
+
+def test_the_page_stays_within_its_bound_whatever_the_records_hold() -> None:
+    big = "<b>" + "x" * 2_000
+    records: list[dict[str, Any]] = [{"ts": 1.0, "event": "run_start", "agent": big}]
+    for n in range(1, 201):
+        records += _rotation(n, f"specs/{n % 400}-{big}", 1, 1, note=big, changed=[big] * 60)
+        records.append({"ts": 2.0, "event": "done_gate", "iteration": n,
+                        "spec": f"specs/{n % 400}-{big}", "passed": False,
+                        "reasons": [big] * 100})  # fmt: skip
+    records += [{"event": "escalation", "subject": big, "reasons": [big]}] * 2000
+    state = {"specs": [{"path": f"s{n}{big}", "done_count": 3} for n in range(300)]}
+    excerpts = {big: big * 50}
+    html = render_html(RunRecords("p", tuple(records), state, excerpts))
+    assert len(html.encode()) <= MAX_BYTES
+    assert "earlier rotations not shown" in html and "<b>" not in html
+    assert '<td class="num">200</td>' in html  # the latest rotations are the ones kept
+
+
+def test_the_run_that_just_ended_says_its_verdict_whatever_a_record_says() -> None:
+    """A run_end line an agent forged says exit 0; the run command knows it ended with 5."""
+    forged = [
+        {"ts": 1.0, "event": "run_start"},
+        {"ts": 2.0, "event": "run_end", "exit_code": 0, "reason": "every spec verified (3/3)"},
+    ]
+    story = story_of(RunRecords("p", tuple(forged)), (5, "the agent is stuck on PROMPT.md"))
+    assert (story.exit_code, story.reason) == (5, "the agent is stuck on PROMPT.md")
+    assert "every spec verified" not in render_html(RunRecords("p", tuple(forged)), (5, "stuck"))
