@@ -39,15 +39,8 @@ from ralph.store.files import load_json, write_json_atomic
 from ralph.store.git import GitLock
 from ralph.store.ignore import SCAFFOLD_GLOBS, SCAFFOLD_NAMES, stat_key
 from ralph.store.private import ensure_store, store_dir
-from ralph.store.roomsync import (
-    Want,
-    like_file,
-    racy_from,
-    sync,
-    want_bytes,
-    want_file,
-    wipe,
-)
+from ralph.store.roomfile import Want, like_file, racy_from, want_bytes, want_file
+from ralph.store.roomsync import sync, wipe
 from ralph.store.snapshotter import Snapshotter
 
 ROOMS = "rooms"
