@@ -208,9 +208,13 @@ def test_the_ratchet_holds_a_module_at_its_figure_and_lets_it_shrink() -> None:
     assert 'python -m tests.sizes --update --reason "why" ralph.a' in grown
     (cls,) = sizes.problems(_RECORDED, {**_SIZES, "ralph.b:Big": 151}, _RECORDED)
     assert cls.startswith("ralph.b:Big grew to 151 lines, 1 over")
-    # a short class has no figure and is held to the floor
+    # a short class has no figure and is held to the floor; a new module starts at the cap
     (small,) = sizes.problems(_RECORDED, {**_SIZES, "ralph.b:Small": 101}, _RECORDED)
-    assert small.startswith("ralph.b:Small: 101 lines and no figure")
+    assert small.startswith("ralph.b:Small grew to 101 lines, 1 over the limit without a figure")
+    (new,) = sizes.problems(_RECORDED, {**_SIZES, "ralph.c": 400}, _RECORDED)
+    assert new == "ralph.c: 400 lines and no figure: python -m tests.sizes --update"
+    (big,) = sizes.problems(_RECORDED, {**_SIZES, "ralph.c": 401}, _RECORDED)
+    assert big.startswith("ralph.c grew to 401 lines, 1 over the limit without a figure of 400")
 
 
 def test_a_raised_figure_needs_a_reason_of_its_own() -> None:
@@ -246,19 +250,25 @@ def test_new_and_gone_modules_ask_for_an_update() -> None:
 
 def test_the_update_lowers_freely_and_raises_only_with_a_reason() -> None:
     today = {"ralph.a": 100, "ralph.b": 390, "ralph.b:Big": 90, "ralph.c": 30, "ralph.d": 450}
+    today["ralph.c:New"] = 101
     figures, refused = sizes.update(_RECORDED, today)
     assert figures == {
         "ralph.a": sizes.Figure(100),  # lowered
         "ralph.b": sizes.Figure(380),  # grew: not raised
         "ralph.c": sizes.Figure(30),  # new
-    }  # Big went under the floor; ralph.d is new and over the cap: not recorded
-    assert refused == ["ralph.b: 390 lines, over 380", "ralph.d: 450 lines, over 400"]
+    }  # Big went under the floor; ralph.d is new and over the cap, New over the floor
+    assert refused == [
+        "ralph.b: 390 lines, over 380",
+        "ralph.d: 450 lines, over 400",
+        "ralph.c:New: 101 lines, over 100",
+    ]
     figures, refused = sizes.update(_RECORDED, today, "a reason", ["ralph.d"])
     assert figures["ralph.d"] == sizes.Figure(450, "a reason")
     assert figures["ralph.b"] == sizes.Figure(380)
-    assert refused == ["ralph.b: 390 lines, over 380"]
+    assert refused == ["ralph.b: 390 lines, over 380", "ralph.c:New: 101 lines, over 100"]
     figures, refused = sizes.update(_RECORDED, today, "a reason")
     assert figures["ralph.b"] == sizes.Figure(390, "a reason")
+    assert figures["ralph.c:New"] == sizes.Figure(101, "a reason")
     assert refused == []
     assert sizes.problems(figures, today, _RECORDED) == []  # what it writes passes
     # lowered under the cap, a reason goes; still over it, it stays
