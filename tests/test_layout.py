@@ -346,20 +346,9 @@ def test_fmt_skip_stands_only_on_literal_tables() -> None:
     packed = {
         name: lines
         for name, path in _modules().items()
-        if len(lines := _packed(path.read_text(encoding="utf-8"))) > _STILL_PACKED.get(name, 0)
+        if (lines := _packed(path.read_text(encoding="utf-8")))
     }
     assert packed == {}
-
-
-# Packed code the other parts of issue 29 unpack as they land (options: cli.py; rotation and
-# owners: run/); a module here may keep at most this many, and the entry goes once it is at 0.
-_STILL_PACKED = {
-    "ralph.cli": 5,
-    "ralph.run.lanes": 1,
-    "ralph.run.lanework": 1,
-    "ralph.run.loop": 4,
-    "ralph.run.recorder": 1,
-}
 
 
 def test_the_fmt_skip_check_finds_packed_code() -> None:
