@@ -30,12 +30,14 @@ from ralph.checks.sharedtests import shared_tests
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
+from ralph.process.request import Confinement
 from ralph.rules.caps import capped
 from ralph.rules.spec import Spec
 from ralph.rules.specset import Digests
 from ralph.rules.state import MAX_COUNT, SpecState, State
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
+from ralph.store.git import GitLock
 from ralph.store.startcopy import WANTED
 from ralph.store.workspace import Workspace
 
@@ -96,11 +98,15 @@ class DoneGate:
         record: Record,
         changed: Callable[[], Sequence[str]],
         test_globs: Sequence[str] | None = None,
+        *,
+        confined: Confinement,
+        lock: GitLock | None = None,
     ):
         self.root = root
-        self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
+        self.tests = TestGuard(root, ws.dir, test_globs, lock=lock)  # tests may grow, never shrink
         self.ws = ws
-        self.place = CheckPlace(root, ws.root)  # the clean room command checks run in
+        # the clean room command checks run in, and where they start (the run's sandbox)
+        self.place = CheckPlace(root, ws.root, confined, lock)
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
@@ -241,7 +247,8 @@ class DoneGate:
                 output=output,
                 prompt=prompt,
                 judge=AgentJudge(
-                    judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record
+                    *(judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record),
+                    confined=self.place.confined,
                 ),
                 cache=self.cache,
                 tree=tree(),
@@ -318,6 +325,7 @@ class DoneGate:
                     spec.path,
                     iteration,
                     record=self.record,
+                    confined=self.place.confined,
                 ),
                 cache=self.cache,
                 tree=key,

@@ -96,11 +96,19 @@ def lane_parts(run: Shared, work: LaneTurn) -> LaneParts:
     place = Place(
         worktree, folder / "prompt.md", folder / "current.log", news, record_agent, name, notes
     )
-    tree = Tree(worktree, folder / "snapshot.json", ())
-    gate = partial(DoneGate, worktree, run.ws, changed=tree.changed, test_globs=run.opts.test_globs)
+    tree = Tree(worktree, folder / "snapshot.json", (), run.git)
+    gate = partial(
+        DoneGate,
+        worktree,
+        run.ws,
+        changed=tree.changed,
+        test_globs=run.opts.test_globs,
+        confined=run.opts.confined,
+        lock=run.git,
+    )
     rotation = Rotation(run, place, tree, gate)
     tree.begin()  # what the lane's agents add or change from here is theirs
-    return LaneParts(rotation, repo(worktree))
+    return LaneParts(rotation, repo(worktree, run.git))
 
 
 def rotate(run: Shared, work: LaneTurn) -> LaneDone:

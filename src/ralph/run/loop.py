@@ -58,7 +58,7 @@ class SpecRun:
         self.member: Member = run.opts.pool[0]  # the agent of the current (or next) rotation
         self.mode: Mode = "IMPLEMENT"  # of the current (or last) rotation
         self.answer: QuestionAndAnswer | None = None  # delivered with the next prompt
-        self.tree = Tree(run.opts.root, run.ws.snapshot_file, run.opts.own_files)
+        self.tree = Tree(run.opts.root, run.ws.snapshot_file, run.opts.own_files, run.git)
         self.seats = Seats(run)
         self.circuit = Circuit(run)
         opts, ws, lock = run.opts, run.ws, run.lock
@@ -66,7 +66,13 @@ class SpecRun:
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
         self.convergence = Convergence(run)
         gate = partial(
-            DoneGate, opts.root, ws, changed=self.tree.changed, test_globs=opts.test_globs
+            DoneGate,
+            opts.root,
+            ws,
+            changed=self.tree.changed,
+            test_globs=opts.test_globs,
+            confined=opts.confined,
+            lock=run.git,
         )
         self.rotation = Rotation(run, place, self.tree, gate)
         self.gate = self.rotation.gate

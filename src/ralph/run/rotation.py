@@ -101,6 +101,7 @@ class Rotation:
             kill_grace=member.kill_grace,
             specs=specs,
             secrets=run.opts.secrets,
+            confined=run.opts.confined,
         )
 
     def run_agent(

@@ -118,7 +118,14 @@ def own_checks(
         config = ExternalConfig(command=command, timeout=run.opts.test_timeout or 1800.0)
         # in the clean room, as every check that decides (checks/place.py)
         where, env = gate.check_place()
-        ran = run_command(config, where, env, name="test_command (ralph.yaml)", room=where)
+        ran = run_command(
+            config,
+            where,
+            env,
+            name="test_command (ralph.yaml)",
+            room=where,
+            confined=run.opts.confined,
+        )
         # the command itself: the report says what ralph ran, not only under which name
         run.emit(CheckRan(iteration, None, {**ran.to_json(), "command": command}))
         log.chunk("stdout", check_line(ran.name, command, ran).encode())
