@@ -149,7 +149,14 @@ def _forked_by_ralph(child: psutil.Process) -> bool:
     with ralph's command line too (its environment may not be readable yet)."""
     try:
         me = psutil.Process()
-        if child.cmdline() != me.cmdline():
+        cmdline = child.cmdline()
+        if not cmdline and not child.environ():
+            # Mid-exec: the new program's arguments and environment are not laid out yet (a
+            # lane's git, another lane's check, on a loaded machine); it had no mark to read,
+            # and was killed (seen as `git` or a test command ending with -15). An orphan that
+            # cleared its environment still has its command line.
+            return True
+        if cmdline != me.cmdline():
             return False
         if time.time() - child.create_time() < 1.0:
             return True
