@@ -38,7 +38,6 @@ def test_the_cli_reference_names_every_command_and_option() -> None:
 
 def test_a_changed_option_help_is_drift(monkeypatch: pytest.MonkeyPatch) -> None:
     # the control: change one option's help in the code and the committed page no longer matches
-    from dataclasses import replace
     from inspect import Signature
 
     from ralph import cli
@@ -46,7 +45,7 @@ def test_a_changed_option_help_is_drift(monkeypatch: pytest.MonkeyPatch) -> None
     from ralph.commands.runsettings import RunSettings
 
     first, *rest = setting.declared(RunSettings)
-    changed = replace(first, setting=replace(first.setting, help="Something else entirely."))
+    changed = first._replace(setting=first.setting._replace(help="Something else entirely."))
     monkeypatch.setattr(setting, "declared", lambda model: (changed, *rest))
     monkeypatch.setattr(cli.run, "__signature__", Signature(cli._run_parameters()))
     assert docs_gen.cli_page() != (REPO / "docs/reference/cli.md").read_text(encoding="utf-8")

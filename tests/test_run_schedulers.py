@@ -15,10 +15,10 @@ import pytest
 
 from ralph.agents.member import Member
 from ralph.errors import ExitCode
+from ralph.run import ledger
 from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import Event, Notice, RotationEnded, RotationStarted, RunEnded
 from ralph.run.fold import fold
-from ralph.run.ledger import write
 from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
 from ralph.run.turn import Turn
@@ -107,6 +107,7 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
             spec=specs[0],
             mode="IMPLEMENT",
             agent=opts.pool[0].agent,
+            judge=opts.pool[0].agent,
             iteration=1,
             state=start,
             answer=None,
@@ -120,7 +121,10 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
         unfolded = project.counts()["specs/a.spec.md"]
         state, downgraded = fold(start, outcome)  # the one place results join the state
         unsaved = project.counts()["specs/a.spec.md"]  # the fold writes nothing
-        write(run.rotation, attempt, outcome, state, downgraded)  # record, state, tree, events
+        ledger.record(run.rotation, attempt, outcome, state, downgraded)  # before the state
+        run.state = state
+        run.save()  # the scheduler's one save
+        ledger.keep(run.rotation, attempt, outcome, state, downgraded)  # the tree, the events
     assert (outcome.spec, outcome.mode, outcome.signal) == ("specs/a.spec.md", "IMPLEMENT", "DONE")
     assert outcome.changes.paths == ("a.txt",)
     assert not outcome.interrupted

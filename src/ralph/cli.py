@@ -132,10 +132,8 @@ def _run_parameters() -> list[Parameter]:
     made = []
     for d in declared(RunSettings):
         s = d.setting
-        said = "; ".join(alias.said() for alias in s.aliases)
-        shown = f"{s.help} Also {said}." if said else s.help
         kind = _choice(d.name, d.choices) or d.kind
-        made.append(_option(d.name, s.flags, kind, d.many, shown, s.metavar))
+        made.append(_option(d.name, s.flags, kind, d.many, s.described(), s.metavar))
         for a in s.aliases:  # a flag, or a value (as many times as the setting takes one)
             kind = (_choice(a.key, tuple(a.choices or ())) or str) if a.metavar else bool
             made.append(_option(a.key, a.flags, kind, d.many, None, a.metavar))

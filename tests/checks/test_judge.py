@@ -10,6 +10,7 @@ from pathlib import Path
 from ralph.agents.command import CommandAgent
 from ralph.checks.judge import AgentJudge, JudgeAnswer, parse_verdict
 from ralph.checks.runner import run_gate
+from ralph.process.request import OPEN
 
 FAKES = Path(__file__).parents[1] / "fakes"
 
@@ -28,7 +29,7 @@ def judge(root: Path, answer: str, log: Path | None = None) -> AgentJudge:
     argv = [PY, str(FAKES / "judge.py"), answer, *([str(log)] if log else [])]
     state = root / ".ralph"
     state.mkdir(exist_ok=True)
-    return AgentJudge(CommandAgent("judge", argv), root, state, "specs/a.spec.md", 1)
+    return AgentJudge(CommandAgent("judge", argv), root, state, "specs/a.spec.md", 1, confined=OPEN)
 
 
 def test_semantic_negative_patterns_reject_before_the_judge(tmp_path: Path) -> None:
@@ -47,7 +48,12 @@ def test_semantic_negative_patterns_reject_before_the_judge(tmp_path: Path) -> N
 def test_judge_that_cannot_start_falls_back(tmp_path: Path) -> None:
     (tmp_path / ".ralph").mkdir()
     j = AgentJudge(
-        CommandAgent("ghost", ["no-such-judge-xyz"]), tmp_path, tmp_path / ".ralph", "s", 1
+        CommandAgent("ghost", ["no-such-judge-xyz"]),
+        tmp_path,
+        tmp_path / ".ralph",
+        "s",
+        1,
+        confined=OPEN,
     )
     assert j("p", 5, None).verdict is None
 

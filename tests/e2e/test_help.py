@@ -24,26 +24,6 @@ def help_of(project: Project, *command: str) -> str:
     return res.stdout
 
 
-def test_run_help_has_readable_placeholders_choices_and_defaults(project: Project) -> None:
-    text = " ".join(help_of(project, "run").split())  # wrapping aside
-    assert not TYPER_WORDS.search(text), text
-    for shown in (
-        "--agent NAME",
-        "--agent-command CMD",
-        "--rotation round-robin|fallback",
-        "-n, --max-iterations N",
-        "--timeout SECONDS",
-        "--max-cost USD",
-        "--junit FILE",
-        "--spec PATH",
-        "-C, --project DIR",
-        "--on-escalation abort|accept|continue",
-        "(default 20, or max_iterations in ralph.yaml)",
-        "(default 3600, or agent.timeout in ralph.yaml)",
-    ):
-        assert shown in text, shown
-
-
 @pytest.mark.parametrize(
     ("args", "line"),
     [

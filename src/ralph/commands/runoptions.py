@@ -18,7 +18,6 @@ from typing import Any
 from ralph.commands.runsettings import RunSettings
 from ralph.commands.setting import Declared, checked, declared, layered, spoken
 from ralph.errors import StateError, UsageError
-from ralph.store.workspace import STATE_DIR
 
 OPTIONS_FILE = "run-options.json"
 # 1: by the command line's parameter names (junit, plain, agent_command, ...); 2: by setting
@@ -119,10 +118,9 @@ def load_run_options(root: Path) -> dict[str, Any]:
     from ralph.store.files import load_json
     from ralph.store.private import store_dir
 
+    # Only the store's: `.ralph/run-options.json` (where an earlier ralph saved them) is the
+    # agent's to write, and what --continue reads there it would run.
     path = store_dir(root) / OPTIONS_FILE
-    legacy = root / STATE_DIR / OPTIONS_FILE
-    if not path.exists() and legacy.is_file() and not legacy.is_symlink():
-        path = legacy  # saved by an earlier ralph; the run that starts moves it into the store
     data = load_json(path, f"the saved run options ({path})")
     if data is None:
         raise UsageError(

@@ -48,8 +48,8 @@ class RunSettings:
     )
     rotation: Literal["round-robin", "fallback"] = setting(
         "--rotation",
-        help="How a pool takes turns: round-robin (default) or fallback (first available agent "
-        "in the order given); pool.rotation in ralph.yaml.",
+        help="How a pool takes turns: round-robin, the default, or fallback, the first available "
+        "agent in the order given.",
         yaml="pool.rotation",
     )
     model: str | None = setting(
@@ -61,14 +61,14 @@ class RunSettings:
     max_iterations: int = setting(
         "--max-iterations",
         "-n",
-        help="Rotations this run may make (default 20, or max_iterations in ralph.yaml).",
+        help="Rotations this run may make, default 20.",
         yaml="max_iterations",
         minimum=1,
         metavar="N",
     )
     max_cost: float | None = setting(
         "--max-cost",
-        help="USD this run may spend, as the agents report it (or max_cost in ralph.yaml).",
+        help="USD this run may spend, as the agents report it.",
         default=None,
         yaml="max_cost",
         above=0,
@@ -76,7 +76,7 @@ class RunSettings:
     )
     max_tokens: int | None = setting(
         "--max-tokens",
-        help="Tokens (in + out) this run may use (or max_tokens in ralph.yaml).",
+        help="Tokens (in + out) this run may use.",
         default=None,
         yaml="max_tokens",
         minimum=1,
@@ -138,7 +138,7 @@ class RunSettings:
     on_escalation: Literal["abort", "accept", "continue"] = setting(
         "--on-escalation",
         help="When the circuit breaker opens and no one can be asked (no terminal, or CI): "
-        "abort (default), accept or continue; on_escalation in ralph.yaml.",
+        "abort, the default, accept or continue.",
         yaml="on_escalation",
     )
     wait_for_reset: bool = setting(
@@ -146,7 +146,7 @@ class RunSettings:
     )
     sandbox: Literal["off", "auto", "srt", "bwrap", "docker"] = setting(
         "--sandbox",
-        help="Run agents and checks in this sandbox, or refuse to (sandbox in ralph.yaml).",
+        help="Run agents and checks in this sandbox, or refuse to; default off.",
         yaml="sandbox.profile",
     )
     spec: tuple[str, ...] = setting(
@@ -158,7 +158,7 @@ class RunSettings:
     parallel: int = setting(
         "--parallel",
         "-j",
-        help="Up to N specs at once, in git worktrees (default 1, or parallel in ralph.yaml).",
+        help="Up to N specs at once, in git worktrees; default 1.",
         yaml="parallel",
         minimum=1,
         metavar="N",

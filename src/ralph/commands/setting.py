@@ -13,13 +13,15 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, field, fields
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
+
+# The declarations are named tuples: read at every start-up, they cost a tenth of a dataclass
+# to define (bench: `ralph --help`).
 
 
-@dataclass(frozen=True)
-class Alias:
+class Alias(NamedTuple):
     """An older spelling of a setting that keeps working: `key` is its parameter's name (and
     the key an older ralph saved it under), `means` its value in the setting's own spelling
     (`junit={}`; for a flag, the value it stands for), `choices` a value-by-value translation."""
@@ -50,8 +52,7 @@ class Alias:
         return f"{flags} {self.metavar} ({self.means.format(self.metavar)})"
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     flags: tuple[str, ...]  # the first long one is its name in --help and in messages
     help: str
     yaml: str | None = None  # the ralph.yaml key (dotted) whose value applies when not given
@@ -67,6 +68,14 @@ class Setting:
     def name(self) -> str:
         return max(self.flags, key=len)
 
+    def described(self) -> str:
+        """What --help says of it: its help, its ralph.yaml key, its older spellings."""
+        text = self.help
+        if self.yaml is not None:
+            text = f"{text.removesuffix('.')} (ralph.yaml: {self.yaml})."
+        said = "; ".join(alias.said() for alias in self.aliases)
+        return f"{text} Also {said}." if said else text
+
 
 def setting(*flags: str, help: str, default: Any = MISSING, **more: Any) -> Any:
     """A field of a settings model. Without a default, ralph.yaml's value (or its default)
@@ -75,8 +84,7 @@ def setting(*flags: str, help: str, default: Any = MISSING, **more: Any) -> Any:
     return field(metadata=meta) if default is MISSING else field(default=default, metadata=meta)
 
 
-@dataclass(frozen=True)
-class Declared:
+class Declared(NamedTuple):
     """One field of a settings model, with what its type says."""
 
     name: str

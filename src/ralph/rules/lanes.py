@@ -1,5 +1,5 @@
 """Pure rules of lanes: a lane's branch name, what a merge does to the counters, and how a
-lane's rotation joins the run's state."""
+lane's rotation joins the run's state. The lanes' registry is rules/laneregistry.py."""
 
 from __future__ import annotations
 

@@ -111,8 +111,8 @@ class Circuit:
 
     def admit(self, state: State) -> tuple[State, int | None]:
         """Before an attempt: an open breaker lets one trial through once its cooldown is
-        over; before that, it is a human's call. The state after, and the exit code when
-        the run ends."""
+        over; before that, it is a human's call. The state after (its scheduler saves it),
+        and the exit code when the run ends."""
         breaker, allowed, change = breakers.admit(
             state.breaker,
             now=steady_now(),
@@ -121,7 +121,6 @@ class Circuit:
         )
         if change is not None:
             state = replace(state, breaker=breaker)
-            self.run.save(state)
             self.say((self._changed(breaker, change),))
         if allowed:
             return state, None
@@ -156,7 +155,6 @@ class Circuit:
         )
         choice = run.decide(e)
         state = apply_choice(state, e, choice)
-        run.save(state)
         run.emit(Escalated(e.key, e.subject, choice, e.failures, tuple(e.reasons)))
         if choice == "abort":
             wait = f"wait {e.cooldown_left:.0f} s and run again for one trial rotation"
@@ -192,7 +190,6 @@ class Circuit:
         items = pending_all(scope, state)
         if items:
             state = accept_all(scope, state, items)
-            run.save(state)
             for item in items:
                 run.emit(Notice("warning", f"accepted by the user: {item.summary}"))
         return state

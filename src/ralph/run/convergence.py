@@ -28,7 +28,8 @@ class Convergence:
 
     def escalate_if_stuck(self, state: State, spec: str) -> tuple[State, int | None]:
         """Ask when `spec` has not converged for `patience` REVIEW rotations; the state after,
-        and the exit code when the run ends (Abort), None when it goes on."""
+        and the exit code when the run ends (Abort), None when it goes on. Its scheduler
+        saves the state."""
         run = self.run
         streak = self.streaks.get(spec, ())
         if not rules.stuck(streak, run.opts.patience):
@@ -39,7 +40,6 @@ class Convergence:
         choice = run.decide(e)
         self.streaks.pop(spec, None)  # Continue: asked again after `patience` more
         state = apply_choice(state, e, choice)
-        run.save(state)
         run.emit(Escalated(e.key, e.subject, choice, e.failures, reasons, kind="convergence"))
         if choice == "abort":
             return state, run.end(

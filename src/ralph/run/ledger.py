@@ -1,10 +1,10 @@
-"""The one step that writes what a rotation leaves, once its scheduler has folded it: its log
-closed and its record, the state, the tree the next rotation starts from, what the gate keeps
-of the tests, then the events.
+"""What a rotation leaves on disk besides the state, once its scheduler has folded it: `record`
+(its log closed and its record) before the scheduler saves the state, `keep` (what the gate
+keeps of the tests, the tree the next rotation starts from, the events) after it.
 
 The order is the one a `kill -9` needs (docs/explanation/worklog.md): the record of a rotation
-comes before the state that counts it, the state before the snapshot. The caller holds
-interrupts from the tree taken (Rotation.settle) to the end of this step."""
+comes before the state that counts it, the state before the snapshot. The scheduler holds
+interrupts from the tree taken (Rotation.settle) to the end of `keep`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 
 from ralph.rules.state import State
 from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
-from ralph.run.context import matrix_rows
+from ralph.run.context import Shared, matrix_rows
 from ralph.run.events import RotationEnded
 from ralph.run.facts import AnswerDelivered, RotationRecorded
 from ralph.run.question import archive_answered
@@ -21,6 +21,21 @@ from ralph.run.tree import Taken
 from ralph.run.turn import Attempt, Outcome
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Snapshot
+
+
+class StateFile:
+    """The one place a run writes state.json (its scheduler's, lent to the final verification):
+    after each fold, and after each part that returned a new state; never the same state
+    twice in a row."""
+
+    def __init__(self, run: Shared) -> None:
+        self.run = run
+        self.saved: State | None = None  # the state as state.json holds it
+
+    def save(self, state: State) -> None:
+        if state != self.saved:
+            self.run.save(state)
+            self.saved = state
 
 
 def kept(taken: Taken, log: RotationLog) -> Snapshot:
@@ -32,39 +47,32 @@ def kept(taken: Taken, log: RotationLog) -> Snapshot:
     return taken.after
 
 
-def keep(rotation: Rotation, after: Snapshot, taken: Taken) -> None:
+def keep_tree(rotation: Rotation, after: Snapshot, taken: Taken) -> None:
     """The tree the next rotation starts from; the agent's whole process tree is gone."""
     rotation.tree.save(after, taken.hidden)
     rotation.place.note(agent_pid=None)
 
 
-def write(
+def record(
     rotation: Rotation,
     attempt: Attempt,
     outcome: Outcome,
     state: State,
     downgraded: tuple[str, ...],
-) -> Snapshot:
-    """`state` (the run's state with `outcome` folded in) and what the attempt leaves, written;
-    the tree the next rotation starts from."""
-    run, ws, turn = rotation.run, rotation.run.ws, attempt.turn
-    budget, log = attempt.budget, attempt.log
+) -> None:
+    """Before the state that counts it: the rotation's log closed and its record. A rotation
+    whose snapshot failed gets neither yet: its state is saved first, then the failure raised
+    (`keep`)."""
+    if outcome.taken.failure is not None:
+        return
+    run, ws, turn, result = rotation.run, rotation.run.ws, attempt.turn, outcome.result
+    budget, log, changes = attempt.budget, attempt.log, outcome.changes
     tick = time.perf_counter()
-    taken = outcome.taken
-    if taken.failure is not None:  # the outcome is kept; the failed snapshot is raised next
-        run.save(state)
-        rotation.gate.keep_tests(turn.spec, taken.changes.paths, state)
-    after = kept(taken, log)
-    changes = taken.changes
-    elapsed = time.time() - attempt.started
-    row = state.get(turn.spec.path)
-    done_count = row.done_count if row is not None else 0
-    signal_, note, iteration = outcome.signal, outcome.note, turn.iteration
-    result = outcome.result
+    signal_, note = outcome.signal, outcome.note
     with budget.operation("logs"):
         log.close(
             f"# ended: signal={signal_} files_changed={len(changes)} "
-            f"elapsed={elapsed:.1f}s" + (f" note={note}" if note else "")
+            f"elapsed={outcome.seconds:.1f}s" + (f" note={note}" if note else "")
         )
         if turn.answer is not None:
             # delivered: a later rotation must not get the same answer again
@@ -74,7 +82,7 @@ def write(
         own = outcome.own + time.perf_counter() - tick
         run.emit(
             RotationRecorded(
-                iteration=iteration,
+                iteration=turn.iteration,
                 spec=turn.spec.path,
                 mode=turn.mode,
                 agent=turn.agent.name,
@@ -82,11 +90,11 @@ def write(
                 note=note,
                 files_changed=len(changes),
                 paths=tuple(paths),
-                done_count=done_count,
+                done_count=_done_count(state, outcome.spec),
                 downgraded=downgraded,
                 agent_s=result.process.elapsed,
                 checks_s=attempt.checks_s,
-                seconds=elapsed,
+                seconds=outcome.seconds,
                 overhead_ms=own * 1000,
                 log=ws.rel(log.path),
                 usage=usage_fields(result),
@@ -94,30 +102,46 @@ def write(
                 stderr=result.stderr_lines() if signal_ == "ERROR" else (),
             )
         )
-    with budget.operation("state_save"):
-        run.save(state)
+
+
+def keep(
+    rotation: Rotation,
+    attempt: Attempt,
+    outcome: Outcome,
+    state: State,
+    downgraded: tuple[str, ...],
+) -> Snapshot:
+    """Once the state is saved: what the gate keeps of the tests, the tree the next rotation
+    starts from (a failed snapshot is raised now), then the events; that tree."""
+    turn, budget, taken = attempt.turn, attempt.budget, outcome.taken
     with budget.operation("bookkeeping"):  # the tests' baseline: after the state (kill -9)
-        rotation.gate.keep_tests(turn.spec, changes.paths, state)
+        rotation.gate.keep_tests(turn.spec, taken.changes.paths, state)
+    after = kept(taken, attempt.log)
     with budget.operation("snapshot_save"):
-        keep(rotation, after, taken)
-    budget_spent(run.emit, iteration, budget)
+        keep_tree(rotation, after, taken)
+    budget_spent(rotation.run.emit, turn.iteration, budget)
     rotation.emit(
         RotationEnded(
             agent=turn.agent.name,
             spec=turn.spec.path,
             mode=turn.mode,
-            iteration=iteration,
-            run_iteration=iteration - turn.first,
+            iteration=turn.iteration,
+            run_iteration=turn.iteration - turn.first,
             max_iterations=turn.limit - turn.first,
-            signal=signal_,
-            files_changed=len(changes),
-            done_count=done_count,
-            elapsed=round(elapsed, 3),
-            note=note,
+            signal=outcome.signal,
+            files_changed=len(taken.changes),
+            done_count=_done_count(state, outcome.spec),
+            elapsed=round(outcome.seconds, 3),
+            note=outcome.note,
             downgraded=downgraded,
             matrix=matrix_rows(state),
-            usage=rotation_tally(result),
+            usage=rotation_tally(outcome.result),
             checks=round(attempt.checks_s, 3) if attempt.checks_s else None,
         )
     )
     return after
+
+
+def _done_count(state: State, path: str) -> int:
+    row = state.get(path)
+    return row.done_count if row is not None else 0

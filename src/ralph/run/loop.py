@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
+from functools import partial
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
@@ -23,10 +24,10 @@ from ralph.rules.pool import Exhausted, Pick, Pool, Wait
 from ralph.rules.prompt import Mode
 from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
-from ralph.rules.specset import summary
 from ralph.rules.state import State
 from ralph.rules.usage import over_budget
 from ralph.rules.words import plural
+from ralph.run import ledger, opening
 from ralph.run.circuit import Circuit
 from ralph.run.context import Shared, matrix_rows, number_next
 from ralph.run.convergence import Convergence
@@ -34,11 +35,10 @@ from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted
 from ralph.run.facts import QuestionAsked, SpecBlocked
 from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
-from ralph.run.ledger import write
 from ralph.run.question import QuestionAndAnswer, answered, pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
-from ralph.run.tree import Tree, changed_since_last_run
+from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
 from ralph.run.verification import Verification
 from ralph.specs.discovery import discover_specs
@@ -53,21 +53,32 @@ class SpecRun:
         self.shared = run
         # The scheduler's own values: only its thread reads or writes them.
         self.state = state
+        self.statefile = ledger.StateFile(run)  # the one writer of state.json
         self.pool = Pool.of(list(run.members))
         self.member: Member = run.opts.pool[0]  # the agent of the current (or next) rotation
         self.mode: Mode = "IMPLEMENT"  # of the current (or last) rotation
         self.answer: QuestionAndAnswer | None = None  # delivered with the next prompt
-        self.tree = Tree(run.opts.root, run.ws.snapshot_file, run.opts.own_files)
+        self.tree = Tree(run.opts.root, run.ws.snapshot_file, run.opts.own_files, run.git)
         self.seats = Seats(run)
         self.circuit = Circuit(run)
         opts, ws, lock = run.opts, run.ws, run.lock
         place = Place(opts.root, ws.prompt_file, ws.current_log, run.note_run, lock.record_agent)
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
-        self.gate = DoneGate(opts.root, ws, self.reviewer, lambda r: None, opts.test_globs)
         self.convergence = Convergence(run)
-        self.rotation = Rotation(run, place, self.tree, self.gate)
-        self.gate.record = self.rotation.record  # what a judge spent joins the outcome
-        self.verification = Verification(run, self.rotation, self.circuit, self.reviewer)
+        gate = partial(
+            DoneGate,
+            opts.root,
+            ws,
+            changed=self.tree.changed,
+            test_globs=opts.test_globs,
+            confined=opts.confined,
+            lock=run.git,
+        )
+        self.rotation = Rotation(run, place, self.tree, gate)
+        self.gate = self.rotation.gate
+        self.verification = Verification(
+            run, self.rotation, self.circuit, self.statefile, self.reviewer
+        )
 
     def reviewer(self, mode: str = "JUDGE") -> CommandAgent:
         """Another agent of the pool than the current rotation's, by the pool as it is now."""
@@ -77,7 +88,9 @@ class SpecRun:
         return self.shared.end(self.state, code, reason)
 
     def save(self) -> None:
-        self.shared.save(self.state)
+        """state.json gets the scheduler's state (run/ledger.StateFile): after each fold, and
+        each part that returned a new state."""
+        self.statefile.save(self.state)
 
     def discover(self, templates: list[str] | None = None) -> list[Spec]:
         """The specs as the run works on them (SpecError when every spec was removed)."""
@@ -109,7 +122,7 @@ class SpecRun:
         had_specs = bool(self.state.specs)
         scan = reconcile(self.state, specs)
         state = scan.state
-        before = self.tree.take()
+        before = self.tree.begin()
         state, dropped, moved = self.tree.compare_with_last_run(state, before)
         state, held = take_person_specs(state, opts.root, moved)
         # this run's budget of rotations, recorded: `Shared.budget` reads it from here
@@ -117,7 +130,6 @@ class SpecRun:
         self.save()
         self.tree.save(before, self.tree.hidden)
         edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
-        self.gate.changed = lambda: self.tree.snapshotter.diff(before, self.tree.take()).paths
         budget = run.budget(self.state)
         run.emit(RunStarted(opts.label, self.state.last_rotation, budget, matrix_rows(self.state)))
         wanted = [s for s in specs if not opts.only or s.path in opts.only]  # the tests' bar:
@@ -130,46 +142,14 @@ class SpecRun:
             notify=lambda line: run.emit(Notice("info", line)),
         )
         self.save()
-        if edited:
-            more = f" and {len(edited) - 5} more" if len(edited) > 5 else ""
-            shown = ", ".join(edited[:5]) + more
-            if taken:
-                run.emit(Notice("info", f"tests edited while ralph was not running: {shown}"))
-            else:
-                why = "changed after a run that was killed: not taken as a person's edit"
-                run.emit(Notice("warning", f"tests {why} ({shown}); accept with `ralph accept`"))
-        if env_line := held_line(self.gate.place.held):
-            run.emit(Notice("warning", env_line))
+        for notice in opening.tests_notices(edited, taken, held_line(self.gate.place.held)):
+            run.emit(notice)
         if len(run.members) > 1:
             run.emit(PoolChanged(self.pool.seats))
         self.report(scan, added=had_specs)
-        for template in templates:
-            run.emit(
-                Notice(
-                    "warning",
-                    f"{template} is still the template `ralph init` wrote, so it is not run: "
-                    "describe what you want built there, or delete it",
-                )
-            )
-        if dropped:
-            run.emit(Notice("warning", changed_since_last_run(moved, dropped)))
-        if held:
-            run.emit(
-                Notice(
-                    "warning",
-                    f"the specs a person wrote wait for a person: {summary(held)}; DONEs are "
-                    "refused until a person restores them or accepts it with `ralph accept`",
-                )
-            )
-        held = self.tree.pending_rules()
-        if held:
-            run.emit(
-                Notice(
-                    "warning",
-                    f"the ignore rules differ from the ones a person set: {held[0]}; "
-                    "DONEs are refused until a person accepts them with `ralph accept`",
-                )
-            )
+        pending = self.tree.pending_rules()
+        for notice in opening.spec_notices(templates, moved, dropped, held, pending):
+            run.emit(notice)
         return specs, before
 
     def run(self) -> int:
@@ -194,6 +174,7 @@ class SpecRun:
                 self.state, code, before = self.verification.complete(
                     self.state, self.pool, specs, before
                 )
+                self.save()
                 if code is not None:
                     return code
                 current, switch, new = None, False, ()  # the failed verification's findings
@@ -226,6 +207,7 @@ class SpecRun:
                 # raises: with no agent left, there is nothing to ask
                 self.seats.exhausted(self.state, choice)
             self.state, stop = self.circuit.admit(self.state)
+            self.save()
             if stop is not None:
                 return stop
             self.use(choice)
@@ -233,7 +215,7 @@ class SpecRun:
             attempt = self.rotation.attempt(self.turn(spec, tick, run.cancel.now))
             with deferred_interrupts():  # from the tree taken to the outcome written
                 outcome = self.rotation.settle(attempt, before)
-                before = self.commit(attempt, outcome)
+                before = self.commit(self.rotation, attempt, outcome)
             signal_ = outcome.signal
             if outcome.interrupted:
                 if run.cancel.now.is_set():
@@ -269,6 +251,7 @@ class SpecRun:
         self.state, stop = self.circuit.escalate_if_opened(breaker, self.state, self.pool)
         if stop is None:
             self.state, stop = self.convergence.escalate_if_stuck(self.state, path)
+        self.save()
         return stop
 
     def turn(self, spec: Spec, tick: float, stop: threading.Event) -> Turn:
@@ -286,18 +269,22 @@ class SpecRun:
         self.save()
         answer, self.answer = self.answer, None  # delivered with this rotation's prompt
         return Turn(
-            *(spec, mode, self.member.agent, state.last_rotation, state, answer),
+            *(spec, mode, self.member.agent, self.reviewer(), state.last_rotation, state),
+            answer,
             *(run.first, run.limit(state), tick, stop),
         )
 
-    def commit(self, attempt: Attempt, outcome: Outcome) -> Snapshot:
-        """A rotation's outcome joins the run's state (a pure fold, then the circuit breaker),
-        and the state and the outcome are written in one step; the caller holds interrupts.
-        Returns the tree the next rotation starts from."""
+    def commit(self, rotation: Rotation, attempt: Attempt, outcome: Outcome) -> Snapshot:
+        """A rotation's outcome joins the run's state (a pure fold, then the circuit breaker)
+        and is written in one step, in the order a kill -9 needs: its record, the state, the
+        tree (run/ledger.py). The caller holds interrupts. The tree the next one starts from."""
         with attempt.budget.operation("bookkeeping"):
             state, downgraded = fold(self.state, outcome)
             self.state, said = self.circuit.feed_outcome(state, outcome)
-        after = write(self.rotation, attempt, outcome, self.state, downgraded)
+        ledger.record(rotation, attempt, outcome, self.state, downgraded)
+        with attempt.budget.operation("state_save"):
+            self.save()
+        after = ledger.keep(rotation, attempt, outcome, self.state, downgraded)
         self.circuit.say(said)  # "circuit breaker open" after the line that opened it
         return after
 

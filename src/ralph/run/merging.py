@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.errors import UsageError, docs_page
+from ralph.rules.laneregistry import Lane, Lanes
 from ralph.rules.lanes import (
     BRANCH_PREFIX,
     after_merge,
@@ -25,18 +26,20 @@ from ralph.run.interrupts import deferred_interrupts
 from ralph.specs.discovery import read_spec
 from ralph.store import worktrees as wt
 from ralph.store.git import Repo
-from ralph.store.lanes import Lane, load_lanes, save_lanes
+from ralph.store.lanes import load_lanes, save_lanes
 
 
 class Integration:
     """The lanes of a run and the one queue through which they reach the user's branch. It
-    keeps the lanes' own record (in ralph's private store: store/lanes.py); the run's state
-    is passed to each step that moves a counter, and the step returns the new one."""
+    is the one owner of the lanes' registry (a value: rules/laneregistry.py), which it
+    takes to the next by the registry's own moves and saves in one place (`_keep`, to
+    ralph's private store: store/lanes.py); the run's state is passed to each step that
+    moves a counter, and the step returns the new one."""
 
     def __init__(self, run: Shared) -> None:
         self.run = run
         self.root = run.opts.root
-        self.repo = wt.repo(self.root)
+        self.repo = wt.repo(self.root, run.git)  # every git command of the run holds run.git
         self.lanes = load_lanes(self.root)
         self.branch = wt.current_branch(self.repo)
         # Merged lanes whose worktree is kept until the run ends: a later merge usually sends
@@ -49,9 +52,13 @@ class Integration:
         # call that the files saying where it is have not changed since)
         self._repos: dict[str, Repo] = {}
 
-    def save(self) -> None:
+    def _keep(self, lanes: Lanes) -> None:
+        """The registry's next value, saved before anything acts on it: the one place it
+        changes."""
         with deferred_interrupts():
-            save_lanes(self.root, self.lanes)
+            if lanes != self.lanes:
+                save_lanes(self.root, lanes)
+            self.lanes = lanes
 
     def worktree(self, lane: Lane) -> Path:
         return wt.lane_path(self.root, lane.name)
@@ -80,10 +87,9 @@ class Integration:
                 "commit or stash these changes (git stash -u), then run again "
                 f"({docs_page('how-to/lanes.md')})",
             )
-        self.lanes = replace(self.lanes, integration=self.branch)
+        self._keep(self.lanes.into(self.branch))
         for lane in self.lanes.lanes:
             state = self._resume(state, lane)
-        self.save()
         return state
 
     def _finish_merge(self, state: State, spec: str) -> State:
@@ -97,18 +103,19 @@ class Integration:
             state, dropped = after_merge(state, spec, changed=True, same_tree=False)
             run.save(state)
             self._merged(lane, True, dropped, closes=True)
-        self.lanes = replace(self.lanes, merging=None)
-        self.save()
+        self._keep(self.lanes.merge_dropped())
         return state
 
     def _resume(self, state: State, lane: Lane) -> State:
         """A lane left by an earlier run: its worktree back, its uncommitted work committed."""
         run, path = self.run, self.worktree(lane)
         if not wt.has_branch(self.repo, lane.branch):
-            self.lanes = self.lanes.without(lane.spec)
+            self._keep(self.lanes.without(lane.spec))
             return state
         wt.add_worktree(self.repo, self.root, lane.name, self.branch)
-        if wt.commit_all(wt.repo(path), f"ralph: work left in {lane.spec}'s lane by a stopped run"):
+        if wt.commit_all(
+            wt.repo(path, self.run.git), f"ralph: work left in {lane.spec}'s lane by a stopped run"
+        ):
             state = drop_to_review(state, lane.spec)
             run.save(state)
             run.emit(Notice("warning", f"{lane.spec}: work left in its lane committed"))
@@ -156,8 +163,7 @@ class Integration:
         lane = self.lanes.get(spec)
         if lane is None:
             lane = self.retired.pop(spec, None) or Lane(spec)
-            self.lanes = self.lanes.with_lane(lane)
-            self.save()
+            self._keep(self.lanes.with_lane(lane))
         path = self.worktree(lane)
         if (path / ".git").exists():
             return lane, None, False
@@ -187,9 +193,7 @@ class Integration:
         message = f"ralph: {self.branch} into {lane.branch}"
         merged = wt.merge(lane_repo, self.branch, message, trees=False)
         if merged.ok:
-            if lane.conflict:  # resolved: a later conflict is news again
-                self.lanes = self.lanes.with_lane(replace(lane, conflict=(), conflict_with=()))
-                self.save()
+            self._keep(self.lanes.resolved(lane.spec))
         elif merged.conflicts != lane.conflict:
             state = self._conflict(state, lane, merged.conflicts, "update")
         return state
@@ -205,9 +209,7 @@ class Integration:
         """The lane's spec reached 3/3: the tree it did so on is what its merge is judged by."""
         lane = self.lanes.get(spec)
         if lane is not None:
-            tree = wt.head_tree(self._repo(lane))
-            self.lanes = self.lanes.with_lane(replace(lane, verified_tree=tree))
-            self.save()
+            self._keep(self.lanes.verified(spec, wt.head_tree(self._repo(lane))))
 
     def ready(self, state: State, busy: set[str]) -> list[Lane]:
         """Lanes waiting to merge: their spec at 3/3 and no rotation running."""
@@ -226,11 +228,10 @@ class Integration:
         if not closes and wt.is_merged(self.repo, lane.branch):
             return state  # nothing of its own that the user's branch lacks
         with deferred_interrupts():
-            self.lanes = replace(self.lanes, merging=lane.spec)
-            self.save()
+            self._keep(self.lanes.merge_started(lane.spec))
             merged = wt.merge(self.repo, lane.branch, f"ralph: merge {lane.spec} ({lane.branch})")
             if not merged.ok:
-                self.lanes = replace(self.lanes, merging=None)
+                self._keep(self.lanes.merge_dropped())
                 return self._conflict(state, lane, merged.conflicts, "merge")
             state, dropped = after_merge(
                 state,
@@ -245,11 +246,7 @@ class Integration:
 
     def _merged(self, lane: Lane, changed: bool, dropped: tuple[str, ...], closes: bool) -> None:
         run = self.run
-        merged = (*(s for s in self.lanes.merged if s != lane.spec), lane.spec)
-        self.lanes = replace(self.lanes, merging=None, merged=merged)
-        if closes:
-            self.lanes = self.lanes.without(lane.spec)
-        self.save()
+        self._keep(self.lanes.merge_done(lane.spec, closes=closes))
         run.emit(LaneMerged(lane.spec, lane.branch, self.branch, changed, dropped, closes))
         drops = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
         what = "lane merged" if closes else "lane's work merged (the lane goes on)"
@@ -261,14 +258,13 @@ class Integration:
 
     def _conflict(self, state: State, lane: Lane, files: tuple[str, ...], during: str) -> State:
         run = self.run
-        others = tuple(s for s in self.lanes.merged if s != lane.spec)
-        self.lanes = self.lanes.with_lane(
-            replace(lane, conflict=files, conflict_with=others, verified_tree=None)
-        )
-        self.save()
+        self._keep(self.lanes.conflicted(lane.spec, files))
+        held = self.lanes.get(lane.spec) or lane
         state = hold(state, lane.spec)
         run.save(state)
-        run.emit(LaneConflict(lane.spec, lane.branch, self.branch, files, others, during))
+        run.emit(
+            LaneConflict(lane.spec, lane.branch, self.branch, files, held.conflict_with, during)
+        )
         run.emit(
             Notice(
                 "warning",
@@ -281,7 +277,7 @@ class Integration:
     def _repo(self, lane: Lane) -> Repo:
         found = self._repos.get(lane.name)
         if found is None:
-            found = self._repos[lane.name] = wt.repo(self.worktree(lane))
+            found = self._repos[lane.name] = wt.repo(self.worktree(lane), self.run.git)
         return found
 
     def close(self, lane: Lane, reason: str) -> None:
@@ -319,11 +315,10 @@ class Integration:
         """A verified run: no lane is left open; the lanes' folder goes too."""
         for lane in list(self.lanes.lanes):  # none in a verified run; kept if unmerged
             if wt.is_merged(self.repo, lane.branch):
-                self.lanes = self.lanes.without(lane.spec)
+                self._keep(self.lanes.without(lane.spec))
                 self.close(lane, "merged")
         self.retire()
-        self.lanes = replace(self.lanes, merged=())
-        self.save()
+        self._keep(self.lanes.finished())
         folder = wt.lanes_folder(self.root)
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()

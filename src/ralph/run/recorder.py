@@ -12,6 +12,7 @@ from ralph.rules import breaker as breakers
 from ralph.rules.spec import spec_slug
 from ralph.rules.state import Tally, usage_to_json
 from ralph.rules.verification import SLUG as VERIFICATION_SLUG
+from ralph.run import lanerecords
 from ralph.run.events import Event, RotationStarted, RunEnded, RunStarted
 from ralph.run.facts import (
     AnswerDelivered,
@@ -94,10 +95,10 @@ class Recorder:
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
             RunArchived: lambda e: self.log("archived", folder=e.folder),
-            LaneOpened: self._lane_opened,
-            LaneMerged: self._lane_merged,
-            LaneConflict: self._lane_conflict,
-            LaneClosed: self._lane_closed,
+            LaneOpened: lambda e: lanerecords.opened(self.log, self.ws, e),
+            LaneMerged: lambda e: lanerecords.merged(self.log, self.ws, e),
+            LaneConflict: lambda e: lanerecords.conflict(self.log, self.ws, e),
+            LaneClosed: lambda e: lanerecords.closed(self.log, self.ws, e),
         }
 
     def log(self, event: str, **fields: object) -> None:
@@ -316,42 +317,6 @@ class Recorder:
             seconds=round(e.seconds, 3),
             **(e.usage or {}),
         )
-
-    def _lane_opened(self, e: LaneOpened) -> None:
-        self.log("lane_open", spec=e.spec, branch=e.branch, worktree=e.worktree)
-
-    def _lane_merged(self, e: LaneMerged) -> None:
-        self.log("lane_merge", spec=e.spec, branch=e.branch, into=e.into, changed=e.changed,
-                 downgraded=list(e.downgraded), closes=e.closes)  # fmt: skip
-        what = "merged" if e.closes else "work merged (the lane goes on)"
-        append_progress(self.ws.progress, f"{e.spec}: lane {e.branch} {what} into {e.into}")
-
-    def _lane_conflict(self, e: LaneConflict) -> None:
-        self.log(
-            "lane_conflict",
-            spec=e.spec,
-            branch=e.branch,
-            into=e.into,
-            files=list(e.files),
-            others=list(e.others),
-            during=e.during,
-        )
-        what = (
-            f"ralph could not merge this spec's lane ({e.branch}) into {e.into}"
-            if e.during == "merge"
-            else f"ralph could not bring {e.into} into this spec's lane ({e.branch})"
-        )
-        others = f" with the work of {', '.join(e.others)}" if e.others else ""
-        append_note(
-            self.ws.handoff(spec_slug(e.spec)),
-            f"{what}: conflicts in {', '.join(e.files)}{others}. In your working folder run "
-            f"`git merge {e.into}`, resolve every conflict so that both specs still hold, "
-            "commit the merge, and check this spec again. Nothing was merged for you.",
-        )
-        append_error(self.ws.errors_log, f"{e.spec}: merge conflict in {', '.join(e.files)}")
-
-    def _lane_closed(self, e: LaneClosed) -> None:
-        self.log("lane_close", spec=e.spec, branch=e.branch, removed=e.removed, reason=e.reason)
 
 
 def _limits_seen(rec: Recorder, e: LimitsSeen) -> None:

@@ -1,7 +1,7 @@
 """A final verification as a rotation in two parts, like a spec's (run/rotation.py): `attempt`
 (the prompt, the verifier, ralph's own checks: what a Ctrl-C may stop) and `settle` (the tree
 taken after it, the verdict as values). Its scheduler folds the outcome (fold_verification in
-run/fold.py) and writes it in one step (`write`), the rotation's order: record, state, tree."""
+run/fold.py) and writes it in one step, in the rotation's order: `record`, the state, `keep`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
 from ralph.run.context import matrix_rows
 from ralph.run.events import RotationEnded
 from ralph.run.facts import VerificationAnswered, VerificationEnded, VerificationStarted
-from ralph.run.ledger import keep, kept
+from ralph.run.ledger import keep_tree, kept
 from ralph.run.rotation import Rotation
 from ralph.run.turn import Trial, Verified
 from ralph.specs.checkconfig import ExternalConfig
@@ -34,9 +34,16 @@ from ralph.store.snapshot import Snapshot
 ALL_SPECS = fv.ALL_SPECS
 
 
-def attempt(rotation: Rotation, state: State, specs: list[Spec], verifier: CommandAgent) -> Trial:
-    """The verifier at work on the whole project, then ralph's own checks: `state` is the run's
-    state with the verification's rotation numbered (and saved)."""
+def attempt(
+    rotation: Rotation,
+    state: State,
+    specs: list[Spec],
+    verifier: CommandAgent,
+    judge: CommandAgent,
+) -> Trial:
+    """The verifier at work on the whole project, then ralph's own checks (`judge` judges
+    the semantic ones): `state` is the run's state with the verification's rotation
+    numbered (and saved)."""
     run, ws, opts = rotation.run, rotation.run.ws, rotation.run.opts
     budget = LatencyBudget(opts.latency_budget_ms)
     iteration, number = state.last_rotation, state.final.failures + 1
@@ -81,7 +88,7 @@ def attempt(rotation: Rotation, state: State, specs: list[Spec], verifier: Comma
     checked = time.perf_counter()
     rotation.judged = []
     if not interrupted:
-        failed, interrupted = own_checks(rotation, specs, iteration, log)
+        failed, interrupted = own_checks(rotation, specs, iteration, log, judge)
     return Trial(
         iteration=iteration,
         attempt=number,
@@ -101,7 +108,7 @@ def attempt(rotation: Rotation, state: State, specs: list[Spec], verifier: Comma
 
 
 def own_checks(
-    rotation: Rotation, specs: list[Spec], iteration: int, log: RotationLog
+    rotation: Rotation, specs: list[Spec], iteration: int, log: RotationLog, judge: CommandAgent
 ) -> tuple[tuple[str, ...], bool]:
     """The project's test command and every spec's checks (the DONE gate's runner, on the
     tree as it is now): the failures, and whether Ctrl-C stopped them."""
@@ -111,7 +118,14 @@ def own_checks(
         config = ExternalConfig(command=command, timeout=run.opts.test_timeout or 1800.0)
         # in the clean room, as every check that decides (checks/place.py)
         where, env = gate.check_place()
-        ran = run_command(config, where, env, name="test_command (ralph.yaml)", room=where)
+        ran = run_command(
+            config,
+            where,
+            env,
+            name="test_command (ralph.yaml)",
+            room=where,
+            confined=run.opts.confined,
+        )
         # the command itself: the report says what ralph ran, not only under which name
         run.emit(CheckRan(iteration, None, {**ran.to_json(), "command": command}))
         log.chunk("stdout", check_line(ran.name, command, ran).encode())
@@ -125,7 +139,7 @@ def own_checks(
             )
     try:
         # no tree key: the final verification never takes a cached result
-        found = gate.check_all(specs, iteration=iteration, tree=lambda: None)
+        found = gate.check_all(specs, iteration=iteration, tree=lambda: None, judge=judge)
     except KeyboardInterrupt:
         return tuple(failed), True
     for path, checked in found:
@@ -154,30 +168,28 @@ def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
         interrupted=trial.interrupted,
         verdict=verdict,
         taken=taken,
+        seconds=time.time() - trial.started,
     )
 
 
-def write(
+def record(
     rotation: Rotation,
     trial: Trial,
     verified: Verified,
     state: State,
     dropped: tuple[str, ...],
-) -> Snapshot:
-    """`state` (the run's state with the verification folded in) and what the trial leaves,
-    written in the order of a rotation's (run/ledger.py); the tree the next rotation starts
-    from."""
+) -> None:
+    """Before the state that counts it (run/ledger.py): the verification's log closed and its
+    record; nothing yet when its snapshot failed (the state is saved first)."""
     run, ws, budget, log = rotation.run, rotation.run.ws, trial.budget, trial.log
     taken, verdict, result = verified.taken, verified.verdict, verified.result
-    if taken.failure is not None:  # the outcome is kept; the failed snapshot is raised next
-        run.save(state)
-    after = kept(taken, log)
-    elapsed = time.time() - trial.started
+    if taken.failure is not None:
+        return
     changes = len(taken.changes)
     with budget.operation("logs"):
         log.close(
             f"# ended: verdict={'PASS' if verdict.passed else 'FAIL'} "
-            f"files_changed={changes} elapsed={elapsed:.1f}s"
+            f"files_changed={changes} elapsed={verified.seconds:.1f}s"
         )
         run.emit(
             VerificationEnded(
@@ -195,13 +207,24 @@ def write(
                 usage=usage_fields(result),
                 agent_s=result.process.elapsed,
                 checks_s=trial.checks_s,
-                seconds=elapsed,
+                seconds=verified.seconds,
             )
         )
-    with budget.operation("state_save"):
-        run.save(state)
+
+
+def keep(
+    rotation: Rotation,
+    trial: Trial,
+    verified: Verified,
+    state: State,
+    dropped: tuple[str, ...],
+) -> Snapshot:
+    """Once the state is saved: the tree the next rotation starts from (a failed snapshot is
+    raised now), then the events; that tree."""
+    run, budget, taken, verdict = rotation.run, trial.budget, verified.taken, verified.verdict
+    after = kept(taken, trial.log)
     with budget.operation("snapshot_save"):
-        keep(rotation, after, taken)
+        keep_tree(rotation, after, taken)
     budget_spent(run.emit, trial.iteration, budget)
     run.emit(
         RotationEnded(
@@ -212,13 +235,13 @@ def write(
             run.run_iteration(state),
             run.budget(state),
             "VERIFY_PASS" if verdict.passed else "VERIFY_FAIL",
-            changes,
+            len(taken.changes),
             3 if verdict.passed else 2,
-            round(elapsed, 3),
+            round(verified.seconds, 3),
             None if verdict.passed else verdict.summary,
             dropped,
             matrix_rows(state),
-            rotation_tally(result),  # its usage counts on the panel like any rotation's
+            rotation_tally(verified.result),  # its usage counts on the panel like any rotation's
             checks=round(trial.checks_s, 3) if trial.checks_s else None,
         )
     )

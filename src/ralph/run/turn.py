@@ -11,10 +11,10 @@ from pathlib import Path
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.result import AgentResult
-from ralph.checks.authorship import FrontSeen
 from ralph.checks.records import JudgeSpent
 from ralph.rules import verification as fv
 from ralph.rules.budget import LatencyBudget
+from ralph.rules.frontmark import FrontSeen
 from ralph.rules.prompt import Mode
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
@@ -47,6 +47,7 @@ class Turn:
     spec: Spec
     mode: Mode
     agent: CommandAgent
+    judge: CommandAgent  # judges its semantic checks: another agent than `agent`, if any
     iteration: int  # its number, already taken (and saved) by the scheduler
     state: State  # the run's state as the rotation starts: read, never written
     answer: QuestionAndAnswer | None  # the person's answer it delivers, if any
@@ -99,6 +100,7 @@ class Outcome:
     counts: TestCounts | None = None  # the test counts of its DONE's checks
     best: bool = False  # ...and they hold the best run (they did not fall behind)
     own: float = 0.0  # seconds of ralph's own work so far (its latency budget)
+    seconds: float = 0.0  # from the agent's start to the tree taken after it
 
     @property
     def changes(self) -> Changes:
@@ -142,3 +144,4 @@ class Verified:
     interrupted: bool
     verdict: fv.Verdict  # ralph's verdict: the verifier's answer, its changes, the checks
     taken: Taken  # the tree after it
+    seconds: float = 0.0  # from the verifier's start to the tree taken after it

@@ -20,6 +20,7 @@ from ralph.run.events import Notice
 from ralph.run.facts import RunArchived
 from ralph.run.fold import fold_verification
 from ralph.run.interrupts import deferred_interrupts
+from ralph.run.ledger import StateFile
 from ralph.run.rotation import Rotation
 from ralph.store.archive import archive_run
 from ralph.store.snapshot import Snapshot
@@ -33,11 +34,13 @@ class Verification:
         run: Shared,
         rotation: Rotation,
         circuit: Circuit,
+        statefile: StateFile,
         reviewer: Callable[[str], CommandAgent],
     ) -> None:
         self.run = run
         self.rotation = rotation
         self.circuit = circuit
+        self.statefile = statefile  # the scheduler's: it saves only what changed
         self.gate = rotation.gate
         self.reviewer = reviewer  # another agent than the coder's, by the pool as it is now
 
@@ -127,8 +130,8 @@ class Verification:
         # fresh eyes: another available agent of the pool than the one that completed
         verifier = self.reviewer("VERIFY")
         state = replace(number_next(state), current_spec=None)
-        self.run.save(state)
-        tried = trial.attempt(self.rotation, state, specs, verifier)
+        self.statefile.save(state)
+        tried = trial.attempt(self.rotation, state, specs, verifier, self.reviewer("JUDGE"))
         with deferred_interrupts():  # from the tree taken to the outcome written
             verified = trial.settle(self.rotation, tried, before)
             with tried.budget.operation("bookkeeping"):
@@ -138,6 +141,9 @@ class Verification:
                     verdict = verified.verdict
                     why = f"final verification {verified.attempt}: {verdict.summary}"
                     state, said = self.circuit.feed(state, verdict.passed, why, fv.SUBJECT)
-            after = trial.write(self.rotation, tried, verified, state, dropped)
+            trial.record(self.rotation, tried, verified, state, dropped)
+            with tried.budget.operation("state_save"):
+                self.statefile.save(state)
+            after = trial.keep(self.rotation, tried, verified, state, dropped)
             self.circuit.say(said)
         return state, after, verified.verdict, verified.interrupted

@@ -9,53 +9,16 @@ no branch: each lane's name, worktree and branch are computed from its spec's pa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ralph.errors import StateError
-from ralph.rules.lanes import lane_branch, lane_name
+from ralph.rules.laneregistry import Lane, Lanes
 from ralph.store.files import load_json, remove_file, write_json_atomic
 from ralph.store.private import ensure_store, store_dir
 
 LANES_FILE = "lanes.json"
 SCHEMA_VERSION = 2  # 1 kept each lane's name and branch, and lived in `.ralph/`
-
-
-@dataclass(frozen=True)
-class Lane:
-    spec: str
-    verified_tree: str | None = None  # the tree the lane's spec reached 3/3 on
-    conflict: tuple[str, ...] = ()  # files a merge of this lane conflicted on
-    conflict_with: tuple[str, ...] = ()  # the specs merged since the lane started
-
-    @property
-    def name(self) -> str:
-        """`<name>-<hash6>`: the worktree's folder under `.ralph/worktrees/`."""
-        return lane_name(self.spec)
-
-    @property
-    def branch(self) -> str:
-        """`ralph/<name>-<hash6>`."""
-        return lane_branch(self.spec)
-
-
-@dataclass(frozen=True)
-class Lanes:
-    integration: str = ""  # the branch the user started on; lanes merge into it
-    lanes: tuple[Lane, ...] = ()
-    merging: str | None = None  # the spec whose merge was started and not yet recorded
-    merged: tuple[str, ...] = field(default_factory=tuple)  # specs merged in this run
-
-    def get(self, spec: str) -> Lane | None:
-        return next((lane for lane in self.lanes if lane.spec == spec), None)
-
-    def with_lane(self, lane: Lane) -> Lanes:
-        others = tuple(x for x in self.lanes if x.spec != lane.spec)
-        return replace(self, lanes=(*others, lane))
-
-    def without(self, spec: str) -> Lanes:
-        return replace(self, lanes=tuple(x for x in self.lanes if x.spec != spec))
 
 
 def lanes_file(root: Path) -> Path:
