@@ -222,29 +222,6 @@ def plain(events: list[Event], now: float = T0) -> list[str]:
 CLAUDE = Tally(1, 12_000, 3_400, 0.42, 0)
 
 
-def test_plain_lines_show_usage_the_wait_and_the_run_total() -> None:
-    lines = plain(
-        [
-            ended("claude", CLAUDE),
-            Waiting(T0 + 90, "every agent is rate-limited (claude until 14:05)"),
-            RunEnded(0, "every spec verified (3/3)", 1, 1, 20, ROWS, CLAUDE),
-        ]
-    )
-    assert lines[0].endswith("usage: 12.0k in · 3.4k out · $0.42")
-    until = time.strftime("%H:%M:%S", time.localtime(T0 + 90))
-    assert f"waiting until {until} (1:30 left): every agent is rate-limited" in lines[1]
-    assert lines[-1].endswith("usage this run: 12.0k in · 3.4k out · $0.42")
-
-
-def test_quiet_plain_output_still_shows_the_wait() -> None:
-    out = io.StringIO()
-    with PlainDisplay(out, quiet=True, clock=lambda: T0) as display:
-        display.handle(ended("claude", CLAUDE))
-        display.handle(Waiting(T0 + 90, "every agent is rate-limited"))
-    lines = out.getvalue().splitlines()
-    assert len(lines) == 1 and "waiting until" in lines[0]
-
-
 DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
 
 
@@ -299,3 +276,56 @@ def test_the_end_line_says_costs_in_words() -> None:
     text = out.getvalue()
     assert "{" not in text, text
     assert "costs: per verified spec: $0.50, 990 tokens" in text
+
+
+START = 1_000_000.0
+
+
+def usage_ended(agent: str, usage: Tally | None, iteration: int = 1) -> RotationEnded:
+    return RotationEnded(
+        agent,
+        "PROMPT.md",
+        "IMPLEMENT",
+        iteration,
+        iteration,
+        20,
+        "DONE",
+        0,
+        1,
+        2.0,
+        None,
+        (),
+        ROWS,
+        usage,
+    )
+
+
+def usage_plain(events: list[Event], now: float = START) -> list[str]:
+    out = io.StringIO()
+    with PlainDisplay(out, clock=lambda: now) as display:
+        for event in events:
+            display.handle(event)
+    return out.getvalue().splitlines()
+
+
+def test_plain_lines_show_usage_the_wait_and_the_run_total() -> None:
+    lines = usage_plain(
+        [
+            usage_ended("claude", CLAUDE),
+            Waiting(START + 90, "every agent is rate-limited (claude until 14:05)"),
+            RunEnded(0, "every spec verified (3/3)", 1, 1, 20, ROWS, CLAUDE),
+        ]
+    )
+    assert lines[0].endswith("usage: 12.0k in · 3.4k out · $0.42")
+    until = time.strftime("%H:%M:%S", time.localtime(START + 90))
+    assert f"waiting until {until} (1:30 left): every agent is rate-limited" in lines[1]
+    assert lines[-1].endswith("usage this run: 12.0k in · 3.4k out · $0.42")
+
+
+def test_quiet_plain_output_still_shows_the_wait() -> None:
+    out = io.StringIO()
+    with PlainDisplay(out, quiet=True, clock=lambda: START) as display:
+        display.handle(usage_ended("claude", CLAUDE))
+        display.handle(Waiting(START + 90, "every agent is rate-limited"))
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and "waiting until" in lines[0]
