@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ralph.process.request import ProcessRequest, ProcessResult, StreamName
+from ralph.process.request import OPEN, ProcessRequest, ProcessResult, StreamName
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
 
@@ -44,7 +44,8 @@ def fake(name: str, *args: str) -> tuple[str, ...]:
 
 def request(argv: tuple[str, ...], cwd: Path, **kwargs: object) -> ProcessRequest:
     env = {**os.environ, "RALPH_FAKE_MARK": "from-ralph"}
-    return ProcessRequest(argv=argv, cwd=cwd, env=env, **kwargs)  # type: ignore[arg-type]
+    options = {"confined": OPEN, **kwargs}  # unconfined unless a test says otherwise
+    return ProcessRequest(argv=argv, cwd=cwd, env=env, **options)  # type: ignore[arg-type]
 
 
 def read_pid(path: Path, timeout: float = 60.0) -> int:
@@ -434,7 +435,7 @@ def test_orphans_that_end_on_their_own_are_reaped(tmp_path: Path) -> None:
     program = f"""
 import os, psutil
 from pathlib import Path
-from ralph.process.request import ProcessRequest
+from ralph.process.request import OPEN, ProcessRequest
 from ralph.process.runner import run_process
 
 def zombies():
@@ -444,7 +445,7 @@ before = zombies()
 script = "(sleep 0.1 &); sleep 0.6; echo done"  # the orphan ends while the agent runs
 for _ in range(3):
     request = ProcessRequest(argv=("/bin/sh", "-c", script), cwd=Path({str(tmp_path)!r}),
-                             env=dict(os.environ))
+                             env=dict(os.environ), confined=OPEN)
     assert run_process(request, lambda stream, chunk: None).exit_code == 0
 print(sorted(zombies() - before))
 """

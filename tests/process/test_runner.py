@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.process.request import ProcessRequest, StreamName
+from ralph.process.request import OPEN, ProcessRequest, StreamName
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
 
@@ -34,7 +34,8 @@ def fake(name: str, *args: str) -> tuple[str, ...]:
 
 def request(argv: tuple[str, ...], cwd: Path, **kwargs: object) -> ProcessRequest:
     env = {**os.environ, "RALPH_FAKE_MARK": "from-ralph"}
-    return ProcessRequest(argv=argv, cwd=cwd, env=env, **kwargs)  # type: ignore[arg-type]
+    options = {"confined": OPEN, **kwargs}  # unconfined unless a test says otherwise
+    return ProcessRequest(argv=argv, cwd=cwd, env=env, **options)  # type: ignore[arg-type]
 
 
 def test_missing_stdin_file_raises_start_error(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 def test_only_the_process_package_starts_processes() -> None:
     """Limits, kills and orphan reaping hold only for processes started in ralph.process."""
-    src = Path(__file__).resolve().parents[1] / "src" / "ralph"
+    src = Path(__file__).resolve().parents[2] / "src" / "ralph"
     starters: list[str] = []
     popens: list[str] = []
     for path in sorted(src.rglob("*.py")):

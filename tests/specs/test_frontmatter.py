@@ -155,7 +155,7 @@ def test_unclosed_front_matter_is_an_error() -> None:
 
 
 def test_the_documented_example_specs_are_valid() -> None:
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     page = (repo / "docs" / "explanation" / "checks.md").read_text(encoding="utf-8")
     example = page.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
     meta = parse_front_matter("docs/explanation/checks.md", example + "\n")
@@ -170,7 +170,7 @@ def test_the_documented_example_specs_are_valid() -> None:
 
 
 def test_the_verification_phase_seeds_own_front_matter_is_accepted() -> None:
-    seed = Path(__file__).resolve().parents[1] / ".." / "shared" / "mission" / "seeds"
+    seed = Path(__file__).resolve().parents[2] / ".." / "shared" / "mission" / "seeds"
     path = seed / "verification-phase-task.md"
     if not path.exists():
         pytest.skip("../shared is not beside the repository")
