@@ -53,10 +53,12 @@ class Alias(NamedTuple):
 
 
 class Setting(NamedTuple):
-    flags: tuple[str, ...]  # the first long one is its name in --help and in messages
+    """What a field of a settings model declares beside its type and default."""
+
+    flags: tuple[str, ...]  # the longest is its name in messages
     help: str
     yaml: str | None = None  # the ralph.yaml key (dotted) whose value applies when not given
-    kept: bool = True  # `--continue` takes it from the saved run
+    kept: bool = True  # `--continue` takes it from the saved run (every run setting, today)
     metavar: str | None = None
     minimum: float | None = None  # the least value allowed
     above: float | None = None  # values must be more than this
