@@ -100,7 +100,6 @@ def make_agent(
     if agent is None:
         raise ConfigError(
             f"unknown agent: {name}{did_you_mean(name, REGISTRY)}",
-            f"built-in agents: {', '.join(REGISTRY)}; for any other command use --agent "
-            "'cmd:CMD'",
+            f"built-in agents: {', '.join(REGISTRY)}; for any other command use --agent 'cmd:CMD'",
         )
     return agent(env=env, model=model, args=args)
