@@ -13,7 +13,7 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.output import LineSplitter
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult, limits_of
-from ralph.process.request import ProcessResult, StreamName
+from ralph.process.request import OPEN, ProcessResult, StreamName
 from tests.platforms import wrapper
 
 FIXTURES = Path(__file__).parent / "fixtures" / "agents"
@@ -119,4 +119,5 @@ def request(root: Path, prompt: str = "do the work") -> AgentRequest:
         iteration=1,
         state_dir=root / ".ralph",
         handoff_file=root / "h.md",
+        confined=OPEN,
     )

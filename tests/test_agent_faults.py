@@ -15,7 +15,7 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.registry import make_agent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
-from ralph.process.request import StreamName
+from ralph.process.request import OPEN, StreamName
 from tests.agent_helpers import FAKES, fake_cli, fixture
 from tests.conftest import Project
 from tests.platforms import wrapper
@@ -40,6 +40,7 @@ def request(root: Path, prompt: str = "the prompt", **limits: float) -> AgentReq
         kill_grace=limits.pop("kill_grace", 0.5),
         timeout=limits.pop("timeout", None),
         idle_timeout=limits.pop("idle_timeout", None),
+        confined=OPEN,
     )
 
 

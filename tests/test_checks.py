@@ -19,6 +19,7 @@ from ralph.checks.judge import AgentJudge, JudgeAnswer, parse_verdict
 from ralph.checks.result import CheckCache
 from ralph.checks.runner import run_gate
 from ralph.errors import SpecError
+from ralph.process.request import OPEN
 from ralph.specs.checkconfig import ExternalConfig
 
 FAKES = Path(__file__).parent / "fakes"
@@ -36,7 +37,7 @@ def judge(root: Path, answer: str, log: Path | None = None) -> AgentJudge:
     argv = [PY, str(FAKES / "judge.py"), answer, *([str(log)] if log else [])]
     state = root / ".ralph"
     state.mkdir(exist_ok=True)
-    return AgentJudge(CommandAgent("judge", argv), root, state, "specs/a.spec.md", 1)
+    return AgentJudge(CommandAgent("judge", argv), root, state, "specs/a.spec.md", 1, confined=OPEN)
 
 
 # --------------------------------------------------------------------------- external
@@ -44,7 +45,7 @@ def judge(root: Path, answer: str, log: Path | None = None) -> AgentJudge:
 
 def test_external_exit_code_and_output_rules(tmp_path: Path) -> None:
     def run(**kw: object) -> tuple[bool, str]:
-        res = run_command(ExternalConfig.model_validate(kw), tmp_path)
+        res = run_command(ExternalConfig.model_validate(kw), tmp_path, confined=OPEN)
         return res.passed, res.summary
 
     assert run(command="echo all passed") == (True, "exit code 0")
@@ -65,19 +66,25 @@ def test_external_exit_code_and_output_rules(tmp_path: Path) -> None:
 def test_external_runs_in_its_working_dir_and_keeps_the_output_tail(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "marker").write_text("x")
-    ok = run_command(ExternalConfig(command="test -f marker", working_dir="sub"), tmp_path)
+    ok = run_command(
+        ExternalConfig(command="test -f marker", working_dir="sub"), tmp_path, confined=OPEN
+    )
     assert ok.passed
     loud = "; ".join(f"echo line{i}" for i in range(40)) + "; exit 1"
-    bad = run_command(ExternalConfig(command=loud), tmp_path)
+    bad = run_command(ExternalConfig(command=loud), tmp_path, confined=OPEN)
     assert not bad.passed
     assert bad.output.splitlines() == [f"line{i}" for i in range(20, 40)]
 
 
 def test_external_that_cannot_start_is_a_failed_check(tmp_path: Path) -> None:
-    missing_dir = run_command(ExternalConfig(command="true", working_dir="nope"), tmp_path)
+    missing_dir = run_command(
+        ExternalConfig(command="true", working_dir="nope"), tmp_path, confined=OPEN
+    )
     assert not missing_dir.passed
     assert missing_dir.summary == "cannot start: working directory nope does not exist"
-    missing_cmd = run_command(ExternalConfig(command="no-such-command-xyz"), tmp_path)
+    missing_cmd = run_command(
+        ExternalConfig(command="no-such-command-xyz"), tmp_path, confined=OPEN
+    )
     assert not missing_cmd.passed
     assert "exit code 127" in missing_cmd.summary
     assert "not found" in missing_cmd.output
@@ -87,7 +94,7 @@ def test_external_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"
     cmd = f"sleep 60 & echo $! > {pidfile}; wait"
     started = time.monotonic()
-    res = run_command(ExternalConfig(command=cmd, timeout=0.5), tmp_path)
+    res = run_command(ExternalConfig(command=cmd, timeout=0.5), tmp_path, confined=OPEN)
     assert time.monotonic() - started < 30
     assert not res.passed and res.summary.startswith("timed out after 0.5 s")
     import psutil
@@ -102,7 +109,7 @@ def test_external_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
 def test_external_cancelled_is_interrupted_not_failed(tmp_path: Path) -> None:
     cancel = threading.Event()
     threading.Timer(0.3, cancel.set).start()
-    res = run_command(ExternalConfig(command="sleep 30"), tmp_path, cancel=cancel)
+    res = run_command(ExternalConfig(command="sleep 30"), tmp_path, cancel=cancel, confined=OPEN)
     assert res.interrupted and not res.passed
 
 
@@ -288,7 +295,12 @@ def test_semantic_without_any_judge_uses_string_matching(tmp_path: Path) -> None
 def test_judge_that_cannot_start_falls_back(tmp_path: Path) -> None:
     (tmp_path / ".ralph").mkdir()
     j = AgentJudge(
-        CommandAgent("ghost", ["no-such-judge-xyz"]), tmp_path, tmp_path / ".ralph", "s", 1
+        CommandAgent("ghost", ["no-such-judge-xyz"]),
+        tmp_path,
+        tmp_path / ".ralph",
+        "s",
+        1,
+        confined=OPEN,
     )
     assert j("p", 5, None).verdict is None
 

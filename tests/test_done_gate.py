@@ -14,6 +14,7 @@ from typing import Any
 import psutil
 import pytest
 
+from ralph.process.request import OPEN
 from tests.conftest import FAKES, Project
 from tests.platforms import posix_signals
 
@@ -357,8 +358,9 @@ def test_check_all_runs_every_specs_checks_for_the_final_verification(tmp_path: 
     ws = Workspace(root)
     ws.ensure()
     records: list[GateRecord] = []
-    gate = DoneGate(root, ws, lambda: CommandAgent("judge", ["true"]), records.append)
-    found = gate.check_all(discover_specs(root), iteration=7, tree=lambda: None)
+    gate = DoneGate(root, ws, records.append, changed=tuple, confined=OPEN)
+    judge = CommandAgent("judge", ["true"])
+    found = gate.check_all(discover_specs(root), iteration=7, tree=lambda: None, judge=judge)
     verdicts = {path: g.passed for path, g in found}
     assert verdicts == {"specs/a.spec.md": False, "specs/c.spec.md": True, "specs/d.spec.md": False}
     assert dict(found)["specs/d.spec.md"].reasons == (

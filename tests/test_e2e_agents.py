@@ -21,6 +21,7 @@ import pytest
 from ralph.agents.registry import make_agent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
+from ralph.process.request import OPEN
 from ralph.rules.signals import parse_signal
 from tests.conftest import Project
 from tests.model import faults
@@ -172,6 +173,7 @@ def one_rotation(agent: str, setup: Setup, root: Path, prompt: str) -> AgentResu
         handoff_file=root / "handoff.md",
         timeout=ROTATION_TIMEOUT,
         idle_timeout=ROTATION_TIMEOUT,
+        confined=OPEN,
     )
     return built.run(request, lambda stream, lines: None)
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ralph.process.request import OPEN
 from ralph.rules.revertverdict import NONE_ADDED, NOT_TESTED
 from tests.conftest import Project
 from tests.test_sandbox_run import disk_tmp, need
@@ -355,6 +356,7 @@ def test_a_report_behind_a_link_out_of_the_room_is_neither_read_nor_removed(
     ran = case_run(
         RevertConfig(report="out/report.xml"), command, room, {"PATH": "/usr/bin:/bin"},
         threading.Event(), name="revert",
+        confined=OPEN,
     )  # fmt: skip
     assert ran.cases is None and "not inside the project" in ran.why
     assert (outside / "report.xml").read_text() == "<testsuite/>"

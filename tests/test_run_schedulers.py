@@ -105,6 +105,7 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
             spec=specs[0],
             mode="IMPLEMENT",
             agent=opts.pool[0].agent,
+            judge=opts.pool[0].agent,
             iteration=1,
             state=start,
             answer=None,

@@ -19,6 +19,8 @@ from ralph.run.facts import Fact, LaneClosed, VerificationEnded, VerificationSta
 from ralph.run.start import run_loop
 from ralph.store import git
 from ralph.store import worktrees as wt
+from ralph.store.git import GitLock
+from ralph.store.snapshotter import Snapshotter
 from tests.conftest import Project
 from tests.test_lanes import lanes_project
 from tests.test_run_schedulers import TWO, WORK, options
@@ -82,19 +84,24 @@ def test_every_git_command_of_a_lanes_run_holds_the_one_git_lock(project: Projec
     thread holds the lock (lanes never fight over `.git`'s lock files); each goes on once
     it is free."""
     lanes_project(project, TWO)
-    repo = wt.repo(project.root)
+    lock = GitLock()  # the run's one lock (Shared.git), passed to each place that finds a repo
+    repo = wt.repo(project.root, lock)
     done: list[str] = []
     steps: dict[str, Callable[[], object]] = {
         "worktree": lambda: wt.add_worktree(repo, project.root, "one-000000", "HEAD"),
         "status": lambda: git.status(repo),
         "branches": lambda: wt.worktree_branches(repo),
+        "snapshot": lambda: Snapshotter(project.root, lock=lock).take(),
     }
+    # not a global: a repository found with a lock of its own (outside the run) goes on
+    with lock:
+        assert git.status(wt.repo(project.root, GitLock())) is not None
 
     def run(name: str) -> None:
         steps[name]()
         done.append(name)
 
-    with wt.GIT_LOCK:
+    with repo.lock:
         threads = [threading.Thread(target=run, args=(name,)) for name in steps]
         for thread in threads:
             thread.start()
@@ -120,3 +127,50 @@ def test_merged_lanes_close_while_the_final_verification_runs(project: Project) 
     assert len(closed) == 2
     assert all(started < i < ended for i in closed)  # not after it, one by one
     assert not wt.lanes_folder(project.root).exists()
+
+
+def test_the_lanes_registry_has_one_owner_and_one_save_point() -> None:
+    """The registry (rules/laneregistry.py) is taken to the next value by its own moves and
+    written only by the merger's `_keep`, the one place that saves it."""
+    writes = [
+        (path.name, cls, owner)
+        for path in sorted(RUN.glob("*.py"))
+        for cls, owner, attr in _writes(ast.parse(path.read_text()))
+        if attr == "lanes"
+    ]
+    assert writes == [("merging.py", "Integration", "self")] * 2  # __init__ (loaded), _keep
+    src = RUN.parent
+    savers = [p.name for p in sorted(src.rglob("*.py")) if "save_lanes(" in p.read_text()]
+    assert savers == ["merging.py", "lanes.py"]  # the one call, and its definition (store/)
+    merging = (RUN / "merging.py").read_text()
+    assert merging.count("save_lanes(") == 1
+
+
+def test_what_a_lane_s_thread_is_handed_and_returns_is_frozen() -> None:
+    from ralph.run import lanework
+
+    values: tuple[Any, ...] = (lanework.LaneTurn, lanework.LaneDone, lanework.LaneParts)
+    for value in (*values, lanework.Running):
+        assert value.__dataclass_params__.frozen, value
+    assert not hasattr(lanework, "LaneWork")
+
+
+def test_the_circuit_keeps_no_flag_between_two_calls() -> None:
+    """Whether an outcome opened the breaker is read from the breaker before and after it;
+    the circuit writes nothing of its own after it is built."""
+    writes = _writes(ast.parse((RUN / "circuit.py").read_text()))
+    assert {attr for _, owner, attr in writes if owner == "self"} == {"run", "agents"}
+
+
+def test_a_process_request_always_says_where_it_starts() -> None:
+    """No process-wide sandbox: each request carries its confinement, and a request without
+    one is refused at once (a caller cannot forget it)."""
+    import pytest
+
+    from ralph.process import containment
+    from ralph.process.request import OPEN, ProcessRequest
+
+    with pytest.raises(TypeError):
+        ProcessRequest(argv=("true",), cwd=Path(), env={})  # type: ignore[call-arg]
+    assert ProcessRequest(argv=("true",), cwd=Path(), env={}, confined=OPEN).confined.box is None
+    assert not hasattr(containment, "active") and not hasattr(containment, "contain")

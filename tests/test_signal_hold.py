@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ralph.process.request import ProcessRequest
+from ralph.process.request import OPEN, ProcessRequest
 from ralph.process.runner import run_process
 from ralph.process.signals import Hold
 
@@ -73,7 +73,7 @@ def test_ctrl_c_as_the_process_starts_still_stops_its_tree(tmp_path: Path) -> No
         timeout=30.0,
         kill_grace=1.0,
         tail_bytes=1024,
-        sandboxed=False,
+        confined=OPEN,
     )
     for _ in range(5):
         result = run_process(request, lambda stream, chunk: None)

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from ralph.process.request import ProcessRequest
+from ralph.process.request import OPEN, ProcessRequest
 from ralph.process.runner import run_process
 
 here = Path(__file__).resolve().parent
@@ -18,6 +18,7 @@ request = ProcessRequest(
     env=dict(os.environ),
     timeout=20.0,
     kill_grace=1.0,
+    confined=OPEN,
 )
 result = run_process(request, lambda _name, _chunk: None)
 fields = dataclasses.asdict(result)

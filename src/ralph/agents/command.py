@@ -202,6 +202,7 @@ class CommandAgent:
                     kill_grace=request.kill_grace,
                     tail_bytes=max(1 << 20, 2 * len(request.prompt.encode())),
                     passes=chosen.passes(),
+                    confined=request.confined,
                 ),
                 on_output,
                 cancel=cancel,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ralph.process.request import Confinement
 from ralph.rules.prompt import Mode
 
 
@@ -24,3 +25,4 @@ class AgentRequest:
     specs: tuple[str, ...] = ()  # every spec, for a final verification (RALPH_SPECS)
     # The run's own secrets (the webhook URL): redacted from the output like the agent's.
     secrets: frozenset[str] = frozenset()
+    confined: Confinement = field(kw_only=True)  # where it starts: the run's sandbox

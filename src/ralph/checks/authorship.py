@@ -7,22 +7,14 @@ once the front matter on disk is something else (a person changed it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import RalphError
+from ralph.rules.frontmark import FrontSeen
 from ralph.rules.spec import Spec
 from ralph.rules.specset import UNREADABLE, front_digest
 from ralph.specs.frontmatter import split_front_matter
 from ralph.store import reader
-
-
-@dataclass(frozen=True)
-class FrontSeen:
-    """A spec's front matter as a rotation left it on disk."""
-
-    digest: str
-    changed: bool  # it differs from the spec's text as the rotation began
 
 
 def front_seen(root: Path, spec: Spec) -> FrontSeen | None:
@@ -33,19 +25,6 @@ def front_seen(root: Path, spec: Spec) -> FrontSeen | None:
         return None
     front = _front(now)
     return FrontSeen(_digest(front), front != _front(spec.text))
-
-
-def next_mark(seen: FrontSeen | None, mark: str | None) -> str | None:
-    """The mark after a rotation (pure): front matter the agent wrote is remembered (its
-    hash); the mark is forgotten once the front matter on disk is something else (a person
-    changed it); unreadable, it stays."""
-    if seen is None:
-        return mark
-    if seen.changed:
-        return seen.digest
-    if mark is not None and seen.digest != mark:
-        return None
-    return mark
 
 
 def agent_change(root: Path, spec: Spec, mark: str | None) -> str | None:

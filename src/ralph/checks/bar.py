@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.checks.command import run_command
+from ralph.process.request import Confinement
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.testcounts import TestCounts, merged_bar
@@ -84,15 +85,18 @@ def measure(
     place: tuple[Path, Mapping[str, str]],
     cancel: threading.Event | None = None,
     on_done: Callable[[Measured], None] | None = None,
+    *,
+    confined: Confinement,
 ) -> list[Measured]:
-    """Run each command once in `place` (folder, environment); stops at an interruption."""
+    """Run each command once in `place` (folder, environment), started as `confined` (the
+    run's sandbox); stops at an interruption."""
     folder, env = place
     out: list[Measured] = []
     for (command, timeout), specs in commands.items():
         cfg = ExternalConfig(command=command, timeout=timeout)
         # `room`: a sandbox hides ralph's store, the room included, but for the room a check
         # runs in; without it the sandboxed run found no folder and measured no bar
-        res = run_command(cfg, folder, env, cancel, name=BAR_CHECK, room=folder)
+        res = run_command(cfg, folder, env, cancel, name=BAR_CHECK, room=folder, confined=confined)
         found = Measured(command, tuple(specs), res.counts, res.summary, res.interrupted)
         out.append(found)
         if on_done is not None:
@@ -137,7 +141,8 @@ def start_bars(
         return state
     runs = f"{len(commands)} test commands" if len(commands) > 1 else "the test command"
     notify(f"measuring the tests' bar: ralph runs {runs} once before the first rotation")
-    found = measure(commands, gate.check_place(), cancel, lambda m: notify(m.line()))
+    place, confined = gate.check_place(), gate.place.confined
+    found = measure(commands, place, cancel, lambda m: notify(m.line()), confined=confined)
     if any(m.interrupted for m in found):
         raise KeyboardInterrupt
     changed = [

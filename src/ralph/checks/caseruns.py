@@ -26,6 +26,7 @@ from pathlib import Path
 from ralph.checks.command import output_tail, run_command
 from ralph.checks.result import CheckResult
 from ralph.errors import RalphError
+from ralph.process.request import Confinement
 from ralph.rules.caselines import printed_cases
 from ralph.rules.junitcases import JCase
 from ralph.rules.testcounts import TestCounts
@@ -54,6 +55,7 @@ def case_run(
     cancel: threading.Event,
     *,
     name: str,
+    confined: Confinement,
 ) -> CaseRun:
     """Run `command` in `room`, and read its testcases."""
     env = dict(env)
@@ -76,6 +78,7 @@ def case_run(
         cancel,
         name=name,
         room=room,
+        confined=confined,
         passes=passes,
         whole=True,
     )

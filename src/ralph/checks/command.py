@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ralph.checks.evidence import failed_tests, no_tests, run_counts
 from ralph.checks.result import CheckResult
-from ralph.process.request import ProcessRequest
+from ralph.process.request import Confinement, ProcessRequest
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
 from ralph.rules.printable import clean_text
@@ -56,6 +56,7 @@ def run_command(
     room: Path | None = None,
     passes: frozenset[str] = frozenset(),
     whole: bool = False,
+    confined: Confinement,
 ) -> CheckResult:
     """Run one external check. Never raises for the command's sake: a command that cannot
     start, times out or fails is a failed check, with the reason in its summary. `passes`:
@@ -95,6 +96,7 @@ def run_command(
                 sealed=room is not None,
                 # a room's interpreter settings (checks/place.py) reach it under a sandbox
                 passes=passes | ROOM_PASSES if room is not None else passes,
+                confined=confined,  # the run's sandbox: every check runs in it
             ),
             lambda stream, chunk: None,
             cancel=cancel,

@@ -29,7 +29,14 @@ class External:
         env.update({"RALPH_SPEC": gi.spec_path, "RALPH_CHECK": name})
         where = gi.run_root if gi.run_root is not None else gi.root
         result = run_command(
-            cfg, where, env, gi.cancel, name=name, required=item.required, room=gi.run_root
+            cfg,
+            where,
+            env,
+            gi.cancel,
+            name=name,
+            required=item.required,
+            room=gi.run_root,
+            confined=gi.confined,
         )
         if item.cache and gi.cache is not None:
             gi.cache.put(gi.tree, key, result)

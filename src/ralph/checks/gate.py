@@ -30,12 +30,14 @@ from ralph.checks.sharedtests import shared_tests
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
+from ralph.process.request import Confinement
 from ralph.rules.caps import capped
 from ralph.rules.spec import Spec
 from ralph.rules.specset import Digests
 from ralph.rules.state import MAX_COUNT, SpecState, State
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
+from ralph.store.git import GitLock
 from ralph.store.startcopy import WANTED
 from ralph.store.workspace import Workspace
 
@@ -93,22 +95,25 @@ class DoneGate:
         self,
         root: Path,
         ws: Workspace,
-        judge_agent: Callable[[], CommandAgent],
         record: Record,
+        changed: Callable[[], Sequence[str]],
         test_globs: Sequence[str] | None = None,
+        *,
+        confined: Confinement,
+        lock: GitLock | None = None,
     ):
         self.root = root
-        self.tests = TestGuard(root, ws.dir, test_globs)  # tests may grow, never shrink
+        self.tests = TestGuard(root, ws.dir, test_globs, lock=lock)  # tests may grow, never shrink
         self.ws = ws
-        self.place = CheckPlace(root, ws.root)  # the clean room command checks run in
-        self.judge_agent = judge_agent
+        # the clean room command checks run in, and where they start (the run's sandbox)
+        self.place = CheckPlace(root, ws.root, confined, lock)
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
         self._metas: dict[tuple[str, str], tuple[SpecMeta | None, str | None]] = {}
         self._reported: set[tuple[str, str]] = set()
         self._told: set[tuple[str, str]] = set()  # (spec, its shared test command) said once
-        self.changed: Callable[[], Sequence[str]] = tuple  # the paths changed since the start
+        self.changed = changed  # the paths the agents changed since the run (or lane) began
 
     def meta(self, spec: Spec) -> tuple[SpecMeta | None, str | None]:
         """(front matter or None, the error message when it is invalid), once per content. A
@@ -194,11 +199,14 @@ class DoneGate:
         prompt: str,
         tree: Callable[[], str | None],
         handoff: Path,
+        judge: CommandAgent,
         row: SpecState | None = None,
         cancel: threading.Event | None = None,
         person_specs: Digests | None = None,
     ) -> Verdict:
-        """Run the checks of a spec whose agent said DONE; the verdict on that DONE."""
+        """Run the checks of a spec whose agent said DONE; the verdict on that DONE. `judge`:
+        the agent that judges its semantic checks (another than the coder, when the pool has
+        one)."""
         waits = specs_refusal(person_specs, self.root, spec.path)
         if waits is not None:  # fewer or weaker specs than a person wrote: nothing verifies
             return self._refuse(spec, iteration, handoff, (waits,), "", hint=SPECS_HINT)
@@ -230,7 +238,6 @@ class DoneGate:
         def on_transition(old: VState, new: VState) -> None:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
 
-        agent = self.judge_agent()
         try:
             gate, code = self.place.run(
                 self.tests,
@@ -240,7 +247,8 @@ class DoneGate:
                 output=output,
                 prompt=prompt,
                 judge=AgentJudge(
-                    agent, self.root, self.ws.dir, spec.path, iteration, cancel, self.record
+                    *(judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record),
+                    confined=self.place.confined,
                 ),
                 cache=self.cache,
                 tree=tree(),
@@ -279,7 +287,12 @@ class DoneGate:
         return Verdict("DONE", note, False, gate, counts=counts, best=True)
 
     def check_all(
-        self, specs: Sequence[Spec], *, iteration: int, tree: Callable[[], str | None]
+        self,
+        specs: Sequence[Spec],
+        *,
+        iteration: int,
+        tree: Callable[[], str | None],
+        judge: CommandAgent,
     ) -> list[tuple[str, GateResult]]:
         """The final verification's view: every spec's checks on the tree as it is (VERIFY
         mode: no promises asked). A VERIFY_PASS must not override a failed one. Specs whose
@@ -306,12 +319,13 @@ class DoneGate:
                 meta,
                 "VERIFY",
                 judge=AgentJudge(
-                    self.judge_agent(),
+                    judge,
                     self.root,
                     self.ws.dir,
                     spec.path,
                     iteration,
                     record=self.record,
+                    confined=self.place.confined,
                 ),
                 cache=self.cache,
                 tree=key,

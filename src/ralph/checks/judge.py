@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ralph.checks.command import KILL_GRACE
 from ralph.checks.records import JudgeSpent, Record
 from ralph.errors import AgentError
+from ralph.process.request import Confinement
 from ralph.rules.signals import agent_words
 from ralph.store.files import write_text_new
 
@@ -50,7 +51,10 @@ class AgentJudge:
         iteration: int,
         cancel: threading.Event | None = None,
         record: Record | None = None,
+        *,
+        confined: Confinement,
     ) -> None:
+        self.confined = confined  # where the judge's agent starts: the run's sandbox
         self.record = record  # told what each call spent (it counts in usage and budgets)
         self.cancel = cancel  # set: the judge's process tree is stopped (ralph cancel --now)
         self.agent = agent
@@ -79,6 +83,7 @@ class AgentJudge:
             handoff_file=(self.state_dir / "judge-handoff.md").resolve(),
             timeout=timeout,
             kill_grace=KILL_GRACE,
+            confined=self.confined,
         )
         try:
             result = agent.run(request, lambda stream, lines: None, cancel=self.cancel)

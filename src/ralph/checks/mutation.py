@@ -111,7 +111,13 @@ class _Run:
         env = self.source.tracing.env(env, path) if traced else env
         env = {**env, "RALPH_SPEC": self.gi.spec_path, "RALPH_CHECK": self.item.name}
         return run_command(
-            self.command(timeout), path, env, self.gi.cancel, name=self.item.name, room=path
+            self.command(timeout),
+            path,
+            env,
+            self.gi.cancel,
+            name=self.item.name,
+            room=path,
+            confined=self.gi.confined,
         )
 
     def run(self) -> CheckResult:

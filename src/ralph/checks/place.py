@@ -28,6 +28,7 @@ from ralph.checks.runner import gate_items, run_gate
 from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
+from ralph.process.request import Confinement
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.envpaths import own_environment
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
@@ -37,6 +38,7 @@ from ralph.specs.frontmatter import SpecMeta
 from ralph.store import reader
 from ralph.store.envbuild import environments
 from ralph.store.envcopy import declared_here, envs_dir, record_start_envs
+from ralph.store.git import GitLock
 from ralph.store.room import RoomSource, build_room, record_start
 from ralph.store.roomsync import wipe
 from ralph.store.runspans import record_began, record_ended
@@ -54,8 +56,12 @@ UNBUILT_HINT = (
 class CheckPlace:
     """The rooms of one gate's tree: the project ("main") or a lane's worktree (its name)."""
 
-    def __init__(self, tree: Path, project: Path) -> None:
+    def __init__(
+        self, tree: Path, project: Path, confined: Confinement, lock: GitLock | None = None
+    ) -> None:
         self.tree, self.project = tree, project
+        self.confined = confined  # where its commands start: the run's sandbox
+        self.lock = lock  # held by the git commands on its tree: the run's
         same = tree.resolve() == project.resolve()
         self.name = "main" if same else tree.name
         self._source: RoomSource | None = None
@@ -65,7 +71,7 @@ class CheckPlace:
 
     def source(self) -> RoomSource:
         if self._source is None:
-            self._source = RoomSource(self.tree)
+            self._source = RoomSource(self.tree, self.lock)
         return self._source
 
     def start(self, *, copy: bool = False, keep: bool = False, envs: bool = True) -> None:
@@ -112,6 +118,7 @@ class CheckPlace:
             run_root=room,
             start=start_copy(self.project),
             rooms=self.other_room,
+            confined=self.confined,
             **gate,
         )
         cancel, logged = gate.get("cancel"), gate.get("on_result")
@@ -125,6 +132,7 @@ class CheckPlace:
             cache=gate["cache"],
             tree=gate.get("tree"),
             cancel=cancel if cancel is not None else threading.Event(),
+            confined=self.confined,
         )
         result = person_gate(result, gi, tests, self.room, logged)
         result = sealed_gate(
@@ -144,6 +152,7 @@ class CheckPlace:
             room=self.room_a,
             snapshot=self.source().snapshotter.take,
             tree=self.tree,
+            confined=self.confined,
             listing=lambda: self.source().listing()[0],
             config=lambda command: person_config(self.tree, tests, command),
             is_test=lambda path: is_test(path, tests.globs),

@@ -30,6 +30,7 @@ from ralph.checks.context import (
 from ralph.checks.judge import Judge
 from ralph.checks.registry import METHODS
 from ralph.checks.result import CheckCache, CheckResult, GateResult
+from ralph.process.request import OPEN, Confinement
 from ralph.specs.checkconfig import ExternalConfig, StringMatchConfig
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
 from ralph.store import reader
@@ -55,6 +56,7 @@ def run_gate(
     decisive: bool = True,
     start: Path | None = None,
     rooms: RoomMaker | None = None,
+    confined: Confinement = OPEN,
 ) -> GateResult:
     """Run every check of `spec_path` (read from disk unless `spec_text` is given). `cancel`
     set (`ralph cancel --now`) stops the running checks: the verdict is then void. Commands
@@ -88,6 +90,7 @@ def run_gate(
         decisive=decisive,
         start=start,
         rooms=rooms,
+        confined=confined,
     )
     return _GateRun(gi, on_result).run()
 

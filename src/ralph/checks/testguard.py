@@ -20,6 +20,7 @@ from ralph.checks.testconfig import ConfigGuard
 from ralph.rules.state import State
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
 from ralph.rules.weakening import Finding, weakened
+from ralph.store.git import GitLock
 from ralph.store.testbaseline import (
     TestStore,
     digest,
@@ -42,13 +43,14 @@ class TestGuard:
         state_dir: Path,
         globs: Sequence[str] | None = None,
         commands: Sequence[str] = (),
+        lock: GitLock | None = None,
     ):
         self.root = root
         self.store = TestStore(state_dir)
         # the runners' own settings (pytest's python_files, jest's testMatch) widen the globs
         base = tuple(globs) if globs is not None else DEFAULT_GLOBS
         self.globs = tuple(dict.fromkeys((*base, *runner_settings(root))))
-        self.ignored = person_ignored(root)  # what the person's ignore rules leave out
+        self.ignored = person_ignored(root, lock)  # what the person's ignore rules leave out
         # the test configuration, recorded and taken as the tests are
         self.config = ConfigGuard(root, state_dir, self.globs, commands)
 

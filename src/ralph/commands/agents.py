@@ -33,7 +33,7 @@ def agents(root: Path, *, as_json: bool) -> None:
 
 def probe_version(agent: BuiltinAgent, exe: str) -> str | None:
     """The version `exe --version` prints, or None when it fails or says nothing useful."""
-    from ralph.process.request import ProcessRequest
+    from ralph.process.request import OPEN, ProcessRequest
     from ralph.process.runner import run_process
 
     env = {**os.environ, **agent.default_env(), **agent.extra_env}
@@ -47,6 +47,7 @@ def probe_version(agent: BuiltinAgent, exe: str) -> str | None:
                 timeout=VERSION_TIMEOUT,
                 kill_grace=1.0,
                 tail_bytes=4096,
+                confined=OPEN,  # outside a run: the CLI as the user has it
             ),
             lambda stream, chunk: out.append(chunk) if stream == "stdout" else None,
         )

@@ -70,7 +70,8 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
     from ralph.commands.sandboxing import start_sandbox
     from ralph.commands.webhooks import on_escalation, open_webhook
     from ralph.process.allowlist import AllowList
-    from ralph.process.containment import contain
+    from ralph.process.containment import kept as sandbox_kept
+    from ralph.process.request import Confinement
     from ralph.run.start import run_loop
     from ralph.store import settings as accepted
     from ralph.ui.display import make_display
@@ -87,9 +88,10 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
     # what every process of the run gets of ralph's environment: never the webhook's URL
     url = config.notify.webhook_url(dict(os.environ))
     allow = AllowList(frozenset(config.sandbox.env), withheld=(url,) if url else ())
+    confined = Confinement(box, allow)  # handed to every process of the run, as a value
     output = run_settings.output
     with (
-        contain(box, allow),
+        sandbox_kept(box),
         make_display(
             stream=sys.stdout,
             force_plain=output == "plain",
@@ -122,7 +124,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
         decide = _decider(display, run_settings.on_escalation, forced=headless)
         if hook is not None:
             decide = _told(decide, partial(on_escalation, hook, root))
-        return run_loop(replace(opts, decide=decide), emit)
+        return run_loop(replace(opts, decide=decide, confined=confined), emit)
 
 
 def run_options(

@@ -1,9 +1,11 @@
-"""The sandbox every process of a run starts in: prepared, probed once, then active for the run.
+"""The sandbox every process of a run starts in: prepared, probed once, its folder removed as
+the run ends.
 
-One sandbox for the whole run, held here rather than passed along: agents, judges and check
-commands all start through `spawn`, which wraps whatever the request runs while a sandbox is
-active, so no caller can forget it. A request opts out only by saying so (`sandboxed=False`,
-for ralph's own helpers such as a desktop notification).
+One sandbox for the whole run, passed as a value: the run's options carry it
+(`Confinement`, process/request.py) to every request that starts an agent, a judge or a check
+command, and `spawn` wraps what a request runs in the sandbox the request names. A request
+must say where it starts (no default), so no caller can forget it; only ralph's own helpers
+outside a run say OPEN.
 """
 
 from __future__ import annotations
@@ -19,25 +21,11 @@ import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from ralph.process.allowlist import AllowList
 from ralph.process.capture import HELPER
 from ralph.process.sandbox import Sandbox, container_name, srt_settings, wrap
 
 SCRATCH_PREFIX = "ralph-sandbox-"
 PROBE_TIMEOUT = 30.0  # seconds: srt starts node and its proxies; bwrap takes milliseconds
-# The innermost `contain` block's sandbox is last; likewise its rules for the environment.
-_ACTIVE: list[Sandbox] = []
-_ALLOWED: list[AllowList] = []
-
-
-def active() -> Sandbox | None:
-    """The sandbox processes start in now, or None."""
-    return _ACTIVE[-1] if _ACTIVE else None
-
-
-def allowed() -> AllowList | None:
-    """What of ralph's environment processes started now get (None: outside a run, all)."""
-    return _ALLOWED[-1] if _ALLOWED else None
 
 
 def scratch_folder() -> Path:
@@ -120,20 +108,12 @@ def _try(box: Sandbox, argv: tuple[str, ...], env: Mapping[str, str]) -> str | N
 
 
 @contextlib.contextmanager
-def contain(box: Sandbox | None, allow: AllowList | None = None) -> Iterator[None]:
-    """Every process started inside this block runs in `box` (None: unsandboxed) and gets
-    what `allow` hands it of its environment (None: all of it)."""
-    if allow is not None:
-        _ALLOWED.append(allow)
-    if box is not None:
-        _ACTIVE.append(box)
+def kept(box: Sandbox | None) -> Iterator[None]:
+    """The sandbox's private folder (its TMPDIR, srt's rules) for the block: removed after."""
     try:
         yield
     finally:
-        if allow is not None:
-            _ALLOWED.remove(allow)
         if box is not None:
-            _ACTIVE.remove(box)
             shutil.rmtree(box.scratch, ignore_errors=True)
 
 

@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ralph.process.allowlist import AllowList
+from ralph.process.sandbox import Sandbox
+
 StreamName = Literal["stdout", "stderr"]
 OutputCallback = Callable[[StreamName, bytes], None]
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """Where a process starts: inside the run's sandbox (`box`; None: none) and with what of
+    ralph's environment (`allow`; None: all of it). A value each request carries, from the
+    run's options to the one place that starts processes: no process-wide state."""
+
+    box: Sandbox | None = None
+    allow: AllowList | None = None
+
+
+# Outside a run (a version probe), or ralph's own helpers that need the desktop: never what
+# an agent or a check runs in a run, which passes the run's own.
+OPEN = Confinement()
 
 
 @dataclass(frozen=True)
@@ -23,9 +41,6 @@ class ProcessRequest:
     idle_timeout: float | None = None  # seconds without a byte on stdout or stderr
     kill_grace: float = 5.0  # seconds between SIGTERM and SIGKILL
     tail_bytes: int = 1 << 20  # how much of the end of each stream to keep
-    # Runs inside the run's sandbox when one is active (process/containment.py); False only
-    # for ralph's own helpers that need the desktop, never for what an agent or a check runs.
-    sandboxed: bool = True
     # Inside a sandbox the process gets only the basic variables (process/sandbox.py), ralph's
     # own, what ralph.yaml's `sandbox.env` names and these: its CLI's own (credentials, config).
     passes: frozenset[str] = frozenset()
@@ -37,6 +52,9 @@ class ProcessRequest:
     # other folder are read-only, TMPDIR is its own and goes with it, so nothing it copies of
     # the sealed files outlives it where the agent looks.
     sealed: bool = False
+    # Where it starts (the run's sandbox, its rules for the environment): always said, so no
+    # caller can forget it; OPEN only outside a run and for ralph's own desktop helpers.
+    confined: Confinement = field(kw_only=True)
 
     def __post_init__(self) -> None:
         if not self.argv:

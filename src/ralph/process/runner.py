@@ -57,8 +57,7 @@ def run_process(
     # Taken before the spawn: an agent that forks an orphan at once would otherwise have it
     # counted among the children ralph already had, and never reaped.
     adopted = Adopted(token)
-    box = containment.active() if request.sandboxed else None
-    allow = containment.allowed() if request.sandboxed else None
+    box, allow = request.confined.box, request.confined.allow
     # From the start until a supervisor holds the process, Ctrl-C would leave it running:
     # a Ctrl-C meanwhile is held, and acted on inside the try below, which stops the tree.
     hold = Hold()

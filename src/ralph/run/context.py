@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -25,6 +25,7 @@ from ralph.run.options import RunOptions
 from ralph.run.recorder import Recorder
 from ralph.run.sink import Emit, Sink
 from ralph.store.cancel import CancelWatch
+from ralph.store.git import GitLock
 from ralph.store.runlock import RunLock
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import Workspace
@@ -54,6 +55,9 @@ class Shared:
     members: Mapping[str, Member]
     first: int  # the last rotation number before this run
     usage_at_start: Tally  # budgets count what this run spends
+    # Held by every git command of the run (its trees, its lanes, its checks' rooms): one lock,
+    # passed to each place that finds a repository.
+    git: GitLock = field(default_factory=GitLock)
 
     def emit(self, event: Event | Fact) -> None:
         self.sink.emit(event)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ralph.checks.authorship import next_mark
 from ralph.rules import verification as fv
 from ralph.rules.caps import count_rotation
+from ralph.rules.frontmark import next_mark
 from ralph.rules.matrix import record_rotation
 from ralph.rules.state import State
 from ralph.rules.usage import record_usage

@@ -9,10 +9,10 @@ the coordinator folds (run/fold.py); its events reach the displays through the r
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
-from ralph.agents.command import CommandAgent
 from ralph.errors import ExitCode
 from ralph.rules.lanes import hold, shares
 from ralph.rules.pool import Exhausted, Wait
@@ -24,11 +24,19 @@ from ralph.rules.words import plural
 from ralph.run.context import Shared
 from ralph.run.events import CostsUpdated, Notice
 from ralph.run.interrupts import deferred_interrupts
-from ralph.run.lanework import LaneNews, LaneWork, Running, asked, meanwhile, rotate
+from ralph.run.lanework import (
+    LaneDone,
+    LaneNews,
+    LaneParts,
+    LaneTurn,
+    Running,
+    asked,
+    meanwhile,
+    rotate,
+)
 from ralph.run.loop import STOPPING, SpecRun, selected_reason
 from ralph.run.merging import Integration
 from ralph.run.tree import hidden_spec_hashes
-from ralph.run.turn import Attempt, Outcome
 from ralph.store.worktrees import commit_all
 
 TICK = 0.2  # seconds between the coordinator's looks at cancel requests while lanes run
@@ -39,7 +47,7 @@ class LaneRun(SpecRun):
         super().__init__(run, state)
         self.integration = Integration(run)
         self.running: dict[str, Running] = {}
-        self.works: dict[str, LaneWork] = {}  # each lane's parts, made at its first rotation
+        self.parts: dict[str, LaneParts] = {}  # each lane's, from its first rotation
         self.news = LaneNews(run)  # run.json's `lanes`
         self.sharing: set[str] = set()  # lanes whose work reaches the user's branch early
         self.stopping: tuple[ExitCode, str] | None = None
@@ -183,7 +191,7 @@ class LaneRun(SpecRun):
 
     def _stop_all(self) -> None:
         for r in self.running.values():
-            r.work.stop.set()
+            r.stop.set()
 
     # ------------------------------------------------------------------ lanes
 
@@ -224,33 +232,32 @@ class LaneRun(SpecRun):
                 self.ended = stop
                 return None
             self.use(choice)
-            self._start_rotation(spec, self.member.agent, executor)
+            self._start_rotation(spec, executor)
         return None
 
-    def _start_rotation(
-        self, spec: Spec, agent: CommandAgent, executor: ThreadPoolExecutor
-    ) -> None:
-        """The coordinator numbers the rotation and hands the lane's thread its turn."""
+    def _start_rotation(self, spec: Spec, executor: ThreadPoolExecutor) -> None:
+        """The coordinator numbers the rotation and hands the lane's thread its turn, a frozen
+        value: the thread returns what it did, and `_collect` folds it."""
         lane, opening, made = self.integration.open(spec.path)
         if opening is None:  # a new lane starts from the user's branch: nothing to bring in
             self.state = self.integration.update(self.state, lane)
             lane = self.integration.lanes.get(spec.path) or lane
-        work = None if made else self.works.get(lane.name)  # a new worktree: found again
-        if work is None:
-            worktree = self.integration.worktree(lane)
-            work = LaneWork(lane.name, worktree, self.news.note, opening)
-            self.works[lane.name] = work
-        work.stop.clear()
-        work.agent, work.judges = agent, self.pool
-        turn = self.turn(spec, time.perf_counter(), work.stop)
-        running = Running(lane, work, spec)
-        self.running[spec.path] = running
-        running.future = executor.submit(rotate, self.shared, work, turn)
+        if made:  # a new worktree: its parts are made again, in its thread
+            self.parts.pop(lane.name, None)
+        stop = threading.Event()
+        turn = self.turn(spec, time.perf_counter(), stop)
+        worktree = self.integration.worktree(lane)
+        work = LaneTurn(
+            lane.name, worktree, turn, self.news.note, self.parts.get(lane.name), opening
+        )
+        future = executor.submit(rotate, self.shared, work)
+        self.running[spec.path] = Running(lane, spec, stop, future)
 
-    def _fold(self, r: Running, attempt: Attempt, outcome: Outcome) -> None:
+    def _fold(self, r: Running, done: LaneDone) -> None:
         """A lane's rotation joins the run's state, in the coordinator, as one spec's would."""
+        self.parts[r.lane.name] = done.parts
         with deferred_interrupts():
-            self.commit(r.work.rotation, attempt, outcome)
+            self.commit(done.parts.rotation, done.attempt, done.outcome)
 
     def _collect(self) -> bool:
         """Rotations that ended: the pool, the circuit breaker and the lane's verdict; True
@@ -261,10 +268,11 @@ class LaneRun(SpecRun):
                 continue
             del self.running[path]
             collected = True
-            attempt, outcome = r.future.result()  # a lane's error is the run's error
+            done = r.future.result()  # a lane's error is the run's error
+            outcome = done.outcome
             breaker = self.state.breaker  # before its outcome: did it open the breaker?
-            self._fold(r, attempt, outcome)
-            self.news.forget(r.work.name)  # after its report: `ralph inspect` stops listing it
+            self._fold(r, done)
+            self.news.forget(r.lane.name)  # after its report: `ralph inspect` stops listing it
             self.pool = self.seats.settle(self.pool, self.state, outcome)
             # the convergence watch and the cost line, as in one-spec mode
             self.convergence.feed(path, outcome.mode, outcome.changes.paths)
@@ -280,7 +288,10 @@ class LaneRun(SpecRun):
                 self._stop_all()
                 continue
             if outcome.signal == "QUESTION":
-                self.stopping = (ExitCode.NEEDS_HUMAN, asked(run, path, r.work, bool(self.running)))
+                self.stopping = (
+                    ExitCode.NEEDS_HUMAN,
+                    asked(run, path, done.parts, bool(self.running)),
+                )
                 continue
             if outcome.signal in STOPPING:
                 self.stopping = (ExitCode.NEEDS_HUMAN, f"{STOPPING[outcome.signal]} on {path}")

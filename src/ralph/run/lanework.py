@@ -9,20 +9,17 @@ coordinator gave its turn, and returns its outcome, which the coordinator folds 
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph.agents.command import CommandAgent
-from ralph.agents.member import Member
 from ralph.checks.gate import DoneGate
 from ralph.process.tree import started_at
 from ralph.rules.laneregistry import Lane
-from ralph.rules.pool import Pool
 from ralph.rules.spec import Spec
 from ralph.run.context import Shared
 from ralph.run.events import Notice
@@ -39,47 +36,58 @@ if TYPE_CHECKING:
     from ralph.store.git import Repo
 
 
-@dataclass
-class LaneWork:
-    """One lane's parts, kept for the run. Its rotation and repository are made by the lane's
-    own thread at its first rotation (after its worktree, when that is new): lanes open side
-    by side, none waits for another's. The coordinator reads them once that rotation is done."""
+@dataclass(frozen=True)
+class LaneParts:
+    """One lane's parts, made by its thread at its first rotation (after its worktree, when
+    that is new: lanes open side by side, none waits for another's) and kept by the
+    coordinator for the next: its rotation and its worktree's repository."""
+
+    rotation: Rotation
+    repo: Repo
+
+
+@dataclass(frozen=True)
+class LaneTurn:
+    """What a lane's thread is handed for one rotation. Nothing in it changes, and the thread
+    writes nothing the coordinator reads: it returns what it did (`LaneDone`)."""
 
     name: str
     worktree: Path
-    note: Callable[[str, dict[str, Any]], None]  # run.json's news of the lanes
-    opening: Callable[[], None] | None = None  # makes its new worktree, in its thread
-    stop: threading.Event = field(default_factory=threading.Event)  # stop its agent now
-    agent: CommandAgent | None = None  # the agent of its current rotation (its judge differs)
-    judges: Pool | None = None  # the pool as its rotation started: its judge comes from it
-    parts: tuple[Rotation, Repo] | None = None
-
-    @property
-    def rotation(self) -> Rotation:
-        assert self.parts is not None  # made by its first rotation, before its outcome
-        return self.parts[0]
+    turn: Turn  # the rotation's inputs, its judge and its stop event among them
+    note: Callable[[str, dict[str, Any]], None]  # run.json's news of the lanes (LaneNews)
+    parts: LaneParts | None  # from the lane's earlier rotations; None: made in the thread
+    opening: Callable[[], None] | None = None  # makes its new worktree first, in the thread
 
 
-@dataclass
+@dataclass(frozen=True)
+class LaneDone:
+    """A lane's rotation, done: its parts (for the next one) and its outcome, unfolded."""
+
+    parts: LaneParts
+    attempt: Attempt
+    outcome: Outcome
+
+
+@dataclass(frozen=True)
 class Running:
-    """A lane with a rotation under way (or just ended)."""
+    """A lane with a rotation under way (or just ended): the coordinator's own."""
 
     lane: Lane
-    work: LaneWork
     spec: Spec
-    future: Future[tuple[Attempt, Outcome]] = field(default_factory=Future)
+    stop: threading.Event  # set: its agent stops now
+    future: Future[LaneDone]
 
 
-def lane_parts(run: Shared, work: LaneWork) -> tuple[Rotation, Repo]:
+def lane_parts(run: Shared, work: LaneTurn) -> LaneParts:
     """The lane's rotation and repository: the run's workspace (handoffs, history, worklog
     and the tests' baseline are the run's), with the files of its own under
     `.ralph/lanes/<name>/`."""
-    name, worktree = work.name, work.worktree
+    name, worktree, note = work.name, work.worktree, work.note
     folder = run.ws.dir / "lanes" / name
     make_dirs(folder)  # `.ralph/lanes` a planted link: refused, never followed
 
     def news(**info: Any) -> None:
-        work.note(name, info)
+        note(name, info)
 
     def record_agent(pid: int) -> None:
         news(agent_pid=pid, agent_started=started_at(pid))
@@ -88,38 +96,40 @@ def lane_parts(run: Shared, work: LaneWork) -> tuple[Rotation, Repo]:
     place = Place(
         worktree, folder / "prompt.md", folder / "current.log", news, record_agent, name, notes
     )
-    tree = Tree(worktree, folder / "snapshot.json", ())
-
-    def judge() -> CommandAgent:
-        return other_agent(run.members, work)
-
-    gate = DoneGate(worktree, run.ws, judge, lambda r: None, run.opts.test_globs)
+    tree = Tree(worktree, folder / "snapshot.json", (), run.git)
+    gate = partial(
+        DoneGate,
+        worktree,
+        run.ws,
+        changed=tree.changed,
+        test_globs=run.opts.test_globs,
+        confined=run.opts.confined,
+        lock=run.git,
+    )
     rotation = Rotation(run, place, tree, gate)
-    gate.record = rotation.record
-    start = tree.take()  # what the lane's agents add or change from here is theirs
-    gate.changed = lambda: tree.snapshotter.diff(start, tree.take()).paths
-    return rotation, repo(worktree)
+    tree.begin()  # what the lane's agents add or change from here is theirs
+    return LaneParts(rotation, repo(worktree, run.git))
 
 
-def rotate(run: Shared, work: LaneWork, turn: Turn) -> tuple[Attempt, Outcome]:
+def rotate(run: Shared, work: LaneTurn) -> LaneDone:
     """In the lane's thread: one rotation in its worktree (made first when it is new), then
     its work committed. The outcome is returned unfolded: the coordinator folds it into the
     run's state."""
-    if work.parts is None:
+    parts = work.parts
+    if parts is None:
         if work.opening is not None:
             work.opening()
-            work.opening = None
-        work.parts = lane_parts(run, work)
-    rotation, lane_repo = work.parts
+        parts = lane_parts(run, work)
+    rotation, turn = parts.rotation, work.turn
     before = rotation.tree.take()
     attempt = rotation.attempt(turn)
     outcome = rotation.settle(attempt, before)  # folded, and written, by the coordinator
     if outcome.changed:  # an unchanged tree has nothing to commit
         commit_all(
-            lane_repo,
+            parts.repo,
             f"ralph: rotation {turn.iteration} on {turn.spec.path} ({outcome.signal})",
         )
-    return attempt, outcome
+    return LaneDone(parts, attempt, outcome)
 
 
 @contextmanager
@@ -165,17 +175,7 @@ class LaneNews:
             self.run.note_run(lanes=dict(self.news))
 
 
-def other_agent(members: Mapping[str, Member], work: LaneWork) -> CommandAgent:
-    """A semantic check's judge in a lane: another available agent of the pool (as the
-    lane's rotation started) than the one whose work it judges, when there is one."""
-    now = time.time()
-    assert work.agent is not None and work.judges is not None  # set with the lane's turn
-    judged = work.agent
-    others = [s.name for s in work.judges.seats if s.available(now) and s.name != judged.name]
-    return members[others[0]].agent if others else judged
-
-
-def asked(run: Shared, path: str, lane: LaneWork, others: bool) -> str:
+def asked(run: Shared, path: str, lane: LaneParts, others: bool) -> str:
     """A lane's agent asked: its question is kept (from its output when it wrote none); the
     run's end reason. The run ends once the running rotations have (`others`: some are);
     until then the displays wait, and the question is shown again last, so no other lane's

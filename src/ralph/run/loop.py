@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
+from functools import partial
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
@@ -57,16 +58,24 @@ class SpecRun:
         self.member: Member = run.opts.pool[0]  # the agent of the current (or next) rotation
         self.mode: Mode = "IMPLEMENT"  # of the current (or last) rotation
         self.answer: QuestionAndAnswer | None = None  # delivered with the next prompt
-        self.tree = Tree(run.opts.root, run.ws.snapshot_file, run.opts.own_files)
+        self.tree = Tree(run.opts.root, run.ws.snapshot_file, run.opts.own_files, run.git)
         self.seats = Seats(run)
         self.circuit = Circuit(run)
         opts, ws, lock = run.opts, run.ws, run.lock
         place = Place(opts.root, ws.prompt_file, ws.current_log, run.note_run, lock.record_agent)
         # The judge of semantic checks: another agent of the pool than the coder, when it has one.
-        self.gate = DoneGate(opts.root, ws, self.reviewer, lambda r: None, opts.test_globs)
         self.convergence = Convergence(run)
-        self.rotation = Rotation(run, place, self.tree, self.gate)
-        self.gate.record = self.rotation.record  # what a judge spent joins the outcome
+        gate = partial(
+            DoneGate,
+            opts.root,
+            ws,
+            changed=self.tree.changed,
+            test_globs=opts.test_globs,
+            confined=opts.confined,
+            lock=run.git,
+        )
+        self.rotation = Rotation(run, place, self.tree, gate)
+        self.gate = self.rotation.gate
         self.verification = Verification(
             run, self.rotation, self.circuit, self.statefile, self.reviewer
         )
@@ -113,7 +122,7 @@ class SpecRun:
         had_specs = bool(self.state.specs)
         scan = reconcile(self.state, specs)
         state = scan.state
-        before = self.tree.take()
+        before = self.tree.begin()
         state, dropped, moved = self.tree.compare_with_last_run(state, before)
         state, held = take_person_specs(state, opts.root, moved)
         # this run's budget of rotations, recorded: `Shared.budget` reads it from here
@@ -121,7 +130,6 @@ class SpecRun:
         self.save()
         self.tree.save(before, self.tree.hidden)
         edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
-        self.gate.changed = lambda: self.tree.snapshotter.diff(before, self.tree.take()).paths
         budget = run.budget(self.state)
         run.emit(RunStarted(opts.label, self.state.last_rotation, budget, matrix_rows(self.state)))
         wanted = [s for s in specs if not opts.only or s.path in opts.only]  # the tests' bar:
@@ -261,7 +269,8 @@ class SpecRun:
         self.save()
         answer, self.answer = self.answer, None  # delivered with this rotation's prompt
         return Turn(
-            *(spec, mode, self.member.agent, state.last_rotation, state, answer),
+            *(spec, mode, self.member.agent, self.reviewer(), state.last_rotation, state),
+            answer,
             *(run.first, run.limit(state), tick, stop),
         )
 

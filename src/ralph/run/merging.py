@@ -39,7 +39,7 @@ class Integration:
     def __init__(self, run: Shared) -> None:
         self.run = run
         self.root = run.opts.root
-        self.repo = wt.repo(self.root)
+        self.repo = wt.repo(self.root, run.git)  # every git command of the run holds run.git
         self.lanes = load_lanes(self.root)
         self.branch = wt.current_branch(self.repo)
         # Merged lanes whose worktree is kept until the run ends: a later merge usually sends
@@ -113,7 +113,9 @@ class Integration:
             self._keep(self.lanes.without(lane.spec))
             return state
         wt.add_worktree(self.repo, self.root, lane.name, self.branch)
-        if wt.commit_all(wt.repo(path), f"ralph: work left in {lane.spec}'s lane by a stopped run"):
+        if wt.commit_all(
+            wt.repo(path, self.run.git), f"ralph: work left in {lane.spec}'s lane by a stopped run"
+        ):
             state = drop_to_review(state, lane.spec)
             run.save(state)
             run.emit(Notice("warning", f"{lane.spec}: work left in its lane committed"))
@@ -275,7 +277,7 @@ class Integration:
     def _repo(self, lane: Lane) -> Repo:
         found = self._repos.get(lane.name)
         if found is None:
-            found = self._repos[lane.name] = wt.repo(self.worktree(lane))
+            found = self._repos[lane.name] = wt.repo(self.worktree(lane), self.run.git)
         return found
 
     def close(self, lane: Lane, reason: str) -> None:

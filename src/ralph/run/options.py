@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph.agents.member import Member
+from ralph.process.request import OPEN, Confinement
 from ralph.rules import breaker as breakers
 from ralph.rules.budget import DEFAULT_BUDGET_MS
 from ralph.rules.convergence import DEFAULT_PATIENCE
@@ -44,6 +45,9 @@ class RunOptions:
     # Values no output of the run may show (the webhook URL's parts): redacted like the
     # agents' own secrets from every log, record and report.
     secrets: frozenset[str] = frozenset()
+    # Where every agent, judge and check command of the run starts: its sandbox and its rules
+    # for the environment (process/request.py), handed to each request.
+    confined: Confinement = OPEN
 
     @property
     def label(self) -> str:

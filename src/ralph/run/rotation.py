@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.checks.authorship import front_seen
 from ralph.checks.gate import DoneGate, Verdict
-from ralph.checks.records import GateRecord, JudgeSpent
+from ralph.checks.records import GateRecord, JudgeSpent, Record
 from ralph.checks.specset import recorded
 from ralph.process.request import StreamName
 from ralph.rules.budget import LatencyBudget
@@ -42,14 +43,16 @@ from ralph.store.snapshot import Snapshot
 class Rotation:
     """One spec's rotations in one place (the project's tree, or a lane's worktree)."""
 
-    def __init__(self, run: Shared, place: Place, tree: Tree, gate: DoneGate) -> None:
+    def __init__(
+        self, run: Shared, place: Place, tree: Tree, gate: Callable[[Record], DoneGate]
+    ) -> None:
         # Of the run a rotation gets only what is fixed for it (a frozen value): its inputs
         # come with each call (`Turn`), its result goes back to the caller (`Outcome`).
         self.run = run
         self.place = place
         self.tree = tree
-        self.gate = gate
         self.judged: list[JudgeSpent] = []  # the current rotation's judge calls
+        self.gate = gate(self.record)  # built complete: its records are the rotation's
 
     def record(self, record: GateRecord) -> None:
         """The gate's records: shown and recorded; what a judge spent also joins the
@@ -98,6 +101,7 @@ class Rotation:
             kill_grace=member.kill_grace,
             specs=specs,
             secrets=run.opts.secrets,
+            confined=run.opts.confined,
         )
 
     def run_agent(
@@ -252,6 +256,7 @@ class Rotation:
                     prompt=prompt,
                     tree=self.tree.key,
                     handoff=handoff,
+                    judge=turn.judge,
                     row=turn.state.get(spec.path),
                     cancel=stop,
                     person_specs=recorded(turn.state),

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 from ralph.checks.gate import validate_front_matter
 from ralph.errors import ExitCode
-from ralph.process import containment
 from ralph.run.context import Emit, open_run
 from ralph.run.events import Notice
 from ralph.run.interrupts import stop_signals_as_interrupt
@@ -30,7 +29,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     if opts.only:
         opts = replace(opts, only=select_specs(opts.root, opts.only))
     # the run's sandbox folder, in its record: the next run removes it if this one is killed
-    box = containment.active()
+    box = opts.confined.box
     scratch = str(box.scratch) if box is not None else None
     taking = RunLock(ws.dir, agent=opts.label, agents=[m.name for m in opts.pool], sandbox=scratch)
     with (

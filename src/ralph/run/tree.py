@@ -13,6 +13,7 @@ from ralph.rules.matrix import downgrade_verified
 from ralph.rules.state import State
 from ralph.specs.discovery import find_spec_paths, spec_file_hash
 from ralph.store.files import load_json, write_json_atomic
+from ralph.store.git import GitLock
 from ralph.store.snapshot import Changes, Snapshot
 from ralph.store.snapshotter import Snapshotter
 
@@ -29,15 +30,31 @@ class Taken:
 
 
 class Tree:
-    def __init__(self, root: Path, snapshot_file: Path, own_files: tuple[str, ...]) -> None:
+    def __init__(
+        self, root: Path, snapshot_file: Path, own_files: tuple[str, ...], lock: GitLock
+    ) -> None:
         self.root = root
         self.snapshot_file = snapshot_file  # the tree as of the last recorded rotation
         self.own_files = own_files
-        self.snapshotter = Snapshotter(root)
+        self.snapshotter = Snapshotter(root, lock=lock)  # its git holds the run's `lock`
         self.hidden: dict[str, str] = {}  # hashes of the specs under .ralph/specs/
+        self.start: Snapshot | None = None  # as the run (or the lane) began: `begin`
 
     def take(self) -> Snapshot:
         return self.snapshotter.take()
+
+    def begin(self) -> Snapshot:
+        """The tree as the run (or a lane) begins: what the agents change from here is
+        theirs (`changed`)."""
+        self.start = self.take()
+        return self.start
+
+    def changed(self) -> tuple[str, ...]:
+        """The paths changed since `begin` (none before it): what a check asks of the agents'
+        work."""
+        if self.start is None:
+            return ()
+        return tuple(self.snapshotter.diff(self.start, self.take()).paths)
 
     def after(self, before: Snapshot) -> Taken:
         """What a rotation changed since `before`, the hidden spec files included."""

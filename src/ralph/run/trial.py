@@ -34,9 +34,16 @@ from ralph.store.snapshot import Snapshot
 ALL_SPECS = fv.ALL_SPECS
 
 
-def attempt(rotation: Rotation, state: State, specs: list[Spec], verifier: CommandAgent) -> Trial:
-    """The verifier at work on the whole project, then ralph's own checks: `state` is the run's
-    state with the verification's rotation numbered (and saved)."""
+def attempt(
+    rotation: Rotation,
+    state: State,
+    specs: list[Spec],
+    verifier: CommandAgent,
+    judge: CommandAgent,
+) -> Trial:
+    """The verifier at work on the whole project, then ralph's own checks (`judge` judges
+    the semantic ones): `state` is the run's state with the verification's rotation
+    numbered (and saved)."""
     run, ws, opts = rotation.run, rotation.run.ws, rotation.run.opts
     budget = LatencyBudget(opts.latency_budget_ms)
     iteration, number = state.last_rotation, state.final.failures + 1
@@ -81,7 +88,7 @@ def attempt(rotation: Rotation, state: State, specs: list[Spec], verifier: Comma
     checked = time.perf_counter()
     rotation.judged = []
     if not interrupted:
-        failed, interrupted = own_checks(rotation, specs, iteration, log)
+        failed, interrupted = own_checks(rotation, specs, iteration, log, judge)
     return Trial(
         iteration=iteration,
         attempt=number,
@@ -101,7 +108,7 @@ def attempt(rotation: Rotation, state: State, specs: list[Spec], verifier: Comma
 
 
 def own_checks(
-    rotation: Rotation, specs: list[Spec], iteration: int, log: RotationLog
+    rotation: Rotation, specs: list[Spec], iteration: int, log: RotationLog, judge: CommandAgent
 ) -> tuple[tuple[str, ...], bool]:
     """The project's test command and every spec's checks (the DONE gate's runner, on the
     tree as it is now): the failures, and whether Ctrl-C stopped them."""
@@ -111,7 +118,14 @@ def own_checks(
         config = ExternalConfig(command=command, timeout=run.opts.test_timeout or 1800.0)
         # in the clean room, as every check that decides (checks/place.py)
         where, env = gate.check_place()
-        ran = run_command(config, where, env, name="test_command (ralph.yaml)", room=where)
+        ran = run_command(
+            config,
+            where,
+            env,
+            name="test_command (ralph.yaml)",
+            room=where,
+            confined=run.opts.confined,
+        )
         # the command itself: the report says what ralph ran, not only under which name
         run.emit(CheckRan(iteration, None, {**ran.to_json(), "command": command}))
         log.chunk("stdout", check_line(ran.name, command, ran).encode())
@@ -125,7 +139,7 @@ def own_checks(
             )
     try:
         # no tree key: the final verification never takes a cached result
-        found = gate.check_all(specs, iteration=iteration, tree=lambda: None)
+        found = gate.check_all(specs, iteration=iteration, tree=lambda: None, judge=judge)
     except KeyboardInterrupt:
         return tuple(failed), True
     for path, checked in found:

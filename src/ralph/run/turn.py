@@ -11,10 +11,10 @@ from pathlib import Path
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.result import AgentResult
-from ralph.checks.authorship import FrontSeen
 from ralph.checks.records import JudgeSpent
 from ralph.rules import verification as fv
 from ralph.rules.budget import LatencyBudget
+from ralph.rules.frontmark import FrontSeen
 from ralph.rules.prompt import Mode
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
@@ -47,6 +47,7 @@ class Turn:
     spec: Spec
     mode: Mode
     agent: CommandAgent
+    judge: CommandAgent  # judges its semantic checks: another agent than `agent`, if any
     iteration: int  # its number, already taken (and saved) by the scheduler
     state: State  # the run's state as the rotation starts: read, never written
     answer: QuestionAndAnswer | None  # the person's answer it delivers, if any

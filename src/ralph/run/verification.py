@@ -131,7 +131,7 @@ class Verification:
         verifier = self.reviewer("VERIFY")
         state = replace(number_next(state), current_spec=None)
         self.statefile.save(state)
-        tried = trial.attempt(self.rotation, state, specs, verifier)
+        tried = trial.attempt(self.rotation, state, specs, verifier, self.reviewer("JUDGE"))
         with deferred_interrupts():  # from the tree taken to the outcome written
             verified = trial.settle(self.rotation, tried, before)
             with tried.budget.operation("bookkeeping"):

@@ -32,16 +32,8 @@ from ralph.errors import RalphError, StateError
 from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS
 from ralph.store.private import ensure_store, store_dir
 from ralph.store.reader import read_bytes
-from ralph.store.roomsync import (
-    Key,
-    Want,
-    load_manifest,
-    racy_from,
-    sync,
-    want_bytes,
-    want_file,
-    wipe,
-)
+from ralph.store.roomfile import Key, Want, racy_from, want_bytes, want_file
+from ralph.store.roomsync import load_manifest, sync, wipe
 from ralph.store.runspans import Spans, load_spans
 
 ENVS = "envs"

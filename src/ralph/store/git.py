@@ -14,16 +14,31 @@ import re
 import subprocess
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ralph.errors import RepositoryError, StateError
 from ralph.process.capture import run_captured
 from ralph.store import gitguard
 
-# Every git command ralph runs holds it: in a lanes run the lanes' threads and the coordinator
-# never run two at once on the one repository (its lock files, a worktree half made).
-LOCK = threading.RLock()
+
+class GitLock:
+    """The lock every git command on a repository holds, carried by its `Repo`: a run makes
+    one and passes it to each place that finds a repository (its trees, its lanes' worktrees,
+    its checks' rooms), so in a lanes run the lanes' threads and the coordinator never run two
+    git commands at once (`.git`'s own lock files, a worktree half made). Re-entrant: a
+    command run while its caller holds it (a merge's steps) goes on."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+
+    def __enter__(self) -> GitLock:
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._lock.release()
+
 
 HEAD_RE = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})?\Z")
 
@@ -52,6 +67,8 @@ class Repo:
     git_dir: str = ""
     common_dir: str = ""  # where config, hooks, refs and objects live (a worktree's is shared)
     anchor: gitguard.Anchor | None = None  # what says where the repository is, seen at start
+    # held by every git command on it: the run's one lock, passed to `find_repo`
+    lock: GitLock = field(default_factory=GitLock, compare=False, repr=False)
 
     @property
     def pinned(self) -> tuple[str, ...]:
@@ -65,10 +82,12 @@ class Repo:
         return Path(self.git_dir, "index") if self.git_dir else None
 
 
-def find_repo(root: Path) -> Repo:
-    """The repository holding `root`; StateError when there is one git refuses to read."""
-    with LOCK:
-        return _find_repo(root)
+def find_repo(root: Path, lock: GitLock | None = None) -> Repo:
+    """The repository holding `root`, its commands held by `lock` (the run's; None: a lock of
+    its own); StateError when there is one git refuses to read."""
+    lock = lock if lock is not None else GitLock()
+    with lock:
+        return replace(_find_repo(root), lock=lock)
 
 
 def _find_repo(root: Path) -> Repo:
@@ -238,7 +257,7 @@ def _run(repo: Repo, *args: str, strict: bool = False) -> subprocess.CompletedPr
 def call(repo: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
     """git `args` on the repository found at start, and only on it: RepositoryError when the
     files that say where it is changed since; OSError when git cannot start."""
-    with LOCK:
+    with repo.lock:
         return _call(repo, *args)
 
 

@@ -70,9 +70,10 @@ def describe(lane: OpenLane) -> str:
 def discard_lanes(root: Path, lanes: list[OpenLane]) -> Iterator[str]:
     """Remove each lane's worktree and branch, then the lanes' record; each step said."""
     from ralph.store import worktrees as wt
+    from ralph.store.git import GitLock
 
     try:
-        r: Repo | None = wt.repo(root)
+        r: Repo | None = wt.repo(root, GitLock())  # `ralph lanes --discard`: no run
     except StateError:  # not a git repository: no worktree of ralph's can be there
         r = None
     for lane in lanes:

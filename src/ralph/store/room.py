@@ -36,17 +36,11 @@ from pathlib import Path
 from ralph.errors import StateError
 from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS, link_environments
 from ralph.store.files import load_json, write_json_atomic
+from ralph.store.git import GitLock
 from ralph.store.ignore import SCAFFOLD_GLOBS, SCAFFOLD_NAMES, stat_key
 from ralph.store.private import ensure_store, store_dir
-from ralph.store.roomsync import (
-    Want,
-    like_file,
-    racy_from,
-    sync,
-    want_bytes,
-    want_file,
-    wipe,
-)
+from ralph.store.roomfile import Want, like_file, racy_from, want_bytes, want_file
+from ralph.store.roomsync import sync, wipe
 from ralph.store.snapshotter import Snapshotter
 
 ROOMS = "rooms"
@@ -68,9 +62,10 @@ class RoomSource:
     """The files of one tree as its snapshot compares them, listed by one Snapshotter kept
     between builds (its stat cache keeps the next listing cheap)."""
 
-    def __init__(self, tree: Path) -> None:
+    def __init__(self, tree: Path, lock: GitLock | None = None) -> None:
         self.tree = tree
-        self.snapshotter = Snapshotter(tree, refresh=False)  # the run's own reads the index
+        # the run's own reads the index; its git commands hold the run's lock
+        self.snapshotter = Snapshotter(tree, refresh=False, lock=lock)
         self._nested: dict[str, RoomSource] = {}
         self.manifests: dict[str, dict[str, list[object]]] = {}  # room name -> its last sync's
 
@@ -81,7 +76,8 @@ class RoomSource:
     def nested(self, rel: str) -> RoomSource:
         found = self._nested.get(rel)
         if found is None:
-            found = self._nested[rel] = RoomSource(self.tree / rel)
+            lock = self.snapshotter.lock
+            found = self._nested[rel] = RoomSource(self.tree / rel, lock)
         return found
 
 

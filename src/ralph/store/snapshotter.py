@@ -44,9 +44,17 @@ class Snapshotter:
     # twice within one tick may keep its size and times: files this young are not cached.
     racy_window_ns = 2_000_000_000
 
-    def __init__(self, root: Path, *, refresh: bool = True) -> None:
+    @property
+    def lock(self) -> git.GitLock:
+        """The lock its git commands hold (the run's, when it was given)."""
+        return self._repo.lock
+
+    def __init__(
+        self, root: Path, *, refresh: bool = True, lock: git.GitLock | None = None
+    ) -> None:
         """`refresh=False` for a second reader of a tree (the clean room's, store/room.py):
-        its `git status` leaves the index as it is (see `git.status`)."""
+        its `git status` leaves the index as it is (see `git.status`). `lock`: the run's,
+        held by its git commands (None: one of its own)."""
         self.root = Path(root)
         self._refresh = refresh
         if not self.root.is_dir():
@@ -55,7 +63,7 @@ class Snapshotter:
                 "run ralph from an existing project folder",
             )
         now = load_ignore(self.root / RALPHIGNORE, strict=True)  # a bad pattern is said now
-        self._repo = git.find_repo(self.root)
+        self._repo = git.find_repo(self.root, lock)
         self.kind: Literal["git", "walk"] = "git" if self._repo.usable else "walk"
         self._rules = ignorebase.baseline(self.root, self._repo)
         self._ignored = RalphIgnore(ignorebase.ralphignore_spec(self._rules), now)
@@ -79,7 +87,9 @@ class Snapshotter:
             for rel in self._flags.gitlinks:  # their own flags count from now, as ours do
                 if (self.root / rel / ".git").exists():
                     with contextlib.suppress(StateError):
-                        self._nested[rel] = Snapshotter(self.root / rel, refresh=refresh)
+                        self._nested[rel] = Snapshotter(
+                            self.root / rel, refresh=refresh, lock=self._repo.lock
+                        )
             self._watched = ignorebase.watched_files(self._repo)
 
     @property
@@ -226,7 +236,9 @@ class Snapshotter:
         child = self._nested.get(rel)
         if child is None:
             try:
-                child = self._nested[rel] = Snapshotter(self.root / rel, refresh=self._refresh)
+                child = self._nested[rel] = Snapshotter(
+                    self.root / rel, refresh=self._refresh, lock=self._repo.lock
+                )
             except StateError:
                 return DIRECTORY
         snap = child.take()

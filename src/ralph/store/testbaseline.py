@@ -74,11 +74,11 @@ def scan(
     return out
 
 
-def person_ignored(root: Path) -> Ignored:
+def person_ignored(root: Path, lock: git.GitLock | None = None) -> Ignored:
     """Is a root-relative path (a folder's ends in "/") left out by the ignore rules a person
-    set (store/ignorebase.py)? Nothing is when they cannot be read."""
+    set (store/ignorebase.py)? Nothing is when they cannot be read. `lock`: the run's."""
     try:
-        repo = git.find_repo(root)
+        repo = git.find_repo(root, lock)
         rules = ignorebase.baseline(root, repo)
     except StateError:
         return lambda rel: False

@@ -8,8 +8,9 @@ checks that the real path is that place (no link on the way) and that git lists 
 that branch (`owned`); a worktree that is not ralph's is left alone, and removing one never
 follows a link (store/confined.py), so the person's other worktrees are never touched.
 
-Every git command of a lanes run holds GIT_LOCK: lanes never fight over `.git`'s own lock
-files, and no command sees another's half-made worktree.
+Every git command of a lanes run holds the run's one lock (store/git.py `GitLock`, carried by
+each `Repo` the run finds): lanes never fight over `.git`'s own lock files, and no command
+sees another's half-made worktree.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from ralph.store.files import make_dirs
 from ralph.store.git import Repo
 from ralph.store.workspace import STATE_DIR
 
-GIT_LOCK = git.LOCK
 WORKTREES = "worktrees"
 # ralph's own commits carry this identity when the repository has none configured.
 IDENTITY = ("ralph", "ralph@localhost")
@@ -61,12 +61,12 @@ class Merged:
         return not self.conflicts
 
 
-def repo(path: Path) -> Repo:
-    """The repository at `path`: the project, or a lane's worktree (`lane_repo`); StateError
-    otherwise."""
+def repo(path: Path, lock: git.GitLock) -> Repo:
+    """The repository at `path`: the project, or a lane's worktree (`lane_repo`), its
+    commands held by the run's `lock`; StateError otherwise."""
     if path.parent.name == WORKTREES and path.parent.parent.name == STATE_DIR:
-        return lane_repo(path.parent.parent.parent, path.name)
-    found = git.find_repo(path)
+        return lane_repo(path.parent.parent.parent, path.name, lock)
+    found = git.find_repo(path, lock)
     if not found.usable or os.path.realpath(found.top) != os.path.realpath(path):
         raise StateError(
             f"--parallel needs a git repository: {path} is not the top of one",
@@ -75,11 +75,11 @@ def repo(path: Path) -> Repo:
     return found
 
 
-def lane_repo(root: Path, name: str) -> Repo:
+def lane_repo(root: Path, name: str, lock: git.GitLock) -> Repo:
     """The repository of a lane's worktree, which must still be ralph's (`owned`) and share
     the project's repository; RepositoryError otherwise, before anything is written there."""
     path = lane_path(root, name)
-    project = repo(root)
+    project = repo(root, lock)
     why = not_owned(project, root, name)
     if why is not None:
         raise RepositoryError(
@@ -87,7 +87,7 @@ def lane_repo(root: Path, name: str) -> Repo:
             f"move it away (ralph makes it again from the branch {BRANCH_PREFIX}{name}), "
             "then run ralph again",
         )
-    found = git.find_repo(path)
+    found = git.find_repo(path, lock)
     if not found.usable or os.path.realpath(found.top) != os.path.realpath(path):
         raise RepositoryError(
             f"{path}: this lane's worktree is no longer a git worktree of the project; "
@@ -198,7 +198,7 @@ def add_worktree(r: Repo, root: Path, name: str, start: str, *, prune: bool = Tr
     left by an earlier run is used again, once checked to be ralph's. A caller that adds
     several at once prunes once before (`prune_worktrees`), never during."""
     path, branch = lane_path(root, name), BRANCH_PREFIX + name
-    with GIT_LOCK:
+    with r.lock:
         if path.exists() or path.is_symlink():
             why = not_owned(r, root, name)
             if why is None:
@@ -236,7 +236,7 @@ def remove_worktree(r: Repo, root: Path, name: str) -> bool:
     branch that is not merged, so no lane commit is ever lost). False when something was
     kept: an unmerged branch, or a worktree that is not ralph's (never touched)."""
     branch = BRANCH_PREFIX + name
-    with GIT_LOCK:
+    with r.lock:
         if not _remove(r, root, name):
             return False
         if has_branch(r, branch):
@@ -251,7 +251,7 @@ def discard_worktree(r: Repo, root: Path, name: str) -> bool:
     """Discard a lane (`ralph reset --lanes`): its worktree, and its branch even when it is not
     merged (`-D`). False when what is at its place is not ralph's: nothing was touched."""
     branch = BRANCH_PREFIX + name
-    with GIT_LOCK:
+    with r.lock:
         if not _remove(r, root, name):
             return False
         if has_branch(r, branch):
@@ -293,7 +293,7 @@ def unmerged_files(r: Repo) -> list[str]:
 def commit_all(r: Repo, message: str) -> bool:
     """Commit what the agent left uncommitted; False when there was nothing (or a merge of
     its own still has unresolved conflicts: those are never committed as they are)."""
-    with GIT_LOCK:
+    with r.lock:
         if unmerged_files(r) or not unclean(r):
             return False
         # `.ralph/` is never committed, whatever the ignore files say (a lane's copy of the
@@ -312,14 +312,14 @@ def merging(r: Repo) -> bool:
 
 
 def abort_merge(r: Repo) -> None:
-    with GIT_LOCK:
+    with r.lock:
         _git(r, "merge", "--abort")
 
 
 def merge(r: Repo, ref: str, message: str, *, trees: bool = True) -> Merged:
     """Merge `ref` into the work tree's branch; on a conflict abort it and say where. Without
     `trees` (a lane taking the user's branch), whether the tree changed is not read."""
-    with GIT_LOCK:
+    with r.lock:
         before = head_tree(r) if trees else ""
         proc = _run(r, *_author(r), "merge", "--no-edit", "--no-verify", "-m", message, ref)
         if proc.returncode != 0:

@@ -53,7 +53,7 @@ def notify_run_end(report: RunReport) -> None:
     argv = notifier_command(*notification_text(report))
     if argv is None:
         return
-    from ralph.process.request import ProcessRequest
+    from ralph.process.request import OPEN, ProcessRequest
     from ralph.process.runner import run_process
 
     try:
@@ -65,7 +65,7 @@ def notify_run_end(report: RunReport) -> None:
                 timeout=NOTIFY_TIMEOUT,
                 kill_grace=1.0,
                 tail_bytes=4096,
-                sandboxed=False,  # ralph's own message to the desktop, not the agent's work
+                confined=OPEN,  # ralph's own message to the desktop, not the agent's work
             ),
             lambda stream, chunk: None,
         )
