@@ -93,7 +93,6 @@ class Declared(NamedTuple):
     kind: type  # bool, int, float or str
     many: bool  # a repeatable option: a tuple of values
     choices: tuple[str, ...]
-    default: Any  # MISSING: ralph.yaml's
     setting: Setting
 
 
@@ -103,8 +102,7 @@ def declared(model: type) -> tuple[Declared, ...]:
     found = []
     for f in fields(model):
         kind, many, choices = _shape(hints[f.name])
-        default = f.default if f.default_factory is MISSING else f.default_factory()
-        found.append(Declared(f.name, kind, many, choices, default, f.metadata["setting"]))
+        found.append(Declared(f.name, kind, many, choices, f.metadata["setting"]))
     return tuple(found)
 
 
