@@ -827,7 +827,7 @@ def test_no_agent_configured(project: Project) -> None:
     res = project.run("run")
     assert_one_error(res, "no agent configured")
     hints = [x for x in res.stderr.splitlines() if x.startswith("hint:")]
-    assert len(hints) == 1 and "--agent-command" in hints[0], res
+    assert len(hints) == 1 and "--agent 'cmd:CMD'" in hints[0], res
 
 
 def test_empty_agent_command_flag(project: Project) -> None:

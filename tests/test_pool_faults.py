@@ -410,7 +410,7 @@ def test_a_judges_usage_counts_against_max_cost(git_project: Project, claude: Sc
 def test_bad_budget_flags(project: Project) -> None:
     project.write({"PROMPT.md": "goal\n"})
     res = project.run("run", "--agent", "demo", "--max-cost", "0")
-    assert res.exit_code == 2 and "--max-cost 0.0: must be more than 0" in res.stderr
+    assert res.exit_code == 2 and "--max-cost: must be more than 0, got 0.0" in res.stderr
     res = project.run("run", "--agent", "demo", "--max-tokens", "0")
     assert res.exit_code == 2
 
