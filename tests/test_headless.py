@@ -87,8 +87,8 @@ def test_a_terminal_gets_the_live_panel(project: Project) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "env"),
-    [(("--headless",), {}), ((), {"CI": "true"}), (("--plain",), {})],
-    ids=["--headless", "CI=true", "--plain"],
+    [(("--output", "plain"), {}), (("--headless",), {}), ((), {"CI": "true"}), (("--plain",), {})],
+    ids=["--output plain", "--headless", "CI=true", "--plain"],
 )
 def test_headless_on_a_terminal_prints_plain_lines_without_ansi(
     project: Project, args: tuple[str, ...], env: dict[str, str]
@@ -214,17 +214,17 @@ def test_verbose_shows_the_agent_output_and_default_does_not(project: Project) -
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["--no-color", "NO_COLOR"])
+@pytest.mark.parametrize("how", ["--no-color", "--output no-color", "NO_COLOR", ""])
 def test_no_color_on_a_terminal_keeps_the_panel_without_colours(project: Project, how: str) -> None:
     project.write({"PROMPT.md": "# goal\n"})
     args = ["run", "--agent-command", project.script({"*": DONE})]
     env = {"NO_COLOR": "1"} if how == "NO_COLOR" else {}
-    if how == "--no-color":
-        args.append("--no-color")
+    if how.startswith("--"):
+        args += how.split()
     code, out = run_in_terminal(project, *args, env=env)
     assert code == 0, out
     colours = re.findall(r"\x1b\[(?:[0-9;]*;)?(3[0-7]|9[0-7]|38;[25];[0-9;]+)m", out)
-    assert colours == [], colours
+    assert bool(colours) is (how == ""), colours  # the control: colours when not asked
     assert "every spec verified" in out
 
 
