@@ -18,8 +18,8 @@ from ralph.agents.result import AgentResult
 from ralph.process.request import OPEN, StreamName
 from tests.agent_helpers import FAKES, fake_cli, fixture
 from tests.conftest import Project
-from tests.e2e.test_process import is_gone, read_pid
 from tests.platforms import wrapper
+from tests.process.test_runner import is_gone, read_pid
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="needs fork, setsid, sh")
 pytestmark = posix_only

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ralph.checks.tracing import Tracing
 
 CALC = "def mean(xs):\n    return sum(xs) / len(xs)\n\n\ndef unused():\n    return 1\n"
@@ -37,6 +39,7 @@ def traced(root: Path, main: str, data: tuple[str, ...] = ()) -> Tracing:
     return tracing
 
 
+@pytest.mark.slow  # real test runs
 def test_the_lines_that_ran_in_every_thread_are_noted(tmp_path: Path) -> None:
     main = (
         "import threading\n\nimport calc\n\nt = threading.Thread(target=calc.mean, args=([1],))\n"
@@ -47,6 +50,7 @@ def test_the_lines_that_ran_in_every_thread_are_noted(tmp_path: Path) -> None:
     assert seen.lines == {"calc.py": {1, 2, 5}}  # the defs ran, and mean's body in a thread
 
 
+@pytest.mark.slow  # real test runs
 def test_a_data_file_compiled_as_code_is_noted(tmp_path: Path) -> None:
     (tmp_path / "formula.txt").write_text("sum(xs) * len(xs)\n")
     (tmp_path / "notes.txt").write_text("only read\n")
@@ -55,11 +59,13 @@ def test_a_data_file_compiled_as_code_is_noted(tmp_path: Path) -> None:
     assert seen.executed == {"formula.txt"}
 
 
+@pytest.mark.slow  # real test runs
 def test_code_that_sets_its_own_tracer_leaves_no_trace(tmp_path: Path) -> None:
     seen = traced(tmp_path, "import sys\n\nsys.settrace(None)\nimport calc\n").read(tmp_path)
     assert seen.started and seen.tampered and not seen.usable
 
 
+@pytest.mark.slow  # real test runs
 def test_the_projects_own_sitecustomize_still_runs(tmp_path: Path) -> None:
     own = tmp_path / "own"
     own.mkdir()
