@@ -47,10 +47,9 @@ def ends(events: list[Event]) -> list[tuple[str, str, int]]:
 def test_one_spec_at_a_time_scheduler(project: Project) -> None:
     lanes_project(project, TWO)
     events: list[Event] = []
-    started = time.perf_counter()
+    # in-process: no agent program starts (tests/slowness.py fails a quick test that starts one)
     code = run_loop(options(project, WORK), events.append)
     assert code == ExitCode.OK
-    assert time.perf_counter() - started < 10  # in-process: no agent program to start
     done = ends(events)
     for path in TWO:  # one rotation at a time, each spec to 3/3
         assert [n for spec, _, n in done if spec == path] == [1, 2, 3]
