@@ -236,7 +236,7 @@ def test_a_script_the_makefile_runs_is_the_persons(project: Project) -> None:
 
 
 def test_what_a_killed_save_left_of_the_configuration_is_swept(project: Project) -> None:
-    from ralph.store.private import adopt_legacy
+    from ralph.store.private import drop_legacy
 
     started(project)
     left = [
@@ -245,7 +245,7 @@ def test_what_a_killed_save_left_of_the_configuration_is_swept(project: Project)
     ]
     for path in left:
         path.write_text("half a file")
-    adopt_legacy(project.root)
+    drop_legacy(project.root)
     assert [p for p in left if p.exists()] == []
 
 

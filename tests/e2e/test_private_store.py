@@ -185,26 +185,34 @@ def test_deleting_the_run_lock_lets_no_second_run_start(git_project: Project) ->
         first.wait(timeout=30)
 
 
-def test_files_of_an_earlier_ralph_in_ralph_dir_are_adopted_once_then_removed(
-    git_project: Project,
-) -> None:
+def test_files_of_an_earlier_ralph_in_ralph_dir_are_removed_unread(git_project: Project) -> None:
+    # A baseline of a weakened test and saved options naming a command, as an agent could plant
+    # them before the store was lost (the project moved): ralph cannot tell them from an earlier
+    # ralph's history, so it reads neither and records afresh from the tree.
     p = git_project
     calc_project(p)
     legacy = p.root / ".ralph"
     (legacy / "tests" / "blobs").mkdir(parents=True)
-    weakened_from = (p.root / "tests" / "test_calc.py").read_text()
-    sha = __import__("hashlib").sha256(weakened_from.encode()).hexdigest()
-    (legacy / "tests" / "blobs" / sha).write_text(weakened_from)
+    weak = "def test_nothing():\n    pass\n"
+    sha = __import__("hashlib").sha256(weak.encode()).hexdigest()
+    (legacy / "tests" / "blobs" / sha).write_text(weak)
     files = {"tests/test_calc.py": sha}
     (legacy / "tests" / "baseline.json").write_text(json.dumps({"format": 1, "files": files}))
-    (legacy / "tests" / "seen.json").write_text(json.dumps({"format": 1, "files": files}))
+    planted = {"agent_command": [f"touch {p.root / 'planted'}"]}
+    (legacy / "run-options.json").write_text(json.dumps({"schema_version": 1, "options": planted}))
     (legacy / "state.json").write_text(json.dumps({"schema_version": 1, "iteration": 4}))
+    cont = p.run("run", "--continue")
+    assert cont.exit_code == 2, cont  # nothing to continue: the planted options are not read
+    assert "nothing to continue" in cont.stderr
+    assert not (p.root / "planted").exists()
     res = p.run("run", *intruder("weaken"), "-n", "3")
-    assert "moved .ralph/tests into ralph's private store" in res.stdout, res
-    assert not (legacy / "tests").exists()
-    assert (store_dir(p.root) / "tests" / "baseline.json").exists()
-    assert_never_verified(p, res.exit_code)  # the person's baseline was taken, and it bites
-    assert status(p)["iteration"] == 7  # the earlier runs' numbering goes on
+    assert "removed .ralph/tests, .ralph/run-options.json unread" in res.stdout, res
+    assert not (legacy / "tests").exists() and not (legacy / "run-options.json").exists()
+    baseline = json.loads((store_dir(p.root) / "tests" / "baseline.json").read_text())
+    assert baseline["files"]["tests/test_calc.py"] != sha  # the tree's test, not the planted one
+    assert_never_verified(p, res.exit_code)  # the baseline taken from the tree bites
+    assert not (p.root / "planted").exists()
+    assert status(p)["iteration"] == 7  # the counters travel with .ralph/state.json, as documented
 
 
 @pytest.mark.parametrize("profile", ["bwrap", "srt"])
