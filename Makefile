@@ -32,7 +32,7 @@ lint: $(STAMP)
 	$(BIN)/mypy --platform win32 --cache-dir .mypy_cache/win32 src
 	$(BIN)/mypy --platform darwin --cache-dir .mypy_cache/darwin src
 
-# The real agent CLIs the end-to-end tests drive (tests/test_e2e_*.py), pinned, installed into a
+# The real agent CLIs the end-to-end tests drive (tests/e2e/test_agent_cli*.py), pinned, installed into a
 # cache folder outside the repository (shared: packages are only ever added to it): every CLI the
 # registries carry, npm ones with npm, aider from PyPI into its own venv there. Without npm (or
 # python3 -m venv) the tests of those CLIs are skipped, saying why. Cursor's CLI is on neither
@@ -67,12 +67,12 @@ quick: $(STAMP)
 	$(BIN)/pytest -q -n 2 --dist worksteal -m "not slow"
 
 e2e: $(STAMP) e2e-agents
-	$(BIN)/pytest -q -p no:cacheprovider tests/test_e2e_agents.py tests/test_e2e_limits.py -rs
+	$(BIN)/pytest -q -p no:cacheprovider tests/e2e/test_agent_clis.py tests/e2e/test_agent_cli_limits.py -rs
 
 # Modules the seeds require fully tested: 100 % of lines AND branches, by their own tests.
 # Add a module with its test file (--cov=ralph.p.x and tests/p/test_x.py).
 COVERAGE_100 := --cov=ralph.checks.claims --cov=ralph.rules.breaker
-COVERAGE_TESTS := tests/test_claims.py tests/rules/test_breaker.py
+COVERAGE_TESTS := tests/checks/test_claims.py tests/rules/test_breaker.py
 
 coverage: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider $(COVERAGE_TESTS) $(COVERAGE_100) \
@@ -110,7 +110,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/sealed.py
 	$(BIN)/python bench/revert.py
 
-# Re-record .ralph-example/.ralph from a real demo run (tests/test_example.py checks it stays in
+# Re-record .ralph-example/.ralph from a real demo run (tests/e2e/test_example.py checks it stays in
 # sync). .ralph/ is git-ignored everywhere, so the recording is committed with `git add -f`.
 example: $(STAMP)
 	$(BIN)/python -m tests.example_sync

@@ -20,6 +20,11 @@ from ralph.agents.registry import REGISTRY
 from ralph.cli import app
 from tests.fakes.scripted_inline import ScriptedInlineAgent, inline_agent
 from tests.model.server import ModelServer
+from tests.slowness import (
+    did,
+    mark_slow,
+    slow_is_what_it_does,  # noqa: F401 -- autouse: set up first
+)
 
 FAKES = Path(__file__).parent / "fakes"
 SCRIPTED_AGENT = FAKES / "scripted_agent.py"
@@ -38,6 +43,10 @@ if (
 ):
     os.environ["TMPDIR"] = str(_MEMORY)
     tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_slow(items)  # tests/slowness.py: slow is what a test does
 
 
 @pytest.fixture(autouse=True)
@@ -173,10 +182,14 @@ class Project:
             res = runner.invoke(app, list(args), catch_exceptions=False)
         finally:
             os.chdir(cwd)
+        # a command line refused before the run began (exit 2), or its help, ran nothing
+        if args[:1] == ("run",) and res.exit_code != 2 and "--help" not in args:
+            did("drives `ralph run` end to end")
         return Result(res.exit_code, res.stdout, res.stderr, self)
 
     def run_subprocess(self, *args: str, timeout: float = 60) -> Result:
         """The CLI as a real process, for signals and kill tests."""
+        did("runs ralph as a process")
         proc = subprocess.run(
             [sys.executable, "-m", "ralph", *args],
             cwd=self.root,

@@ -1,6 +1,6 @@
 """Record `.ralph-example/.ralph/` from a real demo run, and read it back for comparison.
 
-`make example` re-records it; tests/test_example.py fails when the recording and a fresh run
+`make example` re-records it; tests/e2e/test_example.py fails when the recording and a fresh run
 differ, so the bundled example can never go stale.
 """
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the agent CLIs the end-to-end tests drive (tests/test_e2e_agents.py) into a cache folder
+# Install the agent CLIs the end-to-end tests drive (tests/e2e/test_agent_clis.py) into a cache folder
 # outside the repository, from the npm registry, when npm is available. Never fails the build:
 # without npm or network the e2e tests are skipped and say why.
 # Usage: install_agents.sh DIR PACKAGE@VERSION...

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install Chromium (the distribution's package) for the HTML report's browser tests
-# (tests/test_html_report.py), when it is missing and this can be done without asking anyone,
+# (tests/e2e/test_html_report.py), when it is missing and this can be done without asking anyone,
 # that is as root with apt-get. Never fails the build: otherwise those tests are skipped, saying why.
 set -uo pipefail
 command -v chromium >/dev/null 2>&1 && exit 0

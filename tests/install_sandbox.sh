@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what the sandbox tests need (tests/test_sandbox_run.py, tests/test_e2e_sandbox.py):
+# Install what the sandbox tests need (tests/e2e/test_sandbox_run.py, tests/e2e/test_agent_cli_sandbox.py):
 # bubblewrap, socat and ripgrep, when they are missing and this can be done without asking anyone,
 # that is as root with apt-get. Never fails the build: otherwise those tests are skipped, saying why.
 set -uo pipefail

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import threading
 from pathlib import Path
 
@@ -19,19 +18,7 @@ from ralph.process.signals import STOP_SIGNALS
 from ralph.store.liverun import _filelock_held, is_live, lock_file
 from ralph.store.private import ensure_store
 from ralph.store.runlock import RunLock
-from tests.conftest import Project
 from tests.platforms import WINDOWS
-
-DONE = [{"signal": "DONE"}]
-
-
-def test_an_agent_command_with_a_windows_path_runs_that_program(project: Project) -> None:
-    # On Windows sys.executable is C:\...\python.exe: a POSIX split would have eaten its
-    # backslashes and no agent would start.
-    project.write({"PROMPT.md": "# goal\n"})
-    res = project.run("run", "--agent-command", project.script({"*": DONE}), "-n", "3")
-    assert res.exit_code == 0, res
-    assert project.counts() == {"PROMPT.md": 3}
 
 
 def test_the_run_lock_is_seen_by_both_probes_and_released(tmp_path: Path) -> None:
@@ -67,36 +54,6 @@ def test_a_probe_holding_the_lock_for_an_instant_does_not_refuse_a_starting_run(
         releaser.join()
 
 
-@pytest.mark.slow
-def test_a_killed_run_leaves_its_lock_to_the_next(project: Project) -> None:
-    # The OS releases the lock of a process that dies, however it dies.
-    project.write({"PROMPT.md": "# goal\n"})
-    code = (
-        "import sys, time\n"
-        "from pathlib import Path\n"
-        "from ralph.store.runlock import RunLock\n"
-        "with RunLock(Path(sys.argv[1])):\n"
-        "    print('locked', flush=True)\n"
-        "    time.sleep(60)\n"
-    )
-    import subprocess
-
-    with subprocess.Popen(
-        [sys.executable, "-c", code, str(project.root / ".ralph")],
-        stdout=subprocess.PIPE,
-        text=True,
-    ) as holder:
-        try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-            refused = project.run("run", "--agent-command", project.script({"*": DONE}))
-            assert refused.exit_code == 1 and "another ralph run is live" in refused.stderr
-        finally:
-            holder.kill()  # SIGKILL on Linux and macOS, TerminateProcess on Windows
-            holder.wait(timeout=10)
-    res = project.run("run", "--agent-command", project.script({"*": DONE}), "-n", "3")
-    assert res.exit_code == 0, res
-
-
 def test_stop_signals_are_the_platforms_own() -> None:
     names = {signal.Signals(sig).name for sig in STOP_SIGNALS}
     if WINDOWS:
@@ -125,19 +82,3 @@ def test_ci_runs_make_test_on_three_platforms_with_every_supported_python() -> N
     assert [s["run"] for s in job["steps"] if s.get("name") == "make test"] == ["make test"]
     dist = [s["run"] for s in workflow["jobs"]["dist"]["steps"] if "run" in s]
     assert any(r.startswith("make dist") for r in dist)
-
-
-@pytest.mark.slow
-def test_output_that_cannot_encode_ralphs_characters_is_no_traceback(
-    project: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Piped output on Windows is in the ANSI code page; here an ASCII encoding stands in for
-    # it: `status` printed a traceback on its first em dash.
-    project.write({"PROMPT.md": "# goal\n", "specs/b.spec.md": "# b\n"})
-    assert project.run("run", *project.fake({"*": DONE}), "-n", "1").exit_code == 3
-    monkeypatch.setenv("PYTHONIOENCODING", "ascii")
-    for args in (("status",), ("history",), ("run", "--agent", "demo", "-n", "1")):
-        res = project.run_subprocess(*args)
-        assert res.exit_code in (0, 3), (args, res)
-        assert "Traceback" not in res.stderr and "UnicodeEncodeError" not in res.stderr, res
-    assert "PROMPT.md" in project.run_subprocess("status").stdout

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import ralph.run
 from ralph.errors import ExitCode
 from ralph.run import context
@@ -22,7 +24,7 @@ from ralph.store import worktrees as wt
 from ralph.store.git import GitLock
 from ralph.store.snapshotter import Snapshotter
 from tests.conftest import Project
-from tests.test_lanes import lanes_project
+from tests.e2e.test_lanes import lanes_project
 from tests.test_run_schedulers import TWO, WORK, options
 
 RUN = Path(ralph.run.__file__).parent
@@ -114,6 +116,7 @@ def test_every_git_command_of_a_lanes_run_holds_the_one_git_lock(project: Projec
     assert (wt.lane_path(project.root, "one-000000") / "specs" / "a.spec.md").exists()
 
 
+@pytest.mark.slow  # lanes: its agents run shell commands
 def test_merged_lanes_close_while_the_final_verification_runs(project: Project) -> None:
     lanes_project(project, TWO)
     facts: list[Event | Fact] = []

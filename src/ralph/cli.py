@@ -310,7 +310,7 @@ SchemaName = Annotated[Optional[str], typer.Argument(help=_SCHEMA, show_default=
 
 @app.command()
 def schema(name: SchemaName = None) -> None:
-    """Print the JSON Schema of a --json output, of the --report-json report or of a run event."""
+    """Print the JSON Schema of a --json output, of the --report json= report or of a run event."""
     from ralph.commands.schema import schema as schema_command
 
     with reported_errors():

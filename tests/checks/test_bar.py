@@ -29,3 +29,23 @@ def test_which_specs_have_their_bar_measured() -> None:
     kept = State(specs=(a, replace(b, last_hash="changed by a person")))
     assert to_measure(metas, kept, tests_edited=False) == {("make test", 900.0): ["b.spec.md"]}
     assert len(to_measure(metas, kept, tests_edited=True)[("make test", 900.0)]) == 2
+
+
+def test_the_bar_line_says_what_ran_in_words_that_fit() -> None:
+    from ralph.checks.bar import Measured
+    from ralph.rules.testcounts import TestCounts
+
+    def line(passed: int, failed: int, skipped: int) -> str:
+        return Measured(
+            "pytest", ("specs/a.spec.md",), TestCounts(passed, failed, skipped), ""
+        ).line()
+
+    collection_error = line(0, 1, 0)
+    assert "no test passed before the first rotation" in collection_error
+    assert "1 test failed or could not be collected" in collection_error
+    assert "1 tests" not in collection_error
+    nothing = line(0, 0, 2)
+    assert "no test ran before the first rotation" in nothing
+    assert "at least 0" not in nothing and "a DONE needs its tests to run and pass" in nothing
+    assert line(3, 1, 0).startswith("tests' bar of specs/a.spec.md: 4 tests ran before")
+    assert line(1, 0, 0).startswith("tests' bar of specs/a.spec.md: 1 test ran before")

@@ -27,6 +27,13 @@ def test_a_report_into_a_folder_is_a_usage_error(tmp_path: Path) -> None:
     assert given("--report", f"html={tmp_path / 'r.html'}")  # the control
 
 
+def test_a_report_path_with_a_tilde_is_in_the_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert settings("--report", "json=~/r.json").reports == {"json": tmp_path / "r.json"}
+
+
 def test_a_relative_report_path_is_made_absolute(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

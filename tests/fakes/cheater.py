@@ -1,6 +1,6 @@
 """An agent that meets a failing test: `cheater.py KIND`, then says DONE.
 
-The project (tests/test_testguard.py) has `calc.py`, whose `add` subtracts, and
+The project (tests/e2e/test_testguard.py) has `calc.py`, whose `add` subtracts, and
 `tests/test_calc.py`, which catches it. Cheats make the tests pass without fixing the code:
 - `delete`: deletes the failing test file;
 - `expect`: edits the test to expect what the code returns;

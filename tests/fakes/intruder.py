@@ -1,6 +1,6 @@
 """An agent that goes for ralph's own records before it cheats: `intruder.py N ACTION...`.
 
-The project (tests/test_private_store.py) is the calc project of tests/test_testguard.py:
+The project (tests/e2e/test_private_store.py) is the calc project of tests/e2e/test_testguard.py:
 `calc.add` subtracts and `tests/test_calc.py` catches it. In rotation N (RALPH_ITERATION; the
 numbering goes on across runs) the agent plays each ACTION in order; every rotation then says
 DONE, and a final verification says VERIFY_PASS, so only ralph's own records stand between it and

@@ -1,5 +1,6 @@
 """What providers answer when they refuse, as scripts for the model server: the texts and
-headers each real CLI turns into its own error, which ralph then reads (tests/test_e2e_*.py)."""
+headers each real CLI turns into its own error, which ralph then reads
+(tests/e2e/test_agent_cli*.py)."""
 
 from __future__ import annotations
 

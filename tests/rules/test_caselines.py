@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ralph.rules.caselines import printed_cases, pytest_cases, unittest_cases
 from ralph.rules.junitcases import JCase
+
+pytestmark = pytest.mark.slow  # each test runs a real unittest or pytest
 
 CALC = "def mean(xs):\n    return sum(xs) / len(xs)\n"
 CASES = """import sys

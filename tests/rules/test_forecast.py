@@ -8,7 +8,6 @@ import pytest
 
 from ralph.rules.forecast import costs_json, costs_line, spec_costs
 from ralph.rules.state import SpecState, Tally
-from tests.test_pool_faults import Script, claude, worklog  # noqa: F401
 
 
 def spec(path: str, done: int, calls: int, tokens: int, cost: float) -> SpecState:

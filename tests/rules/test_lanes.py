@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from ralph.rules.lanes import (
     absorb,
     after_merge,
@@ -124,6 +126,7 @@ def _names(count: int) -> list[str]:
     return found
 
 
+@pytest.mark.slow  # git's own word, through a shell
 def test_lane_names_are_valid_git_branches_for_any_spec_file_name() -> None:
     import subprocess
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from ralph.rules.limits import describe, merged, park_until
 from ralph.rules.pool import clock
-from tests.test_pool_faults import DONE, Script, claude, claude_calls, used, worklog  # noqa: F401
 
 NOW = 1_800_000_000.0
 

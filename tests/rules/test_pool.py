@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from ralph.agents.claude import ClaudeAgent
 from ralph.rules.pool import (
     Exhausted,
     Pick,
@@ -16,6 +19,7 @@ from ralph.rules.pool import (
     describe,
     release_due,
 )
+from tests.agent_helpers import replay
 
 NOW = 1_000_000.0
 RR = PoolPolicy()
@@ -229,3 +233,65 @@ def test_times_in_messages_carry_the_day_when_it_is_not_today() -> None:
     assert clock(noon + 3 * 86400, noon) == "Thu 10 Jan 12:00"  # a weekly limit
     seat = after_rotation(Pool.of(["a"]), RR, "a", "rate_limited", noon, resets_at=noon + 86400)
     assert describe(seat.seat("a"), noon) == "a until Tue 08 Jan 12:00"
+
+
+def test_a_weekly_window_is_waited_for_only_with_wait_for_reset() -> None:
+    reset = NOW + 3600
+    for wait_for_reset, expected in ((False, Exhausted), (True, Wait)):
+        policy = PoolPolicy(wait_for_reset=wait_for_reset)
+        pool = after_rotation(
+            Pool.of(["claude"]),
+            policy,
+            "claude",
+            "rate_limited",
+            NOW,
+            resets_at=reset,
+            window="weekly",
+        )
+        choice = choose(pool, policy, NOW, review=False, avoid=None)
+        assert isinstance(choice, expected)
+        when = choice.retry_at if isinstance(choice, Exhausted) else choice.until
+        assert when == reset  # the exact time to come back
+    # a session window is waited for as before
+    policy = PoolPolicy()
+    pool = after_rotation(
+        Pool.of(["claude"]),
+        policy,
+        "claude",
+        "rate_limited",
+        NOW,
+        resets_at=reset,
+        window="session",
+    )
+    assert isinstance(choose(pool, policy, NOW, review=False, avoid=None), Wait)
+
+
+def test_claude_code_rate_limit_events_become_windows() -> None:
+    events = [
+        {"type": "system", "subtype": "init", "model": "m"},
+        {
+            "type": "rate_limit_event",
+            "rate_limit_info": {
+                "status": "allowed_warning",
+                "resetsAt": NOW + 600,
+                "rateLimitType": "five_hour",
+                "utilization": 0.92,
+            },
+        },
+        {
+            "type": "rate_limit_event",
+            "rate_limit_info": {
+                "status": "allowed",
+                "resetsAt": NOW + 86400,
+                "rateLimitType": "seven_day",
+                "utilization": 41,
+            },
+        },
+        {"type": "result", "subtype": "success", "is_error": False, "result": "ok", "usage": {}},
+    ]
+    out = "".join(json.dumps(e) + "\n" for e in events).encode()
+    result, _ = replay(ClaudeAgent(), out)
+    assert [(lim.window, lim.utilization, lim.status) for lim in result.limits] == [
+        ("session", 0.92, "allowed_warning"),
+        ("weekly", 0.41, "allowed"),  # a percentage is read as one
+    ]

@@ -3,8 +3,6 @@ looks first, and code that patches the harness."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ralph.rules.shadowing import import_folders, module_of, plugin_modules, shadowing
@@ -84,19 +82,6 @@ def test_a_module_that_shadows_the_harness(path: str, what: str) -> None:
 )
 def test_a_module_that_shadows_nothing(path: str) -> None:
     assert shadowing([path], FOLDERS, {"calc": "src"}) == []
-
-
-def test_a_spec_without_command_checks_loads_nothing_to_judge(tmp_path: Path) -> None:
-    from ralph.checks.loaded import loaded
-    from ralph.checks.testguard import TestGuard
-    from ralph.specs.frontmatter import parse_front_matter
-
-    (tmp_path / ".ralph").mkdir()
-    (tmp_path / "pytest.py").write_text("print('4 passed')\n")
-    guard = TestGuard(tmp_path, tmp_path / ".ralph")
-    meta = parse_front_matter("a.spec.md", "---\ntest_command: pytest\n---\n# a\n")
-    assert loaded(tmp_path, lambda: ["pytest.py"], guard, meta)
-    assert loaded(tmp_path, lambda: ["pytest.py"], guard, None) == ()
 
 
 def test_pytest_plugins_are_read_from_the_pytest11_section_only() -> None:

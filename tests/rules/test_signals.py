@@ -103,3 +103,11 @@ def test_final_text_wins_over_output() -> None:
 
 def test_whitespace_and_case_inside_tag() -> None:
     assert parse_signal("<ralph> done </ralph>") == "DONE"
+
+
+def test_verify_signals_are_parsed_and_an_echoed_protocol_never_counts() -> None:
+    assert parse_signal("all good\n<ralph>VERIFY_PASS</ralph>\n") == "VERIFY_PASS"
+    assert parse_signal("no\n<ralph>VERIFY_FAIL</ralph>") == "VERIFY_FAIL"
+    assert parse_signal("<ralph>VERIFY_FAIL</ralph>\n<ralph>VERIFY_PASS</ralph>") == "VERIFY_PASS"
+    quoted = "- `<ralph>VERIFY_PASS</ralph>` when the tests pass and every spec is really met.\n"
+    assert parse_signal(quoted) is None

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from ralph.rules.testfiles import is_test, may_hold_tests
+from ralph.rules.testfiles import DEFAULT_GLOBS, is_test, may_hold_tests, runner_globs
 
 RUST = """\
 pub fn add(a: i32, b: i32) -> i32 { a + b }
@@ -58,3 +60,33 @@ def test_given_globs_replace_the_defaults() -> None:
 def test_rust_sources_with_unit_tests_are_test_files() -> None:
     assert may_hold_tests("src/lib.rs", RUST)
     assert not may_hold_tests("src/lib.rs", "pub fn add() {}\n")
+
+
+def test_unittest_discovers_test_star_py() -> None:
+    assert is_test("tests/testmean.py", DEFAULT_GLOBS)
+    assert is_test("tests/test_mean.py", DEFAULT_GLOBS)
+    assert is_test("dist/tests/test_mean.py", DEFAULT_GLOBS)
+    assert not is_test("calc/mean.py", DEFAULT_GLOBS)
+
+
+def test_the_runners_settings_widen_the_globs() -> None:
+    found = runner_globs(
+        {
+            "pytest.ini": "[pytest]\npython_files = check_*.py\n    verify*.py\n",
+            "tox.ini": "[tox]\nenvlist = py311\n[pytest]\ntestpaths = suite/main.py other\n",
+            "setup.cfg": "[tool:pytest]\npython_files = spec_*.py\n",
+            "package.json": json.dumps(
+                {"jest": {"testMatch": ["<rootDir>/checks/**/*.js", "**/?(*.)+(spec).[jt]s"]}}
+            ),
+        },
+        {"tool": {"pytest": {"ini_options": {"python_files": ["it_*.py"]}}}},
+    )
+    assert found == (
+        "check_*.py",
+        "verify*.py",
+        "suite/main.py",
+        "spec_*.py",
+        "checks/**/*.js",
+        "it_*.py",
+    )
+    assert runner_globs({"pytest.ini": "not [ini", "package.json": "{", "tox.ini": ""}) == ()

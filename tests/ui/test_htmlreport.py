@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from ralph.rules.runtotals import run_totals
 from ralph.store.runstory import RunRecords
+from ralph.store.workspace import Workspace
 from ralph.ui.htmlreport import MAX_BYTES, render_html
 from ralph.ui.story import story_of
+from tests.conftest import Project
 
 
 def _rotation(n: int, spec: str, done: int, tokens: int, **more: Any) -> list[dict[str, Any]]:
@@ -96,3 +99,49 @@ def test_the_run_that_just_ended_says_its_verdict_whatever_a_record_says() -> No
     story = story_of(RunRecords("p", tuple(forged)), (5, "the agent is stuck on PROMPT.md"))
     assert (story.exit_code, story.reason) == (5, "the agent is stuck on PROMPT.md")
     assert "every spec verified" not in render_html(RunRecords("p", tuple(forged)), (5, "stuck"))
+
+
+SPEC = "# goal\n- [x] the work\n"
+
+
+def test_a_report_without_a_run_is_one_line(git_project: Project, tmp_path: Path) -> None:
+    git_project.write({"PROMPT.md": SPEC})
+    res = git_project.run("report", "--html", str(tmp_path / "r.html"))
+    assert res.exit_code == 1
+    assert res.stderr.startswith("error: cannot write the report") and "no run" in res.stderr
+    assert "Traceback" not in res.stderr
+    res = git_project.run("report")
+    assert res.exit_code == 2 and "--html" in res.stderr
+
+
+def test_a_forged_worklog_neither_breaks_the_report_nor_reads_outside_history(
+    git_project: Project, tmp_path: Path
+) -> None:
+    """The worklog is ralph's record in its store, out of a sandboxed agent's reach; forged
+    there all the same (an agent run without a sandbox), damaged or forged records are shown
+    as far as they make sense, and only ralph's records of the logs are read, never through a
+    link (the store's or `.ralph/history`)."""
+    outside = tmp_path / "private.txt"
+    outside.write_text("PRIVATE-CONTENT\n")
+    ws = Workspace(git_project.root)
+    for folder in (ws.history, ws.records):
+        (folder / "x").mkdir(parents=True)
+        (folder / "x" / "001.log").symlink_to(outside)
+    records = [
+        {"ts": "soon", "event": "run_start", "agent": ["x"]},
+        {"ts": 1, "event": "rotation_start", "iteration": 1, "spec": "a", "mode": 3},
+        {"ts": None, "event": "rotation_end", "iteration": 1, "spec": "a", "downgraded": 5,
+         "changed": "abc", "agent_s": "x", "cost_usd": True, "log": str(outside)},
+        {"event": "rotation_start", "iteration": 2, "spec": "b"},
+        {"event": "rotation_end", "iteration": 2, "spec": "b", "log": ".ralph/history/x/001.log"},
+        {"event": "verification", "transition": "passed", "iteration": 9, "reasons": "r"},
+        {"event": "done_gate", "iteration": 1, "spec": "a", "passed": False, "reasons": {"a": 1}},
+        "not an object",
+    ]  # fmt: skip
+    ws.worklog.write_text("\n".join(json.dumps(r) for r in records) + '\n{"cut short')
+    (ws.store / "state.json").write_text('{"specs": 7}')
+    res = git_project.run("report", "--html", str(tmp_path / "r.html"))
+    assert res.exit_code == 0, res
+    html = (tmp_path / "r.html").read_text()
+    assert "PRIVATE-CONTENT" not in html
+    assert html.count('<tr><td class="num">') == 2

@@ -39,7 +39,7 @@ class CommandAgent:
     ):
         if not argv:
             raise ConfigError(
-                "agent command is empty", "give --agent-command or agent.command a command to run"
+                "agent command is empty", "give --agent 'cmd:CMD' or agent.command a command to run"
             )
         self.name = name
         self.argv = tuple(argv)
@@ -89,7 +89,7 @@ class CommandAgent:
         return (str(Path(found).absolute()), *self.argv[1:])
 
     def install_hint(self) -> str:
-        return "install it or put it on PATH, or fix --agent-command / agent.command"
+        return "install it or put it on PATH, or fix --agent cmd:CMD / agent.command"
 
     def default_env(self) -> dict[str, str]:
         """Variables the agent runs with unless the user's `env:` says otherwise."""

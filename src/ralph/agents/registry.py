@@ -93,14 +93,13 @@ def make_agent(
     if name is None:
         raise ConfigError(
             "no agent configured",
-            "pass --agent claude (or another built-in agent) or --agent-command 'CMD', "
+            "pass --agent claude (or another built-in agent) or --agent 'cmd:CMD', "
             "or set agent.name / agent.command in ralph.yaml",
         )
     agent = REGISTRY.get(name)
     if agent is None:
         raise ConfigError(
             f"unknown agent: {name}{did_you_mean(name, REGISTRY)}",
-            f"built-in agents: {', '.join(REGISTRY)}; for any other command use --agent-command "
-            "'CMD'",
+            f"built-in agents: {', '.join(REGISTRY)}; for any other command use --agent 'cmd:CMD'",
         )
     return agent(env=env, model=model, args=args)

@@ -65,4 +65,4 @@ def init_project(root: Path, *, force: bool) -> Iterator[str]:
     yield "      in its front matter), ralph.yaml's test_command the whole suite at the end"
     yield "      ralph doctor                 is your agent CLI installed and logged in?"
     yield "      ralph run --agent claude     or codex, gemini, cursor, opencode, pi, aider;"
-    yield "                                   --agent-command 'CMD' for any other, --agent demo"
+    yield "                                   --agent 'cmd:CMD' for any other, --agent demo"

@@ -194,8 +194,8 @@ def _told(decide: Decide, tell: Callable[[Escalation], None]) -> Decide:
 
 
 def _decider(display: Display, headless_choice: str, *, forced: bool = False) -> Decide:
-    """On a terminal ask the user; headless (--headless, CI, no terminal on stdin or stdout)
-    take the configured choice: a headless run never prompts."""
+    """On a terminal ask the user; headless (--output plain or json, CI, no terminal on stdin
+    or stdout) take the configured choice: a headless run never prompts."""
     from ralph.run.escalation import ask, describe
     from ralph.ui.terminal import is_headless, is_terminal
 

@@ -62,9 +62,10 @@ def given_settings(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def _absolute(item: str) -> str:
     kind, _, path = item.partition("=")
-    if Path(path).is_dir():
+    file = Path(path).expanduser()  # no shell expands the ~ of `junit=~/r.xml`
+    if file.is_dir():
         raise UsageError(f"--report {item}: {path} is a folder, not a file", "name a file")
-    return f"{kind}={Path(path).absolute()}"
+    return f"{kind}={file.absolute()}"
 
 
 def kept_settings(root: Path, given: Mapping[str, Any], continue_: bool) -> dict[str, Any]:

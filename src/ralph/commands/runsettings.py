@@ -39,6 +39,8 @@ _REPORT = (
 
 @dataclass(frozen=True, kw_only=True)
 class RunSettings:
+    """A run's settings, resolved; a field without a default takes ralph.yaml's (its default)."""
+
     agent: tuple[str, ...] = setting(
         "--agent",
         help=_AGENT,
@@ -167,15 +169,11 @@ class RunSettings:
     @property
     def reports(self) -> dict[str, Path]:
         """The report files by kind (junit, json, html)."""
-        return report_files(self.report)
+        return {k: Path(path) for k, _, path in (item.partition("=") for item in self.report)}
 
     @property
     def headless(self) -> bool:
         return self.output in HEADLESS
-
-
-def report_files(items: tuple[str, ...]) -> dict[str, Path]:
-    return {kind: Path(path) for kind, _, path in (item.partition("=") for item in items)}
 
 
 def resolve(kept: Mapping[str, Any], config: Any) -> RunSettings:

@@ -53,10 +53,12 @@ class Alias(NamedTuple):
 
 
 class Setting(NamedTuple):
-    flags: tuple[str, ...]  # the first long one is its name in --help and in messages
+    """What a field of a settings model declares beside its type and default."""
+
+    flags: tuple[str, ...]  # the longest is its name in messages
     help: str
     yaml: str | None = None  # the ralph.yaml key (dotted) whose value applies when not given
-    kept: bool = True  # `--continue` takes it from the saved run
+    kept: bool = True  # `--continue` takes it from the saved run (every run setting, today)
     metavar: str | None = None
     minimum: float | None = None  # the least value allowed
     above: float | None = None  # values must be more than this
@@ -91,7 +93,6 @@ class Declared(NamedTuple):
     kind: type  # bool, int, float or str
     many: bool  # a repeatable option: a tuple of values
     choices: tuple[str, ...]
-    default: Any  # MISSING: ralph.yaml's
     setting: Setting
 
 
@@ -101,8 +102,7 @@ def declared(model: type) -> tuple[Declared, ...]:
     found = []
     for f in fields(model):
         kind, many, choices = _shape(hints[f.name])
-        default = f.default if f.default_factory is MISSING else f.default_factory()
-        found.append(Declared(f.name, kind, many, choices, default, f.metadata["setting"]))
+        found.append(Declared(f.name, kind, many, choices, f.metadata["setting"]))
     return tuple(found)
 
 

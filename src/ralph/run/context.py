@@ -66,8 +66,8 @@ class Shared:
         return self.sink.decide(e)
 
     def save(self, state: State) -> None:
-        """state.json becomes `state`; never half a save: an interrupt waits for it (the
-        atomic write leaves no temp file)."""
+        """state.json becomes `state`: the lanes' merger's, in step with the lanes' record;
+        every other save is the scheduler's (run/ledger.StateFile)."""
         with deferred_interrupts():
             save_state(self.ws.state_file, state)
 

@@ -9,18 +9,21 @@ interrupts from the tree taken (Rotation.settle) to the end of `keep`."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from ralph.rules.state import State
 from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
-from ralph.run.context import Shared, matrix_rows
+from ralph.run.context import matrix_rows
 from ralph.run.events import RotationEnded
 from ralph.run.facts import AnswerDelivered, RotationRecorded
+from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
 from ralph.run.rotation import Rotation
 from ralph.run.tree import Taken
 from ralph.run.turn import Attempt, Outcome
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Snapshot
+from ralph.store.state import save_state
 
 
 class StateFile:
@@ -28,13 +31,16 @@ class StateFile:
     after each fold, and after each part that returned a new state; never the same state
     twice in a row."""
 
-    def __init__(self, run: Shared) -> None:
-        self.run = run
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self.saved: State | None = None  # the state as state.json holds it
 
     def save(self, state: State) -> None:
+        """Never half a save: an interrupt waits for it (the atomic write leaves no temp
+        file)."""
         if state != self.saved:
-            self.run.save(state)
+            with deferred_interrupts():
+                save_state(self.path, state)
             self.saved = state
 
 

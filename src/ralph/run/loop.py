@@ -53,7 +53,7 @@ class SpecRun:
         self.shared = run
         # The scheduler's own values: only its thread reads or writes them.
         self.state = state
-        self.statefile = ledger.StateFile(run)  # the one writer of state.json
+        self.statefile = ledger.StateFile(run.ws.state_file)  # the one writer of state.json
         self.pool = Pool.of(list(run.members))
         self.member: Member = run.opts.pool[0]  # the agent of the current (or next) rotation
         self.mode: Mode = "IMPLEMENT"  # of the current (or last) rotation

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# Every `--json` output, the `--report-json` report and each `--log-format json` event carries
+# Every `--json` output, the `--report json=FILE` report and each `--output json` event carries
 # `schema_version`: the version of the shape its schema here describes. Removing or retyping a
 # key raises it; a key added where a schema allows more keys does not.
 SCHEMA_VERSION = 1
@@ -15,8 +15,8 @@ SCHEMAS = {
     "plan": "ralph plan --json",
     "inspect": "ralph inspect --json",
     "doctor": "ralph doctor --json",
-    "report": "the --report-json file of ralph run",
-    "event": "one line of ralph run --log-format json",
+    "report": "the --report json=FILE file of ralph run",
+    "event": "one line of ralph run --output json",
     "seal": "ralph seal --list --json",
 }
 

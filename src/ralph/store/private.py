@@ -6,7 +6,8 @@ and index flags a person set, the settings a person accepted, the options `--con
 the last snapshot, the run lock, and its own copy of state.json) lives here instead: under the
 user's state folder, one folder per repository, named after the project folder and a hash of
 its resolved path. A repository that moves (renamed, cloned elsewhere) gets a new, empty store:
-its first run there starts the records afresh from what `.ralph/` holds (see `adopt_legacy`).
+its first run there records the tests, ignore rules and settings afresh from the tree, never from
+what `.ralph/` holds (see `drop_legacy`).
 
 The folders are created 0700; every sandbox profile hides `state_home() / "ralph"` whole.
 """
@@ -24,8 +25,9 @@ from ralph.store.files import folders_below, sweep_temps, write_text_atomic
 
 STATE_DIR = ".ralph"
 STATE_FILE = "state.json"
-# Files and folders an earlier ralph kept in `.ralph/`; the first run with an empty store adopts
-# them (the person's history), then they go: from now on only the store's copies are read.
+# Files and folders an earlier ralph kept in `.ralph/`. Never read: whatever `.ralph/` holds the
+# agent could have written (a forged run-options.json would name the command `--continue` runs),
+# so a run removes them and records afresh, as a first run does.
 LEGACY = (
     "tests",
     "ignore-rules.json",
@@ -77,13 +79,11 @@ def project_of(state_file: Path) -> Path | None:
     return state_file.parent.parent if state_file.parent.name == STATE_DIR else None
 
 
-def adopt_legacy(root: Path) -> list[str]:
-    """Move what an earlier ralph kept in `.ralph/` into the store, once: taken when the store
-    has none of it yet, then removed from `.ralph/` either way (from now on a copy there would
-    only be a forgery waiting to be read). Returns the files adopted. Call it holding the lock:
-    it also clears what a run killed mid-write left in the store."""
-    import shutil  # here: `ralph status` reads the store's state.json through this module
-
+def drop_legacy(root: Path) -> str | None:
+    """Remove what an earlier ralph kept in `.ralph/`, unread: a file there could be the person's
+    history or the agent's forgery, and nothing tells the two apart, so ralph records afresh
+    from the tree (as a first run does). Returns the line saying so, if any. Call it holding
+    the lock: it also clears what a run killed mid-write left in the store."""
     store = ensure_store(root)
     # half-written by a run killed mid-write; the real files are intact: the store and its
     # folders (baselines and their blobs, archived runs' records...), not the clean rooms'
@@ -91,27 +91,26 @@ def adopt_legacy(root: Path) -> list[str]:
     sweep_temps(folders_below(store, depth=3, skip=frozenset({"rooms", "history"})))
     legacy_dir = root / STATE_DIR
     if legacy_dir.is_symlink() or not legacy_dir.is_dir():
-        return []
-    adopted: list[str] = []
+        return None
+    dropped: list[str] = []
     for name in LEGACY:
         old = legacy_dir / name
-        if not (old.exists() or old.is_symlink()):
-            continue
-        new = store / name
-        if not (new.exists() or old.is_symlink()):
-            if old.is_dir():
-                shutil.copytree(old, new, ignore=_links)
-            else:
-                shutil.copy2(old, new)
-            adopted.append(f"{STATE_DIR}/{name}")
-        _remove(old)
+        if old.exists() or old.is_symlink():
+            _remove(old)
+            dropped.append(f"{STATE_DIR}/{name}")
     _adopt_worklog(legacy_dir / "worklog.jsonl", store / "worklog.jsonl")
     lock = legacy_dir / "run.lock"
     with contextlib.suppress(OSError):
         lock.unlink(missing_ok=True)  # only after this run holds the store's lock
     # state.json is not copied: until ralph first saves the state (store/state.save_state),
     # `.ralph/state.json` is read as it is, and a damaged one is refused, as ever
-    return adopted
+    if not dropped:
+        return None
+    return (
+        f"removed {', '.join(dropped)} unread: files an earlier ralph kept in {STATE_DIR}/, "
+        "where the agent can write; the test baseline, ignore rules and saved options are "
+        "recorded afresh in ralph's private store"
+    )
 
 
 def _adopt_worklog(old: Path, new: Path) -> None:
@@ -183,11 +182,6 @@ def restore_state(root: Path) -> str | None:
     shown.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(shown, text)
     return f"{STATE_DIR}/{STATE_FILE} {what}: restored from ralph's private store"
-
-
-def _links(folder: str, names: list[str]) -> list[str]:
-    """A link in an adopted folder is not adopted: the store holds no pointer outside it."""
-    return [n for n in names if (Path(folder) / n).is_symlink()]
 
 
 def _remove(path: Path) -> None:

@@ -26,7 +26,7 @@ from ralph.errors import LockError, RalphError, StateError
 from ralph.store.files import load_json, make_dirs, remove_file, write_json_atomic
 from ralph.store.liverun import LOCK_FILE, RUN_FILE, os_lock
 from ralph.store.private import (
-    adopt_legacy,
+    drop_legacy,
     ensure_store,
     lost_store,
     restore_state,
@@ -137,14 +137,11 @@ class RunLock:
         replaced = claim(root)  # a store of an earlier checkout at this path: set aside
         if replaced is not None:
             self.notes.append(replaced)
-        adopted = adopt_legacy(root)
-        if lost is not None and not adopted:  # adopted: an upgrade, not a loss
+        dropped = drop_legacy(root)
+        if dropped is not None:
+            self.notes.append(dropped)
+        if lost is not None:
             self.notes.append(lost)
-        if adopted:
-            self.notes.append(
-                f"moved {', '.join(adopted)} into ralph's private store "
-                "(read from there from now on)"
-            )
         restored = restore_state(root)
         if restored:
             self.notes.append(restored)

@@ -1,0 +1,58 @@
+"""Gemini CLI, Cursor agent, opencode, pi and aider adapters: command lines and parsers, fed
+with output recorded from the real CLIs (Cursor: from its documented schema)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ralph.agents.builtin import ARG_PROMPT_MAX
+from ralph.agents.registry import make_agent
+from tests.agent_helpers import fake_cli, request
+
+BIG = "x" * (ARG_PROMPT_MAX + 1)
+
+
+def command(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prompt: str = "do the work"
+) -> tuple[list[str], Path | None]:
+    exe = {"cursor": "cursor-agent"}.get(name, name)
+    fake_cli(tmp_path / "bin", exe, monkeypatch)
+    agent = make_agent(name, None, {}, "M1", ["--extra"])
+    argv, stdin = agent.command(request(tmp_path, prompt))
+    assert argv[0] == str(tmp_path / "bin" / exe)
+    return list(argv[1:]), stdin
+
+
+def test_gemini_long_prompt_points_at_the_prompt_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv, stdin = command("gemini", tmp_path, monkeypatch, BIG)
+    assert BIG not in argv
+    assert str(tmp_path / "prompt.md") in argv[-1]
+    assert stdin is None  # read only within 500 ms of Gemini's start: unreliable
+
+
+def test_cursor_long_prompt_points_at_the_prompt_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv, _ = command("cursor", tmp_path, monkeypatch, BIG)
+    assert BIG not in argv
+    assert str(tmp_path / "prompt.md") in argv[-1]
+    assert len(argv[-1]) < 1000
+
+
+def test_opencode_long_prompt_goes_to_stdin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv, stdin = command("opencode", tmp_path, monkeypatch, BIG)
+    assert BIG not in argv
+    assert "-f" not in argv  # an attached file is cut at 50 KB
+    assert stdin == tmp_path / "prompt.md"
+
+
+def test_pi_long_prompt_is_attached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    argv, _ = command("pi", tmp_path, monkeypatch, BIG)
+    assert BIG not in argv
+    assert f"@{tmp_path / 'prompt.md'}" in argv

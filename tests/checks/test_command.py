@@ -1,0 +1,90 @@
+"""Completion checks (ralph.checks): every method of the completion-criteria seed with its
+configuration keys and error handling, run for real (commands through run_process, the judge
+through CommandAgent.run)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ralph.checks.command import run_command
+from ralph.process.request import OPEN
+from ralph.specs.checkconfig import ExternalConfig
+
+
+@pytest.mark.slow  # real commands
+def test_external_exit_code_and_output_rules(tmp_path: Path) -> None:
+    def run(**kw: object) -> tuple[bool, str]:
+        res = run_command(ExternalConfig.model_validate(kw), tmp_path, confined=OPEN)
+        return res.passed, res.summary
+
+    assert run(command="echo all passed") == (True, "exit code 0")
+    assert run(command="echo boom; exit 3") == (False, "exit code 3, expected 0")
+    assert run(command="exit 3", success_exit_code=3)[0]
+    assert run(command="echo 5 passed", output_contains="passed")[0]
+    assert run(command="echo 1 failed", output_contains="passed") == (
+        False,
+        "output does not contain 'passed'",
+    )
+    assert run(command="echo FAILED >&2", output_not_contains="FAILED") == (
+        False,
+        "output contains 'FAILED'",
+    )
+    assert run(command="echo ok", output_not_contains="FAILED")[0]
+
+
+@pytest.mark.slow  # real commands
+def test_external_runs_in_its_working_dir_and_keeps_the_output_tail(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "marker").write_text("x")
+    ok = run_command(
+        ExternalConfig(command="test -f marker", working_dir="sub"), tmp_path, confined=OPEN
+    )
+    assert ok.passed
+    loud = "; ".join(f"echo line{i}" for i in range(40)) + "; exit 1"
+    bad = run_command(ExternalConfig(command=loud), tmp_path, confined=OPEN)
+    assert not bad.passed
+    assert bad.output.splitlines() == [f"line{i}" for i in range(20, 40)]
+
+
+@pytest.mark.slow  # real commands
+def test_external_that_cannot_start_is_a_failed_check(tmp_path: Path) -> None:
+    missing_dir = run_command(
+        ExternalConfig(command="true", working_dir="nope"), tmp_path, confined=OPEN
+    )
+    assert not missing_dir.passed
+    assert missing_dir.summary == "cannot start: working directory nope does not exist"
+    missing_cmd = run_command(
+        ExternalConfig(command="no-such-command-xyz"), tmp_path, confined=OPEN
+    )
+    assert not missing_cmd.passed
+    assert "exit code 127" in missing_cmd.summary
+    assert "not found" in missing_cmd.output
+
+
+@pytest.mark.slow  # real commands
+def test_external_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    cmd = f"sleep 60 & echo $! > {pidfile}; wait"
+    started = time.monotonic()
+    res = run_command(ExternalConfig(command=cmd, timeout=0.5), tmp_path, confined=OPEN)
+    assert time.monotonic() - started < 30
+    assert not res.passed and res.summary.startswith("timed out after 0.5 s")
+    import psutil
+
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() < deadline, "the check's child survived its timeout"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow  # real commands
+def test_external_cancelled_is_interrupted_not_failed(tmp_path: Path) -> None:
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    res = run_command(ExternalConfig(command="sleep 30"), tmp_path, cancel=cancel, confined=OPEN)
+    assert res.interrupted and not res.passed

@@ -1,0 +1,48 @@
+"""`ralph doctor`: the sandbox and every agent CLI checked without spending a token; exit 1 only
+when something ralph.yaml needs is broken. Fake CLIs on a PATH of their own."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Project
+
+
+@pytest.fixture
+def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The only folder on PATH: no real CLI or sandbox tool is found unless a test puts it."""
+    path = tmp_path / "bin"
+    path.mkdir()
+    monkeypatch.setenv("PATH", str(path))
+    for name in ("OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return path
+
+
+def test_a_needed_cli_that_is_missing_fails_and_says_how_to_install_it(
+    project: Project, bin_dir: Path
+) -> None:
+    project.write({"ralph.yaml": "agent: codex\n"})
+    result = project.run("doctor")
+    assert result.exit_code == 1
+    assert "FAIL  codex     not installed" in result.stdout
+    assert "fix: install Codex CLI (npm install -g @openai/codex)" in result.stdout
+    assert "1 problem(s) stop a run" in result.stdout
+    # the agents ralph.yaml does not use are reported in one line, and do not fail it
+    assert "warn  gemini" not in result.stdout
+    assert "not installed (not needed)" not in result.stdout
+    absent = [line for line in result.stdout.splitlines() if "not needed by" in line]
+    assert len(absent) == 1, result.stdout
+    assert absent[0].startswith("  -     not installed, not needed by this ralph.yaml: ")
+    assert "gemini" in absent[0] and "codex" not in absent[0]
+
+
+def test_a_custom_command_that_is_not_found_fails(project: Project, bin_dir: Path) -> None:
+    project.write({"ralph.yaml": "agent: {command: no-such-agent --yes}\n"})
+    result = project.run("doctor")
+    assert result.exit_code == 1
+    assert "FAIL  no-such-agent" in result.stdout
+    assert os.environ["PATH"] == str(bin_dir)

@@ -1,0 +1,49 @@
+"""ralph's hands stay home: an agent (or a repository) that plants a link where ralph writes or
+reads makes ralph refuse in one line, and nothing outside the project changes.
+
+Every attack is played through the real CLI by a real agent program (tests/fakes/linker.py)
+that plants its links during its rotation, or by a repository that commits them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Project
+from tests.e2e.test_sandbox_run import disk_tmp, need  # noqa: F401 -- the fixture, and the skip
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="symlinks")
+
+
+SENTINEL = "the person's own file, never to be changed\n"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder outside the project with a file of known content, as a home folder would be."""
+    folder = tmp_path / "home"
+    folder.mkdir(exist_ok=True)
+    (folder / ".bashrc").write_text(SENTINEL)
+    return folder
+
+
+def untouched(folder: Path) -> None:
+    """The outside folder holds exactly its sentinel, unchanged."""
+    assert sorted(p.name for p in folder.iterdir()) == [".bashrc"]
+    assert (folder / ".bashrc").read_text() == SENTINEL
+
+
+def test_init_force_deletes_a_link_inside_ralph_not_what_it_points_to(
+    git_project: Project, outside: Path
+) -> None:
+    assert git_project.run("init").exit_code == 0
+    (git_project.root / ".ralph" / "history").rmdir()
+    (git_project.root / ".ralph" / "history").symlink_to(outside)
+    (git_project.root / ".ralph" / "notes.md").symlink_to(outside / ".bashrc")
+    assert git_project.run("init", "--force").exit_code == 0
+    untouched(outside)
+    assert (git_project.root / ".ralph" / "history").is_dir()
+    assert not (git_project.root / ".ralph" / "history").is_symlink()

@@ -1,0 +1,19 @@
+"""What a new user met in the second hour (issue 28's snags), each through the real CLI."""
+
+from __future__ import annotations
+
+
+def test_rotations_are_listed_by_number_whatever_order_lanes_logged_them() -> None:
+    from ralph.commands.rotations import rotations_from_worklog
+
+    records = [
+        {"event": "rotation_start", "iteration": 2, "spec": "b", "lane": "b-000000", "ts": 2.0},
+        {"event": "rotation_start", "iteration": 1, "spec": "a", "lane": "a-000000", "ts": 2.1},
+        {"event": "rotation_end", "iteration": 2, "spec": "b", "signal": "DONE", "ts": 3.0},
+        {"event": "rotation_end", "iteration": 1, "spec": "a", "signal": "DONE", "ts": 4.0},
+    ]
+    rows = rotations_from_worklog(records)
+    assert [(r.number, r.lane, r.signal) for r in rows] == [
+        (1, "a-000000", "DONE"),
+        (2, "b-000000", "DONE"),
+    ]

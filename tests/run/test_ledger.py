@@ -1,0 +1,69 @@
+"""The order of a rotation's writes (run/ledger.py, run/trial.py), in-process: each record is
+appended before the state that counts it is saved, for a spec's rotation and for the final
+verification alike (docs/explanation/worklog.md: a `kill -9` between the two leaves a worklog
+that explains the state). A watcher sees each record as it is written and reads state.json then.
+And state.json has one writer, which never writes the same state twice."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ralph.agents.member import Member
+from ralph.errors import ExitCode
+from ralph.rules.state import State
+from ralph.run.facts import Fact, RotationRecorded, VerificationEnded
+from ralph.run.ledger import StateFile
+from ralph.run.options import RunOptions
+from ralph.run.start import run_loop
+from ralph.store.state import load_state
+from tests.conftest import Project
+from tests.fakes.scripted_inline import inline_agent
+
+SPEC = "specs/a.spec.md"
+
+
+def test_each_record_comes_before_the_state_that_counts_it(project: Project) -> None:
+    project.git("init", "-q", "-b", "main")
+    project.write({SPEC: "# a\n- [ ] a.txt\n", ".gitignore": ".ralph/\n"})
+    project.commit_all()
+    script = project.root.parent / "inline-script.json"
+    steps = [{"write": {"a.txt": "x\n"}, "signal": "DONE"}, {"signal": "DONE"}]
+    script.write_text(json.dumps({SPEC: steps}))
+    state_file = project.root / ".ralph" / "state.json"
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    def watch(fact: Fact) -> None:  # called once the record is written
+        if isinstance(fact, (RotationRecorded, VerificationEnded)):
+            seen.append((type(fact).__name__, json.loads(state_file.read_text())))
+
+    agent = inline_agent(script)()
+    opts = RunOptions(root=project.root, pool=(Member(agent),), max_iterations=20, watch=watch)
+    assert run_loop(opts, lambda event: None) == ExitCode.OK
+
+    rotations = [state for name, state in seen if name == "RotationRecorded"]
+    assert len(rotations) == 3  # IMPLEMENT, then two clean DONEs to 3/3
+    for counted, state in enumerate(rotations):
+        row = next(s for s in state["specs"] if s["path"] == SPEC)
+        assert row["rotations"] == counted  # this rotation is not in the saved state yet
+    verifications = [state for name, state in seen if name == "VerificationEnded"]
+    assert len(verifications) == 1
+    assert not verifications[0]["final_verification"]["passed"]  # saved only after its record
+    final = json.loads(state_file.read_text())
+    assert final["final_verification"]["passed"] and final["specs"][0]["rotations"] == 3
+
+
+def test_the_state_file_is_written_once_per_new_state(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    statefile = StateFile(path)
+    first = State()
+    statefile.save(first)
+    assert load_state(path).iteration == 0
+    path.write_text("left alone")
+    statefile.save(replace(first))  # the same state again: not written twice
+    assert path.read_text() == "left alone"
+    second = replace(first, iteration=1)
+    statefile.save(second)
+    assert load_state(path).iteration == 1

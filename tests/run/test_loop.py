@@ -1,0 +1,102 @@
+"""run/loop.py, the sequential scheduler, in-process and without a process but git: the
+scripted agent is played in this process through the seam every agent uses (CommandAgent's
+execute, tests/fakes/scripted_inline.py), and `run_loop` is called as `ralph run` calls it.
+The CLI tests of the same rules are in tests/e2e/test_loop.py; these are the inner loop's."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ralph.agents.member import Member
+from ralph.errors import ExitCode
+from ralph.rules.state import SpecState, State
+from ralph.run.events import Event, RotationEnded, RotationStarted, RunEnded
+from ralph.run.loop import selected_reason
+from ralph.run.options import RunOptions
+from ralph.run.start import run_loop
+from tests.conftest import Project
+from tests.e2e.test_lanes import lanes_project
+from tests.fakes.scripted_inline import inline_agent
+
+TWO = {"specs/a.spec.md": "# a\n- [ ] a.txt\n", "specs/b.spec.md": "# b\n- [ ] b.txt\n"}
+
+ONLY = ("specs/b.spec.md",)
+CHANGE = {"write": {"a.txt": "x\n"}, "signal": "DONE"}
+
+
+def play(project: Project, steps: dict[str, Any], **more: Any) -> tuple[int, list[Event]]:
+    """`ralph run` with the scripted agent in-process: its steps, these options, its events."""
+    script = project.root.parent / "inline-script.json"
+    script.write_text(json.dumps(steps))
+    agent = Member(inline_agent(script)())
+    options = RunOptions(**{"root": project.root, "pool": (agent,), "max_iterations": 20, **more})
+    events: list[Event] = []
+    return run_loop(options, events.append), events
+
+
+def ended(events: list[Event]) -> list[tuple[str, str, int]]:
+    return [(e.spec, e.signal, e.done_count) for e in events if isinstance(e, RotationEnded)]
+
+
+def reason(events: list[Event]) -> str:
+    return next(e for e in events if isinstance(e, RunEnded)).reason
+
+
+def test_a_change_resets_the_counter_and_three_quiet_dones_verify_the_spec(
+    project: Project,
+) -> None:
+    lanes_project(project, {"specs/a.spec.md": "# a\n"})
+    code, events = play(project, {"*": [CHANGE, {"signal": "DONE"}]})
+    assert code == ExitCode.OK
+    assert ended(events) == [
+        ("specs/a.spec.md", "DONE", 1),  # a DONE that changed files counts once
+        ("specs/a.spec.md", "DONE", 2),
+        ("specs/a.spec.md", "DONE", 3),
+        ("(all specs)", "VERIFY_PASS", 3),
+    ]
+    assert project.counts() == {"specs/a.spec.md": 3}
+
+
+def test_the_next_spec_is_taken_once_the_current_one_is_done_without_changes(
+    project: Project,
+) -> None:
+    lanes_project(project, TWO)
+    code, events = play(project, {"*": [{"signal": "DONE"}]})
+    assert code == ExitCode.OK
+    started = [e.spec for e in events if isinstance(e, RotationStarted)]
+    assert started[:2] == ["specs/a.spec.md", "specs/b.spec.md"]  # one pass, then the other
+    assert project.counts() == dict.fromkeys(TWO, 3)
+
+
+def test_the_budget_of_rotations_ends_the_run_with_its_exit_code(project: Project) -> None:
+    lanes_project(project, TWO)
+    # work that would end on its own after three rotations: the budget ends it first
+    steps = {"*": [{"signal": "CONTINUE"}] * 3 + [{"signal": "DONE"}]}
+    code, events = play(project, steps, max_iterations=2)
+    assert code == ExitCode.MAX_ITERATIONS
+    assert len(ended(events)) == 2
+    assert project.state()["iteration"] == 2  # saved as it ended
+
+
+def test_a_question_stops_the_run_for_a_person(project: Project) -> None:
+    lanes_project(project, {"specs/a.spec.md": "# a\n"})
+    code, events = play(project, {"*": [{"say": "Which database?", "signal": "QUESTION"}]})
+    assert code == ExitCode.NEEDS_HUMAN
+    assert ended(events) == [("specs/a.spec.md", "QUESTION", 0)]
+    assert "write your answer to .ralph/answer.md" in reason(events)
+    # the agent wrote no question file: its words are kept as the question
+    assert "Which database?" in (project.root / ".ralph" / "question.md").read_text()
+
+
+def test_only_the_selected_spec_runs_and_the_others_keep_their_counters(
+    project: Project,
+) -> None:
+    lanes_project(project, TWO)
+    code, events = play(project, {"*": [{"signal": "DONE"}]}, only=ONLY)
+    assert code == ExitCode.OK
+    assert {spec for spec, _, _ in ended(events)} == {"specs/b.spec.md"}
+    assert project.counts()["specs/b.spec.md"] == 3
+    assert project.counts().get("specs/a.spec.md", 0) == 0
+    # the final verification waits for every spec, and the end says so
+    assert reason(events) == selected_reason(State(specs=(SpecState("specs/a.spec.md"),)), ONLY)

@@ -1,0 +1,27 @@
+"""Which project a command is about, from anywhere inside it, and `ralph init`'s untouched
+template, through the real command line (`python -m ralph`, from the folder a user is in)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ralph.store.root import enclosing_project, find_root
+
+
+def test_the_root_is_the_nearest_ralph_folder_else_the_git_top(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    deep = repo / "pkg" / "deep"
+    deep.mkdir(parents=True)
+    assert find_root(deep) == deep  # neither: the folder itself
+    (repo / ".git").mkdir()
+    assert find_root(deep) == repo  # the git work tree's top
+    (repo / "pkg" / ".ralph").mkdir()
+    assert find_root(deep) == repo / "pkg"  # a nearer ralph project wins
+    # a .ralph/ above the repository belongs to something else
+    (tmp_path / ".ralph").mkdir()
+    (repo / "pkg" / ".ralph").rmdir()
+    assert find_root(deep) == repo
+    assert enclosing_project(deep) is None
+    (repo / ".ralph").mkdir()
+    assert enclosing_project(deep) == repo
+    assert enclosing_project(repo) is None  # the project itself is not above itself

@@ -1,0 +1,30 @@
+"""Which files are tests follows each runner's discovery: unittest's `test*.py`, the person's
+pytest `python_files` / `testpaths` and jest's `testMatch`; no folder is exempt by its name,
+what the person's ignore rules leave out is. Pure rules, then runs through the real CLI."""
+
+from __future__ import annotations
+
+from ralph.rules.testfiles import DEFAULT_GLOBS
+from ralph.store.testbaseline import person_ignored, scan
+from tests.conftest import Project
+
+
+def test_no_folder_is_exempt_by_its_name_but_ignored_ones_and_environments_are(
+    git_project: Project,
+) -> None:
+    p = git_project
+    test = "def test_x():\n    assert True\n"
+    p.write(
+        {
+            ".gitignore": "out/\n",
+            "dist/test_a.py": test,
+            "build/test_b.py": test,
+            "vendor/lib/test_c.py": test,
+            "out/test_d.py": test,  # ignored by the person's rules
+            "env/pyvenv.cfg": "home = /usr\n",  # a virtualenv
+            "env/lib/test_e.py": test,
+            "node_modules/x/test_f.py": test,
+        }
+    )
+    found = set(scan(p.root, DEFAULT_GLOBS, person_ignored(p.root)))
+    assert found == {"dist/test_a.py", "build/test_b.py", "vendor/lib/test_c.py"}
