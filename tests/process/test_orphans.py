@@ -33,3 +33,30 @@ def test_a_child_of_ralph_slow_to_exec_is_not_taken_for_a_hidden_orphan() -> Non
         os.write(write, b"x")
         os.close(write)
         os.waitpid(pid, 0)
+
+
+class _Seen:
+    """A child as /proc shows it at one instant: its command line and environment."""
+
+    def __init__(self, cmdline: list[str], environ: dict[str, str]) -> None:
+        self._cmdline, self._environ = cmdline, environ
+
+    def cmdline(self) -> list[str]:
+        return self._cmdline
+
+    def environ(self) -> dict[str, str]:
+        return self._environ
+
+    def create_time(self) -> float:
+        return time.time() - 60.0  # old: no age bound decides
+
+
+def test_a_child_caught_mid_exec_is_ralph_s_and_a_hidden_orphan_is_not() -> None:
+    """Inside execve, once the new program's memory is in place and before its arguments and
+    environment are laid out, /proc reads both as empty: a lane's git or another lane's check
+    seen then was killed as a hidden orphan (-15). An orphan that cleared its environment
+    (`env -i`) still shows its command line: it stays a hidden orphan to reap."""
+    from ralph.process.orphans import _forked_by_ralph
+
+    assert _forked_by_ralph(_Seen([], {}))  # type: ignore[arg-type]
+    assert not _forked_by_ralph(_Seen(["sleep", "60"], {}))  # type: ignore[arg-type]
