@@ -11,9 +11,12 @@ one, process/spawn.py), which observes and changes nothing.
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
 import sys
 from collections.abc import Iterator, Sequence
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,12 +56,19 @@ def did(what: str) -> None:
 def _audit(event: str, args: tuple[Any, ...]) -> None:
     if _watch.done is None or event != "subprocess.Popen":
         return
-    executable = args[0]  # Popen has filled it in from argv (or the shell) by now
-    if isinstance(executable, bytes):
-        executable = executable.decode(errors="replace")
-    program = PurePath(str(executable)).name
+    program = _program(*args[:2])
     if program not in QUICK_PROGRAMS:
         did(f"starts `{program}`")
+
+
+def _program(executable: str | bytes | os.PathLike[str] | None, argv: Any) -> str:
+    """The program's file name. On POSIX Popen has filled `executable` in from argv (or the
+    shell) by now; on Windows it may be None, argv then being one command line."""
+    if executable is None:
+        line = os.fsdecode(argv if isinstance(argv, (str, bytes)) else next(iter(argv), ""))
+        words = shlex.split(line, posix=False)
+        executable = words[0].strip('"') if words else ""
+    return re.split(r"[\\/]", os.fsdecode(executable))[-1]
 
 
 sys.addaudithook(_audit)  # once per process: an audit hook cannot be removed
