@@ -2,25 +2,26 @@
 
 A test is slow when it drives ralph end to end: `ralph run` through the CLI, the CLI as a
 process, an agent CLI, a sandbox or a real test command; in short, when it starts any process
-but git. Everything under tests/e2e/ is slow, as is every test that asks for a fixture of
-SLOW_FIXTURES; elsewhere a test says so with `@pytest.mark.slow`. A test not marked slow that
-does one of these things fails, naming what it did and where it belongs, so the inner loop
-stays an inner loop without anyone timing it. Processes are seen through Python's audit
-hook on `subprocess.Popen` (ralph's only way to start one, process/spawn.py), which observes
-and changes nothing.
+but git. Everything under tests/e2e/ is slow; elsewhere a test says so with
+`@pytest.mark.slow`. A test not marked slow that does one of these things fails, naming what
+it did and where it belongs, so the inner loop stays an inner loop without anyone timing it.
+Processes are seen through Python's audit hook on `subprocess.Popen` (ralph's only way to start
+one, process/spawn.py), which observes and changes nothing.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
 import sys
 from collections.abc import Iterator, Sequence
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 E2E = Path(__file__).resolve().parent / "e2e"
-SLOW_FIXTURES = frozenset({"mock_llm"})  # the scripted model server, for the real agent CLIs
 QUICK_PROGRAMS = frozenset({"git", "git.exe"})  # milliseconds each: unit tests of store/ use it
 
 
@@ -39,10 +40,10 @@ def is_slow(item: pytest.Item) -> bool:
 
 
 def mark_slow(items: Sequence[pytest.Item]) -> None:
-    """Mark slow the tests of tests/e2e/ and those asking for a fixture of SLOW_FIXTURES."""
+    """Mark slow the tests of tests/e2e/ (the model server of `mock_llm` runs in-process: the
+    agent CLIs a test points at it are what make it slow, and the audit hook sees them)."""
     for item in items:
-        fixtures = set(getattr(item, "fixturenames", ()))
-        if item.path.is_relative_to(E2E) or fixtures & SLOW_FIXTURES:
+        if item.path.is_relative_to(E2E):
             item.add_marker(pytest.mark.slow)
 
 
@@ -55,12 +56,19 @@ def did(what: str) -> None:
 def _audit(event: str, args: tuple[Any, ...]) -> None:
     if _watch.done is None or event != "subprocess.Popen":
         return
-    executable = args[0]  # Popen has filled it in from argv (or the shell) by now
-    if isinstance(executable, bytes):
-        executable = executable.decode(errors="replace")
-    program = PurePath(str(executable)).name
+    program = _program(*args[:2])
     if program not in QUICK_PROGRAMS:
         did(f"starts `{program}`")
+
+
+def _program(executable: str | bytes | os.PathLike[str] | None, argv: Any) -> str:
+    """The program's file name. On POSIX Popen has filled `executable` in from argv (or the
+    shell) by now; on Windows it may be None, argv then being one command line."""
+    if executable is None:
+        line = os.fsdecode(argv if isinstance(argv, (str, bytes)) else next(iter(argv), ""))
+        words = shlex.split(line, posix=False)
+        executable = words[0].strip('"') if words else ""
+    return re.split(r"[\\/]", os.fsdecode(executable))[-1]
 
 
 sys.addaudithook(_audit)  # once per process: an audit hook cannot be removed

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.slowness import _program
+
 pytest_plugins = ("pytester",)
 
 INNER = """
@@ -57,3 +59,12 @@ def test_what_a_test_does_decides_whether_it_is_slow(pytester: pytest.Pytester) 
             "*test_drives_a_run drives `ralph run` end to end: *",
         ]
     )
+
+
+def test_the_program_is_named_on_every_platform() -> None:
+    assert _program("/usr/bin/git", ["git", "status"]) == "git"
+    assert _program(b"/usr/bin/python3", [b"python3"]) == "python3"
+    # Windows: no executable, one command line, perhaps quoted
+    assert _program(None, '"C:\\Program Files\\Git\\cmd\\git.exe" status') == "git.exe"
+    assert _program(None, "C:\\Python\\python.exe -m ralph") == "python.exe"
+    assert _program(None, ["git", "init"]) == "git"

@@ -1,5 +1,4 @@
-"""Gemini CLI, Cursor agent, opencode, pi and aider adapters: command lines and parsers, fed
-with output recorded from the real CLIs (Cursor: from its documented schema)."""
+"""agents/pi.py: the pi coding agent's command line and its output read back."""
 
 from __future__ import annotations
 

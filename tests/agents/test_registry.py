@@ -1,6 +1,5 @@
-"""The right model for each role: `models:` per mode (implement, review, verify, judge) falling
-back to `model:`, on the CLI's own command line or in RALPH_MODEL; a verifier and a judge of
-another vendor than the coder; `ralph agents` shows the command line per mode."""
+"""agents/registry.py: the registry of agents `--agent NAME` accepts, and `make_agent`, which
+makes the one a run uses."""
 
 from __future__ import annotations
 

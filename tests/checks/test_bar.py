@@ -1,6 +1,5 @@
-"""Test runs are evidence: each runner's summary, as recorded from the real runner
-(tests/fixtures/runners), gives passed / failed / skipped; a run of no test fails; a drop
-from the best run is named."""
+"""checks/bar.py: the bar a spec's tests must hold, measured by ralph before the agent's first
+rotation."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Judges cite evidence: the citation lines of a judge's answer are read, each cited file and
-line is checked, and a criterion without valid evidence is named; the pool's judge is of another
-vendor than the coder when it can be."""
+"""checks/citations.py: judges cite evidence."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Test runs are evidence: each runner's summary, as recorded from the real runner
-(tests/fixtures/runners), gives passed / failed / skipped; a run of no test fails; a drop
-from the best run is named."""
+"""checks/evidence.py: test runs are evidence, not exit codes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a new user met in the second hour (issue 28's snags), each through the real CLI."""
+"""checks/gate.py: the DONE gate of a run."""
 
 from __future__ import annotations
 

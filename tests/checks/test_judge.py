@@ -1,6 +1,4 @@
-"""Completion checks (ralph.checks): every method of the completion-criteria seed with its
-configuration keys and error handling, run for real (commands through run_process, the judge
-through CommandAgent.run)."""
+"""checks/judge.py: a semantic check's judge."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The revert check (`method: revert`, checks/revert.py) through the real CLI: the test cases an
-agent adds must fail on the code as it was when the run began and pass now. Tests that also
-pass on the old code, that fail now, or that are missing never reach verified; tests that bite
-do, final verification included; an agent that forges the per-case results does not pass."""
+"""checks/revert.py: the `revert` method."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""`ralph accept`: what an agent changed of the checks waits for a person; the command shows it
-and accepts it (exit 0 when nothing waits any more, 5 when something still does)."""
+"""commands/accept.py: `ralph accept`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`ralph agents [--json]`: every built-in agent, installed or not, its version and command."""
+"""commands/agents.py: `ralph agents`."""
 
 from __future__ import annotations
 

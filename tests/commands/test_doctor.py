@@ -1,5 +1,4 @@
-"""`ralph doctor`: the sandbox and every agent CLI checked without spending a token; exit 1 only
-when something ralph.yaml needs is broken. Fake CLIs on a PATH of their own."""
+"""commands/doctor.py: `ralph doctor`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""ralph's hands stay home: an agent (or a repository) that plants a link where ralph writes or
-reads makes ralph refuse in one line, and nothing outside the project changes.
-
-Every attack is played through the real CLI by a real agent program (tests/fakes/linker.py)
-that plants its links during its rotation, or by a repository that commits them.
-"""
+"""commands/reset.py: `ralph reset`."""
 
 from __future__ import annotations
 

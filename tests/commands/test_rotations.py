@@ -1,4 +1,4 @@
-"""What a new user met in the second hour (issue 28's snags), each through the real CLI."""
+"""commands/rotations.py: past rotations as the worklog tells them."""
 
 from __future__ import annotations
 

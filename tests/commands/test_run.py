@@ -1,4 +1,4 @@
-"""`ralph run --spec PATH`: a run limited to the specs named, the others left as they are."""
+"""commands/run.py: `ralph run`."""
 
 from __future__ import annotations
 

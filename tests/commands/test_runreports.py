@@ -1,5 +1,5 @@
-"""--report-json and --junit write to what the path names: through a symlink, into a named pipe,
-to a device or /dev/stdout; only a regular file is replaced (atomically)."""
+"""commands/runreports.py: the reports of a run (JUnit XML, JSON, the GitHub step summary, the
+notification)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The operator's tools through the real CLI: history, inspect (--follow), cancel (both modes)
-against a live run in another process, status --watch, --continue, completion and --notify."""
+"""commands/status.py: `ralph status`."""
 
 from __future__ import annotations
 

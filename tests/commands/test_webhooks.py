@@ -1,6 +1,4 @@
-"""`notify: {webhook: URL}`: JSON POSTs at the end of a run and when it needs a person, against a
-real HTTP receiver on 127.0.0.1; one that fails or hangs never changes how a run ends, and the
-URL (a secret) never shows in ralph's output."""
+"""commands/webhooks.py: the run's webhook (`notify: {webhook: URL}`)."""
 
 from __future__ import annotations
 

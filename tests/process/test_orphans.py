@@ -1,4 +1,4 @@
-"""Tests of ralph.process against real fake agents: output, limits, and no process left behind."""
+"""process/orphans.py: orphans of an agent run."""
 
 from __future__ import annotations
 

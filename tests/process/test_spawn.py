@@ -1,4 +1,4 @@
-"""Tests of ralph.process against real fake agents: output, limits, and no process left behind."""
+"""process/spawn.py: starting a process in its own session."""
 
 from __future__ import annotations
 

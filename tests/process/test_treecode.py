@@ -1,5 +1,5 @@
-"""A tree's checks import that tree's code: what an environment maps into the project is moved
-to the same place in the tree, first on PYTHONPATH (ralph.process.treecode)."""
+"""process/treecode.py: a tree's checks test that tree's code, whatever the project's install
+mode."""
 
 from __future__ import annotations
 

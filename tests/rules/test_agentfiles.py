@@ -1,6 +1,4 @@
-"""Agents' own scaffolding (rules/agentfiles.py) is never a reason to refuse: aider's `.aider*`
-rule and files, the CLIs' local settings folders. Stated once, per agent; its footprint says
-the same."""
+"""rules/agentfiles.py: the files each built-in agent CLI makes in the project it works in."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The latency budget for ralph's own per-rotation work (seed T3.5)."""
+"""rules/budget.py: the latency budget for ralph's own work in one rotation (pure)."""
 
 from __future__ import annotations
 

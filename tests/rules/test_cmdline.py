@@ -1,7 +1,4 @@
-"""Linux, macOS and Windows: the run lock, command lines and stop signals on each.
-
-The Windows branches that can be reached from here are tested here on every platform (the
-command-line split is a pure rule; the lock probe Windows uses works on any filelock)."""
+"""rules/cmdline.py: splitting a command line into argv the way the platform's users write one."""
 
 from __future__ import annotations
 

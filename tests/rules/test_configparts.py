@@ -1,5 +1,5 @@
-"""The test-steering part of mixed configuration files, and putting the person's back (pure:
-rules/configparts.py), and which files are test configuration (rules/testconfig.py)."""
+"""rules/configparts.py: the test-steering part of a mixed configuration file, and putting the
+person's back (pure)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The convergence watch: REVIEW rotations that keep changing files are caught, the files named
-(with a .ralphignore hint for notes and logs), and the run escalates instead of spending its
-budget on a spec that is not getting closer."""
+"""rules/convergence.py: the convergence watch, pure."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What a test run loads, read statically (pure): modules that shadow the harness where Python
-looks first, and code that patches the harness."""
+"""rules/exits.py: code that ends the test run while it is imported (pure, `ast`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Cost per verified spec: tokens and cost per spec and per verified spec, and a forecast for the
-open specs from this project's own rotations; in `ralph status`, the panel, --report-json and the
-JUnit properties."""
+"""rules/forecast.py: what a verified spec costs and what the open ones will, from this project's
+own rotations (pure)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""What a test run loads, read statically (pure): modules that shadow the harness where Python
-looks first, and code that patches the harness."""
+"""rules/harnesspatch.py: code that patches the test harness, read from Python source (pure,
+`ast`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The revert check's pure rules: which test cases were added since the run began
-(rules/addedcases.py), each one's outcome in a JUnit report (rules/junitcases.py), the verdict
-(rules/revertverdict.py), and the test code that can rewrite a run's results
-(rules/reporthooks.py)."""
+"""rules/junitcases.py: the outcome of each added test case, read from a JUnit XML report's
+testcases (pure)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Know the windows, park before the wall: what each agent's CLI says about its limits is
-recorded (.ralph/limits.json, `ralph status`, `ralph agents`); `limits.pause_at` parks an agent
-whose window reached it until the reset; an exhausted weekly window ends the run with exit 4
-and the exact time to come back, or with --wait-for-reset the run waits and resumes."""
+"""rules/limits.py: an agent's limit windows, pure."""
 
 from __future__ import annotations
 

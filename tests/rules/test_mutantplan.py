@@ -1,6 +1,4 @@
-"""The mutants of the mutation check (rules/mutants.py, rules/mutantplan.py): each one edit at a
-node's offsets, every other byte as it was, each parses to other code, only on the lines asked,
-and a deterministic choice spread over files and lines."""
+"""rules/mutantplan.py: which mutants the mutation check runs (pure)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A custom agent goes by the name of its script (or `agent.name`), not by `python3` or `sh`:
-in the events, the history, the usage and the state."""
+"""rules/names.py: finding what the user meant among known names."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""A lane's copy of the run's notes: the three-way rule that folds what the lane's agent left
-into the run's copy (rules/notes.py), and the copy itself (store/lanenotes.py): lent at the
-paths the prompt names, taken back through the one reader, a link or a pipe refused."""
+"""rules/notes.py: the agent's notes (a handoff, the guardrails, the question file) after a
+lane's rotation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The redaction rules: which values are secret, key shapes, streamed output cut anywhere."""
+"""rules/redact.py: secrets kept out of everything ralph writes."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""A check reads the compared tree, the environment ralph gives it, and the system: nothing the
-agent could plant around the room or behind a link (rules/roompin.py, store/room.py), through
-the real CLI. Each trick is shown to work where a room would otherwise find it (the control),
-and none reaches verified; honest work still does."""
+"""rules/roompin.py: what keeps a test runner's configuration search inside the room it runs in
+(pure)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What a test run loads, read statically (pure): modules that shadow the harness where Python
-looks first, and code that patches the harness."""
+"""rules/shadowing.py: modules that shadow the test harness (pure)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The run is never verified with fewer or weaker specs than a person wrote: a spec deleted or
-renamed by the agent, or another spec's front matter it changed, waits for a person (`ralph
-accept`); every DONE is refused meanwhile. What a person changes between runs is theirs."""
+"""rules/specset.py: the specs a person wrote."""
 
 from __future__ import annotations
 

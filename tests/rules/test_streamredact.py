@@ -1,4 +1,5 @@
-"""The redaction rules: which values are secret, key shapes, streamed output cut anywhere."""
+"""rules/streamredact.py: a process's output redacted as it streams (rules/redact.py says which
+values are secret)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The pure rules of the test guard: which files are tests, and whether tests were weakened
-(removed or changed cases and assertions, added skip markers), per language."""
+"""rules/testcases.py: a test file read as its test cases, assertions and skip markers, per
+language (pure)."""
 
 from __future__ import annotations
 

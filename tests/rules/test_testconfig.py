@@ -1,5 +1,4 @@
-"""The test-steering part of mixed configuration files, and putting the person's back (pure:
-rules/configparts.py), and which files are test configuration (rules/testconfig.py)."""
+"""rules/testconfig.py: which files steer how the tests run."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Test runs are evidence: each runner's summary, as recorded from the real runner
-(tests/fixtures/runners), gives passed / failed / skipped; a run of no test fails; a drop
-from the best run is named."""
+"""rules/testcounts.py: how many tests a run passed, failed and skipped."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The pure rules of the test guard: which files are tests, and whether tests were weakened
-(removed or changed cases and assertions, added skip markers), per language."""
+"""rules/testfiles.py: which files are tests."""
 
 from __future__ import annotations
 

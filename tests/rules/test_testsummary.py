@@ -1,6 +1,4 @@
-"""Test runs are evidence: each runner's summary, as recorded from the real runner
-(tests/fixtures/runners), gives passed / failed / skipped; a run of no test fails; a drop
-from the best run is named."""
+"""rules/testsummary.py: what a test run did, read from the runner's own summary (pure)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A tree's checks import that tree's code: what an environment maps into the project is moved
-to the same place in the tree, first on PYTHONPATH (ralph.process.treecode)."""
+"""rules/treecode.py: where a Python environment puts a project's code on the import path,
+and the same places in a copy of the project (pure)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The right model for each role: `models:` per mode (implement, review, verify, judge) falling
-back to `model:`, on the CLI's own command line or in RALPH_MODEL; a verifier and a judge of
-another vendor than the coder; `ralph agents` shows the command line per mode."""
+"""rules/vendor.py: whose model an agent runs."""
 
 from __future__ import annotations
 

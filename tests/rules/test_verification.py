@@ -1,8 +1,4 @@
-"""The final, independent verification once every spec is at 3/3 (seed verification-phase-task).
-
-End to end through the CLI with the scripted agent: its "VERIFY" steps are what it does in a
-verification rotation (RALPH_MODE=VERIFY).
-"""
+"""rules/verification.py: the final, independent verification once every spec is at 3/3."""
 
 from __future__ import annotations
 

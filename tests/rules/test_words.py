@@ -1,4 +1,4 @@
-"""Messages say what they mean: counted words agree with their count ("1 rotation")."""
+"""rules/words.py: counted words in messages."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""Circuit breaker in the loop, and escalation: Accept / Abort / Continue (seed T3.3, T3.4).
-
-Headless runs (CliRunner's stdin is no terminal) decide by `--on-escalation`; the terminal
-question is tested through a real pseudo-terminal.
-"""
+"""run/escalation.py: escalation to a human when the circuit breaker opens."""
 
 from __future__ import annotations
 

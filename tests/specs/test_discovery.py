@@ -1,12 +1,4 @@
-"""Seed rules that had no end-to-end test of their own.
-
-Each test drives the real CLI against a real project folder with the scripted agent
-(tests/fakes/scripted_agent.py: in-process through `Project.fake`, or as a real program,
-sometimes behind a small observer that copies what ralph handed it). Nothing of ralph's own is
-mocked. A behaviour that contradicts a seed or the mission README is recorded here as
-`@pytest.mark.xfail(reason="BUG: ...", strict=True)` until it is fixed (tests/test_own_specs.py
-lets a spec checkbox stay unticked only for such a test).
-"""
+"""specs/discovery.py: spec discovery."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The environment the checks run in is ralph's (store/envcopy.py, store/envbuild.py), through
-the real CLI: a project with its own `.venv` (a real pytest in it), an agent program that leaves
-`mean()` wrong and bends the project's environment so the test would pass anyway. The bend
-never reaches a check: never verified. Honest agents (a new dependency the tree declares, the
-project's `.venv` as it is, an editable install, a virtualenv of their own) reach verified."""
+"""store/envcopy.py: the environment the checks run in is ralph's own."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""A lane's copy of the run's notes: the three-way rule that folds what the lane's agent left
-into the run's copy (rules/notes.py), and the copy itself (store/lanenotes.py): lent at the
-paths the prompt names, taken back through the one reader, a link or a pipe refused."""
+"""store/lanenotes.py: the run's notes lent to a lane for one rotation."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Which project a command is about, from anywhere inside it, and `ralph init`'s untouched
-template, through the real command line (`python -m ralph`, from the folder a user is in)."""
+"""store/root.py: which project a command is about, found the way git finds its repository."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""What an agent changed in the project's environment while a run was live never reaches a
-later run's checks (store/runspans.py, store/envcopy.py), through the real CLI: not after a
-run that ended, not after `ralph reset`. What a person changes there once the run ended is
-taken."""
+"""store/runspans.py: when a run was live, as the kernel's change times tell it."""
 
 from __future__ import annotations
 

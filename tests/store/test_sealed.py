@@ -1,6 +1,4 @@
-"""Sealed acceptance tests (`ralph seal`, checks/sealed.py), through the real CLI: a person's
-tests kept out of the agent's sight decide every DONE that counts and the final verification;
-the agent learns how many failed, never which or what they hold."""
+"""store/sealed.py: sealed tests."""
 
 from __future__ import annotations
 

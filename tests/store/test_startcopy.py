@@ -1,5 +1,4 @@
-"""The code as it was when the run began (store/startcopy.py): taken once, compared by bytes,
-kept while the run goes on, dropped by a verified end and by `ralph reset`."""
+"""store/startcopy.py: the code as it was when the run began."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Which files are tests follows each runner's discovery: unittest's `test*.py`, the person's
-pytest `python_files` / `testpaths` and jest's `testMatch`; no folder is exempt by its name,
-what the person's ignore rules leave out is. Pure rules, then runs through the real CLI."""
+"""store/testbaseline.py: the tests as a person last left them, kept across runs in the
+private store."""
 
 from __future__ import annotations
 

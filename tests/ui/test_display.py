@@ -1,4 +1,4 @@
-"""Tests for the displays: the pure panel, plain lines, display choice and `ralph status` output."""
+"""ui/display.py: what the loop talks to (the Display protocol), and which display a run gets."""
 
 from __future__ import annotations
 

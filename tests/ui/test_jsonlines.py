@@ -1,5 +1,4 @@
-"""Headless output (CI, pipes, --headless), JSON lines, --quiet/--verbose/--no-color, and the
-end-of-run reports (--junit, --report-json, GITHUB_STEP_SUMMARY), through the real CLI."""
+"""ui/jsonlines.py: `--log-format json`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The operator's tools through the real CLI: history, inspect (--follow), cancel (both modes)
-against a live run in another process, status --watch, --continue, completion and --notify."""
+"""ui/notify.py: `--notify`."""
 
 from __future__ import annotations
 

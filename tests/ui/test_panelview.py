@@ -1,4 +1,5 @@
-"""Tests for the displays: the pure panel, plain lines, display choice and `ralph status` output."""
+"""ui/panelview.py: what the live panel shows, as an immutable view, and the pure reducer that
+folds events in."""
 
 from __future__ import annotations
 

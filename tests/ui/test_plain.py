@@ -1,4 +1,4 @@
-"""Tests for the displays: the pure panel, plain lines, display choice and `ralph status` output."""
+"""ui/plain.py: headless displays write whole lines."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Headless output (CI, pipes, --headless), JSON lines, --quiet/--verbose/--no-color, and the
-end-of-run reports (--junit, --report-json, GITHUB_STEP_SUMMARY), through the real CLI."""
+"""ui/runreport.py: what a run did, as a value for the end-of-run reports."""
 
 from __future__ import annotations
 

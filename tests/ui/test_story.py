@@ -1,7 +1,4 @@
-"""The HTML report's story of a run, from ralph's records: in a `--parallel` run the running
-totals never go back and the counter paths show the 3/3 -> 2/3 drops merges caused; the run's
-numbers are one function of the records; whatever a record holds, the page stays within its
-size bound and nothing in it crashes the report (issues 28 and 30)."""
+"""ui/story.py: a run told as a story for the HTML report."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""The report and the webhooks tell ralph's facts (issue 30): an agent that forges worklog
-lines changes neither the verdict the HTML report shows nor the run's exit code, cannot crash
-the end of a run (its webhook is still called), nor break `history` and `history --json`;
-agent text reaches a Slack webhook escaped; the webhook URL, which an agent can read in
-ralph.yaml, never reaches a log or a report. Each through the real CLI with a real agent
-program and a webhook receiver on 127.0.0.1, beside the person's own flows."""
+"""ui/webhook.py: the webhook a run notifies (`notify: {webhook: URL}`)."""
 
 from __future__ import annotations
 
