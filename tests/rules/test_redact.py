@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.agents.credentials import agent_secrets
 from ralph.rules.redact import (
     REDACTED,
     Redactor,
     is_secret_name,
-    json_secrets,
     redactor,
     secret_values,
 )
@@ -41,18 +39,6 @@ def test_secret_values_skip_short_values_and_take_named_and_argv_ones() -> None:
         "argv-secret-1",
         "argv-secret-2",
     }
-
-
-def test_each_cli_credentials_and_opencode_config_keys() -> None:
-    env = {
-        "CLAUDE_CODE_OAUTH_TOKEN": "oauth-token-value",
-        "OPENCODE_CONFIG_CONTENT": '{"provider": {"m": {"options": {"apiKey": "inline-key-123"}}}}',
-    }
-    # Each CLI's credential variables are secret for it.
-    assert agent_secrets("claude", {"CLAUDE_CODE_OAUTH_TOKEN": "x" * 9}, ()) == {"x" * 9}
-    assert agent_secrets("cursor", {"ANTHROPIC_API_KEY": "y" * 9}, ()) == {"y" * 9}
-    assert agent_secrets("opencode", env, ()) == {"oauth-token-value", "inline-key-123"}
-    assert json_secrets("not json") == frozenset()
 
 
 @pytest.mark.parametrize(
