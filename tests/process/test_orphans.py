@@ -1,62 +1,80 @@
-"""process/orphans.py: orphans of an agent run."""
+"""process/orphans.py and process/started.py: an orphan is told from ralph's own child by
+ralph's record of what it started, never by what the child shows of itself."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
-import time
+from collections.abc import Iterator
 
-import psutil
 import pytest
 
+from ralph.process import started
+from ralph.process.orphans import MARKER, Adopted
 
-@pytest.mark.skipif(sys.platform == "win32", reason="fork")
-def test_a_child_of_ralph_slow_to_exec_is_not_taken_for_a_hidden_orphan() -> None:
-    """Between fork and exec a child of ralph's (a lane's git) has ralph's command line and
-    environment and no mark; on a loaded machine that can last more than a second, and the
-    child was killed as a hidden orphan (`git status` failed: -15)."""
-    from ralph.process.orphans import _forked_by_ralph
+pytestmark = [
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux"), reason="the child subreaper is Linux's"
+    ),
+    pytest.mark.slow,  # real processes
+]
+QUIET = {k: v for k, v in os.environ.items() if k != MARKER}  # no agent's mark: a hiding orphan
 
+
+@pytest.fixture
+def adopted() -> Iterator[Adopted]:
+    watch = Adopted("this-rotation")
+    assert watch.active
+    yield watch
+
+
+def _found(watch: Adopted) -> set[int]:
+    return {p.pid for p in watch.find()}
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.kill()
+    proc.wait()
+
+
+def test_a_child_ralph_started_is_never_taken_for_an_orphan(adopted: Adopted) -> None:
+    # a lane's git, another lane's check: started while this agent runs, with no mark at all
+    mine = started.popen(["sleep", "60"], env=QUIET)
+    # the control: a child nothing recorded (an orphan re-parented to ralph) is found
+    other = subprocess.Popen(["sleep", "60"], env=QUIET)
+    try:
+        assert _found(adopted) == {other.pid}
+    finally:
+        _stop(mine)
+        _stop(other)
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        pytest.param({}, id="command-line-and-environment-of-ralph"),
+        pytest.param({"RALPH_HELPER": "1"}, id="an-older-helper-mark"),
+    ],
+)
+def test_an_orphan_that_looks_like_ralph_is_still_an_orphan(
+    adopted: Adopted, forged: dict[str, str]
+) -> None:
+    # A fork of ralph's own image shows ralph's command line and very environment (an orphan
+    # can copy both from /proc); the older rule took that for a child ralph was starting.
     read, write = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: ralph's image, not yet exec'd; waits until told to go
+    if pid == 0:  # the orphan: waits until told to go
         os.close(write)
+        if forged:
+            os.dup2(read, 0)
+            os.execvpe("sh", ["sh", "-c", "read x"], {**QUIET, **forged})
         os.read(read, 1)
         os._exit(0)
     os.close(read)
     try:
-        child = psutil.Process(pid)
-        while time.time() - child.create_time() < 1.2:  # older than any age bound
-            time.sleep(0.05)
-        assert _forked_by_ralph(child)
+        assert pid in _found(adopted)
     finally:
-        os.write(write, b"x")
+        os.write(write, b"x\n")
         os.close(write)
         os.waitpid(pid, 0)
-
-
-class _Seen:
-    """A child as /proc shows it at one instant: its command line and environment."""
-
-    def __init__(self, cmdline: list[str], environ: dict[str, str]) -> None:
-        self._cmdline, self._environ = cmdline, environ
-
-    def cmdline(self) -> list[str]:
-        return self._cmdline
-
-    def environ(self) -> dict[str, str]:
-        return self._environ
-
-    def create_time(self) -> float:
-        return time.time() - 60.0  # old: no age bound decides
-
-
-def test_a_child_caught_mid_exec_is_ralph_s_and_a_hidden_orphan_is_not() -> None:
-    """Inside execve, once the new program's memory is in place and before its arguments and
-    environment are laid out, /proc reads both as empty: a lane's git or another lane's check
-    seen then was killed as a hidden orphan (-15). An orphan that cleared its environment
-    (`env -i`) still shows its command line: it stays a hidden orphan to reap."""
-    from ralph.process.orphans import _forked_by_ralph
-
-    assert _forked_by_ralph(_Seen([], {}))  # type: ignore[arg-type]
-    assert not _forked_by_ralph(_Seen(["sleep", "60"], {}))  # type: ignore[arg-type]

@@ -7,10 +7,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-# Every process ralph starts for itself (git, a sandbox's test run) carries this variable: a
-# child of ralph with neither it nor an agent's mark is an orphan that cleared its environment
-# to hide (process/orphans.py).
-HELPER = "RALPH_HELPER"
+from ralph.process import started
 
 
 def run_captured(
@@ -20,12 +17,10 @@ def run_captured(
     complete environment (None: ralph's own). In a session of its own: a Ctrl-C meant for
     ralph does not cut ralph's own short command (git) off half way, where its answer would be
     taken for a wrong one; ralph stops itself once the command returns."""
-    return subprocess.run(
+    return started.run(
         argv,
         cwd=cwd,
-        env={**(os.environ if env is None else env), HELPER: "1"},
+        env=dict(os.environ if env is None else env),
         stdin=subprocess.DEVNULL,
-        capture_output=True,
-        check=False,
         start_new_session=True,
     )

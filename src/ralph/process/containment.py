@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from ralph.process.capture import HELPER
+from ralph.process import started
 from ralph.process.sandbox import Sandbox, container_name, srt_settings, wrap
 
 SCRATCH_PREFIX = "ralph-sandbox-"
@@ -86,14 +86,12 @@ def probe(box: Sandbox, env: Mapping[str, str]) -> str | None:
 
 def _try(box: Sandbox, argv: tuple[str, ...], env: Mapping[str, str]) -> str | None:
     try:
-        done = subprocess.run(
+        done = started.run(
             argv,
             cwd=box.project,
-            env={**env, HELPER: "1"},
+            env=dict(env),
             stdin=subprocess.DEVNULL,
-            capture_output=True,
             timeout=PROBE_TIMEOUT,
-            check=False,
             start_new_session=True,
         )
     except subprocess.TimeoutExpired:
@@ -123,11 +121,8 @@ def release(box: Sandbox | None, token: str) -> None:
         return
     # Killing the docker client does not stop its container: remove it by name, bounded.
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-        subprocess.run(
+        started.run(
             (box.tool, "rm", "--force", container_name(token)),
-            env={**os.environ, HELPER: "1"},
             stdin=subprocess.DEVNULL,
-            capture_output=True,
             timeout=PROBE_TIMEOUT,
-            check=False,
         )

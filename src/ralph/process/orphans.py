@@ -8,8 +8,7 @@ import time
 
 import psutil
 
-from ralph.process import strays
-from ralph.process.capture import HELPER
+from ralph.process import started, strays
 
 # Every agent process tree carries this variable with a value unique to the run, so its
 # orphans can be told apart from any other process (see Adopted).
@@ -59,47 +58,53 @@ class Adopted:
         if not self.active:
             return []
         found: list[psutil.Process] = []
-        for pid in _direct_children():
-            if pid in self.before:
-                continue
+        for child in self._orphans():
             try:
-                child = psutil.Process(pid)
                 if child.status() == psutil.STATUS_ZOMBIE:
-                    self.seen.add(pid)  # an orphan that ended on its own: reaped below
+                    self.seen.add(child.pid)  # an orphan that ended on its own: reaped below
                     continue
-                if not _forked_by_ralph(child) and self._ours(child.environ()):
-                    self.seen.add(pid)
+                if self._ours(child.environ()):
+                    self.seen.add(child.pid)
                     found.append(child)
                     found.extend(child.children(recursive=True))
             except psutil.Error:
                 continue
         return found
 
+    def _orphans(self) -> list[psutil.Process]:
+        """ralph's children that ralph did not start: every one is an orphan re-parented to
+        it. Taken while no child of ralph's can start (process/started.py)."""
+        with started.ours() as mine:
+            pids = [p for p in _direct_children() if p not in self.before and p not in mine]
+            found: list[psutil.Process] = []
+            for pid in pids:
+                try:
+                    found.append(psutil.Process(pid))
+                except psutil.Error:
+                    continue
+            return found
+
     def watch(self) -> None:
         """Note the orphans that hide (no mark at all) for the next run, while ralph lives: if
         ralph is killed with SIGKILL, nothing else could find them (process/strays.py)."""
         if not self.active:
             return
-        for pid in _direct_children():
-            if pid in self.before or pid in self.noted:
+        for child in self._orphans():
+            if child.pid in self.noted:
                 continue
             try:
-                child = psutil.Process(pid)
-                environ = child.environ()
-                if _forked_by_ralph(child):
-                    continue
-                if MARKER not in environ and HELPER not in environ:
-                    self.noted.add(pid)
-                    strays.note(pid, child.create_time())
+                if MARKER not in child.environ():
+                    self.noted.add(child.pid)
+                    strays.note(child.pid, child.create_time())
             except psutil.Error:
                 continue
 
     def _ours(self, environ: dict[str, str]) -> bool:
         """This agent's orphan: it carries this run's token, or no mark at all (it cleared
-        its environment: only an orphan of an agent can be ralph's child without one). With
-        lanes, such an orphan is stopped by whichever agent of the run ends first."""
+        its environment). With lanes, such an orphan is stopped by whichever agent of the run
+        ends first."""
         token = environ.get(MARKER)
-        return token == self.token or (token is None and HELPER not in environ)
+        return token is None or token == self.token
 
     def reap(self, wait: float = 0.0) -> None:
         """Collect the exit status of adopted orphans, so no zombie of ours stays behind.
@@ -138,28 +143,3 @@ def _direct_children() -> list[int]:
     except OSError:
         return [c.pid for c in psutil.Process().children()]
     return pids
-
-
-def _forked_by_ralph(child: psutil.Process) -> bool:
-    """A child ralph is starting this instant (a lane's git, another lane's agent): between
-    fork and exec it still has ralph's own command line and environment, so it carries no mark
-    yet; taken for a hidden orphan, it was killed (seen as `git status` failing with -15).
-    On a loaded machine that gap can outlast any age bound, so the environment decides: a
-    process with ralph's command line and ralph's very environment is ralph's; a young one
-    with ralph's command line too (its environment may not be readable yet)."""
-    try:
-        me = psutil.Process()
-        cmdline = child.cmdline()
-        if not cmdline and not child.environ():
-            # Mid-exec: the new program's arguments and environment are not laid out yet (a
-            # lane's git, another lane's check, on a loaded machine); it had no mark to read,
-            # and was killed (seen as `git` or a test command ending with -15). An orphan that
-            # cleared its environment still has its command line.
-            return True
-        if cmdline != me.cmdline():
-            return False
-        if time.time() - child.create_time() < 1.0:
-            return True
-        return child.environ() == me.environ()
-    except psutil.Error:
-        return False

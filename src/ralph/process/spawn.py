@@ -1,6 +1,6 @@
-"""Starting a process in its own session: the only Popen in ralph. A start that fails is a
-`StartError` naming the program and the operating system's reason; the caller (an agent, a
-check) words it as its own."""
+"""Starting an agent or a check in its own session (recorded as ralph's child: process/started.py).
+A start that fails is a `StartError` naming the program and the operating system's reason; the
+caller (an agent, a check) words it as its own."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from ralph.process import started
 from ralph.process.allowlist import AllowList
 from ralph.process.request import ProcessRequest
 from ralph.process.sandbox import Sandbox, wrap
@@ -57,7 +58,7 @@ def spawn(
     if sys.platform == "win32":
         isolation = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
     try:
-        return subprocess.Popen(
+        return started.popen(
             argv,
             cwd=request.cwd,
             env=env,

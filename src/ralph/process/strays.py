@@ -54,8 +54,6 @@ def stop_noted(path: Path) -> int:
         return 0  # strays are noted on Linux only (the subreaper); nothing to stop here
     import psutil
 
-    from ralph.process.capture import HELPER
-
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
@@ -66,8 +64,7 @@ def stop_noted(path: Path) -> int:
             entry = json.loads(line)
             proc = psutil.Process(int(entry["pid"]))
             same = abs(proc.create_time() - float(entry["started"])) < _TOLERANCE
-            env = proc.environ()
-            if same and proc.uids().real == os.getuid() and HELPER not in env:
+            if same and proc.uids().real == os.getuid():
                 found += [proc, *proc.children(recursive=True)]
         except (ValueError, KeyError, TypeError, psutil.Error, OSError):
             continue
