@@ -25,7 +25,7 @@ from ralph.store.git import GitLock
 from ralph.store.snapshotter import Snapshotter
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
-from tests.test_run_schedulers import TWO, WORK, options
+from tests.run.test_start import TWO, WORK, options
 
 RUN = Path(ralph.run.__file__).parent
 SCHEDULERS = {"loop.py": "SpecRun", "lanes.py": "LaneRun"}
