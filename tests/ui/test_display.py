@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 import io
-import re
 
 import pytest
 
-from ralph.rules.prompt import Mode
-from ralph.run.events import (
-    AgentOutput,
-    Event,
-    Notice,
-    RotationEnded,
-    RotationStarted,
-    RunEnded,
-    RunStarted,
-    SpecRow,
-)
 from ralph.ui.display import make_display
 from ralph.ui.live import LiveDisplay
 from ralph.ui.plain import PlainDisplay
-
-PROMPT = (SpecRow("PROMPT.md", 0, None, False),)
 
 
 class TtyStringIO(io.StringIO):
@@ -30,62 +16,6 @@ class TtyStringIO(io.StringIO):
 
     def isatty(self) -> bool:
         return True
-
-
-def started(
-    spec: str = "PROMPT.md",
-    mode: Mode = "IMPLEMENT",
-    *,
-    iteration: int = 1,
-    max_iterations: int = 20,
-    started_at: float = 1000.0,
-    matrix: tuple[SpecRow, ...] = PROMPT,
-) -> RotationStarted:
-    return RotationStarted(
-        "demo", spec, mode, iteration, iteration, max_iterations, started_at, matrix
-    )
-
-
-def ended(
-    spec: str = "PROMPT.md",
-    mode: Mode = "IMPLEMENT",
-    *,
-    iteration: int = 1,
-    signal: str = "DONE",
-    files_changed: int = 2,
-    done_count: int = 1,
-    elapsed: float = 3.14,
-    note: str | None = None,
-    downgraded: tuple[str, ...] = (),
-    matrix: tuple[SpecRow, ...] = PROMPT,
-) -> RotationEnded:
-    return RotationEnded(
-        "demo",
-        spec,
-        mode,
-        iteration,
-        iteration,
-        20,
-        signal,
-        files_changed,
-        done_count,
-        elapsed,
-        note,
-        downgraded,
-        matrix,
-    )
-
-
-def full_run() -> list[Event]:
-    after = (SpecRow("PROMPT.md", 1, "DONE", True),)
-    return [
-        RunStarted("demo", 0, 20, PROMPT),
-        started(),
-        AgentOutput("stdout", ("working",)),
-        ended(matrix=after),
-        Notice("warning", "no signal found"),
-        RunEnded(1, "max iterations reached", 1, 1, 20, after),
-    ]
 
 
 @pytest.fixture
@@ -139,58 +69,3 @@ def test_no_color_option() -> None:
     display = make_display(stream=TtyStringIO(), no_color=True)
     assert isinstance(display, LiveDisplay)
     assert display.console.no_color is True
-
-
-def sgr_colours(output: str) -> list[str]:
-    """Colour parameters (30-38, 40-48, 90-107) in the SGR sequences of `output`."""
-    found: list[str] = []
-    for params in re.findall(r"\x1b\[([0-9;]*)m", output):
-        for param in params.split(";"):
-            if param and (30 <= int(param) <= 48 or 90 <= int(param) <= 107):
-                found.append(param)
-    return found
-
-
-def run_live(stream: io.StringIO, *, no_color: bool) -> LiveDisplay:
-    display = make_display(stream=stream, no_color=no_color)
-    assert isinstance(display, LiveDisplay)
-    with display:
-        for event in full_run():
-            display.handle(event)
-    return display
-
-
-@pytest.mark.usefixtures("colour_terminal")
-def test_live_display_prints_history_and_final_matrix() -> None:
-    stream = TtyStringIO()
-    run_live(stream, no_color=False)
-    raw = stream.getvalue()
-    assert sgr_colours(raw)  # colour is on unless asked otherwise
-    output = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw)
-    assert "demo finished" not in output  # exit code 1: the panel says stopped
-    assert "demo stopped (exit 1)" in output
-    assert "rotation 1/20 [IMPLEMENT] PROMPT.md: DONE · 2 files changed · 1/3" in output
-    assert "warning: no signal found" in output
-    assert "stopped (exit 1): max iterations reached · last rotation 1/20" in output
-
-
-@pytest.mark.usefixtures("colour_terminal")
-def test_live_display_without_colour() -> None:
-    stream = TtyStringIO()
-    run_live(stream, no_color=True)
-    output = stream.getvalue()
-    assert "max iterations reached" in output
-    assert sgr_colours(output) == []
-
-
-@pytest.mark.usefixtures("colour_terminal")
-def test_live_display_stops_its_refresh_thread() -> None:
-    display = make_display(stream=TtyStringIO())
-    assert isinstance(display, LiveDisplay)
-    display.handle(RunStarted("demo", 0, 20, PROMPT))
-    live = display._live
-    assert live is not None
-    assert live.is_started
-    display.close()
-    assert not live.is_started
-    display.close()  # closing twice is harmless
