@@ -4,81 +4,15 @@ URL (a secret) never shows in ralph's output."""
 
 from __future__ import annotations
 
-import http.server
-import json
-import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 
 from ralph.ui import webhook
+from tests.commands.test_webhooks import SECRET, Receiver, hanging, receiver  # noqa: F401
 from tests.conftest import Project
 
 SPEC = "# goal\n- [x] the work\n"
-
-
-SECRET = "T0000SECRET/B0000SECRET/XXXXsecretXXXXtoken"
-
-
-@dataclass
-class Receiver:
-    url: str
-    bodies: list[dict[str, Any]] = field(default_factory=list)
-
-    def events(self) -> list[str]:
-        return [b["event"] for b in self.bodies]
-
-
-def _serve(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/services/{SECRET}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    got: list[dict[str, Any]] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", 0))
-            got.append(json.loads(self.rfile.read(length)))
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(b"ok")
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    for url in _serve(Handler):
-        yield Receiver(url, got)
-
-
-@pytest.fixture
-def hanging() -> Iterator[str]:
-    """A receiver that accepts the request and never answers."""
-    release = threading.Event()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            release.wait(60)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    try:
-        yield from _serve(Handler)
-    finally:
-        release.set()
 
 
 def _config(project: Project, url: str) -> None:
@@ -86,7 +20,8 @@ def _config(project: Project, url: str) -> None:
 
 
 def test_the_receiver_gets_run_end_with_the_outcome(
-    git_project: Project, receiver: Receiver
+    git_project: Project,
+    receiver: Receiver,  # noqa: F811
 ) -> None:
     _config(git_project, receiver.url)
     res = git_project.run("run", "--agent", "demo")
@@ -104,7 +39,8 @@ def test_the_receiver_gets_run_end_with_the_outcome(
 
 
 def test_a_question_is_sent_then_the_end_of_the_run(
-    git_project: Project, receiver: Receiver
+    git_project: Project,
+    receiver: Receiver,  # noqa: F811
 ) -> None:
     _config(git_project, receiver.url)
     ask = {"write": {".ralph/question.md": "REST or gRPC?\n"}, "signal": "QUESTION"}
@@ -117,7 +53,7 @@ def test_a_question_is_sent_then_the_end_of_the_run(
     assert receiver.bodies[1]["exit_code"] == 5
 
 
-def test_an_escalation_is_sent_before_the_choice(git_project: Project, receiver: Receiver) -> None:
+def test_an_escalation_is_sent_before_the_choice(git_project: Project, receiver: Receiver) -> None:  # noqa: F811
     _config(git_project, receiver.url)
     git_project.write(
         {"ralph.yaml": f"notify:\n  webhook: {receiver.url}\nbreaker: {{threshold: 1}}\n"}
@@ -130,7 +66,8 @@ def test_an_escalation_is_sent_before_the_choice(git_project: Project, receiver:
 
 @pytest.mark.slow
 def test_a_hanging_webhook_does_not_change_the_exit_code_nor_hold_the_run(
-    git_project: Project, hanging: str
+    git_project: Project,
+    hanging: str,  # noqa: F811
 ) -> None:
     _config(git_project, hanging)
     started = time.monotonic()
@@ -152,7 +89,9 @@ def test_a_failing_webhook_is_one_warning_without_the_secret(git_project: Projec
 
 
 def test_the_url_may_come_from_the_environment(
-    git_project: Project, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+    git_project: Project,
+    receiver: Receiver,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("RALPH_TEST_HOOK", receiver.url)
     _config(git_project, "$RALPH_TEST_HOOK")
