@@ -27,6 +27,7 @@ from ralph import __version__
 from ralph.store.workspace import GUARDRAILS_TEMPLATE
 from tests.conftest import Project, Result
 from tests.platforms import posix_signals
+from tests.test_cli import assert_one_error, spec_row, status_json
 
 DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
 
@@ -45,34 +46,6 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def status_json(project: Project) -> dict[str, Any]:
-    res = project.run("status", "--json")
-    assert res.exit_code == 0, res
-    data = json.loads(res.stdout)
-    assert isinstance(data, dict)
-    return data
-
-
-def spec_row(data: dict[str, Any], path: str) -> dict[str, Any]:
-    rows = [s for s in data["specs"] if s["path"] == path]
-    assert len(rows) == 1, data
-    row = rows[0]
-    assert isinstance(row, dict)
-    return row
-
-
-def assert_one_error(res: Result, *needles: str, code: int = 1) -> str:
-    """Exit `code`, no traceback, exactly one `error:` line on stderr containing every needle."""
-    assert res.exit_code == code, res
-    assert "Traceback" not in res.stderr, res
-    assert "Traceback" not in res.stdout, res
-    errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1, res
-    for needle in needles:
-        assert needle in errors[0], (needle, res)
-    return errors[0]
 
 
 def verified(project: Project, spec: str = "PROMPT.md") -> Result:
