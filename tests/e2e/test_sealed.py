@@ -12,6 +12,12 @@ import pytest
 
 from ralph.store.sealed import sealed_dir
 from tests.conftest import Project
+from tests.store.test_sealed import (
+    COMMAND,
+    SEALED_PATH,
+    SECRET_WORD,
+    calc_project,
+)
 
 PY = sys.executable
 
@@ -23,49 +29,6 @@ RIGHT = "def mean(xs):\n    return sum(xs) / len(xs)\n"
 
 
 CHEAT = "def mean(xs):\n    return 2\n"  # what the visible test expects, whatever the input
-
-
-VISIBLE = (
-    "import unittest\nfrom calc import mean\n\n\nclass T(unittest.TestCase):\n"
-    "    def test_mean(self):\n        self.assertEqual(mean([1, 2, 3]), 2)\n"
-)
-
-
-SECRET_WORD = "zebracrossing"  # in the sealed file only: grepped for everywhere
-
-
-SEALED = (
-    f"import unittest\nfrom calc import mean\n\n\nclass {SECRET_WORD.title()}(unittest.TestCase):\n"
-    f"    def test_{SECRET_WORD}_pair(self):\n        self.assertEqual(mean([2, 4]), 3)\n\n"
-    f"    def test_{SECRET_WORD}_one(self):\n        self.assertEqual(mean([10]), 10)\n\n"
-    f"    def test_{SECRET_WORD}_same(self):\n        self.assertEqual(mean([2, 2]), 2)\n"
-)
-
-
-SEALED_PATH = "tests/test_acceptance_hidden.py"
-
-
-COMMAND = f"{PY} -m unittest discover -v -s tests -t ."
-
-
-IGNORE = ".ralph/\n__pycache__/\n*.pyc\n"
-
-
-def calc_project(p: Project, *, seal: bool = True, command: str = COMMAND) -> None:
-    p.write({
-        ".gitignore": IGNORE,
-        "calc/__init__.py": WRONG,
-        "tests/__init__.py": "",
-        "tests/test_calc.py": VISIBLE,
-        "PROMPT.md": f"---\ntest_command: {command}\n---\n# Make mean() in calc/ right\n",
-    })  # fmt: skip
-    p.git("init", "-q", "-b", "main")
-    p.commit_all()
-    p.write({SEALED_PATH: SEALED})
-    if seal:
-        res = p.run("seal", SEALED_PATH, "--spec", "PROMPT.md")
-        assert res.exit_code == 0, res
-        assert not (p.root / SEALED_PATH).exists()
 
 
 def write_step(code: str) -> dict[str, object]:

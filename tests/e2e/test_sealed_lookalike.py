@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Project
-from tests.e2e.test_sealed import CHEAT, RIGHT, calc_project, write_step
+from tests.e2e.test_sealed import CHEAT, RIGHT, write_step
+from tests.store.test_sealed import calc_project
 
 pytestmark = pytest.mark.slow
 
