@@ -8,21 +8,12 @@ import re
 
 import pytest
 
-from ralph.rules.prompt import Mode
 from ralph.run.events import (
-    AgentOutput,
-    Event,
-    Notice,
-    RotationEnded,
-    RotationStarted,
-    RunEnded,
     RunStarted,
-    SpecRow,
 )
 from ralph.ui.display import make_display
 from ralph.ui.live import LiveDisplay
-
-PROMPT = (SpecRow("PROMPT.md", 0, None, False),)
+from tests.ui.sample_run import PROMPT, full_run
 
 
 class TtyStringIO(io.StringIO):
@@ -30,62 +21,6 @@ class TtyStringIO(io.StringIO):
 
     def isatty(self) -> bool:
         return True
-
-
-def started(
-    spec: str = "PROMPT.md",
-    mode: Mode = "IMPLEMENT",
-    *,
-    iteration: int = 1,
-    max_iterations: int = 20,
-    started_at: float = 1000.0,
-    matrix: tuple[SpecRow, ...] = PROMPT,
-) -> RotationStarted:
-    return RotationStarted(
-        "demo", spec, mode, iteration, iteration, max_iterations, started_at, matrix
-    )
-
-
-def ended(
-    spec: str = "PROMPT.md",
-    mode: Mode = "IMPLEMENT",
-    *,
-    iteration: int = 1,
-    signal: str = "DONE",
-    files_changed: int = 2,
-    done_count: int = 1,
-    elapsed: float = 3.14,
-    note: str | None = None,
-    downgraded: tuple[str, ...] = (),
-    matrix: tuple[SpecRow, ...] = PROMPT,
-) -> RotationEnded:
-    return RotationEnded(
-        "demo",
-        spec,
-        mode,
-        iteration,
-        iteration,
-        20,
-        signal,
-        files_changed,
-        done_count,
-        elapsed,
-        note,
-        downgraded,
-        matrix,
-    )
-
-
-def full_run() -> list[Event]:
-    after = (SpecRow("PROMPT.md", 1, "DONE", True),)
-    return [
-        RunStarted("demo", 0, 20, PROMPT),
-        started(),
-        AgentOutput("stdout", ("working",)),
-        ended(matrix=after),
-        Notice("warning", "no signal found"),
-        RunEnded(1, "max iterations reached", 1, 1, 20, after),
-    ]
 
 
 @pytest.fixture

@@ -14,14 +14,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console, RenderableType
 
-from ralph.rules.prompt import Mode
 from ralph.rules.state import Tally
 from ralph.run.events import (
     AgentOutput,
     Event,
     Notice,
     RotationEnded,
-    RotationStarted,
     RunEnded,
     RunStarted,
     SpecRow,
@@ -29,59 +27,7 @@ from ralph.run.events import (
 from ralph.ui.panel import render_panel
 from ralph.ui.panelview import OUTPUT_LINES, PanelView, apply_event
 from tests.conftest import FAKES
-
-PROMPT = (SpecRow("PROMPT.md", 0, None, False),)
-
-
-THREE = (
-    SpecRow("PROMPT.md", 3, "DONE", True),
-    SpecRow("specs/a.spec.md", 2, "CONTINUE", True),
-    SpecRow("specs/b.spec.md", 0, None, False),
-)
-
-
-def started(
-    spec: str = "PROMPT.md",
-    mode: Mode = "IMPLEMENT",
-    *,
-    iteration: int = 1,
-    max_iterations: int = 20,
-    started_at: float = 1000.0,
-    matrix: tuple[SpecRow, ...] = PROMPT,
-) -> RotationStarted:
-    return RotationStarted(
-        "demo", spec, mode, iteration, iteration, max_iterations, started_at, matrix
-    )
-
-
-def ended(
-    spec: str = "PROMPT.md",
-    mode: Mode = "IMPLEMENT",
-    *,
-    iteration: int = 1,
-    signal: str = "DONE",
-    files_changed: int = 2,
-    done_count: int = 1,
-    elapsed: float = 3.14,
-    note: str | None = None,
-    downgraded: tuple[str, ...] = (),
-    matrix: tuple[SpecRow, ...] = PROMPT,
-) -> RotationEnded:
-    return RotationEnded(
-        "demo",
-        spec,
-        mode,
-        iteration,
-        iteration,
-        20,
-        signal,
-        files_changed,
-        done_count,
-        elapsed,
-        note,
-        downgraded,
-        matrix,
-    )
+from tests.ui.sample_run import PROMPT, THREE, ended, started
 
 
 def view_of(events: Iterable[Event]) -> PanelView:

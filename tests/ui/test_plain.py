@@ -8,33 +8,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ralph.rules.prompt import Mode
 from ralph.rules.state import Tally
 from ralph.run.events import (
     AgentOutput,
     Event,
     Notice,
     RotationEnded,
-    RotationStarted,
     RunEnded,
-    RunStarted,
     SpecRow,
     Waiting,
 )
 from ralph.ui.plain import PlainDisplay
+from tests.ui.sample_run import THREE, ended, full_run, started
 
 # Noon local time, so the expected `HH:MM:SS` does not depend on the machine's time zone.
 NOON = time.mktime((2024, 1, 15, 12, 0, 1, 0, 15, -1))
-
-
-PROMPT = (SpecRow("PROMPT.md", 0, None, False),)
-
-
-THREE = (
-    SpecRow("PROMPT.md", 3, "DONE", True),
-    SpecRow("specs/a.spec.md", 2, "CONTINUE", True),
-    SpecRow("specs/b.spec.md", 0, None, False),
-)
 
 
 class FlushCounter(io.StringIO):
@@ -49,50 +37,6 @@ class FlushCounter(io.StringIO):
         super().flush()
 
 
-def started(
-    spec: str = "PROMPT.md",
-    mode: Mode = "IMPLEMENT",
-    *,
-    iteration: int = 1,
-    max_iterations: int = 20,
-    started_at: float = 1000.0,
-    matrix: tuple[SpecRow, ...] = PROMPT,
-) -> RotationStarted:
-    return RotationStarted(
-        "demo", spec, mode, iteration, iteration, max_iterations, started_at, matrix
-    )
-
-
-def ended(
-    spec: str = "PROMPT.md",
-    mode: Mode = "IMPLEMENT",
-    *,
-    iteration: int = 1,
-    signal: str = "DONE",
-    files_changed: int = 2,
-    done_count: int = 1,
-    elapsed: float = 3.14,
-    note: str | None = None,
-    downgraded: tuple[str, ...] = (),
-    matrix: tuple[SpecRow, ...] = PROMPT,
-) -> RotationEnded:
-    return RotationEnded(
-        "demo",
-        spec,
-        mode,
-        iteration,
-        iteration,
-        20,
-        signal,
-        files_changed,
-        done_count,
-        elapsed,
-        note,
-        downgraded,
-        matrix,
-    )
-
-
 def plain_lines(events: Sequence[Event], *, verbose: bool = False) -> list[str]:
     out = io.StringIO()
     display = PlainDisplay(out, verbose=verbose, clock=lambda: NOON)
@@ -100,18 +44,6 @@ def plain_lines(events: Sequence[Event], *, verbose: bool = False) -> list[str]:
         for event in events:
             display.handle(event)
     return out.getvalue().splitlines()
-
-
-def full_run() -> list[Event]:
-    after = (SpecRow("PROMPT.md", 1, "DONE", True),)
-    return [
-        RunStarted("demo", 0, 20, PROMPT),
-        started(),
-        AgentOutput("stdout", ("working",)),
-        ended(matrix=after),
-        Notice("warning", "no signal found"),
-        RunEnded(1, "max iterations reached", 1, 1, 20, after),
-    ]
 
 
 def test_plain_prints_one_timestamped_line_per_event() -> None:
