@@ -35,7 +35,10 @@ def play(project: Project, first: dict[str, object]) -> tuple[int, str]:
     lanes_project(project, SPECS)
     steps = {
         "specs/a.spec.md": [{"signal": "DONE"}],
-        "specs/b.spec.md": [{**first, "write": {"b.txt": "b\n"}, "signal": "DONE"}, {"signal": "DONE"}],
+        "specs/b.spec.md": [
+            {**first, "write": {"b.txt": "b\n"}, "signal": "DONE"},
+            {"signal": "DONE"},
+        ],
     }
     res = project.run(
         "run", *project.fake(steps), "--parallel", "2", "--headless", "--max-iterations", "12"
@@ -50,7 +53,7 @@ def test_work_left_out_of_the_lanes_branch_is_never_verified(project: Project) -
     assert not (verified and not in_branch), out  # 3/3 only with its work in the branch
     assert code != 0 or in_branch, out
     lane = project.root / ".ralph" / "worktrees"
-    kept = [p for p in lane.glob("b-*/b.txt")] if lane.is_dir() else []
+    kept = list(lane.glob("b-*/b.txt")) if lane.is_dir() else []
     assert in_branch or kept, "the lane's work was deleted"  # never lost either
 
 
@@ -60,3 +63,13 @@ def test_the_honest_lane_is_verified_with_its_work_in_the_branch(project: Projec
     assert project.git("show", "main:b.txt") == "b\n"
     assert (project.root / "b.txt").read_text() == "b\n"
     assert project.counts() == dict.fromkeys(SPECS, 3)
+
+
+def test_changes_made_in_the_projects_tree_are_verified_as_the_branch(project: Project) -> None:
+    """An agent that writes into the project's own tree from its lane: the run verifies and
+    reports the branch, so the change is committed there first, a change like any other."""
+    code, out = play(project, {"run": "echo stray > ../../../stray.txt"})
+    assert code == 0, out
+    assert "changes in the project's tree committed" in out
+    assert project.git("show", "main:stray.txt") == "stray\n"
+    assert project.git("status", "--porcelain") == ""  # the tree verified is the branch's
