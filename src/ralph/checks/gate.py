@@ -21,7 +21,14 @@ from ralph.checks.evidence import fell_behind
 from ralph.checks.judge import AgentJudge
 from ralph.checks.loaded import loaded
 from ralph.checks.place import CheckPlace
-from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
+from ralph.checks.records import (
+    CheckRan,
+    ClaimMoved,
+    DoneRefused,
+    GateDecided,
+    JudgeSpent,
+    Record,
+)
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.sealed import NAME as SEALED_NAME
@@ -82,6 +89,11 @@ class Verdict:
     notice: str | None = None  # one line for the run's output (checks/sharedtests.py)
     counts: TestCounts | None = None  # the test counts of the checks that ran
     best: bool = False  # ...and they hold the best run (they did not fall behind)
+
+    @property
+    def judged(self) -> tuple[JudgeSpent, ...]:
+        """What a semantic check's judge spent on this DONE (its calls count, even stopped)."""
+        return self.gate.judged if self.gate is not None else ()
 
 
 def validate_front_matter(specs: Sequence[Spec]) -> None:
@@ -238,6 +250,10 @@ class DoneGate:
         def on_transition(old: VState, new: VState) -> None:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
 
+        judging = AgentJudge(
+            *(judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record),
+            confined=self.place.confined,
+        )
         try:
             gate, code = self.place.run(
                 self.tests,
@@ -246,10 +262,7 @@ class DoneGate:
                 mode,
                 output=output,
                 prompt=prompt,
-                judge=AgentJudge(
-                    *(judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record),
-                    confined=self.place.confined,
-                ),
+                judge=judging,
                 cache=self.cache,
                 tree=tree(),
                 on_result=self._logger(iteration, spec.path),
@@ -259,6 +272,7 @@ class DoneGate:
             )
         except KeyboardInterrupt:
             gate = GateResult(False, (), interrupted=True)
+        gate = replace(gate, judged=tuple(judging.spent))  # what the judge spent: a value
         self.record(
             GateDecided(
                 iteration, spec.path, gate.passed, gate.interrupted, gate.reasons, gate.warnings
@@ -313,25 +327,25 @@ class DoneGate:
                 meta = meta or SpecMeta()  # its sealed tests run all the same
             if key is None:
                 key = tree()
-            gate, _ = self.place.run(
-                self.tests,
-                spec,
-                meta,
-                "VERIFY",
-                judge=AgentJudge(
-                    judge,
-                    self.root,
-                    self.ws.dir,
-                    spec.path,
-                    iteration,
-                    record=self.record,
-                    confined=self.place.confined,
-                ),
-                cache=self.cache,
-                tree=key,
-                on_result=self._logger(iteration, spec.path),
+            judging = AgentJudge(
+                *(judge, self.root, self.ws.dir, spec.path, iteration),
+                record=self.record,
+                confined=self.place.confined,
             )
-            out.append((spec.path, gate))
+            try:
+                gate, _ = self.place.run(
+                    self.tests,
+                    spec,
+                    meta,
+                    "VERIFY",
+                    judge=judging,
+                    cache=self.cache,
+                    tree=key,
+                    on_result=self._logger(iteration, spec.path),
+                )
+            except KeyboardInterrupt:  # stopped: what its judge spent still counts
+                gate = GateResult(False, (), interrupted=True)
+            out.append((spec.path, replace(gate, judged=tuple(judging.spent))))
             if gate.interrupted:
                 break
         return out
