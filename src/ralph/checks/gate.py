@@ -21,14 +21,7 @@ from ralph.checks.evidence import fell_behind
 from ralph.checks.judge import AgentJudge
 from ralph.checks.loaded import loaded
 from ralph.checks.place import CheckPlace
-from ralph.checks.records import (
-    CheckRan,
-    ClaimMoved,
-    DoneRefused,
-    GateDecided,
-    JudgeSpent,
-    Record,
-)
+from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.checks.sealed import NAME as SEALED_NAME
@@ -89,11 +82,6 @@ class Verdict:
     notice: str | None = None  # one line for the run's output (checks/sharedtests.py)
     counts: TestCounts | None = None  # the test counts of the checks that ran
     best: bool = False  # ...and they hold the best run (they did not fall behind)
-
-    @property
-    def judged(self) -> tuple[JudgeSpent, ...]:
-        """What a semantic check's judge spent on this DONE (its calls count, even stopped)."""
-        return self.gate.judged if self.gate is not None else ()
 
 
 def validate_front_matter(specs: Sequence[Spec]) -> None:

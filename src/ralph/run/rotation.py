@@ -195,7 +195,7 @@ class Rotation:
             note=verdict.note,
             interrupted=verdict.interrupted,
             result=result,
-            judged=verdict.judged,  # what a judge spent: returned by the gate, as values
+            judged=verdict.gate.judged if verdict.gate else (),  # what a judge spent: values
             counts=verdict.counts,
             best=verdict.best,
             handoff=handoff,
