@@ -30,7 +30,8 @@ from ralph.checks.sharedtests import shared_tests
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
-from ralph.process.request import Confinement
+from ralph.process.request import Confinement, Execute
+from ralph.process.runner import run_process
 from ralph.rules.caps import capped
 from ralph.rules.spec import Spec
 from ralph.rules.specset import Digests
@@ -101,12 +102,14 @@ class DoneGate:
         *,
         confined: Confinement,
         lock: GitLock | None = None,
+        execute: Execute = run_process,
     ):
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs, lock=lock)  # tests may grow, never shrink
         self.ws = ws
-        # the clean room command checks run in, and where they start (the run's sandbox)
-        self.place = CheckPlace(root, ws.root, confined, lock)
+        # the clean room command checks run in, where they start (the run's sandbox) and what
+        # runs them (the process runner; a test passes an in-process fake)
+        self.place = CheckPlace(root, ws.root, confined, lock, execute)
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
