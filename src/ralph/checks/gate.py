@@ -241,6 +241,10 @@ class DoneGate:
         def on_transition(old: VState, new: VState) -> None:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
 
+        judging = AgentJudge(
+            *(judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record),
+            confined=self.place.confined,
+        )
         try:
             gate, code = self.place.run(
                 self.tests,
@@ -249,10 +253,7 @@ class DoneGate:
                 mode,
                 output=output,
                 prompt=prompt,
-                judge=AgentJudge(
-                    *(judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record),
-                    confined=self.place.confined,
-                ),
+                judge=judging,
                 cache=self.cache,
                 tree=tree(),
                 on_result=self._logger(iteration, spec.path),
@@ -262,6 +263,7 @@ class DoneGate:
             )
         except KeyboardInterrupt:
             gate = GateResult(False, (), interrupted=True)
+        gate = replace(gate, judged=tuple(judging.spent))  # what the judge spent: a value
         self.record(
             GateDecided(
                 iteration, spec.path, gate.passed, gate.interrupted, gate.reasons, gate.warnings
@@ -316,25 +318,25 @@ class DoneGate:
                 meta = meta or SpecMeta()  # its sealed tests run all the same
             if key is None:
                 key = tree()
-            gate, _ = self.place.run(
-                self.tests,
-                spec,
-                meta,
-                "VERIFY",
-                judge=AgentJudge(
-                    judge,
-                    self.root,
-                    self.ws.dir,
-                    spec.path,
-                    iteration,
-                    record=self.record,
-                    confined=self.place.confined,
-                ),
-                cache=self.cache,
-                tree=key,
-                on_result=self._logger(iteration, spec.path),
+            judging = AgentJudge(
+                *(judge, self.root, self.ws.dir, spec.path, iteration),
+                record=self.record,
+                confined=self.place.confined,
             )
-            out.append((spec.path, gate))
+            try:
+                gate, _ = self.place.run(
+                    self.tests,
+                    spec,
+                    meta,
+                    "VERIFY",
+                    judge=judging,
+                    cache=self.cache,
+                    tree=key,
+                    on_result=self._logger(iteration, spec.path),
+                )
+            except KeyboardInterrupt:  # stopped: what its judge spent still counts
+                gate = GateResult(False, (), interrupted=True)
+            out.append((spec.path, replace(gate, judged=tuple(judging.spent))))
             if gate.interrupted:
                 break
         return out
