@@ -143,7 +143,8 @@ def test_a_pipe_in_place_of_a_spec_is_refused_never_waited_on(tmp_path: Path) ->
 def test_no_spec_at_all_says_where_specs_are_looked_for(tmp_path: Path) -> None:
     with pytest.raises(SpecError, match="no specs found") as caught:
         discover_specs(tmp_path)
-    assert "PROMPT.md" in caught.value.hint and "specs/" in caught.value.hint
+    hint = caught.value.hint or ""
+    assert "PROMPT.md" in hint and "specs/" in hint
 
 
 def test_the_untouched_template_is_left_out_and_said(tmp_path: Path) -> None:
