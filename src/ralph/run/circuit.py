@@ -71,7 +71,7 @@ class Circuit:
             state.breaker,
             success=success,
             now=steady_now(),
-            threshold=self.run.opts.breaker_threshold,
+            threshold=self.run.opts.config.breaker.threshold,
             reason=reason,
             subject=subject,
             agents=self.agents,
@@ -116,7 +116,7 @@ class Circuit:
         breaker, allowed, change = breakers.admit(
             state.breaker,
             now=steady_now(),
-            cooldown=self.run.opts.breaker_cooldown,
+            cooldown=self.run.opts.config.breaker.cooldown,
             agents=self.agents,
         )
         if change is not None:
@@ -150,7 +150,7 @@ class Circuit:
             failures=b.failures,
             reasons=b.reasons,
             cooldown_left=breakers.cooldown_left(
-                b, now=steady_now(), cooldown=run.opts.breaker_cooldown
+                b, now=steady_now(), cooldown=run.opts.config.breaker.cooldown
             ),
         )
         choice = run.decide(e)

@@ -141,7 +141,7 @@ class Rotation:
         run, ws, spec, mode = self.run, self.run.ws, turn.spec, turn.mode
         iteration, agent = turn.iteration, turn.agent
         self.judged = []
-        budget = LatencyBudget(run.opts.latency_budget_ms)
+        budget = LatencyBudget(run.opts.config.latency_budget_ms)
         budget.record("rescan", (time.perf_counter() - turn.tick) * 1000)
         row = turn.state.get(spec.path)
         assert row is not None
