@@ -162,7 +162,7 @@ def test_the_circuit_keeps_no_flag_between_two_calls() -> None:
     """Whether an outcome opened the breaker is read from the breaker before and after it;
     the circuit writes nothing of its own after it is built."""
     writes = _writes(ast.parse((RUN / "circuit.py").read_text()))
-    assert {attr for _, owner, attr in writes if owner == "self"} == {"run", "agents"}
+    assert {attr for _, owner, attr in writes if owner == "self"} == {"run", "rule"}
 
 
 def test_a_process_request_always_says_where_it_starts() -> None:

@@ -43,14 +43,16 @@ CHECK = "checks:\n  - method: revert\n"
 
 
 def calc_project(p: Project, check: str = CHECK, command: str = PYTEST, **extra: str) -> None:
-    p.write({
-        ".gitignore": ".ralph/\n__pycache__/\n*.pyc\n",
-        "calc/__init__.py": WRONG,
-        "tests/__init__.py": "",
-        "tests/test_calc.py": OLD_TEST,
-        "PROMPT.md": f"---\ntest_command: {command}\n{check}---\n# Fix mean() in calc/\n",
-        **extra,
-    })  # fmt: skip
+    p.write(
+        {
+            ".gitignore": ".ralph/\n__pycache__/\n*.pyc\n",
+            "calc/__init__.py": WRONG,
+            "tests/__init__.py": "",
+            "tests/test_calc.py": OLD_TEST,
+            "PROMPT.md": f"---\ntest_command: {command}\n{check}---\n# Fix mean() in calc/\n",
+            **extra,
+        }
+    )
     p.git("init", "-q", "-b", "main")
     p.commit_all()
 
@@ -358,10 +360,14 @@ def test_a_report_behind_a_link_out_of_the_room_is_neither_read_nor_removed(
     room = project.root
     command = f"ln -s {outside} out"
     ran = case_run(
-        RevertConfig(report="out/report.xml"), command, room, {"PATH": "/usr/bin:/bin"},
-        threading.Event(), name="revert",
+        RevertConfig(report="out/report.xml"),
+        command,
+        room,
+        {"PATH": "/usr/bin:/bin"},
+        threading.Event(),
+        name="revert",
         confined=OPEN,
-    )  # fmt: skip
+    )
     assert ran.cases is None and "not inside the project" in ran.why
     assert (outside / "report.xml").read_text() == "<testsuite/>"
 
@@ -385,8 +391,9 @@ def test_under_the_bwrap_sandbox_the_runs_write_their_report_in_the_room(
         f"    pathlib.Path('tests/test_calc.py').write_text({BITES!r})\n"
         "    print('<ralph>DONE</ralph>')\n"
     )
-    res = p.run("run", "--sandbox", "bwrap", "--agent-command", f"{PY} {agent}", "-n", "6",
-                "--headless")  # fmt: skip
+    res = p.run(
+        "run", "--sandbox", "bwrap", "--agent-command", f"{PY} {agent}", "-n", "6", "--headless"
+    )
     assert res.exit_code == 0, res.stdout + res.stderr
     ran = [r for r in revert_results(p) if not r["skipped"]]
     assert ran and all("1 of 1 added test cases fail" in r["summary"] for r in ran), ran

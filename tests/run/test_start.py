@@ -119,7 +119,7 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
         attempt = run.rotation.attempt(turn)
         outcome = run.rotation.settle(attempt, before)  # returned, not folded
         unfolded = project.counts()["specs/a.spec.md"]
-        state, downgraded = fold(start, outcome)  # the one place results join the state
+        state, downgraded = fold(start, outcome, run.circuit.rule)  # the one place results join
         unsaved = project.counts()["specs/a.spec.md"]  # the fold writes nothing
         ledger.record(run.rotation, attempt, outcome, state, downgraded)  # before the state
         run.state = state

@@ -44,13 +44,15 @@ IGNORE = ".ralph/\n__pycache__/\n*.pyc\n"
 
 
 def calc_project(p: Project, *, seal: bool = True, command: str = COMMAND) -> None:
-    p.write({
-        ".gitignore": IGNORE,
-        "calc/__init__.py": WRONG,
-        "tests/__init__.py": "",
-        "tests/test_calc.py": VISIBLE,
-        "PROMPT.md": f"---\ntest_command: {command}\n---\n# Make mean() in calc/ right\n",
-    })  # fmt: skip
+    p.write(
+        {
+            ".gitignore": IGNORE,
+            "calc/__init__.py": WRONG,
+            "tests/__init__.py": "",
+            "tests/test_calc.py": VISIBLE,
+            "PROMPT.md": f"---\ntest_command: {command}\n---\n# Make mean() in calc/ right\n",
+        }
+    )
     p.git("init", "-q", "-b", "main")
     p.commit_all()
     p.write({SEALED_PATH: SEALED})

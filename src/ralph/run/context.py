@@ -19,7 +19,7 @@ from ralph.rules.state import State, Tally
 from ralph.rules.usage import minus, over_budget
 from ralph.rules.words import plural
 from ralph.run.escalation import Choice, Escalation
-from ralph.run.events import CancelRequested, Event, RotationStarted, RunEnded, SpecRow
+from ralph.run.events import CancelRequested, Event, RotationStarted, RunEnded, matrix_rows
 from ralph.run.facts import Fact
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.options import RunOptions
@@ -31,13 +31,18 @@ from ralph.store.runlock import RunLock
 from ralph.store.state import load_state, save_state
 from ralph.store.workspace import Workspace
 
-__all__ = ["Emit", "Shared", "matrix_rows", "open_run"]
+__all__ = ["Emit", "Shared", "open_run", "steady_now"]
 
 
-def matrix_rows(state: State) -> tuple[SpecRow, ...]:
-    return tuple(
-        SpecRow(s.path, s.done_count, s.last_status, s.modified_files, s.tests) for s in state.specs
-    )
+# The run's clock (the breaker's): the wall clock read once, then moved on by the monotonic
+# clock, so a wall clock stepped during the run (NTP, a VM resumed, a person) moves no
+# cooldown; what is read back from an earlier run is clamped by the rules (rules/breaker.py).
+_WALL, _MONOTONIC = time.time(), time.monotonic()
+
+
+def steady_now() -> float:
+    """Epoch seconds that follow the monotonic clock from ralph's start."""
+    return _WALL + (time.monotonic() - _MONOTONIC)
 
 
 @dataclass(frozen=True)
@@ -169,12 +174,6 @@ class Shared:
             )
         )
         return int(code)
-
-
-def number_next(state: State) -> State:
-    """The state with the next rotation numbered (counted since the last reset, too)."""
-    number = state.last_rotation + 1
-    return replace(state, last_rotation=number, iteration=state.iteration + 1)
 
 
 def open_run(

@@ -267,6 +267,8 @@ class LaneRun(SpecRun):
             outcome = done.outcome
             breaker = self.state.breaker  # before its outcome: did it open the breaker?
             self._fold(r, done)
+            if self.state.breaker != breaker:  # what it did, after the rotation's own line
+                self.circuit.say(breaker, self.state.breaker)
             self.news.forget(r.lane.name)  # after its report: `ralph inspect` stops listing it
             self.pool = self.seats.settle(self.pool, self.state, outcome)
             # the convergence watch and the cost line, as in one-spec mode

@@ -24,12 +24,12 @@ from ralph.rules.pool import Exhausted, Pick, Pool, Wait
 from ralph.rules.prompt import Mode
 from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
-from ralph.rules.state import State
+from ralph.rules.state import State, number_next
 from ralph.run import ledger, opening
 from ralph.run.circuit import Circuit
-from ralph.run.context import Shared, matrix_rows, number_next
+from ralph.run.context import Shared
 from ralph.run.convergence import Convergence
-from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted
+from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted, matrix_rows
 from ralph.run.facts import QuestionAsked, SpecBlocked
 from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
@@ -206,34 +206,49 @@ class SpecRun:
             if stop is not None:
                 return stop
             self.use(choice)
-            breaker = self.state.breaker  # as the rotation starts: did its outcome open it?
-            attempt = self.rotation.attempt(self.turn(spec, tick, run.cancel.now))
-            with deferred_interrupts():  # from the tree taken to the outcome written
-                outcome = self.rotation.settle(attempt, before)
-                before = self.commit(self.rotation, attempt, outcome)
-            signal_ = outcome.signal
-            if outcome.interrupted:
-                if run.cancel.now.is_set():
-                    return self.end(
-                        ExitCode.INTERRUPTED,
-                        "cancelled now (ralph cancel --now): the agent was stopped and the "
-                        "rotation recorded as ERROR",
-                    )
-                return self.end(
-                    ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
-                )
-            self.pool = self.seats.settle(self.pool, self.state, outcome)
-            self.convergence.feed(path, outcome.mode, outcome.changes.paths)
-            run.emit(CostsUpdated(*run.costs(self.state)))
-            if signal_ == "QUESTION":
-                return stop_for_question(run, self.state, path)
-            if signal_ in STOPPING:
-                return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
-            stop = self.escalate_if_needed(path, breaker)
+            outcome, before, stop = self.rotate(spec, tick, before)
             if stop is not None:
                 return stop
             current = path
-            switch = signal_ == "DONE" and not outcome.changed
+            switch = outcome.signal == "DONE" and not outcome.changed
+
+    def rotate(
+        self, spec: Spec, tick: float, before: Snapshot
+    ) -> tuple[Outcome, Snapshot, int | None]:
+        """One rotation of `spec`, from the tree `before`, as a pipeline: its turn (numbered
+        and saved), the attempt (what a Ctrl-C may stop), then, under held interrupts, the
+        outcome settled and committed; then what the run does about it. The outcome, the tree
+        the next rotation starts from, and the exit code when the run ends."""
+        breaker = self.state.breaker  # as the rotation starts: what did its outcome do to it?
+        attempt = self.rotation.attempt(self.turn(spec, tick, self.shared.cancel.now))
+        with deferred_interrupts():  # from the tree taken to the outcome written
+            outcome = self.rotation.settle(attempt, before)
+            after = self.commit(self.rotation, attempt, outcome)
+        return outcome, after, self.decide(outcome, breaker)
+
+    def decide(self, outcome: Outcome, breaker: Breaker) -> int | None:
+        """After a committed outcome (the breaker was `breaker` before it): the pool and the
+        convergence watch hear of it, and the run ends on a stop, a question, or a person's
+        call; the exit code when it does."""
+        run, path, signal = self.shared, outcome.spec, outcome.signal
+        if self.state.breaker != breaker:  # what the outcome did to it, after the rotation's line
+            self.circuit.say(breaker, self.state.breaker)
+        if outcome.interrupted:
+            if run.cancel.now.is_set():
+                return self.end(
+                    ExitCode.INTERRUPTED,
+                    "cancelled now (ralph cancel --now): the agent was stopped and the "
+                    "rotation recorded as ERROR",
+                )
+            return self.end(ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR")
+        self.pool = self.seats.settle(self.pool, self.state, outcome)
+        self.convergence.feed(path, outcome.mode, outcome.changes.paths)
+        run.emit(CostsUpdated(*run.costs(self.state)))
+        if signal == "QUESTION":
+            return stop_for_question(run, self.state, path)
+        if signal in STOPPING:
+            return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal]} on {path}")
+        return self.escalate_if_needed(path, breaker)
 
     def use(self, pick: Pick) -> None:
         """The pool's pick takes the next rotation."""
@@ -243,7 +258,9 @@ class SpecRun:
         """After a rotation of `path` (the breaker was `breaker` before its outcome): a
         breaker it opened, then a spec that does not converge, is a person's call; the exit
         code when the run ends."""
-        self.state, stop = self.circuit.escalate_if_opened(breaker, self.state, self.pool)
+        stop = None
+        if self.state.breaker != breaker:  # the outcome moved it: did it open?
+            self.state, stop = self.circuit.escalate_if_opened(breaker, self.state, self.pool)
         if stop is None:
             self.state, stop = self.convergence.escalate_if_stuck(self.state, path)
         self.save()
@@ -270,18 +287,16 @@ class SpecRun:
         )
 
     def commit(self, rotation: Rotation, attempt: Attempt, outcome: Outcome) -> Snapshot:
-        """A rotation's outcome joins the run's state (a pure fold, then the circuit breaker)
-        and is written in one step, in the order a kill -9 needs: its record, the state, the
-        tree (run/ledger.py). The caller holds interrupts. The tree the next one starts from."""
+        """A rotation's outcome joins the run's state (the pure fold, the breaker's move
+        included) and is written in one step, in the order a kill -9 needs: its record, the
+        state, the tree (run/ledger.py). The caller holds interrupts. The tree the next
+        rotation starts from."""
         with attempt.budget.operation("bookkeeping"):
-            state, downgraded = fold(self.state, outcome)
-            self.state, said = self.circuit.feed_outcome(state, outcome)
+            self.state, downgraded = fold(self.state, outcome, self.circuit.rule)
         ledger.record(rotation, attempt, outcome, self.state, downgraded)
         with attempt.budget.operation("state_save"):
             self.save()
-        after = ledger.keep(rotation, attempt, outcome, self.state, downgraded)
-        self.circuit.say(said)  # "circuit breaker open" after the line that opened it
-        return after
+        return ledger.keep(rotation, attempt, outcome, self.state, downgraded)
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:
         """The specs that may run: those at an iteration cap of their front matter are

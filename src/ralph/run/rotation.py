@@ -26,10 +26,16 @@ from ralph.rules.printable import clean_text
 from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import spec_slug
-from ralph.rules.state import State
-from ralph.run.context import Shared, matrix_rows
-from ralph.run.escalation import BYPASSED
-from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RotationStarted
+from ralph.rules.state import BYPASSED, State
+from ralph.run.context import Shared, steady_now
+from ralph.run.events import (
+    AgentOutput,
+    Event,
+    Notice,
+    RotationEnded,
+    RotationStarted,
+    matrix_rows,
+)
 from ralph.run.facts import Fact, GateBypassed
 from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
@@ -241,6 +247,7 @@ class Rotation:
             best=attempt.best,
             own=attempt.own + time.perf_counter() - tick,
             seconds=time.time() - attempt.started,
+            ended=steady_now(),
         )
 
     def _gate(self, turn: Turn, result: AgentResult, prompt: str, handoff: Path) -> Verdict:

@@ -18,11 +18,10 @@ from ralph.rules.prompt import VerifyInput, build_verification_prompt
 from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
-from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
-from ralph.run.context import matrix_rows
-from ralph.run.events import RotationEnded
+from ralph.run.context import steady_now
+from ralph.run.events import RotationEnded, matrix_rows
 from ralph.run.facts import VerificationAnswered, VerificationEnded, VerificationStarted
-from ralph.run.ledger import keep_tree, kept
+from ralph.run.ledger import budget_spent, keep_tree, kept, rotation_tally, usage_fields
 from ralph.run.rotation import Rotation
 from ralph.run.turn import Trial, Verified
 from ralph.specs.checkconfig import ExternalConfig
@@ -169,6 +168,7 @@ def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
         verdict=verdict,
         taken=taken,
         seconds=time.time() - trial.started,
+        ended=steady_now(),
     )
 
 

@@ -101,6 +101,7 @@ class Outcome:
     best: bool = False  # ...and they hold the best run (they did not fall behind)
     own: float = 0.0  # seconds of ralph's own work so far (its latency budget)
     seconds: float = 0.0  # from the agent's start to the tree taken after it
+    ended: float = 0.0  # the run's clock (context.steady_now) as it was settled: the breaker's
 
     @property
     def changes(self) -> Changes:
@@ -145,3 +146,4 @@ class Verified:
     verdict: fv.Verdict  # ralph's verdict: the verifier's answer, its changes, the checks
     taken: Taken  # the tree after it
     seconds: float = 0.0  # from the verifier's start to the tree taken after it
+    ended: float = 0.0  # the run's clock (context.steady_now) as it was settled: the breaker's

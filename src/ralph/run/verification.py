@@ -11,11 +11,11 @@ from ralph.errors import ExitCode
 from ralph.rules import verification as fv
 from ralph.rules.pool import Pool
 from ralph.rules.spec import Spec
-from ralph.rules.state import State
+from ralph.rules.state import State, number_next
 from ralph.rules.words import plural
 from ralph.run import trial
 from ralph.run.circuit import Circuit
-from ralph.run.context import Shared, number_next
+from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.facts import RunArchived
 from ralph.run.fold import fold_verification
@@ -80,8 +80,9 @@ class Verification:
         state, stop = self.circuit.admit(state)
         if stop is not None:
             return state, stop, before
-        breaker = state.breaker  # as the verification starts: did its verdict open it?
+        breaker = state.breaker  # as the verification starts: what did its verdict do to it?
         state, before, verdict, interrupted = self._verify(state, specs, before)
+        self.circuit.say(breaker, state.breaker)  # after the verification's own line
         if interrupted:
             return (
                 state,
@@ -135,15 +136,9 @@ class Verification:
         with deferred_interrupts():  # from the tree taken to the outcome written
             verified = trial.settle(self.rotation, tried, before)
             with tried.budget.operation("bookkeeping"):
-                state, dropped = fold_verification(state, verified)
-                said: tuple[Notice, ...] = ()  # the breaker's lines, after the rotation's own
-                if not verified.interrupted:  # the user stopped it: no verdict either way
-                    verdict = verified.verdict
-                    why = f"final verification {verified.attempt}: {verdict.summary}"
-                    state, said = self.circuit.feed(state, verdict.passed, why, fv.SUBJECT)
+                state, dropped = fold_verification(state, verified, self.circuit.rule)
             trial.record(self.rotation, tried, verified, state, dropped)
             with tried.budget.operation("state_save"):
                 self.statefile.save(state)
             after = trial.keep(self.rotation, tried, verified, state, dropped)
-            self.circuit.say(said)
         return state, after, verified.verdict, verified.interrupted
