@@ -28,7 +28,7 @@ from ralph.run.sink import Emit, Sink
 from ralph.store.cancel import CancelWatch
 from ralph.store.git import GitLock
 from ralph.store.runlock import RunLock
-from ralph.store.state import load_state, save_state
+from ralph.store.state import load_state
 from ralph.store.workspace import Workspace
 
 __all__ = ["Emit", "Shared", "open_run", "steady_now"]
@@ -70,12 +70,6 @@ class Shared:
 
     def decide(self, e: Escalation) -> Choice:
         return self.sink.decide(e)
-
-    def save(self, state: State) -> None:
-        """state.json becomes `state`: the lanes' merger's, in step with the lanes' record;
-        every other save is the scheduler's (run/ledger.StateFile)."""
-        with deferred_interrupts():
-            save_state(self.ws.state_file, state)
 
     def note_run(self, **info: object) -> None:
         """run.json gets the run's news; Ctrl-C waits for the write (no stray temp file)."""

@@ -43,7 +43,7 @@ TICK = 0.2  # seconds between the coordinator's looks at cancel requests while l
 class LaneRun(SpecRun):
     def __init__(self, run: Shared, state: State) -> None:
         super().__init__(run, state)
-        self.integration = Integration(run)
+        self.integration = Integration(run, self.statefile)
         self.running: dict[str, Running] = {}
         self.parts: dict[str, LaneParts] = {}  # each lane's, from its first rotation
         self.news = LaneNews(run)  # run.json's `lanes`

@@ -9,7 +9,7 @@ import time
 
 from ralph.agents.command import CommandAgent
 from ralph.checks.command import run_command
-from ralph.checks.records import CheckRan
+from ralph.checks.records import CheckRan, JudgeSpent
 from ralph.checks.result import CheckResult
 from ralph.rules import verification as fv
 from ralph.rules.budget import LatencyBudget
@@ -85,9 +85,9 @@ def attempt(
     # ralph runs the tests itself: the verifier's word alone never verifies anything
     interrupted, failed = result.process.interrupted, tuple[str, ...]()
     checked = time.perf_counter()
-    rotation.judged = []
+    judged: tuple[JudgeSpent, ...] = ()
     if not interrupted:
-        failed, interrupted = own_checks(rotation, specs, iteration, log, judge)
+        failed, interrupted, judged = own_checks(rotation, specs, iteration, log, judge)
     return Trial(
         iteration=iteration,
         attempt=number,
@@ -96,7 +96,7 @@ def attempt(
         result=result,
         tag=tag,
         failed_checks=failed,
-        judged=tuple(rotation.judged),  # a judge's calls count, even when stopped
+        judged=judged,  # a judge's calls count, even when stopped
         interrupted=interrupted,
         report=report,
         log=log,
@@ -108,9 +108,9 @@ def attempt(
 
 def own_checks(
     rotation: Rotation, specs: list[Spec], iteration: int, log: RotationLog, judge: CommandAgent
-) -> tuple[tuple[str, ...], bool]:
+) -> tuple[tuple[str, ...], bool, tuple[JudgeSpent, ...]]:
     """The project's test command and every spec's checks (the DONE gate's runner, on the
-    tree as it is now): the failures, and whether Ctrl-C stopped them."""
+    tree as it is now): the failures, whether Ctrl-C stopped them, what their judges spent."""
     run, gate, failed = rotation.run, rotation.gate, list[str]()
     command = run.opts.config.test_command
     if command:
@@ -129,7 +129,7 @@ def own_checks(
         run.emit(CheckRan(iteration, None, {**ran.to_json(), "command": command}))
         log.chunk("stdout", check_line(ran.name, command, ran).encode())
         if ran.interrupted:
-            return tuple(failed), True
+            return tuple(failed), True, ()
         if not ran.passed:
             tail = " | ".join(ran.output.strip().splitlines()[-5:])
             failed.append(
@@ -140,15 +140,16 @@ def own_checks(
         # no tree key: the final verification never takes a cached result
         found = gate.check_all(specs, iteration=iteration, tree=lambda: None, judge=judge)
     except KeyboardInterrupt:
-        return tuple(failed), True
+        return tuple(failed), True, ()
+    judged = tuple(j for _, checked in found for j in checked.judged)
     for path, checked in found:
         if checked.interrupted:
-            return tuple(failed), True
+            return tuple(failed), True, judged
         for result in checked.results:
             if not result.skipped:
                 log.chunk("stdout", check_line(f"{path}: {result.name}", "", result).encode())
         failed.extend(f"{path}: {reason}" for reason in checked.reasons)
-    return tuple(failed), False
+    return tuple(failed), False, judged
 
 
 def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
