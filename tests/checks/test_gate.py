@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,7 +102,7 @@ class Rig:
 def rig(
     tmp_path: Path,
     files: dict[str, str],
-    plays: dict[str, Play] | None = None,
+    plays: Mapping[str, Play] | None = None,
     changed: Callable[[], Sequence[str]] = tuple,
 ) -> Rig:
     """The project of `files` (a git repository, committed), and its gate started as a run

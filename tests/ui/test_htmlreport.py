@@ -96,19 +96,6 @@ def test_the_run_that_just_ended_says_its_verdict_whatever_a_record_says() -> No
     assert "every spec verified" not in render_html(RunRecords("p", tuple(forged)), (5, "stuck"))
 
 
-SPEC = "# goal\n- [x] the work\n"
-
-
-def test_a_report_without_a_run_is_one_line(git_project: Project, tmp_path: Path) -> None:
-    git_project.write({"PROMPT.md": SPEC})
-    res = git_project.run("report", "--html", str(tmp_path / "r.html"))
-    assert res.exit_code == 1
-    assert res.stderr.startswith("error: cannot write the report") and "no run" in res.stderr
-    assert "Traceback" not in res.stderr
-    res = git_project.run("report")
-    assert res.exit_code == 2 and "--html" in res.stderr
-
-
 def test_a_forged_worklog_neither_breaks_the_report_nor_reads_outside_history(
     git_project: Project, tmp_path: Path
 ) -> None:
