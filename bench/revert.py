@@ -56,9 +56,18 @@ def seconds(root: Path, spec: str, *, cache: bool) -> float:
     assert meta is not None
     room, code = place.for_checks(meta, "VERIFY")
     started = time.perf_counter()
-    gate = run_gate("PROMPT.md", root, spec_text=spec, meta=meta, env=code.env, run_root=room,
-                    cache=CheckCache() if cache else None, tree="t", start=start_copy(root),
-                    rooms=place.other_room)  # fmt: skip
+    gate = run_gate(
+        "PROMPT.md",
+        root,
+        spec_text=spec,
+        meta=meta,
+        env=code.env,
+        run_root=room,
+        cache=CheckCache() if cache else None,
+        tree="t",
+        start=start_copy(root),
+        rooms=place.other_room,
+    )
     assert gate.passed, gate.report()
     return time.perf_counter() - started
 

@@ -41,8 +41,8 @@ def test_a_changed_option_help_is_drift(monkeypatch: pytest.MonkeyPatch) -> None
     from inspect import Signature
 
     from ralph import cli
-    from ralph.commands import setting
-    from ralph.commands.runsettings import RunSettings
+    from ralph.rules import setting
+    from ralph.run.settings import RunSettings
 
     first, *rest = setting.declared(RunSettings)
     changed = first._replace(setting=first.setting._replace(help="Something else entirely."))

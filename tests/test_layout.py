@@ -347,11 +347,16 @@ def _packed(source: str) -> list[int]:
 
 
 def test_fmt_skip_stands_only_on_literal_tables() -> None:
-    """Code is not packed to fit a size: ruff format lays out every call, signature and
-    expression; a table of literals may keep its hand-made rows."""
+    """Code is not packed to fit a size or a line: ruff format lays out every call, signature
+    and expression, in src/, tests/ and bench/ alike; a table of literals may keep its
+    hand-made rows."""
+    root = SRC.parent
+    files = [
+        p for folder in ("src", "tests", "bench") for p in sorted((root / folder).rglob("*.py"))
+    ]
     packed = {
-        name: lines
-        for name, path in _modules().items()
+        str(path.relative_to(root)): lines
+        for path in files
         if (lines := _packed(path.read_text(encoding="utf-8")))
     }
     assert packed == {}

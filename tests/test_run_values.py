@@ -149,6 +149,35 @@ def test_the_lanes_registry_has_one_owner_and_one_save_point() -> None:
     assert merging.count("save_lanes(") == 1
 
 
+def test_state_json_is_written_from_one_place_the_scheduler_s_state_file() -> None:
+    """In a run, only run/ledger.StateFile writes state.json: the merger and the final
+    verification save through the scheduler's, lent to them, never by a save of their own."""
+    writers = [p.name for p in sorted(RUN.glob("*.py")) if "save_state(" in p.read_text()]
+    assert writers == ["ledger.py"]
+    ledger = ast.parse((RUN / "ledger.py").read_text())
+    calls = [
+        cls
+        for cls in ledger.body
+        if isinstance(cls, ast.ClassDef)
+        for node in ast.walk(cls)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "save_state"
+    ]
+    assert [c.name for c in calls] == ["StateFile"]
+    assert not hasattr(context.Shared, "save")  # the run's fixed part writes no state
+
+
+def test_a_rotation_holds_no_per_rotation_value() -> None:
+    """What a judge spent comes back in the gate's verdict (GateResult.judged), as a value:
+    a rotation writes none of its own attributes once it is built."""
+    writes = _writes(ast.parse((RUN / "rotation.py").read_text()))
+    assert {attr for cls, owner, attr in writes if owner == "self"} == {
+        "run",
+        "place",
+        "tree",
+        "gate",
+    }
+
+
 def test_what_a_lane_s_thread_is_handed_and_returns_is_frozen() -> None:
     from ralph.run import lanework
 
@@ -162,7 +191,7 @@ def test_the_circuit_keeps_no_flag_between_two_calls() -> None:
     """Whether an outcome opened the breaker is read from the breaker before and after it;
     the circuit writes nothing of its own after it is built."""
     writes = _writes(ast.parse((RUN / "circuit.py").read_text()))
-    assert {attr for _, owner, attr in writes if owner == "self"} == {"run", "agents"}
+    assert {attr for _, owner, attr in writes if owner == "self"} == {"run", "rule"}
 
 
 def test_a_process_request_always_says_where_it_starts() -> None:

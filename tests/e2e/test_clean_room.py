@@ -28,14 +28,16 @@ IGNORE = ".ralph/\n__pycache__/\n*.pyc\ndeps/\n.env\n"
 
 
 def calc_project(p: Project, command: str = UNITTEST, **extra: str) -> None:
-    p.write({
-        ".gitignore": IGNORE,
-        "calc/__init__.py": WRONG,
-        "tests/__init__.py": "",
-        "tests/test_calc.py": TEST,
-        "PROMPT.md": f"---\ntest_command: {command}\n---\n# Fix mean() in calc/\n",
-        **extra,
-    })  # fmt: skip
+    p.write(
+        {
+            ".gitignore": IGNORE,
+            "calc/__init__.py": WRONG,
+            "tests/__init__.py": "",
+            "tests/test_calc.py": TEST,
+            "PROMPT.md": f"---\ntest_command: {command}\n---\n# Fix mean() in calc/\n",
+            **extra,
+        }
+    )
     p.git("init", "-q", "-b", "main")
     p.commit_all()
 
@@ -229,8 +231,10 @@ def test_the_rooms_git_status_leaves_a_persons_skip_worktree_file_alone(
     p.git("update-index", "--skip-worktree", "local.cfg")
     p.write({"calc/__init__.py": RIGHT})
     p.commit_all("fixed")
-    steps = [{"write": {"local.cfg": f"stamp {n}\n"}, "run": "touch calc/__init__.py",
-              "signal": "DONE"} for n in range(6)]  # fmt: skip
+    steps = [
+        {"write": {"local.cfg": f"stamp {n}\n"}, "run": "touch calc/__init__.py", "signal": "DONE"}
+        for n in range(6)
+    ]
     res = p.run("run", *p.fake({"*": steps}), "-n", "6")
     assert res.exit_code == 0, res
     assert [e["files_changed"] for e in p.rotation_ends()] == [0, 0, 0]

@@ -94,10 +94,22 @@ def test_a_daemon_that_clears_its_environment_is_stopped_after_ralph_is_killed(
         need(sandbox, monkeypatch)
     command = f"{sys.executable} {VANISHER} {tag} --stay"
     ralph = subprocess.Popen(
-        [sys.executable, "-m", "ralph", "run", *box_args(sandbox), "--agent-command", command,
-         "-n", "1", "--headless"],
-        cwd=disk_project.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "ralph",
+            "run",
+            *box_args(sandbox),
+            "--agent-command",
+            command,
+            "-n",
+            "1",
+            "--headless",
+        ],
+        cwd=disk_project.root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         end = time.monotonic() + 30
         while not tagged(tag) and time.monotonic() < end:
@@ -109,8 +121,13 @@ def test_a_daemon_that_clears_its_environment_is_stopped_after_ralph_is_killed(
         ralph.wait(30)
     # the next run (or, in a sandbox, the kernel at once) stops it
     again = disk_project.run_subprocess(
-        "run", *box_args(sandbox), "--agent-command", f"{sys.executable} -c pass", "-n", "1",
+        "run",
+        *box_args(sandbox),
+        "--agent-command",
+        f"{sys.executable} -c pass",
+        "-n",
+        "1",
         "--headless",
-    )  # fmt: skip
+    )
     assert again.exit_code in (3, 1), again
     assert gone(tag), f"the daemon outlived ralph and the next run: {tagged(tag)}"

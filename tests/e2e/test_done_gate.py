@@ -14,7 +14,6 @@ from typing import Any
 import psutil
 import pytest
 
-from ralph.process.request import OPEN
 from tests.conftest import FAKES, Project
 from tests.platforms import posix_signals
 
@@ -337,38 +336,6 @@ def _alive(process: psutil.Process) -> bool:
         return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
-
-
-def test_check_all_runs_every_specs_checks_for_the_final_verification(tmp_path: Path) -> None:
-    from ralph.agents.command import CommandAgent
-    from ralph.checks.gate import DoneGate
-    from ralph.checks.records import CheckRan, GateRecord
-    from ralph.specs.discovery import discover_specs
-    from ralph.store.workspace import Workspace
-
-    root = tmp_path / "p"
-    (root / "specs").mkdir(parents=True)
-    (root / "specs" / "a.spec.md").write_text(front(test_command="'exit 1'") + "# a\n")
-    (root / "specs" / "b.spec.md").write_text("# b: no checks\n")
-    (root / "specs" / "c.spec.md").write_text(
-        "---\ncoder: {promise: X, description: d}\nchecks: [{method: external, config: "
-        "{command: 'true'}}]\n---\n# c\n"
-    )
-    (root / "specs" / "d.spec.md").write_text("---\nnope: 1\n---\n# d\n")
-    ws = Workspace(root)
-    ws.ensure()
-    records: list[GateRecord] = []
-    gate = DoneGate(root, ws, records.append, changed=tuple, confined=OPEN)
-    judge = CommandAgent("judge", ["true"])
-    found = gate.check_all(discover_specs(root), iteration=7, tree=lambda: None, judge=judge)
-    verdicts = {path: g.passed for path, g in found}
-    assert verdicts == {"specs/a.spec.md": False, "specs/c.spec.md": True, "specs/d.spec.md": False}
-    assert dict(found)["specs/d.spec.md"].reasons == (
-        "front matter: specs/d.spec.md: front matter: nope: unknown key",
-    )
-    ran = [r for r in records if isinstance(r, CheckRan)]
-    assert {r.spec for r in ran} == {"specs/a.spec.md", "specs/c.spec.md"}
-    assert all(r.iteration == 7 for r in ran)
 
 
 def test_semantic_judge_is_another_agent_of_the_pool_than_the_coder(git_project: Project) -> None:

@@ -293,9 +293,14 @@ def test_reports_are_written_when_the_run_fails_to_start(project: Project, tmp_p
     project.write({"PROMPT.md": "# goal\n"})
     junit, data = tmp_path / "j.xml", tmp_path / "r.json"
     res = project.run(
-        "run", "--agent-command", "no-such-agent-xyz", "--junit", str(junit),
-        "--report-json", str(data),
-    )  # fmt: skip
+        "run",
+        "--agent-command",
+        "no-such-agent-xyz",
+        "--junit",
+        str(junit),
+        "--report-json",
+        str(data),
+    )
     assert res.exit_code == 1, res
     report = json.loads(data.read_text())
     assert report["exit_code"] == 1

@@ -43,13 +43,15 @@ PASS_ALL = (
 
 
 def calc_project(p: Project, command: str = PYTEST, **extra: str) -> None:
-    p.write({
-        ".gitignore": ".ralph/\n__pycache__/\n.venv/\nvendored/\n",
-        "calc/__init__.py": WRONG,
-        "tests/test_calc.py": TEST,
-        "PROMPT.md": f"---\ntest_command: {command}\n---\n# Fix mean() in calc/\n",
-        **extra,
-    })  # fmt: skip
+    p.write(
+        {
+            ".gitignore": ".ralph/\n__pycache__/\n.venv/\nvendored/\n",
+            "calc/__init__.py": WRONG,
+            "tests/test_calc.py": TEST,
+            "PROMPT.md": f"---\ntest_command: {command}\n---\n# Fix mean() in calc/\n",
+            **extra,
+        }
+    )
     p.git("init", "-q", "-b", "main")
     p.commit_all()
 

@@ -59,8 +59,18 @@ def test_a_hostile_spec_name_drives_nothing_and_forges_nothing(
     hostile_project(git_project)
     agent = git_project.script({"*": CONTINUE})
     junit = tmp_path / "junit.xml"
-    res = ralph(git_project, "run", "--agent-command", agent, "--headless", "-v", "-n", "2",
-                "--junit", str(junit))  # fmt: skip
+    res = ralph(
+        git_project,
+        "run",
+        "--agent-command",
+        agent,
+        "--headless",
+        "-v",
+        "-n",
+        "2",
+        "--junit",
+        str(junit),
+    )
     out = (res.stdout + res.stderr).decode()
     assert res.returncode == 3, out  # max iterations: nothing was verified
     assert "\x1b" not in out and "\x07" not in out

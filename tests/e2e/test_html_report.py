@@ -83,10 +83,19 @@ def test_a_live_run_is_reported_as_far_as_it_has_got(git_project: Project, tmp_p
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"*": [{"signal": "CONTINUE"}, {"sleep": 60}]}))
     run = subprocess.Popen(
-        [sys.executable, "-m", "ralph", "run", "--headless", "--agent-command",
-         f"{sys.executable} {SCRIPTED_AGENT} {script}"],
-        cwd=git_project.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "ralph",
+            "run",
+            "--headless",
+            "--agent-command",
+            f"{sys.executable} {SCRIPTED_AGENT} {script}",
+        ],
+        cwd=git_project.root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         worklog = git_project.root / ".ralph" / "worklog.jsonl"
         deadline = time.monotonic() + 60
@@ -124,9 +133,12 @@ def test_a_hundred_rotation_report_stays_under_2_mb_and_escapes_everything(
     assert HOSTILE not in html and "<img" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;&amp;&quot;&#x27;" in html
     assert "&lt;/pre&gt;&lt;script&gt;alert(2)&lt;/script&gt;" in html
-    assert not re.search(r"<(?!/?(?:html|head|meta|title|style|body|h[1-3]|p|div|table|tr|th|td|"
-                         r"code|span|ul|li|b|details|summary|pre|svg|polyline|line|text|rect)\b)"
-                         r"[a-z]", html)  # fmt: skip
+    assert not re.search(
+        r"<(?!/?(?:html|head|meta|title|style|body|h[1-3]|p|div|table|tr|th|td|"
+        r"code|span|ul|li|b|details|summary|pre|svg|polyline|line|text|rect)\b)"
+        r"[a-z]",
+        html,
+    )
     if chromium() is not None:  # the same page in a browser: nothing runs, nothing complains
         shown = render(page)
         assert shown.console == [], shown.console

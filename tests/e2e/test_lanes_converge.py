@@ -28,9 +28,16 @@ def test_an_agent_ticking_its_boxes_in_a_lane_reaches_verified(project: Project)
     }
     cmd = project.script(steps)
     res = project.run(
-        "run", "--agent-command", cmd, "--parallel", "2", "--log-format", "json",
-        "--max-iterations", "12",
-    )  # fmt: skip
+        "run",
+        "--agent-command",
+        cmd,
+        "--parallel",
+        "2",
+        "--log-format",
+        "json",
+        "--max-iterations",
+        "12",
+    )
     assert res.exit_code == 0, res.stdout + res.stderr
     assert "goes back to 0/3" not in res.stdout
     assert project.counts() == {"specs/api.spec.md": 3, "specs/docs.spec.md": 3}
@@ -52,17 +59,26 @@ def test_a_persons_edit_of_a_spec_in_the_main_tree_still_resets_it(project: Proj
         ],
         # the person edits the main tree's spec while the api lane runs (once)
         "specs/api.spec.md": [
-            {"run": f"test -f {project.root}/edited || (touch {project.root}/edited; {edit})",
-             "write": {"api.txt": "a\n"}, "signal": "DONE"},
+            {
+                "run": f"test -f {project.root}/edited || (touch {project.root}/edited; {edit})",
+                "write": {"api.txt": "a\n"},
+                "signal": "DONE",
+            },
             {"signal": "DONE"},
         ],
-    }  # fmt: skip
+    }
     project.write({".gitignore": ".ralph/\nedited\n"})
     project.commit_all("ignore the marker")
     res = project.run(
-        "run", "--agent-command", project.script(steps), "--parallel", "2", "--headless",
-        "--max-iterations", "6",
-    )  # fmt: skip
+        "run",
+        "--agent-command",
+        project.script(steps),
+        "--parallel",
+        "2",
+        "--headless",
+        "--max-iterations",
+        "6",
+    )
     assert "spec changed: specs/docs.spec.md goes back to 0/3" in res.stdout, res.stdout
 
 
@@ -106,9 +122,15 @@ def test_a_lane_whose_reviews_keep_changing_files_is_escalated(project: Project)
         "specs/b.spec.md": [{"write": {"b.txt": "b\n"}, "signal": "DONE"}, {"signal": "DONE"}],
     }
     res = project.run(
-        "run", "--agent-command", project.script(steps), "--parallel", "2", "--headless",
-        "-n", "20",
-    )  # fmt: skip
+        "run",
+        "--agent-command",
+        project.script(steps),
+        "--parallel",
+        "2",
+        "--headless",
+        "-n",
+        "20",
+    )
     assert res.exit_code == 5, res.stdout + res.stderr
     assert "specs/a.spec.md is not converging" in res.stdout + res.stderr
     escalations = project.worklog("escalation")

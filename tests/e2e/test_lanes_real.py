@@ -137,9 +137,15 @@ def test_a_lane_says_when_its_checks_import_code_from_outside_its_tree(project: 
     (site / "vendored.pth").write_text(str(project.root / "vendored") + "\n")
     steps = {path: [{"write": {"x.txt": "x\n"}, "signal": "DONE"}] for path in SPECS}
     res = project.run(
-        "run", "--agent-command", project.script(steps), "--parallel", "3", "--headless",
-        "--max-iterations", "3",
-    )  # fmt: skip
+        "run",
+        "--agent-command",
+        project.script(steps),
+        "--parallel",
+        "3",
+        "--headless",
+        "--max-iterations",
+        "3",
+    )
     assert res.exit_code != 0, res
     line = f"the checks may import code from outside this tree: {project.root / 'vendored'}"
     handoffs = [p.read_text() for p in (project.root / ".ralph" / "handoffs").glob("*.md")]

@@ -32,14 +32,16 @@ SURVIVOR = "calc/__init__.py:2 `sum(xs) / len(xs)` → `sum(xs) * len(xs)`"
 
 def mutation_project(p: Project, config: str = "") -> None:
     check = "  - method: mutation\n" + (f"    config: {config}\n" if config else "")
-    p.write({
-        ".gitignore": ".ralph/\n__pycache__/\n",
-        "calc/__init__.py": STUB,
-        "tests/__init__.py": "",
-        "tests/test_base.py": "import unittest\n\n\nclass B(unittest.TestCase):\n"
-                              "    def test_true(self):\n        self.assertTrue(True)\n",
-        "PROMPT.md": f"---\ntest_command: {UNITTEST}\nchecks:\n{check}---\n# Write mean()\n",
-    })  # fmt: skip
+    p.write(
+        {
+            ".gitignore": ".ralph/\n__pycache__/\n",
+            "calc/__init__.py": STUB,
+            "tests/__init__.py": "",
+            "tests/test_base.py": "import unittest\n\n\nclass B(unittest.TestCase):\n"
+            "    def test_true(self):\n        self.assertTrue(True)\n",
+            "PROMPT.md": f"---\ntest_command: {UNITTEST}\nchecks:\n{check}---\n# Write mean()\n",
+        }
+    )
     p.git("init", "-q", "-b", "main")
     p.commit_all()
 
@@ -140,8 +142,11 @@ def test_the_whole_check_stops_at_its_timeout_and_untried_mutants_count_as_survi
     ran = next(c for c in mutation_checks(git_project) if not c["skipped"])
     # the mutants of line 2 die at once; line 3's first loops until the budget is spent, and
     # is not counted killed (its own bound, 3x the run + 5 s, was not what stopped it)
-    found = re.search(r"score 0.\d\d: (\d) of 6 mutants killed \((\d) not tried within its "
-                      r"3 s timeout count as surviving\), below 0.6", ran["summary"])  # fmt: skip
+    found = re.search(
+        r"score 0.\d\d: (\d) of 6 mutants killed \((\d) not tried within its "
+        r"3 s timeout count as surviving\), below 0.6",
+        ran["summary"],
+    )
     assert found is not None and int(found[1]) + int(found[2]) == 6, ran
     assert ran["seconds"] < 5.5  # the budget, not the mutant's own bound (over 5 s)
     assert "raise config.timeout" in (git_project.root / ".ralph" / "prompt.md").read_text()
@@ -182,8 +187,11 @@ def test_cancel_now_stops_a_running_mutant_and_leaves_nothing_running(
     agent = project.script({"*": work(COUNTDOWN, COUNT_TEST)})
     proc = subprocess.Popen(
         [sys.executable, "-m", "ralph", "run", "--agent-command", agent, "-n", "3"],
-        cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        cwd=project.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_for(lambda: marker.exists() and marker.read_text().strip().isdigit(), 60)
         mutant = int(marker.read_text())
@@ -198,8 +206,10 @@ def test_cancel_now_stops_a_running_mutant_and_leaves_nothing_running(
             proc.communicate()
     assert proc.returncode == 130, out
     wait_for(lambda: gone(mutant), 10)
-    assert not any(c.get("method") == "mutation" and not c["skipped"] and c["passed"]
-                   for c in project.worklog("check"))  # fmt: skip
+    assert not any(
+        c.get("method") == "mutation" and not c["skipped"] and c["passed"]
+        for c in project.worklog("check")
+    )
 
 
 def test_a_secret_in_the_agents_code_is_not_quoted_by_the_refusal(
@@ -229,12 +239,14 @@ def test_in_lanes_the_check_runs_in_the_lanes_rooms_and_refuses_weak_tests(
         command = f"{PY} -m unittest -v tests.test_{name}"
         return f"---\ntest_command: {command}\nchecks:\n  - method: mutation\n---\n# {name}\n"
 
-    project.write({
-        ".gitignore": ".ralph/\n__pycache__/\n",
-        "tests/__init__.py": "",
-        "specs/a.spec.md": spec("a"),
-        "specs/b.spec.md": spec("b"),
-    })  # fmt: skip
+    project.write(
+        {
+            ".gitignore": ".ralph/\n__pycache__/\n",
+            "tests/__init__.py": "",
+            "specs/a.spec.md": spec("a"),
+            "specs/b.spec.md": spec("b"),
+        }
+    )
     project.git("init", "-q", "-b", "main")
     project.commit_all()
     test = "import unittest\n\nfrom {m} import mean\n\n\nclass T(unittest.TestCase):\n"
@@ -244,11 +256,17 @@ def test_in_lanes_the_check_runs_in_the_lanes_rooms_and_refuses_weak_tests(
     steps = {
         "specs/a.spec.md": work(MEAN, strong, name="a.py", test_name="tests/test_a.py"),
         "specs/b.spec.md": work(MEAN, weak, name="b.py", test_name="tests/test_b.py"),
-    }  # fmt: skip
+    }
     res = project.run(
-        "run", "--agent-command", project.script(steps), "--parallel", "2", "--headless",
-        "-n", "8",
-    )  # fmt: skip
+        "run",
+        "--agent-command",
+        project.script(steps),
+        "--parallel",
+        "2",
+        "--headless",
+        "-n",
+        "8",
+    )
     ran = {c["spec"]: c for c in mutation_checks(project) if not c["skipped"]}
     assert ran["specs/a.spec.md"]["passed"], ran
     assert "b.py:2 `sum(xs) / len(xs)` → `sum(xs) * len(xs)`" in ran["specs/b.spec.md"]["summary"]

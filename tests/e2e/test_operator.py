@@ -298,9 +298,17 @@ def test_history_lists_every_rotation(project: Project) -> None:
     assert res.exit_code == 0, res
     lines = res.stdout.splitlines()
     assert lines[0].split() == [
-        "#", "started", "spec", "agent", "mode", "signal", "files", "duration", "checks",
+        "#",
+        "started",
+        "spec",
+        "agent",
+        "mode",
+        "signal",
+        "files",
+        "duration",
+        "checks",
         "cost",
-    ]  # fmt: skip
+    ]
     rows = [line.split() for line in lines[1:]]
     assert [r[0] for r in rows] == ["1", "2", "3"]
     assert rows[0][3:8] == ["PROMPT.md", "scripted", "IMPLEMENT", "DONE", "0"]
@@ -401,13 +409,23 @@ def test_status_watch_refreshes_until_ctrl_c(project: Project) -> None:
 def test_status_watch_on_a_terminal_redraws_the_table(project: Project) -> None:
     project.write({"PROMPT.md": "# goal\n"})
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)",
-         sys.executable, "-m", "ralph", "status", "--watch", "--interval", "0.2"],
+        [
+            sys.executable,
+            "-c",
+            "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)",
+            sys.executable,
+            "-m",
+            "ralph",
+            "status",
+            "--watch",
+            "--interval",
+            "0.2",
+        ],
         cwd=project.root,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-    )  # fmt: skip
+    )
     try:
         assert proc.stdout is not None
         # Read until the table was drawn twice: it keeps running and redrawing (not the timing).

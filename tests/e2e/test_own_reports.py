@@ -19,9 +19,16 @@ def reported_project(project: Project) -> None:
     lanes_project(project, SPECS)
     agent = project.fake({"*": [{"signal": "CONTINUE"}]})
     res = project.run(
-        "run", *agent, "--headless", "-n", "1",
-        "--junit", "out/junit.xml", "--report-json", "out/run.json",
-    )  # fmt: skip
+        "run",
+        *agent,
+        "--headless",
+        "-n",
+        "1",
+        "--junit",
+        "out/junit.xml",
+        "--report-json",
+        "out/run.json",
+    )
     assert res.exit_code == 3, res
     assert project.run("run", *agent, "--headless", "-n", "1").exit_code == 3
     assert sorted(project.git("status", "--porcelain", "-uall").split()) == sorted(

@@ -45,9 +45,15 @@ def test_a_priced_run_reports_one_count_rounded_money_and_a_readable_end(
     git_project.write({"PROMPT.md": "# goal\n- [x] done\n"})
     junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
     res = git_project.run(
-        "run", "--agent", "claude", "--headless", "--report-junit", str(junit),
-        "--report-json", str(report),
-    )  # fmt: skip
+        "run",
+        "--agent",
+        "claude",
+        "--headless",
+        "--report-junit",
+        str(junit),
+        "--report-json",
+        str(report),
+    )
     assert res.exit_code == 0, res
     # one count: 3 rotations on the spec and the final verification, as the run said
     assert "last rotation 4/" in res.stdout
@@ -101,9 +107,15 @@ def test_one_set_of_numbers_in_every_place_that_shows_them(
     with receiving() as hook:
         git_project.write({"ralph.yaml": f"notify:\n  webhook: {hook.url}\n"})
         res = git_project.run(
-            "run", "--agent", "claude", "--headless", "--report-json", str(report),
-            "--report-html", str(page),
-        )  # fmt: skip
+            "run",
+            "--agent",
+            "claude",
+            "--headless",
+            "--report-json",
+            str(report),
+            "--report-html",
+            str(page),
+        )
     assert res.exit_code == 0, res
     (said,) = [
         line.split("this run: ", 1)[1] for line in res.stdout.splitlines() if "this run: " in line

@@ -61,9 +61,16 @@ def test_code_that_makes_a_test_skip_is_refused_sandboxed_or_not(
     agent = disk_tmp / "skipper.py"
     agent.write_text(AGENT.format(code=SKIPPING))
     res = p.run_subprocess(
-        "run", "--sandbox", profile, "--agent-command", f"{sys.executable} {agent}",
-        "-n", "2", "--headless", timeout=300,
-    )  # fmt: skip
+        "run",
+        "--sandbox",
+        profile,
+        "--agent-command",
+        f"{sys.executable} {agent}",
+        "-n",
+        "2",
+        "--headless",
+        timeout=300,
+    )
     assert res.exit_code == 3, res
     # measured before the first rotation, where the checks run: 4 tests ran (1 failed)
     assert "tests' bar of specs/mean.spec.md: 4 tests ran before the first rotation" in res.stdout

@@ -86,9 +86,15 @@ def test_root_inside_the_sandbox_can_neither_unmount_remount_nor_bind(
     monkeypatch.setenv("OUTSIDE", str(outside / "written"))
     box_project.write({"ralph.yaml": json.dumps({"sandbox": {"env": ["STORES", "OUTSIDE"]}})})
     result = box_project.run_subprocess(
-        "run", "--sandbox", profile, "--agent-command", f"{sys.executable} {agent}",
-        "-n", "1", "--headless",
-    )  # fmt: skip
+        "run",
+        "--sandbox",
+        profile,
+        "--agent-command",
+        f"{sys.executable} {agent}",
+        "-n",
+        "1",
+        "--headless",
+    )
     assert result.exit_code == 3, result
     log = rotation_log(box_project)
     tried = attacks(log)

@@ -239,9 +239,17 @@ def test_a_rotation_cut_short_kills_everything_inside_the_sandbox_daemons_includ
     agent = disk_tmp / "stay.py"
     agent.write_text(STAY.format(tag=tag))
     result = box_project.run_subprocess(
-        "run", "--sandbox", profile, "--agent-command", f"{sys.executable} {agent}",
-        "-n", "1", "--headless", "--timeout", "3",
-    )  # fmt: skip
+        "run",
+        "--sandbox",
+        profile,
+        "--agent-command",
+        f"{sys.executable} {agent}",
+        "-n",
+        "1",
+        "--headless",
+        "--timeout",
+        "3",
+    )
     assert result.exit_code == 3, result
     assert "timed out" in result.stdout
     # the sandbox's own helpers too (srt's proxy bridges name the run's private folder)

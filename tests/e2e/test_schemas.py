@@ -54,8 +54,17 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     assert ralph(project, "init").returncode == 0
     found: dict[str, Any] = {"plan": json.loads(ralph(project, "plan", "--json").stdout)}
     report = project.parent / "report.json"
-    run = ralph(project, "run", "--agent", "demo", "--log-format", "json", "-v",
-                "--report-json", str(report))  # fmt: skip
+    run = ralph(
+        project,
+        "run",
+        "--agent",
+        "demo",
+        "--log-format",
+        "json",
+        "-v",
+        "--report-json",
+        str(report),
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     found["event"] = [json.loads(line) for line in run.stdout.splitlines()]
     found["report"] = json.loads(report.read_text())

@@ -135,10 +135,17 @@ def test_the_sealed_content_and_names_appear_nowhere_the_agent_or_the_logs_see(
     steps["VERIFY"] = [{"run": keep, "signal": "VERIFY_PASS"}]
     reports = p.root.parent / "reports"
     res = p.run(
-        "run", *p.fake(steps), "-n", "8",
-        "--report-junit", str(reports / "r.xml"), "--report-json", str(reports / "r.json"),
-        "--report-html", str(reports / "r.html"),
-    )  # fmt: skip
+        "run",
+        *p.fake(steps),
+        "-n",
+        "8",
+        "--report-junit",
+        str(reports / "r.xml"),
+        "--report-json",
+        str(reports / "r.json"),
+        "--report-html",
+        str(reports / "r.html"),
+    )
     assert res.exit_code == 0, res
     assert "sealed tests: 2 of 3 failed" in res.stdout  # the count reached the agent
     assert "sealed tests: 2 of 3 failed" in prompts.read_text()

@@ -1,4 +1,6 @@
-"""process/runner.py against real fake agents: output, limits, and no process left behind."""
+"""process/runner.py against real fake agents: output, limits, and no process left behind.
+
+A start that fails (StartError) is tests/process/test_spawn.py's."""
 
 from __future__ import annotations
 
@@ -17,7 +19,6 @@ import pytest
 
 from ralph.process.request import OPEN, ProcessRequest, ProcessResult, StreamName
 from ralph.process.runner import run_process
-from ralph.process.spawn import StartError
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 
@@ -138,36 +139,6 @@ def test_binary_bytes_and_unterminated_lines_pass_through_intact(tmp_path: Path)
     assert out.joined("stdout") == expected
     assert result.stderr_tail == b"err \x00 without newline"
     assert out.joined("stderr") == b"err \x00 without newline"
-
-
-@pytest.mark.slow  # real processes
-def test_missing_executable_raises_start_error(tmp_path: Path) -> None:
-    missing = str(tmp_path / "no-such-agent")
-    with pytest.raises(StartError) as caught:
-        run_process(request((missing, "-p"), tmp_path), Recorder())
-
-    assert caught.value.program == missing
-    assert isinstance(caught.value.error, FileNotFoundError)
-    assert str(caught.value) == f"{missing}: {caught.value.reason}"
-    assert caught.value.stdin is None
-
-
-@pytest.mark.slow  # real processes
-@posix_only
-def test_non_executable_file_raises_start_error(tmp_path: Path) -> None:
-    script = tmp_path / "agent"
-    script.write_text("#!/bin/sh\necho hi\n")
-    script.chmod(0o644)
-    with pytest.raises(StartError) as caught:
-        run_process(request((str(script),), tmp_path), Recorder())
-    assert isinstance(caught.value.error, PermissionError)
-
-
-@pytest.mark.slow  # real processes
-def test_missing_working_directory_raises_start_error(tmp_path: Path) -> None:
-    with pytest.raises(StartError) as caught:
-        run_process(request(fake("cat"), tmp_path / "gone"), Recorder())
-    assert caught.value.cwd == tmp_path / "gone"
 
 
 @pytest.mark.slow  # real processes
@@ -490,10 +461,3 @@ def test_elapsed_is_measured_on_the_monotonic_clock(tmp_path: Path) -> None:
     assert 0.0 < result.duration < 60.0
     assert stepped.elapsed == result.duration
     assert replace(result, duration=None, ended=result.started - 5).elapsed == 0.0
-
-
-def test_missing_stdin_file_raises_start_error(tmp_path: Path) -> None:
-    with pytest.raises(StartError) as caught:
-        run_process(request(fake("cat"), tmp_path, stdin_path=tmp_path / "nope"), Recorder())
-    assert caught.value.stdin == tmp_path / "nope"
-    assert caught.value.reason.startswith(f"cannot read {tmp_path / 'nope'}: ")

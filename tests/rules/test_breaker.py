@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from ralph.rules import breaker as b
 from ralph.rules.breaker import (
     CLOSED,
     DEFAULT_COOLDOWN,
@@ -164,3 +167,38 @@ def test_an_outcome_that_opens_the_breaker_is_told_apart_from_one_while_open() -
     assert trial.state == HALF_OPEN
     assert opened(trial, fail(trial, now=1e6))  # the failed trial opens it again
     assert not opened(now_open, reset(now_open, "person")[0])
+
+
+def test_a_move_is_read_from_the_breaker_before_and_after_an_outcome() -> None:
+    closed = b.Breaker()
+    two = b.Breaker(failures=2, subject="s")
+    opened, change = b.record(two, success=False, now=1.0, threshold=3, subject="s")
+    assert b.moved(two, opened) == change == b.Transition("CLOSED", "OPEN", "3 failures in a row")
+    trial = replace(opened, state="HALF_OPEN")
+    again, change = b.record(trial, success=False, now=2.0, threshold=3, subject="s")
+    assert b.moved(trial, again) == change == b.Transition("HALF_OPEN", "OPEN", "the trial failed")
+    assert b.moved(trial, closed) == b.Transition("HALF_OPEN", "CLOSED", "success")
+    assert b.moved(two, two) is None and b.moved(opened, again) is None  # the control
+
+
+def test_after_rotation_counts_failures_and_not_a_stopped_rotation() -> None:
+    rule = b.Rule(threshold=2, agents="fp")
+
+    def after(before: Breaker, signal: str, interrupted: bool = False) -> Breaker:
+        return b.after_rotation(
+            before,
+            rule,
+            signal=signal,
+            note=None,
+            iteration=4,
+            spec="s",
+            interrupted=interrupted,
+            now=9.0,
+        )
+
+    one = after(b.Breaker(), "REFUSED")
+    assert (one.failures, one.reasons) == (1, ("rotation 4 on s: REFUSED",))
+    two = after(one, "ERROR")
+    assert (two.state, two.agents, two.opened_at) == ("OPEN", "fp", 9.0)
+    assert after(one, "ERROR", interrupted=True) == one
+    assert after(one, "DONE") == b.Breaker()

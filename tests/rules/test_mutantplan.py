@@ -46,10 +46,17 @@ def test_spread_takes_one_of_each_file_and_line_in_turn() -> None:
     def m(path: str, line: int, start: int) -> Mutant:
         return Mutant(path, line, start, start + 1, "x", "a", "x")
 
-    order = list(spread({
-        "a.py": [m("a.py", 1, 0), m("a.py", 1, 1), m("a.py", 2, 9)],
-        "b.py": [m("b.py", 5, 0)],
-    }))  # fmt: skip
+    order = list(
+        spread(
+            {
+                "a.py": [m("a.py", 1, 0), m("a.py", 1, 1), m("a.py", 2, 9)],
+                "b.py": [m("b.py", 5, 0)],
+            }
+        )
+    )
     assert [(x.path, x.line, x.start) for x in order] == [
-        ("a.py", 1, 0), ("b.py", 5, 0), ("a.py", 2, 9), ("a.py", 1, 1),
-    ]  # fmt: skip
+        ("a.py", 1, 0),
+        ("b.py", 5, 0),
+        ("a.py", 2, 9),
+        ("a.py", 1, 1),
+    ]

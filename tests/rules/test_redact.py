@@ -18,9 +18,17 @@ KEY = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
 
 @pytest.mark.parametrize(
     "name",
-    ["ANTHROPIC_API_KEY", "GH_TOKEN", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "client_secret",
-     "MY_PASSWD", "SECRET_KEY_BASE", "NPM_AUTH_TOKEN"],
-)  # fmt: skip
+    [
+        "ANTHROPIC_API_KEY",
+        "GH_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "DB_PASSWORD",
+        "client_secret",
+        "MY_PASSWD",
+        "SECRET_KEY_BASE",
+        "NPM_AUTH_TOKEN",
+    ],
+)
 def test_credential_names(name: str) -> None:
     assert is_secret_name(name)
 
@@ -77,9 +85,20 @@ def test_scrub_redacts_every_string_of_an_event_and_keeps_the_rest() -> None:
     r = redactor(frozenset({"hunter2-hunter2"}))
     row = SpecRow("PROMPT.md", 1, "DONE", False)
     event = RotationEnded(
-        "a", "PROMPT.md", "IMPLEMENT", 1, 1, 5, "ERROR", 0, 1, 0.1,
-        "failed: bad key hunter2-hunter2", ("x",), (row,),
-    )  # fmt: skip
+        "a",
+        "PROMPT.md",
+        "IMPLEMENT",
+        1,
+        1,
+        5,
+        "ERROR",
+        0,
+        1,
+        0.1,
+        "failed: bad key hunter2-hunter2",
+        ("x",),
+        (row,),
+    )
     clean = r.scrub(event)
     assert clean.note == f"failed: bad key {REDACTED}"
     assert clean.matrix[0] is row and clean.iteration == 1

@@ -2,33 +2,37 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ralph.rules.runtotals import run_totals
-
-
-def _rotation(n: int, spec: str, done: int, tokens: int, **more: Any) -> list[dict[str, Any]]:
-    start = {"ts": 1000.0 + n, "event": "rotation_start", "iteration": n, "spec": spec,
-             "mode": "IMPLEMENT", "agent": "claude"}  # fmt: skip
-    end = {"ts": 1000.5 + n, "event": "rotation_end", "iteration": n, "spec": spec,
-           "signal": "DONE", "done_count": done, "agent_s": 0.4, "checks_s": 0.1,
-           "seconds": 0.5, "input_tokens": tokens, "output_tokens": 0, "cost_usd": 0.01,
-           "downgraded": [], **more}  # fmt: skip
-    return [start, end]
+from tests.sample_records import rotation
 
 
 def test_a_judge_and_a_final_verification_count_in_the_totals() -> None:
     records = [
         {"ts": 1.0, "event": "run_start"},
-        *_rotation(1, "a", 1, 100),
-        {"ts": 2.0, "event": "judge", "iteration": 1, "spec": "a", "input_tokens": 5,
-         "output_tokens": 1, "cost_usd": 0.5},
+        *rotation(1, "a", 1, 100),
+        {
+            "ts": 2.0,
+            "event": "judge",
+            "iteration": 1,
+            "spec": "a",
+            "input_tokens": 5,
+            "output_tokens": 1,
+            "cost_usd": 0.5,
+        },
         {"ts": 3.0, "event": "verification", "transition": "started", "iteration": 2},
         {"ts": 4.0, "event": "verification", "transition": "answered", "iteration": 2},
-        {"ts": 5.0, "event": "verification", "transition": "passed", "iteration": 2,
-         "input_tokens": 7, "output_tokens": 0, "cost_usd": 0.25, "agent_s": 1.0,
-         "checks_s": 2.0},
-    ]  # fmt: skip
+        {
+            "ts": 5.0,
+            "event": "verification",
+            "transition": "passed",
+            "iteration": 2,
+            "input_tokens": 7,
+            "output_tokens": 0,
+            "cost_usd": 0.25,
+            "agent_s": 1.0,
+            "checks_s": 2.0,
+        },
+    ]
     totals = run_totals(records)
     assert totals.rotations == 2 and totals.usage.rotations == 3  # three calls, two rotations
     assert totals.usage.input_tokens == 112 and round(totals.usage.cost_usd, 6) == 0.76

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ralph.errors import ExitCode
 from ralph.rules.pool import PoolPolicy
 from ralph.run import circuit  # noqa: F401 -- the breaker's part of the run, run by run_loop
+from ralph.run.events import Notice, RotationEnded
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.run.test_convergence import Person
@@ -46,3 +47,22 @@ def test_failures_that_do_not_follow_each_other_never_open_it(project: Project) 
     steps = {"*": [CRASH, CRASH, {"signal": "CONTINUE"}, CRASH, CRASH, {"signal": "DONE"}]}
     code, _ = play(project, steps, policy=KEEP, decide=person)
     assert code == ExitCode.OK and person.asked == []
+
+
+def test_the_breaker_s_move_is_said_after_the_line_of_the_rotation_that_made_it(
+    project: Project,
+) -> None:
+    """The fold moves the breaker; the scheduler says so once the rotation is written: its
+    line first, then the breaker's, and the worklog in the same order."""
+    lanes_project(project, {"specs/a.spec.md": "# a\n"})
+    code, events = play(project, {"*": [CRASH]}, policy=KEEP, decide=Person("abort"))
+    assert code == ExitCode.NEEDS_HUMAN
+    lines = [
+        "ended" if isinstance(e, RotationEnded) else e.message
+        for e in events
+        if isinstance(e, RotationEnded) or (isinstance(e, Notice) and "breaker" in e.message)
+    ]
+    assert lines == ["ended", "ended", "ended", "circuit breaker open: 3 failures in a row"]
+    kinds = [r["event"] for r in project.worklog() if r["event"] in ("rotation_end", "breaker")]
+    assert kinds == ["rotation_end"] * 3 + ["breaker"]
+    assert project.worklog("breaker")[0]["after"] == "OPEN"

@@ -13,11 +13,11 @@ from ralph.errors import ExitCode
 from ralph.rules.state import SpecState, State
 from ralph.run.events import Event, RotationEnded, RotationStarted, RunEnded
 from ralph.run.loop import selected_reason
-from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.fakes.scripted_inline import inline_agent
+from tests.run.test_options import run_options
 
 TWO = {"specs/a.spec.md": "# a\n- [ ] a.txt\n", "specs/b.spec.md": "# b\n- [ ] b.txt\n"}
 
@@ -26,11 +26,12 @@ CHANGE = {"write": {"a.txt": "x\n"}, "signal": "DONE"}
 
 
 def play(project: Project, steps: dict[str, Any], **more: Any) -> tuple[int, list[Event]]:
-    """`ralph run` with the scripted agent in-process: its steps, these options, its events."""
+    """`ralph run` with the scripted agent in-process: its steps, these options (settings by
+    name, `yaml=` ralph.yaml, other fields: tests/run/test_options.py), its events."""
     script = project.root.parent / "inline-script.json"
     script.write_text(json.dumps(steps))
     agent = Member(inline_agent(script)())
-    options = RunOptions(**{"root": project.root, "pool": (agent,), "max_iterations": 20, **more})
+    options = run_options(project.root, (agent,), **more)
     events: list[Event] = []
     return run_loop(options, events.append), events
 
@@ -93,10 +94,84 @@ def test_only_the_selected_spec_runs_and_the_others_keep_their_counters(
     project: Project,
 ) -> None:
     lanes_project(project, TWO)
-    code, events = play(project, {"*": [{"signal": "DONE"}]}, only=ONLY)
+    code, events = play(project, {"*": [{"signal": "DONE"}]}, spec=ONLY)
     assert code == ExitCode.OK
     assert {spec for spec, _, _ in ended(events)} == {"specs/b.spec.md"}
     assert project.counts()["specs/b.spec.md"] == 3
     assert project.counts().get("specs/a.spec.md", 0) == 0
     # the final verification waits for every spec, and the end says so
     assert reason(events) == selected_reason(State(specs=(SpecState("specs/a.spec.md"),)), ONLY)
+
+
+# ------------------------------------------------------------------ the road of one rotation
+
+# The modules of ralph.run (and the DONE gate) whose code one rotation of the one-spec scheduler
+# runs, from its turn to the run's decision after it (`SpecRun.rotate`), in the order a reader
+# follows them; the events' way to the displays and the worklog (run/sink.py, run/recorder.py)
+# apart. A change that lengthens the road shows here: update the list, and
+# docs/explanation/run-design.md ("one rotation, in the order a reader follows it"), with it.
+ROAD = (
+    "ralph.run.loop",
+    "ralph.run.rotation",
+    "ralph.checks.gate",
+    "ralph.run.tree",
+    "ralph.run.fold",
+    "ralph.run.ledger",
+)
+BESIDE = (
+    "ralph.run.context",  # the run's fixed part: Shared.emit, its budget, the clock
+    "ralph.run.interrupts",  # interrupts held from the tree taken to the outcome written
+    "ralph.run.events",  # the matrix an event shows
+    "ralph.run.turn",  # the values passed: Outcome.changes
+    "ralph.run.seats",  # the pool hears of the outcome
+    "ralph.run.convergence",  # ...and the convergence watch
+)
+SINK = ("ralph.run.sink", "ralph.run.recorder")
+
+
+def road_of_one_rotation(project: Project) -> dict[str, int]:
+    """The modules of ralph.run and ralph.checks.gate whose functions run while the one-spec
+    scheduler turns one rotation (a DONE with a change), with their lines: profiled in-process
+    with the scripted agent."""
+    import sys
+    from pathlib import Path
+    from types import FrameType
+
+    import ralph
+    from ralph.run.loop import SpecRun
+
+    src = Path(ralph.__file__).resolve().parent
+    wanted = {str(p): p for p in (src / "run").glob("*.py")} | {
+        str(src / "checks" / "gate.py"): src / "checks" / "gate.py"
+    }
+    seen: dict[str, None] = {}  # in the order first run
+    inside: list[FrameType] = []
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if frame.f_code is SpecRun.rotate.__code__:
+            if event == "call":
+                inside.append(frame)
+            elif event == "return":
+                inside.remove(frame)
+        if inside and event == "call" and frame.f_code.co_filename in wanted:
+            seen.setdefault(frame.f_code.co_filename)
+
+    lanes_project(project, {"specs/a.spec.md": "# a\n- [ ] a.txt\n"})
+    sys.setprofile(profile)
+    try:
+        play(project, {"*": [CHANGE]}, max_iterations=1)
+    finally:
+        sys.setprofile(None)
+    modules = {}
+    for filename in seen:
+        path = wanted[filename]
+        name = "ralph." + ".".join(path.relative_to(src).with_suffix("").parts)
+        modules[name] = len(path.read_text(encoding="utf-8").splitlines())
+    return modules
+
+
+def test_one_rotation_is_followed_through_a_handful_of_modules(project: Project) -> None:
+    found = road_of_one_rotation(project)
+    print("\none rotation:", ", ".join(f"{m} ({n})" for m, n in found.items()))
+    print(f"{len(found)} modules, {sum(found.values())} lines")
+    assert sorted(found) == sorted(ROAD + BESIDE + SINK)

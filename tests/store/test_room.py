@@ -29,23 +29,27 @@ def started(project: Project) -> RoomSource:
 
 def test_the_room_holds_the_compared_files_and_nothing_else(git_project: Project) -> None:
     p = git_project
-    p.write({
-        ".gitignore": "deps/\n*.log\n.env\n",
-        "pkg/core.py": "x = 1\n",
-        "pkg/__pycache__/core.cpython-311.pyc": "bytecode",
-        "pkg/old.pyc": "sourceless, tracked",
-        "tests/test_core.py": "def test(): pass\n",
-    })  # fmt: skip
+    p.write(
+        {
+            ".gitignore": "deps/\n*.log\n.env\n",
+            "pkg/core.py": "x = 1\n",
+            "pkg/__pycache__/core.cpython-311.pyc": "bytecode",
+            "pkg/old.pyc": "sourceless, tracked",
+            "tests/test_core.py": "def test(): pass\n",
+        }
+    )
     p.git("add", "-f", "pkg/old.pyc")
     source = started(p)
-    p.write({
-        "deps/evil.py": "x = 2\n",
-        "run.log": "ignored",
-        ".env": "PYTEST_ADDOPTS=-k nothing\n",  # created by the agent: not the person's
-        "new.py": "untracked, not ignored\n",
-        ".git/evil.py": "hidden code",
-        ".ralph/evil.py": "hidden code",
-    })  # fmt: skip
+    p.write(
+        {
+            "deps/evil.py": "x = 2\n",
+            "run.log": "ignored",
+            ".env": "PYTEST_ADDOPTS=-k nothing\n",  # created by the agent: not the person's
+            "new.py": "untracked, not ignored\n",
+            ".git/evil.py": "hidden code",
+            ".ralph/evil.py": "hidden code",
+        }
+    )
     (p.root / "tests" / "test_core.py").unlink()
     room = build_room(p.root, p.root, "main", source=source)
     assert files_in(room.path) == {".gitignore", "pkg/core.py", "new.py"}
@@ -106,8 +110,13 @@ def test_replace_puts_other_bytes_or_leaves_a_file_out(git_project: Project) -> 
     p = git_project
     p.write({"tests/test_a.py": "agent's\n", "tests/test_b.py": "agent's new\n"})
     source = started(p)
-    b = build_room(p.root, p.root, "b", source=source,
-                   replace={"tests/test_a.py": b"person's\n", "tests/test_b.py": None})  # fmt: skip
+    b = build_room(
+        p.root,
+        p.root,
+        "b",
+        source=source,
+        replace={"tests/test_a.py": b"person's\n", "tests/test_b.py": None},
+    )
     assert (b.path / "tests" / "test_a.py").read_text() == "person's\n"
     assert not (b.path / "tests" / "test_b.py").exists()
     a = build_room(p.root, p.root, "main", source=source)
@@ -181,8 +190,13 @@ def test_a_forged_manifest_does_not_keep_a_checks_change(git_project: Project) -
     manifest_file = room.path.parent / "manifest.json"
     data = json.loads(manifest_file.read_text())
     st = os.lstat(room.path / "calc.py")
-    data["files"]["calc.py"][2] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
-                                   st.st_mode]  # fmt: skip
+    data["files"]["calc.py"][2] = [
+        st.st_size,
+        st.st_mtime_ns,
+        st.st_ctime_ns,
+        st.st_ino,
+        st.st_mode,
+    ]
     manifest_file.write_text(json.dumps(data))
     room = build_room(p.root, p.root, "main", source=source)
     assert (room.path / "calc.py").read_text() == "wrong = True\n"

@@ -1,11 +1,10 @@
-"""store/sealed.py: sealed tests."""
+"""store/sealed.py: sealed tests kept in ralph's store, and the sealed project the tests of
+`ralph seal` (tests/commands/test_seal.py) and tests/e2e/test_sealed*.py start from."""
 
 from __future__ import annotations
 
 import json
 import sys
-
-import pytest
 
 from ralph.store.sealed import sealed_dir
 from tests.conftest import Project
@@ -44,13 +43,15 @@ IGNORE = ".ralph/\n__pycache__/\n*.pyc\n"
 
 
 def calc_project(p: Project, *, seal: bool = True, command: str = COMMAND) -> None:
-    p.write({
-        ".gitignore": IGNORE,
-        "calc/__init__.py": WRONG,
-        "tests/__init__.py": "",
-        "tests/test_calc.py": VISIBLE,
-        "PROMPT.md": f"---\ntest_command: {command}\n---\n# Make mean() in calc/ right\n",
-    })  # fmt: skip
+    p.write(
+        {
+            ".gitignore": IGNORE,
+            "calc/__init__.py": WRONG,
+            "tests/__init__.py": "",
+            "tests/test_calc.py": VISIBLE,
+            "PROMPT.md": f"---\ntest_command: {command}\n---\n# Make mean() in calc/ right\n",
+        }
+    )
     p.git("init", "-q", "-b", "main")
     p.commit_all()
     p.write({SEALED_PATH: SEALED})
@@ -81,83 +82,3 @@ def test_seal_list_unseal_round_trip(git_project: Project) -> None:
     assert (p.root / SEALED_PATH).read_text() == SEALED
     assert "no sealed tests" in p.run("seal", "--list").stdout
     assert not any((folder / "blobs").iterdir())
-
-
-def test_a_note_when_no_sandbox_is_set(git_project: Project) -> None:
-    p = git_project
-    calc_project(p, seal=False)
-    res = p.run("seal", SEALED_PATH, "--spec", "PROMPT.md")
-    assert "sets no sandbox" in res.stdout
-    p.run("unseal", SEALED_PATH)
-    p.write({"ralph.yaml": "sandbox: bwrap\n"})
-    res = p.run("seal", SEALED_PATH, "--spec", "PROMPT.md")
-    assert res.exit_code == 0 and "sandbox" not in res.stdout
-
-
-@pytest.mark.parametrize(
-    ("args", "code", "said"),
-    [
-        (["../outside.py"], 2, "not a file of the project"),
-        (["tests"], 2, "a folder"),
-        (["tests/nothing_here.py"], 2, "no such file"),
-        (["--spec", "specs/none.spec.md"], 2, "not a spec"),
-        ([SEALED_PATH, "--spec", ".ralph/specs/x.spec.md"], 2, "no test_command"),
-        ([SEALED_PATH], 2, "--spec is missing"),
-    ],
-)
-def test_each_refusal_is_one_line_and_a_code(
-    git_project: Project, args: list[str], code: int, said: str
-) -> None:
-    p = git_project
-    calc_project(p, seal=False)
-    (p.root.parent / "outside.py").write_text("x = 1\n")
-    p.write({".ralph/specs/x.spec.md": "# a spec\n"})
-    if args[0] == "--spec":
-        args = [SEALED_PATH, *args]
-    elif "--spec" not in args and said != "--spec is missing":
-        args = [*args, "--spec", "PROMPT.md"]
-    res = p.run("seal", *args)
-    assert res.exit_code == code, res
-    assert said in res.stderr
-    assert res.stderr.splitlines()[0].startswith("error: ")
-    assert "Traceback" not in res.stderr
-    assert (p.root / SEALED_PATH).exists()  # nothing moved
-
-
-def test_a_file_already_sealed_and_a_file_in_the_way(git_project: Project) -> None:
-    p = git_project
-    calc_project(p)
-    p.write({SEALED_PATH: "other\n"})
-    res = p.run("seal", SEALED_PATH, "--spec", "PROMPT.md")
-    assert res.exit_code == 2 and "already sealed" in res.stderr
-    res = p.run("unseal", SEALED_PATH)
-    assert res.exit_code == 2 and "in the way" in res.stderr
-    assert (p.root / SEALED_PATH).read_text() == "other\n"
-    res = p.run("unseal", "tests/test_calc.py")
-    assert res.exit_code == 2 and "not sealed" in res.stderr
-
-
-@pytest.mark.parametrize("where", ["index", "commit", "stash", "dangling"])
-def test_a_file_git_holds_is_refused_unless_told(git_project: Project, where: str) -> None:
-    p = git_project
-    calc_project(p, seal=False)
-    if where == "index":
-        p.git("add", SEALED_PATH)
-    elif where == "commit":
-        p.commit_all("with the tests")
-        p.git("rm", "-q", "--cached", SEALED_PATH)
-        p.git("commit", "-qm", "gone")
-        (p.root / SEALED_PATH).write_text(SEALED)
-    elif where == "stash":
-        p.git("stash", "-q", "-u")
-        p.git("stash", "apply", "-q")
-    else:  # added, then taken back: the blob stays in the object store
-        p.git("add", SEALED_PATH)
-        p.git("rm", "-q", "--cached", SEALED_PATH)
-    res = p.run("seal", SEALED_PATH, "--spec", "PROMPT.md")
-    assert res.exit_code == 5, res
-    assert "git holds it" in res.stderr and "--even-if-in-git" in res.stderr
-    assert (p.root / SEALED_PATH).exists()
-    res = p.run("seal", SEALED_PATH, "--spec", "PROMPT.md", "--even-if-in-git")
-    assert res.exit_code == 0, res
-    assert "git still holds" in res.stdout and "git filter-repo" in res.stdout

@@ -603,8 +603,12 @@ def test_walk_prunes_ignored_folders(tmp_path: Path) -> None:
     write(root / "pkg/.git", "gitdir: elsewhere\n")
     snap = Snapshotter(root).take()
     assert set(snap.entries) == {
-        "README.md", "src/app.py", "specs/a.spec.md", ".gitignore", ".ralphignore",
-    }  # fmt: skip
+        "README.md",
+        "src/app.py",
+        "specs/a.spec.md",
+        ".gitignore",
+        ".ralphignore",
+    }
 
 
 def test_walk_ralphignore_cannot_unignore_gitignored(tmp_path: Path) -> None:

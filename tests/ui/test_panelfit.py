@@ -95,10 +95,20 @@ def test_paths_are_shortened_from_the_left() -> None:
 def test_a_rotation_line_stays_on_one_line_at_120_columns() -> None:
     path = LONG.format(3)
     event = RotationEnded(
-        "claude", path, "IMPLEMENT", 12, 4, 20, "REFUSED", 14, 1, 41.2,
+        "claude",
+        path,
+        "IMPLEMENT",
+        12,
+        4,
+        20,
+        "REFUSED",
+        14,
+        1,
+        41.2,
         "DONE refused: test_command: exit code 1, expected 0; " + "details " * 20,
-        ("specs/other.spec.md",), (SpecRow(path, 1, "REFUSED", True),),
-    )  # fmt: skip
+        ("specs/other.spec.md",),
+        (SpecRow(path, 1, "REFUSED", True),),
+    )
     console = Console(width=120, file=io.StringIO(), record=True)
     print_rotation(console, event)
     lines = console.export_text().splitlines()

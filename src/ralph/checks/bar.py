@@ -1,7 +1,7 @@
 """The bar a spec's tests must hold, measured by ralph before the agent's first rotation.
 
 Each distinct `test_command` of the specs to run runs once, where the DONE checks run
-(`DoneGate.check_place()`); what ran then becomes each spec's `best_tests` in the state. A
+(`DoneGate.place`); what ran then becomes each spec's `best_tests` in the state. A
 first DONE so no longer sets the bar: an agent that deletes or skips tests before it is
 refused like any later drop. The cost: one test run per command at the start of a run that
 needs it (see `to_measure`).
@@ -12,11 +12,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.checks.command import run_command
-from ralph.process.request import Confinement
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.testcounts import TestCounts, merged_bar
@@ -26,6 +24,7 @@ from ralph.specs.frontmatter import SpecMeta
 
 if TYPE_CHECKING:
     from ralph.checks.gate import DoneGate
+    from ralph.checks.place import CheckPlace
 
 BAR_CHECK = "test_command (the bar at the start)"
 
@@ -82,21 +81,28 @@ def to_measure(
 
 def measure(
     commands: Mapping[tuple[str, float], list[str]],
-    place: tuple[Path, Mapping[str, str]],
+    place: CheckPlace,
     cancel: threading.Event | None = None,
     on_done: Callable[[Measured], None] | None = None,
-    *,
-    confined: Confinement,
 ) -> list[Measured]:
-    """Run each command once in `place` (folder, environment), started as `confined` (the
-    run's sandbox); stops at an interruption."""
-    folder, env = place
+    """Run each command once where the DONE checks run (room A, synced now), started as
+    they are (the run's sandbox); stops at an interruption."""
+    folder, env = place.here()
     out: list[Measured] = []
     for (command, timeout), specs in commands.items():
         cfg = ExternalConfig(command=command, timeout=timeout)
         # `room`: a sandbox hides ralph's store, the room included, but for the room a check
         # runs in; without it the sandboxed run found no folder and measured no bar
-        res = run_command(cfg, folder, env, cancel, name=BAR_CHECK, room=folder, confined=confined)
+        res = run_command(
+            cfg,
+            folder,
+            env,
+            cancel,
+            name=BAR_CHECK,
+            room=folder,
+            confined=place.confined,
+            execute=place.execute,
+        )
         found = Measured(command, tuple(specs), res.counts, res.summary, res.interrupted)
         out.append(found)
         if on_done is not None:
@@ -141,8 +147,7 @@ def start_bars(
         return state
     runs = f"{len(commands)} test commands" if len(commands) > 1 else "the test command"
     notify(f"measuring the tests' bar: ralph runs {runs} once before the first rotation")
-    place, confined = gate.check_place(), gate.place.confined
-    found = measure(commands, place, cancel, lambda m: notify(m.line()), confined=confined)
+    found = measure(commands, gate.place, cancel, lambda m: notify(m.line()))
     if any(m.interrupted for m in found):
         raise KeyboardInterrupt
     changed = [

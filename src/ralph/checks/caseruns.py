@@ -26,7 +26,8 @@ from pathlib import Path
 from ralph.checks.command import output_tail, run_command
 from ralph.checks.result import CheckResult
 from ralph.errors import RalphError
-from ralph.process.request import Confinement
+from ralph.process.request import Confinement, Execute
+from ralph.process.runner import run_process
 from ralph.rules.caselines import printed_cases
 from ralph.rules.junitcases import JCase
 from ralph.rules.testcounts import TestCounts
@@ -56,6 +57,7 @@ def case_run(
     *,
     name: str,
     confined: Confinement,
+    execute: Execute = run_process,
 ) -> CaseRun:
     """Run `command` in `room`, and read its testcases."""
     env = dict(env)
@@ -79,6 +81,7 @@ def case_run(
         name=name,
         room=room,
         confined=confined,
+        execute=execute,
         passes=passes,
         whole=True,
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ralph.checks.evidence import failed_tests, no_tests, run_counts
 from ralph.checks.result import CheckResult
-from ralph.process.request import Confinement, ProcessRequest
+from ralph.process.request import Confinement, Execute, ProcessRequest
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
 from ralph.rules.printable import clean_text
@@ -57,12 +57,14 @@ def run_command(
     passes: frozenset[str] = frozenset(),
     whole: bool = False,
     confined: Confinement,
+    execute: Execute = run_process,
 ) -> CheckResult:
     """Run one external check. Never raises for the command's sake: a command that cannot
     start, times out or fails is a failed check, with the reason in its summary. `passes`:
     variables of `env` a sandbox must let through (ralph's own, such as the revert check's
     `PYTEST_ADDOPTS`). `whole`: the result's output is all of it (its last 4 MiB), passed or
-    not, for a caller that reads it (the per-case lines of checks/caseruns.py)."""
+    not, for a caller that reads it (the per-case lines of checks/caseruns.py). `execute`:
+    what runs the shell (the gate's seam: a test passes an in-process fake)."""
     started, wall_started = time.perf_counter(), time.time()
 
     def fail(summary: str, output: str = "", *, interrupted: bool = False) -> CheckResult:
@@ -82,7 +84,7 @@ def run_command(
         return fail(f"cannot start: working directory {cfg.working_dir} does not exist")
     env = dict(env if env is not None else os.environ)
     try:
-        res = run_process(
+        res = execute(
             ProcessRequest(
                 argv=shell_argv(cfg.command),
                 cwd=cwd,
@@ -99,7 +101,7 @@ def run_command(
                 confined=confined,  # the run's sandbox: every check runs in it
             ),
             lambda stream, chunk: None,
-            cancel=cancel,
+            cancel,
         )
     except StartError as exc:
         return fail(f"cannot start: {exc}")

@@ -37,6 +37,7 @@ class External:
             required=item.required,
             room=gi.run_root,
             confined=gi.confined,
+            execute=gi.execute,
         )
         if item.cache and gi.cache is not None:
             gi.cache.put(gi.tree, key, result)

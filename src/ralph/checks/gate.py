@@ -30,7 +30,8 @@ from ralph.checks.sharedtests import shared_tests
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
-from ralph.process.request import Confinement
+from ralph.process.request import Confinement, Execute
+from ralph.process.runner import run_process
 from ralph.rules.caps import capped
 from ralph.rules.spec import Spec
 from ralph.rules.specset import Digests
@@ -101,12 +102,14 @@ class DoneGate:
         *,
         confined: Confinement,
         lock: GitLock | None = None,
+        execute: Execute = run_process,
     ):
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs, lock=lock)  # tests may grow, never shrink
         self.ws = ws
-        # the clean room command checks run in, and where they start (the run's sandbox)
-        self.place = CheckPlace(root, ws.root, confined, lock)
+        # the clean room command checks run in, where they start (the run's sandbox) and what
+        # runs them (the process runner; a test passes an in-process fake)
+        self.place = CheckPlace(root, ws.root, confined, lock, execute)
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
@@ -238,6 +241,10 @@ class DoneGate:
         def on_transition(old: VState, new: VState) -> None:
             self.record(ClaimMoved(iteration, spec.path, old.value, new.value))
 
+        judging = AgentJudge(
+            *(judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record),
+            confined=self.place.confined,
+        )
         try:
             gate, code = self.place.run(
                 self.tests,
@@ -246,10 +253,7 @@ class DoneGate:
                 mode,
                 output=output,
                 prompt=prompt,
-                judge=AgentJudge(
-                    *(judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record),
-                    confined=self.place.confined,
-                ),
+                judge=judging,
                 cache=self.cache,
                 tree=tree(),
                 on_result=self._logger(iteration, spec.path),
@@ -259,6 +263,7 @@ class DoneGate:
             )
         except KeyboardInterrupt:
             gate = GateResult(False, (), interrupted=True)
+        gate = replace(gate, judged=tuple(judging.spent))  # what the judge spent: a value
         self.record(
             GateDecided(
                 iteration, spec.path, gate.passed, gate.interrupted, gate.reasons, gate.warnings
@@ -313,25 +318,25 @@ class DoneGate:
                 meta = meta or SpecMeta()  # its sealed tests run all the same
             if key is None:
                 key = tree()
-            gate, _ = self.place.run(
-                self.tests,
-                spec,
-                meta,
-                "VERIFY",
-                judge=AgentJudge(
-                    judge,
-                    self.root,
-                    self.ws.dir,
-                    spec.path,
-                    iteration,
-                    record=self.record,
-                    confined=self.place.confined,
-                ),
-                cache=self.cache,
-                tree=key,
-                on_result=self._logger(iteration, spec.path),
+            judging = AgentJudge(
+                *(judge, self.root, self.ws.dir, spec.path, iteration),
+                record=self.record,
+                confined=self.place.confined,
             )
-            out.append((spec.path, gate))
+            try:
+                gate, _ = self.place.run(
+                    self.tests,
+                    spec,
+                    meta,
+                    "VERIFY",
+                    judge=judging,
+                    cache=self.cache,
+                    tree=key,
+                    on_result=self._logger(iteration, spec.path),
+                )
+            except KeyboardInterrupt:  # stopped: what its judge spent still counts
+                gate = GateResult(False, (), interrupted=True)
+            out.append((spec.path, replace(gate, judged=tuple(judging.spent))))
             if gate.interrupted:
                 break
         return out

@@ -56,6 +56,7 @@ class AgentJudge:
     ) -> None:
         self.confined = confined  # where the judge's agent starts: the run's sandbox
         self.record = record  # told what each call spent (it counts in usage and budgets)
+        self.spent: list[JudgeSpent] = []  # ...and kept, for the verdict that made the calls
         self.cancel = cancel  # set: the judge's process tree is stopped (ralph cancel --now)
         self.agent = agent
         self.root = root
@@ -89,8 +90,10 @@ class AgentJudge:
             result = agent.run(request, lambda stream, lines: None, cancel=self.cancel)
         except AgentError as exc:
             return JudgeAnswer(None, f"the judge ({agent.name}) could not start: {exc.message}")
+        spent = JudgeSpent(self.iteration, self.spec, agent.name, result.usage)
+        self.spent.append(spent)
         if self.record is not None:
-            self.record(JudgeSpent(self.iteration, self.spec, agent.name, result.usage))
+            self.record(spent)
         if result.process.interrupted:
             raise KeyboardInterrupt
         if result.failure is not None:

@@ -118,6 +118,7 @@ class _Run:
             name=self.item.name,
             room=path,
             confined=self.gi.confined,
+            execute=self.gi.execute,
         )
 
     def run(self) -> CheckResult:

@@ -28,7 +28,8 @@ from ralph.checks.runner import gate_items, run_gate
 from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
-from ralph.process.request import Confinement
+from ralph.process.request import Confinement, Execute
+from ralph.process.runner import run_process
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.envpaths import own_environment
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
@@ -57,10 +58,16 @@ class CheckPlace:
     """The rooms of one gate's tree: the project ("main") or a lane's worktree (its name)."""
 
     def __init__(
-        self, tree: Path, project: Path, confined: Confinement, lock: GitLock | None = None
+        self,
+        tree: Path,
+        project: Path,
+        confined: Confinement,
+        lock: GitLock | None = None,
+        execute: Execute = run_process,
     ) -> None:
         self.tree, self.project = tree, project
         self.confined = confined  # where its commands start: the run's sandbox
+        self.execute = execute  # what runs them: the process runner (a test's fake)
         self.lock = lock  # held by the git commands on its tree: the run's
         same = tree.resolve() == project.resolve()
         self.name = "main" if same else tree.name
@@ -119,6 +126,7 @@ class CheckPlace:
             start=start_copy(self.project),
             rooms=self.other_room,
             confined=self.confined,
+            execute=self.execute,
             **gate,
         )
         cancel, logged = gate.get("cancel"), gate.get("on_result")
@@ -133,6 +141,7 @@ class CheckPlace:
             tree=gate.get("tree"),
             cancel=cancel if cancel is not None else threading.Event(),
             confined=self.confined,
+            execute=self.execute,
         )
         result = person_gate(result, gi, tests, self.room, logged)
         result = sealed_gate(
@@ -153,6 +162,7 @@ class CheckPlace:
             snapshot=self.source().snapshotter.take,
             tree=self.tree,
             confined=self.confined,
+            execute=self.execute,
             listing=lambda: self.source().listing()[0],
             config=lambda command: person_config(self.tree, tests, command),
             is_test=lambda path: is_test(path, tests.globs),

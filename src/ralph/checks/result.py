@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from ralph.checks.records import JudgeSpent
 from ralph.rules.testcounts import TestCounts, total
 
 
@@ -49,6 +50,7 @@ class GateResult:
     passed: bool
     results: tuple[CheckResult, ...] = ()
     interrupted: bool = False  # Ctrl-C (or a cancel) stopped a check: the verdict is void
+    judged: tuple[JudgeSpent, ...] = ()  # what a semantic check's judge spent, even stopped
 
     @property
     def counts(self) -> TestCounts | None:

@@ -30,7 +30,8 @@ from ralph.checks.context import (
 from ralph.checks.judge import Judge
 from ralph.checks.registry import METHODS
 from ralph.checks.result import CheckCache, CheckResult, GateResult
-from ralph.process.request import OPEN, Confinement
+from ralph.process.request import OPEN, Confinement, Execute
+from ralph.process.runner import run_process
 from ralph.specs.checkconfig import ExternalConfig, StringMatchConfig
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
 from ralph.store import reader
@@ -57,10 +58,12 @@ def run_gate(
     start: Path | None = None,
     rooms: RoomMaker | None = None,
     confined: Confinement = OPEN,
+    execute: Execute = run_process,
 ) -> GateResult:
     """Run every check of `spec_path` (read from disk unless `spec_text` is given). `cancel`
     set (`ralph cancel --now`) stops the running checks: the verdict is then void. Commands
-    run in `run_root` (the clean room, checks/place.py) when given, else in `root`.
+    run in `run_root` (the clean room, checks/place.py) when given, else in `root`, by
+    `execute` (the process runner, or a test's fake).
 
     A spec without front matter passes at once. Bad front matter raises SpecError.
     """
@@ -91,6 +94,7 @@ def run_gate(
         start=start,
         rooms=rooms,
         confined=confined,
+        execute=execute,
     )
     return _GateRun(gi, on_result).run()
 

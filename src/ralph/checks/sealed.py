@@ -35,7 +35,7 @@ from ralph.checks.persontests import person_overlay
 from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
-from ralph.process.request import Confinement
+from ralph.process.request import Confinement, Execute
 from ralph.specs.checkconfig import ExternalConfig
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
 from ralph.store import reader
@@ -91,6 +91,7 @@ class SealedRoom:
     snapshot: Callable[[], object]
     tree: Path
     confined: Confinement  # where the test command starts: the run's sandbox
+    execute: Execute  # what runs it (checks/command.py)
     listing: Callable[[], Iterable[str]]
     config: Callable[[str], Mapping[str, bytes | None]]
     is_test: Callable[[str], bool]
@@ -166,7 +167,16 @@ def run_sealed(
     try:
         # the variables the `test_command` check sets (checks/external.py), so it is that run
         env = {**env, "RALPH_SPEC": spec, "RALPH_CHECK": CHECK}
-        ran = run_command(cfg, path, env, cancel, name=NAME, room=path, confined=place.confined)
+        ran = run_command(
+            cfg,
+            path,
+            env,
+            cancel,
+            name=NAME,
+            room=path,
+            confined=place.confined,
+            execute=place.execute,
+        )
     finally:
         place.room(None)  # the sealed files and the run's leftovers go
     verdict = judged(ran)

@@ -28,6 +28,7 @@ STATES: Final = (CLOSED, OPEN, HALF_OPEN)
 DEFAULT_THRESHOLD: Final = 3
 DEFAULT_COOLDOWN: Final = 300.0  # seconds
 KEPT_REASONS: Final = 5  # the last failures, shown when ralph escalates
+FAILED: Final = frozenset({"ERROR", "REFUSED"})  # the signals of a failed rotation
 
 
 @dataclass(frozen=True)
@@ -62,23 +63,66 @@ def record(
         if breaker.subject is not None and subject is not None and subject != breaker.subject:
             return breaker, None  # another spec doing fine says nothing about the failing one
         after = Breaker()
-        if breaker.state == CLOSED:
-            return after, None
-        return after, Transition(breaker.state, CLOSED, "success")
-    failures = breaker.failures + 1
-    reasons = (*breaker.reasons, reason)[-KEPT_REASONS:]
-    failed = replace(breaker, failures=failures, reasons=reasons, subject=subject)
-    if breaker.state == OPEN:  # a failure while blocked (the user chose to go on): stays open
-        return failed, None
-    if breaker.state == HALF_OPEN or failures >= threshold:
+    else:
+        failures = breaker.failures + 1
+        reasons = (*breaker.reasons, reason)[-KEPT_REASONS:]
+        after = replace(breaker, failures=failures, reasons=reasons, subject=subject)
+        # a failure while blocked (the user chose to go on) leaves it open as it was
+        if breaker.state == HALF_OPEN or (breaker.state == CLOSED and failures >= threshold):
+            after = replace(after, state=OPEN, opened_at=now, agents=agents)
+    return after, moved(breaker, after)
+
+
+def moved(before: Breaker, after: Breaker) -> Transition | None:
+    """The transition an outcome made (`record`), read from the breaker before and after it:
+    whoever folded the outcome need not pass it on."""
+    if after.state == before.state:
+        return None
+    if after.state == OPEN:
         why = (
             "the trial failed"
-            if breaker.state == HALF_OPEN
-            else f"{plural(failures, 'failure')} in a row"
+            if before.state == HALF_OPEN
+            else f"{plural(after.failures, 'failure')} in a row"
         )
-        opened = replace(failed, state=OPEN, opened_at=now, agents=agents)
-        return opened, Transition(breaker.state, OPEN, why)
-    return failed, None
+        return Transition(before.state, OPEN, why)
+    return Transition(before.state, after.state, "success")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The run's breaker: the failures in a row that open it, the agent configuration (a
+    fingerprint) it opens under."""
+
+    threshold: int = DEFAULT_THRESHOLD
+    agents: str | None = None
+
+
+def after_rotation(
+    breaker: Breaker,
+    rule: Rule,
+    *,
+    signal: str,
+    note: str | None,
+    iteration: int,
+    spec: str,
+    interrupted: bool,
+    now: float,
+) -> Breaker:
+    """A rotation's outcome: a failure (a refused DONE, an error) unless it ended well; one
+    the user stopped says nothing about the agent."""
+    if interrupted:
+        return breaker
+    reason = f"rotation {iteration} on {spec}: {signal}" + (f" ({note})" if note else "")
+    after, _ = record(
+        breaker,
+        success=signal not in FAILED,
+        now=now,
+        threshold=rule.threshold,
+        reason=reason,
+        subject=spec,
+        agents=rule.agents,
+    )
+    return after
 
 
 def opened(before: Breaker, after: Breaker) -> bool:

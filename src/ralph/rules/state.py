@@ -8,7 +8,7 @@ Pydantic's import alone costs about 200 ms here. Reading the file back, strictly
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 from ralph.rules.breaker import Breaker
 from ralph.rules.testcounts import TestCounts
@@ -20,7 +20,9 @@ MAX_COUNT = 3
 STATUSES = ("DONE", "CONTINUE", "ROTATE", "STUCK", "QUESTION", "NONE", "ERROR", "REFUSED")
 # How a human resolved an escalation for a spec: its state taken as verified, or its
 # verification skipped (a risk the user took).
-OVERRIDES = ("user_accepted", "bypassed")
+ACCEPTED: Final = "user_accepted"
+BYPASSED: Final = "bypassed"
+OVERRIDES = (ACCEPTED, BYPASSED)
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,12 @@ class State:
         return replace(
             self, specs=tuple(updated if s.path == updated.path else s for s in self.specs)
         )
+
+
+def number_next(state: State) -> State:
+    """The state with the next rotation numbered (counted since the last reset, too)."""
+    number = state.last_rotation + 1
+    return replace(state, last_rotation=number, iteration=state.iteration + 1)
 
 
 def state_to_json(state: State) -> dict[str, Any]:

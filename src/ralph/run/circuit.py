@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from ralph.errors import ExitCode
 from ralph.rules import breaker as breakers
@@ -16,24 +14,10 @@ from ralph.rules import verification as fv
 from ralph.rules.pool import Pool
 from ralph.rules.state import State
 from ralph.rules.words import plural
-from ralph.run.context import Shared
+from ralph.run.context import Shared, steady_now
 from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice
 from ralph.run.facts import BreakerChanged, Escalated
-from ralph.run.recorder import FAILED_STATUSES
-
-if TYPE_CHECKING:
-    from ralph.run.turn import Outcome
-
-# The breaker's clock: the wall clock read once, then moved on by the monotonic clock, so a
-# wall clock stepped during the run (NTP, a VM resumed, a person) moves no cooldown; what is
-# read back from an earlier run is clamped by the rules (rules/breaker.py).
-_WALL, _MONOTONIC = time.time(), time.monotonic()
-
-
-def steady_now() -> float:
-    """Epoch seconds that follow the monotonic clock from ralph's start."""
-    return _WALL + (time.monotonic() - _MONOTONIC)
 
 
 def agents_fingerprint(run: Shared) -> str:
@@ -53,61 +37,53 @@ def agents_fingerprint(run: Shared) -> str:
 
 
 class Circuit:
-    """The breaker's moves, on the state the scheduler passes: each returns the new state
-    (and, when the run ends, its exit code, or the lines to say later). It keeps nothing
-    that changes: whether an outcome opened the breaker is read from the states before and
-    after it (rules/breaker.py `opened`), never from a flag left between two calls."""
+    """The breaker's moves that are not an outcome's (an outcome's is folded: rules/breaker
+    `after_rotation`), on the state the scheduler passes: each returns the new state and,
+    when the run ends, its exit code. It keeps nothing that changes: what an outcome did to
+    the breaker is read from the breaker before and after it (rules/breaker.py `moved`)."""
 
     def __init__(self, run: Shared) -> None:
         self.run = run
-        self.agents = agents_fingerprint(run)
+        # what the fold needs of the run's breaker: a value, read, never changed
+        self.rule = breakers.Rule(run.opts.config.breaker.threshold, agents_fingerprint(run))
 
-    def feed(
-        self, state: State, success: bool, reason: str, subject: str
-    ) -> tuple[State, tuple[Notice, ...]]:
-        """Feed one outcome to the circuit breaker (the caller saves the state); the state
-        after, and the lines the caller says once the rotation's own line is out (`say`)."""
-        breaker, change = breakers.record(
-            state.breaker,
-            success=success,
-            now=steady_now(),
-            threshold=self.run.opts.breaker_threshold,
-            reason=reason,
-            subject=subject,
-            agents=self.agents,
-        )
-        state = replace(state, breaker=breaker)
-        if change is None:
-            return state, ()
-        return state, (self._changed(breaker, change),)
+    def changed(
+        self, before: breakers.Breaker, state: State, pool: Pool
+    ) -> tuple[State, int | None]:
+        """After an outcome folded into `state` moved the breaker (it was `before`): the move
+        said, after the rotation's own line; a breaker it opened is a person's call. The
+        state after, and the exit code when the run ends."""
+        self.say(before, state.breaker)
+        return self.escalate_if_opened(before, state, pool)
 
-    def feed_outcome(self, state: State, outcome: Outcome) -> tuple[State, tuple[Notice, ...]]:
-        """A rotation's outcome: a failure unless it ended well; one the user stopped says
-        nothing about the agent."""
-        if outcome.interrupted:
-            return state, ()
-        signal, note = outcome.signal, outcome.note
-        return self.feed(
-            state,
-            signal not in FAILED_STATUSES,
-            f"rotation {outcome.iteration} on {outcome.spec}: {signal}"
-            + (f" ({note})" if note else ""),
-            outcome.spec,
-        )
+    def say(self, before: breakers.Breaker, after: breakers.Breaker) -> None:
+        """What an outcome did to the breaker (it was `before`), said."""
+        change = breakers.moved(before, after)
+        if change is not None:
+            self._say(after, change)
 
-    def say(self, said: tuple[Notice, ...]) -> None:
-        """Say what an outcome did to the breaker (`feed`), after the rotation's own line."""
-        for notice in said:
-            self.run.emit(notice)
+    def escalate_if_opened(
+        self, before: breakers.Breaker, state: State, pool: Pool
+    ) -> tuple[State, int | None]:
+        """A breaker an outcome opened (it was `before`) is a person's call; the state after,
+        and the exit code when the run ends."""
+        if not breakers.opened(before, state.breaker):
+            return state, None
+        if not any(not seat.evicted for seat in pool.seats):
+            # Every agent failed its rotations: the agent, not the spec, needs fixing. The
+            # pool ends the run with exit 1 saying so; the breaker stays open for the next run.
+            return state, None
+        return self._escalate(state)
 
-    def _changed(self, b: breakers.Breaker, change: breakers.Transition) -> Notice:
-        """The fact of a transition, recorded now; its line for the run's output, returned."""
+    def _say(self, b: breakers.Breaker, change: breakers.Transition) -> None:
+        """A transition: its fact recorded, its line said."""
         self.run.emit(
             BreakerChanged(change.before, change.after, change.reason, b.failures, b.reasons)
         )
         if change.after == breakers.OPEN:
-            return Notice("warning", f"circuit breaker open: {change.reason}")
-        return Notice("info", f"circuit breaker {change.before} -> {change.after}")
+            self.run.emit(Notice("warning", f"circuit breaker open: {change.reason}"))
+        else:
+            self.run.emit(Notice("info", f"circuit breaker {change.before} -> {change.after}"))
 
     def admit(self, state: State) -> tuple[State, int | None]:
         """Before an attempt: an open breaker lets one trial through once its cooldown is
@@ -116,26 +92,13 @@ class Circuit:
         breaker, allowed, change = breakers.admit(
             state.breaker,
             now=steady_now(),
-            cooldown=self.run.opts.breaker_cooldown,
-            agents=self.agents,
+            cooldown=self.run.opts.config.breaker.cooldown,
+            agents=self.rule.agents,
         )
         if change is not None:
             state = replace(state, breaker=breaker)
-            self.say((self._changed(breaker, change),))
+            self._say(breaker, change)
         if allowed:
-            return state, None
-        return self._escalate(state)
-
-    def escalate_if_opened(
-        self, before: breakers.Breaker, state: State, pool: Pool
-    ) -> tuple[State, int | None]:
-        """After an outcome: a breaker it opened (it was `before`) is a person's call; the
-        state after, and the exit code when the run ends."""
-        if not breakers.opened(before, state.breaker):
-            return state, None
-        if not any(not seat.evicted for seat in pool.seats):
-            # Every agent failed its rotations: the agent, not the spec, needs fixing. The
-            # pool ends the run with exit 1 saying so; the breaker stays open for the next run.
             return state, None
         return self._escalate(state)
 
@@ -150,7 +113,7 @@ class Circuit:
             failures=b.failures,
             reasons=b.reasons,
             cooldown_left=breakers.cooldown_left(
-                b, now=steady_now(), cooldown=run.opts.breaker_cooldown
+                b, now=steady_now(), cooldown=run.opts.config.breaker.cooldown
             ),
         )
         choice = run.decide(e)
@@ -169,7 +132,7 @@ class Circuit:
             )
         _, change = breakers.reset(b, f"user chose {choice}")
         if change is not None:
-            self.say((self._changed(state.breaker, change),))
+            self._say(state.breaker, change)
         if choice == "accept":
             run.emit(Notice("warning", f"{e.subject} accepted as verified by the user"))
             state = self._accept_changes(state, e.spec)

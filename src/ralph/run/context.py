@@ -16,9 +16,10 @@ from ralph.errors import ExitCode
 from ralph.rules.prompt import Mode
 from ralph.rules.redact import Redactor, redactor
 from ralph.rules.state import State, Tally
-from ralph.rules.usage import minus
+from ralph.rules.usage import minus, over_budget
+from ralph.rules.words import plural
 from ralph.run.escalation import Choice, Escalation
-from ralph.run.events import CancelRequested, Event, RotationStarted, RunEnded, SpecRow
+from ralph.run.events import CancelRequested, Event, RotationStarted, RunEnded, matrix_rows
 from ralph.run.facts import Fact
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.options import RunOptions
@@ -27,16 +28,21 @@ from ralph.run.sink import Emit, Sink
 from ralph.store.cancel import CancelWatch
 from ralph.store.git import GitLock
 from ralph.store.runlock import RunLock
-from ralph.store.state import load_state, save_state
+from ralph.store.state import load_state
 from ralph.store.workspace import Workspace
 
-__all__ = ["Emit", "Shared", "matrix_rows", "open_run"]
+__all__ = ["Emit", "Shared", "open_run", "steady_now"]
 
 
-def matrix_rows(state: State) -> tuple[SpecRow, ...]:
-    return tuple(
-        SpecRow(s.path, s.done_count, s.last_status, s.modified_files, s.tests) for s in state.specs
-    )
+# The run's clock (the breaker's): the wall clock read once, then moved on by the monotonic
+# clock, so a wall clock stepped during the run (NTP, a VM resumed, a person) moves no
+# cooldown; what is read back from an earlier run is clamped by the rules (rules/breaker.py).
+_WALL, _MONOTONIC = time.time(), time.monotonic()
+
+
+def steady_now() -> float:
+    """Epoch seconds that follow the monotonic clock from ralph's start."""
+    return _WALL + (time.monotonic() - _MONOTONIC)
 
 
 @dataclass(frozen=True)
@@ -65,12 +71,6 @@ class Shared:
     def decide(self, e: Escalation) -> Choice:
         return self.sink.decide(e)
 
-    def save(self, state: State) -> None:
-        """state.json becomes `state`: the lanes' merger's, in step with the lanes' record;
-        every other save is the scheduler's (run/ledger.StateFile)."""
-        with deferred_interrupts():
-            save_state(self.ws.state_file, state)
-
     def note_run(self, **info: object) -> None:
         """run.json gets the run's news; Ctrl-C waits for the write (no stray temp file)."""
         with deferred_interrupts():
@@ -81,7 +81,8 @@ class Shared:
     def budget(self, state: State) -> int:
         """This run's rotations allowed (`--max-iterations`, plus a final verification's):
         the run records it in the state as it starts (run/loop.py) and when it grows."""
-        return self.opts.max_iterations if state.max_iteration is None else state.max_iteration
+        asked = self.opts.settings.max_iterations
+        return asked if state.max_iteration is None else state.max_iteration
 
     def limit(self, state: State) -> int:
         """The last rotation number this run allows."""
@@ -95,9 +96,14 @@ class Shared:
         """Rotations this run has numbered so far."""
         return state.last_rotation - self.first
 
-    def spent(self, state: State) -> Tally:
-        """What this run has spent so far, as the agents reported it."""
-        return minus(state.usage, self.usage_at_start)
+    def out_of_budget(self, state: State) -> str | None:
+        """Why this run may start no other rotation (its rotations used, or the money or tokens
+        it may spend, as the agents reported them); None: it may."""
+        if self.exhausted(state):
+            n = plural(self.opts.settings.max_iterations, "rotation")
+            return f"max iterations reached ({n} this run)"
+        spent, asked = minus(state.usage, self.usage_at_start), self.opts.settings
+        return over_budget(spent, asked.max_cost, asked.max_tokens)
 
     def started(
         self,
@@ -162,12 +168,6 @@ class Shared:
             )
         )
         return int(code)
-
-
-def number_next(state: State) -> State:
-    """The state with the next rotation numbered (counted since the last reset, too)."""
-    number = state.last_rotation + 1
-    return replace(state, last_rotation=number, iteration=state.iteration + 1)
 
 
 def open_run(

@@ -14,14 +14,12 @@ from typing import Final, Literal, TextIO
 
 from ralph.rules.breaker import Breaker
 from ralph.rules.printable import printable
-from ralph.rules.state import MAX_COUNT, State
+from ralph.rules.state import ACCEPTED, BYPASSED, MAX_COUNT, State
 from ralph.rules.words import plural
 
 Choice = Literal["accept", "abort", "continue"]
 CHOICES: Final[tuple[Choice, ...]] = ("accept", "abort", "continue")
-ACCEPTED: Final = "user_accepted"
-BYPASSED: Final = "bypassed"
-# How a rotation's failure is worded in the breaker's reasons (run/rotation.py writes them).
+# How a rotation's failure is worded in the breaker's reasons (rules/breaker.py writes them).
 FAILURE_ON: Final = re.compile(r"rotation \d+ on (.+?): ")
 MAX_ASKS: Final = 5  # unreadable answers before ralph takes the safe choice (abort)
 

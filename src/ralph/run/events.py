@@ -8,7 +8,7 @@ from typing import Any, Literal
 from ralph.rules.pool import Seat
 from ralph.rules.prompt import Mode
 from ralph.rules.runtotals import RunTotals
-from ralph.rules.state import MAX_COUNT, Tally, usage_to_json
+from ralph.rules.state import MAX_COUNT, State, Tally, usage_to_json
 from ralph.rules.testcounts import TestCounts
 
 
@@ -25,6 +25,13 @@ class SpecRow:
     @property
     def needs_work(self) -> bool:
         return self.done_count < MAX_COUNT
+
+
+def matrix_rows(state: State) -> tuple[SpecRow, ...]:
+    """The spec matrix of `state`, as the displays show it."""
+    return tuple(
+        SpecRow(s.path, s.done_count, s.last_status, s.modified_files, s.tests) for s in state.specs
+    )
 
 
 # The words every JSON view of a run uses (events, `status --json`, the reports):

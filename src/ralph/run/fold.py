@@ -1,7 +1,7 @@
 """The one place a rotation's outcome joins the run's state, whichever scheduler ran it: the
 spec's counter and status, its rotation count, what the gate keeps of it (the mark of front
-matter an agent wrote, the test counts of its DONE), the usage (the agent's and any judge's);
-and a final verification's (`fold_verification`).
+matter an agent wrote, the test counts of its DONE), the usage (the agent's and any judge's),
+the circuit breaker (rules/breaker.py); and a final verification's (`fold_verification`).
 
 Pure: the outcome holds values only, read here; nothing is read from disk or written, so the
 schedulers fold and then write what the outcome names, in one step (run/ledger.py)."""
@@ -10,18 +10,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ralph.agents.result import AgentResult
 from ralph.rules import verification as fv
+from ralph.rules.breaker import Rule, after_rotation, record
 from ralph.rules.caps import count_rotation
 from ralph.rules.frontmark import next_mark
 from ralph.rules.matrix import record_rotation
 from ralph.rules.state import State
 from ralph.rules.usage import record_usage
-from ralph.run.accounting import account
 from ralph.run.turn import Outcome, Verified
 
 
-def fold(state: State, outcome: Outcome) -> tuple[State, tuple[str, ...]]:
-    """The state after `outcome`, and the other specs it sent from 3/3 back to 2/3.
+def fold(state: State, outcome: Outcome, rule: Rule) -> tuple[State, tuple[str, ...]]:
+    """The state after `outcome`, and the other specs it sent from 3/3 back to 2/3; `rule`:
+    the run's breaker.
 
     A lane's rotation changed files in its own worktree: the other specs hear of it only
     through its merge, so in a lane no other spec drops."""
@@ -35,23 +37,46 @@ def fold(state: State, outcome: Outcome) -> tuple[State, tuple[str, ...]]:
     for judged in outcome.judged:  # a semantic check's judge counts like any call
         state = record_usage(state, judged.spec, judged.agent, judged.usage)
     state = account(state, path, outcome.agent, outcome.result, changed)
-    return state, downgraded
+    breaker = after_rotation(
+        state.breaker,
+        rule,
+        signal=outcome.signal,
+        note=outcome.note,
+        iteration=outcome.iteration,
+        spec=path,
+        interrupted=outcome.interrupted,
+        now=outcome.ended,
+    )
+    return replace(state, breaker=breaker), downgraded
 
 
-def fold_verification(state: State, verified: Verified) -> tuple[State, tuple[str, ...]]:
+def fold_verification(
+    state: State, verified: Verified, rule: Rule
+) -> tuple[State, tuple[str, ...]]:
     """The state after a final verification, and the specs it sent from 3/3 back to 2/3.
 
     Its calls count like any rotation's (the verifier's and its judges'), even when it was
-    stopped; stopped, it says nothing either way. A failure is one more in a row and sends
-    every verified spec back for another review."""
+    stopped; stopped, it says nothing either way. A failure is one more in a row (for the
+    breaker too) and sends every verified spec back for another review."""
     state = record_usage(state, fv.SUBJECT, verified.agent, verified.result.usage)
     for judged in verified.judged:
         state = record_usage(state, judged.spec, judged.agent, judged.usage)
     if verified.interrupted:
         return state, ()
-    if verified.verdict.passed:
+    verdict = verified.verdict
+    breaker, _ = record(
+        state.breaker,
+        success=verdict.passed,
+        now=verified.ended,
+        threshold=rule.threshold,
+        reason=f"final verification {verified.attempt}: {verdict.summary}",
+        subject=fv.SUBJECT,
+        agents=rule.agents,
+    )
+    state = replace(state, breaker=breaker)
+    if verdict.passed:
         return fv.after_pass(state), ()
-    return fv.after_failure(state, verified.verdict)
+    return fv.after_failure(state, verdict)
 
 
 def _kept(state: State, outcome: Outcome) -> State:
@@ -74,3 +99,13 @@ def _only(state: State, before: State, path: str) -> State:
     """`state` with the other specs' rows as they were `before`."""
     rows = tuple(r if r.path == path else (before.get(r.path) or r) for r in state.specs)
     return replace(state, specs=rows)
+
+
+def account(state: State, spec: str, agent: str, result: AgentResult, changed: bool) -> State:
+    """Count the rotation's usage, and remember who last changed the spec's files (the next
+    REVIEW prefers someone else: fresh eyes)."""
+    state = record_usage(state, spec, agent, result.usage)
+    row = state.get(spec)
+    if changed and row is not None:
+        state = state.with_spec(replace(row, last_changed_by=agent))
+    return state

@@ -9,13 +9,14 @@ interrupts from the tree taken (Rotation.settle) to the end of `keep`."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from ralph.rules.state import State
-from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
-from ralph.run.context import matrix_rows
-from ralph.run.events import RotationEnded
-from ralph.run.facts import AnswerDelivered, RotationRecorded
+from ralph.agents.result import AgentResult
+from ralph.rules.budget import LatencyBudget
+from ralph.rules.state import State, Tally
+from ralph.run.events import Event, Notice, RotationEnded, matrix_rows
+from ralph.run.facts import AnswerDelivered, BudgetSpent, Fact, RotationRecorded
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
 from ralph.run.rotation import Rotation
@@ -151,3 +152,42 @@ def keep(
 def _done_count(state: State, path: str) -> int:
     row = state.get(path)
     return row.done_count if row is not None else 0
+
+
+def rotation_tally(result: AgentResult) -> Tally | None:
+    usage = result.usage
+    if usage is None:
+        return None
+    return Tally(
+        rotations=1,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cost_usd=usage.cost_usd or 0.0,
+        unpriced=int(usage.cost_usd is None),
+    )
+
+
+def usage_fields(result: AgentResult) -> dict[str, object]:
+    """The worklog's usage keys of a rotation: null where the agent reported nothing."""
+    usage = result.usage
+    return {
+        "input_tokens": usage.input_tokens if usage else None,
+        "output_tokens": usage.output_tokens if usage else None,
+        "cost_usd": usage.cost_usd if usage else None,
+        "fault": result.fault.kind if result.fault else None,
+    }
+
+
+def budget_spent(
+    emit: Callable[[Event | Fact], None], iteration: int, budget: LatencyBudget
+) -> None:
+    """What ralph's own work in a rotation cost, and a warning when it went over its budget."""
+    emit(BudgetSpent(iteration, budget.to_json()))
+    if budget.exceeded:
+        emit(
+            Notice(
+                "warning",
+                f"ralph's own work in rotation {iteration} took {budget.used_ms:.0f} ms, "
+                f"over its {budget.total_ms:.0f} ms budget",
+            )
+        )

@@ -24,14 +24,12 @@ from ralph.rules.pool import Exhausted, Pick, Pool, Wait
 from ralph.rules.prompt import Mode
 from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
-from ralph.rules.state import State
-from ralph.rules.usage import over_budget
-from ralph.rules.words import plural
+from ralph.rules.state import State, number_next
 from ralph.run import ledger, opening
 from ralph.run.circuit import Circuit
-from ralph.run.context import Shared, matrix_rows, number_next
+from ralph.run.context import Shared
 from ralph.run.convergence import Convergence
-from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted
+from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted, matrix_rows
 from ralph.run.facts import QuestionAsked, SpecBlocked
 from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
@@ -126,13 +124,14 @@ class SpecRun:
         state, dropped, moved = self.tree.compare_with_last_run(state, before)
         state, held = take_person_specs(state, opts.root, moved)
         # this run's budget of rotations, recorded: `Shared.budget` reads it from here
-        self.state = replace(state, max_iteration=opts.max_iterations)
+        self.state = replace(state, max_iteration=opts.settings.max_iterations)
         self.save()
         self.tree.save(before, self.tree.hidden)
         edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
         budget = run.budget(self.state)
         run.emit(RunStarted(opts.label, self.state.last_rotation, budget, matrix_rows(self.state)))
-        wanted = [s for s in specs if not opts.only or s.path in opts.only]  # the tests' bar:
+        only = opts.settings.spec
+        wanted = [s for s in specs if not only or s.path in only]  # the tests' bar:
         self.state = start_bars(
             self.gate,
             wanted,
@@ -168,8 +167,9 @@ class SpecRun:
             if not first:
                 specs, new = self.rescan()
             first = False
-            if opts.only and not self.state.complete and selected_done(self.state, opts.only):
-                return self.end(ExitCode.OK, selected_reason(self.state, opts.only))
+            only = opts.settings.spec
+            if only and not self.state.complete and selected_done(self.state, only):
+                return self.end(ExitCode.OK, selected_reason(self.state, only))
             if self.state.complete:
                 self.state, code, before = self.verification.complete(
                     self.state, self.pool, specs, before
@@ -184,12 +184,7 @@ class SpecRun:
                     ExitCode.INTERRUPTED,
                     "cancelled (ralph cancel): stopped after the current rotation",
                 )
-            if run.exhausted(self.state):
-                return self.end(
-                    ExitCode.MAX_ITERATIONS,
-                    f"max iterations reached ({plural(opts.max_iterations, 'rotation')} this run)",
-                )
-            reason = over_budget(run.spent(self.state), opts.max_cost, opts.max_tokens)
+            reason = run.out_of_budget(self.state)
             if reason is not None:
                 return self.end(ExitCode.MAX_ITERATIONS, reason)
             runnable = self._unblocked(specs)
@@ -211,34 +206,50 @@ class SpecRun:
             if stop is not None:
                 return stop
             self.use(choice)
-            breaker = self.state.breaker  # as the rotation starts: did its outcome open it?
-            attempt = self.rotation.attempt(self.turn(spec, tick, run.cancel.now))
-            with deferred_interrupts():  # from the tree taken to the outcome written
-                outcome = self.rotation.settle(attempt, before)
-                before = self.commit(self.rotation, attempt, outcome)
-            signal_ = outcome.signal
-            if outcome.interrupted:
-                if run.cancel.now.is_set():
-                    return self.end(
-                        ExitCode.INTERRUPTED,
-                        "cancelled now (ralph cancel --now): the agent was stopped and the "
-                        "rotation recorded as ERROR",
-                    )
-                return self.end(
-                    ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR"
-                )
-            self.pool = self.seats.settle(self.pool, self.state, outcome)
-            self.convergence.feed(path, outcome.mode, outcome.changes.paths)
-            run.emit(CostsUpdated(*run.costs(self.state)))
-            if signal_ == "QUESTION":
-                return stop_for_question(run, self.state, path)
-            if signal_ in STOPPING:
-                return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal_]} on {path}")
-            stop = self.escalate_if_needed(path, breaker)
+            outcome, before, stop = self.rotate(spec, tick, before)
             if stop is not None:
                 return stop
             current = path
-            switch = signal_ == "DONE" and not outcome.changed
+            switch = outcome.signal == "DONE" and not outcome.changed
+
+    def rotate(
+        self, spec: Spec, tick: float, before: Snapshot
+    ) -> tuple[Outcome, Snapshot, int | None]:
+        """One rotation of `spec`, from the tree `before`, as a pipeline: its turn (numbered
+        and saved), the attempt (what a Ctrl-C may stop), then, under held interrupts, the
+        outcome settled and committed; then what the run does about it. The outcome, the tree
+        the next rotation starts from, and the exit code when the run ends."""
+        breaker = self.state.breaker  # as the rotation starts: what did its outcome do to it?
+        turn = self.turn(spec, tick, self.shared.cancel.now)  # numbered and saved, before the agent
+        attempt = self.rotation.attempt(turn)
+        with deferred_interrupts():  # from the tree taken to the outcome written
+            outcome = self.rotation.settle(attempt, before)
+            after = self.commit(self.rotation, attempt, outcome)
+        return outcome, after, self.decide(outcome, breaker)
+
+    def decide(self, outcome: Outcome, breaker: Breaker) -> int | None:
+        """After a committed outcome (the breaker was `breaker` before it): the pool and the
+        convergence watch hear of it, and the run ends on a stop, a question, or a person's
+        call; the exit code when it does."""
+        run, path, signal = self.shared, outcome.spec, outcome.signal
+        if self.state.breaker != breaker:  # what the outcome did to it, after the rotation's line
+            self.circuit.say(breaker, self.state.breaker)
+        if outcome.interrupted:
+            if run.cancel.now.is_set():
+                return self.end(
+                    ExitCode.INTERRUPTED,
+                    "cancelled now (ralph cancel --now): the agent was stopped and the "
+                    "rotation recorded as ERROR",
+                )
+            return self.end(ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR")
+        self.pool = self.seats.settle(self.pool, self.state, outcome)
+        self.convergence.feed(path, outcome.mode, outcome.changes.paths)
+        run.emit(CostsUpdated(*run.costs(self.state)))
+        if signal == "QUESTION":
+            return stop_for_question(run, self.state, path)
+        if signal in STOPPING:
+            return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal]} on {path}")
+        return self.escalate_if_needed(path, breaker)
 
     def use(self, pick: Pick) -> None:
         """The pool's pick takes the next rotation."""
@@ -248,7 +259,9 @@ class SpecRun:
         """After a rotation of `path` (the breaker was `breaker` before its outcome): a
         breaker it opened, then a spec that does not converge, is a person's call; the exit
         code when the run ends."""
-        self.state, stop = self.circuit.escalate_if_opened(breaker, self.state, self.pool)
+        stop = None
+        if self.state.breaker != breaker:  # the outcome moved it: did it open?
+            self.state, stop = self.circuit.escalate_if_opened(breaker, self.state, self.pool)
         if stop is None:
             self.state, stop = self.convergence.escalate_if_stuck(self.state, path)
         self.save()
@@ -275,18 +288,16 @@ class SpecRun:
         )
 
     def commit(self, rotation: Rotation, attempt: Attempt, outcome: Outcome) -> Snapshot:
-        """A rotation's outcome joins the run's state (a pure fold, then the circuit breaker)
-        and is written in one step, in the order a kill -9 needs: its record, the state, the
-        tree (run/ledger.py). The caller holds interrupts. The tree the next one starts from."""
+        """A rotation's outcome joins the run's state (the pure fold, the breaker's move
+        included) and is written in one step, in the order a kill -9 needs: its record, the
+        state, the tree (run/ledger.py). The caller holds interrupts. The tree the next
+        rotation starts from."""
         with attempt.budget.operation("bookkeeping"):
-            state, downgraded = fold(self.state, outcome)
-            self.state, said = self.circuit.feed_outcome(state, outcome)
+            self.state, downgraded = fold(self.state, outcome, self.circuit.rule)
         ledger.record(rotation, attempt, outcome, self.state, downgraded)
         with attempt.budget.operation("state_save"):
             self.save()
-        after = ledger.keep(rotation, attempt, outcome, self.state, downgraded)
-        self.circuit.say(said)  # "circuit breaker open" after the line that opened it
-        return after
+        return ledger.keep(rotation, attempt, outcome, self.state, downgraded)
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:
         """The specs that may run: those at an iteration cap of their front matter are
@@ -304,7 +315,7 @@ class SpecRun:
                 if before.get(path) != reason:  # newly stopped: say so once
                     run.emit(Notice("warning", f"{path} stopped: {reason}"))
                     run.emit(SpecBlocked(path, reason))
-        only = run.opts.only
+        only = run.opts.settings.spec
         return [s for s in specs if s.path not in blocked and (not only or s.path in only)]
 
     def _blocked_reason(self) -> str:

@@ -24,6 +24,7 @@ from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.facts import LaneClosed, LaneConflict, LaneMerged, LaneOpened
 from ralph.run.interrupts import deferred_interrupts
+from ralph.run.ledger import StateFile
 from ralph.specs.discovery import read_spec
 from ralph.store import worktrees as wt
 from ralph.store.git import Repo
@@ -35,10 +36,13 @@ class Integration:
     is the one owner of the lanes' registry (a value: rules/laneregistry.py), which it
     takes to the next by the registry's own moves and saves in one place (`_keep`, to
     ralph's private store: store/lanes.py); the run's state is passed to each step that
-    moves a counter, and the step returns the new one."""
+    moves a counter, and the step returns the new one, saved through the scheduler's
+    StateFile (lent, as to the final verification) before the registry moves on: a merge's
+    counters are on disk before the registry says it is done (a kill -9 redoes it)."""
 
-    def __init__(self, run: Shared) -> None:
+    def __init__(self, run: Shared, statefile: StateFile) -> None:
         self.run = run
+        self.statefile = statefile  # the scheduler's: the one writer of state.json
         self.root = run.opts.root
         self.repo = wt.repo(self.root, run.git)  # every git command of the run holds run.git
         self.lanes = load_lanes(self.root)
@@ -102,7 +106,7 @@ class Integration:
             run.emit(Notice("warning", f"a merge of {spec}'s lane was cut short: aborted, redone"))
         elif lane is not None and wt.is_merged(self.repo, lane.branch):
             state, dropped = after_merge(state, spec, changed=True, same_tree=False)
-            run.save(state)
+            self.statefile.save(state)
             self._merged(lane, True, dropped, closes=True)
         self._keep(self.lanes.merge_dropped())
         return state
@@ -118,7 +122,7 @@ class Integration:
             wt.repo(path, self.run.git), f"ralph: work left in {lane.spec}'s lane by a stopped run"
         ):
             state = drop_to_review(state, lane.spec)
-            run.save(state)
+            self.statefile.save(state)
             run.emit(Notice("warning", f"{lane.spec}: work left in its lane committed"))
         return state
 
@@ -241,7 +245,7 @@ class Integration:
                 same_tree=merged.tree == lane.verified_tree or not closes,
                 queued=queued - {lane.spec},
             )
-            self.run.save(state)
+            self.statefile.save(state)
             self._merged(lane, merged.changed, dropped, closes)
         return state
 
@@ -318,7 +322,7 @@ class Integration:
         self._keep(self.lanes.conflicted(lane.spec, files))
         held = self.lanes.get(lane.spec) or lane
         state = hold(state, lane.spec)
-        run.save(state)
+        self.statefile.save(state)
         run.emit(
             LaneConflict(lane.spec, lane.branch, self.branch, files, held.conflict_with, during)
         )

@@ -50,8 +50,6 @@ from ralph.store.journal import (
 from ralph.store.worklog import append_worklog
 from ralph.store.workspace import Workspace
 
-# Outcomes that count as failures (REFUSED: a DONE the checks refused).
-FAILED_STATUSES = frozenset({"ERROR", "REFUSED"})
 OUTCOMES = {"accept": "user_accepted", "abort": "aborted", "continue": "bypassed"}
 
 
@@ -169,7 +167,7 @@ class Recorder:
             note += f"\n\nThe last lines it wrote on stderr:\n\n{said}\n"
         if note is not None:
             append_note(ws.handoff(spec_slug(e.spec)), note)
-        if e.signal in FAILED_STATUSES:  # a failed rotation or a refused DONE
+        if e.signal in breakers.FAILED:  # a failed rotation or a refused DONE
             what = f"failed: {e.note}" if e.signal == "ERROR" else (e.note or "DONE refused")
             append_error(
                 ws.errors_log, f"rotation {e.iteration} {e.spec} [{e.mode}] {what} (log {e.log})"

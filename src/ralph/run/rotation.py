@@ -18,7 +18,7 @@ from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.checks.authorship import front_seen
 from ralph.checks.gate import DoneGate, Verdict
-from ralph.checks.records import GateRecord, JudgeSpent, Record
+from ralph.checks.records import Record
 from ralph.checks.specset import recorded
 from ralph.process.request import StreamName
 from ralph.rules.budget import LatencyBudget
@@ -26,10 +26,16 @@ from ralph.rules.printable import clean_text
 from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import spec_slug
-from ralph.rules.state import State
-from ralph.run.context import Shared, matrix_rows
-from ralph.run.escalation import BYPASSED
-from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RotationStarted
+from ralph.rules.state import BYPASSED, State
+from ralph.run.context import Shared, steady_now
+from ralph.run.events import (
+    AgentOutput,
+    Event,
+    Notice,
+    RotationEnded,
+    RotationStarted,
+    matrix_rows,
+)
 from ralph.run.facts import Fact, GateBypassed
 from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
@@ -51,15 +57,7 @@ class Rotation:
         self.run = run
         self.place = place
         self.tree = tree
-        self.judged: list[JudgeSpent] = []  # the current rotation's judge calls
-        self.gate = gate(self.record)  # built complete: its records are the rotation's
-
-    def record(self, record: GateRecord) -> None:
-        """The gate's records: shown and recorded; what a judge spent also joins the
-        rotation's outcome, which the scheduler folds into the usage."""
-        if isinstance(record, JudgeSpent):
-            self.judged.append(record)
-        self.emit(record)
+        self.gate = gate(self.emit)  # built complete: its records are the rotation's events
 
     def emit(self, event: Event | Fact) -> None:
         """The run's one sink; a lane's events name the lane, its output lines the spec."""
@@ -140,8 +138,7 @@ class Rotation:
         (the agent is stopped, the checks too: the attempt says it was interrupted)."""
         run, ws, spec, mode = self.run, self.run.ws, turn.spec, turn.mode
         iteration, agent = turn.iteration, turn.agent
-        self.judged = []
-        budget = LatencyBudget(run.opts.latency_budget_ms)
+        budget = LatencyBudget(run.opts.config.latency_budget_ms)
         budget.record("rescan", (time.perf_counter() - turn.tick) * 1000)
         row = turn.state.get(spec.path)
         assert row is not None
@@ -198,7 +195,7 @@ class Rotation:
             note=verdict.note,
             interrupted=verdict.interrupted,
             result=result,
-            judged=tuple(self.judged),
+            judged=verdict.gate.judged if verdict.gate else (),  # what a judge spent: values
             counts=verdict.counts,
             best=verdict.best,
             handoff=handoff,
@@ -241,6 +238,7 @@ class Rotation:
             best=attempt.best,
             own=attempt.own + time.perf_counter() - tick,
             seconds=time.time() - attempt.started,
+            ended=steady_now(),
         )
 
     def _gate(self, turn: Turn, result: AgentResult, prompt: str, handoff: Path) -> Verdict:

@@ -9,7 +9,7 @@ import time
 
 from ralph.agents.command import CommandAgent
 from ralph.checks.command import run_command
-from ralph.checks.records import CheckRan
+from ralph.checks.records import CheckRan, JudgeSpent
 from ralph.checks.result import CheckResult
 from ralph.rules import verification as fv
 from ralph.rules.budget import LatencyBudget
@@ -18,11 +18,10 @@ from ralph.rules.prompt import VerifyInput, build_verification_prompt
 from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
-from ralph.run.accounting import budget_spent, rotation_tally, usage_fields
-from ralph.run.context import matrix_rows
-from ralph.run.events import RotationEnded
+from ralph.run.context import steady_now
+from ralph.run.events import RotationEnded, matrix_rows
 from ralph.run.facts import VerificationAnswered, VerificationEnded, VerificationStarted
-from ralph.run.ledger import keep_tree, kept
+from ralph.run.ledger import budget_spent, keep_tree, kept, rotation_tally, usage_fields
 from ralph.run.rotation import Rotation
 from ralph.run.turn import Trial, Verified
 from ralph.specs.checkconfig import ExternalConfig
@@ -44,8 +43,8 @@ def attempt(
     """The verifier at work on the whole project, then ralph's own checks (`judge` judges
     the semantic ones): `state` is the run's state with the verification's rotation
     numbered (and saved)."""
-    run, ws, opts = rotation.run, rotation.run.ws, rotation.run.opts
-    budget = LatencyBudget(opts.latency_budget_ms)
+    run, ws, config = rotation.run, rotation.run.ws, rotation.run.opts.config
+    budget = LatencyBudget(config.latency_budget_ms)
     iteration, number = state.last_rotation, state.final.failures + 1
     run.lock.update(current_spec=None, iteration=iteration, mode="VERIFY")
     report = ws.handoff(fv.SLUG)
@@ -54,9 +53,9 @@ def attempt(
             iteration=iteration,
             max_iteration=run.limit(state),
             attempt=number,
-            max_failures=opts.max_verification_failures,
+            max_failures=config.max_verification_failures,
             specs=tuple((s.path, s.text) for s in specs),
-            test_commands=fv.announced_commands(specs, rotation.gate.meta, opts.test_command),
+            test_commands=fv.announced_commands(specs, rotation.gate.meta, config.test_command),
             report_path=ws.rel(report),
             guardrails_path=ws.rel(ws.guardrails),
             guardrails_text=read_text(ws.guardrails),
@@ -86,9 +85,9 @@ def attempt(
     # ralph runs the tests itself: the verifier's word alone never verifies anything
     interrupted, failed = result.process.interrupted, tuple[str, ...]()
     checked = time.perf_counter()
-    rotation.judged = []
+    judged: tuple[JudgeSpent, ...] = ()
     if not interrupted:
-        failed, interrupted = own_checks(rotation, specs, iteration, log, judge)
+        failed, interrupted, judged = own_checks(rotation, specs, iteration, log, judge)
     return Trial(
         iteration=iteration,
         attempt=number,
@@ -97,7 +96,7 @@ def attempt(
         result=result,
         tag=tag,
         failed_checks=failed,
-        judged=tuple(rotation.judged),  # a judge's calls count, even when stopped
+        judged=judged,  # a judge's calls count, even when stopped
         interrupted=interrupted,
         report=report,
         log=log,
@@ -109,13 +108,13 @@ def attempt(
 
 def own_checks(
     rotation: Rotation, specs: list[Spec], iteration: int, log: RotationLog, judge: CommandAgent
-) -> tuple[tuple[str, ...], bool]:
+) -> tuple[tuple[str, ...], bool, tuple[JudgeSpent, ...]]:
     """The project's test command and every spec's checks (the DONE gate's runner, on the
-    tree as it is now): the failures, and whether Ctrl-C stopped them."""
+    tree as it is now): the failures, whether Ctrl-C stopped them, what their judges spent."""
     run, gate, failed = rotation.run, rotation.gate, list[str]()
-    command = run.opts.test_command
+    command = run.opts.config.test_command
     if command:
-        config = ExternalConfig(command=command, timeout=run.opts.test_timeout or 1800.0)
+        config = ExternalConfig(command=command, timeout=run.opts.config.test_timeout)
         # in the clean room, as every check that decides (checks/place.py)
         where, env = gate.check_place()
         ran = run_command(
@@ -130,7 +129,7 @@ def own_checks(
         run.emit(CheckRan(iteration, None, {**ran.to_json(), "command": command}))
         log.chunk("stdout", check_line(ran.name, command, ran).encode())
         if ran.interrupted:
-            return tuple(failed), True
+            return tuple(failed), True, ()
         if not ran.passed:
             tail = " | ".join(ran.output.strip().splitlines()[-5:])
             failed.append(
@@ -141,15 +140,16 @@ def own_checks(
         # no tree key: the final verification never takes a cached result
         found = gate.check_all(specs, iteration=iteration, tree=lambda: None, judge=judge)
     except KeyboardInterrupt:
-        return tuple(failed), True
+        return tuple(failed), True, ()
+    judged = tuple(j for _, checked in found for j in checked.judged)
     for path, checked in found:
         if checked.interrupted:
-            return tuple(failed), True
+            return tuple(failed), True, judged
         for result in checked.results:
             if not result.skipped:
                 log.chunk("stdout", check_line(f"{path}: {result.name}", "", result).encode())
         failed.extend(f"{path}: {reason}" for reason in checked.reasons)
-    return tuple(failed), False
+    return tuple(failed), False, judged
 
 
 def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
@@ -169,6 +169,7 @@ def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
         verdict=verdict,
         taken=taken,
         seconds=time.time() - trial.started,
+        ended=steady_now(),
     )
 
 

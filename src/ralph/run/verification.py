@@ -11,11 +11,11 @@ from ralph.errors import ExitCode
 from ralph.rules import verification as fv
 from ralph.rules.pool import Pool
 from ralph.rules.spec import Spec
-from ralph.rules.state import State
+from ralph.rules.state import State, number_next
 from ralph.rules.words import plural
 from ralph.run import trial
 from ralph.run.circuit import Circuit
-from ralph.run.context import Shared, number_next
+from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.facts import RunArchived
 from ralph.run.fold import fold_verification
@@ -51,7 +51,7 @@ class Verification:
         exit code when the run ends, and the tree the next rotation starts from."""
         run = self.run
         final = state.final
-        if not run.opts.final_verification:
+        if not run.opts.config.final_verification:
             return state, run.end(state, ExitCode.OK, "every spec verified (3/3)"), before
         if final.passed:
             run.emit(Notice("info", "the final verification passed; nothing changed since"))
@@ -70,7 +70,7 @@ class Verification:
                 ),
                 before,
             )
-        if final.failures >= run.opts.max_verification_failures:
+        if final.failures >= run.opts.config.max_verification_failures:
             # an earlier run gave up; this run is the user's decision to try again
             state = replace(state, final=replace(final, failures=0))
         if run.exhausted(state):
@@ -80,8 +80,9 @@ class Verification:
         state, stop = self.circuit.admit(state)
         if stop is not None:
             return state, stop, before
-        breaker = state.breaker  # as the verification starts: did its verdict open it?
+        breaker = state.breaker  # as the verification starts: what did its verdict do to it?
         state, before, verdict, interrupted = self._verify(state, specs, before)
+        self.circuit.say(breaker, state.breaker)  # after the verification's own line
         if interrupted:
             return (
                 state,
@@ -92,7 +93,7 @@ class Verification:
             run.emit(Notice("info", "final verification passed"))
             return state, self._finish(state, "every spec verified (3/3)"), before
         failures = state.final.failures
-        if failures >= run.opts.max_verification_failures:
+        if failures >= run.opts.config.max_verification_failures:
             run.emit(
                 Notice(
                     "warning",
@@ -135,15 +136,9 @@ class Verification:
         with deferred_interrupts():  # from the tree taken to the outcome written
             verified = trial.settle(self.rotation, tried, before)
             with tried.budget.operation("bookkeeping"):
-                state, dropped = fold_verification(state, verified)
-                said: tuple[Notice, ...] = ()  # the breaker's lines, after the rotation's own
-                if not verified.interrupted:  # the user stopped it: no verdict either way
-                    verdict = verified.verdict
-                    why = f"final verification {verified.attempt}: {verdict.summary}"
-                    state, said = self.circuit.feed(state, verdict.passed, why, fv.SUBJECT)
+                state, dropped = fold_verification(state, verified, self.circuit.rule)
             trial.record(self.rotation, tried, verified, state, dropped)
             with tried.budget.operation("state_save"):
                 self.statefile.save(state)
             after = trial.keep(self.rotation, tried, verified, state, dropped)
-            self.circuit.say(said)
         return state, after, verified.verdict, verified.interrupted

@@ -1,0 +1,58 @@
+"""The programs a check runs, played in-process: a gate's command checks without a process.
+
+Passed to the gate through the seam the process runner fills (`DoneGate(..., execute=...)`,
+process/request.Execute): ralph builds each check's request (its shell command line, the room
+it runs in, its environment and limits) with its own code and reads the result with its own
+code; only the shell is left out. Each command line is answered by what the test says of it:
+an exit code and output, or a function of the request, which may read the room the check runs
+in (the files a real test run would read). A command nobody named is one the shell cannot find.
+Every request is kept, so a test can say what ran, where and with what.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult
+
+Answer = tuple[int, str]  # (exit code, what it printed)
+Play = Answer | Callable[[ProcessRequest], Answer]
+
+
+@dataclass
+class Commands:
+    """`plays`: a command line -> its answer; `ran`: every request, in order."""
+
+    plays: Mapping[str, Play] = field(default_factory=dict)
+    ran: list[ProcessRequest] = field(default_factory=list)
+
+    def __call__(
+        self, request: ProcessRequest, on_output: OutputCallback, cancel: threading.Event | None
+    ) -> ProcessResult:
+        self.ran.append(request)
+        line = request.argv[-1]  # `sh -c LINE`: checks/command.shell_argv
+        play = self.plays.get(line, (127, f"sh: 1: {line.split(' ')[0]}: not found\n"))
+        code, out = play(request) if callable(play) else play
+        data = out.encode()
+        on_output("stdout", data)
+        now = time.time()
+        return ProcessResult(
+            exit_code=code,
+            stdout_tail=data[-request.tail_bytes :],
+            stderr_tail=b"",
+            stdout_bytes=len(data),
+            stderr_bytes=0,
+            started=now,
+            ended=now,
+            timed_out=False,
+            idle_timed_out=False,
+            interrupted=False,
+            duration=0.0,
+        )
+
+    def lines(self) -> list[str]:
+        """The command lines run, in order."""
+        return [r.argv[-1] for r in self.ran]
