@@ -274,7 +274,8 @@ class Integration:
         for spec, why in self._left_out(state).items():
             state = drop_to_review(state, spec)
             if self.lanes.get(spec) is None:
-                self._keep(self.lanes.with_lane(self.retired.pop(spec, None) or Lane(spec)))
+                lane = self.retired.pop(spec, None) or Lane(spec)
+                self._keep(self.lanes.with_lane(lane))
             self.run.emit(
                 Notice(
                     "warning",
