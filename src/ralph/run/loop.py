@@ -220,7 +220,8 @@ class SpecRun:
         outcome settled and committed; then what the run does about it. The outcome, the tree
         the next rotation starts from, and the exit code when the run ends."""
         breaker = self.state.breaker  # as the rotation starts: what did its outcome do to it?
-        attempt = self.rotation.attempt(self.turn(spec, tick, self.shared.cancel.now))
+        turn = self.turn(spec, tick, self.shared.cancel.now)  # numbered and saved, before the agent
+        attempt = self.rotation.attempt(turn)
         with deferred_interrupts():  # from the tree taken to the outcome written
             outcome = self.rotation.settle(attempt, before)
             after = self.commit(self.rotation, attempt, outcome)
