@@ -187,8 +187,29 @@ def model_table(model: type[BaseModel], table: dict[str, str], skip: tuple[str, 
         limit = bounds(info)
         kind = f"{kind} ({limit})" if limit else kind
         text = description(model, name, table)
+        flag = overriding_options().get(f"{model.__name__}.{name}")
+        text = f"{text} ({flag} overrides it)" if flag else text
         rows.append(f"| `{info.alias or name}` | {kind} | {default_text(info)} | {cell(text)} |")
     return "\n".join(rows) + "\n"
+
+
+def overriding_options() -> dict[str, str]:
+    """`Model.field` of each ralph.yaml key a run option overrides, and that option: read from
+    the option's own declaration (run/settings.py: its ralph.yaml key, or an agent's own)."""
+    from ralph.rules.setting import declared
+    from ralph.run.settings import RunSettings
+
+    found = {}
+    for d in declared(RunSettings):
+        keys = [d.setting.yaml] if d.setting.yaml else []
+        keys += [f"agent.{d.setting.each_agent}"] if d.setting.each_agent else []
+        for key in keys:
+            *path, last = key.split(".")
+            model: Any = config.RalphConfig
+            for part in path:
+                model = model.model_fields[part].annotation
+            found[f"{model.__name__}.{last}"] = d.setting.name
+    return found
 
 
 def model_doc(model: type[BaseModel]) -> str:

@@ -41,14 +41,27 @@ def test_a_changed_option_help_is_drift(monkeypatch: pytest.MonkeyPatch) -> None
     from inspect import Signature
 
     from ralph import cli
-    from ralph.commands import setting
-    from ralph.commands.runsettings import RunSettings
+    from ralph.rules import setting
+    from ralph.run.settings import RunSettings
 
     first, *rest = setting.declared(RunSettings)
     changed = first._replace(setting=first.setting._replace(help="Something else entirely."))
     monkeypatch.setattr(setting, "declared", lambda model: (changed, *rest))
     monkeypatch.setattr(cli.run, "__signature__", Signature(cli._run_parameters()))
     assert docs_gen.cli_page() != (REPO / "docs/reference/cli.md").read_text(encoding="utf-8")
+
+
+def test_each_ralph_yaml_key_a_run_option_overrides_says_so_from_its_declaration() -> None:
+    # the option's yaml key (run/settings.py) is the one statement; the page follows it
+    found = docs_gen.overriding_options()
+    assert found["RalphConfig.max_cost"] == "--max-cost"
+    assert found["PoolConfig.rotation"] == "--rotation"
+    assert found["AgentConfig.timeout"] == "--timeout" and found["AgentConfig.model"] == "--model"
+    assert "RalphConfig.test_command" not in found  # the control: ralph.yaml's alone
+    page = docs_gen.config_page()
+    for flag in found.values():
+        assert f"({flag} overrides it)" in page, flag
+    assert page.count("overrides it)") == len(set(found.items()))
 
 
 def test_every_key_has_a_description_and_none_is_left_over() -> None:

@@ -36,7 +36,7 @@ def test_run_help_has_readable_placeholders_choices_and_defaults(project: Projec
         "-C, --project DIR",
         "--on-escalation abort|accept|continue",
         "default 20 (ralph.yaml: max_iterations)",
-        "(default 3600, or agent.timeout in ralph.yaml)",
+        "default 3600 (ralph.yaml: an agent's own timeout, else agent.timeout)",
     ):
         assert shown in text, shown
 

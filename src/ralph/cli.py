@@ -124,10 +124,10 @@ def run(continue_: bool = False, root: Path | None = None, **options: Any) -> No
 
 
 def _run_parameters() -> list[Parameter]:
-    """`ralph run`'s parameters, made from its settings (commands/runsettings.py): each one's
+    """`ralph run`'s parameters, made from its settings (run/settings.py): each one's
     own spelling in --help; its older spellings hidden there, but named in its help."""
-    from ralph.commands.runsettings import RunSettings
-    from ralph.commands.setting import declared
+    from ralph.rules.setting import declared
+    from ralph.run.settings import RunSettings
 
     made = []
     for d in declared(RunSettings):

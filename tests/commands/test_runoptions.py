@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from ralph.commands.runoptions import kept_settings, save_run_options, saved_settings
-from ralph.commands.runsettings import RunSettings, resolve
-from ralph.commands.setting import declared
 from ralph.errors import ExitCode, StateError, UsageError
+from ralph.rules.setting import declared
+from ralph.run.settings import RunSettings, resolve
 from ralph.store.config import RalphConfig
-from tests.commands.test_setting import given, settings
 from tests.conftest import Project
+from tests.rules.test_setting import given, settings
 
 
 def test_a_report_into_a_folder_is_a_usage_error(tmp_path: Path) -> None:

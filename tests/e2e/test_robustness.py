@@ -115,8 +115,8 @@ def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project)
     from ralph.agents.member import Member
     from ralph.agents.registry import make_agent
     from ralph.run.events import Event
-    from ralph.run.options import RunOptions
     from ralph.run.start import run_loop
+    from tests.run.test_options import run_options
 
     git_project.write({"PROMPT.md": "x\n"})
     cmd = git_project.script({"*": [{"signal": "DONE"}]})
@@ -128,7 +128,7 @@ def test_a_display_that_cannot_write_does_not_stop_the_run(git_project: Project)
 
     agent = make_agent(None, cmd, {})
     code = run_loop(
-        RunOptions(root=Path(git_project.root), pool=(Member(agent),), max_iterations=5),
+        run_options(Path(git_project.root), (Member(agent),), max_iterations=5),
         closed_terminal,
     )
     assert code == 0

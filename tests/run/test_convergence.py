@@ -34,7 +34,7 @@ def test_a_spec_that_never_converges_is_asked_about_and_abort_ends_the_run(
 ) -> None:
     lanes_project(project, {"specs/a.spec.md": "# a\n"})
     person = Person("abort")
-    code, events = play(project, NOTES, patience=2, decide=person)
+    code, events = play(project, NOTES, yaml="convergence: {patience: 2}\n", decide=person)
     assert code == ExitCode.NEEDS_HUMAN
     # IMPLEMENT (1/3), then two REVIEWs whose changes keep it at 1/3: then the person is asked
     assert [n for _, _, n in ended(events)] == [1, 1, 1]
@@ -46,7 +46,9 @@ def test_a_spec_that_never_converges_is_asked_about_and_abort_ends_the_run(
 def test_continue_asks_again_after_patience_more_reviews(project: Project) -> None:
     lanes_project(project, {"specs/a.spec.md": "# a\n"})
     person = Person("continue")
-    code, _ = play(project, NOTES, patience=2, decide=person, max_iterations=8)
+    code, _ = play(
+        project, NOTES, yaml="convergence: {patience: 2}\n", decide=person, max_iterations=8
+    )
     assert code == ExitCode.MAX_ITERATIONS  # it went on to the budget
     assert len(person.asked) == 3  # after rotations 3, 5 and 7
 
@@ -56,5 +58,5 @@ def test_a_spec_whose_reviews_change_nothing_is_never_asked_about(project: Proje
     lanes_project(project, {"specs/a.spec.md": "# a\n"})
     person = Person("abort")
     quiet = {"*": [NOTES["*"][0], {"signal": "DONE"}]}
-    code, _ = play(project, quiet, patience=2, decide=person)
+    code, _ = play(project, quiet, yaml="convergence: {patience: 2}\n", decide=person)
     assert code == ExitCode.OK and person.asked == []

@@ -47,6 +47,7 @@ def outcome(signal: str = "DONE", changed: tuple[str, ...] = (), **more: Any) ->
         "spec_hash": "h-after",
         "front": None,
         "lane": None,
+        "ended": 1000.0,
     }
     values.update(more)
     return Outcome(**values)
@@ -269,6 +270,7 @@ def verified(passed: bool = True, **more: Any) -> Verified:
         "interrupted": False,
         "verdict": fv.Verdict(passed, () if passed else ("the verifier answered VERIFY_FAIL",)),
         "taken": Taken(None, Changes(()), {}, None),
+        "ended": 1000.0,
     }
     values.update(more)
     return Verified(**values)

@@ -16,11 +16,11 @@ from ralph.errors import ExitCode
 from ralph.rules.state import State
 from ralph.run.facts import Fact, RotationRecorded, VerificationEnded
 from ralph.run.ledger import StateFile
-from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
 from ralph.store.state import load_state
 from tests.conftest import Project
 from tests.fakes.scripted_inline import inline_agent
+from tests.run.test_options import run_options
 
 SPEC = "specs/a.spec.md"
 
@@ -40,7 +40,7 @@ def test_each_record_comes_before_the_state_that_counts_it(project: Project) -> 
             seen.append((type(fact).__name__, json.loads(state_file.read_text())))
 
     agent = inline_agent(script)()
-    opts = RunOptions(root=project.root, pool=(Member(agent),), max_iterations=20, watch=watch)
+    opts = run_options(project.root, (Member(agent),), watch=watch)
     assert run_loop(opts, lambda event: None) == ExitCode.OK
 
     rotations = [state for name, state in seen if name == "RotationRecorded"]

@@ -13,11 +13,11 @@ from ralph.errors import ExitCode
 from ralph.rules.state import SpecState, State
 from ralph.run.events import Event, RotationEnded, RotationStarted, RunEnded
 from ralph.run.loop import selected_reason
-from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.fakes.scripted_inline import inline_agent
+from tests.run.test_options import run_options
 
 TWO = {"specs/a.spec.md": "# a\n- [ ] a.txt\n", "specs/b.spec.md": "# b\n- [ ] b.txt\n"}
 
@@ -26,11 +26,12 @@ CHANGE = {"write": {"a.txt": "x\n"}, "signal": "DONE"}
 
 
 def play(project: Project, steps: dict[str, Any], **more: Any) -> tuple[int, list[Event]]:
-    """`ralph run` with the scripted agent in-process: its steps, these options, its events."""
+    """`ralph run` with the scripted agent in-process: its steps, these options (settings by
+    name, `yaml=` ralph.yaml, other fields: tests/run/test_options.py), its events."""
     script = project.root.parent / "inline-script.json"
     script.write_text(json.dumps(steps))
     agent = Member(inline_agent(script)())
-    options = RunOptions(**{"root": project.root, "pool": (agent,), "max_iterations": 20, **more})
+    options = run_options(project.root, (agent,), **more)
     events: list[Event] = []
     return run_loop(options, events.append), events
 
@@ -93,7 +94,7 @@ def test_only_the_selected_spec_runs_and_the_others_keep_their_counters(
     project: Project,
 ) -> None:
     lanes_project(project, TWO)
-    code, events = play(project, {"*": [{"signal": "DONE"}]}, only=ONLY)
+    code, events = play(project, {"*": [{"signal": "DONE"}]}, spec=ONLY)
     assert code == ExitCode.OK
     assert {spec for spec, _, _ in ended(events)} == {"specs/b.spec.md"}
     assert project.counts()["specs/b.spec.md"] == 3
@@ -173,4 +174,7 @@ def test_one_rotation_is_followed_through_a_handful_of_modules(project: Project)
     found = road_of_one_rotation(project)
     print("\none rotation:", ", ".join(f"{m} ({n})" for m, n in found.items()))
     print(f"{len(found)} modules, {sum(found.values())} lines")
-    assert sorted(found) == sorted(ROAD + BESIDE + SINK)
+    assert sorted(found) == sorted(ROAD + BESIDE + SINK), (
+        "the road of one rotation changed: say where each module belongs (ROAD, BESIDE) and "
+        "update the table of docs/explanation/run-design.md"
+    )

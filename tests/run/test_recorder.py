@@ -18,7 +18,7 @@ CRASH = {"say": "Traceback: boom", "stderr": "the stack", "exit": 1}
 def test_each_rotation_is_recorded_once_in_order(project: Project) -> None:
     lanes_project(project, {"specs/a.spec.md": "# a\n"})
     write = {"write": {"a.txt": "x\n"}, "signal": "DONE"}
-    play(project, {"*": [write, {"signal": "DONE"}]}, final_verification=False)
+    play(project, {"*": [write, {"signal": "DONE"}]}, yaml="final_verification: false\n")
     records = project.worklog()
     kinds = [r["event"] for r in records if r["event"] in ("run_start", "rotation_end", "run_end")]
     assert kinds == ["run_start", "rotation_end", "rotation_end", "rotation_end", "run_end"]
@@ -39,7 +39,7 @@ def test_a_failed_rotation_reaches_errors_log_and_the_handoff_with_its_stderr(
     project: Project,
 ) -> None:
     lanes_project(project, {"specs/a.spec.md": "# a\n"})
-    play(project, {"*": [CRASH, {"signal": "DONE"}]}, final_verification=False)
+    play(project, {"*": [CRASH, {"signal": "DONE"}]}, yaml="final_verification: false\n")
     errors = (project.root / ".ralph" / "errors.log").read_text()
     assert "rotation 1 specs/a.spec.md [IMPLEMENT] failed:" in errors
     handoff = project.root / ".ralph" / "handoffs" / f"{spec_slug('specs/a.spec.md')}.md"

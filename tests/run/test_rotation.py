@@ -25,7 +25,6 @@ from ralph.run.context import open_run
 from ralph.run.events import AgentOutput, Event, RotationStarted
 from ralph.run.facts import Fact
 from ralph.run.loop import SpecRun
-from ralph.run.options import RunOptions
 from ralph.run.rotation import Rotation, signal_of
 from ralph.run.turn import Turn
 from ralph.store.cancel import CancelWatch
@@ -35,6 +34,7 @@ from ralph.store.workspace import Workspace
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.fakes.scripted_inline import inline_agent
+from tests.run.test_options import run_options
 
 A = "specs/a.spec.md"
 PLAIN = {A: "# a\n- [ ] a.txt\n"}
@@ -53,7 +53,7 @@ def opened(
     script = project.root.parent / "inline-script.json"
     script.write_text(json.dumps(steps))
     agent = Member(inline_agent(script)())
-    opts = RunOptions(root=project.root, pool=(agent,), max_iterations=20, **more)
+    opts = run_options(project.root, (agent,), **more)
     ws = Workspace(project.root)
     ws.ensure()
     events: list[Event | Fact] = []

@@ -25,6 +25,7 @@ from ralph.run.turn import Turn
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.fakes.scripted_inline import inline_agent
+from tests.run.test_options import run_options
 
 TWO = {"specs/a.spec.md": "# a\n- [ ] a.txt\n", "specs/b.spec.md": "# b\n- [ ] b.txt\n"}
 WORK = {
@@ -33,11 +34,11 @@ WORK = {
 }
 
 
-def options(project: Project, steps: dict[str, Any], **more: Any) -> RunOptions:
+def options(project: Project, steps: dict[str, Any], yaml: str = "", **more: Any) -> RunOptions:
     script = project.root.parent / "inline-script.json"
     script.write_text(json.dumps(steps))
     agent = inline_agent(script)()
-    return RunOptions(root=project.root, pool=(Member(agent),), max_iterations=20, **more)
+    return run_options(project.root, (Member(agent),), yaml, **more)
 
 
 def ends(events: list[Event]) -> list[tuple[str, str, int]]:
@@ -156,7 +157,7 @@ def test_an_escalation_holds_every_lane_s_lines_until_answered(project: Project)
         during.append(len(shown) - before)
         return "abort"
 
-    opts = options(project, steps, parallel=3, breaker_threshold=2, decide=decide)
+    opts = options(project, steps, "breaker: {threshold: 2}\n", parallel=3, decide=decide)
     opts = _keep_agents(opts)
     code = run_loop(opts, shown.append)
     assert code == ExitCode.NEEDS_HUMAN

@@ -40,7 +40,9 @@ def test_failures_in_a_row_end_the_run_with_exit_6_and_each_sends_the_specs_back
 ) -> None:
     lanes_project(project, {"specs/a.spec.md": "# a\n"})
     code, facts = watched(
-        project, {"*": [{"signal": "DONE"}], "VERIFY": [FAIL]}, max_verification_failures=2
+        project,
+        {"*": [{"signal": "DONE"}], "VERIFY": [FAIL]},
+        yaml="max_verification_failures: 2\n",
     )
     assert code == ExitCode.VERIFICATION_FAILED
     ends = [f for f in facts if isinstance(f, VerificationEnded)]
@@ -55,7 +57,7 @@ def test_a_failure_then_a_pass_is_verified(project: Project) -> None:
     # the control: the count is of failures in a row
     lanes_project(project, {"specs/a.spec.md": "# a\n"})
     steps = {"*": [{"signal": "DONE"}], "VERIFY": [FAIL, {"signal": "VERIFY_PASS"}]}
-    code, facts = watched(project, steps, max_verification_failures=2)
+    code, facts = watched(project, steps, yaml="max_verification_failures: 2\n")
     assert code == ExitCode.OK
     ends = [f for f in facts if isinstance(f, VerificationEnded)]
     assert [(f.passed, f.failures) for f in ends] == [(False, 1), (True, 0)]

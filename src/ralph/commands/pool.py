@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ralph.commands.runsettings import COMMAND
+from ralph.run.settings import COMMAND, resolve
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from ralph.agents.member import Member
-    from ralph.commands.runsettings import RunSettings
     from ralph.rules.pool import PoolPolicy
+    from ralph.run.settings import RunSettings
     from ralph.store.config import AgentConfig, RalphConfig
 
 
@@ -32,7 +33,7 @@ def build_policy(settings: RunSettings, config: RalphConfig) -> PoolPolicy:
     )
 
 
-def build_pool(root: Path, settings: RunSettings, config: RalphConfig) -> tuple[Member, ...]:
+def build_pool(root: Path, kept: Mapping[str, Any], config: RalphConfig) -> tuple[Member, ...]:
     """The agents of this run, each with its own limits; every executable checked up front.
 
     Agents named on the command line replace those of ralph.yaml, in the order given. `--agent
@@ -40,11 +41,14 @@ def build_pool(root: Path, settings: RunSettings, config: RalphConfig) -> tuple[
     environment come along); any other agent takes the limits and environment of the `agent:`
     block. Names ralph does not know name the commands (`--agent mine --agent cmd:CMD`), in
     order, one name per command. Names are made unique (`python`, `python#2`) because benching,
-    eviction and cost are kept per agent. `--model`, `--timeout` and `--idle-timeout` given
-    (or saved) win over each agent's own in ralph.yaml.
+    eviction and cost are kept per agent. Each agent's `--model`, `--timeout` and
+    `--idle-timeout` are its settings (`resolve` with its entry): given or saved (`kept`), then
+    its own entry's, then the `agent:` block's.
     """
     from ralph.agents.member import Member
     from ralph.agents.registry import REGISTRY, make_agent
+
+    settings = resolve(kept, config)
 
     # (settings, name, command, whether the entry's model: and args: belong to this agent)
     chosen: list[tuple[AgentConfig, str | None, str | list[str] | None, bool]] = []
@@ -70,9 +74,9 @@ def build_pool(root: Path, settings: RunSettings, config: RalphConfig) -> tuple[
     members: list[Member] = []
     taken: set[str] = set()
     for entry, name, command, own in chosen:
-        model = settings.model if settings.model is not None else entry.model if own else None
-        agent = make_agent(name, command, entry.env, model, entry.args if own else [])
-        if own and settings.model is None:
+        mine = resolve(kept, config, entry if own else None)
+        agent = make_agent(name, command, entry.env, mine.model, entry.args if own else [])
+        if own and "model" not in kept:  # a model given or saved overrides its models: too
             agent.models = {str(k): v for k, v in entry.models.items()}
         agent.resolve(root)  # a missing agent is an error before anything runs
         base, n = agent.name, 1
@@ -80,12 +84,11 @@ def build_pool(root: Path, settings: RunSettings, config: RalphConfig) -> tuple[
             n += 1
             agent.name = f"{base}#{n}"
         taken.add(agent.name)
-        timeout, idle = settings.timeout, settings.idle_timeout
         members.append(
             Member(
                 agent=agent,
-                timeout=timeout if timeout is not None else entry.timeout,
-                idle_timeout=idle if idle is not None else entry.idle_timeout,
+                timeout=mine.timeout,
+                idle_timeout=mine.idle_timeout,
                 kill_grace=entry.kill_grace,
             )
         )

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ralph.commands.runreports import ReportSink, finish_reports, own_files
-from ralph.commands.runsettings import RunSettings, resolve
 from ralph.errors import ExitCode, RalphError
 from ralph.run.events import Event, Notice, RunEnded, RunStarted
+from ralph.run.settings import RunSettings, resolve
 
 if TYPE_CHECKING:
     from ralph.agents.member import Member
@@ -81,7 +81,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
     config = settled.config()
     run_settings = resolve(kept, config)
     sink.webhook = hook = open_webhook(config)
-    members = build_pool(root, run_settings, config)
+    members = build_pool(root, kept, config)
     opts = run_options(root, run_settings, config, members, hook)
     # Before any agent or check runs: a sandbox that cannot start stops the run here.
     box = start_sandbox(root, run_settings.sandbox, config.sandbox, members)
@@ -115,7 +115,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
                 display.handle(Notice("warning", settled.note))
             if isinstance(event, RunStarted) and box is not None:
                 display.handle(Notice("info", box.describe()))
-            if isinstance(event, RunStarted) and opts.parallel <= 1:
+            if isinstance(event, RunStarted) and run_settings.parallel <= 1:
                 unused = _unused_lanes(root)
                 if unused is not None:
                     display.handle(Notice("warning", unused))
@@ -134,8 +134,8 @@ def run_options(
     members: tuple[Member, ...],
     hook: Webhook | None,
 ) -> RunOptions:
-    """What the loop is asked to do: this run's settings (already past ralph.yaml's), and what
-    only ralph.yaml says."""
+    """What the loop is asked to do: this run's settings (already past ralph.yaml's), ralph.yaml
+    for what only it says, and what is built from them."""
     from ralph.commands.pool import build_policy
     from ralph.commands.webhooks import on_fact
     from ralph.run.options import RunOptions
@@ -144,22 +144,10 @@ def run_options(
     return RunOptions(
         root=root,
         pool=members,
+        settings=settings,
+        config=config,
         policy=build_policy(settings, config),
-        max_iterations=settings.max_iterations,
-        max_cost=settings.max_cost,
-        max_tokens=settings.max_tokens,
         own_files=own_files(root, tuple(settings.reports.values())),
-        final_verification=config.final_verification,
-        max_verification_failures=config.max_verification_failures,
-        test_command=config.test_command,
-        test_timeout=config.test_timeout,
-        breaker_threshold=config.breaker.threshold,
-        breaker_cooldown=config.breaker.cooldown,
-        latency_budget_ms=config.latency_budget_ms,
-        patience=config.convergence.patience,
-        test_globs=tuple(config.tests.paths) if config.tests.paths is not None else None,
-        only=settings.spec,
-        parallel=settings.parallel,
         watch=watch,
         secrets=frozenset() if hook is None else hook.secrets,
     )

@@ -2,7 +2,7 @@
 ralph's private store once the run has started (not in `.ralph/`, where an agent could rewrite
 what the next `--continue` runs) and read back by `ralph run --continue`.
 
-A value is checked by its setting's own rule (commands/setting.py) wherever it comes from: a bad
+A value is checked by its setting's own rule (rules/setting.py) wherever it comes from: a bad
 one on the command line is a usage error (exit 2), one in a hand-edited saved file is one clear
 error (exit 1). Files saved by an older ralph (`junit`, `plain`, `agent_command`, ...) load
 through the settings' aliases, as those spellings do on the command line.
@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ralph.commands.runsettings import RunSettings
-from ralph.commands.setting import Declared, checked, declared, layered, spoken
 from ralph.errors import StateError, UsageError
+from ralph.rules.setting import Declared, checked, declared, layered, spoken
+from ralph.run.settings import RunSettings
 
 OPTIONS_FILE = "run-options.json"
 # 1: by the command line's parameter names (junit, plain, agent_command, ...); 2: by setting

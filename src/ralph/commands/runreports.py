@@ -9,10 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph.commands.runsettings import RunSettings
 from ralph.errors import RalphError, UsageError
 from ralph.rules.printable import printable
 from ralph.run.events import Event, SpecRow
+from ralph.run.settings import RunSettings
 from ralph.store.workspace import STATE_DIR
 from ralph.ui.runreport import RunReport
 

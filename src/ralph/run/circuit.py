@@ -45,7 +45,7 @@ class Circuit:
     def __init__(self, run: Shared) -> None:
         self.run = run
         # what the fold needs of the run's breaker: a value, read, never changed
-        self.rule = breakers.Rule(run.opts.breaker_threshold, agents_fingerprint(run))
+        self.rule = breakers.Rule(run.opts.config.breaker.threshold, agents_fingerprint(run))
 
     def changed(
         self, before: breakers.Breaker, state: State, pool: Pool
@@ -92,7 +92,7 @@ class Circuit:
         breaker, allowed, change = breakers.admit(
             state.breaker,
             now=steady_now(),
-            cooldown=self.run.opts.breaker_cooldown,
+            cooldown=self.run.opts.config.breaker.cooldown,
             agents=self.rule.agents,
         )
         if change is not None:
@@ -113,7 +113,7 @@ class Circuit:
             failures=b.failures,
             reasons=b.reasons,
             cooldown_left=breakers.cooldown_left(
-                b, now=steady_now(), cooldown=run.opts.breaker_cooldown
+                b, now=steady_now(), cooldown=run.opts.config.breaker.cooldown
             ),
         )
         choice = run.decide(e)

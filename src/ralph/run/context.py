@@ -16,7 +16,8 @@ from ralph.errors import ExitCode
 from ralph.rules.prompt import Mode
 from ralph.rules.redact import Redactor, redactor
 from ralph.rules.state import State, Tally
-from ralph.rules.usage import minus
+from ralph.rules.usage import minus, over_budget
+from ralph.rules.words import plural
 from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import CancelRequested, Event, RotationStarted, RunEnded, matrix_rows
 from ralph.run.facts import Fact
@@ -80,7 +81,8 @@ class Shared:
     def budget(self, state: State) -> int:
         """This run's rotations allowed (`--max-iterations`, plus a final verification's):
         the run records it in the state as it starts (run/loop.py) and when it grows."""
-        return self.opts.max_iterations if state.max_iteration is None else state.max_iteration
+        asked = self.opts.settings.max_iterations
+        return asked if state.max_iteration is None else state.max_iteration
 
     def limit(self, state: State) -> int:
         """The last rotation number this run allows."""
@@ -94,9 +96,14 @@ class Shared:
         """Rotations this run has numbered so far."""
         return state.last_rotation - self.first
 
-    def spent(self, state: State) -> Tally:
-        """What this run has spent so far, as the agents reported it."""
-        return minus(state.usage, self.usage_at_start)
+    def out_of_budget(self, state: State) -> str | None:
+        """Why this run may start no other rotation (its rotations used, or the money or tokens
+        it may spend, as the agents reported them); None: it may."""
+        if self.exhausted(state):
+            n = plural(self.opts.settings.max_iterations, "rotation")
+            return f"max iterations reached ({n} this run)"
+        spent, asked = minus(state.usage, self.usage_at_start), self.opts.settings
+        return over_budget(spent, asked.max_cost, asked.max_tokens)
 
     def started(
         self,

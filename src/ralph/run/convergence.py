@@ -32,7 +32,7 @@ class Convergence:
         saves the state."""
         run = self.run
         streak = self.streaks.get(spec, ())
-        if not rules.stuck(streak, run.opts.patience):
+        if not rules.stuck(streak, run.opts.config.convergence.patience):
             return state, None
         reasons = rules.reasons(streak)
         run.emit(Notice("warning", f"{spec} is not converging: {'; '.join(reasons)}"))

@@ -19,8 +19,6 @@ from ralph.rules.pool import Exhausted, Wait
 from ralph.rules.schedule import priority, selected_done
 from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT, State
-from ralph.rules.usage import over_budget
-from ralph.rules.words import plural
 from ralph.run.context import Shared
 from ralph.run.events import CostsUpdated, Notice
 from ralph.run.interrupts import deferred_interrupts
@@ -60,7 +58,7 @@ class LaneRun(SpecRun):
         code = self.start()
         if code is not None:
             return code
-        parallel = self.shared.opts.parallel
+        parallel = self.shared.opts.settings.parallel
         executor = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="lane")
         try:
             return self._loop(executor)
@@ -91,7 +89,8 @@ class LaneRun(SpecRun):
                     return self.ended
                 self._wait()
                 continue
-            if not collected and self.stopping is None and len(self.running) >= opts.parallel:
+            busy = len(self.running) >= opts.settings.parallel
+            if not collected and self.stopping is None and busy:
                 # Every lane busy and none ended: nothing to merge or start until one ends,
                 # and the specs are scanned again then, as between rotations in one-spec mode.
                 self.stopping = self._stop_reason()
@@ -127,9 +126,10 @@ class LaneRun(SpecRun):
                     # what the verifier changed must reach the lanes, which start from commits
                     commit_all(self.integration.repo, "ralph: left by a final verification")
                     continue
-                if opts.only and selected_done(self.state, opts.only):
+                only = opts.settings.spec
+                if only and selected_done(self.state, only):
                     self.integration.finish()
-                    return self.end(ExitCode.OK, selected_reason(self.state, opts.only))
+                    return self.end(ExitCode.OK, selected_reason(self.state, only))
             code = self._launch(specs, executor)
             if code is not None:
                 return code
@@ -157,12 +157,7 @@ class LaneRun(SpecRun):
                 ExitCode.INTERRUPTED,
                 "cancelled (ralph cancel): stopped after the running rotations",
             )
-        if run.exhausted(self.state):
-            return (
-                ExitCode.MAX_ITERATIONS,
-                f"max iterations reached ({plural(run.opts.max_iterations, 'rotation')} this run)",
-            )
-        reason = over_budget(run.spent(self.state), run.opts.max_cost, run.opts.max_tokens)
+        reason = run.out_of_budget(self.state)
         return (ExitCode.MAX_ITERATIONS, reason) if reason is not None else None
 
     def _end(self, code: ExitCode, reason: str) -> int:
@@ -212,7 +207,7 @@ class LaneRun(SpecRun):
     def _launch(self, specs: list[Spec], executor: ThreadPoolExecutor) -> int | None:
         run = self.shared
         for spec in self._candidates(specs):
-            if len(self.running) >= run.opts.parallel or run.exhausted(self.state):
+            if len(self.running) >= run.opts.settings.parallel or run.exhausted(self.state):
                 return None
             self.pool, choice = self.seats.choose(self.pool, self.state, spec)
             if isinstance(choice, Wait):

@@ -25,8 +25,6 @@ from ralph.rules.prompt import Mode
 from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
 from ralph.rules.state import State, number_next
-from ralph.rules.usage import over_budget
-from ralph.rules.words import plural
 from ralph.run import ledger, opening
 from ralph.run.circuit import Circuit
 from ralph.run.context import Shared
@@ -126,13 +124,14 @@ class SpecRun:
         state, dropped, moved = self.tree.compare_with_last_run(state, before)
         state, held = take_person_specs(state, opts.root, moved)
         # this run's budget of rotations, recorded: `Shared.budget` reads it from here
-        self.state = replace(state, max_iteration=opts.max_iterations)
+        self.state = replace(state, max_iteration=opts.settings.max_iterations)
         self.save()
         self.tree.save(before, self.tree.hidden)
         edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
         budget = run.budget(self.state)
         run.emit(RunStarted(opts.label, self.state.last_rotation, budget, matrix_rows(self.state)))
-        wanted = [s for s in specs if not opts.only or s.path in opts.only]  # the tests' bar:
+        only = opts.settings.spec
+        wanted = [s for s in specs if not only or s.path in only]  # the tests' bar:
         self.state = start_bars(
             self.gate,
             wanted,
@@ -168,8 +167,9 @@ class SpecRun:
             if not first:
                 specs, new = self.rescan()
             first = False
-            if opts.only and not self.state.complete and selected_done(self.state, opts.only):
-                return self.end(ExitCode.OK, selected_reason(self.state, opts.only))
+            only = opts.settings.spec
+            if only and not self.state.complete and selected_done(self.state, only):
+                return self.end(ExitCode.OK, selected_reason(self.state, only))
             if self.state.complete:
                 self.state, code, before = self.verification.complete(
                     self.state, self.pool, specs, before
@@ -184,12 +184,7 @@ class SpecRun:
                     ExitCode.INTERRUPTED,
                     "cancelled (ralph cancel): stopped after the current rotation",
                 )
-            if run.exhausted(self.state):
-                return self.end(
-                    ExitCode.MAX_ITERATIONS,
-                    f"max iterations reached ({plural(opts.max_iterations, 'rotation')} this run)",
-                )
-            reason = over_budget(run.spent(self.state), opts.max_cost, opts.max_tokens)
+            reason = run.out_of_budget(self.state)
             if reason is not None:
                 return self.end(ExitCode.MAX_ITERATIONS, reason)
             runnable = self._unblocked(specs)
@@ -225,7 +220,8 @@ class SpecRun:
         outcome settled and committed; then what the run does about it. The outcome, the tree
         the next rotation starts from, and the exit code when the run ends."""
         breaker = self.state.breaker  # as the rotation starts: what did its outcome do to it?
-        attempt = self.rotation.attempt(self.turn(spec, tick, self.shared.cancel.now))
+        turn = self.turn(spec, tick, self.shared.cancel.now)  # numbered and saved, before the agent
+        attempt = self.rotation.attempt(turn)
         with deferred_interrupts():  # from the tree taken to the outcome written
             outcome = self.rotation.settle(attempt, before)
             after = self.commit(self.rotation, attempt, outcome)
@@ -319,7 +315,7 @@ class SpecRun:
                 if before.get(path) != reason:  # newly stopped: say so once
                     run.emit(Notice("warning", f"{path} stopped: {reason}"))
                     run.emit(SpecBlocked(path, reason))
-        only = run.opts.only
+        only = run.opts.settings.spec
         return [s for s in specs if s.path not in blocked and (not only or s.path in only)]
 
     def _blocked_reason(self) -> str:

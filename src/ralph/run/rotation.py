@@ -138,7 +138,7 @@ class Rotation:
         (the agent is stopped, the checks too: the attempt says it was interrupted)."""
         run, ws, spec, mode = self.run, self.run.ws, turn.spec, turn.mode
         iteration, agent = turn.iteration, turn.agent
-        budget = LatencyBudget(run.opts.latency_budget_ms)
+        budget = LatencyBudget(run.opts.config.latency_budget_ms)
         budget.record("rescan", (time.perf_counter() - turn.tick) * 1000)
         row = turn.state.get(spec.path)
         assert row is not None

@@ -26,8 +26,9 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     ws.check()
     # no specs, or a spec with invalid front matter: say so before creating anything
     validate_front_matter(discover_specs(opts.root))
-    if opts.only:
-        opts = replace(opts, only=select_specs(opts.root, opts.only))
+    if opts.settings.spec:
+        chosen = select_specs(opts.root, opts.settings.spec)  # as the specs' own paths
+        opts = replace(opts, settings=replace(opts.settings, spec=chosen))
     # the run's sandbox folder, in its record: the next run removes it if this one is killed
     box = opts.confined.box
     scratch = str(box.scratch) if box is not None else None
@@ -41,7 +42,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
         shared, state = open_run(opts, ws, emit, lock, cancel)
         for note in lock.notes:  # what taking the project put right (store/private.py)
             shared.emit(Notice("warning", note))
-        if opts.parallel > 1:
+        if opts.settings.parallel > 1:
             from ralph.run.lanes import LaneRun  # only when asked for
 
             run: SpecRun = LaneRun(shared, state)

@@ -43,8 +43,8 @@ def attempt(
     """The verifier at work on the whole project, then ralph's own checks (`judge` judges
     the semantic ones): `state` is the run's state with the verification's rotation
     numbered (and saved)."""
-    run, ws, opts = rotation.run, rotation.run.ws, rotation.run.opts
-    budget = LatencyBudget(opts.latency_budget_ms)
+    run, ws, config = rotation.run, rotation.run.ws, rotation.run.opts.config
+    budget = LatencyBudget(config.latency_budget_ms)
     iteration, number = state.last_rotation, state.final.failures + 1
     run.lock.update(current_spec=None, iteration=iteration, mode="VERIFY")
     report = ws.handoff(fv.SLUG)
@@ -53,9 +53,9 @@ def attempt(
             iteration=iteration,
             max_iteration=run.limit(state),
             attempt=number,
-            max_failures=opts.max_verification_failures,
+            max_failures=config.max_verification_failures,
             specs=tuple((s.path, s.text) for s in specs),
-            test_commands=fv.announced_commands(specs, rotation.gate.meta, opts.test_command),
+            test_commands=fv.announced_commands(specs, rotation.gate.meta, config.test_command),
             report_path=ws.rel(report),
             guardrails_path=ws.rel(ws.guardrails),
             guardrails_text=read_text(ws.guardrails),
@@ -112,9 +112,9 @@ def own_checks(
     """The project's test command and every spec's checks (the DONE gate's runner, on the
     tree as it is now): the failures, whether Ctrl-C stopped them, what their judges spent."""
     run, gate, failed = rotation.run, rotation.gate, list[str]()
-    command = run.opts.test_command
+    command = run.opts.config.test_command
     if command:
-        config = ExternalConfig(command=command, timeout=run.opts.test_timeout or 1800.0)
+        config = ExternalConfig(command=command, timeout=run.opts.config.test_timeout)
         # in the clean room, as every check that decides (checks/place.py)
         where, env = gate.check_place()
         ran = run_command(

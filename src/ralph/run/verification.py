@@ -51,7 +51,7 @@ class Verification:
         exit code when the run ends, and the tree the next rotation starts from."""
         run = self.run
         final = state.final
-        if not run.opts.final_verification:
+        if not run.opts.config.final_verification:
             return state, run.end(state, ExitCode.OK, "every spec verified (3/3)"), before
         if final.passed:
             run.emit(Notice("info", "the final verification passed; nothing changed since"))
@@ -70,7 +70,7 @@ class Verification:
                 ),
                 before,
             )
-        if final.failures >= run.opts.max_verification_failures:
+        if final.failures >= run.opts.config.max_verification_failures:
             # an earlier run gave up; this run is the user's decision to try again
             state = replace(state, final=replace(final, failures=0))
         if run.exhausted(state):
@@ -93,7 +93,7 @@ class Verification:
             run.emit(Notice("info", "final verification passed"))
             return state, self._finish(state, "every spec verified (3/3)"), before
         failures = state.final.failures
-        if failures >= run.opts.max_verification_failures:
+        if failures >= run.opts.config.max_verification_failures:
             run.emit(
                 Notice(
                     "warning",

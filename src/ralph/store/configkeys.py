@@ -22,7 +22,7 @@ DESCRIPTIONS = {
     "AgentConfig.env": (
         "extra environment for the agent (its values are redacted from every record)"
     ),
-    "AgentConfig.model": "passed with the CLI's own model flag (--model overrides)",
+    "AgentConfig.model": "passed with the CLI's own model flag",
     "AgentConfig.models": (
         "a model per mode (implement, review, verify, judge), each falling back to `model:` "
         "(--model overrides them all)"
@@ -76,12 +76,10 @@ DESCRIPTIONS = {
         "keys of `agent:`, a plain string is a built-in agent's name"
     ),
     "RalphConfig.pool": "how the agents of a pool take turns and what happens when one fails",
-    "RalphConfig.max_iterations": "rotations a run may make (--max-iterations overrides it)",
-    "RalphConfig.parallel": "specs worked on at once, each in a lane (--parallel overrides it)",
-    "RalphConfig.max_cost": (
-        "USD this run may spend, as the agents report it (--max-cost overrides it)"
-    ),
-    "RalphConfig.max_tokens": "tokens in + out this run may use (--max-tokens overrides it)",
+    "RalphConfig.max_iterations": "rotations a run may make",
+    "RalphConfig.parallel": "specs worked on at once, each in a lane",
+    "RalphConfig.max_cost": "USD this run may spend, as the agents report it",
+    "RalphConfig.max_tokens": "tokens in + out this run may use",
     "RalphConfig.final_verification": "the independent verification once every spec is at 3/3",
     "RalphConfig.max_verification_failures": (
         "failed final verifications in a row before the run ends with exit 6"
@@ -97,8 +95,7 @@ DESCRIPTIONS = {
     "RalphConfig.convergence": "when a spec whose REVIEW rotations keep changing files escalates",
     "RalphConfig.limits": "what ralph does with the limit windows the agents' CLIs report",
     "RalphConfig.on_escalation": (
-        "what a headless run does when the breaker opens: abort, accept or continue (--on-"
-        "escalation overrides it)"
+        "what a headless run does when the breaker opens: abort, accept or continue"
     ),
     "RalphConfig.latency_budget_ms": (
         "milliseconds of ralph's own work per rotation; below 20 % left, optional work is skipped"

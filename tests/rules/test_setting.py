@@ -1,7 +1,7 @@
-"""The one precedence rule of the run's settings (commands/setting.py: the command line, then the
+"""The one precedence rule of the run's settings (rules/setting.py: the command line, then the
 saved run, then ralph.yaml, then the default), the older spellings said in a setting's own, and
 the checks a value passes wherever it comes from; the model is `ralph run`'s own
-(commands/runsettings.py).
+(run/settings.py).
 
 The command line is parsed by the real generated command (Click's own parser, nothing run), and
 the rule is the real function: each level is checked against the one below it, with a control
@@ -19,9 +19,9 @@ import typer
 
 from ralph.cli import app
 from ralph.commands.runoptions import given_settings
-from ralph.commands.runsettings import RunSettings, resolve
-from ralph.commands.setting import Alias, checked, declared, layered, setting, spoken, yaml_level
 from ralph.errors import ExitCode, UsageError
+from ralph.rules.setting import Alias, checked, declared, layered, setting, spoken, yaml_level
+from ralph.run.settings import RunSettings, resolve
 from ralph.store.config import RalphConfig, parse_config
 
 

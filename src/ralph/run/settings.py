@@ -1,7 +1,8 @@
 """The settings of `ralph run`, each declared once: a new option is one field here. Its flags,
 older spellings, ralph.yaml key, help and type are read by cli.py (the command line), by
-`--continue` (the saved run, commands/runoptions.py) and by `resolve` (the precedence rule of
-commands/setting.py) alike.
+`--continue` (the saved run, commands/runoptions.py), by `resolve` (the precedence rule of
+rules/setting.py) alike; the run reads the resolved value as `opts.settings.NAME`
+(run/options.py).
 
 Read at every start-up to build the command line: nothing heavy is imported here.
 """
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ralph.commands.setting import Alias, layered, setting, yaml_level
+from ralph.rules.setting import Alias, agent_level, layered, setting, yaml_level
 
 COMMAND = "cmd:"  # `--agent cmd:CMD`: any command, never taken for an agent's name
 HEADLESS = ("plain", "json")  # the outputs that draw no panel and never ask
@@ -58,6 +59,7 @@ class RunSettings:
         "--model",
         help="Model for the agent (its own --model/-m flag); in a pool, every agent's.",
         default=None,
+        each_agent="model",
         metavar="MODEL",
     )
     max_iterations: int = setting(
@@ -86,15 +88,19 @@ class RunSettings:
     )
     timeout: float | None = setting(
         "--timeout",
-        help="Seconds one rotation may take (default 3600, or agent.timeout in ralph.yaml).",
+        help="Seconds one rotation may take, default 3600.",
         default=None,
+        yaml="agent.timeout",
+        each_agent="timeout",
         minimum=0.001,
         metavar="SECONDS",
     )
     idle_timeout: float | None = setting(
         "--idle-timeout",
-        help="Seconds the agent may print nothing (default: no limit, or agent.idle_timeout).",
+        help="Seconds the agent may print nothing; none set, no limit.",
         default=None,
+        yaml="agent.idle_timeout",
+        each_agent="idle_timeout",
         minimum=0.001,
         metavar="SECONDS",
     )
@@ -176,7 +182,11 @@ class RunSettings:
         return self.output in HEADLESS
 
 
-def resolve(kept: Mapping[str, Any], config: Any) -> RunSettings:
+def resolve(kept: Mapping[str, Any], config: Any, entry: Any = None) -> RunSettings:
     """The settings of this run: those given or kept (`layered` already put the command line
-    before the saved run), then ralph.yaml's (`config`, a RalphConfig), then the defaults."""
-    return RunSettings(**layered(RunSettings, (kept, yaml_level(RunSettings, config))))
+    before the saved run), then ralph.yaml's (`config`, a RalphConfig), then the defaults. With
+    `entry` (an AgentConfig: an agent's own entry in ralph.yaml), that agent's: the keys its
+    entry sets come before the rest of ralph.yaml (its `agent:` block)."""
+    own = {} if entry is None else {key: getattr(entry, key) for key in entry.model_fields_set}
+    levels = (kept, agent_level(RunSettings, own), yaml_level(RunSettings, config))
+    return RunSettings(**layered(RunSettings, levels))

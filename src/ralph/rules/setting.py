@@ -1,8 +1,9 @@
 """A run setting as it is declared once: its flags and older spellings, its `ralph.yaml` key,
 whether `--continue` keeps it, its help; how a value of it is checked, whoever gave it; and the
-one precedence rule (flag, then saved, then ralph.yaml, then the default).
+one precedence rule (flag, then saved, then ralph.yaml: an agent's own entry, then the rest; then
+the default).
 
-A model is a frozen dataclass whose fields are made with `setting(...)` (commands/runsettings.py):
+A model is a frozen dataclass whose fields are made with `setting(...)` (run/settings.py):
 the field's type says what a value is (bool, int, float, str, a Literal of choices, a tuple of
 them for a repeatable option). No Typer here: cli.py builds its options from `declared(model)`.
 This module is read at every start-up: it imports nothing heavy.
@@ -58,6 +59,9 @@ class Setting(NamedTuple):
     flags: tuple[str, ...]  # the longest is its name in messages
     help: str
     yaml: str | None = None  # the ralph.yaml key (dotted) whose value applies when not given
+    # the key of an agent's own entry in ralph.yaml (`agents:`) that sets it for that agent,
+    # before the `yaml` key: each agent of a pool may have its own
+    each_agent: str | None = None
     kept: bool = True  # `--continue` takes it from the saved run (every run setting, today)
     metavar: str | None = None
     minimum: float | None = None  # the least value allowed
@@ -73,8 +77,10 @@ class Setting(NamedTuple):
     def described(self) -> str:
         """What --help says of it: its help, its ralph.yaml key, its older spellings."""
         text = self.help
-        if self.yaml is not None:
-            text = f"{text.removesuffix('.')} (ralph.yaml: {self.yaml})."
+        keys = [f"an agent's own {self.each_agent}"] if self.each_agent else []
+        keys += [self.yaml] if self.yaml else []
+        if keys:
+            text = f"{text.removesuffix('.')} (ralph.yaml: {', else '.join(keys)})."
         said = "; ".join(alias.said() for alias in self.aliases)
         return f"{text} Also {said}." if said else text
 
@@ -206,9 +212,21 @@ def yaml_level(model: type, config: Any) -> dict[str, Any]:
     return out
 
 
+def agent_level(model: type, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The values an agent's own ralph.yaml entry gives (`entry`: the keys it sets, None
+    included) for the settings an agent may set for itself."""
+    out: dict[str, Any] = {}
+    for d in declared(model):
+        key = d.setting.each_agent
+        if key is not None and key in entry:
+            out[d.name] = entry[key]
+    return out
+
+
 def layered(model: type, levels: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The one precedence rule: each setting takes its value from the first level that has it
-    (the command line, then the saved run, then ralph.yaml; the model's default else). A
+    (the command line, then the saved run, then an agent's own ralph.yaml entry, then the rest
+    of ralph.yaml; the model's default else). A
     KIND=VALUE setting takes each kind so (`--report json=...` again keeps the saved junit
     report). A level that sets one setting of a group hides the group's others below it
     (`-q` again replaces a saved `-v`)."""
