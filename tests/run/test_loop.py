@@ -174,4 +174,7 @@ def test_one_rotation_is_followed_through_a_handful_of_modules(project: Project)
     found = road_of_one_rotation(project)
     print("\none rotation:", ", ".join(f"{m} ({n})" for m, n in found.items()))
     print(f"{len(found)} modules, {sum(found.values())} lines")
-    assert sorted(found) == sorted(ROAD + BESIDE + SINK)
+    assert sorted(found) == sorted(ROAD + BESIDE + SINK), (
+        "the road of one rotation changed: say where each module belongs (ROAD, BESIDE) and "
+        "update the table of docs/explanation/run-design.md"
+    )
