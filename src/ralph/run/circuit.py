@@ -1,6 +1,6 @@
-"""The circuit breaker in a run: outcomes feed it, an open breaker holds the next attempt
-until its cooldown is over (or the agents were changed), and escalates to a human (or,
-headless, to --on-escalation)."""
+"""The circuit breaker in a run: an outcome moves it in the pure fold (run/fold.py); here what
+it did is said, an open breaker holds the next attempt until its cooldown is over (or the
+agents were changed), and escalates to a human (or, headless, to --on-escalation)."""
 
 from __future__ import annotations
 
@@ -46,15 +46,6 @@ class Circuit:
         self.run = run
         # what the fold needs of the run's breaker: a value, read, never changed
         self.rule = breakers.Rule(run.opts.config.breaker.threshold, agents_fingerprint(run))
-
-    def changed(
-        self, before: breakers.Breaker, state: State, pool: Pool
-    ) -> tuple[State, int | None]:
-        """After an outcome folded into `state` moved the breaker (it was `before`): the move
-        said, after the rotation's own line; a breaker it opened is a person's call. The
-        state after, and the exit code when the run ends."""
-        self.say(before, state.breaker)
-        return self.escalate_if_opened(before, state, pool)
 
     def say(self, before: breakers.Breaker, after: breakers.Breaker) -> None:
         """What an outcome did to the breaker (it was `before`), said."""
