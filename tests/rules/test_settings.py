@@ -1,14 +1,11 @@
-"""Whose edit of ralph.yaml it is (rules/settings.py), and where the private store is
-(store/private.py): the rules alone, every case."""
+"""Whose edit of ralph.yaml it is (rules/settings.py): the rules alone, every case (where the
+private store is: tests/store/test_private.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 from ralph.rules.settings import Decision, Record, decide, diff_lines, visible
-from ralph.store.private import state_home, store_dir
 
 A, B = "agent: demo\n", "agent: other\n"
 
@@ -46,22 +43,3 @@ def test_control_characters_are_shown_as_escapes() -> None:
     lines = diff_lines("x: 1\n", "x: 2 \x1b]52;c;Zm9v\x07\n", "ralph.yaml")
     assert all("\x1b" not in line and "\x07" not in line for line in lines)
     assert "+x: 2 \\x1b]52;c;Zm9v\\x07" in lines
-
-
-def test_the_store_is_under_the_state_folder_keyed_by_the_resolved_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    (tmp_path / "my proj").mkdir()
-    (tmp_path / "link").symlink_to(tmp_path / "my proj")
-    store = store_dir(tmp_path / "my proj")
-    assert store.parent == tmp_path / "state" / "ralph" / "projects"
-    assert store.name.startswith("my_proj-") and len(store.name) == len("my_proj-") + 16
-    assert store_dir(tmp_path / "link") == store  # the same repository, however it is reached
-    (tmp_path / "other").mkdir()
-    assert store_dir(tmp_path / "other") != store
-
-
-def test_a_relative_xdg_state_home_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", "relative/state")
-    assert state_home() == Path.home() / ".local" / "state"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ralph.errors import RepositoryError, StateError
-from ralph.store import git
+from ralph.store import git, ignorebase
 from ralph.store.git import Repo, _parse_status, commit_changes, find_repo, ignore_files
 from tests.conftest import Project
 
@@ -179,3 +179,39 @@ def test_a_driver_written_while_ralphs_git_ran_is_refused(git_project: Project) 
     git.call(repo, "config", "user.name", "someone")
     with pytest.raises(RepositoryError, match=r"gained a program \(filter\.x\.clean\)"):
         git.call(repo, "config", "filter.x.clean", "touch pwned")
+
+
+class CountingLock(git.GitLock):
+    """The run's lock, counting the git commands that held it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held = 0
+
+    def __enter__(self) -> git.GitLock:
+        self.held += 1
+        return super().__enter__()
+
+
+def test_the_acceptors_git_holds_the_lock_of_the_run_that_asks(git_project: Project) -> None:
+    """An Accept during a lanes run (the escalation's) reads the ignore rules and the tests
+    with git: under the run's one lock, never beside a lane's git."""
+    from ralph.checks.acceptance import Scope
+    from ralph.checks.acceptors import accept_all, pending_all
+    from ralph.rules.state import State
+
+    _repo(git_project, {".gitignore": ".ralph/\n", "test_a.py": "def test_a(): pass\n"})
+    ignorebase.accept_ignore_rules(git_project.root)  # the rules a person set
+    (git_project.root / ".gitignore").write_text(".ralph/\n*.py\n")  # waits for a person
+    run = CountingLock()
+    scope = Scope(git_project.root, git_project.root / ".ralph", git=run)
+    items = pending_all(scope, State())
+    assert any(i.kind == "ignore rules" for i in items)
+    asked = run.held
+    assert asked > 0
+    accept_all(scope, State(), items)
+    assert run.held > asked
+    # the control: `ralph accept` (no run) has a lock of its own; the run's is not touched
+    asked = run.held
+    pending_all(Scope(git_project.root, git_project.root / ".ralph"), State())
+    assert run.held == asked

@@ -20,6 +20,7 @@ from typing import Protocol
 
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
+from ralph.store.git import GitLock
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,9 @@ class Scope:
     specs: tuple[Spec, ...] = field(default_factory=tuple)
     only: str | None = None  # one spec's path (`--spec`)
     test_globs: tuple[str, ...] | None = None  # which files are tests (None: the defaults)
+    # held by every git command of the acceptors: a run's own (`Shared.git`) during a run,
+    # so an Accept in a lanes run never runs git beside a lane's; `ralph accept` makes one
+    git: GitLock = field(default_factory=GitLock, compare=False, repr=False)
 
     def wanted(self, spec: str | None) -> bool:
         """Is an item about `spec` (None: the whole project, which concerns every spec) in?"""

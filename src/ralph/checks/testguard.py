@@ -174,7 +174,7 @@ class TestAcceptor:
     kind = "tests"
 
     def pending(self, scope: Scope, state: State) -> list[Pending]:
-        guard = TestGuard(scope.root, scope.state_dir, scope.test_globs)
+        guard = TestGuard(scope.root, scope.state_dir, scope.test_globs, lock=scope.git)
         found = guard.findings(full=True)
         if not found:
             return []
@@ -184,5 +184,5 @@ class TestAcceptor:
         return [Pending(self.kind, None, summary, lines)]
 
     def accept(self, scope: Scope, state: State, items: Sequence[Pending]) -> State:
-        TestGuard(scope.root, scope.state_dir, scope.test_globs).accept()
+        TestGuard(scope.root, scope.state_dir, scope.test_globs, lock=scope.git).accept()
         return state

@@ -140,7 +140,7 @@ class Circuit:
 
         run = self.run
         specs = tuple(discover_specs(run.opts.root))
-        scope = Scope(run.opts.root, run.ws.dir, specs, spec, run.opts.test_globs)
+        scope = Scope(run.opts.root, run.ws.dir, specs, spec, run.opts.test_globs, run.git)
         items = pending_all(scope, state)
         if items:
             state = accept_all(scope, state, items)

@@ -111,6 +111,8 @@ class LaneRun(SpecRun):
                 continue
             self._merge_ready()
             if not self.running and not self.integration.lanes.lanes:
+                if self.state.complete and not self._settled():
+                    continue  # a lane's work is not in the user's branch: reviewed again
                 if self.state.complete:
                     before = self.tree.take()
                     self.tree.save(before, self.tree.hidden)
@@ -127,7 +129,7 @@ class LaneRun(SpecRun):
                     commit_all(self.integration.repo, "ralph: left by a final verification")
                     continue
                 only = opts.settings.spec
-                if only and selected_done(self.state, only):
+                if only and selected_done(self.state, only) and self._settled():
                     self.integration.finish()
                     return self.end(ExitCode.OK, selected_reason(self.state, only))
             code = self._launch(specs, executor)
@@ -138,6 +140,17 @@ class LaneRun(SpecRun):
                     continue  # a lane reached 3/3 meanwhile: merge it
                 return self._end(ExitCode.MAX_ITERATIONS, self._stuck_reason())
             self._wait()
+
+    def _settled(self) -> bool:
+        """Every spec at 3/3 has its lane's work in the user's branch, and the project's tree
+        is that branch's (Integration.settle): only then may the run count them verified."""
+        state = self.integration.settle(self.state)
+        if state == self.state:
+            return True
+        self.state = state
+        self.save()
+        self.tree.save(self.tree.take(), hidden_spec_hashes(self.shared.opts.root))
+        return False
 
     def _stuck_reason(self) -> str:
         if any(s.blocked for s in self.state.specs):
@@ -161,6 +174,10 @@ class LaneRun(SpecRun):
         return (ExitCode.MAX_ITERATIONS, reason) if reason is not None else None
 
     def _end(self, code: ExitCode, reason: str) -> int:
+        state = self.integration.unverified(self.state)  # 3/3 only with its work merged
+        if state != self.state:
+            self.state = state
+            self.save()
         self.integration.retire()
         for where in self.integration.where():
             self.shared.emit(Notice("warning", f"lane kept (its spec not verified): {where}"))

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from ralph.errors import UsageError, docs_page
+from ralph.errors import StateError, UsageError, docs_page
 from ralph.rules.laneregistry import Lane, Lanes
 from ralph.rules.lanes import (
     BRANCH_PREFIX,
@@ -17,6 +17,7 @@ from ralph.rules.lanes import (
     hold,
     is_lane_name,
 )
+from ralph.rules.matrix import downgrade_verified
 from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT, State
 from ralph.run.context import Shared
@@ -247,6 +248,63 @@ class Integration:
             self.statefile.save(state)
             self._merged(lane, merged.changed, dropped, closes)
         return state
+
+    def settle(self, state: State) -> State:
+        """Before the run counts its specs verified (no lane running, every merge done): the
+        tree it verifies and reports is the user's branch, with every lane's work in it.
+        Changes in the project's tree that no merge made are committed to the branch, a change
+        like any other; then `unverified`. Returns the state after."""
+        head = wt.current_branch(self.repo)
+        if head != self.branch:
+            raise StateError(
+                f"the project's tree is on {head}, but the lanes merge into {self.branch}: "
+                "ralph verifies only the branch it reports",
+                f"git switch {self.branch} and run again",
+            )
+        if wt.commit_all(self.repo, "ralph: changes made in the project's tree during a run"):
+            state, dropped = downgrade_verified(state)
+            said = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
+            self.run.emit(Notice("warning", f"changes in the project's tree committed{said}"))
+        return self.unverified(state)
+
+    def unverified(self, state: State) -> State:
+        """A spec at 3/3 whose lane has work the user's branch lacks (a commit not merged, or
+        work its worktree holds that ralph's commit cannot take: an unresolved merge) goes
+        back to 2/3, its lane open again: no run ends with it counted verified."""
+        for spec, why in self._left_out(state).items():
+            state = drop_to_review(state, spec)
+            if self.lanes.get(spec) is None:
+                lane = self.retired.pop(spec, None) or Lane(spec)
+                self._keep(self.lanes.with_lane(lane))
+            self.run.emit(
+                Notice(
+                    "warning",
+                    f"{spec}: its lane's work is not in {self.branch} ({why}): back to 2/3, "
+                    "its lane open again",
+                )
+            )
+        return state
+
+    def _left_out(self, state: State) -> dict[str, str]:
+        """Each spec at 3/3 whose lane has work the user's branch lacks, and what: what its
+        worktree holds is committed first, where ralph's commit can take it."""
+        found: dict[str, str] = {}
+        for row in state.specs:
+            if row.done_count != MAX_COUNT:
+                continue
+            lane = self.lanes.get(row.path) or self.retired.get(row.path) or Lane(row.path)
+            if (self.worktree(lane) / ".git").exists():
+                repo = self._repo(lane)
+                wt.commit_all(repo, f"ralph: work left in {lane.spec}'s lane")
+                left = wt.uncommitted(repo)
+                if left:
+                    found[row.path] = f"left uncommitted in its worktree: {', '.join(left[:3])}"
+                    continue
+            if wt.has_branch(self.repo, lane.branch) and not wt.is_merged(
+                self.repo, lane.branch, self.branch
+            ):
+                found[row.path] = f"{lane.branch} is not merged"
+        return found
 
     def _merged(self, lane: Lane, changed: bool, dropped: tuple[str, ...], closes: bool) -> None:
         run = self.run

@@ -89,16 +89,18 @@ def baseline(root: Path, repo: git.Repo | None = None) -> Rules:
     return rules
 
 
-def pending_ignore_changes(root: Path) -> list[str]:
+def pending_ignore_changes(root: Path, repo: git.Repo | None = None) -> list[str]:
     """What differs in the ignore rules from the ones a person set, one line each; only
-    changes that could hide a file other than scaffolding count."""
-    return rule_changes(baseline(root), current_rules(root))
+    changes that could hide a file other than scaffolding count. `repo`: the project's, its
+    git held by the run's lock (None: found now, with a lock of its own)."""
+    repo = repo if repo is not None else git.find_repo(root)
+    return rule_changes(baseline(root, repo), current_rules(root, repo))
 
 
-def accept_ignore_rules(root: Path, key: str | None = None) -> bool:
+def accept_ignore_rules(root: Path, key: str | None = None, repo: git.Repo | None = None) -> bool:
     """Record the rules on disk as the person's; with `key` (from `rules_key`) only if they
     are still the ones that were shown. True when recorded."""
-    rules = current_rules(root)
+    rules = current_rules(root, repo)
     if key is not None and rules_key(rules) != key:
         return False
     write_json_atomic(ensure_store(root) / RULES_FILE, {"rules": rules})

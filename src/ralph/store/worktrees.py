@@ -180,6 +180,13 @@ def unclean(r: Repo) -> list[str]:
     return [line for line in out.splitlines() if line.strip()]
 
 
+def uncommitted(r: Repo) -> list[str]:
+    """The paths of work in the tree that its branch lacks: what `commit_all` would commit,
+    or cannot (an unresolved merge); `.ralph/` is never work."""
+    paths = (line[3:] for line in unclean(r))
+    return [p for p in paths if p.split("/", 1)[0] != STATE_DIR]
+
+
 def head_tree(r: Repo) -> str:
     return _out(r, "rev-parse", "HEAD^{tree}").strip()
 
@@ -237,7 +244,7 @@ def remove_worktree(r: Repo, root: Path, name: str) -> bool:
     kept: an unmerged branch, or a worktree that is not ralph's (never touched)."""
     branch = BRANCH_PREFIX + name
     with r.lock:
-        if not _remove(r, root, name):
+        if _holds_work(r, root, name) or not _remove(r, root, name):
             return False
         if has_branch(r, branch):
             try:
@@ -257,6 +264,13 @@ def discard_worktree(r: Repo, root: Path, name: str) -> bool:
         if has_branch(r, branch):
             _git(r, "branch", "-D", branch)
     return True
+
+
+def _holds_work(r: Repo, root: Path, name: str) -> bool:
+    """The lane's worktree, ralph's, holds work its branch lacks: removing it would lose it."""
+    if not (lane_path(root, name) / ".git").exists() or not_owned(r, root, name) is not None:
+        return False
+    return bool(uncommitted(lane_repo(root, name, r.lock)))
 
 
 def _remove(r: Repo, root: Path, name: str) -> bool:
