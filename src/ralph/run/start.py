@@ -31,7 +31,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
         chosen = select_specs(opts.root, opts.settings.spec)  # as the specs' own paths
         opts = replace(opts, settings=replace(opts.settings, spec=chosen))
     # the run's sandbox folder, in its record: the next run removes it if this one is killed
-    box = opts.confined.box
+    box = opts.launcher.confined.box
     scratch = str(box.scratch) if box is not None else None
     taking = RunLock(ws.dir, agent=opts.label, agents=[m.name for m in opts.pool], sandbox=scratch)
     with (
