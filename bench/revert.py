@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import trees
-from ralph.process.request import OPEN
+from ralph.process.launcher import PLAIN
 
 FILES = 1_000
 CASES = 20
@@ -51,7 +51,7 @@ def seconds(root: Path, spec: str, *, cache: bool) -> float:
     from ralph.specs.frontmatter import parse_front_matter
     from ralph.store.startcopy import start_copy
 
-    place = CheckPlace(root, root, confined=OPEN)
+    place = CheckPlace(root, root, PLAIN)
     meta = parse_front_matter("PROMPT.md", spec)
     assert meta is not None
     room, code = place.for_checks(meta, "VERIFY")
@@ -80,7 +80,7 @@ def main() -> None:
         make_project(root, env)
         from ralph.checks.place import CheckPlace
 
-        CheckPlace(root, root, confined=OPEN).start(copy=True)
+        CheckPlace(root, root, PLAIN).start(copy=True)
         (root / "calc" / "__init__.py").write_text(RIGHT)
         test = root / "tests" / "test_calc.py"
         test.write_text(test.read_text() + "\n\ndef test_two():\n    assert mean([2, 4]) == 3\n")

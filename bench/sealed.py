@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import trees
-from ralph.process.request import OPEN
+from ralph.process.launcher import PLAIN
 
 SIZES = (100, 1_000, 10_000)
 RUNS = 3
@@ -60,7 +60,7 @@ def measure(root: Path, state: Path) -> tuple[float, float, float]:
 
     shutil.rmtree(state, ignore_errors=True)
     sealed.add(root, "tests/test_sealed.py", ("PROMPT.md",), TEST.format(n="sealed").encode())
-    place = CheckPlace(root, root, confined=OPEN)
+    place = CheckPlace(root, root, PLAIN)
     place.start()
     tests = TestGuard(root, root / ".ralph")
     tests.start()
@@ -68,7 +68,7 @@ def measure(root: Path, state: Path) -> tuple[float, float, float]:
     assert cfg is not None
     room, env = place.here()
     t = time.perf_counter()
-    assert run_command(cfg, room, env, room=room, confined=OPEN).passed
+    assert run_command(cfg, room, env, room=room, launcher=PLAIN).passed
     visible = ms(t)
     out = [visible]
     for _ in range(2):

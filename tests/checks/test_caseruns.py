@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from ralph.checks.caseruns import case_run
-from ralph.process.request import OPEN, ProcessRequest
+from ralph.process.request import ProcessRequest
 from ralph.rules.junitcases import JCase
 from ralph.specs.checkconfig import RevertConfig
 from tests.fakes.commands import Answer, Commands
@@ -36,15 +36,9 @@ def pytest_writing(report: str, printed: str, *, age: float = 0.0) -> Commands:
 
 
 def cases(fake: Commands, room: Path, cfg: RevertConfig | None = None) -> tuple[object, str]:
+    config = cfg or RevertConfig()
     ran = case_run(
-        cfg or RevertConfig(),
-        "pytest",
-        room,
-        {},
-        threading.Event(),
-        name="revert",
-        confined=OPEN,
-        execute=fake,
+        config, "pytest", room, {}, threading.Event(), name="revert", launcher=fake.launcher
     )
     return ran.cases, ran.why
 

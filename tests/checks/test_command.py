@@ -9,14 +9,17 @@ from pathlib import Path
 import pytest
 
 from ralph.checks.command import run_command
-from ralph.process.request import OPEN
+from ralph.process.allowlist import AllowList
+from ralph.process.launcher import PLAIN, Launcher
+from ralph.process.request import Confinement
 from ralph.specs.checkconfig import ExternalConfig
+from tests.fakes.commands import Commands
 
 
 @pytest.mark.slow  # real commands
 def test_external_exit_code_and_output_rules(tmp_path: Path) -> None:
     def run(**kw: object) -> tuple[bool, str]:
-        res = run_command(ExternalConfig.model_validate(kw), tmp_path, confined=OPEN)
+        res = run_command(ExternalConfig.model_validate(kw), tmp_path, launcher=PLAIN)
         return res.passed, res.summary
 
     assert run(command="echo all passed") == (True, "exit code 0")
@@ -39,11 +42,11 @@ def test_external_runs_in_its_working_dir_and_keeps_the_output_tail(tmp_path: Pa
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "marker").write_text("x")
     ok = run_command(
-        ExternalConfig(command="test -f marker", working_dir="sub"), tmp_path, confined=OPEN
+        ExternalConfig(command="test -f marker", working_dir="sub"), tmp_path, launcher=PLAIN
     )
     assert ok.passed
     loud = "; ".join(f"echo line{i}" for i in range(40)) + "; exit 1"
-    bad = run_command(ExternalConfig(command=loud), tmp_path, confined=OPEN)
+    bad = run_command(ExternalConfig(command=loud), tmp_path, launcher=PLAIN)
     assert not bad.passed
     assert bad.output.splitlines() == [f"line{i}" for i in range(20, 40)]
 
@@ -51,12 +54,12 @@ def test_external_runs_in_its_working_dir_and_keeps_the_output_tail(tmp_path: Pa
 @pytest.mark.slow  # real commands
 def test_external_that_cannot_start_is_a_failed_check(tmp_path: Path) -> None:
     missing_dir = run_command(
-        ExternalConfig(command="true", working_dir="nope"), tmp_path, confined=OPEN
+        ExternalConfig(command="true", working_dir="nope"), tmp_path, launcher=PLAIN
     )
     assert not missing_dir.passed
     assert missing_dir.summary == "cannot start: working directory nope does not exist"
     missing_cmd = run_command(
-        ExternalConfig(command="no-such-command-xyz"), tmp_path, confined=OPEN
+        ExternalConfig(command="no-such-command-xyz"), tmp_path, launcher=PLAIN
     )
     assert not missing_cmd.passed
     assert "exit code 127" in missing_cmd.summary
@@ -68,7 +71,7 @@ def test_external_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"
     cmd = f"sleep 60 & echo $! > {pidfile}; wait"
     started = time.monotonic()
-    res = run_command(ExternalConfig(command=cmd, timeout=0.5), tmp_path, confined=OPEN)
+    res = run_command(ExternalConfig(command=cmd, timeout=0.5), tmp_path, launcher=PLAIN)
     assert time.monotonic() - started < 30
     assert not res.passed and res.summary.startswith("timed out after 0.5 s")
     import psutil
@@ -84,5 +87,17 @@ def test_external_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
 def test_external_cancelled_is_interrupted_not_failed(tmp_path: Path) -> None:
     cancel = threading.Event()
     threading.Timer(0.3, cancel.set).start()
-    res = run_command(ExternalConfig(command="sleep 30"), tmp_path, cancel=cancel, confined=OPEN)
+    res = run_command(ExternalConfig(command="sleep 30"), tmp_path, cancel=cancel, launcher=PLAIN)
     assert res.interrupted and not res.passed
+
+
+def test_a_check_s_command_starts_by_its_launcher_in_the_launcher_s_confinement(
+    tmp_path: Path,
+) -> None:
+    fake = Commands({"make check": (0, "ok\n")})
+    confined = Confinement(allow=AllowList(frozenset({"MINE"})))
+    res = run_command(
+        ExternalConfig(command="make check"), tmp_path, launcher=Launcher(confined, fake)
+    )
+    assert res.passed and fake.lines() == ["make check"]  # the fake ran it, no process started
+    assert fake.ran[0].confined is confined  # said on its request: the sandbox starts it

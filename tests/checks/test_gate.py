@@ -34,7 +34,7 @@ from ralph.checks.gate import (
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, GateRecord
 from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.sealed import NAME as SEALED_NAME
-from ralph.process.request import OPEN, ProcessRequest
+from ralph.process.request import ProcessRequest
 from ralph.rules.spec import Spec
 from ralph.rules.specset import front_digest
 from ralph.rules.state import SpecState, State
@@ -120,7 +120,7 @@ def rig(
     ws.ensure()
     commands = Commands(plays or {})
     records: list[GateRecord] = []
-    gate = DoneGate(root, ws, records.append, changed, confined=OPEN, execute=commands)
+    gate = DoneGate(root, ws, records.append, changed, launcher=commands.launcher)
     out = Rig(root, ws, gate, commands, records)
     gate.start_tests(list(out.specs().values()))
     return out

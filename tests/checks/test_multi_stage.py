@@ -24,12 +24,12 @@ def test_required_stages_gate_and_optional_ones_only_warn(tmp_path: Path) -> Non
         "        - {name: last, method: external, config: {command: last}}\n",
     )
     fake = Commands({"style": (1, ""), "unit": (0, ""), "e2e": (4, ""), "last": (0, "")})
-    gate = run_gate(path, tmp_path, execute=fake)
+    gate = run_gate(path, tmp_path, launcher=fake.launcher)
     assert gate.reasons == ("qa: stage 'e2e': exit code 4, expected 0",)
     assert gate.warnings == ("qa: stage 'style': exit code 1, expected 0",)
     assert fake.lines() == ["style", "unit", "e2e"]  # require_all: stops at the first failure
     fake.plays = {**fake.plays, "e2e": (0, "")}
-    gate = run_gate(path, tmp_path, execute=fake)
+    gate = run_gate(path, tmp_path, launcher=fake.launcher)
     assert gate.passed and gate.results[0].summary == "all 4 stages passed (1 optional failed)"
 
 
@@ -41,7 +41,7 @@ def test_require_all_false_runs_every_stage(tmp_path: Path) -> None:
         "        - {name: a, method: external, config: {command: a}}\n"
         "        - {name: b, method: external, config: {command: b}}\n",
     )
-    gate = run_gate(path, tmp_path, execute=Commands({"a": (1, ""), "b": (2, "")}))
+    gate = run_gate(path, tmp_path, launcher=Commands({"a": (1, ""), "b": (2, "")}).launcher)
     assert gate.reasons == (
         "multi_stage: stage 'a': exit code 1, expected 0; stage 'b': exit code 2, expected 0",
     )

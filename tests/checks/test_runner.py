@@ -62,14 +62,14 @@ def test_test_command_and_checks_gate_and_report_reasons(tmp_path: Path) -> None
         "    config: {command: docs}\n",
     )
     fake = Commands({"pytest -q": (1, "3 tests failed\n"), "lint": (0, ""), "docs": (2, "")})
-    gate = run_gate(path, tmp_path, execute=fake)
+    gate = run_gate(path, tmp_path, launcher=fake.launcher)
     assert not gate.passed
     assert gate.reasons == ("test_command: exit code 1, expected 0",)
     assert gate.warnings == ("docs: exit code 2, expected 0",)  # an optional one only warns
     assert "3 tests failed" in gate.report()
     assert [r.name for r in gate.results] == ["test_command", "lint", "docs"]
     fake.plays = {**fake.plays, "pytest -q": (0, "")}
-    assert run_gate(path, tmp_path, execute=fake).passed
+    assert run_gate(path, tmp_path, launcher=fake.launcher).passed
 
 
 def test_role_criteria_apply_by_mode(tmp_path: Path) -> None:
@@ -81,13 +81,13 @@ def test_role_criteria_apply_by_mode(tmp_path: Path) -> None:
     )
     fake = Commands({"build": (1, "")})
     out = "<promise>BUILT</promise>"
-    implement = run_gate(path, tmp_path, mode="IMPLEMENT", output=out, execute=fake)
+    implement = run_gate(path, tmp_path, mode="IMPLEMENT", output=out, launcher=fake.launcher)
     assert implement.reasons == ("coder: exit code 1, expected 0",)
-    no_promise = run_gate(path, tmp_path, mode="IMPLEMENT", output="done", execute=fake)
+    no_promise = run_gate(path, tmp_path, mode="IMPLEMENT", output="done", launcher=fake.launcher)
     assert [r.name for r in no_promise.failed] == ["coder.promise"]
     assert fake.lines() == ["build"]  # without its promise the role's command is not run
     out = "<promise>REVIEWED</promise>"
-    review = run_gate(path, tmp_path, mode="REVIEW", output=out, execute=fake)
+    review = run_gate(path, tmp_path, mode="REVIEW", output=out, launcher=fake.launcher)
     assert review.passed
 
 
@@ -105,7 +105,7 @@ def test_independent_external_checks_run_in_parallel(tmp_path: Path) -> None:
         "  - {name: a, method: external, config: {command: a}}\n"
         "  - {name: b, method: external, config: {command: b}}\n",
     )
-    gate = run_gate(path, tmp_path, execute=Commands({"a": meet, "b": meet}))
+    gate = run_gate(path, tmp_path, launcher=Commands({"a": meet, "b": meet}).launcher)
     assert gate.passed, gate.reasons
 
 
@@ -113,5 +113,10 @@ def test_check_results_are_reported_as_they_finish(tmp_path: Path) -> None:
     seen: list[str] = []
     path = spec(tmp_path, "test_command: 'true'\n")
     fake = Commands({"true": (0, "")})
-    run_gate(path, tmp_path, on_result=lambda r: seen.append(json.dumps(r.to_json())), execute=fake)
+    run_gate(
+        path,
+        tmp_path,
+        on_result=lambda r: seen.append(json.dumps(r.to_json())),
+        launcher=fake.launcher,
+    )
     assert json.loads(seen[0])["name"] == "test_command"

@@ -8,7 +8,7 @@ from pathlib import Path
 from ralph.checks.context import CheckItem, GateInput
 from ralph.checks.result import CheckResult
 from ralph.checks.string_match import StringMatch, promises
-from ralph.process.request import OPEN
+from ralph.process.launcher import PLAIN
 from ralph.specs.checkconfig import StringMatchConfig
 from ralph.specs.frontmatter import SpecMeta
 
@@ -17,7 +17,7 @@ PROMPT = "Print <promise>AUTH_DONE</promise> when the login works.\nGo."
 
 def gate(output: str, mode: str = "IMPLEMENT", prompt: str = PROMPT) -> GateInput:
     meta = SpecMeta()
-    return GateInput(Path(), "a.spec.md", "# a\n", meta, mode, output, prompt, confined=OPEN)
+    return GateInput(Path(), "a.spec.md", "# a\n", meta, mode, output, prompt, launcher=PLAIN)
 
 
 def never(item: CheckItem) -> CheckResult:

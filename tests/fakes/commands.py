@@ -1,12 +1,12 @@
 """The programs a check runs, played in-process: a gate's command checks without a process.
 
-Passed to the gate through the seam the process runner fills (`DoneGate(..., execute=...)`,
-process/request.Execute): ralph builds each check's request (its shell command line, the room
-it runs in, its environment and limits) with its own code and reads the result with its own
-code; only the shell is left out. Each command line is answered by what the test says of it:
-an exit code and output, or a function of the request, which may read the room the check runs
-in (the files a real test run would read). A command nobody named is one the shell cannot find.
-Every request is kept, so a test can say what ran, where and with what.
+Passed to the gate as what its launcher runs (`DoneGate(..., launcher=commands.launcher)`: the
+seam `run_process` fills, process/launcher.Launcher): ralph builds each check's request (its shell
+command line, the room it runs in, its environment and limits) with its own code and reads the
+result with its own code; only the shell is left out. Each command line is answered by what the
+test says of it: an exit code and output, or a function of the request, which may read the room
+the check runs in (the files a real test run would read). A command nobody named is one the shell
+cannot find. Every request is kept, so a test can say what ran, where and with what.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult
+from ralph.process.launcher import Launcher
+from ralph.process.request import OPEN, OutputCallback, ProcessRequest, ProcessResult
 
 Answer = tuple[int, str]  # (exit code, what it printed)
 Play = Answer | Callable[[ProcessRequest], Answer]
@@ -52,6 +53,11 @@ class Commands:
             interrupted=False,
             duration=0.0,
         )
+
+    @property
+    def launcher(self) -> Launcher:
+        """Where the checks' commands start as outside a run, played by this fake."""
+        return Launcher(OPEN, self)
 
     def lines(self) -> list[str]:
         """The command lines run, in order."""

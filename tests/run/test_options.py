@@ -53,7 +53,7 @@ def test_the_defaults_and_the_value_is_frozen() -> None:
         True,
         (),
     )
-    assert run.confined == OPEN and run.secrets == frozenset() and run.test_globs is None
+    assert run.launcher.confined == OPEN and run.secrets == frozenset() and run.test_globs is None
     with pytest.raises(dataclasses.FrozenInstanceError):
         run.settings = run.settings  # type: ignore[misc]
 

@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 
+from ralph.process.allowlist import AllowList
+from ralph.process.launcher import Launcher
+from ralph.process.request import Confinement
 from ralph.rules.spec import Spec
 from ralph.rules.state import State, number_next
 from ralph.run import trial
@@ -18,6 +21,7 @@ from ralph.run.loop import SpecRun
 from ralph.run.turn import Trial, Verified
 from ralph.store.snapshot import Snapshot
 from tests.conftest import Project
+from tests.fakes.commands import Commands
 from tests.run.test_rotation import JUDGED, PLAIN, opened
 
 A = "specs/a.spec.md"
@@ -76,3 +80,24 @@ def test_no_verdict_is_no_pass(project: Project) -> None:
         tried, verified, _ = verify(run, specs, before)
     assert tried.tag is None
     assert verified.verdict.reasons == ("the verifier gave no verdict (last tag: none)",)
+
+
+@pytest.mark.parametrize(
+    ("answer", "passed"), [((0, "3 passed\n"), True), ((1, "1 failed\n"), False)]
+)
+def test_ralph_yaml_s_test_command_runs_by_the_run_s_launcher(
+    project: Project, answer: tuple[int, str], passed: bool
+) -> None:
+    fake = Commands({"make test": answer})  # played in-process: no process starts
+    launcher = Launcher(Confinement(allow=AllowList(frozenset({"MINE"}))), fake)
+    yaml, script = "test_command: make test\n", steps({"signal": "VERIFY_PASS"})
+    with opened(project, PLAIN, script, yaml=yaml, launcher=launcher) as (run, specs, start, _):
+        _, verified, _ = verify(run, specs, start)
+    (request,) = fake.ran
+    assert request.argv[-1] == "make test" and request.confined is launcher.confined
+    # in the clean room, as every check that decides (checks/place.py), not in the tree
+    assert request.room == request.cwd != project.root and request.sealed
+    assert verified.verdict.passed is passed
+    if not passed:
+        why = "`make test` (test_command (ralph.yaml)) failed: exit code 1, expected 0"
+        assert verified.verdict.reasons[0].startswith(why)

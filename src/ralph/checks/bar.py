@@ -94,14 +94,7 @@ def measure(
         # `room`: a sandbox hides ralph's store, the room included, but for the room a check
         # runs in; without it the sandboxed run found no folder and measured no bar
         res = run_command(
-            cfg,
-            folder,
-            env,
-            cancel,
-            name=BAR_CHECK,
-            room=folder,
-            confined=place.confined,
-            execute=place.execute,
+            cfg, folder, env, cancel, name=BAR_CHECK, room=folder, launcher=place.launcher
         )
         found = Measured(command, tuple(specs), res.counts, res.summary, res.interrupted)
         out.append(found)

@@ -26,8 +26,7 @@ from pathlib import Path
 from ralph.checks.command import output_tail, run_command
 from ralph.checks.result import CheckResult
 from ralph.errors import RalphError
-from ralph.process.request import Confinement, Execute
-from ralph.process.runner import run_process
+from ralph.process.launcher import Launcher
 from ralph.rules.caselines import printed_cases
 from ralph.rules.junitcases import JCase
 from ralph.rules.testcounts import TestCounts
@@ -56,8 +55,7 @@ def case_run(
     cancel: threading.Event,
     *,
     name: str,
-    confined: Confinement,
-    execute: Execute = run_process,
+    launcher: Launcher,
 ) -> CaseRun:
     """Run `command` in `room`, and read its testcases."""
     env = dict(env)
@@ -80,8 +78,7 @@ def case_run(
         cancel,
         name=name,
         room=room,
-        confined=confined,
-        execute=execute,
+        launcher=launcher,
         passes=passes,
         whole=True,
     )

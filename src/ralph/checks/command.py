@@ -14,8 +14,8 @@ from pathlib import Path
 
 from ralph.checks.evidence import failed_tests, no_tests, run_counts
 from ralph.checks.result import CheckResult
-from ralph.process.request import Confinement, Execute, ProcessRequest
-from ralph.process.runner import run_process
+from ralph.process.launcher import Launcher
+from ralph.process.request import ProcessRequest
 from ralph.process.spawn import StartError
 from ralph.rules.printable import clean_text
 from ralph.rules.redact import redactor, secret_values
@@ -56,15 +56,14 @@ def run_command(
     room: Path | None = None,
     passes: frozenset[str] = frozenset(),
     whole: bool = False,
-    confined: Confinement,
-    execute: Execute = run_process,
+    launcher: Launcher,
 ) -> CheckResult:
     """Run one external check. Never raises for the command's sake: a command that cannot
     start, times out or fails is a failed check, with the reason in its summary. `passes`:
     variables of `env` a sandbox must let through (ralph's own, such as the revert check's
     `PYTEST_ADDOPTS`). `whole`: the result's output is all of it (its last 4 MiB), passed or
-    not, for a caller that reads it (the per-case lines of checks/caseruns.py). `execute`:
-    what runs the shell (the gate's seam: a test passes an in-process fake)."""
+    not, for a caller that reads it (the per-case lines of checks/caseruns.py). `launcher`:
+    where the shell starts and what runs it (the run's sandbox; a test's in-process fake)."""
     started, wall_started = time.perf_counter(), time.time()
 
     def fail(summary: str, output: str = "", *, interrupted: bool = False) -> CheckResult:
@@ -84,7 +83,7 @@ def run_command(
         return fail(f"cannot start: working directory {cfg.working_dir} does not exist")
     env = dict(env if env is not None else os.environ)
     try:
-        res = execute(
+        res = launcher.execute(
             ProcessRequest(
                 argv=shell_argv(cfg.command),
                 cwd=cwd,
@@ -98,7 +97,7 @@ def run_command(
                 sealed=room is not None,
                 # a room's interpreter settings (checks/place.py) reach it under a sandbox
                 passes=passes | ROOM_PASSES if room is not None else passes,
-                confined=confined,  # the run's sandbox: every check runs in it
+                confined=launcher.confined,  # the run's sandbox: every check runs in it
             ),
             lambda stream, chunk: None,
             cancel,

@@ -18,8 +18,7 @@ from pydantic import BaseModel
 from ralph.checks.claims import VState
 from ralph.checks.judge import Judge
 from ralph.checks.result import CheckCache, CheckResult
-from ralph.process.request import Confinement, Execute
-from ralph.process.runner import run_process
+from ralph.process.launcher import Launcher
 from ralph.specs.checkconfig import AnyCheck
 from ralph.specs.frontmatter import SpecMeta
 
@@ -60,10 +59,8 @@ class GateInput:
     decisive: bool = True
     start: Path | None = None  # the code when the run began (store/startcopy.py), if taken
     rooms: RoomMaker | None = None  # other rooms of this tree (checks/place.py)
-    # where its commands start: the run's sandbox (process/request.py), always said
-    confined: Confinement = field(kw_only=True)
-    # what runs its commands (checks/command.py): the process runner, or a test's fake
-    execute: Execute = field(default=run_process, kw_only=True)
+    # where its commands start (the run's sandbox) and what runs them: always said
+    launcher: Launcher = field(kw_only=True)
 
 
 @dataclass(frozen=True)

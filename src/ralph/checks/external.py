@@ -36,8 +36,7 @@ class External:
             name=name,
             required=item.required,
             room=gi.run_root,
-            confined=gi.confined,
-            execute=gi.execute,
+            launcher=gi.launcher,
         )
         if item.cache and gi.cache is not None:
             gi.cache.put(gi.tree, key, result)

@@ -30,8 +30,7 @@ from ralph.checks.sharedtests import shared_tests
 from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
-from ralph.process.request import Confinement, Execute
-from ralph.process.runner import run_process
+from ralph.process.launcher import Launcher
 from ralph.rules.caps import capped
 from ralph.rules.spec import Spec
 from ralph.rules.specset import Digests
@@ -100,16 +99,14 @@ class DoneGate:
         changed: Callable[[], Sequence[str]],
         test_globs: Sequence[str] | None = None,
         *,
-        confined: Confinement,
+        launcher: Launcher,
         lock: GitLock | None = None,
-        execute: Execute = run_process,
     ):
         self.root = root
         self.tests = TestGuard(root, ws.dir, test_globs, lock=lock)  # tests may grow, never shrink
         self.ws = ws
-        # the clean room command checks run in, where they start (the run's sandbox) and what
-        # runs them (the process runner; a test passes an in-process fake)
-        self.place = CheckPlace(root, ws.root, confined, lock, execute)
+        # the clean room command checks run in, and how they start (the run's sandbox)
+        self.place = CheckPlace(root, ws.root, launcher, lock)
         self.record = record  # the run's recorder writes what the gate did
         self.cache = CheckCache()
         self.refusals: dict[str, str] = {}  # spec path -> why its last DONE was refused
@@ -243,7 +240,7 @@ class DoneGate:
 
         judging = AgentJudge(
             *(judge, self.root, self.ws.dir, spec.path, iteration, cancel, self.record),
-            confined=self.place.confined,
+            confined=self.place.launcher.confined,
         )
         try:
             gate, code = self.place.run(
@@ -321,7 +318,7 @@ class DoneGate:
             judging = AgentJudge(
                 *(judge, self.root, self.ws.dir, spec.path, iteration),
                 record=self.record,
-                confined=self.place.confined,
+                confined=self.place.launcher.confined,
             )
             try:
                 gate, _ = self.place.run(

@@ -117,8 +117,7 @@ class _Run:
             self.gi.cancel,
             name=self.item.name,
             room=path,
-            confined=self.gi.confined,
-            execute=self.gi.execute,
+            launcher=self.gi.launcher,
         )
 
     def run(self) -> CheckResult:

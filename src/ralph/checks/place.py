@@ -28,8 +28,7 @@ from ralph.checks.runner import gate_items, run_gate
 from ralph.checks.sealed import SealedRoom, person_config, sealed_gate
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
-from ralph.process.request import Confinement, Execute
-from ralph.process.runner import run_process
+from ralph.process.launcher import Launcher
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.envpaths import own_environment
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
@@ -58,16 +57,10 @@ class CheckPlace:
     """The rooms of one gate's tree: the project ("main") or a lane's worktree (its name)."""
 
     def __init__(
-        self,
-        tree: Path,
-        project: Path,
-        confined: Confinement,
-        lock: GitLock | None = None,
-        execute: Execute = run_process,
+        self, tree: Path, project: Path, launcher: Launcher, lock: GitLock | None = None
     ) -> None:
         self.tree, self.project = tree, project
-        self.confined = confined  # where its commands start: the run's sandbox
-        self.execute = execute  # what runs them: the process runner (a test's fake)
+        self.launcher = launcher  # how its commands start: in the run's sandbox
         self.lock = lock  # held by the git commands on its tree: the run's
         same = tree.resolve() == project.resolve()
         self.name = "main" if same else tree.name
@@ -125,8 +118,7 @@ class CheckPlace:
             run_root=room,
             start=start_copy(self.project),
             rooms=self.other_room,
-            confined=self.confined,
-            execute=self.execute,
+            launcher=self.launcher,
             **gate,
         )
         cancel, logged = gate.get("cancel"), gate.get("on_result")
@@ -140,8 +132,7 @@ class CheckPlace:
             cache=gate["cache"],
             tree=gate.get("tree"),
             cancel=cancel if cancel is not None else threading.Event(),
-            confined=self.confined,
-            execute=self.execute,
+            launcher=self.launcher,
         )
         result = person_gate(result, gi, tests, self.room, logged)
         result = sealed_gate(
@@ -161,8 +152,7 @@ class CheckPlace:
             room=self.room_a,
             snapshot=self.source().snapshotter.take,
             tree=self.tree,
-            confined=self.confined,
-            execute=self.execute,
+            launcher=self.launcher,
             listing=lambda: self.source().listing()[0],
             config=lambda command: person_config(self.tree, tests, command),
             is_test=lambda path: is_test(path, tests.globs),

@@ -106,16 +106,7 @@ def _decide(
     for where in order:
         room, env = gi.rooms(SUFFIX, placed[where])
         env = {**env, "RALPH_SPEC": gi.spec_path, "RALPH_CHECK": item.name}
-        ran = case_run(
-            cfg,
-            command,
-            room,
-            env,
-            gi.cancel,
-            name=item.name,
-            confined=gi.confined,
-            execute=gi.execute,
-        )
+        ran = case_run(cfg, command, room, env, gi.cancel, name=item.name, launcher=gi.launcher)
         if ran.result.interrupted:
             return replace(ran.result, method=SUFFIX, required=item.required)
         if ran.cases is None or ran.why:

@@ -30,8 +30,7 @@ from ralph.checks.context import (
 from ralph.checks.judge import Judge
 from ralph.checks.registry import METHODS
 from ralph.checks.result import CheckCache, CheckResult, GateResult
-from ralph.process.request import OPEN, Confinement, Execute
-from ralph.process.runner import run_process
+from ralph.process.launcher import PLAIN, Launcher
 from ralph.specs.checkconfig import ExternalConfig, StringMatchConfig
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
 from ralph.store import reader
@@ -57,13 +56,12 @@ def run_gate(
     decisive: bool = True,
     start: Path | None = None,
     rooms: RoomMaker | None = None,
-    confined: Confinement = OPEN,
-    execute: Execute = run_process,
+    launcher: Launcher = PLAIN,
 ) -> GateResult:
     """Run every check of `spec_path` (read from disk unless `spec_text` is given). `cancel`
     set (`ralph cancel --now`) stops the running checks: the verdict is then void. Commands
-    run in `run_root` (the clean room, checks/place.py) when given, else in `root`, by
-    `execute` (the process runner, or a test's fake).
+    run in `run_root` (the clean room, checks/place.py) when given, else in `root`, started
+    by `launcher`.
 
     A spec without front matter passes at once. Bad front matter raises SpecError.
     """
@@ -93,8 +91,7 @@ def run_gate(
         decisive=decisive,
         start=start,
         rooms=rooms,
-        confined=confined,
-        execute=execute,
+        launcher=launcher,
     )
     return _GateRun(gi, on_result).run()
 

@@ -35,7 +35,7 @@ from ralph.checks.persontests import person_overlay
 from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
-from ralph.process.request import Confinement, Execute
+from ralph.process.launcher import Launcher
 from ralph.specs.checkconfig import ExternalConfig
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
 from ralph.store import reader
@@ -90,8 +90,7 @@ class SealedRoom:
     room: RoomA
     snapshot: Callable[[], object]
     tree: Path
-    confined: Confinement  # where the test command starts: the run's sandbox
-    execute: Execute  # what runs it (checks/command.py)
+    launcher: Launcher  # how the test command starts: in the run's sandbox
     listing: Callable[[], Iterable[str]]
     config: Callable[[str], Mapping[str, bytes | None]]
     is_test: Callable[[str], bool]
@@ -167,16 +166,7 @@ def run_sealed(
     try:
         # the variables the `test_command` check sets (checks/external.py), so it is that run
         env = {**env, "RALPH_SPEC": spec, "RALPH_CHECK": CHECK}
-        ran = run_command(
-            cfg,
-            path,
-            env,
-            cancel,
-            name=NAME,
-            room=path,
-            confined=place.confined,
-            execute=place.execute,
-        )
+        ran = run_command(cfg, path, env, cancel, name=NAME, room=path, launcher=place.launcher)
     finally:
         place.room(None)  # the sealed files and the run's leftovers go
     verdict = judged(ran)

@@ -71,6 +71,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
     from ralph.commands.webhooks import on_escalation, open_webhook
     from ralph.process.allowlist import AllowList
     from ralph.process.containment import kept as sandbox_kept
+    from ralph.process.launcher import Launcher
     from ralph.process.request import Confinement
     from ralph.run.start import run_loop
     from ralph.store import settings as accepted
@@ -88,7 +89,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
     # what every process of the run gets of ralph's environment: never the webhook's URL
     url = config.notify.webhook_url(dict(os.environ))
     allow = AllowList(frozenset(config.sandbox.env), withheld=(url,) if url else ())
-    confined = Confinement(box, allow)  # handed to every process of the run, as a value
+    launcher = Launcher(Confinement(box, allow))  # handed to every process of the run
     output = run_settings.output
     with (
         sandbox_kept(box),
@@ -124,7 +125,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
         decide = _decider(display, run_settings.on_escalation, forced=headless)
         if hook is not None:
             decide = _told(decide, partial(on_escalation, hook, root))
-        return run_loop(replace(opts, decide=decide, confined=confined), emit)
+        return run_loop(replace(opts, decide=decide, launcher=launcher), emit)
 
 
 def run_options(

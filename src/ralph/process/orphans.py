@@ -1,21 +1,35 @@
-"""Orphans of an agent run: ralph as the child subreaper, finding them by a marker, reaping them."""
+"""Orphans of an agent run: ralph as the child subreaper, finding them, stopping them.
+
+Which of ralph's children is an orphan is ralph's own record (process/started.py: what it
+started) and the session each child is in: every process ralph starts for a rotation gets a
+session of its own, and no process can join a session it is not in, so a child of ralph's in
+ralph's own session is its host's (a test, an embedding program), never an agent's orphan. A
+rotation spares only an orphan that belongs to another rotation running now: one in that
+rotation's session, or one carrying its mark (RALPH_AGENT_RUN: the agent's word, which can
+only put the stop off to that rotation's end, never past it). A forged mark, no mark, or the
+mark of a rotation that has ended is stopped at once, and the run's end stops every orphan
+left (`sweep`).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 import time
 
 import psutil
 
 from ralph.process import started, strays
 
-# Every agent process tree carries this variable with a value unique to the run, so its
-# orphans can be told apart from any other process (see Adopted).
+# Every agent process tree carries this variable with a value unique to its rotation.
 MARKER = "RALPH_AGENT_RUN"
 _PR_SET_CHILD_SUBREAPER = 36
 
 _subreaper: bool | None = None
+_lock = threading.Lock()
+_running: dict[str, int] = {}  # each rotation under way: its mark -> its session
 
 
 def subreaper() -> bool:
@@ -43,68 +57,101 @@ def _become_subreaper() -> bool:
         return False
 
 
+def sweep(wait: float = 1.0) -> int:
+    """As a run ends, no rotation under way: every orphan ralph still has is stopped and
+    reaped, whatever it carries. How many there were."""
+    if not _subreaper:
+        return 0  # never a subreaper: nothing was adopted
+    left = Adopted("")
+    found = left.find()
+    for process in found:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    left.reap(wait)
+    return len(found)
+
+
 class Adopted:
-    """Orphans of one agent run that were re-parented to ralph (the child subreaper)."""
+    """Orphans of one rotation's process, re-parented to ralph (the child subreaper)."""
 
     def __init__(self, token: str) -> None:
         self.token = token
         self.active = subreaper()
         self.seen: set[int] = set()  # ours, so ours to reap once they are zombies
-        self.noted: set[int] = set()  # hiding orphans already noted for the next run
-        # Children ralph had before the agent started are someone else's to wait for.
-        self.before = set(_direct_children()) if self.active else set()
+        self.noted: set[int] = set()  # orphans already noted for the next run
+        self.session: int | None = None  # its process's session, once it started
+        self.host = _session(0) if self.active else 0  # ralph's own session
+
+    def begin(self, pid: int) -> None:
+        """Its process started (in a session of its own, `pid`): other rotations spare what
+        belongs to it until `end`."""
+        self.session = pid
+        with _lock:
+            _running[self.token] = pid
+
+    def end(self) -> None:
+        with _lock:
+            _running.pop(self.token, None)
 
     def find(self) -> list[psutil.Process]:
         if not self.active:
             return []
+        with _lock:
+            others = {t: s for t, s in _running.items() if t != self.token}
         found: list[psutil.Process] = []
         for child in self._orphans():
             try:
                 if child.status() == psutil.STATUS_ZOMBIE:
                     self.seen.add(child.pid)  # an orphan that ended on its own: reaped below
                     continue
-                if self._ours(child.environ()):
+                if self._ours(child, others):
                     self.seen.add(child.pid)
                     found.append(child)
                     found.extend(child.children(recursive=True))
-            except psutil.Error:
+            except (psutil.Error, OSError):
                 continue
         return found
 
     def _orphans(self) -> list[psutil.Process]:
-        """ralph's children that ralph did not start: every one is an orphan re-parented to
-        it. Taken while no child of ralph's can start (process/started.py)."""
+        """ralph's children that ralph did not start, outside its own session: every one is an
+        orphan re-parented to it. Taken while no child of ralph's can start
+        (process/started.py)."""
         with started.ours() as mine:
-            pids = [p for p in _direct_children() if p not in self.before and p not in mine]
             found: list[psutil.Process] = []
-            for pid in pids:
+            for pid in _direct_children():
+                if pid in mine:
+                    continue
                 try:
-                    found.append(psutil.Process(pid))
-                except psutil.Error:
+                    if _session(pid) != self.host:
+                        found.append(psutil.Process(pid))
+                except (psutil.Error, OSError):
                     continue
             return found
 
     def watch(self) -> None:
-        """Note the orphans that hide (no mark at all) for the next run, while ralph lives: if
-        ralph is killed with SIGKILL, nothing else could find them (process/strays.py)."""
+        """Note each orphan for the next run, while ralph lives: if ralph is killed with
+        SIGKILL, one that dropped the run's mark could be found no other way
+        (process/strays.py)."""
         if not self.active:
             return
         for child in self._orphans():
             if child.pid in self.noted:
                 continue
             try:
-                if MARKER not in child.environ():
-                    self.noted.add(child.pid)
-                    strays.note(child.pid, child.create_time())
+                self.noted.add(child.pid)
+                strays.note(child.pid, child.create_time())
             except psutil.Error:
                 continue
 
-    def _ours(self, environ: dict[str, str]) -> bool:
-        """This agent's orphan: it carries this run's token, or no mark at all (it cleared
-        its environment). With lanes, such an orphan is stopped by whichever agent of the run
-        ends first."""
-        token = environ.get(MARKER)
-        return token is None or token == self.token
+    def _ours(self, child: psutil.Process, others: dict[str, int]) -> bool:
+        """This rotation's to stop: an orphan in its own session, or one that belongs to no
+        other rotation running now (by that one's session, or by its mark)."""
+        session = _session(child.pid)
+        if session == self.session:
+            return True
+        if session in others.values():
+            return False
+        return child.environ().get(MARKER) not in others
 
     def reap(self, wait: float = 0.0) -> None:
         """Collect the exit status of adopted orphans, so no zombie of ours stays behind.
@@ -126,6 +173,13 @@ class Adopted:
             if not self.seen or time.monotonic() >= end:
                 return
             time.sleep(0.01)
+
+
+def _session(pid: int) -> int:
+    """The session `pid` is in (0: ralph's own); OSError when it is gone."""
+    if sys.platform == "win32":
+        return 0  # no sessions there; nothing is adopted either
+    return os.getsid(pid)
 
 
 def _direct_children() -> list[int]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,8 +95,3 @@ class ProcessResult:
     def ok(self) -> bool:
         killed = self.timed_out or self.idle_timed_out or self.interrupted
         return self.exit_code == 0 and not killed
-
-
-# One process run, the request in and how it ended out: process/runner.run_process fills it, and
-# a test's in-process fake of the programs a check runs (tests/fakes/commands.py) does too.
-Execute = Callable[[ProcessRequest, OutputCallback, threading.Event | None], ProcessResult]

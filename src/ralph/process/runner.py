@@ -54,8 +54,7 @@ def run_process(
     request = replace(request, env={**request.env, **marks}, passes=request.passes | set(marks))
     started = time.time()
     clock = time.monotonic()
-    # Taken before the spawn: an agent that forks an orphan at once would otherwise have it
-    # counted among the children ralph already had, and never reaped.
+    # Made before the spawn: ralph becomes the subreaper before an agent can fork an orphan.
     adopted = Adopted(token)
     box, allow = request.confined.box, request.confined.allow
     # From the start until a supervisor holds the process, Ctrl-C would leave it running:
@@ -63,8 +62,8 @@ def run_process(
     hold = Hold()
     try:
         proc = spawn(request, box, token, allow)
-        adopted.before.add(proc.pid)  # the agent itself is Popen's to wait for
         run = _Supervisor(request, proc, on_output, adopted)
+        adopted.begin(proc.pid)  # its session: other rotations spare what is in it
     except BaseException:
         hold.release()  # a Ctrl-C that came meanwhile is what the caller hears of
         raise
@@ -85,6 +84,7 @@ def run_process(
         try:
             run.stop()
         finally:
+            adopted.end()
             containment.release(box, token)
     return ProcessResult(
         exit_code=run.exit_code,

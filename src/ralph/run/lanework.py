@@ -103,7 +103,7 @@ def lane_parts(run: Shared, work: LaneTurn) -> LaneParts:
         run.ws,
         changed=tree.changed,
         test_globs=run.opts.test_globs,
-        confined=run.opts.confined,
+        launcher=run.opts.launcher,
         lock=run.git,
     )
     rotation = Rotation(run, place, tree, gate)

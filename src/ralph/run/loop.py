@@ -69,7 +69,7 @@ class SpecRun:
             ws,
             changed=self.tree.changed,
             test_globs=opts.test_globs,
-            confined=opts.confined,
+            launcher=opts.launcher,
             lock=run.git,
         )
         self.rotation = Rotation(run, place, self.tree, gate)

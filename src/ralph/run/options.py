@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.agents.member import Member
-from ralph.process.request import OPEN, Confinement
+from ralph.process.launcher import PLAIN, Launcher
 from ralph.rules.pool import PoolPolicy
 from ralph.run.escalation import Decide
 from ralph.run.facts import Fact
@@ -39,9 +39,9 @@ class RunOptions:
     # Values no output of the run may show (the webhook URL's parts): redacted like the
     # agents' own secrets from every log, record and report.
     secrets: frozenset[str] = frozenset()
-    # Where every agent, judge and check command of the run starts: its sandbox and its rules
-    # for the environment (process/request.py), handed to each request.
-    confined: Confinement = OPEN
+    # How the run's processes start: where (its sandbox, its rules for the environment, handed
+    # to every agent's, judge's and check's request) and what runs the checks' commands.
+    launcher: Launcher = PLAIN
 
     @property
     def label(self) -> str:

@@ -99,7 +99,7 @@ class Rotation:
             kill_grace=member.kill_grace,
             specs=specs,
             secrets=run.opts.secrets,
-            confined=run.opts.confined,
+            confined=run.opts.launcher.confined,
         )
 
     def run_agent(

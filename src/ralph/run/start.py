@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from ralph.checks.gate import validate_front_matter
 from ralph.errors import ExitCode
+from ralph.process.orphans import sweep
 from ralph.run.context import Emit, open_run
 from ralph.run.events import Notice
 from ralph.run.interrupts import stop_signals_as_interrupt
@@ -30,7 +31,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
         chosen = select_specs(opts.root, opts.settings.spec)  # as the specs' own paths
         opts = replace(opts, settings=replace(opts.settings, spec=chosen))
     # the run's sandbox folder, in its record: the next run removes it if this one is killed
-    box = opts.confined.box
+    box = opts.launcher.confined.box
     scratch = str(box.scratch) if box is not None else None
     taking = RunLock(ws.dir, agent=opts.label, agents=[m.name for m in opts.pool], sandbox=scratch)
     with (
@@ -51,6 +52,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
         try:
             code = run.run()
         finally:
+            sweep()  # no rotation under way: no orphan of the run's outlives it
             run.gate.tests.finish()  # what ralph saw of the tests when the run ended
             run.gate.place.finish()  # and when it ended, for the environments' copies
         if code == ExitCode.OK:  # the next run begins afresh: its own start copy

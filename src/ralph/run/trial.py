@@ -123,7 +123,7 @@ def own_checks(
             env,
             name="test_command (ralph.yaml)",
             room=where,
-            confined=run.opts.confined,
+            launcher=gate.place.launcher,
         )
         # the command itself: the report says what ralph ran, not only under which name
         run.emit(CheckRan(iteration, None, {**ran.to_json(), "command": command}))
