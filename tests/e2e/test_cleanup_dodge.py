@@ -1,6 +1,7 @@
 """Every process an agent starts is stopped however it detaches and whatever it does to its
 environment: a daemon that double-forks, calls setsid(), clears its environment and re-execs
-(tests/fakes/vanisher.py), through the real CLI, with and without bubblewrap."""
+(tests/fakes/vanisher.py), or forges a rotation's mark of its own, through the real CLI, with
+and without bubblewrap."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from tests.e2e.test_sandbox_run import need
 
 VANISHER = Path(__file__).parents[1] / "fakes" / "vanisher.py"
 SANDBOXES = ["none", "bwrap"]
+# how the daemon hides: no mark at all, or a RALPH_AGENT_RUN of its own making
+MARKS = {"cleared": (), "forged": ("--forge",)}
 
 
 @pytest.fixture
@@ -71,13 +74,14 @@ def box_args(sandbox: str) -> tuple[str, ...]:
     return ("--sandbox", sandbox) if sandbox != "none" else ()
 
 
+@pytest.mark.parametrize("mark", MARKS)
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_a_daemon_that_clears_its_environment_is_stopped_at_the_end_of_the_rotation(
-    sandbox: str, disk_project: Project, tag: str, monkeypatch: pytest.MonkeyPatch
+    sandbox: str, mark: str, disk_project: Project, tag: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if sandbox != "none":
         need(sandbox, monkeypatch)
-    command = f"{sys.executable} {VANISHER} {tag}"
+    command = " ".join((sys.executable, str(VANISHER), tag, *MARKS[mark]))
     result = disk_project.run_subprocess(
         "run", *box_args(sandbox), "--agent-command", command, "-n", "1", "--headless"
     )
@@ -86,13 +90,14 @@ def test_a_daemon_that_clears_its_environment_is_stopped_at_the_end_of_the_rotat
     assert gone(tag), f"the daemon outlived the rotation: {tagged(tag)}"
 
 
+@pytest.mark.parametrize("mark", MARKS)
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_a_daemon_that_clears_its_environment_is_stopped_after_ralph_is_killed(
-    sandbox: str, disk_project: Project, tag: str, monkeypatch: pytest.MonkeyPatch
+    sandbox: str, mark: str, disk_project: Project, tag: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if sandbox != "none":
         need(sandbox, monkeypatch)
-    command = f"{sys.executable} {VANISHER} {tag} --stay"
+    command = " ".join((sys.executable, str(VANISHER), tag, "--stay", *MARKS[mark]))
     ralph = subprocess.Popen(
         [
             sys.executable,
