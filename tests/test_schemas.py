@@ -11,13 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-import typer
 from jsonschema import Draft202012Validator
-from typer.testing import CliRunner
-
-from ralph.cli import app
-from ralph.schemas.catalog import SCHEMA_VERSION, SCHEMAS
 
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "src" / "ralph" / "schemas"
 
@@ -59,38 +53,3 @@ def test_the_schemas_tell_a_wrong_shape() -> None:
     assert problems("event", ended)  # a rotation_ended without its signal and counter
     assert problems("event", {**ended, "event": "some_later_event"}) == []  # open to new events
     assert problems("history", {"schema_version": 1, "rotations": [{"number": 1}]})
-
-
-def test_every_command_with_json_has_a_schema() -> None:
-    commands: dict[str, Any] = typer.main.get_command(app).commands  # type: ignore[attr-defined]
-    with_json = {
-        name
-        for name, command in commands.items()
-        if any("--json" in param.opts for param in command.params)
-    }
-    assert {"status", "history", "agents", "plan"} <= with_json
-    assert with_json <= set(SCHEMAS), f"--json without a schema: {with_json - set(SCHEMAS)}"
-    assert {"status", "report", "history", "agents", "plan", "event"} <= set(SCHEMAS)
-    assert sorted(p.stem for p in SCHEMA_DIR.glob("*.json")) == sorted(SCHEMAS)
-
-
-@pytest.mark.parametrize("name", list(SCHEMAS))
-def test_ralph_schema_prints_each_schema(name: str) -> None:
-    res = CliRunner().invoke(app, ["schema", name])
-    assert res.exit_code == 0, res.output
-    printed = json.loads(res.stdout)
-    Draft202012Validator.check_schema(printed)
-    assert printed == json.loads((SCHEMA_DIR / f"{name}.json").read_text(encoding="utf-8"))
-    assert printed["properties"]["schema_version"]["const"] == SCHEMA_VERSION
-
-
-def test_ralph_schema_lists_the_names_and_refuses_an_unknown_one() -> None:
-    listed = CliRunner().invoke(app, ["schema"])
-    assert listed.exit_code == 0
-    assert [line.split()[0] for line in listed.stdout.splitlines()] == list(SCHEMAS)
-    res = CliRunner().invoke(app, ["schema", "stats"])
-    assert res.exit_code == 2
-    assert res.stdout == ""
-    error, hint = res.stderr.splitlines()
-    assert error == "error: ralph schema: no schema named 'stats'"
-    assert hint.startswith("hint: name one of: status, history")

@@ -10,7 +10,6 @@ only program that starts. The CLI tests in tests/e2e/ hold the same rules end to
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from ralph.rules.testcounts import TestCounts as Counts
 from ralph.specs.discovery import discover_specs
 from ralph.specs.frontmatter import split_front_matter
 from ralph.store import sealed
+from ralph.store.envbuild import SITES
 from ralph.store.workspace import Workspace
 from tests.fakes.commands import Commands, Play
 from tests.fakes.scripted_inline import inline_agent
@@ -516,17 +516,6 @@ def test_check_all_fails_a_spec_over_weakened_tests(tmp_path: Path) -> None:
 # -- what the test run loads: no file the agent added may shadow or patch it
 
 
-@pytest.fixture
-def only_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A PATH holding git only: the gate asks no interpreter on it for its site-packages
-    (checks/loaded.py), so no program but git starts."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    (folder / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
-    monkeypatch.setenv("PATH", str(folder))
-
-
-@pytest.mark.usefixtures("only_git")
 def test_a_file_the_agent_added_that_shadows_the_test_runner_is_refused(tmp_path: Path) -> None:
     added: list[str] = []
     r = rig(tmp_path, {A: spec("test_command: pytest -q")}, {"pytest -q": PASSED}, lambda: added)
@@ -537,4 +526,6 @@ def test_a_file_the_agent_added_that_shadows_the_test_runner_is_refused(tmp_path
     added.append("pytest.py")
     verdict = r.done(tree="t2")
     assert verdict.signal == REFUSED and "what the test run loads" in (verdict.note or "")
-    assert "pytest.py" in (verdict.note or "") and len(r.commands.ran) == 1
+    assert "pytest.py" in (verdict.note or "") and r.commands.lines().count("pytest -q") == 1
+    # the interpreters the checks use were asked for their site-packages by the same seam
+    assert any(request.argv[1:] == SITES for request in r.commands.ran)

@@ -192,24 +192,3 @@ def test_every_process_of_a_run_carries_its_recorded_run_id(
         proc.kill()
         proc.wait()
         kill_all(git_project, found)
-
-
-def test_stop_marked_kills_exactly_the_marked_and_never_its_own_run() -> None:
-    from ralph.process import leftovers
-
-    def start(run_id: str) -> subprocess.Popen[bytes]:
-        env = {**os.environ, RUN_MARKER: run_id}
-        return subprocess.Popen(["sleep", "60"], env=env, start_new_session=True)
-
-    target, longer, own = start("dead-run"), start("dead-run-2"), start("live-run")
-    try:
-        leftovers.mark_run("live-run")
-        assert leftovers.stop_marked("live-run") == 0  # this run's own processes
-        assert leftovers.stop_marked("dead-run") == 1
-        assert target.wait(5) == -signal.SIGKILL
-        assert longer.poll() is None and own.poll() is None  # a longer id is another run
-    finally:
-        leftovers.mark_run(None)
-        for proc in (target, longer, own):
-            proc.kill()
-            proc.wait()

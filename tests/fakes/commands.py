@@ -23,7 +23,7 @@ Answer = tuple[int, str]  # (exit code, what it printed)
 Play = Answer | Callable[[ProcessRequest], Answer]
 
 
-@dataclass
+@dataclass(eq=False)  # one by identity: a launcher is a key of ralph's caches (checks/loaded.py)
 class Commands:
     """`plays`: a command line -> its answer; `ran`: every request, in order."""
 

@@ -225,7 +225,7 @@ class DoneGate:
             return self._refuse(spec, iteration, handoff, reason, "", hint=hint)
         sealed = has_sealed(self.ws.root, spec.path)
         weakened = self.weakened_tests(spec) or loaded(
-            self.root, self.changed, self.tests, meta, project=self.ws.root, sealed=sealed
+            self.place, self.changed, self.tests, meta, sealed=sealed
         )
         if weakened:
             self.record(GateDecided(iteration, spec.path, False, False, weakened, ()))

@@ -11,9 +11,13 @@ import shutil
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError, StateError
+from ralph.process.launcher import Launcher
+from ralph.process.request import ProcessRequest
+from ralph.process.spawn import StartError
 from ralph.process.treecode import site_dirs
 from ralph.rules.callers import caller_reads
 from ralph.rules.exits import import_exits
@@ -22,8 +26,11 @@ from ralph.rules.shadowing import import_folders, module_of, plugin_modules, sha
 from ralph.rules.testfiles import is_test as matches
 from ralph.specs.frontmatter import SpecMeta
 from ralph.store import reader
-from ralph.store.envbuild import python_sites
+from ralph.store.envbuild import SITES
 from ralph.store.envcopy import envs_dir
+
+if TYPE_CHECKING:
+    from ralph.checks.place import CheckPlace
 
 LOADED_HINT = (
     "remove or rename what the agent added; a file a person keeps is theirs from the next run on"
@@ -32,21 +39,21 @@ MAX_BYTES = 1_000_000  # larger files are not read (generated code, data)
 
 
 def loaded(
-    root: Path,
+    place: CheckPlace,
     changed: Callable[[], Iterable[str]],
     guard: TestGuard,
     meta: SpecMeta | None,
     *,
-    project: Path | None = None,
     sealed: bool = False,
 ) -> tuple[str, ...]:
-    """One line for each file among `changed()` (root-relative, since the run began) that
+    """One line for each file among `changed()` (of `place.tree`, since the run began) that
     shadows or patches the harness, or reads the tests that call it; `guard` knows which
-    files are tests; `project`: the project whose environments (and ralph's copies of them)
-    the checks run in, `root` when not given. Only for a spec whose checks run commands, or
-    that has `sealed` tests: without them nothing is loaded to judge the DONE."""
+    files are tests; `place`: where the checks run (its project's environments, ralph's copies
+    of them) and how they start. Only for a spec whose checks run commands, or that has
+    `sealed` tests: without them nothing is loaded to judge the DONE."""
     if not sealed and (meta is None or not meta.gates_done):
         return ()
+    root = place.tree
     try:
         paths = list(changed())
     except StateError:  # the rotation's own snapshot says so, and the tree counts as changed
@@ -60,7 +67,7 @@ def loaded(
 
     tests = {*guard.store.seen(), *(p for p in added if is_test(p))}
     folders = import_folders(tests, lambda d: (root / d / "__init__.py").is_file())
-    plugins = pytest_plugins(tuple(_sites(project or root)))
+    plugins = pytest_plugins(tuple(_sites(place.project, place.launcher)))
     lines = shadowing(added, folders, person_modules(root, set(added)), plugins)
     for path in added:
         if not path.endswith((".py", ".pyw")):
@@ -101,13 +108,13 @@ def person_modules(root: Path, added: set[str]) -> dict[str, str]:
     return out
 
 
-def _sites(project: Path) -> Iterator[Path]:
+def _sites(project: Path, launcher: Launcher) -> Iterator[Path]:
     """The site-packages of every environment a check may run in: the project's own and
     the interpreters on PATH (process/treecode.py; and as they say themselves, for an
     interpreter behind a shim such as pyenv's), and ralph's copies and builds of the
     project's (store/envcopy.py, store/envbuild.py: the ones the rooms use)."""
     yield from site_dirs(os.environ, project)
-    yield from _said(project)
+    yield from _said(project, launcher)
     try:
         for prefix in sorted(envs_dir(project).glob("*/*")):
             yield from site_dirs({}, prefix)
@@ -116,16 +123,24 @@ def _sites(project: Path) -> Iterator[Path]:
 
 
 @lru_cache(maxsize=8)
-def _said(project: Path) -> tuple[Path, ...]:
-    """The site-packages the `python3` and `python` on PATH name, once a process. One that
-    lives in the project is never run: the agent could have made it a script of its own."""
+def _said(project: Path, launcher: Launcher) -> tuple[Path, ...]:
+    """The site-packages the `python3` and `python` on PATH name, asked as the checks'
+    commands start, once a process. One that lives in the project is never run: the agent
+    could have made it a script of its own."""
     out: list[Path] = []
     inside = project.resolve()
     for name in ("python3", "python"):
         found = shutil.which(name)
         if found is None or Path(found).resolve().is_relative_to(inside):
             continue
-        out += [Path(line) for line in python_sites(found, project)]
+        argv, env = (found, *SITES), dict(os.environ)
+        ask = ProcessRequest(argv, project, env, timeout=60, confined=launcher.confined)
+        try:
+            said = launcher.execute(ask, lambda stream, chunk: None, None)
+        except StartError:
+            continue
+        lines = said.stdout_tail.decode(errors="replace").splitlines() if said.ok else []
+        out += [Path(line) for line in lines if line.strip()]
     return tuple(out)
 
 

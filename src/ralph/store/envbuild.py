@@ -132,12 +132,15 @@ def _run(argv: list[str], cwd: Path, env: Mapping[str, str]) -> str | None:
     return lines[-1] if lines else f"uv exited {done.returncode}"
 
 
+# An interpreter's question for its site-packages, in isolated mode: no folder of its working
+# directory, no variable and no user site reaches it (checks/loaded.py asks it too).
+SITES = ("-I", "-c", "import site; print(chr(10).join(site.getsitepackages()))")
+
+
 def python_sites(python: str, cwd: Path, env: Mapping[str, str] | None = None) -> list[str]:
-    """The site-packages of the interpreter `python` (a virtualenv's own when it is one),
-    asked in isolated mode: no folder of `cwd`, no variable and no user site reaches it."""
-    code = "import site; print(chr(10).join(site.getsitepackages()))"
+    """The site-packages of the interpreter `python` (a virtualenv's own when it is one)."""
     try:
-        done = run_captured([python, "-I", "-c", code], cwd, env)
+        done = run_captured([python, *SITES], cwd, env)
     except OSError:
         return []
     return [line for line in done.stdout.decode(errors="replace").splitlines() if line.strip()]
