@@ -63,6 +63,7 @@ def test_what_runs_at_every_python_start_is_found(tmp_path: Path) -> None:
             "paths.pth": "/some/path\n",
             "_ralph_start.pth": "import never_counted\n",
             "distutils-precedence.pth": "import os\n",
+            "setuptools-80.0.dist-info/RECORD": "setuptools/__init__.py,sha256=x,1\n",
         },
     )
     assert _hooks(site) == {
