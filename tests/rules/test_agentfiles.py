@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-from ralph.agents.footprint import FOOTPRINTS
-from ralph.rules.agentfiles import AGENT_SCAFFOLDING, agent_file
+from ralph.rules.agentfiles import agent_file
 from ralph.store.ignore import is_scaffolding
-
-
-def test_every_built_in_agent_states_its_scaffolding_in_its_footprint() -> None:
-    assert AGENT_SCAFFOLDING.keys() == FOOTPRINTS.keys()
-    for name, footprint in FOOTPRINTS.items():
-        assert footprint.scaffolding == AGENT_SCAFFOLDING[name] != ()
 
 
 def test_the_agent_files_are_scaffolding_at_the_top_of_the_project() -> None:
