@@ -261,7 +261,9 @@ class Integration:
                 "ralph verifies only the branch it reports",
                 f"git switch {self.branch} and run again",
             )
-        if wt.commit_all(self.repo, "ralph: changes made in the project's tree during a run"):
+        dirty = [p for p in wt.uncommitted(self.repo) if p not in self.run.opts.own_files]
+        message = "ralph: changes made in the project's tree during a run"
+        if dirty and wt.commit_all(self.repo, message):
             state, dropped = downgrade_verified(state)
             said = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
             self.run.emit(Notice("warning", f"changes in the project's tree committed{said}"))
