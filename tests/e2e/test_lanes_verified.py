@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from ralph.rules.lanes import lane_name
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 
@@ -73,3 +74,54 @@ def test_changes_made_in_the_projects_tree_are_verified_as_the_branch(project: P
     assert "changes in the project's tree committed" in out
     assert project.git("show", "main:stray.txt") == "stray\n"
     assert project.git("status", "--porcelain") == ""  # the tree verified is the branch's
+
+
+def test_a_verified_specs_lane_branch_with_work_not_merged_is_merged_first(
+    project: Project,
+) -> None:
+    """A lane branch of ralph's with a commit the user's branch lacks (left by a run whose
+    record of it was lost): its spec is not counted verified until that work is merged."""
+    code, out = play(project, {})
+    assert code == 0, out
+    lane = f"ralph/{lane_name('specs/b.spec.md')}"
+    project.git("branch", lane)
+    project.git("worktree", "add", "-q", str(project.root.parent / "side"), lane)
+    (project.root.parent / "side" / "b2.txt").write_text("more\n")
+    project.git("-C", str(project.root.parent / "side"), "add", "b2.txt")
+    project.git("-C", str(project.root.parent / "side"), "commit", "-qm", "b's lane, more")
+    project.git("worktree", "remove", str(project.root.parent / "side"))
+    res = project.run("run", *project.fake({"*": [{"signal": "DONE"}]}), "--parallel", "2")
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert f"its lane's work is not in main ({lane} is not merged)" in res.stdout
+    assert project.git("show", "main:b2.txt") == "more\n"
+    assert project.counts() == dict.fromkeys(SPECS, 3)
+
+
+def test_a_verified_run_with_nothing_left_out_runs_nothing_again(project: Project) -> None:
+    """The control: the same second run without that branch verifies at once."""
+    code, out = play(project, {})
+    assert code == 0, out
+    ended = len(project.rotation_ends())
+    res = project.run("run", *project.fake({"*": [{"signal": "DONE"}]}), "--parallel", "2")
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert "is not in main" not in res.stdout
+    assert len(project.rotation_ends()) == ended  # no rotation: nothing to review
+
+
+def test_a_lane_worktree_holding_work_is_never_removed(project: Project) -> None:
+    """Removing a merged lane (its branch has nothing the user's lacks) keeps its worktree
+    while that holds uncommitted work: removing it would delete the work."""
+    from ralph.store import worktrees as wt
+    from ralph.store.git import GitLock
+
+    lanes_project(project, SPECS)
+    name, lock = lane_name("specs/b.spec.md"), GitLock()
+    repo = wt.repo(project.root, lock)
+    for left in ("b.txt", None):  # the attack, then the honest control: nothing left
+        wt.add_worktree(repo, project.root, name, "main")
+        if left:
+            (wt.lane_path(project.root, name) / left).write_text("b\n")
+        assert wt.remove_worktree(repo, project.root, name) is (left is None)
+        assert (wt.lane_path(project.root, name) / "b.txt").exists() is bool(left)
+        if left:
+            (wt.lane_path(project.root, name) / left).unlink()
