@@ -30,6 +30,7 @@ _PR_SET_CHILD_SUBREAPER = 36
 _subreaper: bool | None = None
 _lock = threading.Lock()
 _running: dict[str, int] = {}  # each rotation under way: its mark -> its session
+_ROUNDS = 8  # of look-and-kill as a run ends: an orphan may fork between a look and the kill
 
 
 def subreaper() -> bool:
@@ -59,16 +60,22 @@ def _become_subreaper() -> bool:
 
 def sweep(wait: float = 1.0) -> int:
     """As a run ends, no rotation under way: every orphan ralph still has is stopped and
-    reaped, whatever it carries. How many there were."""
+    reaped, whatever it carries. Each round freezes what it found before killing it, so none
+    can fork meanwhile; the next round looks for any it made before. How many there were."""
     if not _subreaper:
         return 0  # never a subreaper: nothing was adopted
-    left = Adopted("")
-    found = left.find()
-    for process in found:
-        with contextlib.suppress(psutil.Error):
-            process.kill()
+    left, stopped = Adopted(""), set[int]()
+    for _ in range(_ROUNDS):
+        found = [p for p in left.find() if p.pid not in stopped]
+        if not found:
+            break
+        for act in (psutil.Process.suspend, psutil.Process.kill):
+            for process in found:
+                with contextlib.suppress(psutil.Error):
+                    act(process)
+        stopped.update(p.pid for p in found)
     left.reap(wait)
-    return len(found)
+    return len(stopped)
 
 
 class Adopted:
