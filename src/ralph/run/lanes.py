@@ -22,6 +22,7 @@ from ralph.rules.state import MAX_COUNT, State
 from ralph.run.context import Shared
 from ralph.run.events import CostsUpdated, Notice
 from ralph.run.interrupts import deferred_interrupts
+from ralph.run.lanespecs import LaneSpecs
 from ralph.run.lanework import (
     LaneDone,
     LaneNews,
@@ -44,6 +45,7 @@ class LaneRun(SpecRun):
     def __init__(self, run: Shared, state: State) -> None:
         super().__init__(run, state)
         self.integration = Integration(run, self.statefile)
+        self.lane_specs = LaneSpecs(self.integration.repo, run.opts.root)  # read from lanes
         self.running: dict[str, Running] = {}
         self.parts: dict[str, LaneParts] = {}  # each lane's, from its first rotation
         self.news = LaneNews(run)  # run.json's `lanes`
@@ -69,7 +71,7 @@ class LaneRun(SpecRun):
             executor.shutdown(wait=True)
 
     def discover(self, templates: list[str] | None = None) -> list[Spec]:
-        return self.integration.as_worked_on(super().discover(templates))
+        return self.lane_specs.as_worked_on(self.integration.lanes, super().discover(templates))
 
     def start(self) -> int | None:
         """The run's start, as in one-spec mode (the matrix, changes since the last run)."""

@@ -1,6 +1,8 @@
 """The integration of lanes, one at a time: opening a lane's worktree, bringing it up to date
 with the branch the user started on, merging it there (a merge that changes files is a change
-like any other), conflicts handed back to the lane, and what a killed run left half done."""
+like any other), conflicts handed back to the lane, and what a killed run left half done.
+Beside it: the specs as the lanes have them (run/lanespecs.py), and the check that the user's
+branch holds every verified lane's work (run/lanecheck.py), whose findings it acts on."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from ralph.errors import StateError, UsageError, docs_page
+from ralph.errors import UsageError, docs_page
 from ralph.rules.laneregistry import Lane, Lanes
 from ralph.rules.lanes import (
     BRANCH_PREFIX,
@@ -17,15 +19,13 @@ from ralph.rules.lanes import (
     hold,
     is_lane_name,
 )
-from ralph.rules.matrix import downgrade_verified
-from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT, State
 from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.facts import LaneClosed, LaneConflict, LaneMerged, LaneOpened
 from ralph.run.interrupts import deferred_interrupts
+from ralph.run.lanecheck import commit_strays, left_out
 from ralph.run.ledger import StateFile
-from ralph.specs.discovery import read_spec
 from ralph.store import worktrees as wt
 from ralph.store.git import Repo
 from ralph.store.lanes import load_lanes, save_lanes
@@ -50,8 +50,6 @@ class Integration:
         # Merged lanes whose worktree is kept until the run ends: a later merge usually sends
         # their spec back to 2/3 for one more review, which then needs no new worktree.
         self.retired: dict[str, Lane] = {}
-        # whether the main tree's copy of a spec is the one its lane took, by what it depends on
-        self._taken: dict[str, tuple[tuple[str, str], bool]] = {}
         self._pruned = False  # the worktrees' list, before the run's first new lane
         # each open lane's repository, checked once per worktree (git.call checks at each
         # call that the files saying where it is have not changed since)
@@ -127,37 +125,6 @@ class Integration:
         return state
 
     # ------------------------------------------------------------------ lanes
-
-    def as_worked_on(self, specs: list[Spec]) -> list[Spec]:
-        """The specs, each with an open lane as its lane has it: the agent's own edits of its
-        spec there (ticked boxes, notes) are its changes, never a person's new requirements.
-        A main-tree copy that changed since the lane last took the user's branch is a
-        person's edit: that copy stays, and its spec goes back to 0/3."""
-        lanes = [(spec, self.lanes.get(spec.path)) for spec in specs]
-        heads = lane_heads(self.repo, self.root, [lane for _, lane in lanes if lane])
-        found: list[Spec] = []
-        for spec, lane in lanes:
-            if lane is not None and self._untouched(lane, spec, heads.get(lane.branch)):
-                spec = read_spec(self.worktree(lane), spec.path) or spec  # noqa: PLW2901
-            found.append(spec)
-        return found
-
-    def _untouched(self, lane: Lane, spec: Spec, heads: str | None) -> bool:
-        """The main tree's copy is the one the lane took (`heads`: HEAD and the lane's branch
-        now). When git cannot tell (it failed, or the lane's branch is gone), it is not: a
-        spec wrongly taken as modified only costs rotations, a person's edit taken for the
-        agent's would void nothing."""
-        if heads is None or not (self.worktree(lane) / ".git").exists():
-            return False
-        key = (heads, spec.content_hash)
-        known = self._taken.get(spec.path)
-        if known is not None and known[0] == key:
-            return known[1]
-        same = wt.unchanged_since_taken(self.repo, lane.branch, spec.path)
-        if same is None:
-            return False
-        self._taken[spec.path] = (key, same)
-        return same
 
     def open(self, spec: str) -> tuple[Lane, Callable[[], None] | None, bool]:
         """The spec's lane: the one already open, or a new worktree. A new lane's worktree
@@ -251,29 +218,17 @@ class Integration:
 
     def settle(self, state: State) -> State:
         """Before the run counts its specs verified (no lane running, every merge done): the
-        tree it verifies and reports is the user's branch, with every lane's work in it.
-        Changes in the project's tree that no merge made are committed to the branch, a change
-        like any other; then `unverified`. Returns the state after."""
-        head = wt.current_branch(self.repo)
-        if head != self.branch:
-            raise StateError(
-                f"the project's tree is on {head}, but the lanes merge into {self.branch}: "
-                "ralph verifies only the branch it reports",
-                f"git switch {self.branch} and run again",
-            )
-        dirty = [p for p in wt.uncommitted(self.repo) if p not in self.run.opts.own_files]
-        message = "ralph: changes made in the project's tree during a run"
-        if dirty and wt.commit_all(self.repo, message):
-            state, dropped = downgrade_verified(state)
-            said = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
-            self.run.emit(Notice("warning", f"changes in the project's tree committed{said}"))
-        return self.unverified(state)
+        tree it verifies and reports is the user's branch, with every lane's work in it
+        (run/lanecheck.py); then `unverified`. Returns the state after."""
+        own, emit = self.run.opts.own_files, self.run.emit
+        return self.unverified(commit_strays(self.repo, self.branch, own, emit, state))
 
     def unverified(self, state: State) -> State:
         """A spec at 3/3 whose lane has work the user's branch lacks (a commit not merged, or
         work its worktree holds that ralph's commit cannot take: an unresolved merge) goes
         back to 2/3, its lane open again: no run ends with it counted verified."""
-        for spec, why in self._left_out(state).items():
+        found = left_out(state, self.lanes, self.retired, self.repo, self.branch, self._worked)
+        for spec, why in found.items():
             state = drop_to_review(state, spec)
             if self.lanes.get(spec) is None:
                 lane = self.retired.pop(spec, None) or Lane(spec)
@@ -287,26 +242,9 @@ class Integration:
             )
         return state
 
-    def _left_out(self, state: State) -> dict[str, str]:
-        """Each spec at 3/3 whose lane has work the user's branch lacks, and what: what its
-        worktree holds is committed first, where ralph's commit can take it."""
-        found: dict[str, str] = {}
-        for row in state.specs:
-            if row.done_count != MAX_COUNT:
-                continue
-            lane = self.lanes.get(row.path) or self.retired.get(row.path) or Lane(row.path)
-            if (self.worktree(lane) / ".git").exists():
-                repo = self._repo(lane)
-                wt.commit_all(repo, f"ralph: work left in {lane.spec}'s lane")
-                left = wt.uncommitted(repo)
-                if left:
-                    found[row.path] = f"left uncommitted in its worktree: {', '.join(left[:3])}"
-                    continue
-            if wt.has_branch(self.repo, lane.branch) and not wt.is_merged(
-                self.repo, lane.branch, self.branch
-            ):
-                found[row.path] = f"{lane.branch} is not merged"
-        return found
+    def _worked(self, lane: Lane) -> Repo | None:
+        """The lane's worktree, when it has one."""
+        return self._repo(lane) if (self.worktree(lane) / ".git").exists() else None
 
     def _merged(self, lane: Lane, changed: bool, dropped: tuple[str, ...], closes: bool) -> None:
         run = self.run
@@ -386,16 +324,3 @@ class Integration:
         folder = wt.lanes_folder(self.root)
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
-
-
-def lane_heads(r: Repo, root: Path, lanes: list[Lane]) -> dict[str, str]:
-    """The commits of HEAD and of each lane's branch, as one key per branch: with one git
-    command for all (a rescan follows every rotation); a missing branch has none."""
-    branches = [lane.branch for lane in lanes if (wt.lane_path(root, lane.name) / ".git").exists()]
-    if not branches:
-        return {}
-    out = wt.heads(r, "HEAD", *branches)
-    if out is not None and len(lines := out.splitlines()) == len(branches) + 1:
-        return {b: f"{lines[0]}\n{sha}" for b, sha in zip(branches, lines[1:], strict=True)}
-    found = {b: wt.heads(r, "HEAD", b) for b in branches}  # one is missing: each alone
-    return {b: key for b, key in found.items() if key is not None}
