@@ -19,8 +19,9 @@ from ralph.rules.pool import Exhausted, Wait
 from ralph.rules.schedule import priority, selected_done
 from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT, State
+from ralph.rules.stops import cancelled, cut_short
 from ralph.run.context import Shared
-from ralph.run.events import CostsUpdated, Notice
+from ralph.run.events import Notice
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.lanespecs import LaneSpecs
 from ralph.run.lanework import (
@@ -29,12 +30,12 @@ from ralph.run.lanework import (
     LaneParts,
     LaneTurn,
     Running,
-    asked,
     meanwhile,
     rotate,
 )
-from ralph.run.loop import STOPPING, SpecRun, selected_reason
+from ralph.run.loop import SpecRun, selected_reason
 from ralph.run.merging import Integration
+from ralph.run.question import ask
 from ralph.run.tree import hidden_spec_hashes
 from ralph.store.worktrees import commit_all
 
@@ -42,6 +43,8 @@ TICK = 0.2  # seconds between the coordinator's looks at cancel requests while l
 
 
 class LaneRun(SpecRun):
+    lanes = True  # the words of the run's stops (rules/stops.py): several rotations at once
+
     def __init__(self, run: Shared, state: State) -> None:
         super().__init__(run, state)
         self.integration = Integration(run, self.statefile)
@@ -161,17 +164,12 @@ class LaneRun(SpecRun):
 
     def _stop_reason(self) -> tuple[ExitCode, str] | None:
         run = self.shared
-        if run.cancel.requested and run.cancel.now.is_set():
-            self._stop_all()
-            return ExitCode.INTERRUPTED, (
-                "cancelled now (ralph cancel --now): the agents were stopped and the "
-                "rotations recorded as ERROR"
-            )
         if run.cancel.requested:
-            return (
-                ExitCode.INTERRUPTED,
-                "cancelled (ralph cancel): stopped after the running rotations",
-            )
+            now = run.cancel.now.is_set()
+            if now:
+                self._stop_all()
+            stop = cut_short(now=True, lanes=True) if now else cancelled(lanes=True)
+            return ExitCode[stop.code], stop.reason
         reason = run.out_of_budget(self.state)
         return (ExitCode.MAX_ITERATIONS, reason) if reason is not None else None
 
@@ -197,10 +195,8 @@ class LaneRun(SpecRun):
 
     def _interrupted(self) -> None:
         """Ctrl-C: the lanes stop, their rotations recorded as ERROR, and the run ends."""
-        self.stopping = (
-            ExitCode.INTERRUPTED,
-            "interrupted; the lanes' rotations were recorded as ERROR",
-        )
+        stop = cut_short(now=False, lanes=True)
+        self.stopping = ExitCode[stop.code], stop.reason
         self._stop_all()
 
     def _stop_all(self) -> None:
@@ -286,35 +282,19 @@ class LaneRun(SpecRun):
             outcome = done.outcome
             breaker = self.state.breaker  # before its outcome: did it open the breaker?
             self._fold(r, done)
-            if self.state.breaker != breaker:  # what it did, after the rotation's own line
-                self.circuit.say(breaker, self.state.breaker)
             self.news.forget(r.lane.name)  # after its report: `ralph inspect` stops listing it
-            self.pool = self.seats.settle(self.pool, self.state, outcome)
-            # the convergence watch and the cost line, as in one-spec mode
-            self.convergence.feed(path, outcome.mode, outcome.changes.paths)
-            run.emit(CostsUpdated(*run.costs(self.state)))
-            if outcome.interrupted:
-                self.stopping = self.stopping or (
-                    ExitCode.INTERRUPTED,
-                    "cancelled now (ralph cancel --now): the agents were stopped and the "
-                    "rotations recorded as ERROR"
-                    if run.cancel.now.is_set()
-                    else "interrupted; the lanes' rotations were recorded as ERROR",
-                )
-                self._stop_all()
+            stop = self.heard(outcome, breaker)  # as in one-spec mode, which ends at once
+            if stop is not None:  # the run ends once the running rotations have
+                if outcome.interrupted:
+                    self._stop_all()
+                elif stop.question:
+                    self._asked(path, done)
+                if not (outcome.interrupted and self.stopping):  # a stop under way stays
+                    self.stopping = (ExitCode[stop.code], stop.reason)
                 continue
-            if outcome.signal == "QUESTION":
-                self.stopping = (
-                    ExitCode.NEEDS_HUMAN,
-                    asked(run, path, done.parts, bool(self.running)),
-                )
-                continue
-            if outcome.signal in STOPPING:
-                self.stopping = (ExitCode.NEEDS_HUMAN, f"{STOPPING[outcome.signal]} on {path}")
-                continue
-            stop = self.escalate_if_needed(path, breaker)
-            if stop is not None:  # the escalation ended the run (and recorded it)
-                self.ended = stop
+            stop_code = self.escalate_if_needed(path, breaker)
+            if stop_code is not None:  # the escalation ended the run (and recorded it)
+                self.ended = stop_code
                 continue
             if self.integration.unresolved(path):
                 if self.state != (held := hold(self.state, path)):
@@ -331,6 +311,14 @@ class LaneRun(SpecRun):
             elif row is not None and shares(outcome.signal, row.done_count):
                 self.sharing.add(path)
         return collected
+
+    def _asked(self, path: str, done: LaneDone) -> None:
+        """A lane's agent asked: its question is kept and shown; until the running rotations
+        end, the displays wait, and the question is shown again last, so no other lane's line
+        buries it."""
+        notice = ask(self.shared, path, done.parts.rotation.place.current_log)
+        if self.running:
+            self.shared.sink.hold(again=notice)
 
     def _merge_ready(self) -> None:
         """Every lane waiting at 3/3, and every lane whose DONE counted 1/3 (rules/lanes.

@@ -22,13 +22,10 @@ from ralph.process.tree import started_at
 from ralph.rules.laneregistry import Lane
 from ralph.rules.spec import Spec
 from ralph.run.context import Shared
-from ralph.run.events import Notice
-from ralph.run.facts import QuestionAsked
-from ralph.run.question import pending, shown, write_fallback_question
 from ralph.run.rotation import Rotation
 from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
-from ralph.store.files import make_dirs, read_text
+from ralph.store.files import make_dirs
 from ralph.store.lanenotes import LaneNotes
 from ralph.store.worktrees import commit_all, repo
 
@@ -173,22 +170,3 @@ class LaneNews:
         with self.lock:
             self.news.pop(name, None)
             self.run.note_run(lanes=dict(self.news))
-
-
-def asked(run: Shared, path: str, lane: LaneParts, others: bool) -> str:
-    """A lane's agent asked: its question is kept (from its output when it wrote none); the
-    run's end reason. The run ends once the running rotations have (`others`: some are);
-    until then the displays wait, and the question is shown again last, so no other lane's
-    line buries it."""
-    if write_fallback_question(run.ws, path, read_text(lane.rotation.place.current_log)):
-        run.emit(Notice("warning", "the agent did not write .ralph/question.md; saved its output"))
-    run.emit(QuestionAsked(path))
-    question = shown(pending(run.ws) or "")
-    notice = Notice("warning", f"question from the agent on {path}:\n{question}")
-    run.emit(notice)
-    if others:
-        run.sink.hold(again=notice)
-    return (
-        f"the agent has a question on {path} (.ralph/question.md): write your answer to "
-        ".ralph/answer.md and run ralph again"
-    )

@@ -25,28 +25,28 @@ from ralph.rules.prompt import Mode
 from ralph.rules.schedule import next_spec, selected_done
 from ralph.rules.spec import Spec
 from ralph.rules.state import State, number_next
+from ralph.rules.stops import Stop, after_outcome, cancelled
 from ralph.run import ledger, opening
 from ralph.run.circuit import Circuit
 from ralph.run.context import Shared
 from ralph.run.convergence import Convergence
 from ralph.run.events import CostsUpdated, Notice, PoolChanged, RunStarted, matrix_rows
-from ralph.run.facts import QuestionAsked, SpecBlocked
+from ralph.run.facts import SpecBlocked
 from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
-from ralph.run.question import QuestionAndAnswer, answered, pending, shown, write_fallback_question
+from ralph.run.question import QuestionAndAnswer, answered, ask, pending, shown
 from ralph.run.rotation import Rotation
 from ralph.run.seats import Seats
 from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
 from ralph.run.verification import Verification
 from ralph.specs.discovery import discover_specs
-from ralph.store.files import read_text
 from ralph.store.snapshot import Snapshot
-
-STOPPING = {"STUCK": "the agent is stuck", "QUESTION": "the agent has a question"}
 
 
 class SpecRun:
+    lanes = False  # the words of the run's stops (rules/stops.py): one rotation at a time
+
     def __init__(self, run: Shared, state: State) -> None:
         self.shared = run
         # The scheduler's own values: only its thread reads or writes them.
@@ -180,10 +180,8 @@ class SpecRun:
                 current, switch, new = None, False, ()  # the failed verification's findings
                 continue
             if run.cancel.requested:
-                return self.end(
-                    ExitCode.INTERRUPTED,
-                    "cancelled (ralph cancel): stopped after the current rotation",
-                )
+                said = cancelled(lanes=False)
+                return self.end(ExitCode[said.code], said.reason)
             reason = run.out_of_budget(self.state)
             if reason is not None:
                 return self.end(ExitCode.MAX_ITERATIONS, reason)
@@ -228,28 +226,30 @@ class SpecRun:
         return outcome, after, self.decide(outcome, breaker)
 
     def decide(self, outcome: Outcome, breaker: Breaker) -> int | None:
-        """After a committed outcome (the breaker was `breaker` before it): the pool and the
-        convergence watch hear of it, and the run ends on a stop, a question, or a person's
-        call; the exit code when it does."""
-        run, path, signal = self.shared, outcome.spec, outcome.signal
-        if self.state.breaker != breaker:  # what the outcome did to it, after the rotation's line
+        """After a committed outcome (the breaker was `breaker` before it): the run ends at once
+        on a stop (`heard`), else on a person's call; the exit code when it does."""
+        stop = self.heard(outcome, breaker)
+        if stop is None:
+            return self.escalate_if_needed(outcome.spec, breaker)
+        if stop.question:
+            ask(self.shared, outcome.spec, self.shared.ws.current_log)
+        return self.end(ExitCode[stop.code], stop.reason)
+
+    def heard(self, outcome: Outcome, breaker: Breaker) -> Stop | None:
+        """After a committed outcome, in both schedulers: what it did to the breaker is said
+        (after the rotation's own line); unless it was cut short, the pool, the convergence
+        watch and the cost line hear of it; what it means for the run (rules/stops.py)."""
+        run = self.shared
+        if self.state.breaker != breaker:
             self.circuit.say(breaker, self.state.breaker)
-        if outcome.interrupted:
-            if run.cancel.now.is_set():
-                return self.end(
-                    ExitCode.INTERRUPTED,
-                    "cancelled now (ralph cancel --now): the agent was stopped and the "
-                    "rotation recorded as ERROR",
-                )
-            return self.end(ExitCode.INTERRUPTED, "interrupted; the rotation was recorded as ERROR")
-        self.pool = self.seats.settle(self.pool, self.state, outcome)
-        self.convergence.feed(path, outcome.mode, outcome.changes.paths)
-        run.emit(CostsUpdated(*run.costs(self.state)))
-        if signal == "QUESTION":
-            return stop_for_question(run, self.state, path)
-        if signal in STOPPING:
-            return self.end(ExitCode.NEEDS_HUMAN, f"{STOPPING[signal]} on {path}")
-        return self.escalate_if_needed(path, breaker)
+        if not outcome.interrupted:
+            self.pool = self.seats.settle(self.pool, self.state, outcome)
+            self.convergence.feed(outcome.spec, outcome.mode, outcome.changes.paths)
+            run.emit(CostsUpdated(*run.costs(self.state)))
+        now, lanes = run.cancel.now.is_set(), self.lanes
+        return after_outcome(
+            outcome.spec, outcome.signal, interrupted=outcome.interrupted, now=now, lanes=lanes
+        )
 
     def use(self, pick: Pick) -> None:
         """The pool's pick takes the next rotation."""
@@ -346,21 +346,4 @@ def selected_reason(state: State, only: tuple[str, ...]) -> str:
     return (
         f"the selected specs are verified (3/3): {', '.join(only)}; {waiting} other spec(s) "
         "still need work, and the final verification waits for every spec"
-    )
-
-
-def stop_for_question(run: Shared, state: State, path: str) -> int:
-    """The agent asked a question on `path`: it is kept (from its output when it wrote
-    none) and shown; the run ends for a person to answer."""
-    output = read_text(run.ws.current_log)
-    if write_fallback_question(run.ws, path, output):
-        run.emit(Notice("warning", "the agent did not write .ralph/question.md; saved its output"))
-    question = pending(run.ws) or ""
-    run.emit(QuestionAsked(path))
-    run.emit(Notice("warning", f"question from the agent on {path}:\n" + shown(question)))
-    return run.end(
-        state,
-        ExitCode.NEEDS_HUMAN,
-        f"the agent has a question on {path} (.ralph/question.md): write your answer to "
-        ".ralph/answer.md and run ralph again",
     )

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.rules.words import plural
+from ralph.run.context import Shared
+from ralph.run.events import Notice
+from ralph.run.facts import QuestionAsked
 from ralph.store.archive import move_files, unique_dir
 from ralph.store.files import read_text, write_text_new
 from ralph.store.workspace import Workspace
@@ -41,6 +44,19 @@ def write_fallback_question(ws: Workspace, spec: str, output_tail: str) -> bool:
         f"```\n{tail}\n```\n",
     )
     return True
+
+
+def ask(run: Shared, spec: str, log: Path) -> Notice:
+    """The agent on `spec` asked a question (rules/stops.py): it is kept (from its output
+    log, `log`, when it wrote none) and shown; the notice that showed it, for a scheduler that
+    shows it once more as the run ends."""
+    if write_fallback_question(run.ws, spec, read_text(log)):
+        run.emit(Notice("warning", "the agent did not write .ralph/question.md; saved its output"))
+    run.emit(QuestionAsked(spec))
+    question = shown(pending(run.ws) or "")
+    notice = Notice("warning", f"question from the agent on {spec}:\n{question}")
+    run.emit(notice)
+    return notice
 
 
 def shown(text: str) -> str:
