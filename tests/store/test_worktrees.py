@@ -130,3 +130,12 @@ def test_ralphs_commits_never_hold_dot_ralph(git_project: Project) -> None:
     (p.root / ".ralph" / "notes.md").write_text("ralph's\n")
     assert wt.commit_all(r, "the agent's work")
     assert ".ralph/notes.md" not in p.git("show", "--name-only", "--format=", "HEAD").split()
+
+
+def test_a_commit_of_all_leaves_ralph_s_own_reports_by_name(git_project: Project) -> None:
+    p = git_project
+    r = _project(p)
+    p.write({"r[1].json": "{}\n", "r1.json": "the work\n"})  # a name that reads as a pattern
+    assert wt.commit_all(r, "the work", leave=("r[1].json",))
+    assert wt.uncommitted(r) == ["r[1].json"]  # control: r1.json was committed
+    assert not wt.commit_all(r, "nothing", leave=("r[1].json",))  # only the report: nothing

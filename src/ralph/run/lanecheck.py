@@ -37,7 +37,7 @@ def commit_strays(
         )
     dirty = [p for p in wt.uncommitted(repo) if p not in own_files]
     message = "ralph: changes made in the project's tree during a run"
-    if dirty and wt.commit_all(repo, message):
+    if dirty and wt.commit_all(repo, message, leave=own_files):
         state, dropped = downgrade_verified(state)
         said = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
         emit(Notice("warning", f"changes in the project's tree committed{said}"))

@@ -131,7 +131,11 @@ class LaneRun(SpecRun):
                             self.integration.finish()
                         return code
                     # what the verifier changed must reach the lanes, which start from commits
-                    commit_all(self.integration.repo, "ralph: left by a final verification")
+                    commit_all(
+                        self.integration.repo,
+                        "ralph: left by a final verification",
+                        leave=opts.own_files,
+                    )
                     continue
                 only = opts.settings.spec
                 if only and selected_done(self.state, only) and self._settled():

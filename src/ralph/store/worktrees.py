@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -304,16 +305,18 @@ def unmerged_files(r: Repo) -> list[str]:
     return [line for line in out.splitlines() if line]
 
 
-def commit_all(r: Repo, message: str) -> bool:
-    """Commit what the agent left uncommitted; False when there was nothing (or a merge of
-    its own still has unresolved conflicts: those are never committed as they are)."""
+def commit_all(r: Repo, message: str, leave: Collection[str] = ()) -> bool:
+    """Commit what the agent left uncommitted, but the files `leave` names (ralph's own
+    reports: never a change); False when there was nothing (or a merge of its own still has
+    unresolved conflicts: those are never committed as they are)."""
     with r.lock:
         if unmerged_files(r) or not unclean(r):
             return False
         # `.ralph/` is never committed, whatever the ignore files say (a lane's copy of the
         # run's notes for the agent is there)
         _git(r, "add", "-A")
-        _git(r, "reset", "--quiet", "--", STATE_DIR)  # as it is in HEAD: nothing of it added
+        kept = [f":(literal){path}" for path in leave]  # a name is a name, never a pattern
+        _git(r, "reset", "--quiet", "--", STATE_DIR, *kept)  # as in HEAD: nothing of them added
         if _run(r, "diff", "--cached", "--quiet", "--no-ext-diff").returncode == 0:
             return False
         _git(r, "commit", "--quiet", "--no-verify", "-m", message)
