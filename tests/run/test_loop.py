@@ -6,6 +6,7 @@ The CLI tests of the same rules are in tests/e2e/test_loop.py; these are the inn
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from ralph.agents.member import Member
@@ -178,3 +179,41 @@ def test_one_rotation_is_followed_through_a_handful_of_modules(project: Project)
         "the road of one rotation changed: say where each module belongs (ROAD, BESIDE) and "
         "update the table of docs/explanation/run-design.md"
     )
+
+
+def test_a_rotation_cut_short_stops_the_run_and_the_pool_does_not_count_it(
+    project: Project,
+) -> None:
+    """`SpecRun.heard`, which both schedulers call after a committed outcome: a rotation cut
+    short (its agent stopped by Ctrl-C) is no failure of the agent's, and it stops the run;
+    control: the same agent failing on its own is counted, and the run goes on."""
+    from ralph.agents.result import AgentResult
+    from ralph.process.request import ProcessResult
+    from ralph.rules.stops import cut_short
+    from ralph.run.context import open_run
+    from ralph.run.events import CostsUpdated
+    from ralph.run.loop import SpecRun
+    from ralph.store.cancel import CancelWatch
+    from ralph.store.runlock import RunLock
+    from ralph.store.workspace import Workspace
+    from tests.run.test_fold import outcome
+    from tests.run.test_start import WORK, options
+
+    lanes_project(project, TWO)
+    opts = options(project, WORK)
+    ws = Workspace(project.root)
+    ws.ensure()
+    events: list[Event] = []
+    stopped = ProcessResult(None, b"", b"", 0, 0, 0.0, 1.0, False, False, True)
+    failed = replace(stopped, exit_code=1, interrupted=False)
+    with RunLock(ws.dir, agent="scripted") as lock, CancelWatch(ws.dir) as cancel:
+        run = SpecRun(*open_run(opts, ws, events.append, lock, cancel))
+        run.begin()
+        name, pool = opts.pool[0].agent.name, run.pool
+        cut = outcome("ERROR", spec="specs/a.spec.md", agent=name, interrupted=True)
+        cut = replace(cut, result=AgentResult(stopped, None, None))
+        assert run.heard(cut, run.state.breaker) == cut_short(now=False, lanes=False)
+        assert run.pool == pool and not [e for e in events if isinstance(e, CostsUpdated)]
+        own = replace(cut, interrupted=False, result=AgentResult(failed, None, None))
+        assert run.heard(own, run.state.breaker) is None  # control: counted, goes on
+        assert run.pool != pool and [e for e in events if isinstance(e, CostsUpdated)]
