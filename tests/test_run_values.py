@@ -5,7 +5,6 @@ and returned by them. And lanes open and close side by side, not one after anoth
 from __future__ import annotations
 
 import ast
-import dataclasses
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -65,13 +64,6 @@ def test_the_run_s_values_are_written_only_by_its_schedulers() -> None:
             if not mine:
                 wrong.append(f"{path.name}: {cls or '(module)'} writes {owner}.{attr}")
     assert wrong == []
-
-
-def test_what_is_fixed_for_a_run_is_frozen() -> None:
-    assert not hasattr(context, "RunContext")
-    assert context.Shared.__dataclass_params__.frozen  # type: ignore[attr-defined]
-    names = {f.name for f in dataclasses.fields(context.Shared)}
-    assert not names & RUN_VALUES
 
 
 def test_the_rule_s_check_sees_a_part_that_writes_the_run_s_state() -> None:
