@@ -10,7 +10,7 @@ import pytest
 
 from ralph.rules.spec import spec_slug
 from ralph.run import lanerecords
-from ralph.run.facts import LaneClosed, LaneConflict, LaneMerged, LaneOpened
+from ralph.run.facts import LaneClosed, LaneConflict, LaneLeftOut, LaneMerged, LaneOpened
 from ralph.store.workspace import Workspace
 
 A = "specs/a.spec.md"
@@ -96,3 +96,15 @@ def test_a_conflict_with_no_other_spec_s_work_names_none(ws: Workspace) -> None:
     handoff = _read(ws.handoff(spec_slug(A)))
     assert "conflicts in x.txt. In your working folder" in handoff
     assert "with the work of" not in handoff
+
+
+def test_work_a_verified_lane_left_uncommitted_is_in_the_handoff(ws: Workspace) -> None:
+    lines, log = _log()
+    lanerecords.left_out(log, ws, LaneLeftOut(A, "a-1", "main", ()))  # control: commits only
+    assert _read(ws.handoff(spec_slug(A))) == _read(ws.errors_log) == ""
+    lanerecords.left_out(log, ws, LaneLeftOut(A, "a-1", "main", ("a.txt", "b.txt")))
+    assert [event for event, _ in lines] == ["lane_left_out", "lane_left_out"]
+    assert lines[1][1]["uncommitted"] == ["a.txt", "b.txt"]
+    note = _read(ws.handoff(spec_slug(A)))
+    assert "in a.txt, b.txt, so it is not in main" in note and "resolve it" in note
+    assert f"{A}: work left uncommitted in its lane: a.txt, b.txt" in _read(ws.errors_log)

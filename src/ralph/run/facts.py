@@ -169,6 +169,16 @@ class LaneConflict:
 
 
 @dataclass(frozen=True)
+class LaneLeftOut:
+    """A spec at 3/3 went back to 2/3: its lane holds work the user's branch lacks."""
+
+    spec: str
+    branch: str
+    into: str
+    uncommitted: tuple[str, ...]  # what ralph could not commit (its agent settles it); () if none
+
+
+@dataclass(frozen=True)
 class LaneClosed:
     spec: str
     branch: str
@@ -195,6 +205,7 @@ Fact = (
     | LaneOpened
     | LaneMerged
     | LaneConflict
+    | LaneLeftOut
     | LaneClosed
 )
 FACTS = (
@@ -216,5 +227,6 @@ FACTS = (
     LaneOpened,
     LaneMerged,
     LaneConflict,
+    LaneLeftOut,
     LaneClosed,
 )

@@ -7,6 +7,7 @@ what this finds: the spec back to 2/3, its lane open again."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 
 from ralph.errors import StateError
 from ralph.rules.laneregistry import Lane, Lanes
@@ -44,6 +45,22 @@ def commit_strays(
     return state
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """What a verified lane holds that the user's branch lacks: files its worktree holds that
+    ralph's commit cannot take (an unresolved merge: only its agent can settle them), or else
+    commits on its branch not merged (ralph merges them when the spec is verified again)."""
+
+    branch: str
+    uncommitted: tuple[str, ...] = ()
+
+    @property
+    def why(self) -> str:
+        if self.uncommitted:
+            return f"left uncommitted in its worktree: {', '.join(self.uncommitted[:3])}"
+        return f"{self.branch} is not merged"
+
+
 def left_out(
     state: State,
     lanes: Lanes,
@@ -51,12 +68,12 @@ def left_out(
     repo: Repo,
     branch: str,
     worktree: Callable[[Lane], Repo | None],
-) -> dict[str, str]:
+) -> dict[str, LeftOut]:
     """Each spec at 3/3 whose lane (open, `retired` after its merge, or only a branch left)
     has work `branch` lacks, and what: what its worktree (`worktree(lane)`, None without
     one) holds is committed first, where ralph's commit can take it; what it cannot (an
     unresolved merge) is named, and so is a lane branch not merged."""
-    found: dict[str, str] = {}
+    found: dict[str, LeftOut] = {}
     for row in state.specs:
         if row.done_count != MAX_COUNT:
             continue
@@ -66,8 +83,8 @@ def left_out(
             wt.commit_all(lane_repo, f"ralph: work left in {lane.spec}'s lane")
             left = wt.uncommitted(lane_repo)
             if left:
-                found[row.path] = f"left uncommitted in its worktree: {', '.join(left[:3])}"
+                found[row.path] = LeftOut(lane.branch, tuple(left))
                 continue
         if wt.has_branch(repo, lane.branch) and not wt.is_merged(repo, lane.branch, branch):
-            found[row.path] = f"{lane.branch} is not merged"
+            found[row.path] = LeftOut(lane.branch)
     return found

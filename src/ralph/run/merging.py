@@ -22,7 +22,7 @@ from ralph.rules.lanes import (
 from ralph.rules.state import MAX_COUNT, State
 from ralph.run.context import Shared
 from ralph.run.events import Notice
-from ralph.run.facts import LaneClosed, LaneConflict, LaneMerged, LaneOpened
+from ralph.run.facts import LaneClosed, LaneConflict, LaneLeftOut, LaneMerged, LaneOpened
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.lanecheck import commit_strays, left_out
 from ralph.run.ledger import StateFile
@@ -226,17 +226,19 @@ class Integration:
     def unverified(self, state: State) -> State:
         """A spec at 3/3 whose lane has work the user's branch lacks (a commit not merged, or
         work its worktree holds that ralph's commit cannot take: an unresolved merge) goes
-        back to 2/3, its lane open again: no run ends with it counted verified."""
+        back to 2/3, its lane open again: no run ends with it counted verified. Its handoff
+        says what its agent must settle (run/lanerecords.py)."""
         found = left_out(state, self.lanes, self.retired, self.repo, self.branch, self._worked)
-        for spec, why in found.items():
+        for spec, left in found.items():
             state = drop_to_review(state, spec)
             if self.lanes.get(spec) is None:
                 lane = self.retired.pop(spec, None) or Lane(spec)
                 self._keep(self.lanes.with_lane(lane))
+            self.run.emit(LaneLeftOut(spec, left.branch, self.branch, left.uncommitted))
             self.run.emit(
                 Notice(
                     "warning",
-                    f"{spec}: its lane's work is not in {self.branch} ({why}): back to 2/3, "
+                    f"{spec}: its lane's work is not in {self.branch} ({left.why}): back to 2/3, "
                     "its lane open again",
                 )
             )

@@ -23,6 +23,7 @@ from ralph.run.facts import (
     GateBypassed,
     LaneClosed,
     LaneConflict,
+    LaneLeftOut,
     LaneMerged,
     LaneOpened,
     LimitsSeen,
@@ -96,6 +97,7 @@ class Recorder:
             LaneOpened: lambda e: lanerecords.opened(self.log, self.ws, e),
             LaneMerged: lambda e: lanerecords.merged(self.log, self.ws, e),
             LaneConflict: lambda e: lanerecords.conflict(self.log, self.ws, e),
+            LaneLeftOut: lambda e: lanerecords.left_out(self.log, self.ws, e),
             LaneClosed: lambda e: lanerecords.closed(self.log, self.ws, e),
         }
 
