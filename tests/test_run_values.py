@@ -8,23 +8,18 @@ import ast
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import ralph.run
-from ralph.errors import ExitCode
 from ralph.run import context
-from ralph.run.events import Event
-from ralph.run.facts import Fact, LaneClosed, VerificationEnded, VerificationStarted
-from ralph.run.start import run_loop
 from ralph.store import git
 from ralph.store import worktrees as wt
 from ralph.store.git import GitLock
 from ralph.store.snapshotter import Snapshotter
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
-from tests.run.test_start import TWO, WORK, options
+from tests.run.test_start import TWO
 
 RUN = Path(ralph.run.__file__).parent
 SCHEDULERS = {"loop.py": "SpecRun", "lanes.py": "LaneRun"}
@@ -108,39 +103,6 @@ def test_every_git_command_of_a_lanes_run_holds_the_one_git_lock(project: Projec
     assert (wt.lane_path(project.root, "one-000000") / "specs" / "a.spec.md").exists()
 
 
-@pytest.mark.slow  # lanes: its agents run shell commands
-def test_merged_lanes_close_while_the_final_verification_runs(project: Project) -> None:
-    lanes_project(project, TWO)
-    facts: list[Event | Fact] = []
-    steps: dict[str, Any] = {**WORK, "VERIFY": [{"run": "sleep 2", "signal": "VERIFY_PASS"}]}
-    opts = options(project, steps, parallel=2, watch=facts.append)
-    code = run_loop(opts, lambda e: None)
-    assert code == ExitCode.OK
-    started = next(i for i, f in enumerate(facts) if isinstance(f, VerificationStarted))
-    ended = next(i for i, f in enumerate(facts) if isinstance(f, VerificationEnded))
-    closed = [i for i, f in enumerate(facts) if isinstance(f, LaneClosed)]
-    assert len(closed) == 2
-    assert all(started < i < ended for i in closed)  # not after it, one by one
-    assert not wt.lanes_folder(project.root).exists()
-
-
-def test_the_lanes_registry_has_one_owner_and_one_save_point() -> None:
-    """The registry (rules/laneregistry.py) is taken to the next value by its own moves and
-    written only by the merger's `_keep`, the one place that saves it."""
-    writes = [
-        (path.name, cls, owner)
-        for path in sorted(RUN.glob("*.py"))
-        for cls, owner, attr in _writes(ast.parse(path.read_text()))
-        if attr == "lanes"
-    ]
-    assert writes == [("merging.py", "Integration", "self")] * 2  # __init__ (loaded), _keep
-    src = RUN.parent
-    savers = [p.name for p in sorted(src.rglob("*.py")) if "save_lanes(" in p.read_text()]
-    assert savers == ["merging.py", "lanes.py"]  # the one call, and its definition (store/)
-    merging = (RUN / "merging.py").read_text()
-    assert merging.count("save_lanes(") == 1
-
-
 def test_state_json_is_written_from_one_place_the_scheduler_s_state_file() -> None:
     """In a run, only run/ledger.StateFile writes state.json: the merger and the final
     verification save through the scheduler's, lent to them, never by a save of their own."""
@@ -170,15 +132,6 @@ def test_a_rotation_holds_no_per_rotation_value() -> None:
     }
 
 
-def test_what_a_lane_s_thread_is_handed_and_returns_is_frozen() -> None:
-    from ralph.run import lanework
-
-    values: tuple[Any, ...] = (lanework.LaneTurn, lanework.LaneDone, lanework.LaneParts)
-    for value in (*values, lanework.Running):
-        assert value.__dataclass_params__.frozen, value
-    assert not hasattr(lanework, "LaneWork")
-
-
 def test_the_circuit_keeps_no_flag_between_two_calls() -> None:
     """Whether an outcome opened the breaker is read from the breaker before and after it;
     the circuit writes nothing of its own after it is built."""
@@ -189,7 +142,6 @@ def test_the_circuit_keeps_no_flag_between_two_calls() -> None:
 def test_a_process_request_always_says_where_it_starts() -> None:
     """No process-wide sandbox: each request carries its confinement, and a request without
     one is refused at once (a caller cannot forget it)."""
-    import pytest
 
     from ralph.process import containment
     from ralph.process.request import OPEN, ProcessRequest

@@ -11,13 +11,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ralph.agents.member import Member
 from ralph.errors import ExitCode
 from ralph.run import ledger
-from ralph.run.escalation import Choice, Escalation
-from ralph.run.events import Event, Notice, RotationEnded, RotationStarted, RunEnded
+from ralph.run.events import Event, RotationEnded, RotationStarted, RunEnded
 from ralph.run.fold import fold
 from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
@@ -135,75 +132,3 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
     assert row is not None and (row.done_count, row.last_status) == (1, "DONE")
     assert downgraded == ()
     assert state.usage.rotations == start.usage.rotations + 1
-
-
-@pytest.mark.slow  # lanes: its agents run shell commands
-def test_an_escalation_holds_every_lane_s_lines_until_answered(project: Project) -> None:
-    """What a display gets while a person is asked: nothing (the pty test plays the same
-    through the real CLI); what came meanwhile follows the answer."""
-    lanes_project(project, {**TWO, "specs/c.spec.md": "# c\n"})
-    crash = {"say": "Traceback: boom", "exit": 1}
-    steps = {
-        "specs/a.spec.md": [{"run": "sleep 0.2", **crash}],
-        "specs/b.spec.md": [{"run": "sleep 0.4", **crash}],
-        "specs/c.spec.md": [{"run": "sleep 1", "say": "late", "signal": "CONTINUE"}],
-    }
-    shown: list[Event] = []
-    during: list[int] = []
-
-    def decide(e: Escalation) -> Choice:
-        before = len(shown)
-        time.sleep(1.5)  # the person reads; lane c's rotation ends meanwhile
-        during.append(len(shown) - before)
-        return "abort"
-
-    opts = options(project, steps, "breaker: {threshold: 2}\n", parallel=3, decide=decide)
-    opts = _keep_agents(opts)
-    code = run_loop(opts, shown.append)
-    assert code == ExitCode.NEEDS_HUMAN
-    assert during == [0]
-    assert any(
-        isinstance(e, RotationEnded) and e.spec == "specs/c.spec.md" for e in shown
-    )  # shown once answered
-
-
-def _keep_agents(opts: RunOptions) -> RunOptions:
-    """The breaker is the subject, not the pool: the agent never leaves it."""
-    from dataclasses import replace
-
-    return replace(opts, policy=replace(opts.policy, max_failures=None))
-
-
-@pytest.mark.slow  # lanes: its agents run shell commands
-def test_a_lane_s_question_is_the_last_thing_shown_before_the_run_ends(project: Project) -> None:
-    lanes_project(project, TWO)
-    steps = {
-        "specs/a.spec.md": [{"say": "which database?", "signal": "QUESTION"}],
-        "specs/b.spec.md": [{"run": "sleep 0.8", "say": "b at work", "signal": "CONTINUE"}],
-    }
-    shown: list[Event] = []
-    code = run_loop(options(project, steps, parallel=2), shown.append)
-    assert code == ExitCode.NEEDS_HUMAN
-    asked = [
-        i
-        for i, e in enumerate(shown)
-        if isinstance(e, Notice) and e.message.startswith("question from the agent")
-    ]
-    b_ended = max(i for i, e in enumerate(shown) if isinstance(e, RotationEnded) and "b." in e.spec)
-    assert asked[-1] > b_ended  # shown again after the other lane's rotation ended
-    assert isinstance(shown[-1], RunEnded)
-    assert len(asked) == 2  # when asked, and again last (the display only)
-
-
-def test_run_json_lists_only_lanes_with_a_rotation_under_way(project: Project) -> None:
-    """`ralph inspect` reads run.json's `lanes`: a lane whose rotation was folded leaves it."""
-    lanes_project(project, TWO)
-    seen: list[dict[str, Any]] = []
-
-    def display(event: Event) -> None:
-        if isinstance(event, RunEnded):  # the run still holds its lock: run.json is there
-            seen.append(json.loads((project.root / ".ralph" / "run.json").read_text()))
-
-    code = run_loop(options(project, WORK, parallel=2), display)
-    assert code == ExitCode.OK
-    assert seen and seen[0].get("lanes", {}) == {}

@@ -1,0 +1,169 @@
+"""run/lanes.py: the lanes scheduler, in-process (tests/run/test_start.py runs it whole; here
+its steps are called as its loop calls them): rotations collected and folded, a 1/3 DONE's
+work shared, a 3/3 lane merged, a verified spec whose lane's work is not in the user's branch
+reviewed again, a run cut short keeping its lanes, a lane's question and an escalation holding
+the other lanes' lines. The CLI tests (tests/e2e/test_lanes*.py) play the same through
+`ralph run`."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from ralph.errors import ExitCode
+from ralph.run.escalation import Choice, Escalation
+from ralph.run.events import Event, Notice, RotationEnded, RunEnded
+from ralph.run.facts import Fact, LaneClosed, LaneMerged, VerificationEnded, VerificationStarted
+from ralph.run.lanes import LaneRun
+from ralph.run.lanework import LaneDone
+from ralph.run.options import RunOptions
+from ralph.run.start import run_loop
+from ralph.store import worktrees as wt
+from tests.conftest import Project
+from tests.e2e.test_lanes import lanes_project
+from tests.run.test_merging import A, B, at, lane_run, notices, worked_lane
+from tests.run.test_start import TWO, WORK, options
+
+
+def launched(run: LaneRun, executor: ThreadPoolExecutor) -> dict[str, LaneDone]:
+    """Each spec's rotation started by the scheduler, in its lane's thread; what each
+    returned, not yet collected."""
+    run._launch(run.discover(), executor)
+    return {path: r.future.result(timeout=120) for path, r in run.running.items()}
+
+
+def test_a_counted_1_3_done_shares_its_work_and_the_lane_goes_on(project: Project) -> None:
+    lanes_project(project, TWO)
+    steps = {  # both change files; only a's DONE counts (b's CONTINUE is work unfinished)
+        A: [{"write": {"a.txt": "a\n"}, "signal": "DONE"}],
+        B: [{"write": {"b.txt": "b\n"}, "signal": "CONTINUE"}],
+    }
+    with lane_run(project, steps) as (run, said), ThreadPoolExecutor(2) as executor:
+        launched(run, executor)
+        assert run._collect()
+        assert run.sharing == {A}
+        run._merge_ready()
+        assert run.integration.lanes.get(A) is not None  # open: its spec is at 1/3
+    assert (project.root / "a.txt").read_text() == "a\n"  # in the user's branch
+    assert not (project.root / "b.txt").exists()  # still in its lane
+    assert project.counts() == {A: 1, B: 0}
+    merged = [(f.spec, f.closes) for f in said if isinstance(f, LaneMerged)]
+    assert merged == [(A, False)]
+
+
+def test_a_lane_at_3_3_is_merged_and_closed(project: Project) -> None:
+    lanes_project(project, TWO)
+    steps = {A: [{"signal": "DONE"}], B: [{"signal": "CONTINUE"}]}
+    with lane_run(project, steps) as (run, said), ThreadPoolExecutor(2) as executor:
+        worked_lane(run.integration, A, {"a.txt": "a\n"})
+        at(run, a=2)
+        launched(run, executor)
+        run._collect()  # a's third DONE: the tree it was reached on is recorded
+        run._merge_ready()
+        assert run.integration.lanes.get(A) is None
+        assert run.integration.lanes.get(B) is not None  # b goes on in its lane
+    assert project.counts() == {A: 3, B: 0}  # merged on the tree it verified: still 3/3
+    assert (project.root / "a.txt").read_text() == "a\n"
+    assert [(f.spec, f.closes) for f in said if isinstance(f, LaneMerged)] == [(A, True)]
+
+
+def test_a_verified_spec_whose_lane_is_not_merged_is_reviewed_again(project: Project) -> None:
+    lanes_project(project, TWO)
+    with lane_run(project) as (run, said):
+        at(run, a=3, b=3)
+        assert run._settled()  # nothing left out: nothing changes
+        assert project.counts() == {A: 3, B: 3}
+        worked_lane(run.integration, A, {"a.txt": "a\n"})
+        assert not run._settled()
+    assert project.counts() == {A: 2, B: 3}  # saved
+    assert any(m.startswith(f"{A}: its lane's work is not in main") for m in notices(said))
+
+
+def test_a_run_cut_short_keeps_its_unmerged_lanes_and_says_where(project: Project) -> None:
+    lanes_project(project, TWO)
+    steps = {path: [{"write": {f"{path[6]}.txt": "x\n"}, "signal": "CONTINUE"}] for path in TWO}
+    said: list[Event] = []
+    code = run_loop(options(project, steps, parallel=2, max_iterations=2), said.append)
+    assert code == ExitCode.MAX_ITERATIONS
+    kept = [m for m in notices(list(said)) if m.startswith("lane kept")]
+    assert len(kept) == 2 and any(A in m and "ralph/" in m for m in kept)
+    assert not (project.root / "a.txt").exists()
+    for path in TWO:  # each lane's work on its branch, nothing lost
+        assert any(path in line for line in project.git("log", "--all", "--format=%s").split("\n"))
+
+
+@pytest.mark.slow  # lanes: its agents run shell commands
+def test_merged_lanes_close_while_the_final_verification_runs(project: Project) -> None:
+    lanes_project(project, TWO)
+    facts: list[Event | Fact] = []
+    steps: dict[str, Any] = {**WORK, "VERIFY": [{"run": "sleep 2", "signal": "VERIFY_PASS"}]}
+    opts = options(project, steps, parallel=2, watch=facts.append)
+    code = run_loop(opts, lambda e: None)
+    assert code == ExitCode.OK
+    started = next(i for i, f in enumerate(facts) if isinstance(f, VerificationStarted))
+    ended = next(i for i, f in enumerate(facts) if isinstance(f, VerificationEnded))
+    closed = [i for i, f in enumerate(facts) if isinstance(f, LaneClosed)]
+    assert len(closed) == 2
+    assert all(started < i < ended for i in closed)  # not after it, one by one
+    assert not wt.lanes_folder(project.root).exists()
+
+
+@pytest.mark.slow  # lanes: its agents run shell commands
+def test_an_escalation_holds_every_lane_s_lines_until_answered(project: Project) -> None:
+    """What a display gets while a person is asked: nothing (the pty test plays the same
+    through the real CLI); what came meanwhile follows the answer."""
+    lanes_project(project, {**TWO, "specs/c.spec.md": "# c\n"})
+    crash = {"say": "Traceback: boom", "exit": 1}
+    steps = {
+        "specs/a.spec.md": [{"run": "sleep 0.2", **crash}],
+        "specs/b.spec.md": [{"run": "sleep 0.4", **crash}],
+        "specs/c.spec.md": [{"run": "sleep 1", "say": "late", "signal": "CONTINUE"}],
+    }
+    shown: list[Event] = []
+    during: list[int] = []
+
+    def decide(e: Escalation) -> Choice:
+        before = len(shown)
+        time.sleep(1.5)  # the person reads; lane c's rotation ends meanwhile
+        during.append(len(shown) - before)
+        return "abort"
+
+    opts = options(project, steps, "breaker: {threshold: 2}\n", parallel=3, decide=decide)
+    opts = _keep_agents(opts)
+    code = run_loop(opts, shown.append)
+    assert code == ExitCode.NEEDS_HUMAN
+    assert during == [0]
+    assert any(
+        isinstance(e, RotationEnded) and e.spec == "specs/c.spec.md" for e in shown
+    )  # shown once answered
+
+
+def _keep_agents(opts: RunOptions) -> RunOptions:
+    """The breaker is the subject, not the pool: the agent never leaves it."""
+
+    return replace(opts, policy=replace(opts.policy, max_failures=None))
+
+
+@pytest.mark.slow  # lanes: its agents run shell commands
+def test_a_lane_s_question_is_the_last_thing_shown_before_the_run_ends(project: Project) -> None:
+    lanes_project(project, TWO)
+    steps = {
+        "specs/a.spec.md": [{"say": "which database?", "signal": "QUESTION"}],
+        "specs/b.spec.md": [{"run": "sleep 0.8", "say": "b at work", "signal": "CONTINUE"}],
+    }
+    shown: list[Event] = []
+    code = run_loop(options(project, steps, parallel=2), shown.append)
+    assert code == ExitCode.NEEDS_HUMAN
+    asked = [
+        i
+        for i, e in enumerate(shown)
+        if isinstance(e, Notice) and e.message.startswith("question from the agent")
+    ]
+    b_ended = max(i for i, e in enumerate(shown) if isinstance(e, RotationEnded) and "b." in e.spec)
+    assert asked[-1] > b_ended  # shown again after the other lane's rotation ended
+    assert isinstance(shown[-1], RunEnded)
+    assert len(asked) == 2  # when asked, and again last (the display only)
