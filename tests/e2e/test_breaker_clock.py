@@ -38,11 +38,11 @@ def test_a_wall_clock_step_during_the_run_moves_no_cooldown(tmp_path: Path) -> N
     """ralph's breaker clock against a wall clock stepped back a year in-process."""
     code = (
         "import time\n"
-        "from ralph.run import circuit\n"
-        "before = circuit.steady_now()\n"
+        "from ralph.run.context import STEADY\n"
+        "before = STEADY()\n"
         "real = time.time\n"
         "time.time = lambda: real() - 365 * 24 * 3600\n"
-        "after = circuit.steady_now()\n"
+        "after = STEADY()\n"
         "print(after - before)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

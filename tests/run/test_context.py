@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -14,7 +15,7 @@ from typing import Any
 
 from ralph.agents.member import Member
 from ralph.errors import ExitCode
-from ralph.rules.state import State, Tally
+from ralph.rules.state import SpecState, State, Tally
 from ralph.run import context
 from ralph.run.context import Shared, open_run
 from ralph.run.events import CancelRequested, Event, Notice, RunEnded
@@ -133,3 +134,38 @@ def test_a_rotation_s_event_says_its_place_in_this_run(project: Project) -> None
         earlier = run.started(now, "scripted", "specs/a.spec.md", "REVIEW", 1.0, number=4)
     assert (event.iteration, event.run_iteration, event.max_iterations) == (5, 2, 5)
     assert (earlier.iteration, earlier.run_iteration) == (4, 1)
+
+
+def test_the_run_s_clock_is_a_value_that_follows_the_monotonic_clock(project: Project) -> None:
+    """The breaker's time and each outcome's end come from `Shared.clock`: the wall clock read
+    once, moved on by the monotonic clock alone (a wall clock stepped meanwhile moves nothing).
+    Given, it is the one read; by default, ralph's own from its start."""
+    ticks = iter([5.0, 65.0, 64.0 + 3600])
+    given = context.SteadyClock(wall=1_000.0, start=5.0, monotonic=lambda: next(ticks))
+    with shared(project) as (run, _, _):
+        assert run.clock is context.STEADY and run.clock.monotonic is time.monotonic
+        timed = replace(run, clock=given)
+        assert [timed.clock(), timed.clock(), timed.clock()] == [1_000.0, 1_060.0, 4_659.0]
+
+
+def test_a_spec_s_cost_is_null_without_a_priced_rotation(project: Project) -> None:
+    """`costs` gives each spec's calls and tokens; its cost is null when none of its rotations
+    reported a price (or it had none), a lower bound when some did."""
+    state = State(
+        specs=(
+            SpecState("specs/a.spec.md", usage=Tally(2, 10, 5, 0.0, unpriced=2)),
+            SpecState("specs/b.spec.md", usage=Tally(2, 20, 8, 0.1234567, unpriced=1)),
+            SpecState("specs/c.spec.md"),
+        )
+    )
+    with shared(project) as (run, _, _):
+        _, data = run.costs(state)
+    per = data["per_spec"]
+    assert per["specs/a.spec.md"] == {
+        "calls": 2,
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "cost_usd": None,
+    }
+    assert per["specs/b.spec.md"]["cost_usd"] == 0.123457  # control: one priced call counts
+    assert per["specs/c.spec.md"]["cost_usd"] is None and per["specs/c.spec.md"]["calls"] == 0

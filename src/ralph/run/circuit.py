@@ -14,7 +14,7 @@ from ralph.rules import verification as fv
 from ralph.rules.pool import Pool
 from ralph.rules.state import State
 from ralph.rules.words import plural
-from ralph.run.context import Shared, steady_now
+from ralph.run.context import Shared
 from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice
 from ralph.run.facts import BreakerChanged, Escalated
@@ -82,7 +82,7 @@ class Circuit:
         and the exit code when the run ends."""
         breaker, allowed, change = breakers.admit(
             state.breaker,
-            now=steady_now(),
+            now=self.run.clock(),
             cooldown=self.run.opts.config.breaker.cooldown,
             agents=self.rule.agents,
         )
@@ -104,7 +104,7 @@ class Circuit:
             failures=b.failures,
             reasons=b.reasons,
             cooldown_left=breakers.cooldown_left(
-                b, now=steady_now(), cooldown=run.opts.config.breaker.cooldown
+                b, now=run.clock(), cooldown=run.opts.config.breaker.cooldown
             ),
         )
         choice = run.decide(e)

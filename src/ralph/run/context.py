@@ -6,7 +6,7 @@ run get them as parameters and return the new ones, never writing them anywhere 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -31,18 +31,25 @@ from ralph.store.runlock import RunLock
 from ralph.store.state import load_state
 from ralph.store.workspace import Workspace
 
-__all__ = ["Emit", "Shared", "open_run", "steady_now"]
+__all__ = ["STEADY", "Emit", "Shared", "SteadyClock", "open_run"]
 
 
-# The run's clock (the breaker's): the wall clock read once, then moved on by the monotonic
-# clock, so a wall clock stepped during the run (NTP, a VM resumed, a person) moves no
-# cooldown; what is read back from an earlier run is clamped by the rules (rules/breaker.py).
-_WALL, _MONOTONIC = time.time(), time.monotonic()
+@dataclass(frozen=True)
+class SteadyClock:
+    """The run's clock (the breaker's): epoch seconds from the wall clock read once (`wall`,
+    as `monotonic` read `start`), then moved on by the monotonic clock only, so a wall clock
+    stepped during the run (NTP, a VM resumed, a person) moves no cooldown; what is read back
+    from an earlier run is clamped by the rules (rules/breaker.py)."""
+
+    wall: float
+    start: float
+    monotonic: Callable[[], float] = time.monotonic
+
+    def __call__(self) -> float:
+        return self.wall + (self.monotonic() - self.start)
 
 
-def steady_now() -> float:
-    """Epoch seconds that follow the monotonic clock from ralph's start."""
-    return _WALL + (time.monotonic() - _MONOTONIC)
+STEADY = SteadyClock(time.time(), time.monotonic())  # from ralph's start
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,7 @@ class Shared:
     # Held by every git command of the run (its trees, its lanes, its checks' rooms): one lock,
     # passed to each place that finds a repository.
     git: GitLock = field(default_factory=GitLock)
+    clock: SteadyClock = STEADY  # the breaker's time and each outcome's end: a value, given
 
     def emit(self, event: Event | Fact) -> None:
         self.sink.emit(event)

@@ -27,7 +27,7 @@ from ralph.rules.prompt import Mode, PromptInput, build_prompt
 from ralph.rules.signals import VERDICTS, agent_words, parse_signal
 from ralph.rules.spec import spec_slug
 from ralph.rules.state import BYPASSED, State
-from ralph.run.context import Shared, steady_now
+from ralph.run.context import Shared
 from ralph.run.events import (
     AgentOutput,
     Event,
@@ -238,7 +238,7 @@ class Rotation:
             best=attempt.best,
             own=attempt.own + time.perf_counter() - tick,
             seconds=time.time() - attempt.started,
-            ended=steady_now(),
+            ended=self.run.clock(),
         )
 
     def _gate(self, turn: Turn, result: AgentResult, prompt: str, handoff: Path) -> Verdict:

@@ -18,7 +18,6 @@ from ralph.rules.prompt import VerifyInput, build_verification_prompt
 from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
-from ralph.run.context import steady_now
 from ralph.run.events import RotationEnded, matrix_rows
 from ralph.run.facts import VerificationAnswered, VerificationEnded, VerificationStarted
 from ralph.run.ledger import budget_spent, keep_tree, kept, rotation_tally, usage_fields
@@ -169,7 +168,7 @@ def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
         verdict=verdict,
         taken=taken,
         seconds=time.time() - trial.started,
-        ended=steady_now(),
+        ended=rotation.run.clock(),
     )
 
 

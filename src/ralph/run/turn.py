@@ -96,7 +96,7 @@ class Outcome:
     spec_hash: str | None  # the spec file as the rotation left it
     front: FrontSeen | None  # the spec's front matter as it left it (None: unreadable)
     lane: str | None  # the lane it ran in; None: the project's own tree
-    ended: float  # the run's clock (context.steady_now) as it was settled: the breaker's
+    ended: float  # the run's clock (Shared.clock) as it was settled: the breaker's
     judged: tuple[JudgeSpent, ...] = ()  # what a semantic check's judge spent
     counts: TestCounts | None = None  # the test counts of its DONE's checks
     best: bool = False  # ...and they hold the best run (they did not fall behind)
@@ -145,5 +145,5 @@ class Verified:
     interrupted: bool
     verdict: fv.Verdict  # ralph's verdict: the verifier's answer, its changes, the checks
     taken: Taken  # the tree after it
-    ended: float  # the run's clock (context.steady_now) as it was settled: the breaker's
+    ended: float  # the run's clock (Shared.clock) as it was settled: the breaker's
     seconds: float = 0.0  # from the verifier's start to the tree taken after it
