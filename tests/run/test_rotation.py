@@ -18,12 +18,15 @@ import pytest
 
 from ralph.agents.member import Member
 from ralph.agents.result import AgentFault, AgentResult
+from ralph.checks.records import GateDecided
 from ralph.process.request import ProcessResult
+from ralph.rules.breaker import Rule
 from ralph.rules.spec import Spec
 from ralph.rules.state import BYPASSED, State
 from ralph.run.context import open_run
 from ralph.run.events import AgentOutput, Event, RotationStarted
 from ralph.run.facts import Fact
+from ralph.run.fold import fold
 from ralph.run.loop import SpecRun
 from ralph.run.rotation import Rotation, signal_of
 from ralph.run.turn import Turn
@@ -98,6 +101,32 @@ def test_what_a_judge_spent_comes_back_in_the_attempt(project: Project) -> None:
     assert outcome.judged == attempt.judged  # on to the fold, which counts it
     assert not hasattr(run.rotation, "judged")  # a value returned, not a list kept
     assert [r["agent"] for r in project.worklog("judge")] == ["scripted"]  # and recorded
+
+
+@pytest.mark.slow  # the semantic check's clean room starts Python
+@pytest.mark.parametrize("stopped", [True, False])
+def test_a_judge_s_spending_counts_when_ctrl_c_comes_after_the_checks(
+    project: Project, stopped: bool
+) -> None:
+    """A Ctrl-C once the checks have run (here: as the gate records its decision, through the
+    run's watcher, which a KeyboardInterrupt passes) ends the DONE as interrupted, and what the
+    judge spent, already in the worklog, comes back in the attempt all the same: the fold counts
+    it. Control: the same DONE, not stopped."""
+
+    def watch(fact: Fact) -> None:
+        if stopped and isinstance(fact, GateDecided):
+            raise KeyboardInterrupt
+
+    with opened(project, JUDGED, {"*": [CHANGE]}, watch=watch) as (run, specs, before, _):
+        attempt = run.rotation.attempt(turn_of(run, specs[0], iteration=4))
+        outcome = run.rotation.settle(attempt, before)
+    assert (attempt.signal, attempt.interrupted) == (
+        ("ERROR", True) if stopped else ("DONE", False)
+    )
+    assert [(j.iteration, j.spec, j.agent) for j in attempt.judged] == [(4, A, "scripted")]
+    assert [r["agent"] for r in project.worklog("judge")] == ["scripted"]  # recorded: counted
+    spent = fold(run.state, outcome, Rule())[0].usage
+    assert spent.rotations == 2  # the agent's call and the judge's
 
 
 def test_a_bypassed_spec_s_done_skips_the_gate(project: Project) -> None:

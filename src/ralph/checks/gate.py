@@ -20,7 +20,7 @@ from ralph.checks.claims import VState
 from ralph.checks.evidence import fell_behind
 from ralph.checks.judge import AgentJudge
 from ralph.checks.loaded import loaded
-from ralph.checks.place import CheckPlace
+from ralph.checks.place import CheckPlace, Ran
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent
 
 REFUSED = "REFUSED"
+INTERRUPTED = "interrupted while running the DONE checks"
 NOTE_REASONS = 3  # reasons shown on the one-line display note
 # what a person can do about a refusal, in one line (weakened tests and a drop in the test
 # counts say it in their reasons)
@@ -261,13 +262,31 @@ class DoneGate:
         except KeyboardInterrupt:
             gate = GateResult(False, (), interrupted=True)
         gate = replace(gate, judged=tuple(judging.spent))  # what the judge spent: a value
-        self.record(
-            GateDecided(
-                iteration, spec.path, gate.passed, gate.interrupted, gate.reasons, gate.warnings
+        try:  # a Ctrl-C past the checks: what the judge spent comes back all the same
+            self.record(
+                GateDecided(
+                    iteration, spec.path, gate.passed, gate.interrupted, gate.reasons, gate.warnings
+                )
             )
-        )
-        if gate.interrupted:
-            return Verdict("ERROR", "interrupted while running the DONE checks", True, gate)
+            if gate.interrupted:
+                return Verdict("ERROR", INTERRUPTED, True, gate)
+            return self._decided(spec, meta, iteration, handoff, row, gate, code)
+        except KeyboardInterrupt:
+            stopped = replace(gate, passed=False, interrupted=True)
+            return Verdict("ERROR", INTERRUPTED, True, stopped)
+
+    def _decided(
+        self,
+        spec: Spec,
+        meta: SpecMeta,
+        iteration: int,
+        handoff: Path,
+        row: SpecState | None,
+        gate: GateResult,
+        code: Ran,
+    ) -> Verdict:
+        """The verdict on checks that ran to their end: refused (with why, in the handoff), or
+        DONE with the test counts it holds."""
         if not gate.passed:
             elsewhere = code.refusal()  # why a correct fix in this tree may still fail
             reasons = (*gate.reasons, elsewhere) if elsewhere else gate.reasons

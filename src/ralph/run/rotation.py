@@ -17,7 +17,7 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.checks.authorship import front_seen
-from ralph.checks.gate import DoneGate, Verdict
+from ralph.checks.gate import INTERRUPTED, DoneGate, Verdict
 from ralph.checks.records import Record
 from ralph.checks.specset import recorded
 from ralph.process.request import StreamName
@@ -260,7 +260,7 @@ class Rotation:
                     person_specs=recorded(turn.state),
                 )
         except KeyboardInterrupt:
-            return Verdict("ERROR", "interrupted while running the DONE checks", True)
+            return Verdict("ERROR", INTERRUPTED, True)  # no judge asked yet: none spent
 
 
 def _bypassed(state: State, path: str) -> bool:
