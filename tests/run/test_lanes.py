@@ -7,6 +7,7 @@ the other lanes' lines. The CLI tests (tests/e2e/test_lanes*.py) play the same t
 
 from __future__ import annotations
 
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 from ralph.errors import ExitCode
+from ralph.rules.stops import cancelled, cut_short
 from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import Event, Notice, RotationEnded, RunEnded
 from ralph.run.facts import Fact, LaneClosed, LaneMerged, VerificationEnded, VerificationStarted
@@ -23,10 +25,13 @@ from ralph.run.lanework import LaneDone
 from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
 from ralph.store import worktrees as wt
+from ralph.store.cancel import request_cancel
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.run.test_merging import A, B, at, lane_run, notices, worked_lane
 from tests.run.test_start import TWO, WORK, options
+
+ONCE = {path: steps[:1] for path, steps in WORK.items()}  # each writes its file, then DONE
 
 
 def launched(run: LaneRun, executor: ThreadPoolExecutor) -> dict[str, LaneDone]:
@@ -94,6 +99,23 @@ def test_a_run_cut_short_keeps_its_unmerged_lanes_and_says_where(project: Projec
     assert not (project.root / "a.txt").exists()
     for path in TWO:  # each lane's work on its branch, nothing lost
         assert any(path in line for line in project.git("log", "--all", "--format=%s").split("\n"))
+
+
+def test_a_cancel_ends_the_run_after_the_running_lanes_and_now_stops_them(
+    project: Project,
+) -> None:
+    lanes_project(project, TWO)
+    with lane_run(project, ONCE) as (run, _), ThreadPoolExecutor(2) as executor:
+        launched(run, executor)  # ended, not yet collected: still running for the scheduler
+        assert run._stop_reason() is None  # nothing asked: the run goes on
+        request_cancel(run.shared.ws.dir, os.getpid(), "after")
+        code, reason = run._stop_reason() or (None, "")
+        assert (code, reason) == (ExitCode.INTERRUPTED, cancelled(lanes=True).reason)
+        assert not any(r.stop.is_set() for r in run.running.values())  # they finish
+        request_cancel(run.shared.ws.dir, os.getpid(), "now")
+        code, reason = run._stop_reason() or (None, "")
+        assert reason == cut_short(now=True, lanes=True).reason
+        assert len(run.running) == 2 and all(r.stop.is_set() for r in run.running.values())
 
 
 @pytest.mark.slow  # lanes: its agents run shell commands

@@ -21,11 +21,9 @@ from ralph.store import worktrees as wt
 from ralph.store.lanes import lanes_file
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
-from tests.run.test_lanes import launched
+from tests.run.test_lanes import ONCE, launched
 from tests.run.test_merging import A, B, lane_run
 from tests.run.test_start import TWO, WORK, options
-
-ONCE = {path: steps[:1] for path, steps in WORK.items()}  # each writes its file, then DONE
 
 
 def test_a_lane_s_thread_writes_nothing_the_coordinator_reads(project: Project) -> None:
