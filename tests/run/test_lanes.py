@@ -118,6 +118,48 @@ def test_a_cancel_ends_the_run_after_the_running_lanes_and_now_stops_them(
         assert len(run.running) == 2 and all(r.stop.is_set() for r in run.running.values())
 
 
+THREE = {**TWO, "specs/c.spec.md": "# c\n"}
+C = "specs/c.spec.md"
+
+
+def _b_dropped_by_a_s_merge(run: LaneRun, *, c_lane: bool) -> list[str]:
+    """b merged earlier (3/3, no lane of its own); a's lane merges at 3/3 and drops b to
+    2/3; c at 0/3, in an open lane or not yet: the specs the scheduler would start next."""
+    if c_lane:
+        worked_lane(run.integration, C, {"c.txt": "c\n"})
+    worked_lane(run.integration, A, {"a.txt": "a\n"})
+    at(run, a=3, b=3, c=0)
+    run.integration.verified(A)
+    lane = run.integration.lanes.get(A)
+    assert lane is not None
+    run.state = run.integration.merge(run.state, lane, {A})
+    assert run.state.get(B).done_count == 2  # type: ignore[union-attr]
+    return [s.path for s in run._candidates(run.discover())]
+
+
+def test_a_merged_spec_dropped_to_2_3_waits_while_other_lanes_are_open(project: Project) -> None:
+    """Its review would be undone by c's merge to come: it waits for the open lanes."""
+    lanes_project(project, THREE)
+    with lane_run(project) as (run, _):
+        assert _b_dropped_by_a_s_merge(run, c_lane=True) == [C]
+
+
+def test_a_merged_spec_dropped_to_2_3_is_reviewed_once_no_lane_is_open(project: Project) -> None:
+    lanes_project(project, THREE)
+    with lane_run(project) as (run, _):
+        assert sorted(_b_dropped_by_a_s_merge(run, c_lane=False)) == [B, C]
+
+
+def test_a_spec_at_2_3_in_its_own_open_lane_is_not_held_back(project: Project) -> None:
+    """Only a spec without a lane waits: one with work in its lane goes on beside the others."""
+    lanes_project(project, THREE)
+    with lane_run(project) as (run, _):
+        worked_lane(run.integration, B, {"b.txt": "b\n"})
+        worked_lane(run.integration, C, {"c.txt": "c\n"})
+        at(run, a=3, b=2, c=0)
+        assert sorted(s.path for s in run._candidates(run.discover())) == [B, C]
+
+
 @pytest.mark.slow  # lanes: its agents run shell commands
 def test_merged_lanes_close_while_the_final_verification_runs(project: Project) -> None:
     lanes_project(project, TWO)

@@ -134,6 +134,49 @@ def test_a_conflict_holds_the_spec_and_writes_its_handoff(project: Project) -> N
     assert [(c.spec, c.files, c.during) for c in conflicts] == [(A, ("x.txt",), "merge")]
 
 
+def _main_moved_under_a_s_lane(project: Project, run: LaneRun, main_writes: str) -> Lane:
+    """a's lane at 2/3 with its x.txt; main then changes `main_writes` and goes on."""
+    lane = worked_lane(run.integration, A, {"x.txt": "lane a\n"})
+    project.write({main_writes: "main\n"})
+    project.commit_all("main moved on")
+    at(run, a=2, b=2)
+    return lane
+
+
+def test_an_update_that_conflicts_holds_the_spec_and_its_lane_keeps_it(project: Project) -> None:
+    lanes_project(project, {**TWO, "x.txt": "base\n"})
+    with lane_run(project) as (run, said):
+        lane = _main_moved_under_a_s_lane(project, run, "x.txt")
+        run.state = run.integration.update(run.state, lane)
+        held = run.integration.lanes.get(A)
+        assert held is not None and held.conflict == ("x.txt",)  # its agent's to resolve
+        assert run.integration.unresolved(A)
+        lane_repo = wt.repo(run.integration.worktree(lane), run.shared.git)
+        assert not wt.merging(lane_repo)  # aborted: the lane is as its agent left it
+        assert (run.integration.worktree(lane) / "x.txt").read_text() == "lane a\n"
+    assert project.counts() == {A: 0, B: 2}  # saved: no DONE counts until it is resolved
+    handoff = run.shared.ws.handoff(spec_slug(A)).read_text()
+    assert "conflicts in x.txt" in handoff and "git merge main" in handoff
+    conflicts = [f for f in said if isinstance(f, LaneConflict)]
+    assert [(c.spec, c.files, c.during) for c in conflicts] == [(A, ("x.txt",), "update")]
+    assert any(m.startswith(f"{A}: update of its lane conflicts in x.txt") for m in notices(said))
+
+
+def test_a_clean_update_brings_main_in_and_holds_nothing(project: Project) -> None:
+    lanes_project(project, {**TWO, "x.txt": "base\n"})
+    with lane_run(project) as (run, said):
+        lane = _main_moved_under_a_s_lane(project, run, "y.txt")
+        run.state = run.integration.update(run.state, lane)
+        path = run.integration.worktree(lane)
+        assert (path / "y.txt").read_text() == "main\n"  # main's work is in the lane
+        assert (path / "x.txt").read_text() == "lane a\n"
+        assert run.integration.lanes.get(A) == replace(lane, conflict=())
+        assert not run.integration.unresolved(A)
+    assert project.counts() == {A: 2, B: 2}
+    assert not run.shared.ws.handoff(spec_slug(A)).exists()
+    assert not [f for f in said if isinstance(f, LaneConflict)]
+
+
 def test_a_verified_spec_whose_lane_has_unmerged_work_goes_back_to_2_3(project: Project) -> None:
     lanes_project(project, TWO)
     with lane_run(project) as (run, said):
