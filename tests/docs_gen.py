@@ -296,7 +296,7 @@ def json_page() -> str:
         "`ralph schema NAME` prints it, `ralph schema` lists the names. A version goes up when a "
         "key is removed or changes its type; keys are added without a new version where a schema "
         "allows more keys, so a reader skips keys it does not know. The tests validate the "
-        "outputs of real runs against these schemas (`tests/test_schemas.py`).\n",
+        "outputs of real runs against these schemas (`tests/e2e/test_schemas.py`).\n",
         "| name | what it describes | top-level keys (required in bold) |",
         "|---|---|---|",
     ]

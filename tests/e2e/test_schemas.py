@@ -14,12 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
 
 from ralph.schemas.catalog import SCHEMA_VERSION, SCHEMAS
 from tests.example_sync import EXAMPLE
-
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "src" / "ralph" / "schemas"
+from tests.schemas.test_catalog import problems
 
 
 def ralph(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -33,16 +31,6 @@ def ralph(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=300,
         check=False,
     )
-
-
-def validator(name: str) -> Draft202012Validator:
-    schema = json.loads((SCHEMA_DIR / f"{name}.json").read_text(encoding="utf-8"))
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
-
-
-def problems(name: str, value: Any) -> list[str]:
-    return [f"{list(e.absolute_path)}: {e.message}" for e in validator(name).iter_errors(value)]
 
 
 @pytest.fixture(scope="module")
