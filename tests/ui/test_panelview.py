@@ -4,12 +4,8 @@ folds events in."""
 from __future__ import annotations
 
 import io
-import json
-import os
 import re
-import sys
 from collections.abc import Iterable
-from pathlib import Path
 
 import pytest
 from rich.console import Console, RenderableType
@@ -19,15 +15,14 @@ from ralph.run.events import (
     AgentOutput,
     Event,
     Notice,
-    RotationEnded,
     RunEnded,
     RunStarted,
     SpecRow,
 )
 from ralph.ui.panel import render_panel
 from ralph.ui.panelview import OUTPUT_LINES, PanelView, apply_event
-from tests.conftest import FAKES
 from tests.ui.sample_run import PROMPT, THREE, ended, started
+from tests.ui.test_reports import ROW, ended_rotation
 
 
 def view_of(events: Iterable[Event]) -> PanelView:
@@ -209,37 +204,8 @@ def test_markup_in_agent_text_is_not_interpreted() -> None:
     assert "[bold]x[/bold] [link]" in text
 
 
-ROW = (SpecRow("PROMPT.md", 3, "DONE", False),)
-
-
-PRICE = 0.1  # three of them add up to 0.30000000000000004 in floating point
-
-
-@pytest.fixture
-def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """`claude` on PATH is tests/fakes/fake_claude.py: it reports tokens and a price."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    wrapper = bin_dir / "claude"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKES / "fake_claude.py"}" "$@"\n')
-    wrapper.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    script = tmp_path / "claude.json"
-    step = {"input": 30000, "output": 1000, "cost": PRICE}
-    kinds = ["done", "done", "done", "verify_pass"]
-    script.write_text(json.dumps([{"kind": kind, **step} for kind in kinds]))
-    monkeypatch.setenv("FAKE_CLAUDE_SCRIPT", str(script))
-    return script
-
-
-def _rotation(usage: Tally | None) -> RotationEnded:
-    return RotationEnded(
-        "claude", "PROMPT.md", "IMPLEMENT", 1, 1, 20, "DONE", 0, 1, 1.0, None, (), ROW, usage
-    )
-
-
 def test_the_panel_ends_on_the_runs_own_usage() -> None:
-    view = apply_event(PanelView(), _rotation(Tally(1, 113_900, 0, 0.1)))
+    view = apply_event(PanelView(), ended_rotation(Tally(1, 113_900, 0, 0.1)))
     total = Tally(2, 134_000, 0, 0.2)  # a judge's call the rotations did not carry
     view = apply_event(view, RunEnded(0, "done", 1, 1, 20, ROW, total))
     assert view.run_usage == total

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from ralph.rules.state import Tally
 from ralph.run.events import RotationEnded, SpecRow
 from ralph.ui.reports import junit_xml, markdown_summary, report_data
 from ralph.ui.runreport import RunReport, SpecReport
 from ralph.ui.runreport import apply_event as report_event
-from tests.conftest import FAKES
 
 DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
 
@@ -49,24 +42,8 @@ ROW = (SpecRow("PROMPT.md", 3, "DONE", False),)
 PRICE = 0.1  # three of them add up to 0.30000000000000004 in floating point
 
 
-@pytest.fixture
-def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """`claude` on PATH is tests/fakes/fake_claude.py: it reports tokens and a price."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    wrapper = bin_dir / "claude"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKES / "fake_claude.py"}" "$@"\n')
-    wrapper.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    script = tmp_path / "claude.json"
-    step = {"input": 30000, "output": 1000, "cost": PRICE}
-    kinds = ["done", "done", "done", "verify_pass"]
-    script.write_text(json.dumps([{"kind": kind, **step} for kind in kinds]))
-    monkeypatch.setenv("FAKE_CLAUDE_SCRIPT", str(script))
-    return script
-
-
-def _rotation(usage: Tally | None) -> RotationEnded:
+def ended_rotation(usage: Tally | None) -> RotationEnded:
+    """A DONE rotation of PROMPT.md with its usage (also tests/ui/test_panelview.py's)."""
     return RotationEnded(
         "claude", "PROMPT.md", "IMPLEMENT", 1, 1, 20, "DONE", 0, 1, 1.0, None, (), ROW, usage
     )
@@ -75,7 +52,7 @@ def _rotation(usage: Tally | None) -> RotationEnded:
 def test_json_report_rounds_a_sum_of_prices() -> None:
     report = RunReport()
     for _ in range(3):
-        report = report_event(report, _rotation(Tally(1, 1, 0, PRICE)), 1.0)
+        report = report_event(report, ended_rotation(Tally(1, 1, 0, PRICE)), 1.0)
     (spec,) = report_data(report)["specs"]
     assert spec["cost_usd"] == round(PRICE * 3, 6)
     assert report_data(report)["totals"]["rotations"] == 3
