@@ -4,34 +4,10 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
-from typing import Any
 
-from ralph.run.events import Notice, RotationEnded, SpecRow
+from ralph.run.events import Notice
 from ralph.ui.jsonlines import JsonDisplay
-
-DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
-
-
-@dataclass(frozen=True)
-class CostlyRotationEnded(RotationEnded):
-    """What an agent adapter might add later: the display must show it without changes."""
-
-    cost_usd: float | None = None
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    spec: str
-    check: str
-    passed: bool
-
-
-def costly() -> CostlyRotationEnded:
-    row = (SpecRow("PROMPT.md", 1, "DONE", False),)
-    return CostlyRotationEnded(
-        "demo", "PROMPT.md", "IMPLEMENT", 1, 1, 20, "DONE", 0, 1, 2.0, None, (), row, cost_usd=0.125
-    )
+from tests.ui.test_plain import CheckResult, costly
 
 
 def test_json_display_carries_unknown_fields_and_events() -> None:

@@ -6,7 +6,6 @@ import io
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ralph.rules.state import Tally
 from ralph.run.events import (
@@ -154,9 +153,6 @@ def plain(events: list[Event], now: float = T0) -> list[str]:
 CLAUDE = Tally(1, 12_000, 3_400, 0.42, 0)
 
 
-DONE: list[dict[str, Any]] = [{"signal": "DONE"}]
-
-
 @dataclass(frozen=True)
 class CostlyRotationEnded(RotationEnded):
     """What an agent adapter might add later: the display must show it without changes."""
@@ -172,6 +168,7 @@ class CheckResult:
 
 
 def costly() -> CostlyRotationEnded:
+    """A rotation's end with a field no display knows (also tests/ui/test_jsonlines.py's)."""
     row = (SpecRow("PROMPT.md", 1, "DONE", False),)
     return CostlyRotationEnded(
         "demo", "PROMPT.md", "IMPLEMENT", 1, 1, 20, "DONE", 0, 1, 2.0, None, (), row, cost_usd=0.125
