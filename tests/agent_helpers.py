@@ -11,6 +11,7 @@ import pytest
 
 from ralph.agents.command import CommandAgent
 from ralph.agents.output import LineSplitter
+from ralph.agents.registry import make_agent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult, limits_of
 from ralph.process.request import OPEN, ProcessResult, StreamName
@@ -121,3 +122,15 @@ def request(root: Path, prompt: str = "do the work") -> AgentRequest:
         handoff_file=root / "h.md",
         confined=OPEN,
     )
+
+
+def command(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prompt: str = "do the work"
+) -> tuple[list[str], Path | None]:
+    """Agent `name`'s arguments after its executable (a fake one on PATH), and its stdin."""
+    exe = {"cursor": "cursor-agent"}.get(name, name)
+    fake_cli(tmp_path / "bin", exe, monkeypatch)
+    agent = make_agent(name, None, {}, "M1", ["--extra"])
+    argv, stdin = agent.command(request(tmp_path, prompt))
+    assert argv[0] == str(tmp_path / "bin" / exe)
+    return list(argv[1:]), stdin

@@ -11,20 +11,8 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.gemini import GeminiAgent
 from ralph.agents.opencode import OpenCodeAgent
 from ralph.agents.pi import PiAgent
-from ralph.agents.registry import make_agent
 from ralph.rules.signals import parse_signal
-from tests.agent_helpers import fake_cli, replay, request
-
-
-def command(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prompt: str = "do the work"
-) -> tuple[list[str], Path | None]:
-    exe = {"cursor": "cursor-agent"}.get(name, name)
-    fake_cli(tmp_path / "bin", exe, monkeypatch)
-    agent = make_agent(name, None, {}, "M1", ["--extra"])
-    argv, stdin = agent.command(request(tmp_path, prompt))
-    assert argv[0] == str(tmp_path / "bin" / exe)
-    return list(argv[1:]), stdin
+from tests.agent_helpers import command, replay, request
 
 
 def test_aider_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,21 +7,9 @@ from pathlib import Path
 import pytest
 
 from ralph.agents.builtin import ARG_PROMPT_MAX
-from ralph.agents.registry import make_agent
-from tests.agent_helpers import fake_cli, request
+from tests.agent_helpers import command
 
 BIG = "x" * (ARG_PROMPT_MAX + 1)
-
-
-def command(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prompt: str = "do the work"
-) -> tuple[list[str], Path | None]:
-    exe = {"cursor": "cursor-agent"}.get(name, name)
-    fake_cli(tmp_path / "bin", exe, monkeypatch)
-    agent = make_agent(name, None, {}, "M1", ["--extra"])
-    argv, stdin = agent.command(request(tmp_path, prompt))
-    assert argv[0] == str(tmp_path / "bin" / exe)
-    return list(argv[1:]), stdin
 
 
 def test_gemini_long_prompt_points_at_the_prompt_file(

@@ -8,20 +8,8 @@ from pathlib import Path
 import pytest
 
 from ralph.agents.cursor import CursorAgent
-from ralph.agents.registry import make_agent
 from ralph.agents.result import Usage
-from tests.agent_helpers import fake_cli, replay, request
-
-
-def command(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prompt: str = "do the work"
-) -> tuple[list[str], Path | None]:
-    exe = {"cursor": "cursor-agent"}.get(name, name)
-    fake_cli(tmp_path / "bin", exe, monkeypatch)
-    agent = make_agent(name, None, {}, "M1", ["--extra"])
-    argv, stdin = agent.command(request(tmp_path, prompt))
-    assert argv[0] == str(tmp_path / "bin" / exe)
-    return list(argv[1:]), stdin
+from tests.agent_helpers import command, replay
 
 
 def test_cursor_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
