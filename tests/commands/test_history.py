@@ -13,7 +13,7 @@ from ralph.errors import UsageError
 from ralph.store.workspace import Workspace
 from tests.conftest import Project
 from tests.sample_records import rotation
-from tests.test_schemas import problems
+from tests.schemas.test_catalog import problems
 
 LOG = ".ralph/history/a/001.log"
 

@@ -12,7 +12,7 @@ from ralph.rules.lanes import lane_branch
 from ralph.store.state import save_state
 from ralph.store.workspace import Workspace
 from tests.conftest import Project
-from tests.test_schemas import problems
+from tests.schemas.test_catalog import problems
 
 SPECS = {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"}
 

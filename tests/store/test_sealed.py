@@ -8,7 +8,7 @@ import sys
 
 from ralph.store.sealed import sealed_dir
 from tests.conftest import Project
-from tests.test_schemas import problems
+from tests.schemas.test_catalog import problems
 
 PY = sys.executable
 
