@@ -92,8 +92,8 @@ def main() -> None:
         (root / "requirements.txt").write_text("tinydep\n")
 
         def build() -> None:
-            _, why, built = environments(root, root, env)
-            assert why is None and built is not None, why
+            found = environments(root, root, env)
+            assert found.why is None and found.built is not None, found.why
 
         def fresh() -> None:
             for folder in envs_dir(root).iterdir():

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph.store.envbuild import BUILT, _hooks, environments
-from ralph.store.envcopy import START_DIGEST, declared, envs_dir, start_envs
+from ralph.store.declared import read_declared
+from ralph.store.envbuild import BUILT, Environments, _hooks, environments
+from ralph.store.envcopy import START_DIGEST, envs_dir, start_envs
+
+
+def declared(tree: Path) -> str:
+    return read_declared(tree).digest
 
 
 def _start(project: Path, tree: Path) -> None:
@@ -24,10 +29,10 @@ def test_the_starts_environments_serve_while_the_declarations_are_the_same(
     project, tree = tmp_path / "p", tmp_path / "tree"
     tree.mkdir()
     (tree / "requirements.txt").write_text("pytest\n")
-    assert environments(project, tree, {}) == (start_envs(project), None, None)  # none taken
+    assert environments(project, tree, {}) == Environments(start_envs(project))  # none taken
     _start(project, tree)
     (tree / "notes.md").write_text("not a declaration\n")
-    assert environments(project, tree, {}) == (start_envs(project), None, None)
+    assert environments(project, tree, {}) == Environments(start_envs(project))
 
 
 def test_a_new_declaration_uses_the_environment_built_for_it(tmp_path: Path) -> None:
@@ -40,7 +45,7 @@ def test_a_new_declaration_uses_the_environment_built_for_it(tmp_path: Path) -> 
     (built / ".venv").mkdir(parents=True)
     (built / ".venv" / "pyvenv.cfg").write_text("")
     (built / BUILT).write_text("")  # built once already: used again, not built anew
-    assert environments(project, tree, {}) == (built, None, ".venv")
+    assert environments(project, tree, {}) == Environments(built, None, ".venv")
 
 
 def _site(tmp_path: Path, files: dict[str, str]) -> Path:

@@ -9,6 +9,7 @@ from ralph.checks.acceptance import Acceptor, FrontMatterAcceptor, Pending, Scop
 from ralph.checks.evidence import CountsAcceptor
 from ralph.checks.ignoreaccept import IgnoreRulesAcceptor
 from ralph.checks.settingsaccept import SettingsAcceptor
+from ralph.checks.sourcesaccept import SourcesAcceptor
 from ralph.checks.specset import SpecSetAcceptor
 from ralph.checks.testconfig import ConfigAcceptor
 from ralph.checks.testguard import TestAcceptor
@@ -19,6 +20,7 @@ def acceptors() -> list[Acceptor]:
     """Every kind of change a person accepts, in the order `ralph accept` shows them."""
     return [
         SettingsAcceptor(),
+        SourcesAcceptor(),
         SpecSetAcceptor(),
         FrontMatterAcceptor(),
         IgnoreRulesAcceptor(),

@@ -35,8 +35,9 @@ from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
 from ralph.rules.testfiles import is_test
 from ralph.specs.frontmatter import SpecMeta
-from ralph.store import reader
-from ralph.store.envbuild import environments
+from ralph.store import pkgsources, reader
+from ralph.store.declared import unread
+from ralph.store.envbuild import environments, record_person_uv
 from ralph.store.envcopy import declared_here, envs_dir, record_start_envs
 from ralph.store.git import GitLock
 from ralph.store.room import RoomSource, build_room, record_start
@@ -44,12 +45,13 @@ from ralph.store.roomsync import wipe
 from ralph.store.runspans import record_began, record_ended
 from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 
+UNREAD = "not understood, so not in the checks' environment"
 # the methods that may run a command
 COMMANDS = ("external", "multi_stage", *WANTED)
 UNBUILT = "ralph cannot build the environment the tree declares"
 UNBUILT_HINT = (
-    "make its packages reachable to uv (an index in UV_INDEX_URL or uv's settings, wheels in "
-    "UV_FIND_LINKS, or uv's cache), or undo the change to the files that declare them"
+    "make its packages reachable to uv (an index in UV_INDEX_URL or your uv settings, wheels "
+    "in UV_FIND_LINKS, or uv's cache), or undo the change to the files that declare them"
 )
 
 
@@ -68,6 +70,7 @@ class CheckPlace:
         self.unbuilt: CheckResult | None = None  # why the tree's environment cannot be built
         self.left_out: tuple[str, ...] = ()  # what the last room built left out
         self.held: list[str] = []  # files of the environments changed while a run was live
+        self.notes: list[str] = []  # said once when the run starts (package sources held)
 
     def source(self) -> RoomSource:
         if self._source is None:
@@ -82,6 +85,10 @@ class CheckPlace:
         if self.name == "main":
             if envs:
                 self.held = record_start_envs(self.project, keep=keep).held
+                record_person_uv(self.project, os.environ)
+            held = pkgsources.begin(self.project)  # the sources a person set are theirs
+            self.notes = [held] if held is not None else []
+            self.notes += [f"{UNREAD}: {line}" for line in unread(self.project)]
             record_began(envs_dir(self.project))  # whether checks run or not, an agent will
             record_start(self.project, self.source())
             if copy:
@@ -93,6 +100,8 @@ class CheckPlace:
         if self.name == "main":
             with contextlib.suppress(OSError, RalphError):  # never hides why the run ended;
                 record_ended(envs_dir(self.project))  # the span stays open: held, not taken
+            with contextlib.suppress(OSError, RalphError):
+                pkgsources.finish(self.project)  # what the agent changed stays held
 
     def here(self) -> tuple[Path, dict[str, str]]:
         """Room A, synced now, and the environment command checks run with there."""
@@ -185,7 +194,8 @@ class CheckPlace:
         """Room A (or, with `overlay`, room B or the room of `suffix`) built or synced now,
         and the checks' env."""
         name = self.name + (suffix if overlay is not None else "")
-        envs, why, built = environments(self.project, self.tree, os.environ)
+        found = environments(self.project, self.tree, os.environ, self.launcher)
+        envs, why, built = found.folder, found.why, found.built
         self.unbuilt = (
             None
             if why is None

@@ -52,6 +52,9 @@ class ProcessRequest:
     # other folder are read-only, TMPDIR is its own and goes with it, so nothing it copies of
     # the sealed files outlives it where the agent looks.
     sealed: bool = False
+    # Beside its room, the folders a sealed process may write all the same (the person's uv
+    # cache, for ralph's build of the checks' environment: store/envbuild.py).
+    writes: tuple[Path, ...] = ()
     # Where it starts (the run's sandbox, its rules for the environment): always said, so no
     # caller can forget it; OPEN only outside a run and for ralph's own desktop helpers.
     confined: Confinement = field(kw_only=True)

@@ -103,12 +103,15 @@ def wrap(
     room: Path | None = None,
     sealed: bool = False,
     allow: AllowList = AllowList(),  # noqa: B008 -- frozen, never changed
+    *,
+    writes: tuple[Path, ...] = (),
 ) -> tuple[tuple[str, ...], dict[str, str]]:
     """The command line and environment that run `argv` inside `box` (token: the run marker;
     `passes`: the names the process's own CLI needs, beyond the basic ones; `room`: a folder
     of the hidden store it may use all the same, a check's clean room; `sealed`: the sealed
     tests' run, which may write its room only, with a /tmp and TMPDIR of its own; `allow`:
-    the run's rules for what of `env` it gets)."""
+    the run's rules for what of `env` it gets; `writes`: folders beside its room it may
+    write, sealed or not)."""
     # IS_SANDBOX: the convention (Claude Code's among others) by which a CLI run as root in a
     # sandbox lets its permission prompts be bypassed; here it is true.
     given = env
@@ -117,21 +120,25 @@ def wrap(
     if box.profile == "srt":
         # srt makes its proxy's sockets in TMPDIR: a path short enough for a socket (108
         # bytes) and private to the run; the program inside gets its own TMPDIR back.
-        return _srt(box, argv, room, sealed), {**env, "TMPDIR": str(box.scratch)}
+        return _srt(box, argv, room, sealed, writes), {**env, "TMPDIR": str(box.scratch)}
     if box.profile == "bwrap":
-        return _bwrap(box, argv, cwd, room, sealed), env
+        return _bwrap(box, argv, cwd, room, sealed, writes), env
     # The docker client itself needs its own settings (DOCKER_HOST, DOCKER_CONFIG...); only
     # the variables passed above go into the container.
     client = {k: v for k, v in given.items() if k.startswith("DOCKER_")}
-    return _docker(box, argv, cwd, env, token, room, sealed), {**client, **env}
+    return _docker(box, argv, cwd, env, token, room, sealed, writes), {**client, **env}
 
 
 def _srt(
-    box: Sandbox, argv: tuple[str, ...], room: Path | None, sealed: bool = False
+    box: Sandbox,
+    argv: tuple[str, ...],
+    room: Path | None,
+    sealed: bool = False,
+    writes: tuple[Path, ...] = (),
 ) -> tuple[str, ...]:
     # srt points TMPDIR at a folder it shares between runs: this run's own comes back (the
     # sealed run's is its own, beside its room, hidden from the agent with the store).
-    settings = box.settings if room is None else _room_settings(box, room, sealed)
+    settings = box.settings if room is None else _room_settings(box, room, sealed, writes)
     tmp = room.parent / "tmp" if room is not None and sealed else box.tmp
     head: tuple[str, ...] = (box.tool, "--settings", str(settings), "--", "/usr/bin/env")
     if any(_host(h) in LOOPBACK for h in box.hosts):
@@ -141,7 +148,9 @@ def _srt(
     return (*head, f"TMPDIR={tmp}", *argv)
 
 
-def _room_settings(box: Sandbox, room: Path, sealed: bool = False) -> Path:
+def _room_settings(
+    box: Sandbox, room: Path, sealed: bool = False, writes: tuple[Path, ...] = ()
+) -> Path:
     """srt's rules for a process working in `room`: the run's, with the hidden folder that
     holds the room replaced by everything in it on the way but the room (srt has no rule
     to show a folder inside a hidden one)."""
@@ -167,7 +176,8 @@ def _room_settings(box: Sandbox, room: Path, sealed: bool = False) -> Path:
         fs["allowWrite"] = [str(room), str(room.parent / "tmp")]
         for rule in ("denyRead", "denyWrite"):
             fs[rule] = [p for p in fs[rule] if p != str(room.parent / "tmp")]
-    digest = hashlib.sha256(f"{room}{sealed}".encode()).hexdigest()[:12]
+    fs["allowWrite"] += [str(p) for p in writes]
+    digest = hashlib.sha256(f"{room}{sealed}{writes}".encode()).hexdigest()[:12]
     path = box.scratch / f"srt-room-{digest}.json"
     path.write_text(json.dumps(rules, indent=1), encoding="utf-8")
     return path
@@ -201,7 +211,12 @@ def _host(entry: str) -> str:
 
 
 def _bwrap(
-    box: Sandbox, argv: tuple[str, ...], cwd: Path, room: Path | None, sealed: bool = False
+    box: Sandbox,
+    argv: tuple[str, ...],
+    cwd: Path,
+    room: Path | None,
+    sealed: bool = False,
+    writes: tuple[Path, ...] = (),
 ) -> tuple[str, ...]:
     # --die-with-parent and the pid namespace: when ralph kills bwrap, the kernel kills
     # everything inside, daemons included. --new-session: no terminal to inject input into.
@@ -233,6 +248,8 @@ def _bwrap(
         args += ["--bind", str(room), str(room)]
         for path in environments_of(room):
             args += ["--ro-bind", str(path), str(path)]
+    for path in writes:
+        args += ["--bind", str(path), str(path)]
     args += ["--chdir", str(cwd), "--"]
     return (box.tool, *args, *argv)
 
@@ -249,6 +266,7 @@ def _docker(
     token: str,
     room: Path | None = None,
     sealed: bool = False,
+    writes: tuple[Path, ...] = (),
 ) -> tuple[str, ...]:
     args = ["run", "--rm", "-i", "--init", "--name", container_name(token)]
     args += ["--user", f"{box.uid}:{box.gid}", "--security-opt", "no-new-privileges"]
@@ -269,6 +287,7 @@ def _docker(
     if room is not None:
         args += ["--volume", f"{room}:{room}"]
         args += [a for p in environments_of(room) for a in ("--volume", f"{p}:{p}:ro")]
+    args += [a for p in writes for a in ("--volume", f"{p}:{p}")]
     # `-e NAME` without a value: docker copies it from its own environment, so no key is on
     # a command line that `ps` shows.
     for name in sorted(env):

@@ -42,7 +42,7 @@ def spawn(
     argv, env = request.argv, dict(request.env)
     if box is not None:
         where = (request.cwd, env, token, request.passes, request.room, request.sealed)
-        argv, env = wrap(box, argv, *where, allow or AllowList())
+        argv, env = wrap(box, argv, *where, allow or AllowList(), writes=request.writes)
     elif allow is not None:
         env = allow.open(env, request.passes)
     stdin: IO[bytes] | int = subprocess.DEVNULL

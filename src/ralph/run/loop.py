@@ -143,6 +143,8 @@ class SpecRun:
         self.save()
         for notice in opening.tests_notices(edited, taken, held_line(self.gate.place.held)):
             run.emit(notice)
+        for line in self.gate.place.notes:
+            run.emit(Notice("warning", line))
         if len(run.members) > 1:
             run.emit(PoolChanged(self.pool.seats))
         self.report(scan, added=had_specs)

@@ -28,10 +28,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ralph.errors import RalphError, StateError
+from ralph.errors import StateError
 from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS
+from ralph.store.declared import read_declared
 from ralph.store.private import ensure_store, store_dir
-from ralph.store.reader import read_bytes
 from ralph.store.roomfile import Key, Want, racy_from, want_bytes, want_file
 from ralph.store.roomsync import load_manifest, sync, wipe
 from ralph.store.runspans import Spans, load_spans
@@ -40,8 +40,7 @@ ENVS = "envs"
 START = "start"
 TAKEN = "taken"  # written last: a copy cut short is taken again, never used half-made
 MAX_SCRIPT = 1 << 16  # a command larger than this is a program, not a script naming its venv
-MAX_DECLARING = 1 << 22
-DECLARING = ("pyproject.toml", "setup.cfg", "setup.py", "uv.lock")
+DECLARING = ("pyproject.toml", "setup.cfg", "setup.py")  # a Python project's own files
 START_DIGEST = "declared.txt"  # what the project declared when the copies were taken
 
 
@@ -105,7 +104,7 @@ def record_start_envs(project: Path, *, keep: bool = False) -> Taken:
                     "check the free space and permissions of ralph's state folder",
                 ) from exc
         copied.append(name)
-    (folder / START_DIGEST).write_text(declared(project))
+    (folder / START_DIGEST).write_text(read_declared(project).digest)
     (folder / TAKEN).write_text("")
     return Taken(copied, held)
 
@@ -198,24 +197,7 @@ def _folder_changed(source: Path, rel: str) -> int:
 
 def declared_here(tree: Path) -> bool:
     """Does `tree` declare a Python project (a `pyproject.toml`, `setup.py` or `setup.cfg`)?"""
-    return any((tree / name).is_file() for name in DECLARING[:3])
-
-
-def declared(tree: Path) -> str:
-    """The hash of the files at `tree`'s root that declare its Python dependencies."""
-    h = hashlib.sha256()
-    try:
-        names = sorted(p.name for p in tree.iterdir())
-    except OSError:
-        names = []
-    for name in names:
-        if name in DECLARING or (name.startswith("requirements") and name.endswith(".txt")):
-            try:
-                data = read_bytes(tree / name, limit=MAX_DECLARING, root=tree)
-            except (OSError, RalphError):  # a link or a pipe declares nothing
-                continue
-            h.update(f"{name}\0{len(data)}\0".encode() + data)
-    return h.hexdigest()
+    return any((tree / name).is_file() for name in DECLARING)
 
 
 def _elsewhere(source: Path, project: Path) -> Path | None:

@@ -1,0 +1,309 @@
+"""What a Python tree declares it needs, read from its own files (pure: text in, values out).
+
+ralph builds the checks' environment from this value, never from the files themselves: uv is
+handed a requirements list ralph wrote, so nothing in the tree can point it elsewhere (an
+include that is a named pipe, a `uv.toml` with a `target`, a `[tool.uv.sources]` path). Each
+line is one of three things:
+
+- a dependency by name (`isodate>=0.6`): taken from the person's index, as a CI job would;
+- a **source** (a path or file URL, a wheel in the tree, a direct URL, `-f`/`-i` lines, a
+  `[tool.uv.sources]` entry, package-manager settings in the tree): it changes where packages
+  come from, so it is the person's to accept (store/pkgsources.py), and is named in one line;
+- a line ralph does not understand: said, never silently dropped.
+
+A line naming the project itself (`.`, `-e .[dev]`) is the project: its own declared
+dependencies (and those extras) are read instead; the room makes its code importable.
+"""
+
+from __future__ import annotations
+
+import configparser
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_INCLUDES = 8  # -r/-c nesting deeper than this is not a project's, it is a loop
+REQUIREMENT_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?")
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+# options that only narrow what is installed from the person's own index
+_HARMLESS = ("--pre", "--prefer-binary", "--only-binary", "--no-binary", "--require-hashes")
+_SOURCE_OPTIONS = {
+    "-f": "find-links",
+    "--find-links": "find-links",
+    "-i": "index-url",
+    "--index-url": "index-url",
+    "--extra-index-url": "extra-index-url",
+    "--no-index": "no-index",
+    "--trusted-host": "trusted-host",
+}
+# package-manager settings in the tree: a person's, or a source no person accepted
+SETTINGS_FILES = ("uv.toml", "pip.conf", "pip.ini")
+# `[tool.uv]` keys that say where packages come from or which are taken
+UV_SOURCE_KEYS = frozenset(
+    (
+        "index",
+        "index-url",
+        "extra-index-url",
+        "find-links",
+        "no-index",
+        "index-strategy",
+        "override-dependencies",
+        "constraint-dependencies",
+        "pip",
+        "cache-dir",
+        "keyring-provider",
+        "allow-insecure-host",
+    )
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A line that says where packages come from: which file, what it says, and the files of
+    the tree it names (artifacts: their hashes are part of it)."""
+
+    file: str
+    line: str
+    paths: tuple[str, ...] = ()  # tree-relative paths it names (a wheel, a folder of them)
+    option: str | None = None  # find-links, index-url, constraint ... (None: a requirement)
+
+    def describe(self) -> str:
+        return f"{self.file}: {self.line}"
+
+
+@dataclass
+class Declaration:
+    """Everything the tree declares, in the order it was read."""
+
+    requirements: list[str] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
+    options: list[str] = field(default_factory=list)  # harmless global options, verbatim
+    sources: list[Source] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)  # "file: why", said, not ignored
+    includes: list[str] = field(default_factory=list)  # every file read, tree-relative
+
+    def canonical(self) -> list[Any]:
+        return [
+            self.requirements,
+            self.constraints,
+            self.options,
+            [[s.file, s.line, list(s.paths), s.option] for s in self.sources],
+            self.unread,
+            self.includes,
+        ]
+
+
+def _logical_lines(text: str) -> Iterable[str]:
+    """A requirements file's lines, continuations joined and comments gone."""
+    pending = ""
+    for raw in text.splitlines():
+        line = pending + raw
+        if line.endswith("\\"):
+            pending = line[:-1]
+            continue
+        pending = ""
+        line = re.sub(r"(^|\s)#.*$", "", line).strip()
+        if line:
+            yield line
+    if pending.strip():
+        yield pending.strip()
+
+
+def _split_option(line: str) -> tuple[str, str]:
+    """`-r x.txt`, `-rx.txt`, `--requirement=x.txt` -> ("-r"/"--requirement", "x.txt")."""
+    if line.startswith("--"):
+        head, sep, rest = line.partition("=")
+        if not sep:
+            head, _, rest = line.partition(" ")
+        return head.strip(), rest.strip()
+    return line[:2], line[2:].strip()
+
+
+def is_project(target: str, here: str) -> bool:
+    """Does a requirement `target`, in a file of the folder `here`, name the project itself
+    (`.`, `./`, `.[dev]` at the root; `..` from `requirements/`)?"""
+    path = re.sub(r"\[[^\]]*\]$", "", target.strip())
+    path = re.sub(r"^file:(//)?", "", path)
+    if not path.startswith(".") or "/" in path.rstrip("/").lstrip("./"):
+        return False
+    return posixpath.normpath(posixpath.join(here, path)) == "."
+
+
+def _local_path(target: str, here: str) -> str | None:
+    """The tree-relative path a requirement names, or None when it names none in the tree
+    (a URL, or a path that leaves the tree: a source all the same)."""
+    path = target
+    if path.startswith("file:"):
+        path = re.sub(r"^file:(//)?", "", path)
+    path = path.split("#", 1)[0].split(";", 1)[0].strip()
+    path = re.sub(r"\[[^\]]*\]$", "", path)
+    if not path or path.startswith("/"):
+        return None
+    joined = posixpath.normpath(posixpath.join(here, path))
+    return None if joined == ".." or joined.startswith("../") else joined
+
+
+def looks_local(target: str) -> bool:
+    """Is a requirement a path or URL rather than a name?"""
+    t = target.strip()
+    return bool(
+        t.startswith((".", "/", "~", "file:"))
+        or _URL.match(t)
+        or t.endswith((".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz"))
+        or "/" in t.split(";")[0].split("@")[0]
+        or " @ " in t
+        or re.match(r"^[A-Za-z0-9._-]+(\[[^\]]*\])?\s*@", t) is not None
+    )
+
+
+@dataclass(frozen=True)
+class Include:
+    """A requirements file the file being read includes: read it too, as requirements or
+    constraints."""
+
+    path: str  # tree-relative, or None-like "" when it leaves the tree
+    constraint: bool
+
+
+def read_requirements(
+    text: str, name: str, out: Declaration, *, constraint: bool = False
+) -> list[Include]:
+    """Add what `text` (the file `name`, tree-relative) declares to `out`; the files it
+    includes, for the caller to read (it holds the I/O)."""
+    here = posixpath.dirname(name)
+    includes: list[Include] = []
+    target = out.constraints if constraint else out.requirements
+    for line in _logical_lines(text):
+        if line.startswith("-") and not line.startswith(("-e", "--editable")):
+            option, value = _split_option(line)
+            if option in ("-r", "--requirement", "-c", "--constraint"):
+                path = _local_path(value, here)
+                if path is None:
+                    out.unread.append(f"{name}: {line} (an include outside the tree)")
+                else:
+                    includes.append(Include(path, constraint or option in ("-c", "--constraint")))
+                continue
+            if option in _SOURCE_OPTIONS:
+                path = _local_path(value, here) if option in ("-f", "--find-links") else None
+                paths = (path,) if path is not None else ()
+                out.sources.append(Source(name, line, paths, _SOURCE_OPTIONS[option]))
+                continue
+            if option in _HARMLESS or line.split()[0] in _HARMLESS:
+                out.options.append(line)
+                continue
+            out.unread.append(f"{name}: {line} (an option ralph does not pass to the installer)")
+            continue
+        editable = line.startswith(("-e", "--editable"))
+        req = _split_option(line)[1] if editable else line
+        if is_project(req, here):  # its own dependencies are read, every extra with them
+            continue
+        if looks_local(req) or editable:
+            path = _local_path(req.split("@", 1)[-1].strip() if "@" in req else req, here)
+            kind = "constraint" if constraint else None
+            out.sources.append(Source(name, line, (path,) if path else (), kind))
+            continue
+        if REQUIREMENT_NAME.match(req) is None:
+            out.unread.append(f"{name}: {line} (not a requirement ralph can read)")
+            continue
+        target.append(req)
+    return includes
+
+
+def read_pyproject(data: Mapping[str, Any], name: str, out: Declaration) -> None:
+    """Add what a parsed `pyproject.toml` declares: `[project]` dependencies and every
+    optional one, every `[dependency-groups]` group; `[tool.uv]` sources and index settings
+    as sources."""
+    project = data.get("project")
+    if isinstance(project, Mapping):
+        deps = project.get("dependencies")
+        if isinstance(deps, list):
+            _strings(deps, name, "[project] dependencies", out)
+        elif "dependencies" in (project.get("dynamic") or ()):
+            out.unread.append(
+                f"{name}: [project] dependencies are dynamic (computed by the build): declare "
+                "them in [project], setup.cfg or requirements*.txt"
+            )
+        optional = project.get("optional-dependencies")
+        if isinstance(optional, Mapping):
+            for extra, deps in optional.items():
+                if isinstance(deps, list):
+                    _strings(deps, name, f"[project.optional-dependencies] {extra}", out)
+    groups = data.get("dependency-groups")
+    if isinstance(groups, Mapping):
+        for group, deps in groups.items():
+            if not isinstance(deps, list):
+                out.unread.append(f"{name}: [dependency-groups] {group} (not a list)")
+                continue
+            plain = [d for d in deps if isinstance(d, str)]
+            _strings(plain, name, f"[dependency-groups] {group}", out)
+            # {include-group = "x"}: its group is read in turn, once, by the loop above
+    tool = data.get("tool")
+    uv = tool.get("uv") if isinstance(tool, Mapping) else None
+    if isinstance(uv, Mapping):
+        for package, spec in (uv.get("sources") or {}).items():
+            path = spec.get("path") if isinstance(spec, Mapping) else None
+            found = [posixpath.normpath(path)] if isinstance(path, str) else []
+            paths = tuple(p for p in found if not p.startswith(("../", "/")) and p != "..")
+            out.sources.append(
+                Source(name, f"[tool.uv.sources] {package} = {_inline(spec)}", paths)
+            )
+        for key in sorted(set(uv) & UV_SOURCE_KEYS):
+            out.sources.append(Source(name, f"[tool.uv] {key} = {_inline(uv[key])}"))
+        dev = uv.get("dev-dependencies")
+        if isinstance(dev, list):
+            _strings(dev, name, "[tool.uv] dev-dependencies", out)
+    poetry = tool.get("poetry") if isinstance(tool, Mapping) else None
+    if isinstance(poetry, Mapping) and "dependencies" in poetry:
+        out.unread.append(
+            f"{name}: [tool.poetry.dependencies] is Poetry's own format: declare them in "
+            "[project] or requirements*.txt"
+        )
+
+
+def read_setup_cfg(text: str, name: str, out: Declaration) -> None:
+    """Add what `setup.cfg` declares: `[options] install_requires` and every
+    `[options.extras_require]` entry."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text, source=name)
+    except configparser.Error as exc:
+        out.unread.append(f"{name}: {str(exc).splitlines()[0]}")
+        return
+    if parser.has_option("options", "install_requires"):
+        _lines(parser.get("options", "install_requires"), name, "install_requires", out)
+    if parser.has_section("options.extras_require"):
+        for extra, value in parser.items("options.extras_require"):
+            _lines(value, name, f"extras_require {extra}", out)
+
+
+def _lines(value: str, name: str, where: str, out: Declaration) -> None:
+    if value.strip().startswith(("file:", "attr:")):
+        out.unread.append(f"{name}: {where} = {value.strip()} (ralph does not follow it)")
+        return
+    items = [v.strip() for v in re.split(r"[\n]", value) if v.strip()]
+    _strings([i for i in items if not i.startswith("#")], name, where, out)
+
+
+def _strings(items: list[Any], name: str, where: str, out: Declaration) -> None:
+    for item in items:
+        if not isinstance(item, str):
+            continue
+        req = item.strip()
+        if looks_local(req):
+            path = req.split("@", 1)[-1].strip() if "@" in req else req
+            local = _local_path(path, "")
+            out.sources.append(Source(name, f"{where}: {req}", (local,) if local else ()))
+        elif REQUIREMENT_NAME.match(req) is None:
+            out.unread.append(f"{name}: {where}: {req} (not a requirement ralph can read)")
+        else:
+            out.requirements.append(req)
+
+
+def _inline(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k} = {_inline(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    return repr(value) if isinstance(value, str) else str(value)

@@ -1,0 +1,99 @@
+"""The package sources a person accepted, kept in the private store.
+
+A source (a path or file URL, a wheel or folder in the tree, a find-links, index or constraint
+line, `[tool.uv.sources]`, a `uv.toml` or `pip.conf` in the tree: rules/declarations.py) changes
+what the checks' environment holds, so it changes how the checks judge: it follows the rule
+`ralph.yaml` follows (rules/settings.py). One that changed during a run waits for `ralph accept`;
+one a person made between runs, or that was there at the first run, is taken. A dependency by
+name from the person's index is no source: it needs no one's say.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from ralph.errors import StateError
+from ralph.rules.settings import Record, decide
+from ralph.store.declared import read_declared
+from ralph.store.files import load_json, write_json_atomic
+from ralph.store.private import ensure_store, store_dir
+
+SOURCES_FILE = "package-sources.json"
+NAME = "package sources"
+
+
+def _load(root: Path) -> Record | None:
+    path = store_dir(root) / SOURCES_FILE
+    try:
+        data = load_json(path, f"ralph's record of the accepted package sources ({path})")
+    except StateError:
+        data = None
+    if not isinstance(data, dict):
+        return None
+    accepted, seen = data.get("accepted"), data.get("seen")
+    if not all(isinstance(v, str) for v in (accepted, seen)):
+        return None
+    return Record(accepted, seen, data.get("running") is True)
+
+
+def _save(root: Path, record: Record) -> None:
+    data = {"accepted": record.accepted, "seen": record.seen, "running": record.running}
+    write_json_atomic(ensure_store(root) / SOURCES_FILE, data)
+
+
+def current(tree: Path) -> str:
+    return read_declared(tree).sources_text()
+
+
+def begin(root: Path) -> str | None:
+    """The run holds the project: sources a person set since the last run (or a first run's)
+    are accepted; the line to say when the tree's differ from the accepted ones."""
+    now = current(root)
+    record = _load(root)
+    decision = decide(record, now, live=False)
+    if decision.take or record is None:
+        record = Record(now, now)
+    _save(root, Record(record.accepted, record.seen, running=True))
+    if not decision.held:
+        return None
+    return (
+        "the package sources the tree declares changed during a run and no person accepted "
+        "them: a DONE waits until one does (see them: ralph accept)"
+    )
+
+
+def finish(root: Path) -> None:
+    """The run ends: the sources as it leaves them (a change the agent made stays held)."""
+    record = _load(root)
+    if record is not None:
+        _save(root, Record(record.accepted, current(root), running=False))
+
+
+def accepted(root: Path) -> str | None:
+    """The sources a person accepted; None before any run recorded them."""
+    record = _load(root)
+    return None if record is None else record.accepted
+
+
+def pending(root: Path) -> tuple[str, str] | None:
+    """(accepted, now) when the project's sources differ from the accepted ones."""
+    record = _load(root)
+    if record is None or record.accepted is None:
+        return None
+    now = current(root)
+    return None if now == record.accepted else (record.accepted, now)
+
+
+def key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def accept(root: Path, shown: str) -> bool:
+    """The sources as they are now become the accepted ones, if they are still those shown."""
+    now = current(root)
+    if key(now) != shown:
+        return False
+    record = _load(root)
+    _save(root, Record(now, now, running=record.running if record else False))
+    return True
