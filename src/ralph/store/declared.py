@@ -40,6 +40,7 @@ class Declared:
     declaration: Declaration
     artifacts: tuple[tuple[str, str], ...]  # (tree-relative path, sha256 or why unreadable)
     setup_py: bool  # a setup.py, which ralph never runs
+    read: tuple[str, ...] = ()  # the root files read besides requirements (pyproject.toml ...)
 
     @property
     def digest(self) -> str:
@@ -47,17 +48,27 @@ class Declared:
         data = [self.declaration.canonical(), [list(a) for a in self.artifacts]]
         return hashlib.sha256(json.dumps(data).encode()).hexdigest()
 
-    def sources_text(self) -> str:
-        """The sources as a person reviews them (`ralph accept`): one line each, with the
-        hash of every file they name. Empty: none."""
+    def blocks(self) -> list[tuple[Source, str]]:
+        """Each source and its text as a person reviews it: its line, then the hash of every
+        file it names."""
         hashes = dict(self.artifacts)
-        lines: list[str] = []
+        out: list[tuple[Source, str]] = []
         for source in self.declaration.sources:
-            lines.append(source.describe())
+            lines = [source.describe()]
             for path in source.paths:
                 named = sorted(p for p in hashes if p == path or p.startswith(path + "/"))
                 lines += [f"    {p} sha256:{hashes[p]}" for p in named] or [f"    {path} (none)"]
-        return "".join(f"{line}\n" for line in lines)
+            out.append((source, "".join(f"{line}\n" for line in lines)))
+        return out
+
+    def sources_text(self) -> str:
+        """The sources as a person reviews them (`ralph accept`). Empty: none."""
+        return "".join(text for _, text in self.blocks())
+
+    @property
+    def files(self) -> list[str]:
+        """Every file of the tree the declaration was read from (tree-relative)."""
+        return [*self.declaration.includes, *self.read, *(p for p, _ in self.artifacts)]
 
     @property
     def python(self) -> bool:
@@ -94,7 +105,8 @@ def read_declared(tree: Path) -> Declared:
         if (tree / name).exists() or (tree / name).is_symlink():
             out.sources.append(Source(name, "package-manager settings in the tree", (name,)))
     artifacts = _artifacts(tree, out.sources)
-    return Declared(out, artifacts, "setup.py" in names)
+    read = tuple(n for n in ("pyproject.toml", "setup.cfg", *SETTINGS_FILES) if n in names)
+    return Declared(out, artifacts, "setup.py" in names, read)
 
 
 def unread(tree: Path) -> list[str]:

@@ -40,6 +40,8 @@ from ralph.store.reader import read_bytes, read_text
 from ralph.store.roomsync import wipe
 
 BUILT = "built"
+_CROSS = "\u00d7"  # the mark uv puts before an error
+_DRAWING = _CROSS + "\u2570\u2500\u25b6\u2502\u251c "  # and the tree it draws below it
 PERSON_UV = "person-uv.toml"  # the person's own uv settings as the run began
 BUILD_TIMEOUT = 900.0  # seconds for each uv command: a hung index or a pipe ends here
 INPUT = "input"  # the build's folder uv works in: all it reads of the tree is copied here
@@ -85,18 +87,28 @@ def environments(
 
 def _held(project: Path, declared: Declared) -> str | None:
     """Why the tree's sources wait for a person (None: they are the accepted ones)."""
-    text = declared.sources_text()
-    accepted = pkgsources.accepted(project)
-    if text == (accepted or ""):
+    accepted = pkgsources.accepted(project) or ""
+    if declared.sources_text() == accepted:
         return None
-    known = set((accepted or "").splitlines())
-    new = [s for s in declared.declaration.sources if s.describe() not in known]
-    first = new[0].describe() if new else "a file a source names changed"
+    known = _blocks(accepted)
+    new = [s for s, text in declared.blocks() if text not in known]
+    first = new[0].describe() if new else "a source was removed"
     more = f" (and {len(new) - 1} more)" if len(new) > 1 else ""
     return (
         f"a package source no person accepted: {first}{more}; it changed during a run, so "
         "no DONE counts on it until a person accepts it (see it: ralph accept), or undo it"
     )
+
+
+def _blocks(text: str) -> set[str]:
+    """The sources of an accepted text, one block each (its line and its files' hashes)."""
+    out: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("    ") and out:
+            out[-1] += line
+        else:
+            out.append(line)
+    return set(out)
 
 
 def record_person_uv(project: Path, env: Mapping[str, str]) -> None:
@@ -146,7 +158,7 @@ def _build(
     config, cache = settings
     name = next((n for n in PROJECT_VENVS if (start / n / "pyvenv.cfg").is_file()), None)
     if name is not None:
-        python = os.path.realpath(start / name / "bin" / "python")
+        python = _base_python(start / name)
         bases = [str(p) for p in _sites(start / name)]
     else:
         python = shutil.which("python3", path=env.get("PATH")) or "python3"
@@ -179,6 +191,28 @@ def _build(
         (target / "node_modules").symlink_to(start / "node_modules", target_is_directory=True)
     (target / BUILT).write_text("")
     return None
+
+
+def _base_python(venv: Path) -> str:
+    """The interpreter a virtualenv was made from (its `pyvenv.cfg`), outside ralph's store:
+    uv in the sandbox never sees the store's copy."""
+    fields: dict[str, str] = {}
+    try:
+        text = read_text(venv / "pyvenv.cfg", limit=MAX_DECLARING, root=venv)
+    except (OSError, RalphError):
+        text = ""
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            fields[key.strip()] = value.strip()
+    named = [fields.get("executable", "")]
+    version = fields.get("version_info") or fields.get("version") or ""
+    home = fields.get("home", "")
+    if home:
+        short = ".".join(version.split(".")[:2])
+        named += [f"{home}/python{short}" if short else "", f"{home}/python3", f"{home}/python"]
+    found = next((p for p in named if p and Path(p).is_file()), None)
+    return found or os.path.realpath(venv / "bin" / "python")
 
 
 def _settings(
@@ -324,8 +358,16 @@ class _Runner:
         if done.ok:
             return None
         text = (done.stderr_tail or done.stdout_tail).decode("utf-8", errors="replace")
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        return lines[-1] if lines else f"uv exited {done.exit_code}"
+        return said(text) or f"uv exited {done.exit_code}"
+
+
+def said(text: str) -> str:
+    """uv's error as one line: from its first `error:` or cross-marked line to the end, its
+    tree drawing gone, at most 400 characters."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    start = next((i for i, line in enumerate(lines) if line.startswith(("error:", _CROSS))), 0)
+    words = " ".join(line.lstrip(_DRAWING).strip() for line in lines[start:])
+    return words if len(words) <= 400 else words[:399] + "…"
 
 
 def _hooks(site: Path) -> set[str]:

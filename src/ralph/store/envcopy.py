@@ -104,9 +104,27 @@ def record_start_envs(project: Path, *, keep: bool = False) -> Taken:
                     "check the free space and permissions of ralph's state folder",
                 ) from exc
         copied.append(name)
-    (folder / START_DIGEST).write_text(read_declared(project).digest)
+    (folder / START_DIGEST).write_text(_start_digest(project, folder, spans))
     (folder / TAKEN).write_text("")
     return Taken(copied, held)
+
+
+def _start_digest(project: Path, folder: Path, spans: Spans) -> str:
+    """What the copies were made for: the tree's declaration now, unless a file of it changed
+    while a run was live (the last run's agent added a dependency): then the person's
+    environments still hold what was declared before, and a DONE builds what the agent added."""
+    declared = read_declared(project)
+    try:
+        before = (folder / START_DIGEST).read_text()
+    except OSError:
+        return declared.digest
+    for name in declared.files:
+        try:
+            if spans.live(os.lstat(project / name).st_ctime_ns):
+                return before
+        except OSError:
+            continue
+    return declared.digest
 
 
 def _held_out(
