@@ -116,8 +116,8 @@ def test_in_a_room_pytest_s_own_record_decides_never_a_printed_summary(tmp_path:
     (folder / "session-1.json").write_text('{"stage": "ended"}')  # an earlier run's: cleared
 
     def record(stage: str, passed: int) -> dict[str, object]:
-        return {"stage": stage, "collected": 2, "ran": passed, "errors": 0, "passed": passed,
-                "failed": 0, "skipped": 0}  # fmt: skip
+        counts = {"passed": passed, "failed": 0, "skipped": 0}
+        return {"stage": stage, "collected": 2, "ran": passed, "errors": 0, **counts}
 
     def plays(stage: str, passed: int, out: str) -> Commands:
         def play(request: object) -> tuple[int, str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.checks import runrecord
+from ralph.checks import pytestrecord, runrecord
 
 pytestmark = pytest.mark.slow  # it starts pytest
 
@@ -51,6 +51,7 @@ def run(room: Path, name: str, text: str) -> tuple[int, list[dict[str, object]]]
 
 
 def test_no_test_name_reaches_the_code_and_one_session_records_its_end(tmp_path: Path) -> None:
+    assert pytestrecord.HIDDEN == "test::test"  # what TESTS expect to read
     code, records = run(tmp_path, "test_named.py", TESTS)
     assert code == 0
     assert len(records) == 1  # the nested session wrote none

@@ -28,8 +28,8 @@ def test_records_are_read_and_cleared(tmp_path: Path) -> None:
     folder = runrecord.folder(tmp_path)
     assert runrecord.read(tmp_path) is None
     data = {"stage": "ended", "collected": 1, "ran": 1, "errors": 0}
-    (folder / "session-1.json").write_text(json.dumps({**data, "passed": 1, "failed": 0,
-                                                       "skipped": 0}))  # fmt: skip
+    counts = {"passed": 1, "failed": 0, "skipped": 0}
+    (folder / "session-1.json").write_text(json.dumps({**data, **counts}))
     (folder / "session-2.tmp").write_text("half")  # a record being written: not one
     got = runrecord.read(tmp_path)
     assert got is not None and got.refusal is None and got.counts.passed == 1
