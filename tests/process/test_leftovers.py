@@ -21,7 +21,7 @@ def test_a_marked_run_hands_its_id_to_every_process() -> None:
         assert leftovers.run_mark() == {} and leftovers.current_run() is None
         leftovers.mark_run("r1")
         assert leftovers.run_mark() == {RUN_MARKER: "r1"} and leftovers.current_run() == "r1"
-        assert leftovers.stop_marked("") == 0  # no id: nothing to look for
+        assert leftovers.stop_marked("") == []  # no id: nothing to look for
     finally:
         leftovers.mark_run(None)
 
@@ -36,8 +36,8 @@ def test_stop_marked_kills_exactly_the_marked_and_never_its_own_run() -> None:
     target, longer, own = start("dead-run"), start("dead-run-2"), start("live-run")
     try:
         leftovers.mark_run("live-run")
-        assert leftovers.stop_marked("live-run") == 0  # this run's own processes
-        assert leftovers.stop_marked("dead-run") == 1
+        assert leftovers.stop_marked("live-run") == []  # this run's own processes
+        assert len(leftovers.stop_marked("dead-run")) == 1
         assert target.wait(5) == -signal.SIGKILL
         assert longer.poll() is None and own.poll() is None  # a longer id is another run
     finally:
