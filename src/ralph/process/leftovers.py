@@ -56,7 +56,8 @@ def _command(pid: int) -> str:
         words = psutil.Process(pid).cmdline()
     except psutil.Error:
         return "?"
-    text = " ".join(words) or "?"
+    # a path by its name: the program and what it runs, not the folders it is in
+    text = " ".join(w.rsplit("/", 1)[-1] if w.startswith("/") else w for w in words) or "?"
     return text if len(text) <= 80 else text[:79] + "…"
 
 

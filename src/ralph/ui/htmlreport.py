@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from html import escape
 
 from ralph.rules.state import MAX_COUNT
+from ralph.rules.words import plural
 from ralph.store.runstory import RunRecords
 from ralph.ui.story import VERIFY, Check, Rotation, SpecStory, Story, story_of
 from ralph.ui.svgchart import bar_chart, counter_steps, line_chart
@@ -261,7 +262,7 @@ def render_html(run: RunRecords, ended: tuple[int, str] | None = None) -> str:
     """The whole report of the latest run (or of the job: every run since the last reset)."""
     story = story_of(run, ended)
     what = "job" if story.job else "run"
-    runs = f" · {story.runs} runs since the last ralph reset" if story.job else ""
+    runs = f" · {plural(story.runs, 'run')} since the last ralph reset" if story.job else ""
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
