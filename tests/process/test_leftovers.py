@@ -45,3 +45,19 @@ def test_stop_marked_kills_exactly_the_marked_and_never_its_own_run() -> None:
         for proc in (target, longer, own):
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.slow  # starts a process to find
+@pytest.mark.skipif(sys.platform == "win32", reason="sleep")
+def test_left_by_names_a_dead_runs_processes_and_stops_none() -> None:
+    env = {**os.environ, RUN_MARKER: "dead-run"}
+    target = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True)
+    other = subprocess.Popen(["sleep", "61"], env={**os.environ, RUN_MARKER: "another"})
+    try:
+        assert leftovers.left_by("dead-run") == [(target.pid, "sleep 60")]
+        assert target.poll() is None  # looked at, not stopped
+        assert leftovers.left_by("") == []  # control: no id names nothing
+    finally:
+        for proc in (target, other):
+            proc.kill()
+            proc.wait()

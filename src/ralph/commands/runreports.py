@@ -116,7 +116,8 @@ def finish_reports(
 
 def _continued(root: Path) -> list[dict[str, Any]]:
     """The records of the killed run the latest run continued (none when it continued none)."""
-    from ralph.store.worklog import read_worklog, runs
+    from ralph.store.runs import runs
+    from ralph.store.worklog import read_worklog
     from ralph.store.workspace import Workspace
 
     found = runs(read_worklog(Workspace(root).worklog))

@@ -28,8 +28,8 @@ from ralph.run.sink import Emit, Sink
 from ralph.store.cancel import CancelWatch
 from ralph.store.git import GitLock
 from ralph.store.runlock import RunLock
+from ralph.store.runs import killed_run
 from ralph.store.state import load_state
-from ralph.store.worklog import killed_run
 from ralph.store.workspace import Workspace
 
 __all__ = ["STEADY", "Emit", "Shared", "SteadyClock", "open_run"]

@@ -88,34 +88,6 @@ def _reap_leftover_group(previous: Any, state_dir: Path) -> list[int]:
     return killed
 
 
-def _taken_over(previous: Any, stopped: list[int], root: Path) -> str | None:
-    """A run was killed (its run.json left, its lock free): its records archived, and one line
-    that says so and what of it was stopped; None when the last run ended as it should."""
-    if not isinstance(previous, dict):
-        return None
-    from ralph.store.worklog import killed_run
-    from ralph.store.workspace import Workspace
-
-    ws = Workspace(root)
-    kept = ""
-    if killed_run(ws.worklog):
-        from ralph.store.archive import archive_killed
-
-        try:
-            archived = archive_killed(ws)
-            kept = f"; its records are archived as {archived} (ralph report --run {archived})"
-        except (OSError, RalphError) as exc:  # the run goes on: its records are still there
-            kept = f"; its records could not be archived: {getattr(exc, 'message', exc)}"
-    if not stopped and not kept:
-        return None
-    pids = ", ".join(str(pid) for pid in stopped[:10]) + (", …" if len(stopped) > 10 else "")
-    said = f"the last run (pid {previous.get('pid', '?')}) was killed"
-    if stopped:
-        n = "1 process" if len(stopped) == 1 else f"{len(stopped)} processes"
-        said += f": stopped the {n} it left running (pid {pids})"
-    return said + kept
-
-
 class RunLock:
     """Held for the whole of `ralph run`; `update` keeps run.json current."""
 
@@ -189,7 +161,9 @@ class RunLock:
         # noted in the store too: a note the agent forged in .ralph/ would name a process
         # of the user's for ralph to kill
         stopped += strays.stop_noted(self._strays)  # hid from the run id
-        taken = _taken_over(previous, sorted(set(stopped)), root)
+        from ralph.store.takeover import taken_over
+
+        taken = taken_over(previous, sorted(set(stopped)), root)
         if taken is not None:
             self.notes.append(taken)
         # Written before any process starts: a run killed at any later moment, even between

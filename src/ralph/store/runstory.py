@@ -16,8 +16,9 @@ from ralph.errors import RalphError
 from ralph.rules.redact import redactor
 from ralph.store import reader
 from ralph.store.files import load_json
-from ralph.store.worklog import read_worklog, since_reset
-from ralph.store.worklog import runs as _runs
+from ralph.store.runs import runs as _runs
+from ralph.store.runs import since_reset
+from ralph.store.worklog import read_worklog
 from ralph.store.workspace import Workspace
 
 # An excerpt is the end of a log (where the signal and the verdict are), whole lines, enough

@@ -45,33 +45,6 @@ def read_worklog(path: Path) -> list[dict[str, Any]]:
     return [rec for line in lines if (rec := _record(line)) is not None]
 
 
-def runs(records: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """The runs `records` tell, in order, each from its `run_start` on (what comes before the
-    first is no run's). A run that took over a killed run with `--continue` (its `run_start`
-    says `continues`) is one run with it: its records join the killed run's."""
-    found: list[list[dict[str, Any]]] = []
-    for rec in records:
-        if rec.get("event") == "run_start" and not (found and rec.get("continues") is True):
-            found.append([])
-        if found:
-            found[-1].append(rec)
-    return found
-
-
-def since_reset(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records of the job: every run since the last `ralph reset` (all of them when none)."""
-    resets = [n for n, rec in enumerate(records) if rec.get("event") == "reset"]
-    return list(records[resets[-1] + 1 :] if resets else records)
-
-
-def killed_run(path: Path) -> list[dict[str, Any]]:
-    """The records of the worklog's last run when it never recorded its end (it was killed):
-    what a run that takes over continues; empty when the last run ended (or there is none)."""
-    found = runs(read_worklog(path))
-    last = found[-1] if found else []
-    return [] if any(rec.get("event") == "run_end" for rec in last) else last
-
-
 def worklog_tail(path: Path, count: int) -> list[dict[str, Any]]:
     """The last `count` records; a damaged line is shown as such (status --log shows every line)."""
     lines = [line for line in _lines(path, TAIL_LIMIT) if line.strip()][-count:] if count else []

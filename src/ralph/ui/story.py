@@ -10,8 +10,8 @@ from typing import Any
 from ralph.rules import recorded
 from ralph.rules.runtotals import RunTotals, run_totals
 from ralph.rules.state import MAX_COUNT
+from ralph.store.runs import runs
 from ralph.store.runstory import RunRecords
-from ralph.store.worklog import runs
 
 VERIFY = "(final verification)"
 # A log excerpt as shown: the last lines of the log rendered as `ralph history N` renders
