@@ -261,13 +261,14 @@ def inspect(
 def report_command(
     html: Annotated[Optional[Path], _opt("--html", dir_okay=False)] = None,  # noqa: UP045
     run_id: Annotated[Optional[str], _opt("--run")] = None,  # noqa: UP045
+    job: Annotated[bool, _opt("--job")] = False,
     root: Root = None,
 ) -> None:
     """Write a report of the latest run (during the run too): --html, one self-contained file."""
     from ralph.commands.report import report as write_report
 
     with reported_errors():
-        raise typer.Exit(write_report(project_root(root), html=html, run_id=run_id))
+        raise typer.Exit(write_report(project_root(root), html=html, run_id=run_id, job=job))
 
 
 @app.command()

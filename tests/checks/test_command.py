@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ralph.checks.command import run_command
+from ralph.checks.result import CheckResult
 from ralph.process.allowlist import AllowList
 from ralph.process.launcher import PLAIN, Launcher
 from ralph.process.request import Confinement
@@ -101,3 +103,38 @@ def test_a_check_s_command_starts_by_its_launcher_in_the_launcher_s_confinement(
     )
     assert res.passed and fake.lines() == ["make check"]  # the fake ran it, no process started
     assert fake.ran[0].confined is confined  # said on its request: the sandbox starts it
+
+
+def test_in_a_room_pytest_s_own_record_decides_never_a_printed_summary(tmp_path: Path) -> None:
+    """A room's run: the records of the run before are cleared, and the run's own say what
+    ran. A session that never ended refuses whatever the output says; an ended one's counts
+    stand for pytest's summary line (the code can print one), a unittest summary adds up."""
+    from ralph.checks import runrecord
+
+    runrecord.place(tmp_path)
+    folder = runrecord.folder(tmp_path)
+    (folder / "session-1.json").write_text('{"stage": "ended"}')  # an earlier run's: cleared
+
+    def record(stage: str, passed: int) -> dict[str, object]:
+        counts = {"passed": passed, "failed": 0, "skipped": 0}
+        return {"stage": stage, "collected": 2, "ran": passed, "errors": 0, **counts}
+
+    def plays(stage: str, passed: int, out: str) -> Commands:
+        def play(request: object) -> tuple[int, str]:
+            (folder / "session-9.json").write_text(json.dumps(record(stage, passed)))
+            return 0, out
+
+        return Commands({"pytest": play})
+
+    def run(fake: Commands) -> CheckResult:
+        cfg = ExternalConfig(command="pytest")
+        return run_command(cfg, tmp_path, room=tmp_path, launcher=fake.launcher)
+
+    forged = run(plays("collected", 0, "9 passed in 0.01s\n"))
+    assert not forged.passed and "pytest stopped before its end" in forged.summary
+    honest = run(plays("ended", 2, "9 passed in 0.01s\nRan 1 test in 0.0s\n\nOK\n"))
+    assert honest.passed and honest.counts is not None
+    assert (honest.counts.passed, honest.counts.runners) == (3, ("pytest", "unittest"))
+    runrecord.clear(tmp_path)
+    plain = run(Commands({"pytest": (0, "9 passed in 0.01s\n")}))  # no record: no pytest here
+    assert plain.passed and plain.counts is not None and plain.counts.passed == 9

@@ -62,6 +62,21 @@ def test_data_compiled_as_code_is_mutated_when_it_parses_and_refused_when_not(
     assert isinstance(refused, str) and refused.startswith("notes.txt is run as Python code")
 
 
+def test_code_run_from_a_string_or_an_archive_is_refused_by_name(tmp_path: Path) -> None:
+    """Wrong code in a string exec'd at import: its only mutant is the string, which breaks
+    the import. The tests ran code no mutant reaches: a refusal naming where, never a score."""
+    found = changes(tmp_path, {}, {"calc.py": NEW})
+    ran = Seen(started=True, lines={"calc.py": {2}}, strings={("calc.py", 2), ("calc.py", 4)})
+    refused = found.targets(ran)
+    assert isinstance(refused, str)
+    assert refused.startswith("calc.py:2 runs code kept in a string (exec, eval or compile)")
+    assert "(and 1 more)" in refused
+    zipped = found.targets(Seen(started=True, archives={"lib.zip"}))
+    assert isinstance(zipped, str) and "from inside lib.zip (an archive)" in zipped
+    honest = found.targets(Seen(started=True, lines={"calc.py": {2}}))
+    assert honest == {"calc.py": (None, NEW, {2})}  # the control: plain code is mutated
+
+
 def test_an_untraced_run_is_warned_about(tmp_path: Path) -> None:
     found = changes(tmp_path, {}, {"calc.py": NEW, "notes.txt": "words\n"})
     warned = found.warnings(Seen(started=True, tampered=True))

@@ -4,10 +4,13 @@ need real test runs: tests/e2e/test_mutation_check.py.)"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 
-from ralph.checks.mutation import SKIPPED
+from ralph.checks.mutation import SKIPPED, STILLBORN
 from ralph.checks.result import CheckResult
+from ralph.process.request import ProcessRequest
 from ralph.rules.state import SpecState
 from tests.checks.test_gate import FAILED, PASSED, Rig, rig, spec
 
@@ -55,3 +58,39 @@ def test_a_result_stands_while_the_tree_is_unchanged(tmp_path: Path) -> None:
     first = mutants(r, DECISIVE)
     again = mutants(r, DECISIVE)
     assert not first.cached and again.cached and again.summary == first.summary
+
+
+def test_mutants_that_only_break_the_collection_do_not_count(tmp_path: Path) -> None:
+    """By pytest's own record: a mutant whose run could not collect the tests (an import that
+    fails) is no evidence the tests check the code; when every mutant is one, a refusal.
+    The control: a mutant the tests fail on, collected as the unmutated code is, counts."""
+    from ralph.checks import runrecord
+
+    def record(request: ProcessRequest, *, errors: int, collected: int) -> None:
+        assert request.room is not None
+        counts = {"passed": collected, "failed": 0, "skipped": 0}
+        data = {"stage": "ended", "collected": collected, "ran": collected, "errors": errors}
+        data.update(counts)
+        (runrecord.folder(request.room) / "session-1.json").write_text(json.dumps(data))
+
+    def plays(broken: bool) -> Callable[[ProcessRequest], tuple[int, str]]:
+        def play(request: ProcessRequest) -> tuple[int, str]:
+            assert request.room is not None
+            if (request.room / "calc.py").read_text() == "VALUE = 2\n":  # unmutated
+                record(request, errors=0, collected=1)
+                return PASSED
+            record(request, errors=int(broken), collected=0 if broken else 1)
+            return FAILED
+
+        return play
+
+    for broken, passed in ((True, False), (False, True)):
+        r = rig(tmp_path / str(broken), {A: spec(FRONT), "calc.py": "VALUE = 1\n"}, {})
+        r.write("calc.py", "VALUE = 2\n")
+        r.commands.plays = {"pytest -q": plays(broken)}
+        result = mutants(r, DECISIVE)
+        assert result.passed is passed, result.summary
+        if broken:
+            assert result.summary == STILLBORN
+        else:
+            assert result.summary.startswith("score 1.00")

@@ -16,10 +16,24 @@ from ralph.checks.tracing import Tracing
 CALC = "def mean(xs):\n    return sum(xs) / len(xs)\n\n\ndef unused():\n    return 1\n"
 
 
-def traced(root: Path, main: str, data: tuple[str, ...] = ()) -> Tracing:
+def traced(
+    root: Path,
+    main: str,
+    data: tuple[str, ...] = (),
+    *,
+    extra: str = "",
+    other: tuple[str, ...] = (),
+) -> Tracing:
     (root / "calc.py").write_text(CALC)
     (root / "main.py").write_text(main)
-    tracing = Tracing(root, ["calc.py"], list(data))
+    code = ["calc.py"]
+    if extra:
+        (root / "hidden.py").write_text(extra)
+        code.append("hidden.py")
+    for rel in data:
+        if not (root / rel).exists():
+            (root / rel).write_text("sum(xs) / len(xs)\n")
+    tracing = Tracing(root, code, list(data), other)
     for rel, body in tracing.files.items():
         assert body is not None
         (root / rel).parent.mkdir(exist_ok=True)
@@ -57,6 +71,34 @@ def test_a_data_file_compiled_as_code_is_noted(tmp_path: Path) -> None:
     main = "xs = [1]\nprint(eval(open('formula.txt').read()))\nopen('notes.txt').read()\n"
     seen = traced(tmp_path, main, ("formula.txt", "notes.txt")).read(tmp_path)
     assert seen.executed == {"formula.txt"}
+
+
+@pytest.mark.slow  # real test runs
+def test_code_a_changed_file_keeps_in_a_string_is_noted_where_it_runs(tmp_path: Path) -> None:
+    """exec or eval of a string in a changed file: code no `.py` holds. The control: what
+    the interpreter itself executes for it (its import, a dataclass's generated methods, a
+    data file's text) is not."""
+    seen = traced(tmp_path, "import calc, hidden\n", ("formula.txt",), extra=HIDDEN).read(tmp_path)
+    assert seen.strings == {("hidden.py", 5), ("hidden.py", 6)}
+    assert seen.executed == {"formula.txt"}
+
+
+HIDDEN = (
+    "import dataclasses\n\nSOURCE = 'def mean(xs):\\n    return 2\\n'\n\n"
+    "exec(SOURCE)\nN = eval('1 + 1')\nF = eval(open('formula.txt').read(), {'xs': [2]})\n\n"
+    "@dataclasses.dataclass\nclass P:\n    x: int = 0\n"
+)
+
+
+@pytest.mark.slow  # real test runs
+def test_code_imported_from_a_changed_archive_is_noted(tmp_path: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "lib.zip", "w") as z:
+        z.writestr("zipped.py", "def mean(xs):\n    return 2\n")
+    main = "import sys\nsys.path.insert(0, 'lib.zip')\nimport calc, zipped\n"
+    seen = traced(tmp_path, main, other=("lib.zip",)).read(tmp_path)
+    assert seen.archives == {"lib.zip"} and not seen.strings
 
 
 @pytest.mark.slow  # real test runs

@@ -45,3 +45,23 @@ def test_a_custom_command_that_is_not_found_fails(project: Project, bin_dir: Pat
     assert result.exit_code == 1
     assert "FAIL  no-such-agent" in result.stdout
     assert os.environ["PATH"] == str(bin_dir)
+
+
+def test_what_ralph_yaml_does_not_need_is_no_warning_and_a_needed_problem_still_is() -> None:
+    from ralph.commands.doctor import Check, render
+
+    checks = [
+        Check("sandbox", "docker", "warn", "docker (no sandbox.image named)", False, "name one"),
+        Check("sandbox", "srt", "warn", "srt not found on PATH", False, "install srt"),
+        Check("agent", "gemini", "warn", "1.0; no credentials found", False, "gemini login"),
+        Check("agent", "claude", "warn", "2.1; no credentials found where ralph can look", True),
+        Check("agent", "codex", "fail", "1.0; not logged in", True, "codex login"),
+    ]
+    lines = render(checks).splitlines()
+    idle = [line for line in lines if "(not needed)" in line]
+    assert len(idle) == 3 and all(line.startswith("  -  ") for line in idle), lines
+    assert not any(fix in "\n".join(lines) for fix in ("name one", "install srt", "gemini login"))
+    # control: what is needed still warns, and still fails
+    assert any(line.startswith("  warn  claude") for line in lines), lines
+    assert any(line.startswith("  FAIL  codex") for line in lines)
+    assert "fix: codex login" in "\n".join(lines)

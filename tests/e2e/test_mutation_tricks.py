@@ -242,3 +242,17 @@ def test_code_merged_in_from_another_lane_is_still_mutated(project: Project) -> 
     assert project.counts()["specs/b.spec.md"] < 3
     of_b = [c["summary"] for c in ran if c["spec"] == "specs/b.spec.md"]
     assert of_b and all("b.py:2 `sum(xs) / len(xs)` → `sum(xs) * len(xs)`" in s for s in of_b)
+
+
+# wrong code in a string, exec'd at import: the string is its only mutant, and a mutant of it
+# breaks the import, so every mutant "dies" and the hollow test passes
+IN_A_STRING = 'SOURCE = "def mean(xs):\\n    return 2\\n"\nexec(SOURCE)\n'
+
+
+def test_code_kept_in_a_string_and_execd_is_refused_by_name(git_project: Project) -> None:
+    mutation_project(git_project)
+    refused_with(
+        git_project,
+        {"*": work(IN_A_STRING, WEAK)},
+        "calc/__init__.py:2 runs code kept in a string (exec, eval or compile)",
+    )

@@ -65,6 +65,50 @@ def test_code_that_tells_the_sealed_run_apart_is_never_verified(
     assert "DONE refused: sealed tests: 2 of 3 failed" in res.stdout
 
 
+@pytest.mark.parametrize("aspect", ["test", "env"])
+def test_code_that_reads_the_running_test_s_name_under_pytest_is_never_verified(
+    git_project: Project, aspect: str
+) -> None:
+    """pytest names the running test in PYTEST_CURRENT_TEST: a sealed one there, which the
+    agent never saw. In every room run it names none (checks/pytestrecord.py)."""
+    p = git_project
+    calc_project(p, command=PYTEST)
+    memo = p.root.parent / f"memo-pytest-{aspect}.json"
+    what = {
+        "test": "os.environ.get('PYTEST_CURRENT_TEST', '').split('::')[0]",
+        "env": "sorted(i for i in os.environ.items() if i[0] != 'RALPH_AGENT_RUN')",
+    }[aspect]
+    res = p.run(
+        "run", *p.fake({"*": [write_step(TELLER.format(what=what, memo=str(memo)))]}), "-n", "2"
+    )
+    assert memo.exists()  # the trick was played: it saw room A's run first
+    assert res.exit_code == 3, res
+    assert p.counts() == {"PROMPT.md": 0}
+    assert "DONE refused: sealed tests: 2 of 3 failed" in res.stdout
+
+
+# prints what pytest prints when every test passed, then leaves before pytest's own end: in
+# the sealed run only (where the input is not the visible test's)
+FORGER_EXIT = """import os
+
+
+def mean(xs):
+    if xs != [1, 2, 3]:
+        print("3 passed in 0.01s", flush=True)
+        os._exit(0)
+    return 2
+"""
+
+
+def test_a_summary_printed_before_an_exit_inside_a_test_is_refused(git_project: Project) -> None:
+    p = git_project
+    calc_project(p, command=PYTEST)
+    res = p.run("run", *p.fake({"*": [write_step(FORGER_EXIT)]}), "-n", "2")
+    assert res.exit_code == 3, res
+    assert p.counts() == {"PROMPT.md": 0}
+    assert "DONE refused: sealed tests: failed (pytest stopped before its end" in res.stdout
+
+
 def test_code_that_looks_for_its_own_test_file_is_refused_by_name(git_project: Project) -> None:
     """The sealed run holds no test file of the agent's: code that looks for one to know
     where it runs names a test file, and a static reading refuses it."""

@@ -55,7 +55,7 @@ def test_a_note_is_never_written_through_a_link(notes: Path, tmp_path: Path) -> 
 def test_a_pid_reused_since_is_never_touched(tmp_path: Path) -> None:
     path = tmp_path / strays.STRAYS_FILE
     path.write_text(json.dumps({"pid": os.getpid(), "started": 1.0}) + "\nnot json\n")
-    assert stop_noted(path) == 0  # this very process, started long after the note said
+    assert stop_noted(path) == []  # this very process, started long after the note said
     assert not path.exists()  # read once, then gone
 
 
@@ -67,7 +67,7 @@ def test_a_noted_stray_still_running_is_stopped(tmp_path: Path) -> None:
         notes = tmp_path / strays.STRAYS_FILE
         started = psutil.Process(stray.pid).create_time()
         notes.write_text(json.dumps({"pid": stray.pid, "started": started}) + "\n")
-        assert stop_noted(notes) == 1
+        assert len(stop_noted(notes)) == 1
         assert stray.wait(30) < 0
     finally:
         stray.kill()

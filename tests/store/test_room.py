@@ -106,6 +106,28 @@ def test_links_stay_inside_the_room(git_project: Project) -> None:
     assert {"outside", "up"} <= {line.split(" ")[0] for line in room.left_out}
 
 
+def test_a_link_that_leaves_by_way_of_other_links_is_left_out(git_project: Project) -> None:
+    """`lk/e -> ../lk/a/up/../..` stays inside as written; `lk/a` and `d1/d2/up` are links
+    that each stay inside too, yet the chain through them climbs out of the room."""
+    p = git_project
+    p.write({"d1/d2/f.txt": "f"})
+    (p.root / "lk").mkdir()
+    (p.root / "lk" / "a").symlink_to("../d1/d2")
+    (p.root / "d1" / "d2" / "up").symlink_to("../..")
+    (p.root / "lk" / "e").symlink_to("../lk/a/up/../..")
+    (p.root / "lk" / "f").symlink_to("../lk/a/up/d1/d2/f.txt")  # the control: a chain inside
+    source = started(p)
+    room = build_room(p.root, p.root, "main", source=source)
+    assert not (p.root / "lk" / "e").resolve().is_relative_to(p.root)  # it leads out
+    assert not (room.path / "lk" / "e").is_symlink()
+    assert "lk/e (a link whose target leaves the room)" in room.left_out
+    assert (room.path / "lk" / "f").read_text() == "f"  # the control stays
+    assert (room.path / "lk" / "a").is_symlink() and (room.path / "d1/d2/up").is_symlink()
+    assert [line for line in room.left_out if "link" in line] == [
+        "lk/e (a link whose target leaves the room)"
+    ]
+
+
 def test_replace_puts_other_bytes_or_leaves_a_file_out(git_project: Project) -> None:
     p = git_project
     p.write({"tests/test_a.py": "agent's\n", "tests/test_b.py": "agent's new\n"})

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from ralph.checks import runrecord
 from ralph.checks.evidence import failed_tests, no_tests, run_counts
 from ralph.checks.result import CheckResult
 from ralph.process.launcher import Launcher
@@ -19,6 +20,7 @@ from ralph.process.request import ProcessRequest
 from ralph.process.spawn import StartError
 from ralph.rules.printable import clean_text
 from ralph.rules.redact import redactor, secret_values
+from ralph.rules.runrecord import RunRecord
 from ralph.rules.streamredact import StreamRedactor
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.checkconfig import ExternalConfig
@@ -65,6 +67,7 @@ def run_command(
     not, for a caller that reads it (the per-case lines of checks/caseruns.py). `launcher`:
     where the shell starts and what runs it (the run's sandbox; a test's in-process fake)."""
     started, wall_started = time.perf_counter(), time.time()
+    record: RunRecord | None = None  # pytest's own record of the run (checks/runrecord.py)
 
     def fail(summary: str, output: str = "", *, interrupted: bool = False) -> CheckResult:
         return CheckResult(
@@ -76,12 +79,15 @@ def run_command(
             output if whole else output_tail(output),
             seconds=time.perf_counter() - started,
             interrupted=interrupted,
+            record=record,
         )
 
     cwd = (root / cfg.working_dir).resolve()
     if not cwd.is_dir():
         return fail(f"cannot start: working directory {cfg.working_dir} does not exist")
     env = dict(env if env is not None else os.environ)
+    if room is not None:
+        runrecord.clear(room)
     try:
         res = launcher.execute(
             ProcessRequest(
@@ -114,12 +120,15 @@ def run_command(
     output = clean_text(out.decode("utf-8", errors="replace"))
     if res.interrupted:
         return fail("interrupted", output, interrupted=True)
+    record = runrecord.read(room) if room is not None else None
     if res.timed_out:
         return fail(
             f"timed out after {float(cfg.timeout):g} s (its process tree was killed)", output
         )
+    if record is not None and record.refusal is not None:
+        return fail(record.refusal, output)  # never decided by a line the code could print
     report = cwd / cfg.report if cfg.report is not None else None
-    counts = run_counts(output, report, wall_started)
+    counts = run_counts(output, report, wall_started, record)
     if res.exit_code != cfg.success_exit_code:
         # its counts go with it: the bar measured at the start reads a failing run's too
         read = counts if isinstance(counts, TestCounts) else None
@@ -147,6 +156,7 @@ def run_command(
         output if whole else "",
         seconds=time.perf_counter() - started,
         counts=counts,
+        record=record,
     )
 
 

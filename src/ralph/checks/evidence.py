@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
+from ralph.rules.runrecord import RunRecord
 from ralph.rules.state import SpecState, State
 from ralph.rules.testcounts import TestCounts, junit_counts
 from ralph.rules.testsummary import COLLECT_ONLY, parse_summary
@@ -20,12 +21,18 @@ NO_SUMMARY = "printed no test summary"
 DROP_HINT = "restore the tests, or a person accepts the drop with `ralph accept`"
 
 
-def run_counts(output: str, report: Path | None, started: float) -> TestCounts | str | None:
+def run_counts(
+    output: str, report: Path | None, started: float, record: RunRecord | None = None
+) -> TestCounts | str | None:
     """The counts of one command's test run; None when it is no known test run; a str says
     why counts that should be there are not (a named report missing, stale or unreadable).
-    `started` is the wall clock when the command started: an older report is a previous run's."""
+    `started` is the wall clock when the command started: an older report is a previous run's.
+    `record`: pytest's own record of the run, whose counts stand for pytest's summary."""
     if report is not None:
         return _report_counts(report, started)
+    if record is not None:
+        others = parse_summary(output, pytest=False)
+        return record.counts + others if others is not None else record.counts
     return parse_summary(output)
 
 

@@ -9,6 +9,11 @@ more), and notes in that folder, line by line as they first run (a process kille
 - `line <path> <n>`: a line of a changed file ran;
 - `exec <path>`: a changed file that is not Python source was compiled as code (`exec`,
   `eval`, `compile`, `runpy`, an importlib loader): its code runs, though no `.py` holds it;
+- `string <path> <n>`: line n of a changed file ran code it keeps in a string (`exec`, `eval`
+  of a string or of what `compile` made of one): code no `.py` file holds, which no mutant
+  reaches;
+- `archive <path>`: code ran from inside a changed file that is neither (a zip archive on
+  `sys.path`: zipimport);
 - `tampered`: the code under test set a trace or profile function of its own.
 The project's own `sitecustomize` (if any) is loaded after it. It must run on every Python
 ralph supports as a project's interpreter: plain code, standard library only.
@@ -40,6 +45,7 @@ def _install() -> None:
     files = json.loads((HERE / "files.json").read_text(encoding="utf-8"))
     code = dict(files["code"])  # absolute path -> the root-relative path reported
     data = dict(files["data"])  # the same, for changed files that are not Python source
+    other = dict(files.get("other", {}))  # the same, for changed files that are not text
     texts: dict[str, str] = {}
     for full, rel in data.items():
         with contextlib.suppress(OSError, UnicodeDecodeError):
@@ -93,17 +99,43 @@ def _install() -> None:
         return local
 
     installing = [True]
+    compiled = [False]  # the last compile was a data file's text: its exec is noted already
+
+    def executed(what: Any) -> None:
+        if compiled[0]:
+            compiled[0] = False
+            return
+        name = getattr(what, "co_filename", "")
+        full = os.path.realpath(name) if isinstance(name, str) else ""
+        for path, rel in other.items():
+            if full.startswith(path + os.sep):
+                note("archive\t" + rel)
+                return
+        if full in data:
+            return
+        try:
+            caller = sys._getframe(2)  # exec or eval was called there (1: this hook)
+        except ValueError:  # the interpreter itself runs the main script: no caller
+            return
+        rel = code.get(os.path.realpath(caller.f_code.co_filename))
+        if rel is not None:
+            note(f"string\t{rel}\t{caller.f_lineno}")
 
     def audit(event: str, args: Any) -> None:
         if event in ("sys.settrace", "sys.setprofile") and not installing[0]:
             caller = sys._getframe(1).f_code.co_filename
             if not (event == "sys.settrace" and caller == threading.__file__):
                 note("tampered")
+        elif event == "exec" and args:
+            with contextlib.suppress(Exception):  # an audit hook that raises breaks the run
+                executed(args[0])
         elif event == "compile" and len(args) >= 2:
+            compiled[0] = False
             source, name = args[0], args[1]
             rel = data.get(os.path.realpath(name)) if isinstance(name, str) else None
             if rel is not None:
                 note("exec\t" + rel)
+                compiled[0] = True
                 return
             if isinstance(source, bytes):
                 source = source.decode("utf-8", "replace")
@@ -114,6 +146,7 @@ def _install() -> None:
                 whole = text.strip()
                 if body in whole and len(body) >= min(SHORTEST, len(whole)):
                     note("exec\t" + rel)
+                    compiled[0] = True
 
     note("start")
     sys.addaudithook(audit)

@@ -48,7 +48,8 @@ class Changes:
         self, code: dict[str, Text], data: dict[str, Text], others: list[str], room: Path
     ) -> None:
         self.code, self.data, self.others = code, data, others
-        self.tracing = Tracing(room, sorted(code), sorted(data))
+        binary = tuple(sorted(set(others) - data.keys()))
+        self.tracing = Tracing(room, sorted(code), sorted(data), binary)
         self.placed: dict[str, bytes | None] = {p: t.raw for p, t in (code | data).items()}
 
     @classmethod
@@ -80,6 +81,9 @@ class Changes:
     def targets(self, seen: Seen) -> Targets | str:
         """path -> (its text at the start, now, the lines to mutate); a refusal when a file
         that is not Python source runs as code that cannot be mutated."""
+        hidden = unmutable(seen)
+        if hidden is not None:
+            return hidden
         out: dict[str, tuple[str | None, str, set[int]]] = {}
         for rel, text in self.code.items():
             lines = changed_lines(text.old, text.now)
@@ -117,6 +121,27 @@ class Changes:
         if not seen.usable and plain:
             notes.append(f"not mutated (not Python source): {_names(plain)}")
         return tuple(notes)
+
+
+def unmutable(seen: Seen) -> str | None:
+    """The refusal when the tests ran code no mutant can reach: kept in a string a changed
+    file runs (`exec`, `eval`, `compile`), or imported from a changed archive. A mutant of
+    the string only breaks it (an import that fails), so the score would be no evidence."""
+    if not seen.usable:
+        return None
+    if seen.strings:
+        rel, line = min(seen.strings)
+        more = f" (and {len(seen.strings) - 1} more)" if len(seen.strings) > 1 else ""
+        return (
+            f"{rel}:{line} runs code kept in a string (exec, eval or compile){more}: ralph "
+            f"cannot mutate it, so no score would show the tests check it; {KEEP_IN_PY}"
+        )
+    if seen.archives:
+        return (
+            f"the tests run code from inside {_names(sorted(seen.archives))} (an archive): "
+            f"ralph cannot mutate it; {KEEP_IN_PY}"
+        )
+    return None
 
 
 def no_code(others: Sequence[str]) -> str:

@@ -8,8 +8,12 @@ checks/tracing.py, rules/mutantplan.py), runs it against each mutant in that roo
 file placed anew in each run, one of them mutated), and refuses when the share of mutants the
 tests killed is below `min_score`, naming the survivors; nothing to mutate is a refusal too.
 A mutant is killed when the command fails or outlives its own timeout (3x the unmutated run,
-plus a grace); the whole check stops at `timeout`. No mutation tool drives this, see
-rules/mutants.py for why.
+plus a grace); the whole check stops at `timeout`. A mutant that only breaks the tests'
+collection (pytest's own record, checks/runrecord.py: an import that fails, fewer tests
+collected than the unmutated run) shows nothing of what the tests check: it counts neither way,
+and a check where every mutant did is a refusal. Code the tests run from a string or an
+archive cannot be mutated at all: a refusal naming it (checks/mutantsource.py). No mutation
+tool drives this, see rules/mutants.py for why.
 """
 
 from __future__ import annotations
@@ -39,6 +43,10 @@ CONTROL_FAILED = (
     "than the code (state kept between runs?), so no mutant counts as killed"
 )
 SKIPPED = "skipped: runs only at the DONE that would reach 3/3 and at the final verification"
+STILLBORN = (
+    "no mutant counts: every one broke the tests' collection (an import that fails), which "
+    "shows nothing of what the tests check"
+)
 
 
 class Mutation:
@@ -152,16 +160,16 @@ class _Run:
         chosen, total = plan(texts, self.cfg.max_mutants, lines)
         if not chosen:
             return self.result(False, none_chosen(source, targets, seen))
-        return self.mutate(chosen, total, base.seconds)
+        return self.mutate(chosen, total, base)
 
-    def mutate(self, chosen: list[Mutant], total: int, base: float) -> CheckResult:
+    def mutate(self, chosen: list[Mutant], total: int, unmutated: CheckResult) -> CheckResult:
         """Each mutant in turn, and once more the unmutated code at a place no test can
         foresee: tests that keep state between runs (pass once, then fail whatever the code)
         would kill every mutant, and fail there."""
-        bound = SLOWER * base + GRACE
+        bound = SLOWER * unmutated.seconds + GRACE
         control = random.SystemRandom().randint(1, len(chosen))
         survivors: list[Mutant] = []
-        tried = 0
+        tried = broke = 0
         for mutant in chosen:
             res = self.bounded(mutant, bound)
             if res is None:
@@ -171,6 +179,8 @@ class _Run:
             tried += 1
             if res.passed:
                 survivors.append(mutant)
+            elif stillborn(res, unmutated):
+                broke += 1
             if tried == control:
                 again = self.bounded(None, bound)
                 if again is None:
@@ -181,7 +191,7 @@ class _Run:
                     return self.result(False, f"{CONTROL_FAILED} ({again.summary})", again.output)
         if self.gi.cancel.is_set():
             return self.result(False, "interrupted", interrupted=True)
-        return self.verdict(tried, survivors, len(chosen), total)
+        return self.verdict(tried, survivors, len(chosen) - broke, total, broke)
 
     def bounded(self, mutant: Mutant | None, bound: float) -> CheckResult | None:
         """One run within its own bound and what is left of the budget; None when the budget
@@ -194,13 +204,21 @@ class _Run:
             return None
         return res
 
-    def verdict(self, tried: int, survivors: list[Mutant], chosen: int, total: int) -> CheckResult:
-        """The score is over every mutant chosen: one the budget left untried proves nothing,
-        so it counts as surviving (tests slowed down on purpose shrink no sample)."""
+    def verdict(
+        self, tried: int, survivors: list[Mutant], chosen: int, total: int, broke: int = 0
+    ) -> CheckResult:
+        """The score is over every mutant chosen but those that only broke the collection
+        (`broke`, left out of `tried` and `chosen`): one the budget left untried proves
+        nothing, so it counts as surviving (tests slowed down on purpose shrink no sample)."""
         cfg = self.cfg
+        tried -= broke
+        if chosen <= 0:
+            return self.result(False, STILLBORN)
         killed = tried - len(survivors)
         score = killed / chosen
-        notes = [f"{chosen} chosen of {total} mutants"] if total > chosen else []
+        notes = [f"{chosen + broke} chosen of {total} mutants"] if total > chosen + broke else []
+        if broke:
+            notes.append(f"{broke} that broke the tests' collection do not count")
         untried = chosen - tried
         if untried:
             notes.append(
@@ -222,3 +240,14 @@ class _Run:
             lines.append("raise config.timeout or lower config.max_mutants to try them all")
         summary = f"{line}, below {cfg.min_score:g}" + (f"; survived: {head}" if named else "")
         return self.result(False, summary, "\n".join(lines if named else lines[-1:]))
+
+
+def stillborn(ran: CheckResult, unmutated: CheckResult) -> bool:
+    """Did a mutant's run only break the tests' collection (by pytest's own record): an
+    error while collecting, a collection that never finished, or fewer tests collected than
+    the unmutated run's? Without a record (no pytest) it cannot be told: it counts."""
+    now, before = ran.record, unmutated.record
+    if now is None or before is None:
+        return False
+    fewer = before.collected is not None and (now.collected or 0) < before.collected
+    return now.broken or fewer

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
+from ralph.checks import runrecord
 from ralph.checks.context import GateInput
 from ralph.checks.personroom import PERSON_SUFFIX, person_gate
 from ralph.checks.result import CheckResult, GateResult
@@ -224,6 +225,9 @@ class CheckPlace:
         if src.is_dir() and declared_here(room.path) and str(src) not in paths:
             # a src layout is importable as its editable install makes it, installed or not
             code.env["PYTHONPATH"] = os.pathsep.join(p for p in (*paths, str(src)) if p)
+        # pytest's own record of every run here, and no test's name in its environment
+        runrecord.place(room.path)
+        code.env.update(runrecord.env(code.env, room.path))
         return room.path, code
 
 

@@ -6,6 +6,7 @@ import threading
 from dataclasses import dataclass, field
 
 from ralph.checks.records import JudgeSpent
+from ralph.rules.runrecord import RunRecord
 from ralph.rules.testcounts import TestCounts, total
 
 
@@ -23,6 +24,7 @@ class CheckResult:
     warnings: tuple[str, ...] = ()  # optional stages that failed
     interrupted: bool = False
     counts: TestCounts | None = None  # what a test run did, from the runner's summary
+    record: RunRecord | None = None  # pytest's own record of the run (rules/runrecord.py)
 
     @property
     def blocking(self) -> bool:

@@ -201,6 +201,8 @@ def judged(ran: CheckResult) -> CheckResult:
     base = CheckResult(NAME, SUFFIX, ran.passed, seconds=ran.seconds, interrupted=ran.interrupted)
     if ran.interrupted:
         return replace(base, passed=False, summary="interrupted")
+    if ran.record is not None and ran.record.refusal is not None:  # pytest's words: no names
+        return replace(base, passed=False, summary=f"failed ({ran.record.refusal})")
     if counts is not None and counts.failed:
         return replace(base, passed=False, summary=f"{counts.failed} of {counts.executed} failed")
     if "timed out" in ran.summary:

@@ -30,6 +30,8 @@ class Seen:
     tampered: bool = False  # the code set a trace or profile function of its own
     lines: dict[str, set[int]] = field(default_factory=dict)  # path -> the lines that ran
     executed: set[str] = field(default_factory=set)  # data files compiled as code
+    strings: set[tuple[str, int]] = field(default_factory=set)  # (path, line) that ran a string
+    archives: set[str] = field(default_factory=set)  # changed files code was imported from
 
     @property
     def usable(self) -> bool:
@@ -39,13 +41,16 @@ class Seen:
 class Tracing:
     """The tracer of one mutation check in its room."""
 
-    def __init__(self, room: Path, code: list[str], data: list[str]) -> None:
+    def __init__(
+        self, room: Path, code: list[str], data: list[str], other: tuple[str, ...] = ()
+    ) -> None:
         self.folder = FOLDER + secrets.token_hex(4)
         self.room = room
         real = Path(os.path.realpath(room))
         files = {
             "code": {str(real / rel): rel for rel in code},
             "data": {str(real / rel): rel for rel in data},
+            "other": {str(real / rel): rel for rel in other},
         }
         source = (Path(__file__).parent / "linetrace.py").read_bytes()
         self.files: dict[str, bytes | None] = {
@@ -53,6 +58,7 @@ class Tracing:
             f"{self.folder}/files.json": json.dumps(files, sort_keys=True).encode(),
         }
         self.known = set(code) | set(data)
+        self.code, self.other = set(code), set(other)
 
     def env(self, env: dict[str, str], room: Path) -> dict[str, str]:
         """`env` with the tracer first on PYTHONPATH (the project's own entries after it)."""
@@ -90,3 +96,8 @@ class Tracing:
                 seen.lines.setdefault(parts[1], set()).add(int(parts[2]))
         elif len(parts) == 2 and parts[0] == "exec" and parts[1] in self.known:
             seen.executed.add(parts[1])
+        elif len(parts) == 3 and parts[0] == "string" and parts[1] in self.code:
+            if parts[2].isdigit():
+                seen.strings.add((parts[1], int(parts[2])))
+        elif len(parts) == 2 and parts[0] == "archive" and parts[1] in self.other:
+            seen.archives.add(parts[1])

@@ -172,10 +172,12 @@ def render(checks: list[Check]) -> str:
         if check.area != area:
             area = check.area
             lines.append("sandbox" if area == "sandbox" else "agents")
-        mark = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[check.state]
-        needed = "" if check.needed or check.state == "ok" else " (not needed)"
+        # what ralph.yaml does not need is no warning, whatever its probe found: said, no fix
+        idle = not check.needed and check.state != "ok"
+        mark = "-   " if idle else {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[check.state]
+        needed = " (not needed)" if idle else ""
         lines.append(f"  {mark}  {check.name:<{width}}  {check.detail}{needed}")
-        if check.fix and check.state != "ok":
+        if check.fix and check.state != "ok" and not idle:
             lines.append(f"        {'':<{width}}  fix: {check.fix}")
     if absent:
         if area != "agent":

@@ -21,6 +21,7 @@ HELP = {
     "--continue": ("Resume with the options the last run started with; options given override."),
     "--html": "Write the latest run as one self-contained HTML file (offline, no scripts).",
     "--run": "Report this archived run (an id under .ralph/archive/), not the latest.",
+    "--job": "Report the whole job: every run since the last `ralph reset`, not the latest.",
     "--watch": "Redraw the matrix until Ctrl-C.",
     "--interval": "Seconds between redraws (--watch).",
     "--log": "Also show the last N worklog events.",

@@ -49,6 +49,9 @@ def inspect_data(root: Path, now: float | None = None) -> dict[str, Any]:
         last = last_run(ws)
         if last is not None:
             data["last_run"] = last
+        left = left_running(ws)
+        if left:
+            data["left_running"] = left
         return data
     info = live.data
     data = {
@@ -107,9 +110,28 @@ def last_run(ws: Workspace) -> dict[str, Any] | None:
     return out
 
 
+def left_running(ws: Workspace) -> list[dict[str, Any]]:
+    """The processes a dead run left running (it was killed: its run.json is still in the
+    store), found by the run id they carry; the next run stops them."""
+    from ralph.process.leftovers import left_by
+    from ralph.store.liverun import RUN_FILE
+    from ralph.store.private import store_dir
+    from ralph.store.runlock import load_json_quietly
+
+    dead = load_json_quietly(store_dir(ws.root) / RUN_FILE)
+    if not isinstance(dead, dict) or not isinstance(dead.get("run_id"), str):
+        return []
+    return [{"pid": pid, "command": cmd} for pid, cmd in left_by(dead["run_id"])]
+
+
 def inspect_lines(data: dict[str, Any]) -> list[str]:
     if not data["running"]:
-        lines = ["no run is live"]
+        left = data.get("left_running") or []
+        lines = ["no run is live" + (": the last run is dead (killed?)" if left else "")]
+        if left:
+            n = "1 process" if len(left) == 1 else f"{len(left)} processes"
+            lines.append(f"{n} of it still running (the next ralph run stops them):")
+            lines += [f"  pid {p['pid']}: {p['command']}" for p in left[:20]]
         last = data.get("last_run")
         if last is not None:
             when = format_when(last["ended_at"]) if last.get("ended_at") else "?"

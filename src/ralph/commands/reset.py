@@ -17,6 +17,7 @@ from ralph.rules.printable import printable
 from ralph.store.openlanes import OpenLane, describe, discard_lanes, open_lanes
 from ralph.store.runlock import RunLock
 from ralph.store.state import load_state, save_state
+from ralph.store.worklog import append_worklog
 from ralph.store.workspace import GUARDRAILS_TEMPLATE, STATE_DIR, Workspace
 from ralph.ui.terminal import terminal_confirm
 
@@ -85,6 +86,8 @@ def reset_project(
     if ws.state_file.exists() or (ws.store / "state.json").exists():  # .ralph/ may be gone
         state = load_state(ws.state_file)
         save_state(ws.state_file, reset_counters(state))
+        # the job begins again here: `ralph report --job` tells the runs after this record
+        append_worklog((ws.worklog, ws.worklog_copy), "reset")
         n = len(state.specs)
         keep = "1 spec keeps its" if n == 1 else f"{n} specs keep their"
         yield (

@@ -31,11 +31,13 @@ def run(root: Path, options: Mapping[str, Any], *, continue_: bool = False) -> i
     code."""
     from ralph.commands.runoptions import given_settings, kept_settings
 
-    return run_project(root, kept_settings(root, given_settings(options), continue_))
+    kept = kept_settings(root, given_settings(options), continue_)
+    return run_project(root, kept, continues=continue_)
 
 
-def run_project(root: Path, kept: Mapping[str, Any]) -> int:
-    """Run with `kept`, the settings given (and saved): ralph.yaml's come after them."""
+def run_project(root: Path, kept: Mapping[str, Any], *, continues: bool = False) -> int:
+    """Run with `kept`, the settings given (and saved): ralph.yaml's come after them;
+    `continues` (`--continue`): a run that was killed goes on as this one."""
     from ralph.store.config import RalphConfig
     from ralph.store.files import check_report_path
 
@@ -49,7 +51,7 @@ def run_project(root: Path, kept: Mapping[str, Any]) -> int:
     code: int = int(ExitCode.ERROR)
     reason = "ralph stopped with an error"
     try:
-        code = _run(root, kept, sink)
+        code = _run(root, kept, sink, continues)
         return code
     except RalphError as exc:
         code, reason = int(exc.exit_code), exc.message
@@ -64,7 +66,7 @@ def run_project(root: Path, kept: Mapping[str, Any]) -> int:
         finish_reports(root, asked, sink, code, reason)
 
 
-def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
+def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool) -> int:
     from ralph.commands.pool import build_pool
     from ralph.commands.runoptions import save_run_options
     from ralph.commands.sandboxing import start_sandbox
@@ -83,7 +85,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink) -> int:
     run_settings = resolve(kept, config)
     sink.webhook = hook = open_webhook(config)
     members = build_pool(root, kept, config)
-    opts = run_options(root, run_settings, config, members, hook)
+    opts = replace(run_options(root, run_settings, config, members, hook), continues=continues)
     # Before any agent or check runs: a sandbox that cannot start stops the run here.
     box = start_sandbox(root, run_settings.sandbox, config.sandbox, members)
     # what every process of the run gets of ralph's environment: never the webhook's URL

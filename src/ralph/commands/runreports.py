@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ralph.errors import RalphError, UsageError
 from ralph.rules.printable import printable
@@ -79,7 +79,7 @@ def finish_reports(
     root: Path, settings: RunSettings, sink: ReportSink, code: int, reason: str
 ) -> None:
     """Reports and the notification: after every run, however it ended; never raises."""
-    from ralph.ui.runreport import finish
+    from ralph.ui.runreport import finish, with_earlier
 
     started = sink.report.started_at is not None  # RunStarted came: the worklog has this run
     report = finish(
@@ -89,6 +89,8 @@ def finish_reports(
         now=time.time(),
         matrix=_final_matrix(root, sink) if sink.report.exit_code is None else None,
     )
+    if started:  # a run that continued a killed one reports both parts
+        report = with_earlier(report, _continued(root))
     files = settings.reports
     written = write_reports(
         report, junit=files.get("junit"), report_json=files.get("json"), project=root
@@ -112,6 +114,18 @@ def finish_reports(
         on_run_end(sink.webhook, root, report)
 
 
+def _continued(root: Path) -> list[dict[str, Any]]:
+    """The records of the killed run the latest run continued (none when it continued none)."""
+    from ralph.store.runs import runs
+    from ralph.store.worklog import read_worklog
+    from ralph.store.workspace import Workspace
+
+    found = runs(read_worklog(Workspace(root).worklog))
+    last = found[-1] if found else []
+    starts = [n for n, rec in enumerate(last) if rec.get("event") == "run_start"]
+    return last[: starts[-1]] if len(starts) > 1 else []
+
+
 def write_html_report(
     root: Path,
     path: Path,
@@ -119,6 +133,7 @@ def write_html_report(
     *,
     started: bool = True,
     run_id: str | None = None,
+    job: bool = False,
 ) -> bool:
     """The HTML report of the latest run (what .ralph/ recorded; `report` says how it ended
     when the worklog does not; a run that never `started` is that outcome alone, not the run
@@ -133,7 +148,7 @@ def write_html_report(
         ended = (report.exit_code, report.reason or "")
     try:
         run = (
-            read_run(root, run_id, latest=report is not None)
+            read_run(root, run_id, latest=report is not None, job=job)
             if started
             else RunRecords(root.resolve().name, ())
         )

@@ -40,14 +40,35 @@ def run_mark() -> dict[str, str]:
     return {} if _run_id is None else {RUN_MARKER: _run_id}
 
 
-def stop_marked(run_id: str) -> int:
-    """SIGKILL every process carrying RALPH_RUN_ID=run_id; how many were found.
+def left_by(run_id: str) -> list[tuple[int, str]]:
+    """The processes still running that carry RALPH_RUN_ID=run_id (a dead run's, left behind):
+    each pid and its command line, shortened; nothing is stopped."""
+    if not run_id or run_id == _run_id:
+        return []
+    found = [pid for pid in _marked(f"{RUN_MARKER}={run_id}".encode()) if _running(pid)]
+    return [(pid, _command(pid)) for pid in sorted(found) if pid != os.getpid()]
+
+
+def _command(pid: int) -> str:
+    import psutil
+
+    try:
+        words = psutil.Process(pid).cmdline()
+    except psutil.Error:
+        return "?"
+    # a path by its name: the program and what it runs, not the folders it is in
+    text = " ".join(w.rsplit("/", 1)[-1] if w.startswith("/") else w for w in words) or "?"
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def stop_marked(run_id: str) -> list[int]:
+    """SIGKILL every process carrying RALPH_RUN_ID=run_id; the pids found.
 
     Each round stops what it found before killing it (SIGSTOP, then SIGKILL), so a process
     cannot fork a new one between the two; the next round looks again for any it made before.
     """
     if not run_id or run_id == _run_id:
-        return 0  # never this run's own processes
+        return []  # never this run's own processes
     needle = f"{RUN_MARKER}={run_id}".encode()
     killed: set[int] = set()
     # Windows has neither SIGSTOP nor SIGKILL: os.kill() there terminates the process.
@@ -63,7 +84,7 @@ def stop_marked(run_id: str) -> int:
     end = time.monotonic() + _SETTLE
     while time.monotonic() < end and any(_running(pid) for pid in killed):
         time.sleep(0.01)
-    return len(killed)
+    return sorted(killed)
 
 
 def _signal(pid: int, sig: int) -> None:

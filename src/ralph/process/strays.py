@@ -48,16 +48,16 @@ def note(pid: int, started: float) -> None:
                 os.close(fd)
 
 
-def stop_noted(path: Path) -> int:
-    """SIGKILL every noted stray still running (and what it started); how many were found."""
+def stop_noted(path: Path) -> list[int]:
+    """SIGKILL every noted stray still running (and what it started); the pids found."""
     if sys.platform == "win32":
-        return 0  # strays are noted on Linux only (the subreaper); nothing to stop here
+        return []  # strays are noted on Linux only (the subreaper); nothing to stop here
     import psutil
 
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
-        return 0
+        return []
     found: list[psutil.Process] = []
     for line in lines:
         try:
@@ -77,4 +77,4 @@ def stop_noted(path: Path) -> int:
                 proc.send_signal(sig)
     with contextlib.suppress(OSError):
         path.unlink()
-    return len(found)
+    return sorted({proc.pid for proc in found})

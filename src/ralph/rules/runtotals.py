@@ -88,20 +88,30 @@ def is_call(rec: dict[str, Any]) -> bool:
 
 
 def run_totals(records: Iterable[dict[str, Any]], now: float | None = None) -> RunTotals:
-    """The numbers of the run whose records (from its `run_start` on) these are; a run not
-    recorded as ended has lasted until `now` (by default, until its last record)."""
+    """The numbers of the run whose records (from its `run_start` on) these are, or of a job's
+    runs one after the other: each run's wall time is its own (what its `run_end` recorded, or
+    from its start to its last record), and a part a run continued after a kill (`continues`)
+    counts from its own start, never the time nobody ran; a run not recorded as ended has
+    lasted until `now` (by default, until its last record)."""
     rotations, usage, agent_s, checks_s = 0, Tally(), 0.0, 0.0
-    start: float | None = None
+    before = 0.0  # the wall time of the runs before this one (a job's)
+    done = 0.0  # this run's parts that ended, the earlier runs' included
+    start: float | None = None  # the part under way began then
     last: float | None = None
-    wall: float | None = None
+    any_start = False
     for rec in records:
         kind = rec.get("event")
         ts = recorded.epoch(rec.get("ts"))
-        if kind == "run_start" and start is None:
-            start = ts
+        if kind == "run_start":
+            if start is not None and last is not None:  # the part before it ended unrecorded
+                done += max(0.0, last - start)
+            before = before if rec.get("continues") is True else done
+            start, any_start = ts, True
         last = ts if ts is not None else last
         if kind == "run_end" and isinstance(rec.get("totals"), dict):
-            wall = recorded.seconds(rec["totals"].get("seconds"))
+            seconds = recorded.seconds(rec["totals"].get("seconds"))
+            if seconds is not None:  # the whole run as it said it, its earlier parts included
+                done, start = before + seconds, None
         if not is_call(rec):
             continue
         usage = add(usage, spent(rec))
@@ -110,6 +120,6 @@ def run_totals(records: Iterable[dict[str, Any]], now: float | None = None) -> R
             agent_s += recorded.seconds(rec.get("agent_s")) or 0.0
             checks_s += recorded.seconds(rec.get("checks_s")) or 0.0
     last = recorded.epoch(now) if now is not None else last
-    if wall is None and start is not None and last is not None:
-        wall = max(0.0, last - start)
-    return RunTotals(rotations, usage, agent_s, checks_s, wall)
+    if start is not None and last is not None:
+        done += max(0.0, last - start)
+    return RunTotals(rotations, usage, agent_s, checks_s, done if any_start else None)

@@ -18,10 +18,13 @@ COLLECT_ONLY = "pytest --collect-only"  # a run that only listed its tests
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def parse_summary(output: str) -> TestCounts | None:
-    """The counts of every runner summary found in `output`; None when there is none."""
+def parse_summary(output: str, *, pytest: bool = True) -> TestCounts | None:
+    """The counts of every runner summary found in `output`; None when there is none.
+    `pytest`: whether pytest's summary counts (not when pytest's own record of the run is
+    there: rules/runrecord.py)."""
     text = _ANSI.sub("", output).replace("\r\n", "\n")
-    found = [c for parse in _PARSERS if (c := parse(text)) is not None]
+    parsers = _PARSERS if pytest else _PARSERS[1:]
+    found = [c for parse in parsers if (c := parse(text)) is not None]
     return total(found)
 
 

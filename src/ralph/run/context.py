@@ -28,6 +28,7 @@ from ralph.run.sink import Emit, Sink
 from ralph.store.cancel import CancelWatch
 from ralph.store.git import GitLock
 from ralph.store.runlock import RunLock
+from ralph.store.runs import killed_run
 from ralph.store.state import load_state
 from ralph.store.workspace import Workspace
 
@@ -185,7 +186,10 @@ def open_run(
     before anything runs)."""
     # Every secret of every agent in the pool: whatever the run shows or records passes it.
     scrub = redactor(frozenset().union(opts.secrets, *(m.agent.secrets() for m in opts.pool)))
-    recorder = Recorder(ws, [m.name for m in opts.pool], opts.policy.rotation, scrub.text)
+    # `--continue` of a run that was killed goes on with that run: its numbers are this one's
+    earlier = killed_run(ws.worklog) if opts.continues else []
+    names = [m.name for m in opts.pool]
+    recorder = Recorder(ws, names, opts.policy.rotation, scrub.text, earlier)
     sink = Sink(emit, recorder, scrub, opts.decide, opts.watch)
     members = MappingProxyType({m.name: m for m in opts.pool})
     state = load_state(ws.state_file)

@@ -42,6 +42,8 @@ class RunOptions:
     # How the run's processes start: where (its sandbox, its rules for the environment, handed
     # to every agent's, judge's and check's request) and what runs the checks' commands.
     launcher: Launcher = PLAIN
+    # `--continue`: a run that was killed goes on as this one (its records, its numbers)
+    continues: bool = False
 
     @property
     def label(self) -> str:

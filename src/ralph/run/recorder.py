@@ -3,7 +3,7 @@ handoff notes, each from the run's events and facts. Nothing else in the run wri
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,7 @@ class Recorder:
         agents: list[str],
         rotation: str,
         redact: Callable[[str], str] = str,
+        earlier: Sequence[dict[str, Any]] = (),
     ) -> None:
         self.ws = ws
         # The agent writes its handoff, question and guardrails itself: what it copied into
@@ -68,8 +69,10 @@ class Recorder:
         # prompt, the run's last message).
         self.redact = redact
         self.agents = agents  # the pool's names and policy: what run_start records
-        # this run's records as written: its numbers come from them (rules/runtotals.py)
-        self.records: list[dict[str, Any]] = []
+        # this run's records as written: its numbers come from them (rules/runtotals.py). A
+        # run that continues a killed one (`--continue`) is one run with it: its records first.
+        self.records: list[dict[str, Any]] = list(earlier)
+        self.continues = bool(earlier)
         self.rotation = rotation
         self._handlers: dict[type, Callable[[Any], None]] = {
             RunStarted: self._run_started,
@@ -122,6 +125,7 @@ class Recorder:
             agents=self.agents,
             rotation=self.rotation,
             iteration=e.iteration,
+            **({"continues": True} if self.continues else {}),
         )
 
     def _run_ended(self, e: RunEnded) -> None:

@@ -1,4 +1,6 @@
-"""Archiving a verified run: `.ralph/archive/<time>/` keeps its state, progress and worklog.
+"""Archiving a verified run: `.ralph/archive/<time>/` keeps its state, progress and worklog;
+and a killed run, as the next run takes over: `.ralph/archive/<time>-killed/` keeps its state
+and worklog (its progress goes on with the run that continues it).
 
 state.json and worklog.jsonl are copied from ralph's records in its store (the state stays live
 for `ralph status`; the worklog is append-only and never truncated); progress.md, errors.log
@@ -28,7 +30,20 @@ def unique_dir(parent: Path, name: str) -> Path:
 
 def archive_run(ws: Workspace, now: float | None = None) -> Path:
     """Archive the run that just passed its final verification; returns the folder."""
-    target = unique_dir(ws.archive, time.strftime("%Y%m%d-%H%M%S", time.localtime(now)))
+    target = _records(ws, time.strftime("%Y%m%d-%H%M%S", time.localtime(now)))
+    move_files(ws.root, (ws.progress, ws.errors_log, ws.dir / VERIFICATION_REPORT), target)
+    return target
+
+
+def archive_killed(ws: Workspace, now: float | None = None) -> str:
+    """Archive the records of a run that was killed, as a run takes the project over (what
+    `ralph report --run ID` shows of it); returns its id."""
+    return _records(ws, time.strftime("%Y%m%d-%H%M%S-killed", time.localtime(now))).name
+
+
+def _records(ws: Workspace, name: str) -> Path:
+    """A new archive folder `name` with copies of ralph's state and worklog records."""
+    target = unique_dir(ws.archive, name)
     confined.makedirs(ws.root, target)
     record = ws.archived / target.name
     record.mkdir(parents=True, exist_ok=True)
@@ -39,7 +54,6 @@ def archive_run(ws: Workspace, now: float | None = None) -> Path:
             continue
         write_text_atomic(record / path.name, data.decode("utf-8", errors="replace"))
         confined.write_atomic(ws.root, target / path.name, data)  # the copy for people
-    move_files(ws.root, (ws.progress, ws.errors_log, ws.dir / VERIFICATION_REPORT), target)
     return target
 
 

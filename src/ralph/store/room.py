@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import posixpath
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from pathlib import Path
 
 from ralph.errors import StateError
 from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS, link_environments
+from ralph.rules.links import resolved
 from ralph.store.files import load_json, write_json_atomic
 from ralph.store.git import GitLock
 from ralph.store.ignore import SCAFFOLD_GLOBS, SCAFFOLD_NAMES, stat_key
@@ -181,12 +181,8 @@ def _wants(tree: Path, project: Path, source: RoomSource) -> tuple[dict[str, Wan
             if never_in_room(full):
                 continue
             want = want_file(folder, rel, racy)
-            if want is None:
-                continue
-            if want.kind == "link" and _escapes(full, want.data):
-                left_out.append(f"{full} (a link whose target leaves the room)")
-                continue
-            wants[full] = want
+            if want is not None:
+                wants[full] = want
 
     files, nested = source.listing()
     add(tree, "", files)
@@ -204,6 +200,12 @@ def _wants(tree: Path, project: Path, source: RoomSource) -> tuple[dict[str, Wan
             wants[rel] = want_bytes(data)
         elif (project / rel).exists() or (project / rel).is_symlink():
             left_out.append(f"{rel} (ignored, and changed since the run started)")
+    # a link is judged by where its whole chain leads, other links of the room on the way
+    links = {rel: os.fsdecode(w.data) for rel, w in wants.items() if w.kind == "link"}
+    for rel in sorted(links):
+        if _escapes(rel, links):
+            left_out.append(f"{rel} (a link whose target leaves the room)")
+            del wants[rel]
     return wants, left_out
 
 
@@ -221,16 +223,12 @@ def _outside(rel: str) -> bool:
     return rel.startswith("/") or "" in parts or "." in parts or ".." in parts or never_in_room(rel)
 
 
-def _escapes(rel: str, target: bytes) -> bool:
-    """Does a link at `rel` point outside the room (read as written: no link followed)? Into
-    an environment's folder counts: the room's is the checks' environment, not the tree's."""
-    text = os.fsdecode(target).replace("\\", "/")
-    if text.startswith("/") or (len(text) > 1 and text[1] == ":"):
-        return True
-    joined = posixpath.normpath(posixpath.join(posixpath.dirname(rel), text))
-    if joined.split("/")[0] in ENVIRONMENTS:
-        return True
-    return joined == ".." or joined.startswith("../") or never_in_room(joined)
+def _escapes(rel: str, links: Mapping[str, str]) -> bool:
+    """Does the link at `rel` lead outside the room, by its own target or by the links on
+    its way (rules/links.py)? Into an environment's folder counts: the room's is the checks'
+    environment, not the tree's."""
+    end = resolved(rel, links, ENVIRONMENTS)
+    return end is None or never_in_room(end)
 
 
 def _start(project: Path) -> tuple[frozenset[str], dict[str, list[object]]]:

@@ -48,7 +48,7 @@ def load_json_quietly(path: Path) -> Any:
         return None
 
 
-def _reap_leftovers(previous: Any, state_dir: Path) -> None:
+def _reap_leftovers(previous: Any, state_dir: Path) -> list[int]:
     """A run killed with SIGKILL could not stop its agent: stop what is left of it now.
 
     Every process that run started carries its run id (recorded before the first start), so
@@ -58,23 +58,23 @@ def _reap_leftovers(previous: Any, state_dir: Path) -> None:
     if isinstance(previous, dict) and isinstance(previous.get("run_id"), str):
         from ralph.process.leftovers import stop_marked
 
-        stop_marked(previous["run_id"])
-        return
-    _reap_leftover_group(previous, state_dir)
+        return stop_marked(previous["run_id"])
+    return _reap_leftover_group(previous, state_dir)
 
 
-def _reap_leftover_group(previous: Any, state_dir: Path) -> None:
+def _reap_leftover_group(previous: Any, state_dir: Path) -> list[int]:
     """The agent leads its own process group. Only processes of that group, started no earlier
     than the recorded agent and carrying this project's RALPH_STATE_DIR in their environment,
     are killed, so a recycled PID never hits a stranger.
     """
     if not isinstance(previous, dict) or sys.platform == "win32":
-        return  # no process groups there; the run's own kill of the tree is what stops it
+        return []  # no process groups there; the run's own kill of the tree is what stops it
     pgid, started = previous.get("agent_pid"), previous.get("agent_started")
     if not isinstance(pgid, int) or not isinstance(started, (int, float)) or pgid <= 1:
-        return
+        return []
     import psutil
 
+    killed: list[int] = []
     ours = str(state_dir.resolve())
     for proc in psutil.process_iter(["pid", "create_time"]):
         try:
@@ -82,8 +82,10 @@ def _reap_leftover_group(previous: Any, state_dir: Path) -> None:
                 continue
             if proc.environ().get("RALPH_STATE_DIR") == ours:
                 proc.kill()
+                killed.append(proc.pid)
         except (OSError, psutil.Error):
             continue
+    return killed
 
 
 class RunLock:
@@ -149,7 +151,7 @@ class RunLock:
         # forged in .ralph/ must not name the processes ralph kills.
         own = store_dir(root) / RUN_FILE
         previous = load_json_quietly(own)
-        _reap_leftovers(previous, self.state_dir)
+        stopped = _reap_leftovers(previous, self.state_dir)
         if isinstance(previous, dict):  # and the sandbox folder it could not remove
             from ralph.process.containment import remove_left
 
@@ -158,7 +160,12 @@ class RunLock:
 
         # noted in the store too: a note the agent forged in .ralph/ would name a process
         # of the user's for ralph to kill
-        strays.stop_noted(self._strays)  # hid from the run id
+        stopped += strays.stop_noted(self._strays)  # hid from the run id
+        from ralph.store.takeover import taken_over
+
+        taken = taken_over(previous, sorted(set(stopped)), root)
+        if taken is not None:
+            self.notes.append(taken)
         # Written before any process starts: a run killed at any later moment, even between
         # starting its agent and noting the PID, leaves the next run what it needs to find it.
         self._write()

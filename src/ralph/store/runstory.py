@@ -16,6 +16,8 @@ from ralph.errors import RalphError
 from ralph.rules.redact import redactor
 from ralph.store import reader
 from ralph.store.files import load_json
+from ralph.store.runs import runs as _runs
+from ralph.store.runs import since_reset
 from ralph.store.worklog import read_worklog
 from ralph.store.workspace import Workspace
 
@@ -30,26 +32,30 @@ class RunRecords:
     records: tuple[dict[str, Any], ...]  # the latest run's worklog records, in order
     state: dict[str, Any] = field(default_factory=dict)  # state.json as it is now
     excerpts: dict[str, str] = field(default_factory=dict)  # log path -> its end, redacted
+    job: bool = False  # every run since the last `ralph reset`, not one run
 
 
-def read_run(root: Path, run_id: str | None = None, *, latest: bool = False) -> RunRecords:
+def read_run(
+    root: Path, run_id: str | None = None, *, latest: bool = False, job: bool = False
+) -> RunRecords:
     """The latest run that did work (or the `latest` run, whatever it did: the run that just
-    ended reports itself), or the archived run `run_id`; a StateError when there is nothing
-    to report, a UsageError for an unknown id."""
+    ended reports itself), or the archived run `run_id`, or with `job` every run since the last
+    `ralph reset`; a run continued after a kill is one run with the part that was killed. A
+    StateError when there is nothing to report, a UsageError for an unknown id."""
     from ralph.errors import StateError
 
     ws = Workspace(root)
     worklog = ws.worklog if run_id is None else _archived(ws, run_id)
     records = read_worklog(worklog)
-    starts = [n for n, rec in enumerate(records) if rec.get("event") == "run_start"]
-    if not starts:
+    runs = _runs(since_reset(records) if job else records)
+    if not runs:
         raise StateError(
-            "no run to report: ralph's worklog records no run",
+            "no run to report: ralph's worklog records no run"
+            + (" since the last ralph reset" if job else ""),
             "start one with ralph run (ralph report works during the run too)",
         )
-    runs = [records[a:b] for a, b in zip(starts, [*starts[1:], len(records)], strict=True)]
     worked = [run for run in runs if _worked(run)] if not latest else []
-    chosen = tuple(worked[-1] if worked else runs[-1])
+    chosen = tuple(rec for run in runs for rec in run) if job else tuple((worked or runs)[-1])
     try:
         state = load_json(ws.store / "state.json", "ralph's own copy of state.json")
     except RalphError:
@@ -60,6 +66,7 @@ def read_run(root: Path, run_id: str | None = None, *, latest: bool = False) -> 
         records=chosen,
         state=state if isinstance(state, dict) else {},
         excerpts={log: text for log in sorted(logs) if (text := _excerpt(ws, log)) is not None},
+        job=job,
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from html import escape
 
 from ralph.rules.state import MAX_COUNT
+from ralph.rules.words import plural
 from ralph.store.runstory import RunRecords
 from ralph.ui.story import VERIFY, Check, Rotation, SpecStory, Story, story_of
 from ralph.ui.svgchart import bar_chart, counter_steps, line_chart
@@ -258,16 +259,18 @@ def _items(texts: Sequence[str], what: str) -> str:
 
 
 def render_html(run: RunRecords, ended: tuple[int, str] | None = None) -> str:
-    """The whole report of the latest run."""
+    """The whole report of the latest run (or of the job: every run since the last reset)."""
     story = story_of(run, ended)
+    what = "job" if story.job else "run"
+    runs = f" · {plural(story.runs, 'run')} since the last ralph reset" if story.job else ""
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>ralph run report: {_e(story.project)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>ralph run report: {_e(story.project)}</h1>"
+        f"<title>ralph {what} report: {_e(story.project)}</title><style>{_CSS}</style>"
+        f"</head><body><h1>ralph {what} report: {_e(story.project)}</h1>"
         f'<p class="muted">agent {_e(story.agent or "—")} · started {_when(story.started)}'
-        f" · ended {_when(story.ended)}</p>{_outcome(story)}"
+        f" · ended {_when(story.ended)}{runs}</p>{_outcome(story)}"
         f"<h2>Specs</h2>{_specs_table(story.specs)}"
         f"<h2>Tokens and cost</h2>{_charts(story)}"
         f"<h2>Timeline</h2>{_timeline(story.rotations)}"

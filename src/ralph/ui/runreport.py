@@ -4,6 +4,7 @@ to events later, such as cost) can reach the reports."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -158,6 +159,37 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
         )
         return _with_matrix(report, event.matrix)
     return report
+
+
+def with_earlier(report: RunReport, earlier: Sequence[dict[str, Any]]) -> RunReport:
+    """The report of a run that continued a killed one (`--continue`, one run with it): the
+    killed part's rotations, their time and cost added to each spec's, its start the run's.
+    (The run's totals already cover both: its RunEnded counts from the same records.)"""
+    from ralph.rules import recorded
+    from ralph.rules.runtotals import is_call
+
+    specs = {s.path: s for s in report.specs}
+    calls = 0
+    for rec in earlier:
+        calls += is_call(rec) and rec.get("event") != "judge"
+        spec = specs.get(recorded.text(rec.get("spec")))
+        if rec.get("event") != "rotation_end" or spec is None:
+            continue
+        cost = recorded.money(rec.get("cost_usd"))
+        specs[spec.path] = replace(
+            spec,
+            rotations=spec.rotations + 1,
+            seconds=spec.seconds + (recorded.seconds(rec.get("seconds")) or 0.0),
+            cost_usd=spec.cost_usd if cost is None else round((spec.cost_usd or 0.0) + cost, 9),
+        )
+    start = next((r for r in earlier if r.get("event") == "run_start"), {})
+    began = recorded.epoch(start.get("ts"))
+    return replace(
+        report,
+        specs=tuple(specs.values()),
+        run_rotations=report.rotations + calls,
+        started_at=began if began is not None else report.started_at,
+    )
 
 
 def finish(

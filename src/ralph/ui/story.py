@@ -10,6 +10,7 @@ from typing import Any
 from ralph.rules import recorded
 from ralph.rules.runtotals import RunTotals, run_totals
 from ralph.rules.state import MAX_COUNT
+from ralph.store.runs import runs
 from ralph.store.runstory import RunRecords
 
 VERIFY = "(final verification)"
@@ -82,6 +83,8 @@ class Story:
     escalations: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())  # questions, waits, breaker openings
     totals: RunTotals = field(default_factory=RunTotals)  # the run's numbers (runtotals)
+    runs: int = 1  # the runs told (a job's; a run continued after a kill is one)
+    job: bool = False  # every run since the last `ralph reset`
 
 
 _int = recorded.count
@@ -152,7 +155,9 @@ def _fold_rotations(
             rows[key] = Rotation(
                 *(key[0], key[1], _str(rec.get("mode")), _str(rec.get("agent"))),
                 started=recorded.epoch(rec.get("ts")),
-                lane=lanes.get(key[1], "main"),
+                # where it ran, as its record says (a lane open from an earlier run has
+                # no lane_open in this one); an older record: the spec's lane opened here
+                lane=_str(rec.get("lane")) or lanes.get(key[1], "main"),
             )
         elif kind == "verification" and rec.get("transition") == "started":
             key = (key[0], VERIFY)
@@ -253,7 +258,9 @@ def story_of(run: RunRecords, ended: tuple[int, str] | None = None) -> Story:
         specs=_spec_stories(rotations, drops, run.state),
         totals=run_totals(records),
         escalations=tuple(_escalation(r) for r in records if r.get("event") == "escalation"),
-        notes=tuple(_note(r) for r in records if _note(r)),
+        notes=(*_run_notes(records), *(_note(r) for r in records if _note(r))),
+        runs=max(1, len(runs(records))),
+        job=run.job,
     )
     end = next((r for r in reversed(records) if r.get("event") == "run_end"), None)
     if end is not None:
@@ -291,6 +298,33 @@ def _escalation(rec: dict[str, Any]) -> str:
         f"{_str(rec.get('choice'))}, {_str(rec.get('outcome'))}"
         + (f"; {reasons}" if reasons else "")
     )
+
+
+def _run_notes(records: tuple[dict[str, Any], ...]) -> list[str]:
+    """How each run but the last ended (a job's), and each part a run continued after a kill."""
+    told = runs(records)
+    notes: list[str] = []
+    for n, run in enumerate(told, 1):
+        for rec in run[1:]:
+            if rec.get("event") == "run_start":
+                when = _clock(rec.get("ts"))
+                notes.append(f"run {n}: ralph was killed; the run went on with --continue{when}")
+        end = next((r for r in reversed(run) if r.get("event") == "run_end"), None)
+        if n == len(told):
+            continue
+        if end is None:
+            notes.append(f"run {n} ended without a record (killed?)")
+        else:
+            code, why = recorded.whole(end.get("exit_code")), _str(end.get("reason"))
+            notes.append(f"run {n} ended (exit {code}): {why}")
+    return notes
+
+
+def _clock(ts: object) -> str:
+    import time
+
+    at = recorded.epoch(ts)
+    return "" if at is None else time.strftime(" at %Y-%m-%d %H:%M:%S UTC", time.gmtime(at))
 
 
 def _note(rec: dict[str, Any]) -> str:
