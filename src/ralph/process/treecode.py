@@ -188,7 +188,11 @@ def _ignored(tree: Path, name: str) -> bool:
     if git is None:
         return False
     try:
-        return run_captured((git, "check-ignore", "-q", name), tree).returncode == 0
+        # The tree's config is the agent's to write: no index read (an fsmonitor named there
+        # would run as ralph on reading it), no hook; the rules alone decide, as for a folder
+        # just made (one git tracks is never made: it exists already).
+        argv = (git, "-c", "core.fsmonitor=false", "-c", f"core.hooksPath={os.devnull}")
+        return run_captured((*argv, "check-ignore", "-q", "--no-index", name), tree).returncode == 0
     except OSError:
         return False
 
