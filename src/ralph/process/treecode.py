@@ -188,11 +188,10 @@ def _ignored(tree: Path, name: str) -> bool:
     if git is None:
         return False
     try:
-        # The tree's config is the agent's to write: no index read (an fsmonitor named there
-        # would run as ralph on reading it), no hook; the rules alone decide, as for a folder
-        # just made (one git tracks is never made: it exists already).
+        # The tree's config is the agent's to write: no fsmonitor (git reading the index
+        # would run it, as ralph), no hook.
         argv = (git, "-c", "core.fsmonitor=false", "-c", f"core.hooksPath={os.devnull}")
-        return run_captured((*argv, "check-ignore", "-q", "--no-index", name), tree).returncode == 0
+        return run_captured((*argv, "check-ignore", "-q", name), tree).returncode == 0
     except OSError:
         return False
 

@@ -145,7 +145,8 @@ def status(repo: Repo, *, refresh: bool = True) -> Status:
     """HEAD and the paths `git status` lists as changed, untracked or ignored. Ignored folders
     come as one entry (git does not look inside). Submodules are never looked into, whatever
     their `ignore` setting says (git would run the status of each, with its own config: a
-    filter there runs); the snapshot walks them (store/snapshotter.py). `refresh=False`: git
+    filter there runs): one is listed when its commit moved; the snapshot walks every one
+    (store/snapshotter.py). `refresh=False`: git
     does not rewrite the index (another reader's snapshot would take the rewrite for someone
     else's)."""
     args = (
@@ -156,7 +157,7 @@ def status(repo: Repo, *, refresh: bool = True) -> Status:
         "--branch",
         "--untracked-files=all",
         "--ignored=matching",
-        "--ignore-submodules=all",  # the command line outranks .gitmodules' `ignore`
+        gitguard.NOT_INTO_SUBMODULES,
         "--",
         ".",
     )

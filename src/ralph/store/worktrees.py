@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ralph.errors import RepositoryError, StateError, UnsafePath
 from ralph.rules.lanes import BRANCH_PREFIX, is_lane_name
-from ralph.store import confined, git
+from ralph.store import confined, git, gitguard
 from ralph.store.files import make_dirs
 from ralph.store.git import Repo
 from ralph.store.workspace import STATE_DIR
@@ -123,10 +123,6 @@ def not_owned(r: Repo, root: Path, name: str) -> str | None:
     return None
 
 
-# git never enters a submodule (store/gitguard.py): the command line outranks `.gitmodules`
-NO_SUBMODULES = "--ignore-submodules=all"
-
-
 def _run(r: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
     try:
         return git.call(r, *args)
@@ -182,7 +178,7 @@ def current_branch(r: Repo) -> str:
 
 def unclean(r: Repo) -> list[str]:
     """What keeps the work tree from being clean (git status --porcelain lines)."""
-    out = _out(r, "status", "--porcelain", "--untracked-files=all", NO_SUBMODULES)
+    out = _out(r, "status", "--porcelain", "--untracked-files=all", gitguard.NOT_INTO_SUBMODULES)
     return [line for line in out.splitlines() if line.strip()]
 
 
@@ -312,7 +308,13 @@ def worktree_branches(r: Repo) -> dict[str, str | None]:
 
 def unmerged_files(r: Repo) -> list[str]:
     out = _out(
-        r, "diff", "--no-ext-diff", "--no-textconv", NO_SUBMODULES, "--name-only", "--diff-filter=U"
+        r,
+        "diff",
+        "--no-ext-diff",
+        "--no-textconv",
+        gitguard.NOT_INTO_SUBMODULES,
+        "--name-only",
+        "--diff-filter=U",
     )
     return [line for line in out.splitlines() if line]
 
@@ -332,7 +334,12 @@ def commit_all(r: Repo, message: str, leave: Collection[str] = ()) -> bool:
         _git(r, "add", "-A", "--", ".", *links)
         kept = [f":(literal){path}" for path in leave]  # a name is a name, never a pattern
         _git(r, "reset", "--quiet", "--", STATE_DIR, *kept)  # as in HEAD: nothing of them added
-        if _run(r, "diff", "--cached", "--quiet", "--no-ext-diff", NO_SUBMODULES).returncode == 0:
+        if (
+            _run(
+                r, "diff", "--cached", "--quiet", "--no-ext-diff", gitguard.NOT_INTO_SUBMODULES
+            ).returncode
+            == 0
+        ):
             return False
         _git(r, "commit", "--quiet", "--no-verify", "-m", message)
         return True
@@ -393,5 +400,5 @@ def unchanged_since_taken(r: Repo, branch: str, path: str) -> bool | None:
     status, base = _calm(r, "merge-base", "HEAD", branch)
     if status != 0:
         return None
-    status, _ = _calm(r, "diff", "--quiet", NO_SUBMODULES, base, "--", path)
+    status, _ = _calm(r, "diff", "--quiet", gitguard.NOT_INTO_SUBMODULES, base, "--", path)
     return {0: True, 1: False}.get(status)
