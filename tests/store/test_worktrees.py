@@ -158,8 +158,8 @@ def test_a_lanes_submodule_is_never_entered_and_keeps_its_worktree(
     place = wt.lane_path(p.root, NAME)
     lane = wt.lane_repo(p.root, NAME, r.lock)
     # the lane's agent registers a submodule whose own config names a filter, and edits it
-    p.git("-C", str(place), "-c", "protocol.file.allow=always", "submodule", "add", "-q",
-          str(origin), "lib")  # fmt: skip
+    add = ("submodule", "add", "-q", str(origin), "lib")
+    p.git("-C", str(place), "-c", "protocol.file.allow=always", *add)
     p.git("-C", str(place / "lib"), "config", "filter.x.clean", f"sh -c 'touch {ran}; cat'")
     p.git("-C", str(place), "config", "-f", ".gitmodules", "submodule.lib.ignore", "none")
     st = (place / "lib" / "a.txt").stat()

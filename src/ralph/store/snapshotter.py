@@ -70,6 +70,8 @@ class Snapshotter:
         self._ignored = RalphIgnore(ignorebase.ralphignore_spec(self._rules), now)
         # each nested repository's files the last take walked, relative to it
         self._nested_files: dict[str, list[str]] = {}
+        # (depth of its repository, path) -> left out of a walk; the rules are fixed
+        self._nested_skips: dict[tuple[int, str], bool] = {}
         self._fingerprints = Fingerprints(self.root, self._repo.algo, self._nested_fingerprint)
         self._walk_ignore: WalkIgnore | None = None
         self._flags: IndexFlags | None = None
@@ -232,10 +234,14 @@ class Snapshotter:
         config, attributes and hooks are whoever made it's, and a filter or fsmonitor there
         would run as ralph. Every file but `.git`, what .ralphignore leaves out and tool
         output below it (its own .gitignore is not read: it may be the agent's)."""
-        cut = len(rel) + 1
+        cut, skips = len(rel) + 1, self._nested_skips
 
         def skip(path: str) -> bool:
-            return self._ignored(path.rstrip("/"), path.endswith("/")) or is_scaffolding(path[cut:])
+            hit = skips.get((cut, path))
+            if hit is None:
+                ignored = self._ignored(path.rstrip("/"), path.endswith("/"))
+                hit = skips[cut, path] = ignored or is_scaffolding(path[cut:])
+            return hit
 
         def of(path: str) -> str:
             return self._fingerprints.of(path, None, racy_from, cache)
