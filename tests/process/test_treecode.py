@@ -113,3 +113,17 @@ def test_a_virtualenv_git_would_see_is_never_linked(tmp_path: Path) -> None:
     project, tree = git_tree(tmp_path, "")
     assert link_environments(tree, project) == []
     assert not (tree / ".venv").exists()
+
+
+def test_asking_git_what_it_ignores_runs_no_program_of_the_trees(tmp_path: Path) -> None:
+    import subprocess
+
+    project, tree = git_tree(tmp_path, ".venv/\n")
+    ran = tmp_path / "ran"
+    (tree / "a.txt").write_text("a\n")
+    for args in (("add", "a.txt"), ("config", "core.fsmonitor", f"sh -c 'touch {ran}'")):
+        subprocess.run(["git", *args], cwd=tree, check=True)
+    assert link_environments(tree, project) == [".venv"]
+    assert not ran.exists()
+    subprocess.run(["git", "check-ignore", "-q", ".venv"], cwd=tree, check=False)
+    assert ran.exists()  # the control: git reading the index runs the tree's fsmonitor

@@ -242,3 +242,25 @@ def test_a_replacement_outside_the_room_is_refused(git_project: Project) -> None
         with pytest.raises(ValueError, match="inside it"):
             build_room(p.root, p.root, "b", source=source, replace={bad: b"x"})
     assert not (p.root.parent / "escape.py").exists()
+
+
+def test_a_persons_submodule_is_copied_by_ralphs_walk_never_by_its_git(
+    git_project: Project, tmp_path: Path
+) -> None:
+    p = git_project
+    origin, ran = tmp_path / "lib-origin", tmp_path / "ran"
+    origin.mkdir()
+    p.git("-C", str(origin), "init", "-q")
+    (origin / "lib.py").write_text("x = 1\n")
+    (origin / ".gitattributes").write_text("*.py filter=x\n")
+    p.git("-C", str(origin), "add", "-A")
+    p.git("-C", str(origin), "commit", "-qm", "lib")
+    p.write({"a.py": ""})
+    p.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(origin), "lib")
+    source = started(p)
+    p.git("-C", "lib", "config", "filter.x.clean", f"sh -c 'touch {ran}; cat'")
+    p.write({"lib/lib.py": "x = 2\n"})  # same size: git would read it through the filter
+    room = build_room(p.root, p.root, "main", source=source)
+    assert (room.path / "lib" / "lib.py").read_text() == "x = 2\n"
+    assert not (room.path / "lib" / ".git").exists()
+    assert not ran.exists()

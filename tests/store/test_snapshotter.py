@@ -526,8 +526,60 @@ def test_nested_repository_is_one_entry_fingerprinted_by_its_content(repo: Path)
     write(nested / "x.txt", "x\nmore\n")  # an edit inside the nested repository
     assert changed_since(snapper, after) == ("vendor/lib",)
     again = snapper.take()
-    commit_all(nested)  # a commit inside it, work tree unchanged otherwise
-    assert changed_since(snapper, again) == ("vendor/lib",)
+    commit_all(nested)  # a commit inside it: its files, what the checks read, are as they were
+    assert changed_since(snapper, again) == ()
+    write(nested / "build/x.txt", "output\n")  # tool output inside it: never compared
+    assert changed_since(snapper, again) == ()
+    write(nested / ".git/hooks/x", "not a file of the project\n")
+    assert changed_since(snapper, again) == ()
+
+
+def plant_filter(root: Path, ran: Path) -> None:
+    """A clean filter in `root`'s own config, named for every .txt file, that touches `ran`."""
+    git(root, "config", "filter.x.clean", f"sh -c 'touch {ran}; cat'")
+    git(root, "config", "filter.x.required", "true")
+
+
+def same_size_edit(path: Path, text: str) -> None:
+    """New bytes of the same size and a later mtime: git must read the file (through its
+    filter) to tell whether it changed."""
+    st = path.stat()
+    path.write_text(text)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+
+
+def test_git_never_enters_a_nested_repository_whose_filter_would_run(repo: Path) -> None:
+    ran = repo.parent / "ran"
+    lib = repo.parent / "lib-origin"
+    init_repo(lib)
+    write(lib / "a.txt", "a\n")
+    write(lib / ".gitattributes", "*.txt filter=x\n")
+    commit_all(lib)
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    # a .gitmodules setting that undoes git's config default: the command line outranks it
+    git(repo, "config", "-f", ".gitmodules", "submodule.lib.ignore", "none")
+    commit_all(repo)
+    nest = repo / "nest"  # a plain repository made inside the project
+    init_repo(nest)
+    write(nest / "b.txt", "b\n")
+    write(nest / ".gitattributes", "*.txt filter=x\n")
+    commit_all(nest)
+    plant_filter(repo / "lib", ran)
+    plant_filter(nest, ran)
+    snapper = Snapshotter(repo)
+    before = snapper.take()
+    same_size_edit(repo / "lib/a.txt", "A\n")
+    same_size_edit(nest / "b.txt", "B\n")
+    assert changed_since(snapper, before) == ("lib", "nest")  # seen by ralph's walk
+    assert snapper.room_files(snapper.take())[1] == ["lib", "nest"]
+    assert snapper.nested_files("lib") == [".gitattributes", "a.txt"]
+    assert not ran.exists()
+    # the controls: git let into either runs the filter
+    git(repo, "status", "--ignore-submodules=none")
+    assert ran.exists()
+    ran.unlink()
+    git(nest, "status")
+    assert ran.exists()
 
 
 def test_edit_inside_a_dirty_submodule_is_a_change(repo: Path) -> None:

@@ -6,6 +6,7 @@ Whole lanes runs are tests/e2e/test_lanes*.py's."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,38 @@ def test_a_commit_of_all_leaves_ralph_s_own_reports_by_name(git_project: Project
     assert wt.commit_all(r, "the work", leave=("r[1].json",))
     assert wt.uncommitted(r) == ["r[1].json"]  # control: r1.json was committed
     assert not wt.commit_all(r, "nothing", leave=("r[1].json",))  # only the report: nothing
+
+
+def test_a_lanes_submodule_is_never_entered_and_keeps_its_worktree(
+    git_project: Project, tmp_path: Path
+) -> None:
+    p = git_project
+    r = _project(p)
+    origin, ran = tmp_path / "lib-origin", tmp_path / "ran"
+    origin.mkdir()
+    p.git("-C", str(origin), "init", "-q")
+    (origin / "a.txt").write_text("a\n")
+    (origin / ".gitattributes").write_text("*.txt filter=x\n")
+    p.git("-C", str(origin), "add", "-A")
+    p.git("-C", str(origin), "commit", "-qm", "lib")
+    wt.add_worktree(r, p.root, NAME, "main")
+    place = wt.lane_path(p.root, NAME)
+    lane = wt.lane_repo(p.root, NAME, r.lock)
+    # the lane's agent registers a submodule whose own config names a filter, and edits it
+    add = ("submodule", "add", "-q", str(origin), "lib")
+    p.git("-C", str(place), "-c", "protocol.file.allow=always", *add)
+    p.git("-C", str(place / "lib"), "config", "filter.x.clean", f"sh -c 'touch {ran}; cat'")
+    p.git("-C", str(place), "config", "-f", ".gitmodules", "submodule.lib.ignore", "none")
+    st = (place / "lib" / "a.txt").stat()
+    (place / "lib" / "a.txt").write_text("A\n")  # same size, later mtime: git would read it
+    os.utime(place / "lib" / "a.txt", ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    (place / "new.py").write_text("lane work\n")
+    assert wt.uncommitted(lane) == [".gitmodules", "lib", "new.py"]  # its commit: read, no more
+    assert wt.commit_all(lane, "lane work")
+    assert wt.unchanged_since_taken(lane, "main", "lib") is not None
+    assert not ran.exists()
+    assert wt.merge(r, f"ralph/{NAME}", "merge the lane").ok
+    assert not wt.remove_worktree(r, p.root, NAME)  # its submodule may hold work: kept
+    assert (place / "lib" / "a.txt").read_text() == "A\n"
+    p.git("-C", str(place), "add", "-A")  # the control: git's own add goes in, and runs it
+    assert ran.exists()

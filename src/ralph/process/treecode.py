@@ -188,7 +188,10 @@ def _ignored(tree: Path, name: str) -> bool:
     if git is None:
         return False
     try:
-        return run_captured((git, "check-ignore", "-q", name), tree).returncode == 0
+        # The tree's config is the agent's to write: no fsmonitor (git reading the index
+        # would run it, as ralph), no hook.
+        argv = (git, "-c", "core.fsmonitor=false", "-c", f"core.hooksPath={os.devnull}")
+        return run_captured((*argv, "check-ignore", "-q", name), tree).returncode == 0
     except OSError:
         return False
 

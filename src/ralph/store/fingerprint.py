@@ -22,11 +22,14 @@ CacheEntry = tuple[int, int, int, int, str]
 class Fingerprints:
     """The fingerprints of the files under one root, cached by their stat data between takes."""
 
-    def __init__(self, root: Path, algo: str, nested: Callable[[str], str]) -> None:
+    def __init__(
+        self, root: Path, algo: str, nested: Callable[[str, int, dict[str, CacheEntry]], str]
+    ) -> None:
         # str concatenation: a Path per file is measurably slower on large trees.
         self._root_prefix = str(root).rstrip(os.sep) + os.sep
         self.algo = algo
-        self._nested = nested  # the fingerprint of a folder git lists as one entry
+        # the fingerprint of a folder git lists as one entry, given `of`'s racy_from and cache
+        self._nested = nested
         self.hashed_files = 0  # files hashed since the last take began: the cache at work
         self._cache: dict[str, CacheEntry] = {}
 
@@ -55,7 +58,7 @@ class Fingerprints:
         except OSError:
             return UNREADABLE
         if stat.S_ISDIR(st.st_mode):
-            return self._nested(rel)
+            return self._nested(rel, racy_from, cache)
         if not stat.S_ISREG(st.st_mode):
             return f"special:{stat.S_IFMT(st.st_mode):o}"
         key = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)

@@ -2,8 +2,8 @@
 
 Every call pins the repository and work tree found at start and overrides the settings that let
 git skip a changed file (an agent can edit .git/config): what git reports is what is on disk.
-And none runs a program the agent could have written, nor reaches another repository
-(store/gitguard.py).
+And none runs a program the agent could have written, nor reaches another repository, nor
+enters a repository inside this one (store/gitguard.py).
 """
 
 from __future__ import annotations
@@ -143,9 +143,12 @@ class Status:
 
 def status(repo: Repo, *, refresh: bool = True) -> Status:
     """HEAD and the paths `git status` lists as changed, untracked or ignored. Ignored folders
-    come as one entry (git does not look inside); submodules are looked into whatever their
-    `ignore` setting says. `refresh=False`: git does not rewrite the index (another reader's
-    snapshot would take the rewrite for someone else's)."""
+    come as one entry (git does not look inside). Submodules are never looked into, whatever
+    their `ignore` setting says (git would run the status of each, with its own config: a
+    filter there runs): one is listed when its commit moved; the snapshot walks every one
+    (store/snapshotter.py). `refresh=False`: git
+    does not rewrite the index (another reader's snapshot would take the rewrite for someone
+    else's)."""
     args = (
         *(() if refresh else ("--no-optional-locks",)),
         "status",
@@ -154,7 +157,7 @@ def status(repo: Repo, *, refresh: bool = True) -> Status:
         "--branch",
         "--untracked-files=all",
         "--ignored=matching",
-        "--ignore-submodules=none",
+        gitguard.NOT_INTO_SUBMODULES,
         "--",
         ".",
     )
@@ -165,6 +168,16 @@ def status(repo: Repo, *, refresh: bool = True) -> Status:
 def index_entries(repo: Repo) -> bytes:
     """`git ls-files -v -s -z` of the root: each index entry with its tag and blob."""
     return _run(repo, "ls-files", "-z", "-v", "-s", "--", ".").stdout
+
+
+def submodules(repo: Repo) -> list[str]:
+    """The submodules (gitlinks) in the index, root-relative: read from the index alone."""
+    found = []
+    for record in _run(repo, "ls-files", "-z", "-s", "--", ".").stdout.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        if meta.startswith(b"160000 "):
+            found.append(os.fsdecode(path))
+    return found
 
 
 def ignore_files(repo: Repo) -> list[str]:

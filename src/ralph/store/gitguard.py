@@ -8,6 +8,13 @@ background maintenance; an environment without the GIT_* variables that redirect
 git directory, common directory and work tree ralph found at start, named explicitly. Before each
 call the files that tell git where the repository is (`.git`, `commondir`, `gitdir`) are compared
 with what they were at start: a change is refused in one line (`Anchor.check`).
+
+And git never enters a repository inside this one (a submodule, or one the agent made): there
+that repository's own config rules, and only the drivers of ours are emptied. The config here
+says so by default, and every command that takes it is given `NOT_INTO_SUBMODULES` (a
+`.gitmodules` `ignore` setting outranks the default, never the command line); `git add`, which
+looks into a submodule whatever it is told, is given the submodules' paths to leave out
+(store/worktrees.py). What is inside one is compared by ralph's own walk (store/snapshotter.py).
 """
 
 from __future__ import annotations
@@ -37,8 +44,16 @@ SAFE_CONFIG: tuple[tuple[str, str], ...] = (
     ("gc.auto", "0"),
     ("maintenance.auto", "false"),
     ("submodule.recurse", "false"),
+    ("diff.ignoreSubmodules", "dirty"),
+    ("status.submoduleSummary", "false"),
+    ("fetch.recurseSubmodules", "false"),
+    ("log.showSignature", "false"),
     ("protocol.allow", "never"),
 )
+# What every command that takes it is given: a submodule's recorded commit is compared (git reads
+# its HEAD, no more), its files never (git would run `git status` there, under its own config).
+# The command line outranks a `.gitmodules` `ignore` setting, which outranks git's config.
+NOT_INTO_SUBMODULES = "--ignore-submodules=dirty"
 # Keys of a driver that name a program: filter.<name>.clean, diff.<name>.textconv, ...
 _DRIVER_KEYS = {
     "filter": ("clean", "smudge", "process"),

@@ -23,7 +23,6 @@ it out: the person's tests against the agent's code (checks/persontests.py).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import stat
@@ -66,19 +65,11 @@ class RoomSource:
         self.tree = tree
         # the run's own reads the index; its git commands hold the run's lock
         self.snapshotter = Snapshotter(tree, refresh=False, lock=lock)
-        self._nested: dict[str, RoomSource] = {}
         self.manifests: dict[str, dict[str, list[object]]] = {}  # room name -> its last sync's
 
     def listing(self) -> tuple[list[str], list[str]]:
         """(the files, the nested repositories and submodules), root-relative."""
         return self.snapshotter.room_files(self.snapshotter.take())
-
-    def nested(self, rel: str) -> RoomSource:
-        found = self._nested.get(rel)
-        if found is None:
-            lock = self.snapshotter.lock
-            found = self._nested[rel] = RoomSource(self.tree / rel, lock)
-        return found
 
 
 def rooms_dir(project: Path) -> Path:
@@ -190,8 +181,7 @@ def _wants(tree: Path, project: Path, source: RoomSource) -> tuple[dict[str, Wan
         if rel not in start[0] or never_in_room(rel):
             left_out.append(f"{rel}/ (a repository that was not there when the run started)")
             continue
-        with contextlib.suppress(StateError):
-            add(tree / rel, rel + "/", source.nested(rel).listing()[0])
+        add(tree / rel, rel + "/", source.snapshotter.nested_files(rel))
     for rel, record in start[1].items():
         if rel in wants or never_in_room(rel):
             continue

@@ -6,7 +6,6 @@ and their stat cache in store/fingerprint.py, what is left out in store/ignore.p
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -37,7 +36,9 @@ class Snapshotter:
 
     What is compared is what the ignore rules a person set leave in (store/ignorebase.py),
     whatever the rules on disk say now; files flagged in git's index to hide them are looked
-    through unless a person flagged them (store/indexflags.py).
+    through unless a person flagged them (store/indexflags.py). A repository inside the
+    project (a submodule, or one the agent made) is never entered by git, whose settings
+    there are its own and could name a program: ralph walks it (`_nested_fingerprint`).
     """
 
     # Timestamps can be as coarse as 2 s (FAT) and are jiffy-grained on Linux, so a file written
@@ -67,7 +68,10 @@ class Snapshotter:
         self.kind: Literal["git", "walk"] = "git" if self._repo.usable else "walk"
         self._rules = ignorebase.baseline(self.root, self._repo)
         self._ignored = RalphIgnore(ignorebase.ralphignore_spec(self._rules), now)
-        self._nested: dict[str, Snapshotter] = {}  # nested repositories and submodules
+        # each nested repository's files the last take walked, relative to it
+        self._nested_files: dict[str, list[str]] = {}
+        # (depth of its repository, path) -> left out of a walk; the rules are fixed
+        self._nested_skips: dict[tuple[int, str], bool] = {}
         self._fingerprints = Fingerprints(self.root, self._repo.algo, self._nested_fingerprint)
         self._walk_ignore: WalkIgnore | None = None
         self._flags: IndexFlags | None = None
@@ -84,12 +88,6 @@ class Snapshotter:
             self._walk_ignore = WalkIgnore(self.root, specs)
         else:
             self._flags = IndexFlags(self._repo, store_dir(self.root) / FLAGS_FILE)
-            for rel in self._flags.gitlinks:  # their own flags count from now, as ours do
-                if (self.root / rel / ".git").exists():
-                    with contextlib.suppress(StateError):
-                        self._nested[rel] = Snapshotter(
-                            self.root / rel, refresh=refresh, lock=self._repo.lock
-                        )
             self._watched = ignorebase.watched_files(self._repo)
 
     @property
@@ -100,6 +98,7 @@ class Snapshotter:
     def take(self) -> Snapshot:
         racy_from = time.time_ns() - self.racy_window_ns
         self._fingerprints.hashed_files = 0
+        self._nested_files = {}
         if self._walk_ignore is not None:
             found = walk(self.root, self._walk_ignore, self._fingerprints, racy_from)
             return Snapshot(kind="walk", head=None, entries=found)
@@ -138,8 +137,8 @@ class Snapshotter:
                 fingerprint = of(rel)
                 if fingerprint != blob:
                     entries[rel] = fingerprint
-        for rel, child in self._nested.items():
-            if rel not in entries and child.looks_hidden():
+        for rel in self._flags.gitlinks:  # git status leaves submodules out: walked here
+            if rel not in entries and not self._ignored(rel, True):
                 entries[rel] = of(rel)
         if self._flags.rewritten:  # its stat data may lie: look at what changed since
             self._flags.rewritten = False
@@ -182,9 +181,10 @@ class Snapshotter:
                 found.append(rel)
         return found
 
-    def looks_hidden(self) -> bool:
-        """Could this repository hold a change its own `git status` does not list?"""
-        return self._flags is not None and bool(self._flags.hidden())
+    def nested_files(self, rel: str) -> list[str]:
+        """The files of the repository at `rel` (one of `room_files`' nested ones) as the
+        last take walked them, relative to it, sorted."""
+        return self._nested_files.get(rel, [])
 
     def pending_rules(self) -> list[str]:
         """What in the ignore rules waits for a person's say, one line each, as of the last
@@ -228,20 +228,29 @@ class Snapshotter:
             return Changes((f"(HEAD moved: {old[:7] or 'none'}..{new[:7] or 'none'})",))
         return diff_entries(before.entries, after.entries, commit_changes)
 
-    def _nested_fingerprint(self, rel: str) -> str:
-        """A nested repository or submodule, which git lists as one entry: what is inside it.
+    def _nested_fingerprint(self, rel: str, racy_from: int, cache: dict[str, CacheEntry]) -> str:
+        """A repository inside the project (a submodule, or one made during the run), which
+        git lists as one entry: what is inside it, by ralph's own walk. Never by git: its
+        config, attributes and hooks are whoever made it's, and a filter or fsmonitor there
+        would run as ralph. Every file but `.git`, what .ralphignore leaves out and tool
+        output below it (its own .gitignore is not read: it may be the agent's)."""
+        cut, skips = len(rel) + 1, self._nested_skips
 
-        Its own snapshot (HEAD plus dirty files) changes whenever a file in it does.
-        """
-        child = self._nested.get(rel)
-        if child is None:
-            try:
-                child = self._nested[rel] = Snapshotter(
-                    self.root / rel, refresh=self._refresh, lock=self._repo.lock
-                )
-            except StateError:
-                return DIRECTORY
-        snap = child.take()
-        self._fingerprints.hashed_files += child.hashed_files
-        data = json.dumps(snap.to_json(), sort_keys=True).encode()
+        def skip(path: str) -> bool:
+            hit = skips.get((cut, path))
+            if hit is None:
+                ignored = self._ignored(path.rstrip("/"), path.endswith("/"))
+                hit = skips[cut, path] = ignored or is_scaffolding(path[cut:])
+            return hit
+
+        def of(path: str) -> str:
+            return self._fingerprints.of(path, None, racy_from, cache)
+
+        found = walk_folder(self.root, rel + "/", skip, of)
+        self._nested_files[rel] = sorted(
+            path[cut:]
+            for path, fingerprint in found.items()
+            if fingerprint != DELETED and not fingerprint.startswith(DIRECTORY)
+        )
+        data = json.dumps(sorted(found.items())).encode()
         return f"{DIRECTORY}:{hashlib.sha256(data).hexdigest()}"

@@ -74,7 +74,8 @@ def walk_folder(
     root: Path, rel_dir: str, skip: Callable[[str], bool], fingerprint: Callable[[str], str]
 ) -> dict[str, str]:
     """Root-relative path -> fingerprint of the files under `rel_dir` ("dir/") but those
-    `skip` names (folders end in "/"); a repository inside is one entry, as git lists it."""
+    `skip` names (folders end in "/") and `.git`; a repository inside is one entry, as git
+    lists it."""
     entries: dict[str, str] = {}
     stack = [rel_dir]
     while stack:
@@ -91,6 +92,8 @@ def walk_folder(
             continue
         with scan:
             for entry in scan:
+                if entry.name == ".git":
+                    continue
                 rel = folder + entry.name
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)

@@ -1,6 +1,7 @@
 """Git plumbing of lanes: worktrees under `.ralph/worktrees/`, lane branches, ralph's commits of
 a lane's work, merges that abort cleanly on a conflict. Every command runs through store/git.py,
-so none runs a program the agent wrote nor reaches a repository other than the project's.
+so none runs a program the agent wrote, reaches a repository other than the project's, or
+enters a submodule (store/gitguard.py).
 
 A lane's place is computed, never read: `.ralph/worktrees/<name>` for a name rules/lanes.py
 gives, on the branch `ralph/<name>`. Before ralph adds, commits in or removes a worktree it
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from ralph.errors import RepositoryError, StateError, UnsafePath
 from ralph.rules.lanes import BRANCH_PREFIX, is_lane_name
-from ralph.store import confined, git
+from ralph.store import confined, git, gitguard
 from ralph.store.files import make_dirs
 from ralph.store.git import Repo
 from ralph.store.workspace import STATE_DIR
@@ -177,7 +178,7 @@ def current_branch(r: Repo) -> str:
 
 def unclean(r: Repo) -> list[str]:
     """What keeps the work tree from being clean (git status --porcelain lines)."""
-    out = _out(r, "status", "--porcelain", "--untracked-files=all")
+    out = _out(r, "status", "--porcelain", "--untracked-files=all", gitguard.NOT_INTO_SUBMODULES)
     return [line for line in out.splitlines() if line.strip()]
 
 
@@ -269,9 +270,14 @@ def discard_worktree(r: Repo, root: Path, name: str) -> bool:
 
 def _holds_work(r: Repo, root: Path, name: str) -> bool:
     """The lane's worktree, ralph's, holds work its branch lacks: removing it would lose it."""
-    if not (lane_path(root, name) / ".git").exists() or not_owned(r, root, name) is not None:
+    path = lane_path(root, name)
+    if not (path / ".git").exists() or not_owned(r, root, name) is not None:
         return False
-    return bool(uncommitted(lane_repo(root, name, r.lock)))
+    lane = lane_repo(root, name, r.lock)
+    # a submodule checked out there may hold work only its own git could tell: kept
+    return bool(uncommitted(lane)) or any(
+        (path / p / ".git").exists() for p in git.submodules(lane)
+    )
 
 
 def _remove(r: Repo, root: Path, name: str) -> bool:
@@ -301,7 +307,15 @@ def worktree_branches(r: Repo) -> dict[str, str | None]:
 
 
 def unmerged_files(r: Repo) -> list[str]:
-    out = _out(r, "diff", "--no-ext-diff", "--no-textconv", "--name-only", "--diff-filter=U")
+    out = _out(
+        r,
+        "diff",
+        "--no-ext-diff",
+        "--no-textconv",
+        gitguard.NOT_INTO_SUBMODULES,
+        "--name-only",
+        "--diff-filter=U",
+    )
     return [line for line in out.splitlines() if line]
 
 
@@ -314,10 +328,18 @@ def commit_all(r: Repo, message: str, leave: Collection[str] = ()) -> bool:
             return False
         # `.ralph/` is never committed, whatever the ignore files say (a lane's copy of the
         # run's notes for the agent is there)
-        _git(r, "add", "-A")
+        # never into a submodule: `git add` looks into each whatever it is told (its own
+        # config, a filter there, would rule), so their paths are left out
+        links = [f":(exclude,literal){path}" for path in git.submodules(r)]
+        _git(r, "add", "-A", "--", ".", *links)
         kept = [f":(literal){path}" for path in leave]  # a name is a name, never a pattern
         _git(r, "reset", "--quiet", "--", STATE_DIR, *kept)  # as in HEAD: nothing of them added
-        if _run(r, "diff", "--cached", "--quiet", "--no-ext-diff").returncode == 0:
+        if (
+            _run(
+                r, "diff", "--cached", "--quiet", "--no-ext-diff", gitguard.NOT_INTO_SUBMODULES
+            ).returncode
+            == 0
+        ):
             return False
         _git(r, "commit", "--quiet", "--no-verify", "-m", message)
         return True
@@ -378,5 +400,5 @@ def unchanged_since_taken(r: Repo, branch: str, path: str) -> bool | None:
     status, base = _calm(r, "merge-base", "HEAD", branch)
     if status != 0:
         return None
-    status, _ = _calm(r, "diff", "--quiet", base, "--", path)
+    status, _ = _calm(r, "diff", "--quiet", gitguard.NOT_INTO_SUBMODULES, base, "--", path)
     return {0: True, 1: False}.get(status)
