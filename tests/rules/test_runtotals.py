@@ -38,3 +38,12 @@ def test_a_judge_and_a_final_verification_count_in_the_totals() -> None:
     assert totals.usage.input_tokens == 112 and round(totals.usage.cost_usd, 6) == 0.76
     assert round(totals.checks_s, 3) == 2.1
     assert totals.wall_s == 4.0  # from its start to its last record
+
+
+def test_the_bar_s_time_counts_in_ralph_s_checks() -> None:
+    start = {"ts": 1.0, "event": "run_start"}
+    bar = {"ts": 2.0, "event": "bar", "command": "pytest -q", "seconds": 1.5}
+    without = run_totals([start, *rotation(1, "a", 1, 100)])
+    with_bar = run_totals([start, bar, *rotation(1, "a", 1, 100)])
+    assert round(with_bar.checks_s - without.checks_s, 3) == 1.5
+    assert with_bar.rotations == without.rotations  # the bar is no rotation
