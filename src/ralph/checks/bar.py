@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ralph.checks.command import run_command
+from ralph.checks.records import BarMeasured
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.testcounts import TestCounts, merged_bar
@@ -36,6 +37,7 @@ class Measured:
     counts: TestCounts | None  # None: the run printed no summary ralph reads
     summary: str  # the check's own summary (exit code, counts, why it failed)
     interrupted: bool = False
+    seconds: float = 0.0  # how long it ran: ralph's checks' time
 
     def line(self) -> str:
         """One line for the run's notices."""
@@ -96,7 +98,7 @@ def measure(
         res = run_command(
             cfg, folder, env, cancel, name=BAR_CHECK, room=folder, launcher=place.launcher
         )
-        found = Measured(command, tuple(specs), res.counts, res.summary, res.interrupted)
+        found = Measured(command, tuple(specs), res.counts, res.why, res.interrupted, res.seconds)
         out.append(found)
         if on_done is not None:
             on_done(found)
@@ -140,7 +142,12 @@ def start_bars(
         return state
     runs = f"{len(commands)} test commands" if len(commands) > 1 else "the test command"
     notify(f"measuring the tests' bar: ralph runs {runs} once before the first rotation")
-    found = measure(commands, gate.place, cancel, lambda m: notify(m.line()))
+
+    def measured(m: Measured) -> None:
+        gate.record(BarMeasured(m.command, m.specs, m.seconds))  # its time is the run's too
+        notify(m.line())
+
+    found = measure(commands, gate.place, cancel, measured)
     if any(m.interrupted for m in found):
         raise KeyboardInterrupt
     changed = [
