@@ -16,6 +16,8 @@ from ralph.rules.jssummary import JS_PARSERS
 from ralph.rules.testcounts import TestCounts, last_and_failures, total
 
 COLLECT_ONLY = "pytest --collect-only"  # a run that only listed its tests
+# the summaries ralph reads, as a person is told to print one
+READ = "pytest, unittest, node --test, tape (TAP), jest, vitest, mocha, go test -v, cargo test"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
