@@ -29,7 +29,8 @@ def test_cases_are_found_per_language(path: str, names: list[str]) -> None:
 
 def test_the_js_skip_markers_and_what_only_looks_like_one() -> None:
     """node:test's, tape's, mocha's, jest's and vitest's ways to skip a test are markers; a
-    query's `skip`, a cursor's `.skip(10)` or a test named "skip:" are not."""
+    query's `skip`, a cursor's `.skip(10)`, a todo app's data or a test named "skip:" are
+    not."""
     skips = [
         "test.skip('a', () => {",
         "describe.skip('s', () => {",
@@ -46,6 +47,7 @@ def test_the_js_skip_markers_and_what_only_looks_like_one() -> None:
     plain = [
         "test('a', () => {",
         "const q = { skip: 10, limit: 5 };",
+        "const item = { todo: 'buy milk', only: 'once', done: true };",
         "rows = db.find().skip(10);",
         "it('has skip: in its name', () => {",
         "test('a', { skip: false }, () => {",
