@@ -4,12 +4,15 @@ rotation."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from ralph.checks.bar import to_measure
 from ralph.rules.spec import Spec
 from ralph.rules.state import SpecState, State
 from ralph.rules.testcounts import TestCounts as Counts
 from ralph.specs.frontmatter import parse_front_matter
+
+RUNNERS = Path(__file__).parents[1] / "fixtures" / "runners"
 
 
 def test_which_specs_have_their_bar_measured() -> None:
@@ -48,3 +51,39 @@ def test_the_bar_line_says_what_ran_in_words_that_fit() -> None:
     assert "at least 0" not in nothing and "a DONE needs its tests to run and pass" in nothing
     assert line(3, 1, 0).startswith("tests' bar of specs/a.spec.md: 4 tests ran before")
     assert line(1, 0, 0).startswith("tests' bar of specs/a.spec.md: 1 test ran before")
+
+
+def test_the_bar_says_when_no_test_file_is_recognised(tmp_path: Path) -> None:
+    """A JavaScript project whose tests none of ralph's patterns names (`checks/`) hears it at
+    the bar, with what to set; one in `test/` (tape's and node's layout) does not."""
+    from ralph.checks.bar import start_bars
+    from ralph.checks.recognised import UNRECOGNISED
+    from tests.checks.test_gate import A, rig, spec
+
+    node = (RUNNERS / "node-test-passed.txt").read_text()
+    for folder, said in (("checks", True), ("test", False)):
+        files = {
+            A: spec(f"test_command: node --test {folder}/"),
+            f"{folder}/calc.js": "const test = require('node:test');\ntest('adds', () => {});\n",
+        }
+        r = rig(tmp_path / folder, files, {f"node --test {folder}/": (0, node)})
+        lines: list[str] = []
+        state = start_bars(
+            r.gate,
+            list(r.specs().values()),
+            State(specs=(SpecState(A),)),
+            tests_edited=False,
+            notify=lines.append,
+        )
+        assert (f"tests' bar: {UNRECOGNISED}" in lines) is said, lines
+        assert any("tests' bar of specs/a.spec.md: 3 tests ran" in line for line in lines)
+        row = state.get(A)
+        assert row is not None and row.best_tests == Counts(3, 0, 2, ("node --test",))
+
+
+def test_a_command_without_a_summary_is_told_what_to_print() -> None:
+    from ralph.checks.bar import Measured
+
+    line = Measured("./run-tests.sh", ("specs/a.spec.md",), None, "exit code 0").line()
+    assert "`./run-tests.sh` printed no test summary ralph reads (no bar)" in line
+    assert "node --test, tape (TAP)" in line and "`test_report:`" in line

@@ -21,18 +21,14 @@ import pytest
 from ralph.checks.authorship import front_digests
 from ralph.checks.gate import (
     AGENT_FRONT_MATTER_HINT,
-    CHECK_HINT,
     FRONT_MATTER_HINT,
     REFUSED,
-    SEALED_HINT,
     SPECS_HINT,
     DoneGate,
     Verdict,
-    hint_for,
 )
+from ralph.checks.hint import SEALED_HINT, WORK_HINT
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, GateRecord
-from ralph.checks.result import CheckResult, GateResult
-from ralph.checks.sealed import NAME as SEALED_NAME
 from ralph.process.request import ProcessRequest
 from ralph.rules.spec import Spec
 from ralph.rules.specset import front_digest
@@ -134,7 +130,7 @@ def test_a_done_whose_test_command_fails_is_refused(tmp_path: Path) -> None:
     verdict = r.done()
     assert verdict.signal == REFUSED
     assert verdict.note is not None
-    assert "test_command: exit code 1, expected 0" in verdict.note and CHECK_HINT in verdict.note
+    assert "test_command: exit code 1, expected 0" in verdict.note and WORK_HINT in verdict.note
     # the agent reads why in its next prompt and its handoff; the worklog has every check
     assert "exit code 1" in r.gate.prompt_section(r.specs()[A], "IMPLEMENT")
     assert [d.spec for d in r.of(DoneRefused)] == [A]
@@ -464,17 +460,6 @@ def test_a_refusal_by_a_shared_test_command_is_said_once(tmp_path: Path) -> None
     assert alone.done().notice is None
 
 
-def test_a_refusal_by_sealed_tests_says_how_sealed_tests_change() -> None:
-    sealed_ = CheckResult(SEALED_NAME, "external", passed=False)
-    command = CheckResult("tests", "external", passed=False)
-    fine = CheckResult("lint", "external", passed=True)
-    assert hint_for(GateResult(False, (sealed_, fine))) == SEALED_HINT
-    assert "front matter" not in SEALED_HINT and "ralph seal" in SEALED_HINT
-    assert hint_for(GateResult(False, (command, fine))) == CHECK_HINT  # as ever
-    both = hint_for(GateResult(False, (command, sealed_)))
-    assert "front matter" in both and "ralph seal" in both
-
-
 # -- the final verification: every spec's checks on the tree as it is
 
 
@@ -529,3 +514,62 @@ def test_a_file_the_agent_added_that_shadows_the_test_runner_is_refused(tmp_path
     assert "pytest.py" in (verdict.note or "") and r.commands.lines().count("pytest -q") == 1
     # the interpreters the checks use were asked for their site-packages by the same seam
     assert any(request.argv[1:] == SITES for request in r.commands.ran)
+
+
+# -- a refusal says why: the command's own first error line, for the person and the agent
+
+
+def test_a_refusal_carries_the_commands_first_error_for_the_person_and_the_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "hunter2-very-secret-value"
+    monkeypatch.setenv("DATES_API_TOKEN", secret)
+    rooms: list[Path] = []
+
+    def crashes(request: ProcessRequest) -> tuple[int, str, str]:
+        rooms.append(request.cwd)
+        stdout = "".join(f"collecting {i}\n" for i in range(40))  # a long stdout
+        stderr = (
+            f'  File "{request.cwd}/dates.py", line 1, in <module>\n'
+            f"RuntimeError: the server refused token {secret}\n"
+        )
+        return 1, stdout, stderr
+
+    files = {A: spec("test_command: pytest -q"), "setup.cfg": "[options]\ninstall_requires = x\n"}
+    r = rig(tmp_path, files, {"pytest -q": crashes})
+    verdict = r.done()
+    error = "RuntimeError: the server refused token [REDACTED]"
+    assert verdict.signal == REFUSED and verdict.note is not None
+    assert f"test_command: exit code 1, expected 0; error: {error}" in verdict.note
+    assert WORK_HINT in verdict.note and "front matter" not in verdict.note
+    prompt = r.gate.prompt_section(r.specs()[A], "IMPLEMENT")
+    assert error in prompt and "(stderr)" in prompt and "collecting 39" in prompt
+    # the room is ralph's: the agent reads the path it knows
+    assert rooms and str(rooms[0]) not in prompt and 'File "dates.py", line 1' in prompt
+    assert secret not in prompt + verdict.note + repr(r.records)
+    [ran] = [c.outcome for c in r.of(CheckRan) if c.outcome["name"] == "test_command"]
+    assert ran["error"] == error  # the worklog's check record says it too
+
+
+def test_a_declared_package_the_environment_lacks_says_so_and_what_to_do(tmp_path: Path) -> None:
+    missing = (1, "E   ModuleNotFoundError: No module named 'isodate'\n1 error in 0.1s\n")
+    files = {
+        A: spec("test_command: pytest -q"),
+        "setup.cfg": "[options]\ninstall_requires =\n    isodate>=0.6\n",
+    }
+    note = rig(tmp_path, files, {"pytest -q": missing}).done().note or ""
+    assert "error: ModuleNotFoundError: No module named 'isodate'" in note
+    assert "`isodate` is declared by setup.cfg but not installed in the checks' environment" in note
+    assert "pip install" in note and "front matter" not in note
+    # the control: a module no file declares is the work's to fix (or to declare)
+    undeclared = {A: spec("test_command: pytest -q")}
+    other = rig(tmp_path / "u", undeclared, {"pytest -q": missing}).done().note or ""
+    assert "No module named 'isodate'" in other and "declared by" not in other
+    assert WORK_HINT in other
+
+
+def test_a_passing_done_says_nothing_of_errors(tmp_path: Path) -> None:
+    r = rig(tmp_path, {A: spec("test_command: pytest -q")}, {"pytest -q": PASSED})
+    verdict = r.done()
+    assert verdict.signal == "DONE" and "error" not in (verdict.note or "")
+    assert all("error" not in c.outcome for c in r.of(CheckRan))

@@ -64,7 +64,8 @@ def test_test_command_and_checks_gate_and_report_reasons(tmp_path: Path) -> None
     fake = Commands({"pytest -q": (1, "3 tests failed\n"), "lint": (0, ""), "docs": (2, "")})
     gate = run_gate(path, tmp_path, launcher=fake.launcher)
     assert not gate.passed
-    assert gate.reasons == ("test_command: exit code 1, expected 0",)
+    # the command's own word beside ralph's: its first error line (here its last line)
+    assert gate.reasons == ("test_command: exit code 1, expected 0; error: 3 tests failed",)
     assert gate.warnings == ("docs: exit code 2, expected 0",)  # an optional one only warns
     assert "3 tests failed" in gate.report()
     assert [r.name for r in gate.results] == ["test_command", "lint", "docs"]

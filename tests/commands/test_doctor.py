@@ -65,3 +65,16 @@ def test_what_ralph_yaml_does_not_need_is_no_warning_and_a_needed_problem_still_
     assert any(line.startswith("  warn  claude") for line in lines), lines
     assert any(line.startswith("  FAIL  codex") for line in lines)
     assert "fix: codex login" in "\n".join(lines)
+
+
+def test_doctor_warns_when_no_test_file_is_recognised(project: Project, bin_dir: Path) -> None:
+    """A warning, not a problem: the run can start. Control: node's `*.test.mjs` is found."""
+    project.write({"checks/calc.js": "require('node:test');\n"})
+    result = project.run("doctor")
+    assert "tests\n  warn  files  " in result.stdout, result.stdout
+    assert "no test file matches ralph's test patterns" in result.stdout
+    assert "fix: name yours with `tests:` in ralph.yaml" in result.stdout
+    assert "problem(s)" not in result.stdout.replace("0 problem(s)", "")
+    project.write({"lib/calc.test.mjs": "import test from 'node:test';\n"})
+    found = project.run("doctor").stdout
+    assert "ok    files  " in found and "1 test file found" in found

@@ -42,3 +42,16 @@ def test_init_force_deletes_a_link_inside_ralph_not_what_it_points_to(
     untouched(outside)
     assert (git_project.root / ".ralph" / "history").is_dir()
     assert not (git_project.root / ".ralph" / "history").is_symlink()
+
+
+def test_init_says_which_tests_it_recognises(project: Project) -> None:
+    """A tape project's `test/` folder is found; tests kept where no pattern looks are said
+    with what to set in ralph.yaml, and once set there they are found."""
+    project.write({"test/index.js": "const test = require('tape');\n"})
+    assert "tests: 1 test file found: they may grow, never shrink" in project.run("init").stdout
+    (project.root / "test").rename(project.root / "checks")
+    said = project.run("init", "--force").stdout
+    assert "tests: no test file matches ralph's test patterns, so no test is guarded" in said
+    assert 'name yours with `tests:` in ralph.yaml, e.g. `tests: ["spec/**/*.js"]`' in said
+    project.write({"ralph.yaml": 'tests: ["checks/*.js"]\n'})
+    assert "tests: 1 test file found" in project.run("init", "--force").stdout

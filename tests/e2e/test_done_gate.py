@@ -363,7 +363,9 @@ def test_semantic_judge_is_another_agent_of_the_pool_than_the_coder(git_project:
         "DONE refused: semantic: NOT_VERIFIED: judged by beta",
         "DONE refused: semantic: NOT_VERIFIED: judged by alpha",
     ]
-    assert all(e["note"].endswith("else let the agent fix the work)") for e in ends)
+    assert all(
+        e["note"].endswith("let the agent fix the work (its next prompt says why))") for e in ends
+    )
 
 
 def test_checks_write_in_the_clean_room_never_in_the_tree(git_project: Project) -> None:

@@ -4,9 +4,10 @@ Passed to the gate as what its launcher runs (`DoneGate(..., launcher=commands.l
 seam `run_process` fills, process/launcher.Launcher): ralph builds each check's request (its shell
 command line, the room it runs in, its environment and limits) with its own code and reads the
 result with its own code; only the shell is left out. Each command line is answered by what the
-test says of it: an exit code and output, or a function of the request, which may read the room
-the check runs in (the files a real test run would read). A command nobody named is one the shell
-cannot find. Every request is kept, so a test can say what ran, where and with what.
+test says of it: an exit code and output (and what it wrote on stderr), or a function of the
+request, which may read the room the check runs in (the files a real test run would read). A
+command nobody named is one the shell cannot find. Every request is kept, so a test can say
+what ran, where and with what.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from ralph.process.launcher import Launcher
 from ralph.process.request import OPEN, OutputCallback, ProcessRequest, ProcessResult
 
-Answer = tuple[int, str]  # (exit code, what it printed)
+Answer = tuple[int, str] | tuple[int, str, str]  # (exit code, stdout[, stderr])
 Play = Answer | Callable[[ProcessRequest], Answer]
 
 
@@ -36,16 +37,16 @@ class Commands:
         self.ran.append(request)
         line = request.argv[-1]  # `sh -c LINE`: checks/command.shell_argv
         play = self.plays.get(line, (127, f"sh: 1: {line.split(' ')[0]}: not found\n"))
-        code, out = play(request) if callable(play) else play
-        data = out.encode()
+        code, out, *err = play(request) if callable(play) else play
+        data, errors = out.encode(), "".join(err).encode()
         on_output("stdout", data)
         now = time.time()
         return ProcessResult(
             exit_code=code,
             stdout_tail=data[-request.tail_bytes :],
-            stderr_tail=b"",
+            stderr_tail=errors[-request.tail_bytes :],
             stdout_bytes=len(data),
-            stderr_bytes=0,
+            stderr_bytes=len(errors),
             started=now,
             ended=now,
             timed_out=False,

@@ -61,3 +61,12 @@ def test_a_continued_run_counts_both_parts_and_not_the_time_nobody_ran() -> None
     # control: a run that does not continue is one of its own: a job sums each run's time
     job = [*ended, {"ts": 2000.0, "event": "run_start"}, {"ts": 2005.0, "event": "wait"}]
     assert run_totals(job).wall_s == 31.0 + 5.0
+
+
+def test_the_bar_s_time_counts_in_ralph_s_checks() -> None:
+    start = {"ts": 1.0, "event": "run_start"}
+    bar = {"ts": 2.0, "event": "bar", "command": "pytest -q", "seconds": 1.5}
+    without = run_totals([start, *rotation(1, "a", 1, 100)])
+    with_bar = run_totals([start, bar, *rotation(1, "a", 1, 100)])
+    assert round(with_bar.checks_s - without.checks_s, 3) == 1.5
+    assert with_bar.rotations == without.rotations  # the bar is no rotation

@@ -25,3 +25,33 @@ def test_cases_are_found_per_language(path: str, names: list[str]) -> None:
     text = {"py": PY, "ts": JS, "go": GO, "rs": RUST, "java": JAVA, "rb": RUBY, "snap": SNAP}
     found = read_tests(path, text[path.rsplit(".", 1)[1]])
     assert [c.name for c in found.cases] == names
+
+
+def test_the_js_skip_markers_and_what_only_looks_like_one() -> None:
+    """node:test's, tape's, mocha's, jest's and vitest's ways to skip a test are markers; a
+    query's `skip`, a cursor's `.skip(10)`, a todo app's data or a test named "skip:" are
+    not."""
+    skips = [
+        "test.skip('a', () => {",
+        "describe.skip('s', () => {",
+        "it.concurrent.only('a', async () => {",
+        "xit('a', () => {",
+        "test.todo('a')",
+        "test('a', { skip: true }, (t) => {",
+        "test('a', { skip: process.platform === 'win32' }, () => {",
+        "await t.test('sub', { todo: 'later' }, () => {})",
+        "  skip: true,",
+        "  t.skip('not yet');",
+        "  this.skip();",
+    ]
+    plain = [
+        "test('a', () => {",
+        "const q = { skip: 10, limit: 5 };",
+        "const item = { todo: 'buy milk', only: 'once', done: true };",
+        "rows = db.find().skip(10);",
+        "it('has skip: in its name', () => {",
+        "test('a', { skip: false }, () => {",
+        "test('a', { timeout: 100 }, () => {",
+    ]
+    found = read_tests("test/a.js", "\n".join(skips + plain)).markers
+    assert found == tuple(line.strip() for line in skips)

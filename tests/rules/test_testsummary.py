@@ -26,12 +26,6 @@ RUNNERS = Path(__file__).parents[1] / "fixtures" / "runners"
         ("unittest-failed.txt", (1, 1, 1)),
         ("unittest-error.txt", (1, 1, 0)),
         ("unittest-no-tests.txt", (0, 0, 0)),
-        ("jest-passed.txt", (3, 0, 2)),  # 1 skipped + 1 todo
-        ("jest-failed.txt", (2, 1, 2)),
-        ("jest-no-tests.txt", (0, 0, 0)),
-        ("vitest-passed.txt", (3, 0, 2)),
-        ("vitest-failed.txt", (2, 1, 2)),
-        ("vitest-no-tests.txt", (0, 0, 0)),
         ("go-v-passed.txt", (3, 0, 1)),
         ("go-v-failed.txt", (2, 1, 1)),
         ("go-json-failed.txt", (2, 1, 1)),

@@ -37,6 +37,23 @@ describe("calc", () => {
 """
 
 
+# tape and node:test: `test(name, fn)` with `t.` assertions, in `test/` (the default globs)
+TAPE = """\
+const test = require('tape');
+const { add } = require('../index.js');
+
+test('adds', function (t) {
+  t.equal(add(2, 3), 5);
+  t.end();
+});
+
+test('adds zero', (t) => {
+  t.equal(add(0, 0), 0);
+  t.end();
+});
+"""
+
+
 GO = """\
 package calc
 
@@ -105,6 +122,18 @@ def check(path: str, old: str, new: str) -> list[str]:
         ("a.test.ts", JS, (".toBe(5)", ".toBe(6)"), "`adds` changed: assertion `.toBe(5);`"),
         ("a.test.ts", JS, ('it("adds"', 'it.skip("adds"'), "skip marker: `it.skip("),
         ("a.test.ts", JS, ('test("subs"', 'test.only("subs"'), "skip marker: `test.only("),
+        ("test/a.js", TAPE, ("test('adds',", "test.skip('adds',"), "marker: `test.skip('adds'"),
+        ("test/a.js", TAPE, ("test('adds',", "test('adds', { skip: true },"), "{ skip: true }"),
+        ("test/a.js", TAPE, ("test('adds',", "test('adds', { todo: 'later' },"), "{ todo:"),
+        ("test/a.js", TAPE, ("  t.equal(add(2", "  t.skip('later');\n  t.equal(add(2"), "t.skip("),
+        ("test/a.js", TAPE, ("add(2, 3), 5", "add(2, 3), add(2, 3)"), "`t.equal(add(2, 3), 5);`"),
+        ("test/a.js", TAPE, ("test('adds',", "xtest('adds',"), "marker: `xtest('adds'"),
+        (
+            "a.test.js",
+            TAPE,
+            ("test('adds',", "describe.skip('x', () => {});\ntest('adds',"),
+            "skip",
+        ),
         ("c_test.go", GO, ("\tif Add", "\tt.Skip()\n\tif Add"), "skip marker: `t.Skip()`"),
         ("c_test.go", GO, ("!= 5", "!= -1"), "`TestAdd` changed"),
         ("src/lib.rs", RUST, ("#[test]", "#[test]\n    #[ignore]"), "skip marker: `#[ignore]`"),
@@ -184,3 +213,20 @@ def test_an_assertion_outside_the_cases_must_stay() -> None:
 def test_unreadable_python_is_compared_line_by_line() -> None:
     broken = PY + "\ndef (:\n"
     assert check("t/test_c.py", broken, broken.replace("== 5", "== 6"))
+
+
+def test_an_added_js_skip_is_named_first() -> None:
+    """`test('adds'` turned into `test.skip('adds'` changes the case's first line too: the
+    skip is what a refusal's first line names. Control: a test added beside the person's,
+    or a blank line taken out, is no weakening."""
+    new = TAPE.replace("test('adds',", "test.skip('adds',")
+    found = check("test/index.js", TAPE, new)
+    assert found[0] == "test/index.js: adds a skip marker: `test.skip('adds', function (t) {`"
+    grown = (
+        TAPE + "\ntest('adds negatives', (t) => {\n  t.equal(add(-1, -1), -2);\n  t.end();\n});\n"
+    )
+    assert check("test/index.js", TAPE, grown) == []
+    assert (
+        check("test/index.js", TAPE, TAPE.replace("  t.end();\n});\n\n", "  t.end();\n});\n", 1))
+        == []
+    )

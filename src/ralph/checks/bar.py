@@ -15,9 +15,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ralph.checks.command import run_command
+from ralph.checks.recognised import UNRECOGNISED
+from ralph.checks.records import BarMeasured
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.rules.testcounts import TestCounts, merged_bar
+from ralph.rules.testsummary import READ
 from ralph.rules.words import plural
 from ralph.specs.checkconfig import ExternalConfig
 from ralph.specs.frontmatter import SpecMeta
@@ -36,12 +39,17 @@ class Measured:
     counts: TestCounts | None  # None: the run printed no summary ralph reads
     summary: str  # the check's own summary (exit code, counts, why it failed)
     interrupted: bool = False
+    seconds: float = 0.0  # how long it ran: ralph's checks' time
 
     def line(self) -> str:
         """One line for the run's notices."""
         which = ", ".join(self.specs)
         if self.counts is None:
-            return f"tests' bar of {which}: `{self.command}` printed no test summary (no bar)"
+            return (
+                f"tests' bar of {which}: `{self.command}` printed no test summary ralph reads "
+                f"(no bar): make it print one ({READ}), or write a JUnit XML report and name "
+                "it `test_report:` in the spec's front matter"
+            )
         counts, ran = self.counts, self.counts.executed
         if ran == 0:  # nothing to hold a DONE to but the command itself
             return (
@@ -96,7 +104,7 @@ def measure(
         res = run_command(
             cfg, folder, env, cancel, name=BAR_CHECK, room=folder, launcher=place.launcher
         )
-        found = Measured(command, tuple(specs), res.counts, res.summary, res.interrupted)
+        found = Measured(command, tuple(specs), res.counts, res.why, res.interrupted, res.seconds)
         out.append(found)
         if on_done is not None:
             on_done(found)
@@ -138,9 +146,16 @@ def start_bars(
     commands = to_measure([(s, gate.meta(s)[0]) for s in specs], state, tests_edited=tests_edited)
     if not commands:
         return state
+    if not gate.tests.store.seen():  # what the guard found as the run started
+        notify(f"tests' bar: {UNRECOGNISED}")
     runs = f"{len(commands)} test commands" if len(commands) > 1 else "the test command"
     notify(f"measuring the tests' bar: ralph runs {runs} once before the first rotation")
-    found = measure(commands, gate.place, cancel, lambda m: notify(m.line()))
+
+    def measured(m: Measured) -> None:
+        gate.record(BarMeasured(m.command, m.specs, m.seconds))  # its time is the run's too
+        notify(m.line())
+
+    found = measure(commands, gate.place, cancel, measured)
     if any(m.interrupted for m in found):
         raise KeyboardInterrupt
     changed = [

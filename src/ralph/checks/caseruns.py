@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ralph.checks.command import output_tail, run_command
+from ralph.checks.command import run_command
+from ralph.checks.failure import output_tail, relative
 from ralph.checks.result import CheckResult
 from ralph.errors import RalphError
 from ralph.process.launcher import Launcher
@@ -82,7 +83,9 @@ def case_run(
         passes=passes,
         whole=True,
     )
-    result = replace(whole, output=output_tail(whole.output) if not whole.passed else "")
+    result = replace(
+        whole, output=output_tail(relative(whole.output, room)) if not whole.passed else ""
+    )
     try:
         if result.interrupted or result.summary.startswith("timed out"):
             return CaseRun(None, result, result.summary)

@@ -9,11 +9,12 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ralph.checks import runrecord
 from ralph.checks.evidence import failed_tests, no_tests, run_counts
+from ralph.checks.failure import failure
 from ralph.checks.result import CheckResult
 from ralph.process.launcher import Launcher
 from ralph.process.request import ProcessRequest
@@ -25,7 +26,6 @@ from ralph.rules.streamredact import StreamRedactor
 from ralph.rules.testcounts import TestCounts
 from ralph.specs.checkconfig import ExternalConfig
 
-OUTPUT_TAIL_LINES = 20  # lines of a failed check's output shown to the agent and the user
 OUTPUT_TAIL_BYTES = 4 << 20  # how much of a check's output is searched for output_contains
 KILL_GRACE = 5.0
 
@@ -69,17 +69,16 @@ def run_command(
     started, wall_started = time.perf_counter(), time.time()
     record: RunRecord | None = None  # pytest's own record of the run (checks/runrecord.py)
 
-    def fail(summary: str, output: str = "", *, interrupted: bool = False) -> CheckResult:
+    def fail(summary: str, streams: tuple[str, str] = ("", ""), **more: Any) -> CheckResult:
+        said = failure(*streams, root, room)  # the end of each stream, its first error line
         return CheckResult(
-            name,
-            "external",
-            False,
-            required,
-            summary,
-            output if whole else output_tail(output),
+            *(name, "external", False, required, summary),
+            "".join(streams) if whole else said.tail,
             seconds=time.perf_counter() - started,
-            interrupted=interrupted,
             record=record,
+            error=said.error,
+            not_installed=said.not_installed,
+            **more,
         )
 
     cwd = (root / cfg.working_dir).resolve()
@@ -113,40 +112,41 @@ def run_command(
     # Where a check's output enters ralph: the secrets of its environment never go further
     # (summaries, history logs, handoff notes, the state's last failure).
     redact = StreamRedactor(redactor(secret_values(env)))
-    out = redact.tail(res.stdout_tail, res.stdout_bytes) + redact.tail(
-        res.stderr_tail, res.stderr_bytes
-    )
     # Colours (`--color=yes`) and escape sequences are noise in a prompt, a handoff or a log.
-    output = clean_text(out.decode("utf-8", errors="replace"))
+    streams = (
+        clean_text(redact.tail(res.stdout_tail, res.stdout_bytes).decode(errors="replace")),
+        clean_text(redact.tail(res.stderr_tail, res.stderr_bytes).decode(errors="replace")),
+    )
+    output = "".join(streams)
     if res.interrupted:
-        return fail("interrupted", output, interrupted=True)
+        return fail("interrupted", streams, interrupted=True)
     record = runrecord.read(room) if room is not None else None
     if res.timed_out:
         return fail(
-            f"timed out after {float(cfg.timeout):g} s (its process tree was killed)", output
+            f"timed out after {float(cfg.timeout):g} s (its process tree was killed)", streams
         )
     if record is not None and record.refusal is not None:
-        return fail(record.refusal, output)  # never decided by a line the code could print
+        return fail(record.refusal, streams)  # never decided by a line the code could print
     report = cwd / cfg.report if cfg.report is not None else None
     counts = run_counts(output, report, wall_started, record)
     if res.exit_code != cfg.success_exit_code:
         # its counts go with it: the bar measured at the start reads a failing run's too
         read = counts if isinstance(counts, TestCounts) else None
         code = f"exit code {res.exit_code}, expected {cfg.success_exit_code}"
-        return replace(fail(code, output), counts=read)
+        return fail(code, streams, counts=read)
     if cfg.output_contains is not None and cfg.output_contains not in output:
-        return fail(f"output does not contain {cfg.output_contains!r}", output)
+        return fail(f"output does not contain {cfg.output_contains!r}", streams)
     if cfg.output_not_contains is not None and cfg.output_not_contains in output:
-        return fail(f"output contains {cfg.output_not_contains!r}", output)
+        return fail(f"output contains {cfg.output_not_contains!r}", streams)
     if isinstance(counts, str):
-        return fail(counts, output)
+        return fail(counts, streams)
     why: str | None = None
     if counts is not None:
         # a check that expects a non-zero exit code is judged by its exit code alone
         failed = failed_tests(counts, res.exit_code) if cfg.success_exit_code == 0 else None
         why = failed or no_tests(counts)
     if why is not None:
-        return replace(fail(why, output), counts=counts)
+        return fail(why, streams, counts=counts)
     return CheckResult(
         name,
         "external",
@@ -158,8 +158,3 @@ def run_command(
         counts=counts,
         record=record,
     )
-
-
-def output_tail(output: str) -> str:
-    lines = output.rstrip().splitlines()[-OUTPUT_TAIL_LINES:]
-    return "\n".join(line if len(line) <= 300 else line[:300] + " …" for line in lines)

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 from ralph.checks.authorship import agent_change
 from ralph.checks.claims import VState
 from ralph.checks.evidence import fell_behind
+from ralph.checks.hint import PERSON, hint_for
 from ralph.checks.judge import AgentJudge
 from ralph.checks.loaded import loaded
 from ralph.checks.place import CheckPlace, Ran
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, Record
 from ralph.checks.requirements import requirements
 from ralph.checks.result import CheckCache, CheckResult, GateResult
-from ralph.checks.sealed import NAME as SEALED_NAME
 from ralph.checks.sealed import has_sealed
 from ralph.checks.sharedtests import shared_tests
 from ralph.checks.specset import specs_refusal
@@ -47,28 +47,6 @@ if TYPE_CHECKING:
 REFUSED = "REFUSED"
 INTERRUPTED = "interrupted while running the DONE checks"
 NOTE_REASONS = 3  # reasons shown on the one-line display note
-# what a person can do about a refusal, in one line (weakened tests and a drop in the test
-# counts say it in their reasons)
-PERSON = "what a person can do: "
-CHECK_HINT = "if a check is wrong, edit the spec's front matter; else let the agent fix the work"
-# sealed tests are ralph's copies, in its store, not in the spec
-SEALED_HINT = (
-    "if a sealed test is wrong, seal the corrected file again (ralph seal FILE --spec SPEC) "
-    "or unseal it (ralph unseal FILE); else let the agent fix the work"
-)
-
-
-def hint_for(gate: GateResult) -> str:
-    """What a person can do about the checks that refused a DONE: sealed tests are changed
-    with `ralph seal`, every other check in the spec's front matter."""
-    failed = {r.name for r in gate.results if not r.passed and not r.skipped}
-    if SEALED_NAME not in failed:
-        return CHECK_HINT
-    if failed == {SEALED_NAME}:
-        return SEALED_HINT
-    return f"{CHECK_HINT.removesuffix('; else let the agent fix the work')}; {SEALED_HINT}"
-
-
 FRONT_MATTER_HINT = f"fix the YAML between the --- lines ({docs_page('reference/front-matter.md')})"
 AGENT_FRONT_MATTER_HINT = "accept the agent's change with `ralph accept`, or restore it"
 SPECS_HINT = "restore the spec (git checkout), or accept the change with `ralph accept`"

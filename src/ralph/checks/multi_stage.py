@@ -37,7 +37,7 @@ class MultiStage:
                 )
             if res.passed:
                 continue
-            line = f"stage {stage_name!r}: {res.summary}"
+            line = f"stage {stage_name!r}: {res.why}"
             if not stage.required:
                 warnings.append(line)
                 continue

@@ -58,6 +58,16 @@ class JudgeSpent:
     usage: Usage | None  # None: the judge's agent reported nothing
 
 
-GateRecord = CheckRan | ClaimMoved | GateDecided | DoneRefused | JudgeSpent
-GATE_RECORDS = (CheckRan, ClaimMoved, GateDecided, DoneRefused, JudgeSpent)
+@dataclass(frozen=True)
+class BarMeasured:
+    """A test command run for the tests' bar at a run's start (checks/bar.py): ralph's checks'
+    time outside any rotation, counted in the run's "ralph's checks" time."""
+
+    command: str
+    specs: tuple[str, ...]
+    seconds: float
+
+
+GateRecord = CheckRan | ClaimMoved | GateDecided | DoneRefused | JudgeSpent | BarMeasured
+GATE_RECORDS = (CheckRan, ClaimMoved, GateDecided, DoneRefused, JudgeSpent, BarMeasured)
 Record = Callable[[GateRecord], None]

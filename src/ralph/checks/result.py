@@ -6,6 +6,7 @@ import threading
 from dataclasses import dataclass, field
 
 from ralph.checks.records import JudgeSpent
+from ralph.rules.firsterror import with_error
 from ralph.rules.runrecord import RunRecord
 from ralph.rules.testcounts import TestCounts, total
 
@@ -25,10 +26,17 @@ class CheckResult:
     interrupted: bool = False
     counts: TestCounts | None = None  # what a test run did, from the runner's summary
     record: RunRecord | None = None  # pytest's own record of the run (rules/runrecord.py)
+    error: str | None = None  # a failed command's own first error line (checks/failure.py)
+    not_installed: str | None = None  # a package it lacks that the tree declares
 
     @property
     def blocking(self) -> bool:
         return self.required and not self.passed
+
+    @property
+    def why(self) -> str:
+        """Its summary, and what the command itself said first when it failed."""
+        return with_error(self.summary, self.error)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -42,6 +50,7 @@ class CheckResult:
             "seconds": round(self.seconds, 3),
             "warnings": list(self.warnings),
             **({"tests": self.counts.to_json()} if self.counts is not None else {}),
+            **({"error": self.error} if self.error else {}),
         }
 
 
@@ -66,11 +75,11 @@ class GateResult:
     @property
     def reasons(self) -> tuple[str, ...]:
         """One line per failed required check: which one, and why."""
-        return tuple(f"{r.name}: {r.summary}" for r in self.failed)
+        return tuple(f"{r.name}: {r.why}" for r in self.failed)
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        out = [f"{r.name}: {r.summary}" for r in self.results if not r.required and not r.passed]
+        out = [f"{r.name}: {r.why}" for r in self.results if not r.required and not r.passed]
         for r in self.results:
             out.extend(f"{r.name}: {w}" for w in r.warnings)
         return tuple(out)
@@ -79,7 +88,7 @@ class GateResult:
         """The failures with the end of each one's output, for the handoff and the prompt."""
         parts: list[str] = []
         for r in self.failed:
-            parts.append(f"- {r.name} ({r.method}): {r.summary}")
+            parts.append(f"- {r.name} ({r.method}): {r.why}")
             if r.output.strip():
                 tail = "\n".join(f"      {line}" for line in r.output.rstrip().splitlines())
                 parts.append(tail)

@@ -16,9 +16,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
+from ralph.checks.recognised import guarded_globs
 from ralph.checks.testconfig import ConfigGuard
 from ralph.rules.state import State
-from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
+from ralph.rules.testfiles import is_test
 from ralph.rules.weakening import Finding, weakened
 from ralph.store.git import GitLock
 from ralph.store.testbaseline import (
@@ -28,7 +29,6 @@ from ralph.store.testbaseline import (
     person_edits,
     person_ignored,
     read,
-    runner_settings,
     scan,
 )
 
@@ -47,9 +47,7 @@ class TestGuard:
     ):
         self.root = root
         self.store = TestStore(state_dir)
-        # the runners' own settings (pytest's python_files, jest's testMatch) widen the globs
-        base = tuple(globs) if globs is not None else DEFAULT_GLOBS
-        self.globs = tuple(dict.fromkeys((*base, *runner_settings(root))))
+        self.globs = guarded_globs(root, globs)
         self.ignored = person_ignored(root, lock)  # what the person's ignore rules leave out
         # the test configuration, recorded and taken as the tests are
         self.config = ConfigGuard(root, state_dir, self.globs, commands)

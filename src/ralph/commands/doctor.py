@@ -22,7 +22,7 @@ from ralph.store.config import RalphConfig
 
 @dataclass(frozen=True)
 class Check:
-    area: str  # sandbox | agent
+    area: str  # sandbox | tests | agent
     name: str
     state: str  # ok | warn | fail
     detail: str
@@ -40,7 +40,8 @@ def doctor(root: Path, *, as_json: bool) -> int:
     if held is not None:
         print(f"warning: {held}", file=sys.stderr)
     pool = _pool(config)
-    checks = [*sandbox_checks(root, config, pool), *agent_checks(config, pool)]
+    checks = [*sandbox_checks(root, config, pool), tests_check(root, config)]
+    checks += agent_checks(config, pool)
     broken = [c for c in checks if c.needed and c.state == "fail"]
     if as_json:
         import json
@@ -93,6 +94,16 @@ def sandbox_checks(root: Path, config: RalphConfig, pool: list[CommandAgent]) ->
         shutil.rmtree(box.scratch, ignore_errors=True)
         checks.append(Check("sandbox", profile, "ok", box.describe(), profile in needed))
     return checks
+
+
+def tests_check(root: Path, config: RalphConfig) -> Check:
+    """The test files the test guard recognises: none is a warning, not a failure."""
+    from ralph.checks.recognised import NONE, SET, found_line, recognised_tests
+
+    count = len(recognised_tests(root, config.tests.paths))
+    if count:
+        return Check("tests", "files", "ok", found_line(count), True)
+    return Check("tests", "files", "warn", NONE, True, SET)
 
 
 def agent_checks(config: RalphConfig, pool: list[CommandAgent]) -> list[Check]:
@@ -171,7 +182,7 @@ def render(checks: list[Check]) -> str:
     for check in [c for c in checks if c not in absent]:
         if check.area != area:
             area = check.area
-            lines.append("sandbox" if area == "sandbox" else "agents")
+            lines.append({"sandbox": "sandbox", "tests": "tests"}.get(area, "agents"))
         # what ralph.yaml does not need is no warning, whatever its probe found: said, no fix
         idle = not check.needed and check.state != "ok"
         mark = "-   " if idle else {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[check.state]

@@ -61,8 +61,23 @@ def init_project(root: Path, *, force: bool) -> Iterator[str]:
         yield "created PROMPT.md: describe what you want built there"
     if ensure_gitignored(root):
         yield "added .ralph/ to .gitignore"
+    yield f"tests: {_tests(root)}"
     yield "next: describe what you want in your specs; each spec runs its own tests (test_command:"
     yield "      in its front matter), ralph.yaml's test_command the whole suite at the end"
     yield "      ralph doctor                 is your agent CLI installed and logged in?"
     yield "      ralph run --agent claude     or codex, gemini, cursor, opencode, pi, aider;"
     yield "                                   --agent 'cmd:CMD' for any other, --agent demo"
+
+
+def _tests(root: Path) -> str:
+    """What the test guard will recognise, by what ralph.yaml says of the tests if it can be
+    read (`ralph run` says what is wrong with it)."""
+    from ralph.checks.recognised import found_line, recognised_tests
+    from ralph.errors import RalphError
+    from ralph.store.config import load_config
+
+    try:
+        globs = load_config(root).tests.paths
+    except RalphError:
+        globs = None
+    return found_line(len(recognised_tests(root, globs)))

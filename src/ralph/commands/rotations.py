@@ -164,12 +164,14 @@ def render_table(rows: list[Rotation]) -> str:
     widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
     right = {0, *(i + lanes for i in (6, 7, 8, 9))}  # numbers read better aligned right
     out = []
-    for line in cells:
+    for line, row in zip(cells, [None, *rows], strict=True):
         parts = [
             cell.rjust(w) if i in right else cell.ljust(w)
             for i, (cell, w) in enumerate(zip(line, widths, strict=True))
         ]
         out.append("  ".join(parts).rstrip())
+        if row is not None and row.signal == "REFUSED" and row.note:  # why, under its row
+            out.append(f"{' ' * (widths[0] + 2)}{printable(row.note)}")
     return "\n".join(out) + "\n"
 
 

@@ -31,7 +31,7 @@ class RunTotals:
     rotations: int = 0  # rotations ended, the final verifications' included
     usage: Tally = field(default_factory=Tally)  # every agent call's tokens and cost, as reported
     agent_s: float = 0.0  # the agents' own time in those rotations
-    checks_s: float = 0.0  # ralph's checks: the DONE gate, a final verification's checks
+    checks_s: float = 0.0  # ralph's checks: the bar, the DONE gate, a final verification's
     wall_s: float | None = None  # from the run's start to its end (or its last record)
 
     def to_json(self) -> dict[str, Any]:
@@ -112,6 +112,8 @@ def run_totals(records: Iterable[dict[str, Any]], now: float | None = None) -> R
             seconds = recorded.seconds(rec["totals"].get("seconds"))
             if seconds is not None:  # the whole run as it said it, its earlier parts included
                 done, start = before + seconds, None
+        if kind == "bar":  # the tests' bar, measured before the first rotation
+            checks_s += recorded.seconds(rec.get("seconds")) or 0.0
         if not is_call(rec):
             continue
         usage = add(usage, spent(rec))

@@ -33,8 +33,15 @@ MARKERS = {
     "python": r"\bmark\.(?:skip|skipif|xfail)\b|\bunittest\.skip\w*|@skip\w*\b|"
     r"\bexpectedFailure\b|\bpytest\.(?:skip|xfail|importorskip)\s*\(|\bskipTest\s*\(|"
     r"\bSkipTest\b|\b__unittest_skip__\b",
-    "js": r"\b(?:it|test|describe|suite|context|bench)\.(?:skip|only|todo|fails|skipIf|runIf)\b|"
-    r"\b(?:xit|xtest|xdescribe|fit|fdescribe|xcontext)\s*\(",
+    # `test.skip(`, `it.concurrent.only(`, `xit(`; tape's and node's `t.skip()` / `t.todo()`
+    # and mocha's `this.skip()`; the options of node --test, tape and ava (`{ skip: true }`)
+    "js": r"\b(?:it|test|describe|suite|context|bench|specify)(?:\.\w+)*\."
+    r"(?:skip|only|todo|fails|failing|skipIf|runIf)\b|"
+    r"\b(?:xit|xtest|xdescribe|fit|fdescribe|xcontext|xspecify)\s*\(|"
+    r"\b(?:t|tt|st|ctx|context|this)\.(?:skip|todo)\s*\(|"
+    r"\b(?:skip|only)\s*:\s*true\b|"  # a todo app's `{ todo: 'milk' }` is data
+    r"\b(?:it|test|describe|suite|specify)\s*\([^){]*\{[^)]*?\b(?:skip|todo|only)\s*:"
+    r"(?!\s*(?:false|null|undefined|0)\b)",
     "go": r"\bt\.Skip(?:f|Now)?\s*\(|\bb\.Skip(?:f|Now)?\s*\(|\btesting\.Short\s*\(",
     "rust": r"#\[\s*ignore\b|#\[\s*cfg_attr\([^]]*ignore",
     "java": r"@(?:Disabled\w*|Ignore|EnabledIf\w*|DisabledIf\w*)\b|"

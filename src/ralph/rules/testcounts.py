@@ -5,8 +5,8 @@ the displays that show counts do not load them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,13 @@ def total(counts: Iterable[TestCounts]) -> TestCounts | None:
     for c in counts:
         out = c if out is None else out + c
     return out
+
+
+def last_and_failures(counts: Sequence[TestCounts]) -> TestCounts:
+    """One runner's summaries in one output: the last one's counts, with the most failures
+    any shows: a later summary (a second run, or a line the tests printed) never hides an
+    earlier run's failures, and an earlier line adds no passes."""
+    return replace(counts[-1], failed=max(c.failed for c in counts))
 
 
 def junit_counts(suites: Iterable[tuple[int, int, int, int]]) -> TestCounts:

@@ -23,9 +23,13 @@ DEFAULT_GLOBS: tuple[str, ...] = (
     "test*.py",
     "*_test.py",
     "conftest.py",
-    # JavaScript / TypeScript: jest, vitest, mocha; and jest's stored snapshots
+    # JavaScript / TypeScript: jest, vitest, mocha, and what `node --test` and ava look for
+    # (tape and mocha projects keep theirs in `test/`); and jest's stored snapshots
     "*.{test,spec}.{js,jsx,ts,tsx,mjs,cjs,mts,cts}",
-    "**/__tests__/**/*.{js,jsx,ts,tsx,mjs,cjs,mts,cts}",
+    "*{-,_}test.{js,jsx,ts,tsx,mjs,cjs,mts,cts}",
+    "test.{js,jsx,ts,tsx,mjs,cjs,mts,cts}",
+    "test-*.{js,jsx,ts,tsx,mjs,cjs,mts,cts}",
+    "**/{test,tests,__tests__}/**/*.{js,jsx,ts,tsx,mjs,cjs,mts,cts}",
     "**/__snapshots__/*.snap",
     # Go
     "*_test.go",

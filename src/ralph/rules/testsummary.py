@@ -1,5 +1,6 @@
-"""What a test run did, read from the runner's own summary (pure): pytest, unittest,
-jest, vitest, go test (`-v` or `-json`), cargo test, and JUnit XML counts.
+"""What a test run did, read from the runner's own summary (pure): pytest, unittest, go test
+(`-v` or `-json`), cargo test, the JavaScript runners (rules/jssummary.py: TAP from tape and
+`node --test`, jest, vitest, mocha), and JUnit XML counts.
 
 An exit code says nothing about how many tests ran: a run that collected nothing, or that
 skipped half of them, exits 0 all the same. Each runner's summary is parsed into counts; the
@@ -10,11 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 
-from ralph.rules.testcounts import TestCounts, total
+from ralph.rules.jssummary import JS_PARSERS
+from ralph.rules.testcounts import TestCounts, last_and_failures, total
 
 COLLECT_ONLY = "pytest --collect-only"  # a run that only listed its tests
+# the summaries ralph reads, as a person is told to print one
+READ = "pytest, unittest, node --test, tape (TAP), jest, vitest, mocha, go test -v, cargo test"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -54,7 +57,7 @@ def _pytest(text: str) -> TestCounts | None:
             return TestCounts(runners=(COLLECT_ONLY,))
         return None
     counts = [_pytest_line(_numbers(line, r"(\d+) (\w+)")) for line in lines]
-    return _last_and_failures(counts)
+    return last_and_failures(counts)
 
 
 def _pytest_line(n: dict[str, int]) -> TestCounts:
@@ -66,14 +69,6 @@ def _pytest_line(n: dict[str, int]) -> TestCounts:
     )
 
 
-def _last_and_failures(counts: list[TestCounts]) -> TestCounts:
-    """The last summary's counts, with the most failures any summary shows: a later summary
-    (a second run, or a line the tests printed) never hides an earlier run's failures, and an
-    earlier line adds no passes."""
-    last = counts[-1]
-    return replace(last, failed=max(c.failed for c in counts))
-
-
 _UNITTEST = re.compile(
     r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n?(OK|FAILED|NO TESTS RAN)(?: \(([^)]*)\))?", re.M
 )
@@ -83,7 +78,7 @@ def _unittest(text: str) -> TestCounts | None:
     found = _UNITTEST.findall(text)
     if not found:
         return None
-    return _last_and_failures([_unittest_one(ran, details) for ran, _, details in found])
+    return last_and_failures([_unittest_one(ran, details) for ran, _, details in found])
 
 
 def _unittest_one(ran: str, details: str) -> TestCounts:
@@ -91,33 +86,6 @@ def _unittest_one(ran: str, details: str) -> TestCounts:
     failed = n.get("failures", 0) + n.get("errors", 0) + n.get("unexpected successes", 0)
     skipped = n.get("skipped", 0) + n.get("expected failures", 0)
     return TestCounts(max(0, int(ran) - failed - skipped), failed, skipped, ("unittest",))
-
-
-_JEST = re.compile(r"^Tests:\s+(.*?\d+ total)\s*$", re.M)
-
-
-def _jest(text: str) -> TestCounts | None:
-    found = _JEST.findall(text)
-    if not found:
-        # `--passWithNoTests` exits 0 all the same
-        none = "No tests found, exiting with code" in text
-        return TestCounts(runners=("jest",)) if none else None
-    n = _numbers(found[-1], r"(\d+) (\w+)")
-    skipped = n.get("skipped", 0) + n.get("todo", 0) + n.get("pending", 0)
-    return TestCounts(n.get("passed", 0), n.get("failed", 0), skipped, ("jest",))
-
-
-_VITEST = re.compile(r"^\s*Tests\s+(.*?)\((\d+)\)\s*$", re.M)
-
-
-def _vitest(text: str) -> TestCounts | None:
-    found = _VITEST.findall(text)
-    if not found:
-        return TestCounts(runners=("vitest",)) if "No test files found, exiting" in text else None
-    body, _ = found[-1]
-    n = _numbers(body, r"(\d+) (\w+)")
-    skipped = n.get("skipped", 0) + n.get("todo", 0)
-    return TestCounts(n.get("passed", 0), n.get("failed", 0), skipped, ("vitest",))
 
 
 _CARGO = re.compile(
@@ -178,4 +146,4 @@ def _go_json(text: str) -> TestCounts | None:
     return TestCounts(counts["pass"], counts["fail"], counts["skip"], ("go test",))
 
 
-_PARSERS = (_pytest, _unittest, _jest, _vitest, _cargo, _go)
+_PARSERS = (_pytest, _unittest, *JS_PARSERS, _cargo, _go)

@@ -58,8 +58,8 @@ def weakened(old: Mapping[str, str], new: Mapping[str, str]) -> list[Finding]:
             loose = _missing(_outside(text), _outside(new_read[path]))
             if asserting := [line for line in loose if _ASSERTION.search(line)]:
                 found.append(Finding(path, f"outside the test cases: {_describe(asserting)}"))
-    found.extend(_markers(old_read, new_read))
-    return found
+    # an added skip first, the refusal's first line (`test.skip(` also changed a case's line)
+    return [*_markers(old_read, new_read), *found]
 
 
 def _case(path: str, case: Case, now: list[tuple[str, Case]], *, gone: bool) -> list[Finding]:

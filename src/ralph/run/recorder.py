@@ -7,7 +7,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, JudgeSpent
+from ralph.checks.records import (
+    BarMeasured,
+    CheckRan,
+    ClaimMoved,
+    DoneRefused,
+    GateDecided,
+    JudgeSpent,
+)
 from ralph.rules import breaker as breakers
 from ralph.rules.spec import spec_slug
 from ralph.rules.state import Tally, usage_to_json
@@ -92,6 +99,7 @@ class Recorder:
             GateDecided: self._gate_decided,
             DoneRefused: self._done_refused,
             JudgeSpent: lambda e: _judge_spent(self, e),
+            BarMeasured: lambda e: self.log("bar", command=e.command, seconds=round(e.seconds, 3)),
             LimitsSeen: lambda e: _limits_seen(self, e),
             VerificationStarted: self._verification_started,
             VerificationAnswered: self._verification_answered,

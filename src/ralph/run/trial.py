@@ -132,7 +132,7 @@ def own_checks(
         if not ran.passed:
             tail = " | ".join(ran.output.strip().splitlines()[-5:])
             failed.append(
-                f"`{command}` ({ran.name}) failed: {ran.summary}"
+                f"`{command}` ({ran.name}) failed: {ran.why}"
                 + (f"; output ends: {tail}" if tail else "")
             )
     try:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ralph.rules import recorded
+from ralph.rules.firsterror import with_error
 from ralph.rules.runtotals import RunTotals, run_totals
 from ralph.rules.state import MAX_COUNT
 from ralph.store.runs import runs
@@ -109,7 +110,7 @@ def _check(rec: dict[str, Any], verifying: bool) -> Check:
         _str(rec.get("method")),
         rec.get("passed") is True,
         rec.get("required") is not False,
-        _str(rec.get("summary")),
+        with_error(_str(rec.get("summary")), _str(rec.get("error")) or None),
         recorded.seconds(rec.get("seconds")),
         _str(rec.get("spec")) if verifying else "",
         _str(rec.get("command")),

@@ -1,0 +1,108 @@
+"""Which of a tree's declaring files names a package (pure): `package.json`'s dependency
+tables for Node; `pyproject.toml` (`[project]`, its extras, `[dependency-groups]`, Poetry's
+tables), `setup.cfg` (`install_requires`, `extras_require`, `tests_require`) and
+`requirements*.txt` for Python. A failed check that cannot import a package one of them names
+failed on the checks' environment, not on the work (checks/failure.py)."""
+
+from __future__ import annotations
+
+import configparser
+import json
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+PACKAGE_TABLES = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def is_declaring(name: str) -> bool:
+    """Is a file of this name at a tree's root one that may declare dependencies?"""
+    return name in ("package.json", "pyproject.toml", "setup.cfg") or (
+        name.startswith("requirements") and name.endswith(".txt")
+    )
+
+
+def declaring_file(package: str, files: Mapping[str, str]) -> str | None:
+    """The first of `files` (name -> text, in the order given) that declares `package`; None
+    when none does or none can be read as what its name says."""
+    wanted = _normal(package)
+    for name, text in files.items():
+        try:
+            found = _names(name, text)
+            if name == "package.json" and package in found:
+                return name
+            if name != "package.json" and wanted in {_normal(n) for n in found}:
+                return name
+        except (ValueError, configparser.Error, tomllib.TOMLDecodeError):
+            continue  # a file that does not parse declares nothing here
+    return None
+
+
+def _names(name: str, text: str) -> set[str]:
+    if name == "package.json":
+        data = json.loads(text)
+        tables = [data.get(t) for t in PACKAGE_TABLES] if isinstance(data, dict) else []
+        return {k for t in tables if isinstance(t, dict) for k in t}
+    if name == "pyproject.toml":
+        return set(_requirements(_pyproject(tomllib.loads(text))))
+    if name == "setup.cfg":
+        return set(_requirements(_setup_cfg(text)))
+    if is_declaring(name):  # requirements*.txt: one a line, options and comments aside
+        return set(_requirements(text.splitlines()))
+    return set()
+
+
+def _pyproject(data: dict[str, Any]) -> Iterator[str]:
+    project = data.get("project") or {}
+    yield from _strings(project.get("dependencies"))
+    for extra in _tables(project.get("optional-dependencies")):
+        yield from _strings(extra)
+    for group in _tables(data.get("dependency-groups")):
+        yield from _strings(group)  # an `{include-group = ...}` is no string: left out
+    poetry = (data.get("tool") or {}).get("poetry") or {}
+    yield from _keys(poetry.get("dependencies"), poetry.get("dev-dependencies"))
+    for group in _tables(poetry.get("group")):
+        yield from _keys(group.get("dependencies") if isinstance(group, dict) else None)
+
+
+def _setup_cfg(text: str) -> Iterator[str]:
+    cfg = configparser.ConfigParser(interpolation=None)
+    cfg.read_string(text)
+    if cfg.has_section("options"):
+        for key in ("install_requires", "tests_require", "setup_requires"):
+            yield from cfg.get("options", key, fallback="").splitlines()
+    if cfg.has_section("options.extras_require"):
+        for _, value in cfg.items("options.extras_require"):
+            yield from value.splitlines()
+
+
+def _requirements(lines: Iterable[str]) -> Iterator[str]:
+    for line in lines:
+        found = _REQUIREMENT.match(line.split("#", 1)[0])
+        if found is not None:
+            yield found[1]
+
+
+def _strings(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _tables(value: object) -> list[Any]:
+    return list(value.values()) if isinstance(value, dict) else []
+
+
+def _keys(*tables: object) -> Iterator[str]:
+    for table in tables:
+        if isinstance(table, dict):
+            yield from (k for k in table if k != "python")
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
