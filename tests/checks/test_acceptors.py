@@ -18,6 +18,7 @@ def test_every_kind_in_the_order_ralph_accept_shows_them() -> None:
     kinds = [a.kind for a in acceptors()]
     assert kinds == [
         "settings",
+        "sources",
         "specs",
         "front matter",
         "ignore rules",

@@ -38,13 +38,14 @@ from ralph.rules.testfiles import is_test
 from ralph.specs.frontmatter import SpecMeta
 from ralph.store import pkgsources, reader
 from ralph.store.declared import unread
-from ralph.store.envbuild import environments, record_person_uv
+from ralph.store.envbuild import environments
 from ralph.store.envcopy import declared_here, envs_dir, record_start_envs
 from ralph.store.git import GitLock
 from ralph.store.room import RoomSource, build_room, record_start
 from ralph.store.roomsync import wipe
 from ralph.store.runspans import record_began, record_ended
 from ralph.store.startcopy import WANTED, record_start_copy, start_copy
+from ralph.store.uvsettings import record_person_uv
 
 UNREAD = "not understood, so not in the checks' environment"
 # the methods that may run a command

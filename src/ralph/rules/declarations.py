@@ -135,6 +135,8 @@ def _local_path(target: str, here: str) -> str | None:
     """The tree-relative path a requirement names, or None when it names none in the tree
     (a URL, or a path that leaves the tree: a source all the same)."""
     path = target
+    if (_URL.match(path) and not path.startswith("file:")) or path.startswith("git+"):
+        return None  # a URL: fetched from where it says, none of the tree's files
     if path.startswith("file:"):
         path = re.sub(r"^file:(//)?", "", path)
     path = path.split("#", 1)[0].split(";", 1)[0].strip()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ralph.errors import StateError
 from ralph.rules.settings import Record, decide
-from ralph.store.declared import read_declared
+from ralph.store.declared import Declared, read_declared
 from ralph.store.files import load_json, write_json_atomic
 from ralph.store.private import ensure_store, store_dir
 
@@ -97,3 +97,30 @@ def accept(root: Path, shown: str) -> bool:
     record = _load(root)
     _save(root, Record(now, now, running=record.running if record else False))
     return True
+
+
+def why_held(project: Path, declared: Declared) -> str | None:
+    """Why the sources `declared` holds wait for a person, naming the first that differs
+    from the accepted ones (None: they are the accepted ones)."""
+    taken = accepted(project) or ""
+    if declared.sources_text() == taken:
+        return None
+    known = _blocks(taken)
+    new = [s for s, text in declared.blocks() if text not in known]
+    first = new[0].describe() if new else "a source was removed"
+    more = f" (and {len(new) - 1} more)" if len(new) > 1 else ""
+    return (
+        f"a package source no person accepted: {first}{more}; it changed during a run, so "
+        "no DONE counts on it until a person accepts it (see it: ralph accept), or undo it"
+    )
+
+
+def _blocks(text: str) -> set[str]:
+    """The sources of an accepted text, one block each (its line and its files' hashes)."""
+    out: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("    ") and out:
+            out[-1] += line
+        else:
+            out.append(line)
+    return set(out)
