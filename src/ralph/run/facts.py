@@ -75,6 +75,7 @@ class BreakerChanged:
     reason: str
     failures: int
     reasons: tuple[str, ...]
+    lane: str | None = None  # the spec whose lane's own breaker it is; None: the run's
 
 
 @dataclass(frozen=True)

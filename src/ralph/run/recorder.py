@@ -212,10 +212,16 @@ class Recorder:
         self.log("budget", iteration=e.iteration, **e.budget)
 
     def _breaker_changed(self, e: BreakerChanged) -> None:
-        self.log("breaker", before=e.before, after=e.after, reason=e.reason, failures=e.failures)
+        lane = {} if e.lane is None else {"lane": e.lane}  # a lane's own breaker names it
+        self.log(
+            "breaker", before=e.before, after=e.after, reason=e.reason, failures=e.failures, **lane
+        )
         if e.after == breakers.OPEN:
             reasons = "; ".join(e.reasons[-3:])
-            append_error(self.ws.errors_log, f"circuit breaker opened ({e.reason}): {reasons}")
+            whose = "" if e.lane is None else f" of {e.lane}'s lane"
+            append_error(
+                self.ws.errors_log, f"circuit breaker{whose} opened ({e.reason}): {reasons}"
+            )
 
     def _escalated(self, e: Escalated) -> None:
         self.log(

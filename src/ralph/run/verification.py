@@ -79,7 +79,7 @@ class Verification:
             state = replace(state, max_iteration=state.last_rotation + 1 - run.first)
         state, stop = self.circuit.admit(state)
         if stop is not None:
-            return state, stop, before
+            return state, run.end(state, ExitCode[stop.code], stop.reason), before
         breaker = state.breaker  # as the verification starts: what did its verdict do to it?
         state, before, verdict, interrupted = self._verify(state, specs, before)
         self.circuit.say(breaker, state.breaker)  # after the verification's own line
@@ -114,7 +114,8 @@ class Verification:
                 before,
             )
         state, stop = self.circuit.escalate_if_opened(breaker, state, pool)
-        return state, stop, before
+        ended = None if stop is None else run.end(state, ExitCode[stop.code], stop.reason)
+        return state, ended, before
 
     def _finish(self, state: State, reason: str) -> int:
         run = self.run
