@@ -16,6 +16,7 @@ import pytest
 
 from ralph.errors import ExitCode
 from ralph.rules.lanebreakers import lane_breaker
+from ralph.rules.lanes import lane_name
 from ralph.rules.stops import cancelled, cut_short
 from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import Event, Notice, RotationEnded, RunEnded
@@ -107,8 +108,10 @@ def test_a_run_cut_short_keeps_its_unmerged_lanes_and_says_where(project: Projec
     kept = [m for m in notices(list(said)) if m.startswith("lane kept")]
     assert len(kept) == 2 and any(A in m and "ralph/" in m for m in kept)
     assert not (project.root / "a.txt").exists()
-    for path in TWO:  # each lane's work on its branch, nothing lost
-        assert any(path in line for line in project.git("log", "--all", "--format=%s").split("\n"))
+    for path in TWO:  # each lane's work in its worktree, nothing lost (uncounted: uncommitted)
+        worktree = wt.lane_path(project.root, lane_name(path))
+        assert (worktree / f"{path[6]}.txt").read_text() == "x\n"
+    assert project.git("log", "--all", "--format=%s").splitlines() == ["init"]
 
 
 def test_a_cancel_ends_the_run_after_the_running_lanes_and_now_stops_them(
