@@ -79,6 +79,15 @@ class BreakerChanged:
 
 
 @dataclass(frozen=True)
+class Reconciled:
+    """A run took over from a killed one whose records stopped short of state.json (the
+    truth): the state's counters, recorded, and what the records told of those that differ."""
+
+    counts: dict[str, int]
+    told: dict[str, int]
+
+
+@dataclass(frozen=True)
 class Escalated:
     key: str  # the subject as the worklog records it
     subject: str
@@ -195,6 +204,7 @@ Fact = (
     | RotationRecorded
     | BudgetSpent
     | BreakerChanged
+    | Reconciled
     | Escalated
     | QuestionAsked
     | LimitsSeen
@@ -217,6 +227,7 @@ FACTS = (
     RotationRecorded,
     BudgetSpent,
     BreakerChanged,
+    Reconciled,
     Escalated,
     QuestionAsked,
     LimitsSeen,

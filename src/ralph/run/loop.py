@@ -292,14 +292,14 @@ class SpecRun:
 
     def commit(self, rotation: Rotation, attempt: Attempt, outcome: Outcome) -> Snapshot:
         """A rotation's outcome joins the run's state (the pure fold, the breaker's move
-        included) and is written in one step, in the order a kill -9 needs: its record, the
-        state, the tree (run/ledger.py). The caller holds interrupts. The tree the next
-        rotation starts from."""
+        included) and is written in one step, in the order a kill -9 needs: the state (the
+        truth), its record, the tree (run/ledger.py, run/takeover.py). The caller holds
+        interrupts. The tree the next rotation starts from."""
         with attempt.budget.operation("bookkeeping"):
             self.state, downgraded = fold(self.state, outcome, self.circuit.rule)
-        ledger.record(rotation, attempt, outcome, self.state, downgraded)
         with attempt.budget.operation("state_save"):
             self.save()
+        ledger.record(rotation, attempt, outcome, self.state, downgraded)
         return ledger.keep(rotation, attempt, outcome, self.state, downgraded)
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:

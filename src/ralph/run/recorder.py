@@ -28,6 +28,7 @@ from ralph.run.facts import (
     LaneOpened,
     LimitsSeen,
     QuestionAsked,
+    Reconciled,
     RotationRecorded,
     RunArchived,
     SpecBlocked,
@@ -94,6 +95,7 @@ class Recorder:
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
             RunArchived: lambda e: self.log("archived", folder=e.folder),
+            Reconciled: lambda e: self.log("reconciled", counts=e.counts, told=e.told),
             LaneOpened: lambda e: lanerecords.opened(self.log, self.ws, e),
             LaneMerged: lambda e: lanerecords.merged(self.log, self.ws, e),
             LaneConflict: lambda e: lanerecords.conflict(self.log, self.ws, e),
@@ -122,6 +124,7 @@ class Recorder:
             agents=self.agents,
             rotation=self.rotation,
             iteration=e.iteration,
+            counts={row.path: row.done_count for row in e.matrix},  # as state.json has them
         )
 
     def _run_ended(self, e: RunEnded) -> None:
@@ -134,6 +137,7 @@ class Recorder:
             output_tokens=spent["output_tokens"],
             cost_usd=spent["cost_usd"],  # null when no rotation had a price, as everywhere
             totals=None if e.totals is None else e.totals.to_json(),
+            counts={row.path: row.done_count for row in e.matrix},
         )
 
     def _rotation_started(self, e: RotationStarted) -> None:

@@ -138,8 +138,8 @@ class Verification:
             verified = trial.settle(self.rotation, tried, before)
             with tried.budget.operation("bookkeeping"):
                 state, dropped = fold_verification(state, verified, self.circuit.rule)
-            trial.record(self.rotation, tried, verified, state, dropped)
-            with tried.budget.operation("state_save"):
+            with tried.budget.operation("state_save"):  # the truth first (run/takeover.py)
                 self.statefile.save(state)
+            trial.record(self.rotation, tried, verified, state, dropped)
             after = trial.keep(self.rotation, tried, verified, state, dropped)
         return state, after, verified.verdict, verified.interrupted

@@ -51,6 +51,14 @@ def worklog_tail(path: Path, count: int) -> list[dict[str, Any]]:
     return [_record(line) or {"event": "(unreadable line)"} for line in lines]
 
 
+def last_run(path: Path) -> list[dict[str, Any]]:
+    """The records of the last run, from its `run_start` (of the last TAIL_LIMIT bytes; none
+    when no run started there)."""
+    records = [rec for line in _lines(path, TAIL_LIMIT) if (rec := _record(line)) is not None]
+    starts = [i for i, rec in enumerate(records) if rec.get("event") == "run_start"]
+    return records[starts[-1] :] if starts else []
+
+
 def _lines(path: Path, limit: int) -> list[str]:
     try:
         got = reader.read(path, limit=limit, tail=True)
