@@ -101,25 +101,31 @@ def _wait_lines(worklog: Path, count: int, proc: subprocess.Popen[bytes]) -> boo
     pytest.fail(f"the worklog never reached {count} lines")
 
 
+@pytest.mark.parametrize(
+    ("lanes", "kills"),
+    [((), KILLS), (("--parallel", "2"), KILLS // 2)],
+    ids=["one-spec", "lanes"],
+)
 def test_kill_9_at_many_points_leaves_no_temp_file_and_an_explained_state(
-    git_project: Project,
+    git_project: Project, lanes: tuple[str, ...], kills: int
 ) -> None:
     steps = {
         "specs/a.spec.md": [{"signal": "DONE"}],
         "specs/b.spec.md": [{"write": {"b.txt": f"{i}\n"}, "signal": "DONE"} for i in range(500)],
     }
     git_project.write({"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n", "b.txt": "-\n"})
+    git_project.write({".gitignore": ".ralph/\n"})  # lanes start from a clean work tree
     git_project.commit_all()
     agent = git_project.script(steps)
     worklog = git_project.store / "worklog.jsonl"
     rng = random.Random(20261128)
     left: set[Path] = set()
-    kills = reconciling = 0
+    runs, kills, reconciling = kills, 0, 0
     killed: dict[str, Any] | None = None  # the state a kill left, for the next start to explain
-    for _ in range(KILLS):
+    for _ in range(runs):
         before = len(_lines(worklog))
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ralph", "run", "--agent-command", agent, "-n", "6"],
+            [sys.executable, "-m", "ralph", "run", "--agent-command", agent, "-n", "6", *lanes],
             cwd=git_project.root,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -143,10 +149,12 @@ def test_kill_9_at_many_points_leaves_no_temp_file_and_an_explained_state(
         records = [json.loads(line) for line in _lines(worklog) if line.endswith("}")]
         killed = json.loads((git_project.store / "state.json").read_text())
         reconciling += bool(_explained(records, killed))  # killed between a save and its records
-    assert kills >= KILLS // 2  # most runs were killed, not left to end by themselves
+    assert kills >= runs // 2  # most runs were killed, not left to end by themselves
     print(f"{kills} kills, {reconciling} between a save of the state and its records")
     # a last run to its end: nothing of ralph's temporary files anywhere
-    res = git_project.run_subprocess("run", "--agent-command", agent, "-n", "1", timeout=WAIT)
+    res = git_project.run_subprocess(
+        "run", "--agent-command", agent, "-n", "1", *lanes, timeout=WAIT
+    )
     assert res.exit_code in (0, 3, 5), res
     assert _temps(git_project) == set()
 

@@ -22,6 +22,12 @@ def test_the_records_of_a_killed_run_are_replayed_to_its_counters() -> None:
     assert told(records) == {A: 2, B: 1}
     again = [*records, {"event": "reconciled", "counts": {A: 2, B: 2}}]
     assert told(again) == {A: 2, B: 2}
+    merged = [*again, {"event": "lane_merge", "spec": B, "downgraded": [A]}]
+    assert told(merged) == {A: 2, B: 2}  # a was at 2/3 already
+    held = [*merged, {"event": "lane_conflict", "spec": B}]
+    assert told(held) == {A: 2, B: 0}
+    failed = [START, {"event": "verification", "transition": "failed", "downgraded": [A]}]
+    assert told(failed) == {A: 2, B: 0}
 
 
 def test_a_run_that_said_its_end_or_records_no_counts_has_nothing_to_reconcile() -> None:

@@ -39,10 +39,14 @@ def told(records: Sequence[Mapping[str, Any]]) -> dict[str, int] | None:
             return None
         if event in WHOLE and isinstance(rec.get("counts"), dict):
             view = {str(k): v for k, v in rec["counts"].items() if isinstance(v, int)}
-        elif event == "rotation_end" and isinstance(rec.get("done_count"), int):
+            continue
+        if event == "rotation_end" and isinstance(rec.get("done_count"), int):
             view[str(rec.get("spec"))] = rec["done_count"]
-            for other in rec.get("downgraded") or ():  # from 3/3 to 2/3 by its change
-                view[str(other)] = min(view.get(str(other), MAX_COUNT), MAX_COUNT - 1)
+        elif event == "lane_conflict":  # held at 0/3 until its agent resolves it
+            view[str(rec.get("spec"))] = 0
+        # a rotation's, a merge's or a failed verification's change: 3/3 back to 2/3
+        for dropped in rec.get("downgraded") or ():
+            view[str(dropped)] = min(view.get(str(dropped), MAX_COUNT), MAX_COUNT - 1)
     return view
 
 
