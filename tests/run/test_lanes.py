@@ -8,7 +8,6 @@ the other lanes' lines. The CLI tests (tests/e2e/test_lanes*.py) play the same t
 from __future__ import annotations
 
 import os
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
@@ -16,16 +15,28 @@ from typing import Any
 import pytest
 
 from ralph.errors import ExitCode
+from ralph.rules.lanebreakers import lane_breaker
+from ralph.rules.lanes import lane_name
 from ralph.rules.stops import cancelled, cut_short
 from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import Event, Notice, RotationEnded, RunEnded
-from ralph.run.facts import Fact, LaneClosed, LaneMerged, VerificationEnded, VerificationStarted
+from ralph.run.facts import (
+    BreakerChanged,
+    Fact,
+    LaneClosed,
+    LaneMerged,
+    RotationRecorded,
+    VerificationEnded,
+    VerificationStarted,
+)
 from ralph.run.lanes import LaneRun
 from ralph.run.lanework import LaneDone
 from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
 from ralph.store import worktrees as wt
 from ralph.store.cancel import request_cancel
+from ralph.store.state import load_state
+from ralph.store.workspace import Workspace
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.run.test_merging import A, B, at, lane_run, notices, worked_lane
@@ -97,8 +108,10 @@ def test_a_run_cut_short_keeps_its_unmerged_lanes_and_says_where(project: Projec
     kept = [m for m in notices(list(said)) if m.startswith("lane kept")]
     assert len(kept) == 2 and any(A in m and "ralph/" in m for m in kept)
     assert not (project.root / "a.txt").exists()
-    for path in TWO:  # each lane's work on its branch, nothing lost
-        assert any(path in line for line in project.git("log", "--all", "--format=%s").split("\n"))
+    for path in TWO:  # each lane's work in its worktree, nothing lost (uncounted: uncommitted)
+        worktree = wt.lane_path(project.root, lane_name(path))
+        assert (worktree / f"{path[6]}.txt").read_text() == "x\n"
+    assert project.git("log", "--all", "--format=%s").splitlines() == ["init"]
 
 
 def test_a_cancel_ends_the_run_after_the_running_lanes_and_now_stops_them(
@@ -176,34 +189,53 @@ def test_merged_lanes_close_while_the_final_verification_runs(project: Project) 
     assert not wt.lanes_folder(project.root).exists()
 
 
-@pytest.mark.slow  # lanes: its agents run shell commands
-def test_an_escalation_holds_every_lane_s_lines_until_answered(project: Project) -> None:
-    """What a display gets while a person is asked: nothing (the pty test plays the same
-    through the real CLI); what came meanwhile follows the answer."""
-    lanes_project(project, {**TWO, "specs/c.spec.md": "# c\n"})
-    crash = {"say": "Traceback: boom", "exit": 1}
-    steps = {
-        "specs/a.spec.md": [{"run": "sleep 0.2", **crash}],
-        "specs/b.spec.md": [{"run": "sleep 0.4", **crash}],
-        "specs/c.spec.md": [{"run": "sleep 1", "say": "late", "signal": "CONTINUE"}],
-    }
-    shown: list[Event] = []
-    during: list[int] = []
+CRASH = {"say": "Traceback: boom", "exit": 1}
+
+
+def _breakers_run(project: Project, steps: dict[str, Any]) -> tuple[int, list[Any], list[Any]]:
+    """`ralph run --parallel 3` with two failures in a row opening a breaker, and a person who
+    answers Abort: the exit code, the escalations asked, the facts said."""
+    lanes_project(project, THREE)
+    asked: list[Escalation] = []
+    facts: list[Event | Fact] = []
 
     def decide(e: Escalation) -> Choice:
-        before = len(shown)
-        time.sleep(1.5)  # the person reads; lane c's rotation ends meanwhile
-        during.append(len(shown) - before)
+        asked.append(e)
         return "abort"
 
-    opts = options(project, steps, "breaker: {threshold: 2}\n", parallel=3, decide=decide)
-    opts = _keep_agents(opts)
-    code = run_loop(opts, shown.append)
+    yaml = "breaker: {threshold: 2}\n"
+    opts = options(project, steps, yaml, parallel=3, decide=decide, watch=facts.append)
+    code = run_loop(_keep_agents(opts), lambda e: None)
+    return code, asked, facts
+
+
+def test_a_lane_s_breaker_pauses_that_lane_only(project: Project) -> None:
+    """a's lane fails again and again: its breaker opens and pauses it; b and c go on to 3/3
+    and merge; only then, no lane able to go on, is a person asked (about a's lane)."""
+    steps: dict[str, Any] = {A: [CRASH]}
+    for path, name in ((B, "b.txt"), (C, "c.txt")):
+        steps[path] = [{"write": {name: "x\n"}, "signal": "DONE"}, {"signal": "DONE"}]
+    code, asked, facts = _breakers_run(project, steps)
     assert code == ExitCode.NEEDS_HUMAN
-    assert during == [0]
-    assert any(
-        isinstance(e, RotationEnded) and e.spec == "specs/c.spec.md" for e in shown
-    )  # shown once answered
+    assert [(e.spec, e.lane) for e in asked] == [(A, True)]
+    counts = project.counts()
+    assert (counts[B], counts[C]) == (3, 3)  # the healthy lanes went on to verified
+    assert (project.root / "b.txt").exists() and (project.root / "c.txt").exists()
+    rotations = [f.spec for f in facts if isinstance(f, RotationRecorded)]
+    assert rotations.count(A) == 2  # paused once its own breaker opened
+    opened = [f for f in facts if isinstance(f, BreakerChanged) and f.after == "OPEN"]
+    assert [f.lane for f in opened] == [A]
+    assert lane_breaker(load_state(Workspace(project.root).state_file), A).state == "OPEN"
+
+
+def test_when_every_lane_is_paused_the_run_ends_on_the_breaker(project: Project) -> None:
+    """The control: every lane failing, none can go on: asked once, Abort, exit 5."""
+    code, asked, facts = _breakers_run(project, {path: [CRASH] for path in THREE})
+    assert code == ExitCode.NEEDS_HUMAN
+    assert len(asked) == 1 and asked[0].lane
+    opened = [f.lane for f in facts if isinstance(f, BreakerChanged) and f.after == "OPEN"]
+    assert sorted(opened) == sorted(THREE)  # type: ignore[type-var]
+    assert sum(isinstance(f, RotationRecorded) for f in facts) == 6  # two a lane
 
 
 def _keep_agents(opts: RunOptions) -> RunOptions:
@@ -231,3 +263,42 @@ def test_a_lane_s_question_is_the_last_thing_shown_before_the_run_ends(project: 
     assert asked[-1] > b_ended  # shown again after the other lane's rotation ended
     assert isinstance(shown[-1], RunEnded)
     assert len(asked) == 2  # when asked, and again last (the display only)
+
+
+@pytest.mark.slow  # lanes: its agents run shell commands
+def test_a_done_counted_while_the_run_ends_is_counted_before_its_end_is_said(
+    project: Project,
+) -> None:
+    """a's REVIEW keeps changing files: a person is asked and answers Abort while b's lane
+    still runs; b's agent says DONE only after the answer (a file, not a time). The run's end
+    is said once b's DONE is counted: the end matrix, the state and the records agree."""
+    lanes_project(project, TWO)
+    answered = project.root.parent / "answered"
+    steps = {
+        A: [
+            {"write": {"a.txt": "1\n"}, "signal": "DONE"},
+            {"write": {"a.txt": "2\n"}, "signal": "DONE"},
+        ],
+        B: [
+            {
+                "run": f"while [ ! -e {answered} ]; do sleep 0.01; done",
+                "write": {"b.txt": "b\n"},
+                "signal": "DONE",
+            }
+        ],
+    }
+    shown: list[Event] = []
+
+    def decide(e: Escalation) -> Choice:
+        answered.touch()  # b's agent ends its rotation now
+        return "abort"
+
+    opts = options(project, steps, "convergence: {patience: 1}\n", parallel=2, decide=decide)
+    code = run_loop(opts, shown.append)
+    assert code == ExitCode.NEEDS_HUMAN
+    ended = [e for e in shown if isinstance(e, RunEnded)]
+    assert len(ended) == 1 and shown[-1] is ended[0]  # nothing is said after the end
+    b_ended = [e.done_count for e in shown if isinstance(e, RotationEnded) and e.spec == B]
+    assert b_ended == [1]
+    assert {row.path: row.done_count for row in ended[0].matrix}[B] == 1  # the end matrix
+    assert project.counts()[B] == 1  # the state: `ralph status`, the reports

@@ -14,7 +14,7 @@ import pytest
 
 from ralph.errors import ExitCode
 from ralph.run import lanework
-from ralph.run.events import Event, RunEnded
+from ralph.run.events import Event, RotationEnded, RunEnded
 from ralph.run.lanework import meanwhile
 from ralph.run.start import run_loop
 from ralph.store import worktrees as wt
@@ -113,3 +113,41 @@ def test_run_json_lists_only_lanes_with_a_rotation_under_way(project: Project) -
     code = run_loop(options(project, WORK, parallel=2), display)
     assert code == ExitCode.OK
     assert seen and seen[0].get("lanes", {}) == {}
+
+
+CHECKED = """---
+checks:
+  - name: x is one
+    method: external
+    config:
+      command: grep -q "^x = 1$" config.txt
+---
+# a
+"""
+
+
+@pytest.mark.slow  # a spec's check is a command ralph runs
+def test_refused_work_never_becomes_the_base_its_agent_returns_to(project: Project) -> None:
+    """a's DONE counts (x = 1), then a DONE weakens it (x = 2) and is refused; the agent's
+    natural recovery, `git checkout -- config.txt`, must bring back the work that counted, as
+    in the project's own tree: the lane's branch never holds refused work."""
+    lanes_project(project, {A: CHECKED, B: "# b\n"})
+    recover = "git checkout -- config.txt"
+    steps: dict[str, Any] = {
+        A: [
+            {"write": {"config.txt": "x = 1\n"}, "signal": "DONE"},
+            {"write": {"config.txt": "x = 2\n"}, "signal": "DONE"},  # refused
+            {"run": recover, "signal": "DONE"},
+            {"signal": "DONE"},
+        ],
+        B: WORK[B],
+    }
+    said: list[Event] = []
+    code = run_loop(options(project, steps, parallel=2, max_iterations=12), said.append)
+    assert code == ExitCode.OK
+    signals = [e.signal for e in said if isinstance(e, RotationEnded) and e.spec == A]
+    assert signals[:3] == ["DONE", "REFUSED", "DONE"]  # recovered at once
+    assert (project.root / "config.txt").read_text() == "x = 1\n"
+    history = project.git("log", "--all", "-p", "--format=%s")
+    assert "x = 2" not in history  # never committed, so never merged either
+    assert f"on {A} (DONE)" in history  # the control: counted work is committed as before

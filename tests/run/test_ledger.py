@@ -1,7 +1,9 @@
-"""The order of a rotation's writes (run/ledger.py, run/trial.py), in-process: each record is
-appended before the state that counts it is saved, for a spec's rotation and for the final
-verification alike (docs/explanation/worklog.md: a `kill -9` between the two leaves a worklog
-that explains the state). A watcher sees each record as it is written and reads state.json then.
+"""The order of a rotation's writes (run/ledger.py, run/trial.py), in-process: the state that
+counts a rotation (the truth) is saved before its record is appended, for a spec's rotation and
+for the final verification alike (docs/explanation/worklog.md: a `kill -9` between the two
+leaves records that stop short of the state, never ahead of it: a counted DONE is never lost,
+and the run that takes over records the state's counters, run/takeover.py). A watcher sees
+each record as it is written and reads state.json then.
 And state.json has one writer, which never writes the same state twice."""
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from tests.run.test_options import run_options
 SPEC = "specs/a.spec.md"
 
 
-def test_each_record_comes_before_the_state_that_counts_it(project: Project) -> None:
+def test_each_record_comes_after_the_state_that_counts_it(project: Project) -> None:
     project.git("init", "-q", "-b", "main")
     project.write({SPEC: "# a\n- [ ] a.txt\n", ".gitignore": ".ralph/\n"})
     project.commit_all()
@@ -47,10 +49,11 @@ def test_each_record_comes_before_the_state_that_counts_it(project: Project) -> 
     assert len(rotations) == 3  # IMPLEMENT, then two clean DONEs to 3/3
     for counted, state in enumerate(rotations):
         row = next(s for s in state["specs"] if s["path"] == SPEC)
-        assert row["rotations"] == counted  # this rotation is not in the saved state yet
+        assert row["rotations"] == counted + 1  # this rotation is in the saved state already
+        assert row["done_count"] == counted + 1  # and its DONE counted: never lost by a kill
     verifications = [state for name, state in seen if name == "VerificationEnded"]
     assert len(verifications) == 1
-    assert not verifications[0]["final_verification"]["passed"]  # saved only after its record
+    assert verifications[0]["final_verification"]["passed"]  # saved before its record
     final = json.loads(state_file.read_text())
     assert final["final_verification"]["passed"] and final["specs"][0]["rotations"] == 3
 

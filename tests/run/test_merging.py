@@ -204,7 +204,7 @@ def test_nothing_left_out_changes_nothing(project: Project) -> None:
     assert not any("is not in main" in m for m in notices(said))
 
 
-def test_a_lane_left_by_an_earlier_run_is_taken_back_its_work_committed(
+def test_a_lane_left_by_an_earlier_run_is_taken_back_its_work_left_uncounted(
     project: Project,
 ) -> None:
     lanes_project(project, TWO)
@@ -215,12 +215,13 @@ def test_a_lane_left_by_an_earlier_run_is_taken_back_its_work_committed(
         at(run, a=3, b=3)
     with lane_run(project) as (run, said):  # the next run
         path = run.integration.worktree(lane)
-        assert wt.uncommitted(wt.repo(path, run.shared.git)) == []
+        # not committed: only a counted DONE makes work the lane's base (run/lanework.py)
+        assert wt.uncommitted(wt.repo(path, run.shared.git)) == ["more.txt"]
         assert (path / "more.txt").read_text() == "left\n"
     log = project.git("log", "--format=%s", lane.branch)
-    assert log.startswith(f"ralph: work left in {A}'s lane by a stopped run")
+    assert log.startswith(f"work on {A}")
     assert project.counts() == {A: 2, B: 3}  # unseen work: reviewed again; b's untouched
-    assert f"{A}: work left in its lane committed" in notices(said)
+    assert f"{A}: work left in its lane, not counted yet" in notices(said)
     assert not any(m.startswith(B) for m in notices(said))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ralph.store.worklog import append_worklog, read_worklog, worklog_tail
+from ralph.store.worklog import append_worklog, last_run, read_worklog, worklog_tail
 
 
 def _damaged(tmp_path: Path) -> Path:
@@ -40,3 +40,14 @@ def test_the_tail_shows_a_damaged_line_as_such(tmp_path: Path) -> None:
 def test_a_missing_worklog_reads_as_empty(tmp_path: Path) -> None:
     assert read_worklog(tmp_path / "none.jsonl") == []
     assert worklog_tail(tmp_path / "none.jsonl", 5) == []
+
+
+def test_last_run_is_the_records_from_the_last_run_start(tmp_path: Path) -> None:
+    path = tmp_path / "worklog.jsonl"
+    assert last_run(path) == []  # no worklog yet
+    for event in ("run_start", "run_end", "run_start", "rotation_end"):
+        append_worklog((path,), event, n=1)
+    assert [r["event"] for r in last_run(path)] == ["run_start", "rotation_end"]
+    with path.open("a") as f:
+        f.write('{"event": "run_start", cut short by a kill\n')  # not a record: not a start
+    assert [r["event"] for r in last_run(path)] == ["run_start", "rotation_end"]

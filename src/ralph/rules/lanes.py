@@ -8,6 +8,8 @@ import re
 from collections.abc import Collection
 from dataclasses import replace
 
+from ralph.rules.schedule import priority
+from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT, SpecState, State, Tally
 from ralph.rules.usage import merge, minus
 
@@ -118,3 +120,16 @@ def drop_to_review(state: State, path: str) -> State:
     if row is None or row.done_count < MAX_COUNT:
         return state
     return state.with_spec(replace(row, done_count=MAX_COUNT - 1))
+
+
+def candidates(state: State, runnable: list[Spec], open_: set[str], paused: set[str]) -> list[Spec]:
+    """The specs among `runnable` a lane starts next, best first: those that need work and
+    whose lane's own breaker has not paused it (rules/lanebreakers.py). While lanes are open
+    (`open_`, by spec), a merged spec that a later merge dropped to 2/3 waits for them: each
+    of their merges would drop it again."""
+    rows = {r.path: r for r in state.specs}
+    waiting = [s for s in runnable if s.path in rows and rows[s.path].needs_work]
+    waiting = [s for s in waiting if s.path not in paused]
+    if open_:
+        waiting = [s for s in waiting if s.path in open_ or rows[s.path].done_count < MAX_COUNT - 1]
+    return sorted(waiting, key=lambda s: priority(rows[s.path], s.content_hash))

@@ -109,8 +109,8 @@ def reset_counters(state: State) -> State:
     The per-mode rotation counts go back to zero too, so the front matter's iteration caps
     start over (a spec blocked by one may run again), and front matter an agent wrote is
     accepted.
-    The final verification's record and the circuit breaker start over too: a reset is the
-    user's explicit decision to start the verification from scratch.
+    The final verification's record and the circuit breakers (the run's, each lane's) start
+    over too: a reset is the user's explicit decision to start the verification from scratch.
     """
     return replace(
         state,
@@ -131,4 +131,5 @@ def reset_counters(state: State) -> State:
         ),
         final=FinalVerification(),
         breaker=Breaker(),
+        lane_breakers=(),
     )

@@ -92,6 +92,10 @@ class State:
     agent_usage: tuple[tuple[str, Tally], ...] = ()  # the same, per agent, in first-use order
     final: FinalVerification = field(default_factory=FinalVerification)
     breaker: Breaker = field(default_factory=Breaker)
+    # Each lane's own breaker (`ralph run --parallel`), by its spec's path: a lane's failures
+    # in a row pause that lane only (rules/lanebreakers.py); the run's `breaker` above is the
+    # one-spec scheduler's and the final verification's.
+    lane_breakers: tuple[tuple[str, Breaker], ...] = ()
     # each spec's path and the digest of its front matter as a person left them (rules/
     # specset.py); None until a run first records them
     person_specs: tuple[tuple[str, str], ...] | None = None
@@ -132,15 +136,23 @@ def state_to_json(state: State) -> dict[str, Any]:
             "accepted": state.final.accepted,
             "last_failure": state.final.last_failure,
         },
-        "breaker": {
-            "state": state.breaker.state,
-            "failures": state.breaker.failures,
-            "opened_at": state.breaker.opened_at,
-            "reasons": list(state.breaker.reasons),
-            "subject": state.breaker.subject,
-            "agents": state.breaker.agents,
-        },
+        "breaker": breaker_to_json(state.breaker),
         "person_specs": None if state.person_specs is None else dict(state.person_specs),
+    } | (  # written once a lane has one: a state without lanes reads as before
+        {"lane_breakers": {path: breaker_to_json(b) for path, b in state.lane_breakers}}
+        if state.lane_breakers
+        else {}
+    )
+
+
+def breaker_to_json(b: Breaker) -> dict[str, Any]:
+    return {
+        "state": b.state,
+        "failures": b.failures,
+        "opened_at": b.opened_at,
+        "reasons": list(b.reasons),
+        "subject": b.subject,
+        "agents": b.agents,
     }
 
 

@@ -1,6 +1,8 @@
 """The circuit breaker in a run: an outcome moves it in the pure fold (run/fold.py); here what
 it did is said, an open breaker holds the next attempt until its cooldown is over (or the
-agents were changed), and escalates to a human (or, headless, to --on-escalation)."""
+agents were changed), and escalates to a human (or, headless, to --on-escalation). In
+`ralph run --parallel` each lane has its own breaker (rules/lanebreakers.py): an open one
+pauses its lane, and a person is asked only when no lane can go on."""
 
 from __future__ import annotations
 
@@ -8,11 +10,13 @@ import hashlib
 import json
 from dataclasses import replace
 
-from ralph.errors import ExitCode
 from ralph.rules import breaker as breakers
 from ralph.rules import verification as fv
+from ralph.rules.breaker import Breaker
+from ralph.rules.lanebreakers import breaker_of, paused, with_lane_breaker
 from ralph.rules.pool import Pool
 from ralph.rules.state import State
+from ralph.rules.stops import Stop
 from ralph.rules.words import plural
 from ralph.run.context import Shared
 from ralph.run.escalation import Escalation, apply_choice
@@ -39,66 +43,92 @@ def agents_fingerprint(run: Shared) -> str:
 class Circuit:
     """The breaker's moves that are not an outcome's (an outcome's is folded: rules/breaker
     `after_rotation`), on the state the scheduler passes: each returns the new state and,
-    when the run ends, its exit code. It keeps nothing that changes: what an outcome did to
-    the breaker is read from the breaker before and after it (rules/breaker.py `moved`)."""
+    when the run ends, how (a Stop: its scheduler says the end). It keeps nothing that
+    changes: what an outcome did to the breaker is read from the breaker before and after
+    it (rules/breaker.py `moved`)."""
 
     def __init__(self, run: Shared) -> None:
         self.run = run
         # what the fold needs of the run's breaker: a value, read, never changed
         self.rule = breakers.Rule(run.opts.config.breaker.threshold, agents_fingerprint(run))
 
-    def say(self, before: breakers.Breaker, after: breakers.Breaker) -> None:
-        """What an outcome did to the breaker (it was `before`), said."""
+    def say(self, before: Breaker, after: Breaker, lane: str | None = None) -> None:
+        """What an outcome did to the breaker (it was `before`; `lane`: the spec whose lane's
+        own breaker it is), said."""
         change = breakers.moved(before, after)
         if change is not None:
-            self._say(after, change)
+            self._say(after, change, lane)
 
     def escalate_if_opened(
         self, before: breakers.Breaker, state: State, pool: Pool
-    ) -> tuple[State, int | None]:
+    ) -> tuple[State, Stop | None]:
         """A breaker an outcome opened (it was `before`) is a person's call; the state after,
-        and the exit code when the run ends."""
+        and how the run ends when it does."""
         if not breakers.opened(before, state.breaker):
             return state, None
         if not any(not seat.evicted for seat in pool.seats):
             # Every agent failed its rotations: the agent, not the spec, needs fixing. The
             # pool ends the run with exit 1 saying so; the breaker stays open for the next run.
             return state, None
-        return self._escalate(state)
+        return self._escalate(state, None)
 
-    def _say(self, b: breakers.Breaker, change: breakers.Transition) -> None:
+    def _say(
+        self, b: breakers.Breaker, change: breakers.Transition, lane: str | None = None
+    ) -> None:
         """A transition: its fact recorded, its line said."""
         self.run.emit(
-            BreakerChanged(change.before, change.after, change.reason, b.failures, b.reasons)
+            BreakerChanged(change.before, change.after, change.reason, b.failures, b.reasons, lane)
         )
+        whose = "circuit breaker" if lane is None else f"circuit breaker of {lane}'s lane"
         if change.after == breakers.OPEN:
-            self.run.emit(Notice("warning", f"circuit breaker open: {change.reason}"))
+            pause = "" if lane is None else "; that lane pauses, the other lanes go on"
+            self.run.emit(Notice("warning", f"{whose} open: {change.reason}{pause}"))
         else:
-            self.run.emit(Notice("info", f"circuit breaker {change.before} -> {change.after}"))
+            self.run.emit(Notice("info", f"{whose} {change.before} -> {change.after}"))
 
-    def admit(self, state: State) -> tuple[State, int | None]:
-        """Before an attempt: an open breaker lets one trial through once its cooldown is
-        over; before that, it is a human's call. The state after (its scheduler saves it),
-        and the exit code when the run ends."""
+    def admit(self, state: State, lane: str | None = None) -> tuple[State, Stop | None]:
+        """Before an attempt: an open breaker (the run's, or `lane`'s own) lets one trial
+        through once its cooldown is over; before that, it is a human's call. The state after
+        (its scheduler saves it), and how the run ends when it does."""
+        before = breaker_of(state, lane)
         breaker, allowed, change = breakers.admit(
-            state.breaker,
+            before,
             now=self.run.clock(),
             cooldown=self.run.opts.config.breaker.cooldown,
             agents=self.rule.agents,
         )
         if change is not None:
-            state = replace(state, breaker=breaker)
-            self._say(breaker, change)
+            state = (
+                replace(state, breaker=breaker)
+                if lane is None
+                else with_lane_breaker(state, lane, breaker)
+            )
+            self._say(breaker, change, lane)
         if allowed:
             return state, None
-        return self._escalate(state)
+        return self._escalate(state, lane)
 
-    def _escalate(self, state: State) -> tuple[State, int | None]:
-        """Ask (or, headless, apply --on-escalation); the state after, and the exit code when
-        the run ends."""
+    def paused(self, state: State, specs: list[str]) -> list[str]:
+        """The specs among `specs` whose lane's breaker is open and cooling down."""
+        config = self.run.opts.config.breaker
+        return paused(
+            state, specs, now=self.run.clock(), cooldown=config.cooldown, agents=self.rule.agents
+        )
+
+    def ask_paused(self, state: State, waiting: list[str]) -> tuple[State, Stop | None] | None:
+        """No lane runs and none could start: the first spec of `waiting` whose lane its own
+        breaker paused is a person's call, as the run's breaker is one spec at a time. The
+        state after and how the run ends when it does; None when no lane is paused."""
+        paused = self.paused(state, waiting)
+        return None if not paused else self.admit(state, paused[0])  # cooling down: asks
+
+    def _escalate(self, state: State, lane: str | None) -> tuple[State, Stop | None]:
+        """Ask (or, headless, apply --on-escalation) about the run's breaker, or `lane`'s; the
+        state after, and how the run ends when it does: its scheduler says the end, once the
+        rotations still running have ended (their outcomes counted first)."""
         run = self.run
-        b = state.breaker
-        spec = None if b.subject in (None, fv.SUBJECT) else b.subject
+        b = breaker_of(state, lane)
+        spec = lane or (None if b.subject in (None, fv.SUBJECT) else b.subject)
         e = Escalation(
             spec=spec,
             failures=b.failures,
@@ -106,6 +136,7 @@ class Circuit:
             cooldown_left=breakers.cooldown_left(
                 b, now=run.clock(), cooldown=run.opts.config.breaker.cooldown
             ),
+            lane=lane is not None,
         )
         choice = run.decide(e)
         state = apply_choice(state, e, choice)
@@ -114,16 +145,16 @@ class Circuit:
             wait = f"wait {e.cooldown_left:.0f} s and run again for one trial rotation"
             if e.cooldown_left <= 0:
                 wait = "run again for one trial rotation"
-            return state, run.end(
-                state,
-                ExitCode.NEEDS_HUMAN,
-                f"aborted after {plural(e.failures, 'failure')} in a row on {e.subject} "
+            where = "" if lane is None else "'s lane"
+            return state, Stop(
+                "NEEDS_HUMAN",
+                f"aborted after {plural(e.failures, 'failure')} in a row on {e.subject}{where} "
                 f"(circuit breaker open); partial work kept. To go on: fix the cause, then "
                 f"`ralph reset` (or change the agent), or {wait}",
             )
         _, change = breakers.reset(b, f"user chose {choice}")
         if change is not None:
-            self._say(state.breaker, change)
+            self._say(Breaker(), change, lane)
         if choice == "accept":
             run.emit(Notice("warning", f"{e.subject} accepted as verified by the user"))
             state = self._accept_changes(state, e.spec)

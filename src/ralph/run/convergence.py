@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ralph.errors import ExitCode
 from ralph.rules import convergence as rules
 from ralph.rules.state import State
+from ralph.rules.stops import Stop
 from ralph.run.context import Shared
 from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice
@@ -26,10 +26,10 @@ class Convergence:
         """After a rotation of `spec` in `mode` that changed `paths`."""
         self.streaks = rules.watch(self.streaks, spec, mode, paths)
 
-    def escalate_if_stuck(self, state: State, spec: str) -> tuple[State, int | None]:
+    def escalate_if_stuck(self, state: State, spec: str) -> tuple[State, Stop | None]:
         """Ask when `spec` has not converged for `patience` REVIEW rotations; the state after,
-        and the exit code when the run ends (Abort), None when it goes on. Its scheduler
-        saves the state."""
+        and how the run ends (Abort: its scheduler says the end once no rotation runs), None
+        when it goes on. Its scheduler saves the state."""
         run = self.run
         streak = self.streaks.get(spec, ())
         if not rules.stuck(streak, run.opts.config.convergence.patience):
@@ -42,10 +42,8 @@ class Convergence:
         state = apply_choice(state, e, choice)
         run.emit(Escalated(e.key, e.subject, choice, e.failures, reasons, kind="convergence"))
         if choice == "abort":
-            return state, run.end(
-                state,
-                ExitCode.NEEDS_HUMAN,
-                f"{spec} is not converging ({reasons[0]}); partial work kept",
+            return state, Stop(
+                "NEEDS_HUMAN", f"{spec} is not converging ({reasons[0]}); partial work kept"
             )
         if choice == "accept":
             run.emit(Notice("warning", f"{spec} accepted as verified by the user"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Final, Literal, TextIO
 
 from ralph.rules.breaker import Breaker
+from ralph.rules.lanebreakers import with_lane_breaker
 from ralph.rules.printable import printable
 from ralph.rules.state import ACCEPTED, BYPASSED, MAX_COUNT, State
 from ralph.rules.words import plural
@@ -34,6 +35,7 @@ class Escalation:
     cooldown_left: float  # seconds until the breaker would allow one more trial
     # why ralph asks: the circuit breaker opened, or a spec's REVIEWs keep changing files
     kind: Literal["breaker", "convergence"] = "breaker"
+    lane: bool = False  # the breaker is `spec`'s lane's own (rules/lanebreakers.py)
 
     @property
     def subject(self) -> str:
@@ -126,7 +128,10 @@ def apply_choice(state: State, e: Escalation, choice: Choice) -> State:
         if choice == "accept" and row is not None:
             return state.with_spec(replace(row, done_count=MAX_COUNT, override=ACCEPTED))
         return state
-    state = replace(state, breaker=Breaker())
+    if e.lane and e.spec is not None:
+        state = with_lane_breaker(state, e.spec, Breaker())
+    else:
+        state = replace(state, breaker=Breaker())
     if e.spec is None:
         final = (
             replace(state.final, accepted=True, failures=0)

@@ -75,6 +75,16 @@ class BreakerChanged:
     reason: str
     failures: int
     reasons: tuple[str, ...]
+    lane: str | None = None  # the spec whose lane's own breaker it is; None: the run's
+
+
+@dataclass(frozen=True)
+class Reconciled:
+    """A run took over from a killed one whose records stopped short of state.json (the
+    truth): the state's counters, recorded, and what the records told of those that differ."""
+
+    counts: dict[str, int]
+    told: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -194,6 +204,7 @@ Fact = (
     | RotationRecorded
     | BudgetSpent
     | BreakerChanged
+    | Reconciled
     | Escalated
     | QuestionAsked
     | LimitsSeen
@@ -216,6 +227,7 @@ FACTS = (
     RotationRecorded,
     BudgetSpent,
     BreakerChanged,
+    Reconciled,
     Escalated,
     QuestionAsked,
     LimitsSeen,

@@ -1,7 +1,8 @@
 """The one place a rotation's outcome joins the run's state, whichever scheduler ran it: the
 spec's counter and status, its rotation count, what the gate keeps of it (the mark of front
 matter an agent wrote, the test counts of its DONE), the usage (the agent's and any judge's),
-the circuit breaker (rules/breaker.py); and a final verification's (`fold_verification`).
+the circuit breaker (rules/breaker.py; a lane's own: rules/lanebreakers.py); and a final
+verification's (`fold_verification`).
 
 Pure: the outcome holds values only, read here; nothing is read from disk or written, so the
 schedulers fold and then write what the outcome names, in one step (run/ledger.py)."""
@@ -15,6 +16,7 @@ from ralph.rules import verification as fv
 from ralph.rules.breaker import Rule, after_rotation, record
 from ralph.rules.caps import count_rotation
 from ralph.rules.frontmark import next_mark
+from ralph.rules.lanebreakers import breaker_of, with_lane_breaker
 from ralph.rules.matrix import record_rotation
 from ralph.rules.state import State
 from ralph.rules.usage import record_usage
@@ -37,8 +39,10 @@ def fold(state: State, outcome: Outcome, rule: Rule) -> tuple[State, tuple[str, 
     for judged in outcome.judged:  # a semantic check's judge counts like any call
         state = record_usage(state, judged.spec, judged.agent, judged.usage)
     state = account(state, path, outcome.agent, outcome.result, changed)
+    # a lane's failures move its own breaker: one lane's refusals pause that lane only
+    lane = path if outcome.lane is not None else None
     breaker = after_rotation(
-        state.breaker,
+        breaker_of(state, lane),
         rule,
         signal=outcome.signal,
         note=outcome.note,
@@ -47,6 +51,8 @@ def fold(state: State, outcome: Outcome, rule: Rule) -> tuple[State, tuple[str, 
         interrupted=outcome.interrupted,
         now=outcome.ended,
     )
+    if lane is not None:
+        return with_lane_breaker(state, lane, breaker), downgraded
     return replace(state, breaker=breaker), downgraded
 
 

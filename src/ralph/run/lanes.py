@@ -14,9 +14,10 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from ralph.errors import ExitCode
-from ralph.rules.lanes import hold, shares
+from ralph.rules.lanebreakers import lane_breaker
+from ralph.rules.lanes import candidates, hold, shares
 from ralph.rules.pool import Exhausted, Wait
-from ralph.rules.schedule import priority, selected_done
+from ralph.rules.schedule import selected_done
 from ralph.rules.spec import Spec
 from ralph.rules.state import MAX_COUNT, State
 from ralph.rules.stops import cancelled, cut_short
@@ -40,6 +41,7 @@ from ralph.run.tree import hidden_spec_hashes
 from ralph.store.worktrees import commit_all
 
 TICK = 0.2  # seconds between the coordinator's looks at cancel requests while lanes run
+GONE = "no spec can go on: its lane waits on a spec no longer in the matrix"
 
 
 class LaneRun(SpecRun):
@@ -53,8 +55,8 @@ class LaneRun(SpecRun):
         self.parts: dict[str, LaneParts] = {}  # each lane's, from its first rotation
         self.news = LaneNews(run)  # run.json's `lanes`
         self.sharing: set[str] = set()  # lanes whose work reaches the user's branch early
+        # how the run ends, once the running rotations have (their outcomes counted first)
         self.stopping: tuple[ExitCode, str] | None = None
-        self.ended: int | None = None  # the exit code of a run whose end is already recorded
 
     # ------------------------------------------------------------------ the run
 
@@ -88,11 +90,6 @@ class LaneRun(SpecRun):
                 collected = self._collect()
             except KeyboardInterrupt:
                 self._interrupted()
-                continue
-            if self.ended is not None:  # the run's end is recorded: the running lanes finish
-                if not self.running:
-                    return self.ended
-                self._wait()
                 continue
             busy = len(self.running) >= opts.settings.parallel
             if not collected and self.stopping is None and busy:
@@ -147,7 +144,12 @@ class LaneRun(SpecRun):
             if not self.running:
                 if self.integration.ready(self.state, set()):
                     continue  # a lane reached 3/3 meanwhile: merge it
-                return self._end(ExitCode.MAX_ITERATIONS, self._stuck_reason())
+                if self._paused(specs):
+                    continue  # a person let a paused lane go on, or the run ends (stopping)
+                blocked = any(s.blocked for s in self.state.specs)
+                return self._end(
+                    ExitCode.MAX_ITERATIONS, self._blocked_reason() if blocked else GONE
+                )
             self._wait()
 
     def _settled(self) -> bool:
@@ -161,10 +163,18 @@ class LaneRun(SpecRun):
         self.tree.save(self.tree.take(), hidden_spec_hashes(self.shared.opts.root))
         return False
 
-    def _stuck_reason(self) -> str:
-        if any(s.blocked for s in self.state.specs):
-            return self._blocked_reason()
-        return "no spec can go on: its lane waits on a spec no longer in the matrix"
+    def _paused(self, specs: list[Spec]) -> bool:
+        """No lane runs and none could start: a lane its own breaker paused is a person's
+        call. True when one was (their choice let it go on, or the run ends: `stopping`)."""
+        rows = [r for s in self._unblocked(specs) if (r := self.state.get(s.path))]
+        asked = self.circuit.ask_paused(self.state, [r.path for r in rows if r.needs_work])
+        if asked is None:
+            return False
+        self.state, stop = asked
+        self.save()
+        if stop is not None:
+            self.stopping = (ExitCode[stop.code], stop.reason)
+        return True
 
     def _stop_reason(self) -> tuple[ExitCode, str] | None:
         run = self.shared
@@ -210,18 +220,12 @@ class LaneRun(SpecRun):
     # ------------------------------------------------------------------ lanes
 
     def _candidates(self, specs: list[Spec]) -> list[Spec]:
-        """Specs that need work and have no rotation running, best first."""
+        """Specs that need work, have no rotation running and no lane paused, best first."""
         runnable = [s for s in self._unblocked(specs) if s.path not in self.running]
-        rows = {r.path: r for r in self.state.specs}
-        waiting = [s for s in runnable if (row := rows.get(s.path)) and row.done_count < MAX_COUNT]
+        needing = [s.path for s in runnable if (row := self.state.get(s.path)) and row.needs_work]
+        paused = set(self.circuit.paused(self.state, needing))
         open_ = {lane.spec for lane in self.integration.lanes.lanes}
-        if open_:
-            # A merged spec that a later merge dropped to 2/3 is reviewed once the lanes with
-            # work still to merge are in: each of their merges would drop it again.
-            waiting = [
-                s for s in waiting if s.path in open_ or rows[s.path].done_count < MAX_COUNT - 1
-            ]
-        return sorted(waiting, key=lambda s: priority(rows[s.path], s.content_hash))
+        return candidates(self.state, runnable, open_, paused)
 
     def _launch(self, specs: list[Spec], executor: ThreadPoolExecutor) -> int | None:
         run = self.shared
@@ -240,10 +244,12 @@ class LaneRun(SpecRun):
                 if self.running:
                     return None
                 self.seats.exhausted(self.state, choice)  # raises
-            self.state, stop = self.circuit.admit(self.state)
+            self.state, stop = self.circuit.admit(self.state)  # the run's (a verification's)
+            if stop is None:  # its lane's own: once its cooldown is over, one trial
+                self.state, stop = self.circuit.admit(self.state, spec.path)
             self.save()
-            if stop is not None:  # ended and recorded; the running lanes finish their rotation
-                self.ended = stop
+            if stop is not None:  # the run ends once the running lanes have
+                self.stopping = (ExitCode[stop.code], stop.reason)
                 return None
             self.use(choice)
             self._start_rotation(spec, executor)
@@ -284,7 +290,7 @@ class LaneRun(SpecRun):
             collected = True
             done = r.future.result()  # a lane's error is the run's error
             outcome = done.outcome
-            breaker = self.state.breaker  # before its outcome: did it open the breaker?
+            breaker = lane_breaker(self.state, path)  # before its outcome: did it open?
             self._fold(r, done)
             self.news.forget(r.lane.name)  # after its report: `ralph inspect` stops listing it
             stop = self.heard(outcome, breaker)  # as in one-spec mode, which ends at once
@@ -292,13 +298,18 @@ class LaneRun(SpecRun):
                 if outcome.interrupted:
                     self._stop_all()
                 elif stop.question:
-                    self._asked(path, done)
+                    # while lanes run, the displays wait and show it again last: never buried
+                    notice = ask(run, path, done.parts.rotation.place.current_log)
+                    if self.running:
+                        run.sink.hold(again=notice)
                 if not (outcome.interrupted and self.stopping):  # a stop under way stays
                     self.stopping = (ExitCode[stop.code], stop.reason)
                 continue
-            stop_code = self.escalate_if_needed(path, breaker)
-            if stop_code is not None:  # the escalation ended the run (and recorded it)
-                self.ended = stop_code
+            # a lane its breaker opened pauses (heard said so); a stuck spec is a person's call
+            self.state, stop = self.convergence.escalate_if_stuck(self.state, path)
+            self.save()
+            if stop is not None:
+                self.stopping = (ExitCode[stop.code], stop.reason)
                 continue
             if self.integration.unresolved(path):
                 if self.state != (held := hold(self.state, path)):
@@ -315,14 +326,6 @@ class LaneRun(SpecRun):
             elif row is not None and shares(outcome.signal, row.done_count):
                 self.sharing.add(path)
         return collected
-
-    def _asked(self, path: str, done: LaneDone) -> None:
-        """A lane's agent asked: its question is kept and shown; until the running rotations
-        end, the displays wait, and the question is shown again last, so no other lane's line
-        buries it."""
-        notice = ask(self.shared, path, done.parts.rotation.place.current_log)
-        if self.running:
-            self.shared.sink.hold(again=notice)
 
     def _merge_ready(self) -> None:
         """Every lane waiting at 3/3, and every lane whose DONE counted 1/3 (rules/lanes.

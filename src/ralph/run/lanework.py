@@ -1,6 +1,7 @@
 """A lane's own parts, made at its first rotation: the place its rotations work in (its
 worktree, its prompt file and output log under `.ralph/lanes/<name>/`, its entry in
-run.json), its tree and DONE gate; and the lane's thread: one rotation, its work committed.
+run.json), its tree and DONE gate; and the lane's thread: one rotation, its work committed
+once its DONE counted.
 
 A lane's thread shares nothing that changes with the coordinator: it reads the state the
 coordinator gave its turn, and returns its outcome, which the coordinator folds (run/fold.py).
@@ -110,8 +111,12 @@ def lane_parts(run: Shared, work: LaneTurn) -> LaneParts:
 
 def rotate(run: Shared, work: LaneTurn) -> LaneDone:
     """In the lane's thread: one rotation in its worktree (made first when it is new), then
-    its work committed. The outcome is returned unfolded: the coordinator folds it into the
-    run's state."""
+    its work committed when its DONE counted. The outcome is returned unfolded: the
+    coordinator folds it into the run's state.
+
+    Only counted work becomes the lane's base: a refused DONE's work (or unfinished work)
+    stays uncommitted in the worktree, as in the project's own tree, so the agent's
+    `git checkout -- FILE` returns to the last work that counted, never to refused work."""
     parts = work.parts
     if parts is None:
         if work.opening is not None:
@@ -121,7 +126,7 @@ def rotate(run: Shared, work: LaneTurn) -> LaneDone:
     before = rotation.tree.take()
     attempt = rotation.attempt(turn)
     outcome = rotation.settle(attempt, before)  # folded, and written, by the coordinator
-    if outcome.changed:  # an unchanged tree has nothing to commit
+    if outcome.signal == "DONE":  # counted (a refused one is REFUSED): what it was judged on
         commit_all(
             parts.repo,
             f"ralph: rotation {turn.iteration} on {turn.spec.path} ({outcome.signal})",

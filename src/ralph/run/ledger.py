@@ -1,10 +1,11 @@
-"""What a rotation leaves on disk besides the state, once its scheduler has folded it: `record`
-(its log closed and its record) before the scheduler saves the state, `keep` (what the gate
-keeps of the tests, the tree the next rotation starts from, the events) after it.
+"""What a rotation leaves on disk besides the state, once its scheduler has folded it and
+saved the state: `record` (its log closed and its record), then `keep` (what the gate keeps
+of the tests, the tree the next rotation starts from, the events).
 
-The order is the one a `kill -9` needs (docs/explanation/worklog.md): the record of a rotation
-comes before the state that counts it, the state before the snapshot. The scheduler holds
-interrupts from the tree taken (Rotation.settle) to the end of `keep`."""
+The order is the one a `kill -9` needs (docs/explanation/worklog.md): the state is the truth
+and comes first, the record of a rotation derived from it after (a run that takes over from a
+kill between the two records the state's counters: run/takeover.py), the snapshot last. The
+scheduler holds interrupts from the tree taken (Rotation.settle) to the end of `keep`."""
 
 from __future__ import annotations
 
@@ -67,9 +68,8 @@ def record(
     state: State,
     downgraded: tuple[str, ...],
 ) -> None:
-    """Before the state that counts it: the rotation's log closed and its record. A rotation
-    whose snapshot failed gets neither yet: its state is saved first, then the failure raised
-    (`keep`)."""
+    """After the state that counts it: the rotation's log closed and its record. A rotation
+    whose snapshot failed gets neither yet: the failure is raised (`keep`)."""
     if outcome.taken.failure is not None:
         return
     run, ws, turn, result = rotation.run, rotation.run.ws, attempt.turn, outcome.result

@@ -19,6 +19,7 @@ from ralph.errors import ExitCode
 from ralph.rules.breaker import Breaker
 from ralph.rules.caps import mark_blocked
 from ralph.rules.heldfiles import held_line
+from ralph.rules.lanebreakers import breaker_of
 from ralph.rules.matrix import Rescan, reconcile
 from ralph.rules.pool import Exhausted, Pick, Pool, Wait
 from ralph.rules.prompt import Mode
@@ -201,10 +202,10 @@ class SpecRun:
             if isinstance(choice, Exhausted):
                 # raises: with no agent left, there is nothing to ask
                 self.seats.exhausted(self.state, choice)
-            self.state, stop = self.circuit.admit(self.state)
+            self.state, admitted = self.circuit.admit(self.state)
             self.save()
-            if stop is not None:
-                return stop
+            if admitted is not None:
+                return self.end(ExitCode[admitted.code], admitted.reason)
             self.use(choice)
             outcome, before, stop = self.rotate(spec, tick, before)
             if stop is not None:
@@ -232,7 +233,8 @@ class SpecRun:
         on a stop (`heard`), else on a person's call; the exit code when it does."""
         stop = self.heard(outcome, breaker)
         if stop is None:
-            return self.escalate_if_needed(outcome.spec, breaker)
+            stop = self.escalate_if_needed(outcome.spec, breaker)
+            return None if stop is None else self.end(ExitCode[stop.code], stop.reason)
         if stop.question:
             ask(self.shared, outcome.spec, self.shared.ws.current_log)
         return self.end(ExitCode[stop.code], stop.reason)
@@ -242,8 +244,9 @@ class SpecRun:
         (after the rotation's own line); unless it was cut short, the pool, the convergence
         watch and the cost line hear of it; what it means for the run (rules/stops.py)."""
         run = self.shared
-        if self.state.breaker != breaker:
-            self.circuit.say(breaker, self.state.breaker)
+        lane = outcome.spec if outcome.lane is not None else None  # a lane's own breaker
+        if breaker_of(self.state, lane) != breaker:
+            self.circuit.say(breaker, breaker_of(self.state, lane), lane)
         if not outcome.interrupted:
             self.pool = self.seats.settle(self.pool, self.state, outcome)
             self.convergence.feed(outcome.spec, outcome.mode, outcome.changes.paths)
@@ -257,10 +260,10 @@ class SpecRun:
         """The pool's pick takes the next rotation."""
         self.pool, self.member = pick.pool, self.shared.members[pick.name]
 
-    def escalate_if_needed(self, path: str, breaker: Breaker) -> int | None:
-        """After a rotation of `path` (the breaker was `breaker` before its outcome): a
-        breaker it opened, then a spec that does not converge, is a person's call; the exit
-        code when the run ends."""
+    def escalate_if_needed(self, path: str, breaker: Breaker) -> Stop | None:
+        """After a rotation of `path` (the run's breaker was `breaker` before its outcome): a
+        breaker it opened, then a spec that does not converge, is a person's call; how the
+        run ends when it does (its scheduler says the end)."""
         stop = None
         if self.state.breaker != breaker:  # the outcome moved it: did it open?
             self.state, stop = self.circuit.escalate_if_opened(breaker, self.state, self.pool)
@@ -291,14 +294,14 @@ class SpecRun:
 
     def commit(self, rotation: Rotation, attempt: Attempt, outcome: Outcome) -> Snapshot:
         """A rotation's outcome joins the run's state (the pure fold, the breaker's move
-        included) and is written in one step, in the order a kill -9 needs: its record, the
-        state, the tree (run/ledger.py). The caller holds interrupts. The tree the next
-        rotation starts from."""
+        included) and is written in one step, in the order a kill -9 needs: the state (the
+        truth), its record, the tree (run/ledger.py, run/takeover.py). The caller holds
+        interrupts. The tree the next rotation starts from."""
         with attempt.budget.operation("bookkeeping"):
             self.state, downgraded = fold(self.state, outcome, self.circuit.rule)
-        ledger.record(rotation, attempt, outcome, self.state, downgraded)
         with attempt.budget.operation("state_save"):
             self.save()
+        ledger.record(rotation, attempt, outcome, self.state, downgraded)
         return ledger.keep(rotation, attempt, outcome, self.state, downgraded)
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:

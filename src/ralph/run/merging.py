@@ -110,18 +110,18 @@ class Integration:
         return state
 
     def _resume(self, state: State, lane: Lane) -> State:
-        """A lane left by an earlier run: its worktree back, its uncommitted work committed."""
+        """A lane left by an earlier run: its worktree back. Its uncommitted work stays so
+        (only counted work is the lane's base: run/lanework.py); its spec leaves 3/3."""
         run, path = self.run, self.worktree(lane)
         if not wt.has_branch(self.repo, lane.branch):
             self._keep(self.lanes.without(lane.spec))
             return state
         wt.add_worktree(self.repo, self.root, lane.name, self.branch)
-        if wt.commit_all(
-            wt.repo(path, self.run.git), f"ralph: work left in {lane.spec}'s lane by a stopped run"
-        ):
-            state = drop_to_review(state, lane.spec)
+        dropped = drop_to_review(state, lane.spec)
+        if dropped != state and wt.uncommitted(wt.repo(path, self.run.git)):
+            state = dropped
             self.statefile.save(state)
-            run.emit(Notice("warning", f"{lane.spec}: work left in its lane committed"))
+            run.emit(Notice("warning", f"{lane.spec}: work left in its lane, not counted yet"))
         return state
 
     # ------------------------------------------------------------------ lanes
@@ -160,7 +160,9 @@ class Integration:
         """Bring the user's branch into an open lane before its next rotation; a conflict is
         aborted and handed to the lane's agent. Returns the state after."""
         lane_repo = self._repo(lane)
-        if wt.is_merged(lane_repo, self.branch):
+        if wt.is_merged(lane_repo, self.branch) or wt.uncommitted(lane_repo):
+            # work not counted yet stays uncommitted (run/lanework.py): the lane takes the
+            # branch once it is committed, after its next counted DONE
             return state
         message = f"ralph: {self.branch} into {lane.branch}"
         merged = wt.merge(lane_repo, self.branch, message, trees=False)

@@ -35,6 +35,7 @@ from ralph.run.facts import (
     LaneOpened,
     LimitsSeen,
     QuestionAsked,
+    Reconciled,
     RotationRecorded,
     RunArchived,
     SpecBlocked,
@@ -105,6 +106,7 @@ class Recorder:
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
             RunArchived: lambda e: self.log("archived", folder=e.folder),
+            Reconciled: lambda e: self.log("reconciled", counts=e.counts, told=e.told),
             LaneOpened: lambda e: lanerecords.opened(self.log, self.ws, e),
             LaneMerged: lambda e: lanerecords.merged(self.log, self.ws, e),
             LaneConflict: lambda e: lanerecords.conflict(self.log, self.ws, e),
@@ -133,6 +135,7 @@ class Recorder:
             agents=self.agents,
             rotation=self.rotation,
             iteration=e.iteration,
+            counts={row.path: row.done_count for row in e.matrix},  # as state.json has them
             **({"continues": True} if self.continues else {}),
         )
 
@@ -146,6 +149,7 @@ class Recorder:
             output_tokens=spent["output_tokens"],
             cost_usd=spent["cost_usd"],  # null when no rotation had a price, as everywhere
             totals=None if e.totals is None else e.totals.to_json(),
+            counts={row.path: row.done_count for row in e.matrix},
         )
 
     def _rotation_started(self, e: RotationStarted) -> None:
@@ -224,10 +228,16 @@ class Recorder:
         self.log("budget", iteration=e.iteration, **e.budget)
 
     def _breaker_changed(self, e: BreakerChanged) -> None:
-        self.log("breaker", before=e.before, after=e.after, reason=e.reason, failures=e.failures)
+        lane = {} if e.lane is None else {"lane": e.lane}  # a lane's own breaker names it
+        self.log(
+            "breaker", before=e.before, after=e.after, reason=e.reason, failures=e.failures, **lane
+        )
         if e.after == breakers.OPEN:
             reasons = "; ".join(e.reasons[-3:])
-            append_error(self.ws.errors_log, f"circuit breaker opened ({e.reason}): {reasons}")
+            whose = "" if e.lane is None else f" of {e.lane}'s lane"
+            append_error(
+                self.ws.errors_log, f"circuit breaker{whose} opened ({e.reason}): {reasons}"
+            )
 
     def _escalated(self, e: Escalated) -> None:
         self.log(

@@ -13,6 +13,7 @@ from ralph.run.events import Notice
 from ralph.run.interrupts import stop_signals_as_interrupt
 from ralph.run.loop import SpecRun
 from ralph.run.options import RunOptions
+from ralph.run.takeover import take_over
 from ralph.specs.discovery import discover_specs
 from ralph.specs.selection import select_specs
 from ralph.store.cancel import CancelWatch
@@ -43,6 +44,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
         shared, state = open_run(opts, ws, emit, lock, cancel)
         for note in lock.notes:  # what taking the project put right (store/private.py)
             shared.emit(Notice("warning", note))
+        take_over(shared, state)  # a killed run's records caught up with the state, first
         if opts.settings.parallel > 1:
             from ralph.run.lanes import LaneRun  # only when asked for
 

@@ -179,8 +179,8 @@ def record(
     state: State,
     dropped: tuple[str, ...],
 ) -> None:
-    """Before the state that counts it (run/ledger.py): the verification's log closed and its
-    record; nothing yet when its snapshot failed (the state is saved first)."""
+    """After the state that counts it (run/ledger.py): the verification's log closed and its
+    record; nothing yet when its snapshot failed."""
     run, ws, budget, log = rotation.run, rotation.run.ws, trial.budget, trial.log
     taken, verdict, result = verified.taken, verified.verdict, verified.result
     if taken.failure is not None:

@@ -79,7 +79,7 @@ class Verification:
             state = replace(state, max_iteration=state.last_rotation + 1 - run.first)
         state, stop = self.circuit.admit(state)
         if stop is not None:
-            return state, stop, before
+            return state, run.end(state, ExitCode[stop.code], stop.reason), before
         breaker = state.breaker  # as the verification starts: what did its verdict do to it?
         state, before, verdict, interrupted = self._verify(state, specs, before)
         self.circuit.say(breaker, state.breaker)  # after the verification's own line
@@ -114,7 +114,8 @@ class Verification:
                 before,
             )
         state, stop = self.circuit.escalate_if_opened(breaker, state, pool)
-        return state, stop, before
+        ended = None if stop is None else run.end(state, ExitCode[stop.code], stop.reason)
+        return state, ended, before
 
     def _finish(self, state: State, reason: str) -> int:
         run = self.run
@@ -137,8 +138,8 @@ class Verification:
             verified = trial.settle(self.rotation, tried, before)
             with tried.budget.operation("bookkeeping"):
                 state, dropped = fold_verification(state, verified, self.circuit.rule)
-            trial.record(self.rotation, tried, verified, state, dropped)
-            with tried.budget.operation("state_save"):
+            with tried.budget.operation("state_save"):  # the truth first (run/takeover.py)
                 self.statefile.save(state)
+            trial.record(self.rotation, tried, verified, state, dropped)
             after = trial.keep(self.rotation, tried, verified, state, dropped)
         return state, after, verified.verdict, verified.interrupted

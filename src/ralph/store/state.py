@@ -153,6 +153,10 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
         agent_usage=_agent_usage(check, data),
         final=_final_from_json(check, check.obj(data, "final_verification")),
         breaker=_breaker_from_json(check, check.obj(data, "breaker")),
+        lane_breakers=tuple(
+            (str(path), _breaker_from_json(check, raw, f"lane_breakers.{path}."))
+            for path, raw in check.obj(data, "lane_breakers").items()
+        ),
         person_specs=_person_specs(check, data),
     )
 
@@ -204,8 +208,9 @@ def _final_from_json(check: _Checker, raw: dict[str, Any]) -> FinalVerification:
     )
 
 
-def _breaker_from_json(check: _Checker, raw: dict[str, Any]) -> Breaker:
-    prefix = "breaker."
+def _breaker_from_json(check: _Checker, raw: Any, prefix: str = "breaker.") -> Breaker:
+    if not isinstance(raw, dict):
+        raise check.fail(prefix.rstrip("."), "expected an object")
     state = _choice(check, raw, "state", prefix, BREAKER_STATES) or "CLOSED"
     opened_at = raw.get("opened_at")
     if opened_at is not None and (

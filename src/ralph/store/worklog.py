@@ -51,6 +51,17 @@ def worklog_tail(path: Path, count: int) -> list[dict[str, Any]]:
     return [_record(line) or {"event": "(unreadable line)"} for line in lines]
 
 
+def last_run(path: Path) -> list[dict[str, Any]]:
+    """The records of the last run, from its `run_start` (of the last TAIL_LIMIT bytes; none
+    when no run started there)."""
+    lines, mark = _lines(path, TAIL_LIMIT), '"event": "run_start"'
+    for start in range(len(lines) - 1, -1, -1):  # only the last run's lines are parsed
+        rec = _record(lines[start]) if mark in lines[start] else None
+        if rec is not None and rec.get("event") == "run_start":  # not a line cut short
+            return [rec for line in lines[start:] if (rec := _record(line)) is not None]
+    return []
+
+
 def _lines(path: Path, limit: int) -> list[str]:
     try:
         got = reader.read(path, limit=limit, tail=True)
