@@ -11,31 +11,31 @@ spec_notices = opening.spec_notices
 
 
 def test_nothing_edited_and_no_environment_say_nothing() -> None:
-    assert opening.tests_notices([], taken=True, env_line=None) == []
-    assert opening.tests_notices([], taken=False, env_line="") == []
+    assert opening.tests_notices([], taken=True, env_lines=[]) == []
+    assert opening.tests_notices([], taken=False, env_lines=[""]) == []
 
 
 def test_tests_a_person_edited_are_an_info_the_first_five_named() -> None:
     edited = [f"tests/t{n}.py" for n in range(6)]
-    [notice] = opening.tests_notices(edited, taken=True, env_line=None)
+    [notice] = opening.tests_notices(edited, taken=True, env_lines=[])
     assert notice.level == "info"
     assert notice.message == (
         "tests edited while ralph was not running: "
         "tests/t0.py, tests/t1.py, tests/t2.py, tests/t3.py, tests/t4.py and 1 more"
     )
-    [five] = opening.tests_notices(edited[:5], taken=True, env_line=None)
+    [five] = opening.tests_notices(edited[:5], taken=True, env_lines=[])
     assert "more" not in five.message and five.message.endswith("tests/t4.py")
 
 
 def test_tests_changed_after_a_killed_run_are_not_taken_and_say_how_to_accept() -> None:
-    [notice] = opening.tests_notices(["tests/t.py"], taken=False, env_line=None)
+    [notice] = opening.tests_notices(["tests/t.py"], taken=False, env_lines=[])
     assert notice.level == "warning"
     assert "not taken as a person's edit (tests/t.py)" in notice.message
     assert notice.message.endswith("accept with `ralph accept`")
 
 
 def test_the_environment_the_checks_hold_is_a_warning_after_the_tests() -> None:
-    notices = opening.tests_notices(["tests/t.py"], taken=True, env_line="the checks hold HOME")
+    notices = opening.tests_notices(["tests/t.py"], taken=True, env_lines=["the checks hold HOME"])
     assert [n.level for n in notices] == ["info", "warning"]
     assert notices[1] == Notice("warning", "the checks hold HOME")
 

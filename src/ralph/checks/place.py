@@ -32,6 +32,7 @@ from ralph.errors import RalphError
 from ralph.process.launcher import Launcher
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.envpaths import own_environment
+from ralph.rules.heldfiles import held_line
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
 from ralph.rules.testfiles import is_test
@@ -72,7 +73,7 @@ class CheckPlace:
         self.unbuilt: CheckResult | None = None  # why the tree's environment cannot be built
         self.left_out: tuple[str, ...] = ()  # what the last room built left out
         self.held: list[str] = []  # files of the environments changed while a run was live
-        self.notes: list[str] = []  # said once when the run starts (package sources held)
+        self.notes: list[str] = []  # said once when the run starts (those files, sources held)
 
     def source(self) -> RoomSource:
         if self._source is None:
@@ -89,7 +90,7 @@ class CheckPlace:
                 self.held = record_start_envs(self.project, keep=keep).held
                 record_person_uv(self.project, os.environ)
             held = pkgsources.begin(self.project)  # the sources a person set are theirs
-            self.notes = [held] if held is not None else []
+            self.notes = [line for line in (held_line(self.held), held) if line is not None]
             self.notes += [f"{UNREAD}: {line}" for line in unread(self.project)]
             record_began(envs_dir(self.project))  # whether checks run or not, an agent will
             record_start(self.project, self.source())

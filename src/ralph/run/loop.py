@@ -18,7 +18,6 @@ from ralph.checks.specset import take_person_specs
 from ralph.errors import ExitCode
 from ralph.rules.breaker import Breaker
 from ralph.rules.caps import mark_blocked
-from ralph.rules.heldfiles import held_line
 from ralph.rules.lanebreakers import breaker_of
 from ralph.rules.matrix import Rescan, reconcile
 from ralph.rules.pool import Exhausted, Pick, Pool, Wait
@@ -142,10 +141,8 @@ class SpecRun:
             notify=lambda line: run.emit(Notice("info", line)),
         )
         self.save()
-        for notice in opening.tests_notices(edited, taken, held_line(self.gate.place.held)):
+        for notice in opening.tests_notices(edited, taken, self.gate.place.notes):
             run.emit(notice)
-        for line in self.gate.place.notes:
-            run.emit(Notice("warning", line))
         if len(run.members) > 1:
             run.emit(PoolChanged(self.pool.seats))
         self.report(scan, added=had_specs)

@@ -11,7 +11,7 @@ from ralph.run.events import Notice
 from ralph.run.tree import changed_since_last_run
 
 
-def tests_notices(edited: Sequence[str], taken: bool, env_line: str | None) -> list[Notice]:
+def tests_notices(edited: Sequence[str], taken: bool, env_lines: Sequence[str]) -> list[Notice]:
     """Tests edited since the last run (`taken`: as a person's edit, the new baseline), and
     the environment the checks hold."""
     notices: list[Notice] = []
@@ -23,8 +23,7 @@ def tests_notices(edited: Sequence[str], taken: bool, env_line: str | None) -> l
         else:
             why = "changed after a run that was killed: not taken as a person's edit"
             notices.append(Notice("warning", f"tests {why} ({shown}); accept with `ralph accept`"))
-    if env_line:
-        notices.append(Notice("warning", env_line))
+    notices += [Notice("warning", line) for line in env_lines if line]
     return notices
 
 
