@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ralph.store.envbuild import environments
 from ralph.store.envcopy import envs_dir, record_start_envs, start_envs
+from ralph.store.uvsettings import record_person_uv
 
 SIZES = (1_000, 5_000, 20_000)
 PER_PACKAGE = 50  # files per distribution, in folders of 10, as real packages are
@@ -87,8 +88,12 @@ def main() -> None:
         wheels = Path(tmp) / "wheels"
         wheels.mkdir()
         wheel(wheels)
-        env = {**os.environ, "UV_FIND_LINKS": str(wheels), "UV_NO_INDEX": "1"}
+        config = Path(tmp) / "config"  # the person's uv settings: no index, the wheels here
+        (config / "uv").mkdir(parents=True)
+        (config / "uv" / "uv.toml").write_text(f"no-index = true\nfind-links = [{str(wheels)!r}]\n")
+        env = {**os.environ, "XDG_CONFIG_HOME": str(config)}
         env["UV_CACHE_DIR"] = str(Path(tmp) / "uv-cache")
+        record_person_uv(root, env)  # as a run's start does
         (root / "requirements.txt").write_text("tinydep\n")
 
         def build() -> None:
@@ -97,7 +102,7 @@ def main() -> None:
 
         def fresh() -> None:
             for folder in envs_dir(root).iterdir():
-                if folder.name != "start":
+                if folder.is_dir() and folder.name != "start":
                     shutil.rmtree(folder)
 
         first = best(build, fresh)
@@ -105,6 +110,27 @@ def main() -> None:
         print(
             f"a DONE after a new dependency ({sys.version_info[0]}.{sys.version_info[1]}, uv): "
             f"first {first:7.1f} ms, a later DONE on the same declarations {again:6.1f} ms"
+        )
+        if shutil.which("bwrap") is None:
+            print("the same in the bwrap sandbox: skipped (bubblewrap is not installed)")
+            return
+        from ralph.commands.sandboxing import start_sandbox
+        from ralph.process.launcher import Launcher
+        from ralph.process.request import Confinement
+        from ralph.store.config import SandboxConfig
+
+        box = start_sandbox(root, "bwrap", SandboxConfig(), [])
+        boxed = Launcher(Confinement(box))
+
+        def build_boxed() -> None:
+            found = environments(root, root, env, boxed)
+            assert found.why is None and found.built is not None, found.why
+
+        first = best(build_boxed, fresh)
+        again = best(build_boxed)
+        print(
+            f"the same, uv confined in the bwrap sandbox: first {first:7.1f} ms, a later DONE "
+            f"on the same declarations {again:6.1f} ms"
         )
 
 

@@ -154,6 +154,17 @@ def test_a_file_of_pytest_changed_is_never_verified(project: Project) -> None:
     refused(res)
 
 
+def offline_index(monkeypatch: pytest.MonkeyPatch, where: Path, wheels: Path | None = None) -> None:
+    """The person's uv settings (their user configuration): no index, and `wheels` as the
+    place packages come from; nothing is fetched."""
+    config = where / "xdg-config"
+    (config / "uv").mkdir(parents=True, exist_ok=True)
+    links = f"find-links = [{str(wheels)!r}]\n" if wheels is not None else ""
+    (config / "uv" / "uv.toml").write_text(f"no-index = true\n{links}")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("UV_CACHE_DIR", str(where / "uv-cache"))
+
+
 def tiny_wheel(folder: Path) -> Path:
     """A dependency the spec needs, as a wheel built here (pip installs it offline)."""
     wheel = folder / "tinydep-1.0-py3-none-any.whl"
@@ -180,8 +191,7 @@ def test_an_agent_that_installs_a_dependency_the_spec_needs_is_verified(
     p = project
     venv_project(p)
     wheel = tiny_wheel(tmp_path)
-    monkeypatch.setenv("UV_FIND_LINKS", str(tmp_path))
-    monkeypatch.setenv("UV_NO_INDEX", "1")
+    offline_index(monkeypatch, tmp_path, tmp_path)
     install = f"{sys.executable} -m pip install -q --no-index --no-deps --prefix .venv {wheel}"
     fix = "from tinydep import total\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
     steps = [
@@ -204,7 +214,7 @@ def test_a_dependency_ralph_cannot_install_is_refused_with_what_to_do(
     # nothing to install it from (no index, no wheel): one line says what to do
     p = project
     venv_project(p)
-    monkeypatch.setenv("UV_NO_INDEX", "1")
+    offline_index(monkeypatch, tmp_path)
     monkeypatch.setenv("UV_OFFLINE", "1")
     steps = [{"write": {"calc.py": RIGHT, "requirements.txt": "tinydep\n"}, "signal": "DONE"}]
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "2")
@@ -418,8 +428,7 @@ def test_an_agent_made_virtualenv_with_a_new_dependency_is_verified(
     p = project
     make_project(p)
     wheel = tiny_wheel(tmp_path)
-    monkeypatch.setenv("UV_FIND_LINKS", str(tmp_path))
-    monkeypatch.setenv("UV_NO_INDEX", "1")
+    offline_index(monkeypatch, tmp_path, tmp_path)
     fix = "from tinydep import total\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
     make = f"{sys.executable} -m venv --without-pip .venv && "
     make += f"{sys.executable} -m pip install -q --no-index --no-deps --prefix .venv {wheel}"
@@ -522,7 +531,7 @@ def test_a_declared_source_package_is_never_built_by_ralph(
     p = project
     venv_project(p)
     marker = tmp_path / "built.txt"
-    monkeypatch.setenv("UV_NO_INDEX", "1")
+    offline_index(monkeypatch, tmp_path)
     setup = f"open({str(marker)!r}, 'w').write('ran')\nfrom setuptools import setup\nsetup()\n"
     files = {
         "evil/setup.py": setup,
@@ -558,8 +567,7 @@ def test_a_declared_wheel_that_patches_every_python_start_is_refused(
     with zipfile.ZipFile(wheel, "w") as z:
         for name, text in {**files, f"{info}/RECORD": record}.items():
             z.writestr(name, text)
-    monkeypatch.setenv("UV_FIND_LINKS", str(tmp_path))
-    monkeypatch.setenv("UV_NO_INDEX", "1")
+    offline_index(monkeypatch, tmp_path, tmp_path)
     steps = [{"write": {"requirements.txt": "fixer\n"}, "signal": "DONE"}, {"signal": "DONE"}]
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "3")
     assert res.exit_code != 0, res

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Project, Result
-from tests.e2e.test_environment import RIGHT, site_of, tiny_wheel, venv_project
+from tests.e2e.test_environment import RIGHT, offline_index, site_of, tiny_wheel, venv_project
 from tests.e2e.test_sandbox_run import disk_tmp, need
 
 __all__ = ["disk_tmp"]  # a fixture: the bwrap runs' project lives on disk, outside /tmp
@@ -99,9 +99,7 @@ def _index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "index"
     folder.mkdir()
     tiny_wheel(folder)
-    monkeypatch.setenv("UV_FIND_LINKS", str(folder))
-    monkeypatch.setenv("UV_NO_INDEX", "1")
-    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+    offline_index(monkeypatch, tmp_path, folder)
     return folder
 
 
@@ -304,8 +302,7 @@ def test_the_persons_wheelhouse_from_before_the_run_is_used(
     tiny_wheel(p.root / "wheels")
     p.write({"requirements.txt": "--find-links wheels\n"})
     p.commit_all()
-    monkeypatch.setenv("UV_NO_INDEX", "1")
-    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+    offline_index(monkeypatch, tmp_path)
     fix = "from tinydep import total\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
     steps = [
         {
@@ -425,3 +422,40 @@ def test_under_bwrap_an_agent_made_wheel_is_held(boxed: Project) -> None:
     agent = boxed_agent(p, files, f"{maker(p.root.parent)} wheels/{WHEEL}")
     res = p.run("run", "--sandbox", "bwrap", "--agent-command", agent, "-n", "3")
     held(res, "requirements.txt: -f wheels")
+
+
+def test_an_index_that_cannot_be_reached_ends_the_run_and_is_not_the_agents_strike(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on: the index is down
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("UV_INDEX_URL", f"http://127.0.0.1:{port}/simple")
+    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+    monkeypatch.setenv("UV_HTTP_TIMEOUT", "5")
+    p = project
+    venv_project(p)
+    fix = "from tinydep import total\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
+    steps = [
+        {"write": {"calc.py": fix, "requirements.txt": "tinydep\n"}, "signal": "DONE"},
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 1, res.stdout  # its own reason, after one rotation: no money burnt
+    assert "the package index cannot be reached" in res.stdout, res.stdout
+    assert "not counted against the agent" in res.stdout
+    assert "circuit breaker" not in res.stdout
+    assert p.state()["breaker"]["failures"] == 0, p.state()["breaker"]
+
+
+def test_a_name_the_index_does_not_have_is_the_trees_refusal(project: Project, index: Path) -> None:
+    # control: the index answered; the tree asked for what it does not have
+    p = project
+    venv_project(p)
+    steps = [{"write": {"requirements.txt": "no-such-package\n"}, "signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "2")
+    assert res.exit_code == 3, res.stdout
+    assert "DONE refused: environment" in res.stdout and "no-such-package" in res.stdout
+    assert "the package index cannot be reached" not in res.stdout

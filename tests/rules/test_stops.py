@@ -73,3 +73,13 @@ def test_each_code_is_an_exit_code_of_the_contract() -> None:
     ]
     codes = {ExitCode[stop.code] for stop in stops}
     assert codes == {ExitCode.INTERRUPTED, ExitCode.NEEDS_HUMAN}
+
+
+def test_checks_that_could_not_run_end_the_run_with_their_line() -> None:
+    stop = after_outcome(
+        "a.spec.md", "ERROR", False, "the package index cannot be reached", now=False, lanes=False
+    )
+    assert stop is not None and stop.code == "ERROR"
+    assert stop.reason == "the package index cannot be reached"
+    # control: the same signal without it goes on (a failed rotation is the breaker's)
+    assert after_outcome("a.spec.md", "ERROR", False, None, now=False, lanes=False) is None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ralph.store.declared import read_declared
 from ralph.store.installer import INPUT
-from ralph.store.uvsettings import record_person_uv, uv_settings
+from ralph.store.uvsettings import kept_person_uv, record_person_uv, uv_settings
 
 
 def _target(tmp_path: Path) -> Path:
@@ -21,7 +21,9 @@ def test_no_settings_of_the_persons_means_no_config_at_all(tmp_path: Path) -> No
     project.mkdir()
     env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
     record_person_uv(project, env)
-    found = uv_settings(project, project, read_declared(project), _target(tmp_path), env)
+    found = uv_settings(
+        project, read_declared(project), _target(tmp_path), env, kept_person_uv(project)
+    )
     assert found == (["--no-config"], home / ".cache" / "uv")
 
 
@@ -34,7 +36,7 @@ def test_the_persons_settings_are_those_of_the_runs_start(tmp_path: Path) -> Non
     record_person_uv(project, env)
     (config / "uv" / "uv.toml").write_text("index-url = 'http://changed'\n")  # after the start
     target = _target(tmp_path)
-    found = uv_settings(project, project, read_declared(project), target, env)
+    found = uv_settings(project, read_declared(project), target, env, kept_person_uv(project))
     assert not isinstance(found, str)
     args, cache = found
     assert args == ["--config-file", str(target / INPUT / "uv.toml")]
@@ -49,7 +51,9 @@ def test_the_cache_variable_wins_and_a_config_variable_is_the_persons(tmp_path: 
     named.write_text("no-index = true\n")
     env = {"UV_CONFIG_FILE": str(named), "UV_CACHE_DIR": str(tmp_path / "c")}
     record_person_uv(project, env)
-    found = uv_settings(project, project, read_declared(project), _target(tmp_path), env)
+    found = uv_settings(
+        project, read_declared(project), _target(tmp_path), env, kept_person_uv(project)
+    )
     assert not isinstance(found, str) and found[1] == tmp_path / "c"
     assert found[0][0] == "--config-file"
 
@@ -60,6 +64,6 @@ def test_a_uv_toml_of_the_tree_is_used_only_as_a_source_a_person_took(tmp_path: 
     project.mkdir()
     (project / "uv.toml").write_text("no-index = true\n")
     target = _target(tmp_path)
-    found = uv_settings(project, project, read_declared(project), target, {"HOME": "/h"})
+    found = uv_settings(project, read_declared(project), target, {"HOME": "/h"}, None)
     assert not isinstance(found, str) and found[0][0] == "--config-file"
     assert (target / INPUT / "uv.toml").read_text() == "no-index = true\n"

@@ -61,6 +61,7 @@ class Verdict:
     notice: str | None = None  # one line for the run's output (checks/sharedtests.py)
     counts: TestCounts | None = None  # the test counts of the checks that ran
     best: bool = False  # ...and they hold the best run (they did not fall behind)
+    halted: str | None = None  # the checks could not run, nobody's fault in the tree: the end
 
 
 def validate_front_matter(specs: Sequence[Spec]) -> None:
@@ -248,6 +249,8 @@ class DoneGate:
             )
             if gate.interrupted:
                 return Verdict("ERROR", INTERRUPTED, True, gate)
+            if gate.halted is not None:  # neither counted nor refused: the run ends on it
+                return Verdict("ERROR", f"not judged: {gate.halted}", gate=gate, halted=gate.halted)
             return self._decided(spec, meta, iteration, handoff, row, gate, code)
         except KeyboardInterrupt:
             stopped = replace(gate, passed=False, interrupted=True)

@@ -33,6 +33,7 @@ from ralph.process.launcher import Launcher
 from ralph.process.treecode import TreeCode, tree_code
 from ralph.rules.envpaths import own_environment
 from ralph.rules.heldfiles import held_line
+from ralph.rules.installerfault import halt_line
 from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
 from ralph.rules.spec import Spec
 from ralph.rules.testfiles import is_test
@@ -71,6 +72,7 @@ class CheckPlace:
         self.name = "main" if same else tree.name
         self._source: RoomSource | None = None
         self.unbuilt: CheckResult | None = None  # why the tree's environment cannot be built
+        self.halted: str | None = None  # ...when it is not the tree's fault: the run's end
         self.left_out: tuple[str, ...] = ()  # what the last room built left out
         self.held: list[str] = []  # files of the environments changed while a run was live
         self.notes: list[str] = []  # said once when the run starts (those files, sources held)
@@ -119,7 +121,7 @@ class CheckPlace:
         and what a refusal says of the place they ran in."""
         room, code = self.for_checks(meta, mode)
         if self.unbuilt is not None:  # the tree declares what ralph cannot install
-            return GateResult(False, (self.unbuilt,)), Ran(code)
+            return GateResult(False, (self.unbuilt,), halted=self.halted), Ran(code)
         result = run_gate(
             spec.path,
             self.tree,
@@ -199,6 +201,7 @@ class CheckPlace:
         name = self.name + (suffix if overlay is not None else "")
         found = environments(self.project, self.tree, os.environ, self.launcher)
         envs, why, built = found.folder, found.why, found.built
+        self.halted = halt_line(why) if why is not None and found.halt else None
         self.unbuilt = (
             None
             if why is None

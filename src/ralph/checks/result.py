@@ -62,6 +62,9 @@ class GateResult:
     results: tuple[CheckResult, ...] = ()
     interrupted: bool = False  # Ctrl-C (or a cancel) stopped a check: the verdict is void
     judged: tuple[JudgeSpent, ...] = ()  # what a semantic check's judge spent, even stopped
+    # the checks could not run for a reason that is nobody's in the tree (the package index
+    # cannot be reached): the run's last line; the DONE is neither counted nor refused
+    halted: str | None = None
 
     @property
     def counts(self) -> TestCounts | None:

@@ -22,7 +22,7 @@ from ralph.store.config import RalphConfig
 
 @dataclass(frozen=True)
 class Check:
-    area: str  # sandbox | tests | agent
+    area: str  # sandbox | tests | packages | agent
     name: str
     state: str  # ok | warn | fail
     detail: str
@@ -41,6 +41,7 @@ def doctor(root: Path, *, as_json: bool) -> int:
         print(f"warning: {held}", file=sys.stderr)
     pool = _pool(config)
     checks = [*sandbox_checks(root, config, pool), tests_check(root, config)]
+    checks += index_checks(root)
     checks += agent_checks(config, pool)
     broken = [c for c in checks if c.needed and c.state == "fail"]
     if as_json:
@@ -104,6 +105,21 @@ def tests_check(root: Path, config: RalphConfig) -> Check:
     if count:
         return Check("tests", "files", "ok", found_line(count), True)
     return Check("tests", "files", "warn", NONE, True, SET)
+
+
+def index_checks(root: Path) -> list[Check]:
+    """The package index, when the tree declares dependencies: a DONE that adds one builds
+    the checks' environment from it (store/envbuild.py). Unreachable is a warning: a run whose
+    declarations do not change never asks it."""
+    from ralph.store.indexprobe import probe_index
+
+    probe = probe_index(root, os.environ)
+    if probe is None:
+        return []
+    if probe.ok:
+        return [Check("packages", "index", "ok", probe.detail, True)]
+    fix = "check the network and your index settings (UV_INDEX_URL, your uv.toml)"
+    return [Check("packages", "index", "warn", probe.detail, True, fix)]
 
 
 def agent_checks(config: RalphConfig, pool: list[CommandAgent]) -> list[Check]:
@@ -182,7 +198,9 @@ def render(checks: list[Check]) -> str:
     for check in [c for c in checks if c not in absent]:
         if check.area != area:
             area = check.area
-            lines.append({"sandbox": "sandbox", "tests": "tests"}.get(area, "agents"))
+            lines.append(
+                {"sandbox": "sandbox", "tests": "tests", "packages": "packages"}.get(area, "agents")
+            )
         # what ralph.yaml does not need is no warning, whatever its probe found: said, no fix
         idle = not check.needed and check.state != "ok"
         mark = "-   " if idle else {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[check.state]

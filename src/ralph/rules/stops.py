@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 # A member's name of `ralph.errors.ExitCode` (a rule imports nothing of ralph's but rules).
-Code = Literal["INTERRUPTED", "NEEDS_HUMAN"]
+Code = Literal["INTERRUPTED", "NEEDS_HUMAN", "ERROR"]
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,18 @@ def cancelled(*, lanes: bool) -> Stop:
 
 
 def after_outcome(
-    spec: str, signal: str, *, interrupted: bool, now: bool, lanes: bool
+    spec: str, signal: str, interrupted: bool, halted: str | None = None, *, now: bool, lanes: bool
 ) -> Stop | None:
     """What a committed outcome of `spec` means for the run: None, it goes on (a breaker it
     opened, or a spec that does not converge, is then a person's call); else how it stops. A
     rotation cut short (`interrupted`; `now`: by `ralph cancel --now`) stops it, whatever its
-    signal; so do a QUESTION and a STUCK, for a person to answer or look."""
+    signal; so do checks that could not run for a reason nobody in the tree caused (`halted`:
+    the package index cannot be reached), a QUESTION and a STUCK, for a person to answer or
+    look."""
     if interrupted:
         return cut_short(now=now, lanes=lanes)
+    if halted is not None:  # the checks could not run, nobody's fault in the tree
+        return Stop("ERROR", halted)
     if signal == "QUESTION":
         return Stop(
             "NEEDS_HUMAN",

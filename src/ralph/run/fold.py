@@ -48,7 +48,7 @@ def fold(state: State, outcome: Outcome, rule: Rule) -> tuple[State, tuple[str, 
         note=outcome.note,
         iteration=outcome.iteration,
         spec=path,
-        interrupted=outcome.interrupted,
+        interrupted=outcome.interrupted or outcome.halted is not None,  # not the agent's failure
         now=outcome.ended,
     )
     if lane is not None:

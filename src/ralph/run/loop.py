@@ -248,10 +248,8 @@ class SpecRun:
             self.pool = self.seats.settle(self.pool, self.state, outcome)
             self.convergence.feed(outcome.spec, outcome.mode, outcome.changes.paths)
             run.emit(CostsUpdated(*run.costs(self.state)))
-        now, lanes = run.cancel.now.is_set(), self.lanes
-        return after_outcome(
-            outcome.spec, outcome.signal, interrupted=outcome.interrupted, now=now, lanes=lanes
-        )
+        o, now = outcome, run.cancel.now.is_set()
+        return after_outcome(o.spec, o.signal, o.interrupted, o.halted, now=now, lanes=self.lanes)
 
     def use(self, pick: Pick) -> None:
         """The pool's pick takes the next rotation."""

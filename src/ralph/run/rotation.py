@@ -196,6 +196,7 @@ class Rotation:
             interrupted=verdict.interrupted,
             result=result,
             judged=verdict.gate.judged if verdict.gate else (),  # what a judge spent: values
+            halted=verdict.halted,
             counts=verdict.counts,
             best=verdict.best,
             handoff=handoff,
@@ -234,6 +235,7 @@ class Rotation:
             front=front_seen(root, spec),
             lane=self.place.lane,
             judged=attempt.judged,
+            halted=attempt.halted,
             counts=attempt.counts,
             best=attempt.best,
             own=attempt.own + time.perf_counter() - tick,

@@ -68,6 +68,7 @@ class Attempt:
     interrupted: bool  # Ctrl-C or `ralph cancel --now`
     result: AgentResult  # the agent's process, usage, limits and fault (for the pool)
     judged: tuple[JudgeSpent, ...]  # what a semantic check's judge spent
+    halted: str | None  # its checks could not run, nobody's fault in the tree: the run's end
     counts: TestCounts | None  # the test counts of its DONE's checks
     best: bool  # ...and they hold the best run (they did not fall behind)
     handoff: Path
@@ -98,6 +99,7 @@ class Outcome:
     lane: str | None  # the lane it ran in; None: the project's own tree
     ended: float  # the run's clock (Shared.clock) as it was settled: the breaker's
     judged: tuple[JudgeSpent, ...] = ()  # what a semantic check's judge spent
+    halted: str | None = None  # its checks could not run for a reason not the agent's
     counts: TestCounts | None = None  # the test counts of its DONE's checks
     best: bool = False  # ...and they hold the best run (they did not fall behind)
     own: float = 0.0  # seconds of ralph's own work so far (its latency budget)

@@ -29,6 +29,7 @@ from pathlib import Path
 from ralph.errors import RalphError
 from ralph.process.launcher import PLAIN, Launcher
 from ralph.process.treecode import PROJECT_VENVS, _sites
+from ralph.rules.installerfault import unreachable
 from ralph.store import pkgsources
 from ralph.store.buildinputs import build_inputs
 from ralph.store.declared import MAX_DECLARING, Declared, read_declared
@@ -36,7 +37,7 @@ from ralph.store.envcopy import START_DIGEST, envs_dir, start_envs
 from ralph.store.installer import INPUT, Installer, uv_program
 from ralph.store.reader import read_text
 from ralph.store.roomsync import wipe
-from ralph.store.uvsettings import uv_settings
+from ralph.store.uvsettings import kept_person_uv, uv_settings
 
 BUILT = "built"
 
@@ -51,6 +52,7 @@ class Environments:
     why: str | None = None
     built: str | None = None
     unread: tuple[str, ...] = ()
+    halt: bool = False  # the package index could not be reached: not the tree's failure
 
 
 def environments(
@@ -72,7 +74,7 @@ def environments(
     if not (target / BUILT).is_file():
         why = _build(project, start, tree, declared, target, env, launcher)
         if why is not None:
-            return Environments(target, why, unread=unread)
+            return Environments(target, why, unread=unread, halt=unreachable(why))
     name = next((n for n in PROJECT_VENVS if (target / n / "pyvenv.cfg").is_file()), None)
     return Environments(target, None, name, unread)
 
@@ -91,7 +93,7 @@ def _build(
         return "uv is not installed beside ralph: reinstall ralph as its README says (it needs uv)"
     wipe(target)
     (target / INPUT).mkdir(mode=0o700, parents=True)
-    settings = uv_settings(project, tree, declared, target, env)
+    settings = uv_settings(tree, declared, target, env, kept_person_uv(project))
     if isinstance(settings, str):
         return settings
     config, cache = settings

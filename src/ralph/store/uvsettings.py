@@ -17,21 +17,34 @@ from ralph.store.reader import read_text
 PERSON_UV = "person-uv.toml"  # the person's own uv settings as the run began
 
 
-def record_person_uv(project: Path, env: Mapping[str, str]) -> None:
-    """When the run starts: the person's own uv settings (their `uv.toml`), kept for the
-    builds of this run; none when they have none."""
-    kept = envs_dir(project) / PERSON_UV
-    kept.unlink(missing_ok=True)
+def person_uv(env: Mapping[str, str]) -> str | None:
+    """The person's own uv settings (their `uv.toml`) now; None when they have none."""
     for path in _person_configs(env):
         try:
             with path.open("rb") as f:
                 data = f.read(MAX_DECLARING + 1)
         except OSError:
             continue
-        if len(data) <= MAX_DECLARING:
-            envs_dir(project).mkdir(mode=0o700, parents=True, exist_ok=True)
-            kept.write_bytes(data)
-        return
+        return data.decode("utf-8", errors="replace") if len(data) <= MAX_DECLARING else None
+    return None
+
+
+def record_person_uv(project: Path, env: Mapping[str, str]) -> None:
+    """When the run starts: the person's own uv settings, kept for the builds of this run."""
+    kept = envs_dir(project) / PERSON_UV
+    kept.unlink(missing_ok=True)
+    text = person_uv(env)
+    if text is not None:
+        envs_dir(project).mkdir(mode=0o700, parents=True, exist_ok=True)
+        kept.write_text(text)
+
+
+def kept_person_uv(project: Path) -> str | None:
+    """The person's uv settings as this run began."""
+    try:
+        return (envs_dir(project) / PERSON_UV).read_text(errors="replace")
+    except OSError:
+        return None
 
 
 def _person_configs(env: Mapping[str, str]) -> list[Path]:
@@ -45,12 +58,11 @@ def _person_configs(env: Mapping[str, str]) -> list[Path]:
 
 
 def uv_settings(
-    project: Path, tree: Path, declared: Declared, target: Path, env: Mapping[str, str]
+    tree: Path, declared: Declared, target: Path, env: Mapping[str, str], person: str | None
 ) -> tuple[list[str], Path] | str:
     """uv's settings for a build: the tree's `uv.toml` when a person accepted it, else the
-    person's own as the run began, else none (`--no-config`: nothing above the build is
+    person's own (`person`: as the run began), else none (`--no-config`: nothing above the build is
     read); and the cache those settings name (the person's), or why not."""
-    kept = envs_dir(project) / PERSON_UV
     tree_uv = any(s.file == "uv.toml" for s in declared.declaration.sources)
     config: list[str] = ["--no-config"]
     text: str | None = None
@@ -59,8 +71,8 @@ def uv_settings(
             text = read_text(tree / "uv.toml", limit=MAX_DECLARING, root=tree)
         except (OSError, RalphError) as exc:
             return f"uv.toml: {str(exc).splitlines()[0]}"
-    elif kept.is_file():
-        text = kept.read_text(errors="replace")
+    else:
+        text = person
     if text is not None:
         copy = target / INPUT / "uv.toml"
         copy.write_text(text)
