@@ -113,10 +113,10 @@ def test_setup_cfg_install_requires_and_extras() -> None:
     out = Declaration()
     text = (
         "[metadata]\nname = lib\n[options]\ninstall_requires =\n    isodate>=0.6\n"
-        "    six\n[options.extras_require]\ntest =\n    pytest\n"
+        "    six\ntests_require =\n    hypothesis\n[options.extras_require]\ntest =\n    pytest\n"
     )
     read_setup_cfg(text, "setup.cfg", out)
-    assert out.requirements == ["isodate>=0.6", "six", "pytest"]
+    assert out.requirements == ["isodate>=0.6", "six", "hypothesis", "pytest"]
     out = Declaration()
     read_setup_cfg("[options]\ninstall_requires = file: reqs.in\n", "setup.cfg", out)
     assert out.requirements == [] and "does not follow" in out.unread[0]

@@ -265,16 +265,17 @@ def read_pyproject(data: Mapping[str, Any], name: str, out: Declaration) -> None
 
 
 def read_setup_cfg(text: str, name: str, out: Declaration) -> None:
-    """Add what `setup.cfg` declares: `[options] install_requires` and every
-    `[options.extras_require]` entry."""
+    """Add what `setup.cfg` declares: `[options] install_requires` and `tests_require`, and
+    every `[options.extras_require]` entry."""
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text, source=name)
     except configparser.Error as exc:
         out.unread.append(f"{name}: {str(exc).splitlines()[0]}")
         return
-    if parser.has_option("options", "install_requires"):
-        _lines(parser.get("options", "install_requires"), name, "install_requires", out)
+    for key in ("install_requires", "tests_require"):  # what the code and its tests import
+        if parser.has_option("options", key):
+            _lines(parser.get("options", key), name, key, out)
     if parser.has_section("options.extras_require"):
         for extra, value in parser.items("options.extras_require"):
             _lines(value, name, f"extras_require {extra}", out)

@@ -1,7 +1,8 @@
 """Which of a tree's declaring files names a package (pure): `package.json`'s dependency
 tables for Node; `pyproject.toml` (`[project]`, its extras, `[dependency-groups]`, Poetry's
 tables), `setup.cfg` (`install_requires`, `extras_require`, `tests_require`) and
-`requirements*.txt` for Python. A failed check that cannot import a package one of them names
+`requirements*.txt` for Python, read as the checks' environment reads them
+(rules/declarations.py). A failed check that cannot import a package one of them names
 failed on the checks' environment, not on the work (checks/failure.py)."""
 
 from __future__ import annotations
@@ -10,8 +11,16 @@ import configparser
 import json
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
+
+from ralph.rules.declarations import (
+    REQUIREMENT_NAME,
+    Declaration,
+    read_pyproject,
+    read_requirements,
+    read_setup_cfg,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -19,7 +28,6 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 PACKAGE_TABLES = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
-_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def is_declaring(name: str) -> bool:
@@ -50,44 +58,27 @@ def _names(name: str, text: str) -> set[str]:
         data = json.loads(text)
         tables = [data.get(t) for t in PACKAGE_TABLES] if isinstance(data, dict) else []
         return {k for t in tables if isinstance(t, dict) for k in t}
+    out = Declaration()  # Python's: read as the checks' environment reads them
     if name == "pyproject.toml":
-        return set(_requirements(_pyproject(tomllib.loads(text))))
+        data = tomllib.loads(text)
+        read_pyproject(data, name, out)
+        return _named(out) | set(_poetry(data))  # Poetry's too: declared, if not built
     if name == "setup.cfg":
-        return set(_requirements(_setup_cfg(text)))
-    if is_declaring(name):  # requirements*.txt: one a line, options and comments aside
-        return set(_requirements(text.splitlines()))
-    return set()
+        read_setup_cfg(text, name, out)
+    elif is_declaring(name):  # requirements*.txt
+        read_requirements(text, name, out)
+    return _named(out)
 
 
-def _pyproject(data: dict[str, Any]) -> Iterator[str]:
-    project = data.get("project") or {}
-    yield from _strings(project.get("dependencies"))
-    for extra in _tables(project.get("optional-dependencies")):
-        yield from _strings(extra)
-    for group in _tables(data.get("dependency-groups")):
-        yield from _strings(group)  # an `{include-group = ...}` is no string: left out
+def _named(out: Declaration) -> set[str]:
+    return {m[1] for r in out.requirements if (m := REQUIREMENT_NAME.match(r)) is not None}
+
+
+def _poetry(data: dict[str, Any]) -> Iterator[str]:
     poetry = (data.get("tool") or {}).get("poetry") or {}
     yield from _keys(poetry.get("dependencies"), poetry.get("dev-dependencies"))
     for group in _tables(poetry.get("group")):
         yield from _keys(group.get("dependencies") if isinstance(group, dict) else None)
-
-
-def _setup_cfg(text: str) -> Iterator[str]:
-    cfg = configparser.ConfigParser(interpolation=None)
-    cfg.read_string(text)
-    if cfg.has_section("options"):
-        for key in ("install_requires", "tests_require", "setup_requires"):
-            yield from cfg.get("options", key, fallback="").splitlines()
-    if cfg.has_section("options.extras_require"):
-        for _, value in cfg.items("options.extras_require"):
-            yield from value.splitlines()
-
-
-def _requirements(lines: Iterable[str]) -> Iterator[str]:
-    for line in lines:
-        found = _REQUIREMENT.match(line.split("#", 1)[0])
-        if found is not None:
-            yield found[1]
 
 
 def _strings(value: object) -> list[str]:
