@@ -85,3 +85,20 @@ def test_a_node_test_that_cannot_find_its_module_says_so(git_project: Project) -
     assert "error: Error: Cannot find module 'timestring'" in line
     assert "`timestring` is declared by package.json but not installed" in line
     assert "npm install" in line and "front matter" not in line
+
+
+def test_status_says_why_the_last_done_was_refused_until_one_counts(git_project: Project) -> None:
+    p = git_project
+    mean_project(p)
+    broken = [{"write": {"calc/__init__.py": "import isodate\n" + FIXED}, "signal": "DONE"}]
+    assert p.run("run", *p.fake({"*": broken}), "-n", "1").exit_code == 3
+    [row] = json.loads(p.run("status", "--json").stdout)["specs"]
+    assert row["last_status"] == "REFUSED" and ERROR in row["refused"]
+    shown = p.run("status").stdout
+    assert "refused: test_command: exit code" in shown and ERROR in shown, shown
+    # control: a DONE that counts clears it
+    fixed = [{"write": {"calc/__init__.py": FIXED}, "signal": "DONE"}]
+    p.run("run", *p.fake({"*": fixed}), "-n", "1")
+    [row] = json.loads(p.run("status", "--json").stdout)["specs"]
+    assert row["last_status"] == "DONE" and row["refused"] is None
+    assert "refused:" not in p.run("status").stdout

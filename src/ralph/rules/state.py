@@ -61,6 +61,7 @@ class SpecState:
     tests: TestCounts | None = None  # the last test run its DONE checks read (runner summaries)
     # the run a later one must not fall behind (fewer passed, more skipped) without a person
     best_tests: TestCounts | None = None
+    refused: str | None = None  # why its last DONE was refused (None: it counted, or none was)
 
     @property
     def needs_work(self) -> bool:
@@ -175,6 +176,7 @@ def _spec_fields(s: SpecState) -> dict[str, Any]:
         "override": s.override,
         "tests": s.tests.to_json() if s.tests is not None else None,
         "best_tests": s.best_tests.to_json() if s.best_tests is not None else None,
+        "refused": s.refused,
     }
 
 
@@ -205,6 +207,7 @@ _STATUS_SPEC_KEYS = (
     "override",
     "tests",  # passed / failed / skipped of the last test run its checks read
     "best_tests",
+    "refused",  # why its last DONE was refused
 )
 _STATUS_BREAKER_KEYS = ("state", "failures", "opened_at")
 
@@ -219,7 +222,7 @@ def spec_to_json(s: SpecState) -> dict[str, Any]:
         data["last_changed_by"] = s.last_changed_by
     if s.override is not None:
         data["override"] = s.override
-    for key in ("tests", "best_tests"):
+    for key in ("tests", "best_tests", "refused"):
         if fields[key] is not None:
             data[key] = fields[key]
     return data

@@ -18,6 +18,7 @@ from ralph.rules.caps import count_rotation
 from ralph.rules.frontmark import next_mark
 from ralph.rules.lanebreakers import breaker_of, with_lane_breaker
 from ralph.rules.matrix import record_rotation
+from ralph.rules.refusedwhy import refusal
 from ralph.rules.state import State
 from ralph.rules.usage import record_usage
 from ralph.run.turn import Outcome, Verified
@@ -86,8 +87,9 @@ def fold_verification(
 
 
 def _kept(state: State, outcome: Outcome) -> State:
-    """What the gate keeps of the spec: the mark of front matter an agent wrote, and the test
-    counts of its DONE's checks (the best run too, when they did not fall behind)."""
+    """What the gate keeps of the spec: the mark of front matter an agent wrote, the test
+    counts of its DONE's checks (the best run too, when they did not fall behind), and why its
+    last DONE was refused."""
     row = state.get(outcome.spec)
     if row is None:
         return state
@@ -98,6 +100,8 @@ def _kept(state: State, outcome: Outcome) -> State:
     if counts is not None:
         best = counts if outcome.best else row.best_tests
         row = replace(row, tests=counts, best_tests=best)
+    if outcome.signal in ("REFUSED", "DONE"):  # why, for `ralph status`: said until it counts
+        row = replace(row, refused=refusal(outcome.note) if outcome.signal == "REFUSED" else None)
     return state.with_spec(row)
 
 

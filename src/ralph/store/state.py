@@ -134,6 +134,7 @@ def state_from_json(data: Any, where: str = "state.json") -> State:
                 override=_choice(check, raw, "override", prefix, OVERRIDES),
                 tests=_counts(check, raw, "tests", prefix),
                 best_tests=_counts(check, raw, "best_tests", prefix),
+                refused=check.opt_str(raw, "refused", prefix),
             )
         )
     max_iteration = data.get("max_iterations")

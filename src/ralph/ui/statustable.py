@@ -101,6 +101,16 @@ def usage_lines(usage: Tally | None, agents: Sequence[tuple[str, Tally]]) -> lis
     return lines
 
 
+def refusal_lines(rows: Sequence[MatrixRow]) -> list[str]:
+    """Why each spec whose last DONE was refused was refused (the state keeps it)."""
+    out: list[str] = []
+    for row in rows:
+        why = getattr(row, "refused", None)
+        if why and row.last_status == "REFUSED":
+            out.append(f"{printable(row.path)} refused: {printable(why)}")
+    return out
+
+
 def render_status_table(
     rows: Sequence[MatrixRow],
     *,
@@ -131,6 +141,7 @@ def render_status_table(
                     complete=complete,
                 ),
                 *usage_lines(usage, agents),
+                *refusal_lines(rows),
             ]
         ),
         caption_justify="left",
@@ -194,6 +205,7 @@ def render_status_plain(
         )
     )
     lines.extend(usage_lines(usage, agents))
+    lines.extend(refusal_lines(rows))
     return "\n".join(lines) + "\n"
 
 
