@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ralph.store.declared import read_declared
-from ralph.store.envbuild import BUILT, Environments, _hooks, environments
+from ralph.store.envbuild import BUILT, Environments, _hooks, _key, environments
 from ralph.store.envcopy import START_DIGEST, envs_dir, start_envs
 
 
@@ -41,11 +41,22 @@ def test_a_new_declaration_uses_the_environment_built_for_it(tmp_path: Path) -> 
     (tree / "requirements.txt").write_text("pytest\n")
     _start(project, tree)
     (tree / "requirements.txt").write_text("pytest\nrequests\n")
-    built = envs_dir(project) / declared(tree)[:16]
+    built = envs_dir(project) / _key(read_declared(tree), None, {})
     (built / ".venv").mkdir(parents=True)
     (built / ".venv" / "pyvenv.cfg").write_text("")
     (built / BUILT).write_text("")  # built once already: used again, not built anew
     assert environments(project, tree, {}) == Environments(built, None, ".venv")
+
+
+def test_the_build_is_keyed_by_the_persons_settings_too() -> None:
+    # the same declaration from another index is another environment
+    from ralph.rules.declarations import Declaration
+    from ralph.store.declared import Declared
+
+    same = Declared(Declaration(requirements=["isodate"]), (), False)
+    assert _key(same, None, {}) != _key(same, "index-url = 'x'\n", {})
+    assert _key(same, None, {}) != _key(same, None, {"UV_INDEX_URL": "http://other"})
+    assert _key(same, None, {}) == _key(same, None, {"HOME": "/elsewhere"})  # not uv's
 
 
 def _site(tmp_path: Path, files: dict[str, str]) -> Path:

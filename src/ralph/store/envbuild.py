@@ -20,6 +20,8 @@ person (store/pkgsources.py). Built once per digest.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 from collections.abc import Mapping
@@ -70,13 +72,21 @@ def environments(
     held = pkgsources.why_held(project, declared)
     if held is not None:
         return Environments(start, held, unread=unread)
-    target = envs_dir(project) / declared.digest[:16]
+    target = envs_dir(project) / _key(declared, kept_person_uv(project), env)
     if not (target / BUILT).is_file():
         why = _build(project, start, tree, declared, target, env, launcher)
         if why is not None:
             return Environments(target, why, unread=unread, halt=unreachable(why))
     name = next((n for n in PROJECT_VENVS if (target / n / "pyvenv.cfg").is_file()), None)
     return Environments(target, None, name, unread)
+
+
+def _key(declared: Declared, person: str | None, env: Mapping[str, str]) -> str:
+    """The build's folder: everything that went into it (the declaration, with the hash of
+    every file its sources name, and the person's uv settings and variables)."""
+    settings = sorted((k, v) for k, v in env.items() if k.startswith("UV_"))
+    data = json.dumps([declared.digest, person, settings])
+    return hashlib.sha256(data.encode()).hexdigest()[:16]
 
 
 def _build(
