@@ -29,3 +29,13 @@ def test_every_method_names_a_phase_of_the_gate() -> None:
         "mutation": "costly",
         "revert": "costly",
     }
+
+
+def test_every_method_is_registered_through_the_hook() -> None:
+    from ralph.checks import registry
+    from ralph.plugins.manager import plugins
+
+    hooked = {i.plugin_name for i in plugins().manager.hook.ralph_check_methods.get_hookimpls()}
+    assert {m.__name__ for m in registry.BUILTIN} <= hooked
+    offered = [n for m in registry.BUILTIN for n in m.ralph_check_methods()]
+    assert list(registry.methods()) == offered == list(METHODS)

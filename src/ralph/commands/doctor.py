@@ -16,13 +16,13 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.footprint import FOOTPRINTS, credentials
 from ralph.agents.member import Member
 from ralph.errors import ExitCode, RalphError
-from ralph.process.sandbox import PROFILES
+from ralph.process.sandbox import backends
 from ralph.store.config import RalphConfig
 
 
 @dataclass(frozen=True)
 class Check:
-    area: str  # sandbox | agent
+    area: str  # sandbox | agent | plugin
     name: str
     state: str  # ok | warn | fail
     detail: str
@@ -40,7 +40,11 @@ def doctor(root: Path, *, as_json: bool) -> int:
     if held is not None:
         print(f"warning: {held}", file=sys.stderr)
     pool = _pool(config)
-    checks = [*sandbox_checks(root, config, pool), *agent_checks(config, pool)]
+    checks = [
+        *sandbox_checks(root, config, pool),
+        *agent_checks(config, pool),
+        *plugin_checks(root, config),
+    ]
     broken = [c for c in checks if c.needed and c.state == "fail"]
     if as_json:
         import json
@@ -68,6 +72,37 @@ def _pool(config: RalphConfig) -> list[CommandAgent]:
     return agents
 
 
+def plugin_checks(root: Path, config: RalphConfig) -> list[Check]:
+    """The person's plugins: each loaded one (ok), each left out (warn), each ralph.yaml
+    requires and is not loaded (fail: a run would refuse to start)."""
+    from ralph.commands.plugins import every_plugin, missing
+
+    found = every_plugin(root, config)
+    checks = [
+        Check("plugin", p.name, "ok", f"{p.distribution or '?'} {p.version} in {p.source}", False)
+        for p in found.loaded.values()
+        if p.source != "built-in"
+    ]
+    lacking = missing(found, config)
+    checks += [
+        Check("plugin", r.name, "warn", r.reason, False)
+        for r in found.refused
+        if r.name not in lacking
+    ]
+    checks += [
+        Check(
+            "plugin",
+            name,
+            "fail",
+            why,
+            True,
+            "install it beside ralph, or drop it from plugins.require",
+        )
+        for name, why in lacking.items()
+    ]
+    return checks
+
+
 def sandbox_checks(root: Path, config: RalphConfig, pool: list[CommandAgent]) -> list[Check]:
     from ralph.commands.sandboxing import AUTO_ORDER, start_sandbox
 
@@ -75,7 +110,7 @@ def sandbox_checks(root: Path, config: RalphConfig, pool: list[CommandAgent]) ->
     needed = set(AUTO_ORDER) if wanted == "auto" else {wanted}
     members = [Member(agent) for agent in pool]
     checks = [Check("sandbox", "sandbox", "ok", f"ralph.yaml asks for: {wanted}", False)]
-    for profile in PROFILES:
+    for profile in backends():
         if profile == "docker" and not config.sandbox.image and profile not in needed:
             tool = shutil.which("docker")
             detail = f"{tool} (no sandbox.image named)" if tool else "docker not found on PATH"
@@ -171,7 +206,7 @@ def render(checks: list[Check]) -> str:
     for check in [c for c in checks if c not in absent]:
         if check.area != area:
             area = check.area
-            lines.append("sandbox" if area == "sandbox" else "agents")
+            lines.append({"sandbox": "sandbox", "agent": "agents"}.get(area, "plugins"))
         # what ralph.yaml does not need is no warning, whatever its probe found: said, no fix
         idle = not check.needed and check.state != "ok"
         mark = "-   " if idle else {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[check.state]

@@ -139,6 +139,7 @@ def run_options(
 ) -> RunOptions:
     """What the loop is asked to do: this run's settings (already past ralph.yaml's), ralph.yaml
     for what only it says, and what is built from them."""
+    from ralph.commands.plugins import observers
     from ralph.commands.pool import build_policy
     from ralph.commands.webhooks import on_fact
     from ralph.run.options import RunOptions
@@ -152,6 +153,7 @@ def run_options(
         policy=build_policy(settings, config),
         own_files=own_files(root, tuple(settings.reports.values())),
         watch=watch,
+        observers=observers(root, config, settings.otel),
         secrets=frozenset() if hook is None else hook.secrets,
     )
 
