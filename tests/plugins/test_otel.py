@@ -108,6 +108,15 @@ def _run(traces: otel.Traces) -> dict[str, str]:
         reasons=["x"],
         kind="breaker",
     )
+    send(
+        "rotation_started",
+        105.0,
+        agent="codex",
+        spec="(all specs)",
+        mode="VERIFY",
+        iteration=2,
+        started_at=105.0,
+    )
     send("verification_started", 105.0, attempt=1, iteration=2, agent="codex")
     send(
         "verification_ended",
@@ -118,6 +127,17 @@ def _run(traces: otel.Traces) -> dict[str, str]:
         summary="ok",
         reasons=[],
         files_changed=0,
+    )
+    send(
+        "rotation_ended",
+        106.0,
+        spec="(all specs)",
+        iteration=2,
+        mode="VERIFY",
+        signal="VERIFY_PASS",
+        files_changed=0,
+        done_count=3,
+        elapsed=1.0,
     )
     send("run_ended", 107.0, exit_code=0, reason="every spec verified", run_iteration=2)
     return context
@@ -141,7 +161,10 @@ def test_a_run_makes_one_trace_with_its_tree() -> None:
     assert _parent(spec) == run.context.span_id
     assert _parent(rotation) == spec.context.span_id
     assert _parent(check) == rotation.context.span_id
-    assert _parent(spans["final verification"]) == run.context.span_id
+    final = spans["final verification"]
+    assert _parent(final) == run.context.span_id
+    assert (_attrs(final)["ralph.passed"], _attrs(final)["ralph.attempt"]) == (True, 1)
+    assert _attrs(final)["ralph.signal"] == "VERIFY_PASS"
     assert _attrs(rotation)["gen_ai.system"] == "anthropic"
     assert _attrs(rotation)["gen_ai.request.model"] == "claude-sonnet-4"
     assert _attrs(rotation)["gen_ai.usage.input_tokens"] == 10

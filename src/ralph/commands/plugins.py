@@ -45,6 +45,7 @@ def observers(root: Path, config: RalphConfig, otel: bool) -> Observers | None:
     from ralph.run.observers import Observers
 
     found = every_plugin(root, config)
+    scoped: tuple[str, ...] = ()
     lacking = missing(found, config)
     if lacking:
         said = "; ".join(f"{n}: {why}" for n, why in lacking.items())
@@ -60,10 +61,11 @@ def observers(root: Path, config: RalphConfig, otel: bool) -> Observers | None:
                     "--otel: OpenTelemetry is not installed", f"{traces.INSTALL}, then run again"
                 )
             found.warn(traces.NAME, f"OTEL_* asks for traces; not installed ({traces.INSTALL})")
-        elif found.manager.get_plugin(traces.NAME) is None:
+        else:  # this run's own trace: unregistered when the run ends
             plugin = traces.Traces(parent=os.environ.get("TRACEPARENT"))
             found.register_own(plugin, traces.NAME)
-    return Observers(found) if Observers.wanted(found) else None
+            scoped = (traces.NAME,)
+    return Observers(found, scoped=scoped) if Observers.wanted(found) else None
 
 
 def listing(found: Plugins) -> dict[str, Any]:

@@ -127,7 +127,11 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool)
         decide = _decider(display, run_settings.on_escalation, forced=headless)
         if hook is not None:
             decide = _told(decide, partial(on_escalation, hook, root))
-        return run_loop(replace(opts, decide=decide, launcher=launcher), emit)
+        try:
+            return run_loop(replace(opts, decide=decide, launcher=launcher), emit)
+        finally:
+            if opts.observers is not None:
+                opts.observers.close()
 
 
 def run_options(

@@ -66,8 +66,9 @@ class Plugins:
         """One of ralph's own plugins made for a run (its traces)."""
         from ralph import __version__
 
-        if self.manager.get_plugin(name) is None:
-            self.manager.register(plugin, name=name)
+        if self.manager.get_plugin(name) is not None:  # an earlier run's, left behind
+            self.manager.unregister(name=name)
+        self.manager.register(plugin, name=name)
         self.loaded[name] = Plugin(name, BUILTIN, __version__)
 
     def collect(self, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:

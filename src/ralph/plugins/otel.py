@@ -143,7 +143,6 @@ class Traces:
 
     def _rotation_started(self, e: dict[str, Any]) -> None:
         start = e.get("started_at") or e["ts"]
-        spec = self._spec(e["spec"], start, e.get("lane"))
         model = e.get("model")
         attrs = {
             "gen_ai.operation.name": "invoke_agent",
@@ -151,13 +150,17 @@ class Traces:
             "gen_ai.request.model": model,
             "gen_ai.agent.name": e.get("agent"),
             "ralph.agent": e.get("agent"),
-            "ralph.spec": e["spec"],
             "ralph.mode": e.get("mode"),
             "ralph.iteration": e.get("iteration"),
             "ralph.lane": e.get("lane"),
         }
-        name = f"rotation {e.get('iteration')} {e.get('mode')}"
-        self._rotations[e["iteration"]] = self._start(name, spec, start, attrs)
+        if e.get("mode") == "VERIFY":  # the final verification: every spec's, under the run
+            span = self._start("final verification", self._run, start, attrs)
+        else:
+            spec = self._spec(e["spec"], start, e.get("lane"))
+            name = f"rotation {e.get('iteration')} {e.get('mode')}"
+            span = self._start(name, spec, start, {**attrs, "ralph.spec": e["spec"]})
+        self._rotations[e["iteration"]] = span
 
     def _check_ran(self, e: dict[str, Any]) -> None:
         parent = self._rotations.get(e.get("iteration", -1), self._run)
@@ -220,37 +223,19 @@ class Traces:
             self._run.add_event("escalation", self._attrs(attrs), _ns(e["ts"]))
 
     def _verification_started(self, e: dict[str, Any]) -> None:
-        attrs = {
-            "gen_ai.operation.name": "invoke_agent",
-            "gen_ai.system": vendor_of(e.get("agent")),
-            "gen_ai.agent.name": e.get("agent"),
-            "ralph.agent": e.get("agent"),
-            "ralph.mode": "VERIFY",
-            "ralph.iteration": e.get("iteration"),
-            "ralph.attempt": e.get("attempt"),
-        }
-        span = self._start("final verification", self._run, e["ts"], attrs)
-        self._rotations[e["iteration"]] = span
+        span = self._rotations.get(e["iteration"])
+        if span is not None:
+            span.set_attributes(self._attrs({"ralph.attempt": e.get("attempt")}))
 
     def _verification_ended(self, e: dict[str, Any]) -> None:
-        span = self._rotations.pop(e["iteration"], None)
-        if span is None:
-            return
-        usage = e.get("usage") or {}
-        span.set_attributes(
-            self._attrs(
-                {
-                    "ralph.passed": e.get("passed"),
-                    "ralph.summary": e.get("summary"),
-                    "ralph.reasons": e.get("reasons") or None,
-                    "ralph.files_changed": e.get("files_changed"),
-                    "gen_ai.usage.input_tokens": usage.get("input_tokens"),
-                    "gen_ai.usage.output_tokens": usage.get("output_tokens"),
-                    "ralph.cost_usd": usage.get("cost_usd"),
-                }
-            )
-        )
-        span.end(end_time=_ns(e["ts"]))
+        span = self._rotations.get(e["iteration"])  # ended with its rotation, just after
+        if span is not None:
+            attrs = {
+                "ralph.passed": e.get("passed"),
+                "ralph.summary": e.get("summary"),
+                "ralph.reasons": e.get("reasons") or None,
+            }
+            span.set_attributes(self._attrs(attrs))
 
     def _run_ended(self, e: dict[str, Any]) -> None:
         end = _ns(e["ts"])

@@ -67,9 +67,14 @@ class Observers:
     """The run's observer plugins, called from the sink for each event and fact."""
 
     def __init__(
-        self, found: Plugins, limit: float = LIMIT, clock: Callable[[], float] = time.time
+        self,
+        found: Plugins,
+        limit: float = LIMIT,
+        clock: Callable[[], float] = time.time,
+        scoped: tuple[str, ...] = (),
     ) -> None:
         self._found = found
+        self._scoped = scoped  # plugins made for this run only (its traces): gone at `close`
         self._limit = limit
         self._clock = clock
         self._workers: dict[str, Worker] = {}
@@ -91,6 +96,13 @@ class Observers:
             for _, result in self._call(hook, text, said):
                 del result  # what an observer returns is never read
         return said
+
+    def close(self) -> None:
+        """The run is over: the plugins made for it are unregistered."""
+        for name in self._scoped:
+            if self._found.manager.get_plugin(name) is not None:
+                self._found.manager.unregister(name=name)
+            self._found.loaded.pop(name, None)
 
     def trace_context(self, spec: str, iteration: int, mode: str) -> dict[str, str]:
         """TRACEPARENT and TRACESTATE for the agent of this rotation, as a plugin gives them
