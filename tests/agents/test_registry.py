@@ -79,3 +79,12 @@ def test_a_plugin_whose_hook_raises_is_left_out_and_named(
     assert list(registry()) == before
     err = capsys.readouterr().err
     assert "plugin raising-plugin: ralph_agents raised RuntimeError: boom; left out" in err
+
+
+def test_the_agent_options_help_names_every_built_in_agent() -> None:
+    # read at every start-up, the help cannot ask the plugins (that imports every agent): a
+    # test holds it to them instead
+    from ralph.run.settings import _AGENT
+
+    listed = _AGENT.split(": ", 1)[1].split(", a name")[0].split(", ")
+    assert listed == [cls.key for m in agents.BUILTIN for cls in m.ralph_agents()]
