@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from ralph.schemas.catalog import SCHEMA_VERSION
+from tests.schemas.test_catalog import problems
 from tests.slowness import did
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "write-a-plugin.md"
@@ -38,8 +40,11 @@ py-modules = ["unruly"]
 unruly-raiser = "unruly:Raiser"
 unruly-hanger = "unruly:Hanger"
 unruly-meddler = "unruly:Meddler"
+unruly-recorder = "unruly:Recorder"
 """,
     "unruly.py": """\
+import json
+import os
 import time
 
 from ralph.plugins.hookspecs import hookimpl
@@ -57,6 +62,14 @@ class Hanger:
     @staticmethod
     def ralph_rotation_started(event):
         time.sleep(3600)
+
+
+class Recorder:
+    @hookimpl
+    @staticmethod
+    def ralph_event(event):
+        with open(os.environ["UNRULY_LOG"], "a", encoding="utf-8") as log:
+            log.write(json.dumps(event) + "\\n")
 
 
 class Meddler:
@@ -115,7 +128,7 @@ def _project(root: Path, yaml: str = "") -> Path:
 
 
 def _ralph(python: Path, root: Path, log: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "RALPH_HELLO_LOG": str(log)}
+    env = {**os.environ, "RALPH_HELLO_LOG": str(log), "UNRULY_LOG": f"{log}.full"}
     return subprocess.run(
         [str(python), "-m", "ralph", *args],
         cwd=root,
@@ -202,6 +215,10 @@ def test_installed_plugins_drive_a_run_and_unruly_ones_change_nothing(tmp_path: 
     ends = [r for r in _lines(quiet / ".ralph" / "worklog.jsonl") if r["event"] == "rotation_end"]
     assert heard.count("verification_started") == 1  # the final verification: a rotation too
     assert heard.count("rotation_started") == heard.count("rotation_ended") == len(ends) + 1
+    # every argument a hook got follows the hook schema, versioned like ralph's other outputs
+    for event in _lines(Path(f"{tmp_path / 'noisy.jsonl'}.full")):
+        assert problems("hook", event) == [], event
+        assert event["schema_version"] == SCHEMA_VERSION
     assert [e for e in heard if e != "notice"] == [
         e["event"] for e in _lines(tmp_path / "noisy.jsonl") if e["event"] != "notice"
     ]
@@ -228,5 +245,5 @@ def test_a_plugin_in_the_projects_folder_is_never_loaded(tmp_path: Path) -> None
     assert "sneaky" not in {p["name"] for p in data["plugins"]}
     assert "hello-notifier" in {p["name"] for p in data["plugins"]}  # the control: the person's
     (left,) = [r for r in data["left_out"] if r["name"] == "sneaky"]
-    assert "inside the folder ralph started in" in left["reason"]
+    assert "which an agent may write" in left["reason"]
     assert not (project / "RAN").exists()

@@ -38,7 +38,9 @@ def _fresh(monkeypatch: pytest.MonkeyPatch, site: Path, cwd: Path, *first: Path)
     monkeypatch.chdir(cwd)
     manager.plugins.cache_clear()
     try:
-        return manager.plugins()
+        found = manager.plugins()
+        found.load_installed(cwd)
+        return found
     finally:
         manager.plugins.cache_clear()
 
@@ -68,7 +70,7 @@ def test_a_plugin_inside_the_folder_ralph_started_in_is_not_loaded(
     found = _fresh(monkeypatch, site, project)
     assert "mine" not in found.loaded
     (refused,) = [r for r in found.refused if r.name == "mine"]
-    assert "inside the folder ralph started in" in refused.reason
+    assert "which an agent may write" in refused.reason
     assert "inside_plugin" not in sys.modules  # never imported
 
 
@@ -87,16 +89,43 @@ def test_a_module_the_project_shadows_is_not_loaded(
     assert any("its module inside" in r.reason for r in found.refused if r.name == "mine")
 
 
-def test_leaving_a_plugin_out_unregisters_it(
+def test_a_plugin_inside_the_project_is_not_loaded_wherever_ralph_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `ralph -C project` from elsewhere: the project is checked before anything is imported
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    site = project / ".venv" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    elsewhere.mkdir()
+    _install(site, "far_plugin")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.chdir(elsewhere)
+    manager.plugins.cache_clear()
+    try:
+        found = manager.plugins()
+        found.load_installed(project)
+    finally:
+        manager.plugins.cache_clear()
+    assert "mine" not in found.loaded and "far_plugin" not in sys.modules
+
+
+def test_a_plugin_ralph_yaml_disables_is_never_imported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site, project = tmp_path / "site", tmp_path / "project"
     site.mkdir()
     project.mkdir()
     _install(site, "disabled_plugin")
-    found = _fresh(monkeypatch, site, project)
-    found.leave_out("mine", "disabled by ralph.yaml (plugins.disable)")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.chdir(project)
+    manager.plugins.cache_clear()
+    try:
+        found = manager.plugins()
+        found.load_installed(project, ["mine"])
+    finally:
+        manager.plugins.cache_clear()
     assert "mine" not in found.loaded
+    assert "disabled_plugin" not in sys.modules  # never imported
     assert found.manager.get_plugin("mine") is None
     assert not found.manager.hook.ralph_event.get_hookimpls()
     sys.modules.pop("disabled_plugin", None)

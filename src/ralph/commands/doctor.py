@@ -39,6 +39,9 @@ def doctor(root: Path, *, as_json: bool) -> int:
     config, held = settings_for(root, "doctor")
     if held is not None:
         print(f"warning: {held}", file=sys.stderr)
+    from ralph.commands.plugins import every_plugin
+
+    every_plugin(root, config)  # the person's plugins first: their agents and backends too
     pool = _pool(config)
     checks = [
         *sandbox_checks(root, config, pool),

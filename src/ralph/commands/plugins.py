@@ -26,9 +26,7 @@ def every_plugin(root: Path, config: RalphConfig) -> Plugins:
     from ralph.process.sandbox import backends
 
     found = plugins()
-    found.outside(root)
-    for name in config.plugins.disable:
-        found.leave_out(name, "disabled by ralph.yaml (plugins.disable)")
+    found.load_installed(root, config.plugins.disable)
     registry(), methods(), backends()
     return found
 

@@ -67,6 +67,7 @@ def run_project(root: Path, kept: Mapping[str, Any], *, continues: bool = False)
 
 
 def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool) -> int:
+    from ralph.commands.plugins import every_plugin
     from ralph.commands.pool import build_pool
     from ralph.commands.runoptions import save_run_options
     from ralph.commands.sandboxing import start_sandbox
@@ -84,6 +85,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool)
     config = settled.config()
     run_settings = resolve(kept, config)
     sink.webhook = hook = open_webhook(config)
+    every_plugin(root, config)  # the person's plugins (their agents too), before any is named
     members = build_pool(root, kept, config)
     opts = replace(run_options(root, run_settings, config, members, hook), continues=continues)
     # Before any agent or check runs: a sandbox that cannot start stops the run here.

@@ -11,8 +11,8 @@ raises or hangs is left out with one line naming it; ralph's own raise as any co
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
 from importlib.util import find_spec
@@ -26,6 +26,7 @@ from ralph.plugins import hookspecs
 from ralph.plugins.contained import LIMIT, Failed, call_once
 
 BUILTIN = "built-in"
+_DISABLED = "disabled by ralph.yaml (plugins.disable)"
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,24 @@ class Plugins:
     loaded: dict[str, Plugin]
     refused: list[Refused]
     said: set[str]  # the warnings already printed (one line each)
+    roots: set[Path] = field(default_factory=set)  # the projects the person's were checked for
+
+    def load_installed(self, root: Path, disabled: Collection[str] = ()) -> None:
+        """The person's plugins, for the project at `root`: each entry point of ralph's own
+        environment whose files are outside `root` and the folder ralph started in, and that
+        ralph.yaml does not disable; checked before anything of it is imported."""
+        root = root.resolve()
+        if self.roots and root not in self.roots:  # another project of the process (tests)
+            self.outside(root)
+        elif not self.roots:
+            for point in _entry_points():
+                if point.name in disabled:
+                    self.refused.append(Refused(point.name, _DISABLED))
+                else:
+                    _load(self, point, (Path.cwd(), root))
+        self.roots.add(root)
+        for name in disabled:
+            self.leave_out(name, _DISABLED)
 
     def register(self, modules: Iterable[ModuleType]) -> None:
         """ralph's own plugins (once each): the registries that list them call this first."""
@@ -103,7 +122,7 @@ class Plugins:
         return line
 
     def leave_out(self, name: str, reason: str) -> None:
-        """Unregister a person's plugin (ralph.yaml disables it, it lives in the project)."""
+        """Unregister a person's plugin loaded before (another project of the process)."""
         if name in self.loaded and not self.is_builtin(name):
             plugin = self.manager.get_plugin(name)
             if plugin is not None:
@@ -115,26 +134,25 @@ class Plugins:
         """Leave out every person's plugin whose files are inside `root` (a project)."""
         for name, plugin in list(self.loaded.items()):
             if plugin.source != BUILTIN and _inside(Path(plugin.source), root):
-                self.leave_out(name, f"installed inside the project ({plugin.source})")
+                why = f"installed inside {root}, which an agent may write ({plugin.source})"
+                self.leave_out(name, why)
 
 
 @cache
 def plugins() -> Plugins:
-    """The process's plugins: the hook specifications and the person's installed plugins
-    (ralph's own are registered by the registries that list them, as they are first read)."""
+    """The process's plugins: the hook specifications; ralph's own are registered by the
+    registries that list them as they are first read, the person's by `load_installed` once
+    the project is known (commands/plugins.py)."""
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
-    found = Plugins(pm, {}, [], set())
-    for point in _entry_points():
-        _load(found, point, Path.cwd())
-    return found
+    return Plugins(pm, {}, [], set())
 
 
 def _entry_points() -> list[metadata.EntryPoint]:
     return sorted(metadata.entry_points(group=hookspecs.PROJECT), key=lambda p: p.name)
 
 
-def _load(found: Plugins, point: metadata.EntryPoint, cwd: Path) -> None:
+def _load(found: Plugins, point: metadata.EntryPoint, folders: tuple[Path, ...]) -> None:
     dist = point.dist
     where = _location(dist)
     if where is None:
@@ -142,10 +160,10 @@ def _load(found: Plugins, point: metadata.EntryPoint, cwd: Path) -> None:
         return
     origin = _origin(point.module)
     for path, what in ((where, "installed"), (origin, "its module")):
-        if path is None or _inside(path, cwd):
-            found.refused.append(
-                Refused(point.name, f"{what} inside the folder ralph started in ({path})")
-            )
+        inside = [f for f in folders if path is None or _inside(path, f)]
+        if inside:
+            why = f"{what} inside {inside[0]}, which an agent may write ({path})"
+            found.refused.append(Refused(point.name, why))
             return
     if found.manager.get_plugin(point.name) is not None or point.name in found.loaded:
         found.refused.append(Refused(point.name, "a plugin of that name is already loaded"))
