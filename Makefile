@@ -12,10 +12,11 @@ DEMO_DIR := build/demo
 
 .PHONY: demo test test-loaded quick lint unit coverage e2e e2e-agents sandbox-tools browser-tools bench example dist clean docs docs-gen sizes
 
+# The tests install the otel extra too (the trace tests need it); ralph's own install stays free of it.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,otel]'
 	touch $(STAMP)
 
 demo: $(STAMP)

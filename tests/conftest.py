@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ralph.agents.registry import REGISTRY
 from ralph.cli import app
+from tests.fakes.plugins import add_agent
 from tests.fakes.scripted_inline import ScriptedInlineAgent, inline_agent
 from tests.model.server import ModelServer
 from tests.slowness import (
@@ -126,7 +126,7 @@ class Project:
         Python for every rotation; returns the run's agent options. For tests whose subject is
         not the agent's process (its PID, signals, timeouts): those use `script`."""
         path = self._script_file(steps)
-        self.monkeypatch.setitem(REGISTRY, ScriptedInlineAgent.key, inline_agent(path))
+        add_agent(self.monkeypatch, inline_agent(path))
         return ("--agent", ScriptedInlineAgent.key)
 
     def _script_file(self, steps: dict[str, Any]) -> Path:

@@ -8,7 +8,8 @@ when a committed page differs from what the code generates now. The pages:
   ralph.store.config and the descriptions in ralph.store.configkeys;
 - docs/reference/front-matter.md: every key of a spec's front matter, from ralph.specs.frontmatter,
   ralph.specs.checkconfig and ralph.specs.frontmatterkeys;
-- docs/reference/json.md: every JSON Schema `ralph schema NAME` prints (src/ralph/schemas/).
+- docs/reference/json.md: every JSON Schema `ralph schema NAME` prints (src/ralph/schemas/);
+- docs/reference/hooks.md: every hook a plugin may implement, from ralph.plugins.hookspecs.
 
 They are committed (readable on the repository's web pages, diffable in review) rather than made
 by a mkdocs hook at build time: a hook would hide the drift this test shows.
@@ -228,6 +229,7 @@ CONFIG_SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("`sandbox:`", config.SandboxConfig),
     ("`tests:`", config.TestsConfig),
     ("`notify:`", config.NotifyConfig),
+    ("`plugins:`", config.PluginsConfig),
 )
 
 
@@ -314,11 +316,39 @@ def json_page() -> str:
     return HEADER + "\n".join(out)
 
 
+# --- plugin hooks ---------------------------------------------------------------------------
+
+
+def hooks_page() -> str:
+    import inspect
+
+    from ralph.plugins import hookspecs
+
+    out = [
+        "# Plugin hooks\n",
+        "Every hook a plugin may implement (project name and entry-point group "
+        f"`{hookspecs.PROJECT}`), from `src/ralph/plugins/hookspecs.py`; "
+        "[Write a plugin](../how-to/write-a-plugin.md) shows a complete plugin.\n",
+        inspect.cleandoc(hookspecs.__doc__ or "") + "\n",
+        "| hook | argument | what it is |",
+        "|---|---|---|",
+    ]
+    for name, fn in vars(hookspecs).items():
+        if not (name.startswith("ralph_") and callable(fn)):
+            continue
+        args = ", ".join(f"`{a}`" for a in inspect.signature(fn).parameters) or "none"
+        doc = " ".join(inspect.cleandoc(fn.__doc__ or "").split())
+        out.append(f"| `{name}` | {args} | {cell(doc)} |")
+    out.append("")
+    return HEADER + "\n".join(out)
+
+
 PAGES = {
     "docs/reference/cli.md": cli_page,
     "docs/reference/ralph-yaml.md": config_page,
     "docs/reference/front-matter.md": front_matter_page,
     "docs/reference/json.md": json_page,
+    "docs/reference/hooks.md": hooks_page,
 }
 
 

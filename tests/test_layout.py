@@ -124,6 +124,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 LAYERS = (
     {"schemas"},  # data files and their version: below everything that prints JSON
     {"errors", "rules"},
+    {"plugins"},  # the plugin manager and the hooks: every registry above reads it
     {"process"},
     {"store", "agents"},
     {"specs"},  # read through store/reader.py, the one reader of what an agent could touch

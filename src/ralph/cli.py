@@ -297,6 +297,15 @@ def agents(json_: JsonFlag = False, root: Root = None) -> None:
 
 
 @app.command()
+def plugins(json_: JsonFlag = False, root: Root = None) -> None:
+    """List the plugins: ralph's own and those installed beside it, where from, their version."""
+    from ralph.commands.plugins import plugins_command
+
+    with reported_errors():
+        plugins_command(project_root(root), as_json=json_)
+
+
+@app.command()
 def doctor(json_: JsonFlag = False, root: Root = None) -> None:
     """Check the sandbox and every agent CLI (installed, logged in) without spending tokens."""
     from ralph.commands.doctor import doctor as doctor_command
@@ -305,7 +314,10 @@ def doctor(json_: JsonFlag = False, root: Root = None) -> None:
         raise typer.Exit(doctor_command(project_root(root), as_json=json_))
 
 
-_SCHEMA = "status, report, history, agents, plan, inspect, doctor or event (none: list them)."
+_SCHEMA = (
+    "status, report, history, agents, plan, inspect, doctor, plugins, hook or event "
+    "(none: list them)."
+)
 SchemaName = Annotated[Optional[str], typer.Argument(help=_SCHEMA, show_default=False)]  # noqa: UP045
 
 

@@ -29,3 +29,28 @@ def test_every_method_names_a_phase_of_the_gate() -> None:
         "mutation": "costly",
         "revert": "costly",
     }
+
+
+def test_every_method_is_registered_through_the_hook() -> None:
+    from ralph.checks import registry
+    from ralph.plugins.manager import plugins
+
+    hooked = {i.plugin_name for i in plugins().manager.hook.ralph_check_methods.get_hookimpls()}
+    assert {m.__name__ for m in registry.BUILTIN} <= hooked
+    offered = [n for m in registry.BUILTIN for n in m.ralph_check_methods()]
+    assert list(registry.methods()) == offered == list(METHODS)
+
+
+def test_the_front_matter_reference_names_every_registered_method() -> None:
+    # the generated reference's words for `method:` and `verification_method:` (kept in
+    # specs/frontmatterkeys.py, below the checks: it cannot ask the plugins) say the registry
+    import re
+
+    from ralph.specs.frontmatterkeys import DESCRIPTIONS
+
+    def named(key: str) -> set[str]:
+        head = re.sub(r"\(.*?\)", "", DESCRIPTIONS[key].split(":", 1)[1]).split(";")[0]
+        return set(re.findall(r"[a-z_]+", head)) - {"or"}
+
+    assert named("ExternalCheck.method") == set(METHODS)
+    assert named("ExternalRole.verification_method") == set(METHODS) - {"mutation", "revert"}

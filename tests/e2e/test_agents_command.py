@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.agents.registry import REGISTRY
+from ralph.agents.registry import registry
 from tests.agent_helpers import fake_cli
 from tests.conftest import Project
 
@@ -26,7 +26,7 @@ def test_agents_json_lists_every_built_in_agent(project: Project, only_claude: P
     result = project.run("agents", "--json")
     assert result.exit_code == 0, result
     rows = {row["name"]: row for row in json.loads(result.stdout)["agents"]}
-    assert list(rows) == list(REGISTRY)
+    assert list(rows) == list(registry())
     claude = rows["claude"]
     assert claude["installed"] is True
     assert claude["version"] == "2.1.197"

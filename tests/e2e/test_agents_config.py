@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from ralph.agents.command import CommandAgent
-from ralph.agents.registry import REGISTRY
+from ralph.agents.registry import registry
 from tests.agent_helpers import fake_cli, fixture
 from tests.conftest import Project
+from tests.fakes.plugins import add_agent
 
 
 def calls(record: Path) -> list[dict[str, object]]:
@@ -105,7 +106,7 @@ def test_unknown_agent_lists_the_built_in_ones(project: Project) -> None:
     result = project.run("run", "--agent", "clod")
     assert result.exit_code == 1
     assert "unknown agent: clod" in result.stderr
-    assert f"built-in agents: {', '.join(REGISTRY)}" in result.stderr
+    assert f"built-in agents: {', '.join(registry())}" in result.stderr
 
 
 def test_a_missing_cli_says_how_to_install_it(
@@ -137,7 +138,7 @@ class _SaysDone(CommandAgent):
 def test_one_registry_entry_is_all_a_new_agent_needs(
     git_project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(REGISTRY, _SaysDone.key, _SaysDone)
+    add_agent(monkeypatch, _SaysDone)
     git_project.write({"PROMPT.md": "# goal\n", "ralph.yaml": "agent: says-done\n"})
     assert git_project.run("run", "-n", "1").exit_code == 3
     assert (git_project.root / "made.txt").exists()

@@ -85,6 +85,7 @@ def play(
         "prompt_file_same": bool(prompt_file) and Path(prompt_file).read_text() == prompt,
         "prompt_head": prompt[:200],
         "run_json": _run_json(env.get("RALPH_STATE_DIR", "")),
+        "traceparent": env.get("TRACEPARENT"),
     }
     with calls_path.open("a") as f:
         f.write(json.dumps(record) + "\n")

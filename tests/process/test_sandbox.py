@@ -290,3 +290,22 @@ def test_srt_the_sealed_run_writes_its_room_and_a_tmp_beside_it(tmp_path: Path) 
     assert settings["allowWrite"] == [str(room), str(room.parent / "tmp")]
     assert str(room.parent / "manifest.json") in settings["denyRead"]
     assert f"TMPDIR={room.parent / 'tmp'}" in argv
+
+
+def test_every_profile_is_a_backend_registered_through_the_hook() -> None:
+    from typing import get_args, get_type_hints
+
+    from ralph.plugins.manager import plugins
+    from ralph.process import sandbox
+    from ralph.run.settings import RunSettings
+    from ralph.store.config import SandboxChoice
+
+    names = list(sandbox.backends())
+    assert names == [b.name for b in sandbox.ralph_sandbox_backends()] == ["srt", "bwrap", "docker"]
+    hooked = plugins().manager.hook.ralph_sandbox_backends.get_hookimpls()
+    assert sandbox.__name__ in {i.plugin_name for i in hooked}
+    # the options' types name exactly the registered backends (and off, auto)
+    assert list(get_args(sandbox.Profile)) == names
+    assert list(get_args(SandboxChoice)) == ["off", "auto", *names]
+    field = get_type_hints(RunSettings)["sandbox"]
+    assert list(get_args(field)) == ["off", "auto", *names]

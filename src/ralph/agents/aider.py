@@ -21,6 +21,7 @@ from ralph.agents.faults import fault_from
 from ralph.agents.output import OutputParser, bound_line
 from ralph.agents.result import AgentFault, FaultKind, Outcome
 from ralph.agents.stream import UsageCounter
+from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult, StreamName
 
 _TOKENS = re.compile(
@@ -130,3 +131,8 @@ class AiderAgent(BuiltinAgent):
 
     def parser(self) -> OutputParser:
         return AiderParser()
+
+
+@hookimpl
+def ralph_agents() -> list[type[BuiltinAgent]]:
+    return [AiderAgent]

@@ -18,6 +18,7 @@ from ralph.agents.output import OutputParser
 from ralph.agents.result import FaultKind, LimitInfo, Outcome, Usage, Window
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.agents.stream import usage_line as format_usage
+from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
 
 # The `error` field of a synthetic assistant message, where it decides the kind by itself.
@@ -224,3 +225,8 @@ class ClaudeAgent(BuiltinAgent):
 
     def parser(self) -> OutputParser:
         return ClaudeParser()
+
+
+@hookimpl
+def ralph_agents() -> list[type[BuiltinAgent]]:
+    return [ClaudeAgent]

@@ -18,6 +18,7 @@ from ralph.agents.faults import one_line
 from ralph.agents.output import OutputParser
 from ralph.agents.result import Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
+from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
 
 
@@ -130,3 +131,8 @@ class CodexAgent(BuiltinAgent):
             text = ""
         named = _ENV_KEY.findall("\n".join((*self.args, text)))
         return tuple(dict.fromkeys((*super().key_vars(), *named)))
+
+
+@hookimpl
+def ralph_agents() -> list[type[BuiltinAgent]]:
+    return [CodexAgent]

@@ -101,8 +101,8 @@ class CommandAgent:
 
     def passes(self) -> frozenset[str]:
         """The variables this agent needs inside a sandbox beyond the basic ones: its defaults
-        and those the person's `env:` sets for it."""
-        return frozenset({*self.default_env(), *self.extra_env})
+        and those the person's `env:` sets for it; the run's trace context (a traced run's)."""
+        return frozenset({*self.default_env(), *self.extra_env, "TRACEPARENT", "TRACESTATE"})
 
     def secrets(
         self, env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None
@@ -135,6 +135,7 @@ class CommandAgent:
         )
         if self.model is not None:
             env["RALPH_MODEL"] = self.model
+        env.update(request.trace)  # a CLI that exports its own telemetry joins the run's trace
         if request.state_dir.resolve() in request.root.resolve().parents:  # a lane (.ralph/...)
             from ralph.process.treecode import tree_code
 

@@ -16,6 +16,7 @@ from ralph.agents.faults import one_line
 from ralph.agents.output import OutputParser
 from ralph.agents.result import Outcome, Usage
 from ralph.agents.stream import JsonLinesParser, number, obj, text, tool_line, usage_line
+from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
 
 
@@ -99,3 +100,8 @@ class CursorAgent(BuiltinAgent):
 
     def parser(self) -> OutputParser:
         return CursorParser()
+
+
+@hookimpl
+def ralph_agents() -> list[type[BuiltinAgent]]:
+    return [CursorAgent]

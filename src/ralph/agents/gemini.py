@@ -20,6 +20,7 @@ from ralph.agents.output import OutputParser
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import FaultKind, Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
+from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
 
 # Exit codes that say what went wrong by themselves (src + obs, see the reference).
@@ -172,3 +173,8 @@ class GeminiAgent(BuiltinAgent):
 
     def parser(self) -> OutputParser:
         return GeminiParser()
+
+
+@hookimpl
+def ralph_agents() -> list[type[BuiltinAgent]]:
+    return [GeminiAgent]

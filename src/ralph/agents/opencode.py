@@ -16,6 +16,7 @@ from ralph.agents.faults import fault_from, one_line
 from ralph.agents.output import OutputParser
 from ralph.agents.result import FaultKind, Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
+from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
 
 # opencode appends piped stdin to the message; `-f FILE` would inline only its first 50 KB.
@@ -122,3 +123,8 @@ class OpenCodeAgent(BuiltinAgent):
 
     def parser(self) -> OutputParser:
         return OpenCodeParser()
+
+
+@hookimpl
+def ralph_agents() -> list[type[BuiltinAgent]]:
+    return [OpenCodeAgent]

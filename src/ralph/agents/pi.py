@@ -17,6 +17,7 @@ from ralph.agents.faults import fault_from
 from ralph.agents.output import OutputParser
 from ralph.agents.result import Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
+from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
 
 ATTACHED_PROMPT = (
@@ -114,3 +115,8 @@ class PiAgent(BuiltinAgent):
 
     def parser(self) -> OutputParser:
         return PiParser()
+
+
+@hookimpl
+def ralph_agents() -> list[type[BuiltinAgent]]:
+    return [PiAgent]

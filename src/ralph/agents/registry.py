@@ -1,7 +1,9 @@
-"""The registry of agents `--agent NAME` accepts, and `make_agent`, which makes the one a run uses.
+"""The agents `--agent NAME` accepts, as the plugins register them, and `make_agent`, which
+makes the one a run uses.
 
-A new agent CLI is one module and one line in `REGISTRY`: the names ralph.yaml's `agent:` and
-`agents:`, `--agent` and `ralph agents` know all come from here.
+ralph's own agent CLIs are plugins like any other (each module implements the `ralph_agents`
+hook): a new agent CLI is one module and one line in `BUILTIN`. The names ralph.yaml's `agent:`
+and `agents:`, `--agent` and `ralph agents` know all come from `registry()`.
 """
 
 from __future__ import annotations
@@ -10,17 +12,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from ralph.agents.aider import AiderAgent
+from ralph.agents import aider, claude, codex, cursor, gemini, opencode, pi
 from ralph.agents.builtin import BuiltinAgent
-from ralph.agents.claude import ClaudeAgent
-from ralph.agents.codex import CodexAgent
 from ralph.agents.command import CommandAgent
-from ralph.agents.cursor import CursorAgent
-from ralph.agents.demo.agent import DemoAgent
-from ralph.agents.gemini import GeminiAgent
-from ralph.agents.opencode import OpenCodeAgent
-from ralph.agents.pi import PiAgent
+from ralph.agents.demo import agent as demo
 from ralph.errors import ConfigError
+from ralph.plugins.manager import plugins
 from ralph.rules.cmdline import split_command
 from ralph.rules.names import command_label, did_you_mean
 
@@ -39,27 +36,33 @@ class RegisteredAgent(Protocol):
     ) -> CommandAgent: ...
 
 
-# In the order `ralph agents` and the error for an unknown name list them.
-REGISTRY: dict[str, RegisteredAgent] = {
-    agent.key: agent
-    for agent in (
-        ClaudeAgent,
-        CodexAgent,
-        GeminiAgent,
-        CursorAgent,
-        OpenCodeAgent,
-        PiAgent,
-        AiderAgent,
-        DemoAgent,
-    )
-}
+# ralph's own agents, in the order `ralph agents` and the error for an unknown name list them
+BUILTIN = (claude, codex, gemini, cursor, opencode, pi, aider, demo)
+
+
+def registry() -> dict[str, RegisteredAgent]:
+    """Every agent by its `--agent` name: ralph's own first, then the person's plugins'; a
+    name already taken stays with the agent that took it first."""
+    found = plugins()
+    found.register(BUILTIN)
+    agents: dict[str, RegisteredAgent] = {}
+    for plugin, classes in found.collect("ralph_agents"):
+        for agent in classes:
+            key = getattr(agent, "key", None)
+            if not isinstance(key, str) or not callable(agent):
+                found.warn(plugin, f"ralph_agents returned {agent!r}, not an agent class")
+            elif key in agents:
+                found.warn(plugin, f"agent name {key!r} is taken")
+            else:
+                agents[key] = agent
+    return agents
 
 
 def clis() -> dict[str, type[BuiltinAgent]]:
     """The registered agents that are real CLIs to install, as `ralph agents` probes them."""
     return {
         key: agent
-        for key, agent in REGISTRY.items()
+        for key, agent in registry().items()
         if isinstance(agent, type) and issubclass(agent, BuiltinAgent)
     }
 
@@ -96,10 +99,11 @@ def make_agent(
             "pass --agent claude (or another built-in agent) or --agent 'cmd:CMD', "
             "or set agent.name / agent.command in ralph.yaml",
         )
-    agent = REGISTRY.get(name)
+    agents = registry()
+    agent = agents.get(name)
     if agent is None:
         raise ConfigError(
-            f"unknown agent: {name}{did_you_mean(name, REGISTRY)}",
-            f"built-in agents: {', '.join(REGISTRY)}; for any other command use --agent 'cmd:CMD'",
+            f"unknown agent: {name}{did_you_mean(name, agents)}",
+            f"built-in agents: {', '.join(agents)}; for any other command use --agent 'cmd:CMD'",
         )
     return agent(env=env, model=model, args=args)

@@ -24,10 +24,10 @@ def agent_of(lines: Sequence[str]) -> str | None:
 def readable(agent: str | None, lines: Sequence[str]) -> list[str]:
     """`lines` of a history log as `agent`'s adapter renders them; as they are for an agent it
     does not know (a custom command prints plain text)."""
-    from ralph.agents.registry import REGISTRY
+    from ralph.agents.registry import registry
 
     # A pool member's name is its CLI's, possibly with a model or a number after it.
-    found = REGISTRY.get(re.split(r"[^a-z0-9_-]", (agent or "").lower(), maxsplit=1)[0])
+    found = registry().get(re.split(r"[^a-z0-9_-]", (agent or "").lower(), maxsplit=1)[0])
     if found is None:
         return list(lines)
     parser = found().parser()

@@ -26,3 +26,5 @@ class AgentRequest:
     # The run's own secrets (the webhook URL): redacted from the output like the agent's.
     secrets: frozenset[str] = frozenset()
     confined: Confinement = field(kw_only=True)  # where it starts: the run's sandbox
+    # W3C trace context of the rotation's span (TRACEPARENT, TRACESTATE) when the run is traced
+    trace: tuple[tuple[str, str], ...] = ()

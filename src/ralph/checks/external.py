@@ -10,6 +10,7 @@ from dataclasses import replace
 from ralph.checks.command import run_command
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
+from ralph.plugins.hookspecs import hookimpl
 from ralph.specs.checkconfig import ExternalConfig
 
 
@@ -41,3 +42,8 @@ class External:
         if item.cache and gi.cache is not None:
             gi.cache.put(gi.tree, key, result)
         return result
+
+
+@hookimpl
+def ralph_check_methods() -> dict[str, External]:
+    return {"external": External()}

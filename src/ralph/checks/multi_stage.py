@@ -7,6 +7,7 @@ import time
 
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
+from ralph.plugins.hookspecs import hookimpl
 from ralph.specs.checkconfig import MultiStageConfig
 
 
@@ -64,3 +65,8 @@ class MultiStage:
         return CheckResult(
             name, "multi_stage", True, required, passed, seconds=seconds, warnings=tuple(warnings)
         )
+
+
+@hookimpl
+def ralph_check_methods() -> dict[str, MultiStage]:
+    return {"multi_stage": MultiStage()}

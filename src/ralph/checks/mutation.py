@@ -28,6 +28,7 @@ from ralph.checks.command import run_command
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.mutantsource import Changes, no_code, none_chosen
 from ralph.checks.result import CheckResult
+from ralph.plugins.hookspecs import hookimpl
 from ralph.rules.mutantplan import plan
 from ralph.rules.mutants import Mutant
 from ralph.rules.redact import redactor, secret_values
@@ -251,3 +252,8 @@ def stillborn(ran: CheckResult, unmutated: CheckResult) -> bool:
         return False
     fewer = before.collected is not None and (now.collected or 0) < before.collected
     return now.broken or fewer
+
+
+@hookimpl
+def ralph_check_methods() -> dict[str, Mutation]:
+    return {"mutation": Mutation()}

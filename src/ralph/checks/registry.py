@@ -1,23 +1,32 @@
-"""Every check method by the name a spec's front matter gives it: the one place methods are
-listed. A new method is one module and one line here (and its model in the front matter)."""
+"""Every check method by the name a spec's front matter gives it, as the plugins register them:
+ralph's own methods are plugins (each module implements `ralph_check_methods`). A new method is
+one module, one line in `BUILTIN`, and its model in specs/checkconfig.py (what its front
+matter may say)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ralph.checks import external, multi_stage, mutation, revert, semantic, string_match
 from ralph.checks.context import Method
-from ralph.checks.external import External
-from ralph.checks.multi_stage import MultiStage
-from ralph.checks.mutation import Mutation
-from ralph.checks.revert import Revert
-from ralph.checks.semantic import Semantic
-from ralph.checks.string_match import StringMatch
+from ralph.plugins.manager import plugins
 
-METHODS: Mapping[str, Method] = {
-    "string_match": StringMatch(),
-    "external": External(),
-    "semantic": Semantic(),
-    "multi_stage": MultiStage(),
-    "mutation": Mutation(),
-    "revert": Revert(),
-}
+BUILTIN = (string_match, external, semantic, multi_stage, mutation, revert)
+
+
+def methods() -> dict[str, Method]:
+    """The registered methods by name: ralph's own first; a name taken stays with the first."""
+    found = plugins()
+    found.register(BUILTIN)
+    registered: dict[str, Method] = {}
+    for plugin, offered in found.collect("ralph_check_methods"):
+        for name, method in dict(offered).items():
+            if name in registered:
+                found.warn(plugin, f"check method {name!r} is taken")
+            else:
+                registered[name] = method
+    return registered
+
+
+# read once: a spec's front matter names only the methods its models know (specs/checkconfig.py)
+METHODS: Mapping[str, Method] = methods()

@@ -22,6 +22,7 @@ from ralph.checks.caseruns import case_run
 from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
 from ralph.errors import ConfigError, RalphError
+from ralph.plugins.hookspecs import hookimpl
 from ralph.rules.addedcases import AddedCase, added_cases, beside_tests
 from ralph.rules.junitcases import Outcome, outcomes
 from ralph.rules.reporthooks import forging_names
@@ -157,3 +158,8 @@ def _bytes(root: Path, path: Path) -> bytes | None:
 
 def _result(item: CheckItem, passed: bool, summary: str, *, skipped: bool = False) -> CheckResult:
     return CheckResult(item.name, SUFFIX, passed, item.required, summary, skipped=skipped)
+
+
+@hookimpl
+def ralph_check_methods() -> dict[str, Revert]:
+    return {"revert": Revert()}

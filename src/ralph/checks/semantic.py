@@ -14,6 +14,7 @@ from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.judge import JudgeAnswer, judge_prompt
 from ralph.checks.result import CheckResult
 from ralph.checks.string_match import promises
+from ralph.plugins.hookspecs import hookimpl
 from ralph.specs.checkconfig import ACCEPTANCE_PLACEHOLDER, SemanticConfig
 
 
@@ -102,3 +103,8 @@ def _fallback(gi: GateInput, criteria: Sequence[str], promise: str | None) -> st
     text = gi.output.casefold()
     missing = [c for c in criteria if c.casefold() not in text]
     return f"not evident in the agent's output: {missing[0]}" if missing else None
+
+
+@hookimpl
+def ralph_check_methods() -> dict[str, Semantic]:
+    return {"semantic": Semantic()}

@@ -10,6 +10,7 @@ import re
 
 from ralph.checks.context import ROLES_BY_MODE, CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
+from ralph.plugins.hookspecs import hookimpl
 from ralph.specs.checkconfig import StringMatchConfig
 
 PROMISE = re.compile(r"<promise>\s*(.+?)\s*</promise>", re.IGNORECASE | re.DOTALL)
@@ -45,3 +46,8 @@ def promises(gi: GateInput) -> set[str]:
     quoted = {line.strip() for line in gi.prompt.splitlines() if PROMISE.search(line)}
     own = "\n".join(line for line in gi.output.splitlines() if line.strip() not in quoted)
     return {m.group(1).strip().casefold() for m in PROMISE.finditer(own)}
+
+
+@hookimpl
+def ralph_check_methods() -> dict[str, StringMatch]:
+    return {"string_match": StringMatch()}

@@ -16,13 +16,22 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.footprint import FOOTPRINTS, credentials
 from ralph.agents.member import Member
 from ralph.errors import ExitCode, RalphError
-from ralph.process.sandbox import PROFILES
+from ralph.process.sandbox import backends
 from ralph.store.config import RalphConfig
+
+# each area's heading, in the order doctor prints them
+AREAS = {
+    "sandbox": "sandbox",
+    "tests": "tests",
+    "packages": "packages",
+    "agent": "agents",
+    "plugin": "plugins",
+}
 
 
 @dataclass(frozen=True)
 class Check:
-    area: str  # sandbox | tests | packages | agent
+    area: str  # sandbox | tests | packages | agent | plugin
     name: str
     state: str  # ok | warn | fail
     detail: str
@@ -39,10 +48,13 @@ def doctor(root: Path, *, as_json: bool) -> int:
     config, held = settings_for(root, "doctor")
     if held is not None:
         print(f"warning: {held}", file=sys.stderr)
+    from ralph.commands.plugins import every_plugin
+
+    every_plugin(root, config)  # the person's plugins first: their agents and backends too
     pool = _pool(config)
     checks = [*sandbox_checks(root, config, pool), tests_check(root, config)]
     checks += index_checks(root)
-    checks += agent_checks(config, pool)
+    checks += [*agent_checks(config, pool), *plugin_checks(root, config)]
     broken = [c for c in checks if c.needed and c.state == "fail"]
     if as_json:
         import json
@@ -70,6 +82,37 @@ def _pool(config: RalphConfig) -> list[CommandAgent]:
     return agents
 
 
+def plugin_checks(root: Path, config: RalphConfig) -> list[Check]:
+    """The person's plugins: each loaded one (ok), each left out (warn), each ralph.yaml
+    requires and is not loaded (fail: a run would refuse to start)."""
+    from ralph.commands.plugins import every_plugin, missing
+
+    found = every_plugin(root, config)
+    checks = [
+        Check("plugin", p.name, "ok", f"{p.distribution or '?'} {p.version} in {p.source}", False)
+        for p in found.loaded.values()
+        if p.source != "built-in"
+    ]
+    lacking = missing(found, config)
+    checks += [
+        Check("plugin", r.name, "warn", r.reason, False)
+        for r in found.refused
+        if r.name not in lacking
+    ]
+    checks += [
+        Check(
+            "plugin",
+            name,
+            "fail",
+            why,
+            True,
+            "install it beside ralph, or drop it from plugins.require",
+        )
+        for name, why in lacking.items()
+    ]
+    return checks
+
+
 def sandbox_checks(root: Path, config: RalphConfig, pool: list[CommandAgent]) -> list[Check]:
     from ralph.commands.sandboxing import AUTO_ORDER, start_sandbox
 
@@ -77,7 +120,7 @@ def sandbox_checks(root: Path, config: RalphConfig, pool: list[CommandAgent]) ->
     needed = set(AUTO_ORDER) if wanted == "auto" else {wanted}
     members = [Member(agent) for agent in pool]
     checks = [Check("sandbox", "sandbox", "ok", f"ralph.yaml asks for: {wanted}", False)]
-    for profile in PROFILES:
+    for profile in backends():
         if profile == "docker" and not config.sandbox.image and profile not in needed:
             tool = shutil.which("docker")
             detail = f"{tool} (no sandbox.image named)" if tool else "docker not found on PATH"
@@ -198,9 +241,7 @@ def render(checks: list[Check]) -> str:
     for check in [c for c in checks if c not in absent]:
         if check.area != area:
             area = check.area
-            lines.append(
-                {"sandbox": "sandbox", "tests": "tests", "packages": "packages"}.get(area, "agents")
-            )
+            lines.append(AREAS[area])
         # what ralph.yaml does not need is no warning, whatever its probe found: said, no fix
         idle = not check.needed and check.state != "ok"
         mark = "-   " if idle else {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[check.state]

@@ -46,7 +46,7 @@ def build_pool(root: Path, kept: Mapping[str, Any], config: RalphConfig) -> tupl
     its own entry's, then the `agent:` block's.
     """
     from ralph.agents.member import Member
-    from ralph.agents.registry import REGISTRY, make_agent
+    from ralph.agents.registry import make_agent, registry
 
     settings = resolve(kept, config)
 
@@ -55,7 +55,7 @@ def build_pool(root: Path, kept: Mapping[str, Any], config: RalphConfig) -> tupl
     if settings.agent:
         named = {m.name: m for m in config.members if m.name is not None}
         commands = [a for a in settings.agent if a.startswith(COMMAND)]
-        unknown = [a for a in settings.agent if a not in commands + list(named) + list(REGISTRY)]
+        unknown = [a for a in settings.agent if a not in commands + list(named) + list(registry())]
         labels = iter(unknown if len(unknown) <= len(commands) else [])
         for wanted in settings.agent:
             entry = named.get(wanted)

@@ -67,6 +67,7 @@ def run_project(root: Path, kept: Mapping[str, Any], *, continues: bool = False)
 
 
 def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool) -> int:
+    from ralph.commands.plugins import every_plugin
     from ralph.commands.pool import build_pool
     from ralph.commands.runoptions import save_run_options
     from ralph.commands.sandboxing import start_sandbox
@@ -84,6 +85,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool)
     config = settled.config()
     run_settings = resolve(kept, config)
     sink.webhook = hook = open_webhook(config)
+    every_plugin(root, config)  # the person's plugins (their agents too), before any is named
     members = build_pool(root, kept, config)
     opts = replace(run_options(root, run_settings, config, members, hook), continues=continues)
     # Before any agent or check runs: a sandbox that cannot start stops the run here.
@@ -127,7 +129,11 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool)
         decide = _decider(display, run_settings.on_escalation, forced=headless)
         if hook is not None:
             decide = _told(decide, partial(on_escalation, hook, root))
-        return run_loop(replace(opts, decide=decide, launcher=launcher), emit)
+        try:
+            return run_loop(replace(opts, decide=decide, launcher=launcher), emit)
+        finally:
+            if opts.observers is not None:
+                opts.observers.close()
 
 
 def run_options(
@@ -139,6 +145,7 @@ def run_options(
 ) -> RunOptions:
     """What the loop is asked to do: this run's settings (already past ralph.yaml's), ralph.yaml
     for what only it says, and what is built from them."""
+    from ralph.commands.plugins import observers
     from ralph.commands.pool import build_policy
     from ralph.commands.webhooks import on_fact
     from ralph.run.options import RunOptions
@@ -152,6 +159,7 @@ def run_options(
         policy=build_policy(settings, config),
         own_files=own_files(root, tuple(settings.reports.values())),
         watch=watch,
+        observers=observers(root, config, settings.otel),
         secrets=frozenset() if hook is None else hook.secrets,
     )
 

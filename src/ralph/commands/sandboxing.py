@@ -9,13 +9,14 @@ import os
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.footprint import FOOTPRINTS, config_paths, endpoint_hosts
 from ralph.agents.member import Member
 from ralph.errors import SandboxError, docs_page
 from ralph.process.containment import prepare, probe, scratch_folder
-from ralph.process.sandbox import TOOLS, Profile, Sandbox
+from ralph.process.sandbox import Profile, Sandbox, backends
 from ralph.store.config import SandboxConfig
 from ralph.store.private import ensure_store, stores_root
 
@@ -36,12 +37,6 @@ SECRETS = (
 )
 # auto: only the profiles that enforce every rule of `sandbox:`, the network's included.
 AUTO_ORDER: tuple[Profile, ...] = ("srt",)
-INSTALL: dict[Profile, str] = {
-    "srt": "install bubblewrap, socat and ripgrep (apt-get install bubblewrap socat ripgrep) "
-    "and sandbox-runtime (npm install -g @anthropic-ai/sandbox-runtime), so srt is on PATH",
-    "bwrap": "install bubblewrap (apt-get install bubblewrap; dnf install bubblewrap)",
-    "docker": "install Docker or Podman (as docker) and start its daemon",
-}
 NAMESPACE_HINT = (
     "user namespaces are off or restricted here: allow them "
     "(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 "
@@ -74,24 +69,24 @@ def start_sandbox(
 
 
 def _profile(name: str) -> Profile:
-    for profile in TOOLS:
-        if profile == name:
-            return profile
-    raise SandboxError(f"--sandbox {name}: unknown profile", "use off, auto, srt, bwrap or docker")
+    known = backends()
+    if name in known:
+        return cast("Profile", name)
+    raise SandboxError(f"--sandbox {name}: unknown profile", f"use off, auto, {', '.join(known)}")
 
 
 def _hint(profile: Profile, reason: str) -> str:
     lowered = reason.lower()
     if "not found" in lowered:
         return (
-            f"{INSTALL[profile]}; or run without a sandbox: --sandbox off "
+            f"{backends()[profile].install}; or run without a sandbox: --sandbox off "
             f"({docs_page('how-to/sandbox.md')})"
         )
     if any(w in lowered for w in ("namespace", "uid map", "operation not permitted", "setting up")):
         return NAMESPACE_HINT
     if profile == "docker":
         return "start the Docker daemon and build or pull the image named in sandbox.image"
-    return f"run `ralph doctor` for details; {INSTALL[profile]}"
+    return f"run `ralph doctor` for details; {backends()[profile].install}"
 
 
 def _build(
@@ -102,9 +97,9 @@ def _build(
     env: Mapping[str, str],
 ) -> Sandbox | str:
     """The sandbox for this machine, or why it cannot be (the profile's tool is missing)."""
-    tool = shutil.which(TOOLS[profile], path=env.get("PATH"))
+    tool = shutil.which(backends()[profile].tool, path=env.get("PATH"))
     if tool is None:
-        return f"{TOOLS[profile]} not found on PATH"
+        return f"{backends()[profile].tool} not found on PATH"
     if profile == "docker" and not config.image:
         raise SandboxError(
             "sandbox docker: no image",

@@ -1,6 +1,7 @@
 """What a sandbox allows, and the command line that runs a program inside it (no I/O here).
 
-Three profiles, each built on a maintained tool rather than on rules of ralph's own:
+Three profiles (backends), each built on a maintained tool rather than on rules of ralph's own,
+registered as plugins (the `ralph_sandbox_backends` hook, implemented at the end of this module):
 `srt` (Anthropic's sandbox-runtime: bubblewrap plus a filtering proxy, so the network is an
 allow-list of hosts), `bwrap` (bubblewrap alone: the same filesystem rules, the network is not
 filtered) and `docker` (a container image; the network is Docker's). `containment` prepares and
@@ -12,17 +13,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ralph.plugins.hookspecs import hookimpl
+from ralph.plugins.manager import plugins
 from ralph.process.allowlist import AllowList
 
+# The names `--sandbox` and ralph.yaml's `sandbox:` accept (the options' types); each is a
+# registered backend (tests/process/test_sandbox.py holds the two the same).
 Profile = Literal["srt", "bwrap", "docker"]
-PROFILES: tuple[Profile, ...] = ("srt", "bwrap", "docker")
-# The executable each profile runs, looked up on PATH.
-TOOLS: dict[Profile, str] = {"srt": "srt", "bwrap": "bwrap", "docker": "docker"}
 # Hosts that mean "this machine": allowing one routes loopback through the filtering proxy to
 # the host (a local model server, the mock LLM) instead of the sandbox's own loopback.
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -117,12 +120,94 @@ def wrap(
     given = env
     env = allow.boxed(env, passes)
     env = {**env, "TMPDIR": str(box.tmp), "RALPH_SANDBOX": box.profile, "IS_SANDBOX": "1"}
-    if box.profile == "srt":
-        # srt makes its proxy's sockets in TMPDIR: a path short enough for a socket (108
-        # bytes) and private to the run; the program inside gets its own TMPDIR back.
-        return _srt(box, argv, room, sealed, writes), {**env, "TMPDIR": str(box.scratch)}
-    if box.profile == "bwrap":
-        return _bwrap(box, argv, cwd, room, sealed, writes), env
+    return backends()[box.profile].wrap(box, argv, cwd, env, token, room, sealed, given, writes)
+
+
+# (box, argv, cwd, the environment it gets, token, room, sealed, ralph's own environment,
+# the folders beside its room it may write) -> the command line and the environment that run
+# it inside the box
+Wrap = Callable[
+    [
+        Sandbox,
+        tuple[str, ...],
+        Path,
+        dict[str, str],
+        str,
+        Path | None,
+        bool,
+        Mapping[str, str],
+        tuple[Path, ...],
+    ],
+    tuple[tuple[str, ...], dict[str, str]],
+]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A sandbox backend: its `--sandbox` name, the tool it runs (looked up on PATH), how to
+    install it (said by `doctor` and a refused start), and how it wraps a command."""
+
+    name: str
+    tool: str
+    install: str
+    wrap: Wrap
+
+
+def backends() -> dict[str, Backend]:
+    """The registered backends by name (ralph's own first; a name taken stays with the first)."""
+    found = plugins()
+    found.register((sys.modules[__name__],))
+    registered: dict[str, Backend] = {}
+    for plugin, offered in found.collect("ralph_sandbox_backends"):
+        for backend in offered:
+            if backend.name in registered:
+                found.warn(plugin, f"sandbox backend {backend.name!r} is taken")
+            else:
+                registered[backend.name] = backend
+    return registered
+
+
+def _wrap_srt(
+    box: Sandbox,
+    argv: tuple[str, ...],
+    cwd: Path,
+    env: dict[str, str],
+    token: str,
+    room: Path | None,
+    sealed: bool,
+    given: Mapping[str, str],
+    writes: tuple[Path, ...] = (),
+) -> tuple[tuple[str, ...], dict[str, str]]:
+    # srt makes its proxy's sockets in TMPDIR: a path short enough for a socket (108
+    # bytes) and private to the run; the program inside gets its own TMPDIR back.
+    return _srt(box, argv, room, sealed, writes), {**env, "TMPDIR": str(box.scratch)}
+
+
+def _wrap_bwrap(
+    box: Sandbox,
+    argv: tuple[str, ...],
+    cwd: Path,
+    env: dict[str, str],
+    token: str,
+    room: Path | None,
+    sealed: bool,
+    given: Mapping[str, str],
+    writes: tuple[Path, ...] = (),
+) -> tuple[tuple[str, ...], dict[str, str]]:
+    return _bwrap(box, argv, cwd, room, sealed, writes), env
+
+
+def _wrap_docker(
+    box: Sandbox,
+    argv: tuple[str, ...],
+    cwd: Path,
+    env: dict[str, str],
+    token: str,
+    room: Path | None,
+    sealed: bool,
+    given: Mapping[str, str],
+    writes: tuple[Path, ...] = (),
+) -> tuple[tuple[str, ...], dict[str, str]]:
     # The docker client itself needs its own settings (DOCKER_HOST, DOCKER_CONFIG...); only
     # the variables passed above go into the container.
     client = {k: v for k, v in given.items() if k.startswith("DOCKER_")}
@@ -297,3 +382,29 @@ def _docker(
         raise ValueError("the docker profile needs an image")
     # The image's own PATH finds the CLI: the host's absolute path means nothing inside.
     return (box.tool, *args, box.image, Path(argv[0]).name, *argv[1:])
+
+
+@hookimpl
+def ralph_sandbox_backends() -> list[Backend]:
+    return [
+        Backend(
+            "srt",
+            "srt",
+            "install bubblewrap, socat and ripgrep (apt-get install bubblewrap socat ripgrep) "
+            "and sandbox-runtime (npm install -g @anthropic-ai/sandbox-runtime), so srt is on "
+            "PATH",
+            _wrap_srt,
+        ),
+        Backend(
+            "bwrap",
+            "bwrap",
+            "install bubblewrap (apt-get install bubblewrap; dnf install bubblewrap)",
+            _wrap_bwrap,
+        ),
+        Backend(
+            "docker",
+            "docker",
+            "install Docker or Podman (as docker) and start its daemon",
+            _wrap_docker,
+        ),
+    ]

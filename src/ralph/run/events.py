@@ -65,6 +65,7 @@ class RotationStarted:
     started_at: float  # time.time() when the agent was started
     matrix: tuple[SpecRow, ...]
     lane: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    model: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)  # the agent's, if set
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from ralph.process.launcher import PLAIN, Launcher
 from ralph.rules.pool import PoolPolicy
 from ralph.run.escalation import Decide
 from ralph.run.facts import Fact
+from ralph.run.observers import Observers
 from ralph.run.settings import RunSettings
 
 if TYPE_CHECKING:
@@ -36,6 +37,9 @@ class RunOptions:
     # Sees the facts no display gets (a question, a wait for a limit): the webhook's ears.
     # Whatever it does or raises never changes the run.
     watch: Callable[[Fact], None] | None = None
+    # The observer plugins (run/observers.py): hear every event and record through the sink,
+    # give the agent its trace context. None: no plugin observes, the run calls nothing.
+    observers: Observers | None = None
     # Values no output of the run may show (the webhook URL's parts): redacted like the
     # agents' own secrets from every log, record and report.
     secrets: frozenset[str] = frozenset()

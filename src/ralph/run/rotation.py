@@ -85,6 +85,8 @@ class Rotation:
         """What the agent is asked, with its pool member's time limits; for a rotation and for
         the final verification alike (the prompt file is written by the caller)."""
         run, member = self.run, self.run.members[agent.name]
+        observers = run.opts.observers
+        trace = {} if observers is None else observers.trace_context(spec, iteration, mode)
         return AgentRequest(
             prompt=prompt,
             prompt_file=self.place.prompt_file,
@@ -100,6 +102,7 @@ class Rotation:
             specs=specs,
             secrets=run.opts.secrets,
             confined=run.opts.launcher.confined,
+            trace=tuple(sorted(trace.items())),
         )
 
     def run_agent(
@@ -165,6 +168,7 @@ class Rotation:
             RotationStarted(
                 *(agent.name, spec.path, mode, iteration, iteration - turn.first),
                 *(turn.limit - turn.first, started, matrix_rows(turn.state)),
+                model=agent.model_for(mode),
             )
         )
         own = time.perf_counter() - turn.tick

@@ -143,6 +143,13 @@ class RunSettings:
     notify: bool = setting(
         "--notify", help="A desktop notification when the run ends (if available).", default=False
     )
+    otel: bool = setting(
+        "--otel",
+        help="Send the run's trace to an OpenTelemetry collector (needs ralph-spec-loop[otel]; "
+        "the OTEL_* variables say where). On without it when OTEL_EXPORTER_OTLP_ENDPOINT or "
+        "OTEL_TRACES_EXPORTER=otlp is set.",
+        default=False,
+    )
     on_escalation: Literal["abort", "accept", "continue"] = setting(
         "--on-escalation",
         help="When the circuit breaker opens and no one can be asked (no terminal, or CI): "

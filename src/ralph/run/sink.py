@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from ralph.rules.redact import Redactor
 from ralph.run.escalation import Choice, Decide, Escalation
-from ralph.run.events import AgentOutput, CancelRequested, Event, RunEnded
+from ralph.run.events import AgentOutput, CancelRequested, Event, Notice, RunEnded
 from ralph.run.facts import FACTS, Fact
 from ralph.run.recorder import Recorder
 
@@ -24,9 +24,13 @@ class Sink:
         redactor: Redactor,
         decide: Decide | None,
         watch: Callable[[Fact], None] | None = None,
+        observe: Callable[[Event | Fact], list[str]] | None = None,
     ) -> None:
         self._display: Emit | None = display
         self._watch = watch  # sees the facts displays never get (the webhooks)
+        # the observer plugins: hear each event and fact once it is recorded; the lines of
+        # those that failed and are left out come back, and are shown and recorded as notices
+        self._observe = observe
         self.recorder = recorder
         self.redactor = redactor
         self._decide = decide
@@ -61,6 +65,9 @@ class Sink:
             if self._watch is not None and isinstance(event, FACTS):
                 with contextlib.suppress(Exception):  # a watcher never changes the run
                     self._watch(event)
+            if self._observe is not None:
+                for line in self._observe(event):
+                    self.emit(Notice("warning", line))
 
     def _show(self, event: Event) -> None:
         if self._display is not None:

@@ -18,6 +18,8 @@ SCHEMAS = {
     "report": "the --report json=FILE file of ralph run",
     "event": "one line of ralph run --output json",
     "seal": "ralph seal --list --json",
+    "plugins": "ralph plugins --json",
+    "hook": "the argument every observer hook of a plugin gets (src/ralph/plugins/hookspecs.py)",
 }
 
 

@@ -176,6 +176,17 @@ class NotifyConfig(BaseModel):
         return url if re.match(r"https?://[^/\s]+", url) else None
 
 
+class PluginsConfig(BaseModel):
+    """`plugins:` which of the person's installed plugins this project uses (src/ralph/plugins/):
+    `disable` leaves some out, `require` refuses to run without them. Like every setting, an
+    agent's edit of it waits for `ralph accept`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    disable: list[Annotated[StrictStr, Field(min_length=1)]] = Field(default_factory=list)
+    require: list[Annotated[StrictStr, Field(min_length=1)]] = Field(default_factory=list)
+
+
 class TestsConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -205,6 +216,7 @@ class RalphConfig(BaseModel):
     latency_budget_ms: Annotated[StrictFloat, Field(gt=0)] = 3000.0
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     notify: NotifyConfig = Field(default_factory=NotifyConfig)
+    plugins: PluginsConfig = Field(default_factory=PluginsConfig)
 
     @field_validator("sandbox", mode="before")
     @classmethod

@@ -107,6 +107,11 @@ DESCRIPTIONS = {
     "RalphConfig.tests": (
         "which files are the tests (`tests: [globs]` is short for `tests: {paths: [globs]}`)"
     ),
+    "RalphConfig.plugins": "which of the person's installed plugins this project uses",
+    "PluginsConfig.disable": "names of installed plugins this project leaves out",
+    "PluginsConfig.require": (
+        "names of plugins the run needs: it refuses to start (exit 1) when one is not loaded"
+    ),
     "RalphConfig.notify": "who hears of a run: a webhook told when it ends or needs a person",
     "NotifyConfig.webhook": (
         "an http(s) URL POSTed JSON at the end of a run and on a question, an escalation or a "

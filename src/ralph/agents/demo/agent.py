@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from ralph.agents.command import CommandAgent
+from ralph.plugins.hookspecs import hookimpl
 
 
 class DemoAgent(CommandAgent):
@@ -25,3 +26,8 @@ class DemoAgent(CommandAgent):
     def passes(self) -> frozenset[str]:
         """Its pace (RALPH_DEMO_DELAY) too: ralph's own variables are handed on by name only."""
         return super().passes() | {"RALPH_DEMO_DELAY"}
+
+
+@hookimpl
+def ralph_agents() -> list[type[CommandAgent]]:
+    return [DemoAgent]

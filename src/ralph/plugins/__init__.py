@@ -1,0 +1,1 @@
+"""The plugin manager (pluggy): the hook specifications, installed plugins, contained calls."""
