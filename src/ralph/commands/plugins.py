@@ -49,7 +49,7 @@ def observers(root: Path, config: RalphConfig, otel: bool) -> Observers | None:
         said = "; ".join(f"{n}: {why}" for n, why in lacking.items())
         raise ConfigError(
             f"ralph.yaml requires plugins that are not loaded: {said}",
-            "install them into ralph's own environment (pip install NAME beside ralph), "
+            "install each into the environment that holds ralph (its pip: pip install NAME), "
             "or drop them from plugins.require",
         )
     if traces.wanted(os.environ, otel):
