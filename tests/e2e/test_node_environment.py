@@ -1,0 +1,204 @@
+"""Node is served as Python is, through the real CLI (store/nodebuild.py): an agent that adds a
+dependency (`npm install tinydep`: package.json and package-lock.json name it, from the person's
+registry, here a tiny HTTP registry on 127.0.0.1) reaches verified with no person's step, its
+`node_modules` built by `npm ci` in ralph's store. Where packages come from is the person's: a
+`file:` tarball the agent made, a lockfile entry from another host, an `.npmrc` in the tree are
+held with their line; no install script of any package runs (control: its code is usable)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Project, Result
+from tests.e2e.test_package_sources import boxed_agent
+from tests.e2e.test_sandbox_run import disk_tmp, need
+from tests.fakes.npmregistry import TINYDEP, Registry, tarball
+
+__all__ = ["disk_tmp"]  # a fixture: the bwrap run's project lives on disk, outside /tmp
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed"),
+]
+
+SPEC = '---\ntest_command: "node --test"\n---\n# mean\n\n`mean(xs)` in index.js.\n'
+WRONG = "exports.mean = (xs) => xs.length;\n"
+RIGHT = "const { total } = require('tinydep');\nexports.mean = (xs) => total(xs) / xs.length;\n"
+TEST = (
+    "const test = require('node:test');\nconst assert = require('node:assert');\n"
+    "const { mean } = require('../index.js');\n\n"
+    "test('mean', () => {\n  assert.strictEqual(mean([1, 2, 3]), 2);\n});\n"
+)
+PACKAGE = {"name": "calc", "version": "1.0.0", "private": True}
+MARKER = "postinstall-ran"
+# a package whose install script would leave a marker (its path given when made)
+SCRIPTED = {
+    "index.js": TINYDEP,
+    "package.json": json.dumps({"scripts": {"postinstall": "touch {marker}"}}),
+}
+
+
+def lock(registry: Registry | None, entries: dict[str, dict[str, str]] | None = None) -> str:
+    """package-lock.json (lockfileVersion 3) for PACKAGE with `entries` (name -> entry)."""
+    entries = entries or {}
+    root = {**PACKAGE, "dependencies": dict.fromkeys(entries, "1.0.0")} if entries else PACKAGE
+    root = {k: v for k, v in root.items() if k != "private"}
+    packages = {"": root, **{f"node_modules/{n}": e for n, e in entries.items()}}
+    data = {"name": "calc", "version": "1.0.0", "lockfileVersion": 3, "requires": True}
+    return json.dumps({**data, "packages": packages}, indent=2) + "\n"
+
+
+def node_project(p: Project) -> None:
+    p.write(
+        {
+            "PROMPT.md": SPEC,
+            "package.json": json.dumps(PACKAGE, indent=2) + "\n",
+            "package-lock.json": lock(None),
+            "index.js": WRONG,
+            "test/mean.test.js": TEST,
+            ".gitignore": "node_modules/\n",
+        }
+    )
+    p.git("init", "-q")
+    p.commit_all()
+
+
+def declares(name: str, spec: str = "1.0.0") -> str:
+    return json.dumps({**PACKAGE, "dependencies": {name: spec}}, indent=2) + "\n"
+
+
+@pytest.fixture
+def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Registry]:
+    """The person's registry, named by their environment; npm's cache and settings in tmp."""
+    scripted = dict(SCRIPTED)
+    scripted["package.json"] = scripted["package.json"].replace("{marker}", str(tmp_path / MARKER))
+    with Registry({"tinydep": {"index.js": TINYDEP}, "scripted": scripted}) as reg:
+        monkeypatch.setenv("npm_config_registry", reg.url)
+        monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+        monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "npmrc"))
+        monkeypatch.setenv("npm_config_update_notifier", "false")
+        yield reg
+
+
+def agent(p: Project, step: Mapping[str, object], n: int = 6) -> Result:
+    steps = [{**step, "signal": "DONE"}, {"signal": "DONE"}]
+    return p.run("run", "--agent-command", p.script({"*": steps}), "-n", str(n))
+
+
+def held(res: Result, source: str) -> None:
+    assert res.exit_code != 0, res.stdout
+    assert res.project.counts() == {"PROMPT.md": 0}
+    assert "a package source no person accepted" in res.stdout, res.stdout
+    assert source in res.stdout, res.stdout
+
+
+NPM_INSTALL = "npm install --no-audit --no-fund --ignore-scripts {what}"
+
+
+def test_an_agent_that_adds_a_dependency_by_npm_install_is_verified(
+    project: Project, registry: Registry
+) -> None:
+    p = project
+    node_project(p)
+    res = agent(p, {"run": NPM_INSTALL.format(what="tinydep@1.0.0"), "write": {"index.js": RIGHT}})
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
+    lockfile = json.loads((p.root / "package-lock.json").read_text())
+    assert lockfile["packages"]["node_modules/tinydep"]["resolved"].startswith(registry.url)
+
+
+def test_the_control_without_the_lockfile_the_dependency_is_missing(
+    project: Project, registry: Registry
+) -> None:
+    # the agent's own node_modules never reaches the checks: the same work, but its lockfile
+    # left out, so ralph builds nothing and says why (the control of the test above)
+    p = project
+    node_project(p)
+    res = agent(p, {"write": {"index.js": RIGHT, "package.json": declares("tinydep")}}, n=2)
+    assert res.exit_code != 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 0}
+    assert "no package-lock.json" in res.stdout or "in sync" in res.stdout, res.stdout
+
+
+def test_a_file_tarball_the_agent_made_is_held(
+    project: Project, registry: Registry, tmp_path: Path
+) -> None:
+    p = project
+    node_project(p)
+    made = tmp_path / "tinydep.tgz"
+    made.write_bytes(tarball("tinydep", "1.0.0", {"index.js": TINYDEP}, {}))
+    files = {"index.js": RIGHT, "package.json": declares("tinydep", "file:vendor/tinydep.tgz")}
+    step = {"run": f"mkdir -p vendor && cp {made} vendor/", "write": files}
+    held(agent(p, step, n=3), "package.json: dependencies tinydep = file:vendor/tinydep.tgz")
+
+
+def test_a_lock_entry_from_another_host_is_held(project: Project, registry: Registry) -> None:
+    p = project
+    node_project(p)
+    with Registry({"tinydep": {"index.js": TINYDEP}}) as other:
+        files = {
+            "index.js": RIGHT,
+            "package.json": declares("tinydep"),
+            "package-lock.json": lock(other, {"tinydep": other.lock_entry("tinydep")}),
+        }
+        res = agent(p, {"write": files}, n=3)
+        assert other.requests == []  # never fetched from there
+    held(res, f"package-lock.json: node_modules/tinydep resolved {other.url}")
+
+
+def test_an_npmrc_in_the_tree_is_held(project: Project, registry: Registry) -> None:
+    p = project
+    node_project(p)
+    step = {
+        "run": NPM_INSTALL.format(what="tinydep@1.0.0"),
+        "write": {"index.js": RIGHT, ".npmrc": "registry=http://127.0.0.1:9/\n"},
+    }
+    held(agent(p, step, n=3), ".npmrc: package-manager settings in the tree")
+
+
+def test_no_install_script_runs_and_the_package_is_usable(
+    project: Project, registry: Registry, tmp_path: Path
+) -> None:
+    p = project
+    node_project(p)
+    right = RIGHT.replace("'tinydep'", "'scripted'")
+    res = agent(p, {"run": NPM_INSTALL.format(what="scripted@1.0.0"), "write": {"index.js": right}})
+    assert res.exit_code == 0, res.stdout  # the control: its code is there and works
+    assert p.counts() == {"PROMPT.md": 3}
+    assert not (tmp_path / MARKER).exists()  # its postinstall never ran
+
+
+def test_node_modules_missing_is_said_at_the_start(project: Project, registry: Registry) -> None:
+    p = project
+    node_project(p)
+    p.write({"package.json": declares("tinydep")})
+    p.commit_all()
+    res = agent(p, {"write": {}}, n=1)
+    assert "node_modules is missing" in res.stdout and "run npm ci first" in res.stdout
+
+
+def test_under_bwrap_the_honest_dependency_is_built(
+    disk_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    need("bwrap", monkeypatch)
+    with Registry({"tinydep": {"index.js": TINYDEP}}) as reg:
+        monkeypatch.setenv("npm_config_registry", reg.url)
+        monkeypatch.setenv("npm_config_cache", str(disk_tmp / "npm-cache"))
+        monkeypatch.setenv("npm_config_update_notifier", "false")
+        p = Project(disk_tmp / "proj", monkeypatch)
+        p.root.mkdir()
+        node_project(p)
+        files = {
+            "index.js": RIGHT,
+            "package.json": declares("tinydep"),
+            "package-lock.json": lock(reg, {"tinydep": reg.lock_entry("tinydep")}),
+        }
+        script = boxed_agent(p, files)
+        res = p.run("run", "--sandbox", "bwrap", "--agent-command", script, "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
