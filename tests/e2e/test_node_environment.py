@@ -8,12 +8,16 @@ held with their line; no install script of any package runs (control: its code i
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
+from ralph.store.envbuild import environments
+from ralph.store.envcopy import record_start_envs, start_envs
+from ralph.store.nodebuild import record_node_start
 from tests.conftest import Project, Result
 from tests.e2e.test_package_sources import boxed_agent
 from tests.e2e.test_sandbox_run import disk_tmp, need
@@ -202,3 +206,21 @@ def test_under_bwrap_the_honest_dependency_is_built(
         res = p.run("run", "--sandbox", "bwrap", "--agent-command", script, "-n", "6")
     assert res.exit_code == 0, res.stdout
     assert p.counts() == {"PROMPT.md": 3}
+
+
+def test_only_node_changed_the_venv_is_the_starts(project: Project, registry: Registry) -> None:
+    # one folder holds both environments the checks link: the one not rebuilt is the start's
+    p = project
+    node_project(p)
+    (p.root / ".venv").mkdir()
+    (p.root / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    record_start_envs(p.root)
+    record_node_start(p.root, os.environ, keep=False)
+    entry = {"tinydep": registry.lock_entry("tinydep")}
+    p.write({"package.json": declares("tinydep"), "package-lock.json": lock(registry, entry)})
+    found = environments(p.root, p.root, os.environ)
+    assert found.why is None and found.built is None  # no virtualenv was built
+    venv = found.folder / ".venv"
+    assert venv.is_symlink() and venv.resolve() == (start_envs(p.root) / ".venv").resolve()
+    assert (found.folder / "node_modules" / "tinydep" / "index.js").is_file()
+    assert not (p.root / "node_modules").exists()  # never the project's

@@ -37,7 +37,7 @@ from ralph.rules.spec import Spec
 from ralph.rules.testfiles import is_test
 from ralph.specs.frontmatter import SpecMeta
 from ralph.store import pkgsources, reader
-from ralph.store.declared import unread
+from ralph.store.declared import UNREAD, unread
 from ralph.store.envbuild import environments
 from ralph.store.envcopy import declared_here, envs_dir, record_start_envs
 from ralph.store.git import GitLock
@@ -48,7 +48,6 @@ from ralph.store.runspans import record_began, record_ended
 from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 from ralph.store.uvsettings import record_person_uv
 
-UNREAD = "not understood, so not in the checks' environment"
 # the methods that may run a command
 COMMANDS = ("external", "multi_stage", *WANTED)
 UNBUILT = "ralph cannot build the environment the tree declares"

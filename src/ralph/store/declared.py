@@ -29,6 +29,7 @@ from ralph.rules.declarations import (
 from ralph.store.reader import read_bytes
 
 MAX_DECLARING = 1 << 22  # a declaring file
+UNREAD = "not understood, so not in the checks' environment"  # said of each at the start
 MAX_ARTIFACT = 1 << 28  # a wheel or archive a source names
 MAX_ARTIFACTS = 256  # files of a folder of wheels a source names
 

@@ -19,7 +19,7 @@ from ralph.errors import RalphError
 from ralph.process.launcher import Launcher
 from ralph.process.treecode import NODE_MODULES
 from ralph.rules.nodedeclarations import PACKAGE_JSON
-from ralph.store.declared import MAX_ARTIFACT
+from ralph.store.declared import MAX_ARTIFACT, UNREAD
 from ralph.store.envcopy import START_NODE, record_start_digest
 from ralph.store.installer import INPUT, Installer
 from ralph.store.nodedeclared import NodeDeclared, read_node, start_notes
@@ -42,7 +42,8 @@ def record_node_start(project: Path, env: Mapping[str, str], *, keep: bool) -> l
     record_person_npm(project, env)
     node = read_node(project, registry(project))
     record_start_digest(project, START_NODE, node.digest, node.files, keep=keep)
-    return start_notes(project, node)
+    unread = [f"{UNREAD}: {line}" for line in node.declaration.unread]
+    return [*start_notes(project, node), *unread]
 
 
 def build_node(
