@@ -186,12 +186,46 @@ def test_node_modules_missing_is_said_at_the_start(project: Project, registry: R
     assert "node_modules is missing" in res.stdout and "run npm ci first" in res.stdout
 
 
+# a check of the agent's that looks for the person's registry token in ralph's whole store
+SNOOP = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+
+test('the store holds no token a check can read', () => {
+  const token = ['SECRET', 'TOKEN'].join('-');  // not in this file's own text
+  let envs = fs.realpathSync('node_modules/tinydep');
+  while (path.basename(envs) !== 'envs') envs = path.dirname(envs);
+  const found = [];
+  const walk = (dir) => {
+    let entries;
+    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) {
+        try { if (fs.readFileSync(p, 'utf8').includes(token)) found.push(p); } catch {}
+      }
+    }
+  };
+  walk(path.dirname(envs));
+  assert.ok(fs.readdirSync(envs).includes('start'));  // it reached the store: not vacuous
+  assert.strictEqual(found.join(","), "");
+});
+"""
+
+
 def test_under_bwrap_the_honest_dependency_is_built(
     disk_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the person's ~/.npmrc holds their registry's token: the build uses it, no check reads it
     need("bwrap", monkeypatch)
     with Registry({"tinydep": {"index.js": TINYDEP}}) as reg:
-        monkeypatch.setenv("npm_config_registry", reg.url)
+        npmrc = disk_tmp / "npmrc"
+        host = reg.url.removeprefix("http:")
+        npmrc.write_text(f"registry={reg.url}\n{host}:_authToken=SECRET-TOKEN\n")
+        monkeypatch.setenv("npm_config_userconfig", str(npmrc))
         monkeypatch.setenv("npm_config_cache", str(disk_tmp / "npm-cache"))
         monkeypatch.setenv("npm_config_update_notifier", "false")
         p = Project(disk_tmp / "proj", monkeypatch)
@@ -201,6 +235,7 @@ def test_under_bwrap_the_honest_dependency_is_built(
             "index.js": RIGHT,
             "package.json": declares("tinydep"),
             "package-lock.json": lock(reg, {"tinydep": reg.lock_entry("tinydep")}),
+            "test/snoop.test.js": SNOOP,
         }
         script = boxed_agent(p, files)
         res = p.run("run", "--sandbox", "bwrap", "--agent-command", script, "-n", "6")

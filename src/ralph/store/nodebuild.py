@@ -4,9 +4,11 @@ differ from the run's start: built by `npm ci`, confined like the agent (store/i
 npm never reads the tree. ralph writes in the build's own folder what `npm ci` reads: the part
 of package.json it reads and the lockfile, as ralph read them (store/nodedeclared.py), and the
 files of the sources a person accepted (a tarball; the tree's `.npmrc`), copied through the one
-reader. npm runs there with the person's settings as the run began (`--userconfig`: a copy of
-their `~/.npmrc`, or none) and their cache, and with `--ignore-scripts`: no install script of
-any package runs. The `node_modules` it makes is what the checks' rooms link."""
+reader. That folder is not among the checks' environments: a check never sees it, nor the
+person's settings copied there for the build. npm runs there with the person's settings as the
+run began (`--userconfig`: a copy of their `~/.npmrc`, or none) and their cache, and with
+`--ignore-scripts`: no install script of any package runs. The `node_modules` it makes is what
+the checks' rooms link."""
 
 from __future__ import annotations
 
@@ -25,14 +27,16 @@ from ralph.store.installer import INPUT, Installer
 from ralph.store.nodedeclared import NodeDeclared, read_node, start_notes
 from ralph.store.npmsettings import (
     npm_cache,
+    npm_dir,
     npm_program,
     person_npmrc,
     record_person_npm,
     registry,
 )
 from ralph.store.reader import read_bytes
+from ralph.store.roomsync import wipe
 
-USERCONFIG = "userconfig"  # the person's npm settings, for the build only (then removed)
+USERCONFIG = "userconfig"  # the person's npm settings, for the build only
 NPM_CI = ("ci", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier")
 
 
@@ -54,27 +58,52 @@ def build_node(
     env: Mapping[str, str],
     launcher: Launcher,
 ) -> str | None:
-    """`target/node_modules`, made by `npm ci` from what `tree` declares (its `input/` made
-    already, empty); None when it was, else why not, in one line."""
-    d = node.declaration
+    """`target/node_modules`, made by `npm ci` from what `tree` declares; None when it was,
+    else why not, in one line."""
     npm = npm_program(env)
     if npm is None:
         return "npm is not installed: install Node.js with npm, or undo the change to package.json"
-    if d.lockfile is None:
+    if node.declaration.lockfile is None:
         return (
             "package.json changed and the tree has no package-lock.json: ralph builds "
             "node_modules with npm ci from both (run npm install to make it)"
         )
-    work = target / INPUT
+    # npm works in a folder beside the checks' environments, never shown to a check: the
+    # person's settings it reads may hold their registry's token
+    folder = npm_dir(project) / target.name
+    wipe(folder)
+    (folder / INPUT).mkdir(mode=0o700, parents=True)
+    try:
+        why = _ci(npm, project, tree, node, folder, env, launcher)
+        if why is None:
+            (folder / INPUT / NODE_MODULES).rename(target / NODE_MODULES)
+        return why
+    finally:
+        wipe(folder)
+
+
+def _ci(
+    npm: str,
+    project: Path,
+    tree: Path,
+    node: NodeDeclared,
+    folder: Path,
+    env: Mapping[str, str],
+    launcher: Launcher,
+) -> str | None:
+    """`npm ci` in `folder/input`, on what ralph writes there; None when it made
+    node_modules, else why not."""
+    d = node.declaration
+    work = folder / INPUT
     (work / PACKAGE_JSON).write_text(json.dumps(d.manifest, indent=2) + "\n")
-    (work / d.lockfile).write_bytes(node.lock)
+    (work / str(d.lockfile)).write_bytes(node.lock)
     for source in d.sources:
         for path in source.paths:
             why = _copy(tree, path, work)
             if why is not None:
                 return f"{source.describe()}: {why}"
     npmrc = person_npmrc(project)
-    userconfig = target / USERCONFIG
+    userconfig = folder / USERCONFIG
     if npmrc is not None:
         userconfig.touch(mode=0o600)
         userconfig.write_text(npmrc)
@@ -85,17 +114,10 @@ def build_node(
         return f"cannot make npm's cache {cache}: {exc.strerror or exc}"
     config = str(userconfig) if npmrc is not None else os.devnull
     args = [*NPM_CI, "--userconfig", config, "--cache", str(cache)]
-    try:
-        failed = Installer(npm, target, env, cache, launcher)(args)
-    finally:
-        userconfig.unlink(missing_ok=True)  # the checks' rooms link beside it: no token stays
-    if failed is not None:
-        return failed
-    made = work / NODE_MODULES
-    if not made.is_dir():  # a package.json that declares nothing: npm ci makes none
-        made.mkdir()
-    made.rename(target / NODE_MODULES)
-    return None
+    failed = Installer(npm, folder, env, cache, launcher)(args)
+    if failed is None and not (work / NODE_MODULES).is_dir():
+        (work / NODE_MODULES).mkdir()  # a package.json that declares nothing: npm makes none
+    return failed
 
 
 def _copy(tree: Path, path: str, work: Path) -> str | None:

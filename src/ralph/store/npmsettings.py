@@ -19,22 +19,30 @@ from pathlib import Path
 from ralph.process.capture import run_captured
 from ralph.rules.nodedeclarations import PACKAGE_JSON
 from ralph.store.declared import MAX_DECLARING
-from ralph.store.envcopy import envs_dir
+from ralph.store.private import ensure_store, store_dir
 
+NPM = "npm"  # the store's folder of npm's settings and builds, never shown to a check
 PERSON_NPMRC = "person-npmrc"  # the person's own npm settings as the run began
-REGISTRY = "npm-registry.txt"  # the registry they name
+REGISTRY = "registry.txt"  # the registry they name
 ASK_TIMEOUT = 60.0  # seconds for npm to say its registry (it reads files only)
+
+
+def npm_dir(project: Path) -> Path:
+    """The store's folder for npm: outside `envs/`, which the checks' sandbox shows, since the
+    person's settings may hold their registry's token."""
+    return store_dir(project) / NPM
 
 
 def record_person_npm(project: Path, env: Mapping[str, str]) -> None:
     """When the run starts: the person's npm settings and registry, kept for this run's
     builds and for what counts as a source; none when the project has no package.json."""
-    folder = envs_dir(project)
+    folder = npm_dir(project)
     (folder / PERSON_NPMRC).unlink(missing_ok=True)
     (folder / REGISTRY).unlink(missing_ok=True)
     if not (project / PACKAGE_JSON).is_file():
         return
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    ensure_store(project)
+    folder.mkdir(mode=0o700, exist_ok=True)
     text = _person_npmrc(env)
     if text is not None:
         kept = folder / PERSON_NPMRC
@@ -49,7 +57,7 @@ def record_person_npm(project: Path, env: Mapping[str, str]) -> None:
 def registry(project: Path) -> str:
     """The person's registry as the run began ("" when not known: no entry is from it)."""
     try:
-        return (envs_dir(project) / REGISTRY).read_text().strip()
+        return (npm_dir(project) / REGISTRY).read_text().strip()
     except OSError:
         return ""
 
@@ -57,7 +65,7 @@ def registry(project: Path) -> str:
 def person_npmrc(project: Path) -> str | None:
     """The person's npm settings as the run began (None: they had none)."""
     try:
-        return (envs_dir(project) / PERSON_NPMRC).read_text()
+        return (npm_dir(project) / PERSON_NPMRC).read_text()
     except OSError:
         return None
 
@@ -105,7 +113,7 @@ def _ask(folder: Path, env: Mapping[str, str]) -> str:
     npm = npm_program(env)
     if npm is None:
         return ""
-    here = folder / "npm-ask"
+    here = folder / "ask"
     here.mkdir(mode=0o700, exist_ok=True)
     (here / PACKAGE_JSON).write_text("{}\n")
     kept = folder / PERSON_NPMRC
