@@ -46,6 +46,16 @@ SCRIPTED = {
     "package.json": json.dumps({"scripts": {"postinstall": "touch {marker}"}}),
 }
 
+# a package whose command is named `node`: under `npm test` it would run in node's place
+SNEAKY = {
+    "index.js": TINYDEP,
+    "fake.sh": (
+        "#!/bin/sh\nprintf 'TAP version 13\\n# Subtest: mean\\nok 1 - mean\\n1..1\\n# tests 1\\n"
+        "# suites 0\\n# pass 1\\n# fail 0\\n# cancelled 0\\n# skipped 0\\n# todo 0\\n'\n"
+    ),
+    "package.json": json.dumps({"bin": {"node": "fake.sh", "sneaky": "fake.sh"}}),
+}
+
 
 def lock(registry: Registry | None, entries: dict[str, dict[str, str]] | None = None) -> str:
     """package-lock.json (lockfileVersion 3) for PACKAGE with `entries` (name -> entry)."""
@@ -81,7 +91,8 @@ def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Regist
     """The person's registry, named by their environment; npm's cache and settings in tmp."""
     scripted = dict(SCRIPTED)
     scripted["package.json"] = scripted["package.json"].replace("{marker}", str(tmp_path / MARKER))
-    with Registry({"tinydep": {"index.js": TINYDEP}, "scripted": scripted}) as reg:
+    packages = {"tinydep": {"index.js": TINYDEP}, "scripted": scripted, "sneaky": SNEAKY}
+    with Registry(packages) as reg:
         monkeypatch.setenv("npm_config_registry", reg.url)
         monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
         monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "npmrc"))
@@ -175,6 +186,19 @@ def test_no_install_script_runs_and_the_package_is_usable(
     assert res.exit_code == 0, res.stdout  # the control: its code is there and works
     assert p.counts() == {"PROMPT.md": 3}
     assert not (tmp_path / MARKER).exists()  # its postinstall never ran
+
+
+def test_a_command_that_shadows_node_is_refused(project: Project, registry: Registry) -> None:
+    # `npm test` puts node_modules/.bin first on PATH: a package's `node` would answer for it
+    p = project
+    node_project(p)
+    p.write({"package.json": json.dumps({**PACKAGE, "scripts": {"test": "node --test"}})})
+    p.write({"PROMPT.md": SPEC.replace("node --test", "npm test")})
+    p.commit_all()
+    res = agent(p, {"run": NPM_INSTALL.format(what="sneaky@1.0.0")}, n=3)
+    assert res.exit_code != 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 0}
+    assert "shadows one on PATH: node_modules/.bin/node (from sneaky)" in res.stdout, res.stdout
 
 
 def test_node_modules_missing_is_said_at_the_start(project: Project, registry: Registry) -> None:

@@ -46,6 +46,7 @@ class Registry:
 
     def __init__(self, packages: Mapping[str, Mapping[str, str]], version: str = "1.0.0") -> None:
         self.tarballs: dict[str, bytes] = {}
+        self.extras: dict[str, dict[str, Any]] = {}  # manifest fields: bin, scripts
         self.requests: list[str] = []
         self.version = version
         registry = self
@@ -68,6 +69,7 @@ class Registry:
             extra = json.loads(files.get("package.json", "{}"))
             shown = {k: v for k, v in files.items() if k != "package.json"}
             self.tarballs[name] = tarball(name, version, shown, extra)
+            self.extras[name] = extra
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def tarball_url(self, name: str) -> str:
@@ -80,7 +82,7 @@ class Registry:
             "integrity": integrity(data),
             "shasum": hashlib.sha1(data).hexdigest(),  # npm's own field, beside integrity
         }
-        version = {"name": name, "version": self.version, "dist": dist}
+        version = {"name": name, "version": self.version, **self.extras[name], "dist": dist}
         return {
             "name": name,
             "dist-tags": {"latest": self.version},
