@@ -152,6 +152,27 @@ def test_a_file_tarball_the_agent_made_is_held(
     held(agent(p, step, n=3), "package.json: dependencies tinydep = file:vendor/tinydep.tgz")
 
 
+def test_a_vendored_tarball_is_verified_once_a_person_accepts_it(
+    project: Project, registry: Registry, tmp_path: Path
+) -> None:
+    # an honest local package: `npm install ./vendor/tinydep.tgz` names it in both files
+    p = project
+    node_project(p)
+    made = tmp_path / "tinydep.tgz"
+    made.write_bytes(tarball("tinydep", "1.0.0", {"index.js": TINYDEP}, {}))
+    install = f"mkdir -p vendor && cp {made} vendor/ && " + NPM_INSTALL.format(
+        what="./vendor/tinydep.tgz"
+    )
+    res = agent(p, {"run": install, "write": {"index.js": RIGHT}}, n=2)
+    held(res, "package.json: dependencies tinydep = file:vendor/tinydep.tgz")
+    listed = p.run("accept", "--yes")
+    assert listed.exit_code == 0, listed.stdout
+    assert "+ package.json: dependencies tinydep = file:vendor/tinydep.tgz" in listed.stdout
+    res = p.run("run", "--agent-command", p.script({"*": [{"signal": "DONE"}]}), "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert p.counts() == {"PROMPT.md": 3}
+
+
 def test_a_lock_entry_from_another_host_is_held(project: Project, registry: Registry) -> None:
     p = project
     node_project(p)
