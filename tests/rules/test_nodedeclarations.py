@@ -22,7 +22,21 @@ REG = "http://127.0.0.1:4873/"
 
 @pytest.mark.parametrize(
     "spec",
-    ["1.0.0", "^1.2.3", "~1", ">=1 <2", "1.x || 2", "*", "", "latest", "next", "npm:other@^1"],
+    [
+        "1.0.0",
+        "^1.2.3",
+        "~1",
+        ">=1 <2",
+        "1.x || 2",
+        "*",
+        "",
+        "latest",
+        "next",
+        "npm:other@^1",
+        "npm:other",
+        "npm:@scope/pkg@^1",
+        "npm:@scope/pkg",
+    ],
 )
 def test_registry_ranges_and_tags_are_no_source(spec: str) -> None:
     assert is_registry_spec(spec)
@@ -49,6 +63,8 @@ def test_registry_ranges_and_tags_are_no_source(spec: str) -> None:
         "vendor.tgz",
         "npm:other@file:x.tgz",
         "npm:user/repo",
+        "npm:@scope/pkg@github:u/r",
+        "git@github.com:user/repo.git",
     ],
 )
 def test_paths_urls_and_repositories_are_sources(spec: str) -> None:

@@ -63,8 +63,10 @@ def is_registry_spec(spec: str) -> bool:
     `1.x || 2`, `latest`, `npm:other@^1`), rather than a path, a URL or a repository?"""
     s = spec.strip()
     if s.startswith("npm:"):  # an alias: another package's name, from the same registry
-        name, at, rest = s[4:].rpartition("@")
-        return is_registry_spec(rest) if at and name not in ("", "@") else "/" not in s[5:]
+        scoped = s.startswith("npm:@")
+        body = s[5:] if scoped else s[4:]
+        _, at, rest = body.partition("@")
+        return is_registry_spec(rest) if at else body.count("/") == int(scoped)
     if _PROTOCOL.match(s) or s.startswith((".", "/", "~/")):  # `~1.2` is a range
         return False  # file:, link:, git+…, github:, http(s)://, workspace:, a path
     return "/" not in s and not s.endswith(_TARBALL)  # user/repo, a tarball's path
