@@ -6,10 +6,14 @@
 - A deciding DONE after an honest dependency change: the tree's `requirements.txt` names a
   new package (a wheel in a local folder, as `UV_FIND_LINKS` gives it): the first DONE builds
   the environment with uv, a later one on the same declarations reuses it.
+- The same for Node: package.json and package-lock.json name a new package from the person's
+  registry (a tiny HTTP registry on 127.0.0.1, tests/fakes/npmregistry.py): the first DONE
+  builds node_modules with `npm ci`, a later one reuses it (skipped, with a line, without npm).
 Best of 3 (the first run: of fresh stores); milliseconds."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -113,25 +117,73 @@ def main() -> None:
         )
         if shutil.which("bwrap") is None:
             print("the same in the bwrap sandbox: skipped (bubblewrap is not installed)")
-            return
-        from ralph.commands.sandboxing import start_sandbox
-        from ralph.process.launcher import Launcher
-        from ralph.process.request import Confinement
-        from ralph.store.config import SandboxConfig
+        else:
+            boxed_build(root, env, fresh)
+        node(Path(tmp))
 
-        box = start_sandbox(root, "bwrap", SandboxConfig(), [])
-        boxed = Launcher(Confinement(box))
 
-        def build_boxed() -> None:
-            found = environments(root, root, env, boxed)
-            assert found.why is None and found.built is not None, found.why
+def boxed_build(root: Path, env: dict[str, str], fresh: Callable[[], object]) -> None:
+    """The same build, uv confined in the bwrap sandbox."""
+    from ralph.commands.sandboxing import start_sandbox
+    from ralph.process.launcher import Launcher
+    from ralph.process.request import Confinement
+    from ralph.store.config import SandboxConfig
 
-        first = best(build_boxed, fresh)
-        again = best(build_boxed)
-        print(
-            f"the same, uv confined in the bwrap sandbox: first {first:7.1f} ms, a later DONE "
-            f"on the same declarations {again:6.1f} ms"
-        )
+    box = start_sandbox(root, "bwrap", SandboxConfig(), [])
+    boxed = Launcher(Confinement(box))
+
+    def build_boxed() -> None:
+        found = environments(root, root, env, boxed)
+        assert found.why is None and found.built is not None, found.why
+
+    first = best(build_boxed, fresh)
+    again = best(build_boxed)
+    print(
+        f"the same, uv confined in the bwrap sandbox: first {first:7.1f} ms, a later DONE "
+        f"on the same declarations {again:6.1f} ms"
+    )
+
+
+def node(tmp: Path) -> None:
+    """A deciding DONE after a new npm dependency: the first builds, a later one reuses."""
+    if shutil.which("npm") is None:
+        print("a DONE after a new npm dependency: skipped (npm is not installed)")
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' registry
+    from tests.fakes.npmregistry import TINYDEP, Registry
+
+    from ralph.store.nodebuild import record_node_start
+
+    root = tmp / "node"
+    root.mkdir()
+    package: dict[str, object] = {"name": "calc", "version": "1.0.0"}
+    (root / "package.json").write_text(json.dumps(package))
+    with Registry({"tinydep": {"index.js": TINYDEP}}) as registry:
+        env = {**os.environ, "npm_config_registry": registry.url}
+        env["npm_config_cache"] = str(tmp / "npm-cache")
+        record_start_envs(root)
+        record_node_start(root, env, keep=False)
+        package["dependencies"] = {"tinydep": "1.0.0"}
+        entry = {"node_modules/tinydep": registry.lock_entry("tinydep")}
+        lock = {"lockfileVersion": 3, "packages": {"": package, **entry}}
+        (root / "package.json").write_text(json.dumps(package))
+        (root / "package-lock.json").write_text(json.dumps(lock))
+
+        def build() -> None:
+            found = environments(root, root, env)
+            assert found.why is None, found.why
+
+        def fresh() -> None:
+            for folder in envs_dir(root).iterdir():
+                if folder.is_dir() and folder.name != "start":
+                    shutil.rmtree(folder)
+
+        first = best(build, fresh)
+        again = best(build)
+    print(
+        f"a DONE after a new npm dependency (npm ci): first {first:7.1f} ms, a later DONE on "
+        f"the same declarations {again:6.1f} ms"
+    )
 
 
 if __name__ == "__main__":

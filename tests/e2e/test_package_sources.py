@@ -459,3 +459,72 @@ def test_a_name_the_index_does_not_have_is_the_trees_refusal(project: Project, i
     assert res.exit_code == 3, res.stdout
     assert "DONE refused: environment" in res.stdout and "no-such-package" in res.stdout
     assert "the package index cannot be reached" not in res.stdout
+
+
+SHADOW_WHEEL = """
+import sys, zipfile
+dest = sys.argv[1]
+info = "calcfix-1.0.dist-info"
+files = {
+    "calcfix/__init__.py": "",
+    info + "/METADATA": "Metadata-Version: 2.1\\nName: calcfix\\nVersion: 1.0\\n",
+    info + "/WHEEL": "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+    info + "/entry_points.txt": "[console_scripts]\\npytest = calcfix:main\\n",
+}
+with zipfile.ZipFile(dest, "w") as z:
+    for name, text in {**files, info + "/RECORD": ""}.items():
+        z.writestr(name, text)
+"""
+
+
+def test_a_declared_packages_command_never_shadows_one_on_path(
+    project: Project, tmp_path: Path, index: Path
+) -> None:
+    # a package of the person's index whose console script is named `pytest`: it would run
+    # in place of the person's test runner
+    maker_ = tmp_path / "shadow.py"
+    maker_.write_text(SHADOW_WHEEL)
+    subprocess.run(
+        [sys.executable, str(maker_), str(index / "calcfix-1.0-py3-none-any.whl")], check=True
+    )
+    p = project
+    venv_project(p)
+    steps = [{"write": {"calc.py": RIGHT, "requirements.txt": "calcfix\n"}, "signal": "DONE"}]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "2")
+    assert res.exit_code != 0, res.stdout
+    assert "a declared package's command shadows one on PATH: bin/pytest (from calcfix)" in (
+        res.stdout
+    ), res.stdout
+
+
+def test_under_bwrap_no_check_reads_the_persons_uv_settings(
+    boxed: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the person's uv settings may hold an index's token: ralph keeps them where no check reads
+    p = boxed
+    config = p.root.parent / "xdg-config" / "uv" / "uv.toml"
+    config.write_text(config.read_text() + "# a token: SECRET-TOKEN-123\n")
+    venv_project(p)
+    finder = (
+        "import os, sys\n"
+        "envs = os.path.realpath('.venv/lib')\n"
+        "while os.path.basename(envs) != 'envs' and envs != '/':\n"
+        "    envs = os.path.dirname(envs)\n"
+        "for folder, _, names in os.walk(os.path.dirname(envs)):\n"
+        "    for name in names:\n"
+        "        try:\n"
+        "            data = open(os.path.join(folder, name), 'rb').read()\n"
+        "        except OSError:\n"
+        "            continue\n"
+        "        if (b'SECRET-' + b'TOKEN-123') in data:  # not this file's own bytes\n"
+        "            sys.exit('the token is readable: ' + os.path.join(folder, name))\n"
+    )
+    spec = p.root / "PROMPT.md"
+    spec.write_text(spec.read_text().replace("test_command: ", "test_command: python3 find.py && "))
+    p.write({"find.py": finder})
+    p.commit_all()
+    fix = "from tinydep import total\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
+    agent = boxed_agent(p, {"calc.py": fix, "requirements.txt": "tinydep\n"})
+    res = p.run("run", "--sandbox", "bwrap", "--agent-command", agent, "-n", "6")
+    assert res.exit_code == 0, res.stdout
+    assert "the token is readable" not in res.stdout

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ralph.store.declared import read_declared
-from ralph.store.envbuild import BUILT, Environments, _hooks, _key, environments
-from ralph.store.envcopy import START_DIGEST, envs_dir, start_envs
+from ralph.store.envbuild import BUILT, Environments, _hooks, _key, build_folder, environments
+from ralph.store.envcopy import START_DIGEST, start_envs
 
 
 def declared(tree: Path) -> str:
@@ -41,7 +41,7 @@ def test_a_new_declaration_uses_the_environment_built_for_it(tmp_path: Path) -> 
     (tree / "requirements.txt").write_text("pytest\n")
     _start(project, tree)
     (tree / "requirements.txt").write_text("pytest\nrequests\n")
-    built = envs_dir(project) / _key(read_declared(tree), None, {})
+    built = build_folder(project, _key(read_declared(tree), None, {}), None)
     (built / ".venv").mkdir(parents=True)
     (built / ".venv" / "pyvenv.cfg").write_text("")
     (built / BUILT).write_text("")  # built once already: used again, not built anew

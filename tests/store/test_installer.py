@@ -28,6 +28,14 @@ def test_uvs_error_is_one_line() -> None:
     assert len(said("e" * 1000)) == 400
 
 
+def test_npms_error_is_said_without_its_marks_or_its_log() -> None:
+    text = (
+        "npm error code E404\nnpm error 404 Not Found - GET http://127.0.0.1:9/x\n"
+        "npm error A complete log of this run can be found in: /home/p/.npm/_logs/1.log\n"
+    )
+    assert said(text) == "code E404 404 Not Found - GET http://127.0.0.1:9/x"
+
+
 def _run(
     tmp_path: Path, box: Sandbox | None, result: ProcessResult
 ) -> tuple[str | None, list[ProcessRequest]]:

@@ -67,3 +67,21 @@ def test_a_uv_toml_of_the_tree_is_used_only_as_a_source_a_person_took(tmp_path: 
     found = uv_settings(project, read_declared(project), target, {"HOME": "/h"}, None)
     assert not isinstance(found, str) and found[0][0] == "--config-file"
     assert (target / INPUT / "uv.toml").read_text() == "no-index = true\n"
+
+
+def test_the_persons_settings_are_kept_where_no_check_reads(tmp_path: Path) -> None:
+    # every check may read ralph's envs/ folder: the settings (an index's token) are not there
+    from ralph.store.envcopy import envs_dir
+
+    project, config = tmp_path / "p", tmp_path / "config"
+    project.mkdir()
+    (config / "uv").mkdir(parents=True)
+    (config / "uv" / "uv.toml").write_text("index-url = 'https://user:TOKEN@idx/simple'\n")
+    record_person_uv(project, {"XDG_CONFIG_HOME": str(config)})
+    assert "TOKEN" in (kept_person_uv(project) or "")
+    held = (
+        [p for p in envs_dir(project).rglob("*") if p.is_file()]
+        if envs_dir(project).exists()
+        else []
+    )
+    assert not any("TOKEN" in p.read_text(errors="replace") for p in held)

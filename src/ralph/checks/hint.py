@@ -15,8 +15,11 @@ START_HINT = (
     "a check's command cannot start: fix it in the spec's front matter, or install what it runs"
 )
 ENVIRONMENT_HINT = (
-    "install it in the project's environment (`npm install`, or `pip install` into its `.venv`) "
-    "and run ralph again, or have the test command install it "
+    "ralph builds the checks' environment when what the tree declares changes during a run: "
+    "the agent declares it in package.json and package-lock.json both (`npm install x` "
+    "writes them), or in requirements*.txt or pyproject.toml, never only in node_modules or "
+    "the `.venv`; one declared before the run is yours to install in the project (`npm ci`, "
+    "or `pip install` into its `.venv`) before ralph runs again "
     f"({docs_page('explanation/environment.md')})"
 )
 # sealed tests are ralph's copies, in its store, not in the spec

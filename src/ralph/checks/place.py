@@ -39,23 +39,24 @@ from ralph.rules.spec import Spec
 from ralph.rules.testfiles import is_test
 from ralph.specs.frontmatter import SpecMeta
 from ralph.store import pkgsources, reader
-from ralph.store.declared import unread
+from ralph.store.declared import UNREAD, unread
 from ralph.store.envbuild import environments
 from ralph.store.envcopy import declared_here, envs_dir, record_start_envs
 from ralph.store.git import GitLock
+from ralph.store.nodebuild import record_node_start
 from ralph.store.room import RoomSource, build_room, record_start
 from ralph.store.roomsync import wipe
 from ralph.store.runspans import record_began, record_ended
 from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 from ralph.store.uvsettings import record_person_uv
 
-UNREAD = "not understood, so not in the checks' environment"
 # the methods that may run a command
 COMMANDS = ("external", "multi_stage", *WANTED)
 UNBUILT = "ralph cannot build the environment the tree declares"
 UNBUILT_HINT = (
-    "make its packages reachable to uv (an index in UV_INDEX_URL or your uv settings, wheels "
-    "in UV_FIND_LINKS, or uv's cache), or undo the change to the files that declare them"
+    "make its packages reachable to uv or npm (an index in UV_INDEX_URL or your uv settings, "
+    "wheels in UV_FIND_LINKS, a registry in npm_config_registry or your ~/.npmrc, or their "
+    "cache), or undo the change to the files that declare them"
 )
 
 
@@ -88,11 +89,13 @@ class CheckPlace:
         (store/room.record_start), and with `copy` the code as it is now, unless the run
         began before (store/startcopy). `envs`: whether any check will run at all."""
         if self.name == "main":
+            self.notes = []
             if envs:
                 self.held = record_start_envs(self.project, keep=keep).held
                 record_person_uv(self.project, os.environ)
+                self.notes += record_node_start(self.project, os.environ, keep=keep)
             held = pkgsources.begin(self.project)  # the sources a person set are theirs
-            self.notes = [line for line in (held_line(self.held), held) if line is not None]
+            self.notes += [line for line in (held_line(self.held), held) if line is not None]
             self.notes += [f"{UNREAD}: {line}" for line in unread(self.project)]
             record_began(envs_dir(self.project))  # whether checks run or not, an agent will
             record_start(self.project, self.source())

@@ -1,4 +1,5 @@
-"""Short commands ralph runs for itself (git): output captured, stdin closed, no time limit."""
+"""Short commands ralph runs for itself (git, npm's settings): output captured, stdin closed, a
+time limit when one is given (subprocess.TimeoutExpired past it, the command killed)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from ralph.process import started
 
 
 def run_captured(
-    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """The finished command; OSError when it cannot start (e.g. not installed). `env`: the
     complete environment (None: ralph's own). In a session of its own: a Ctrl-C meant for
@@ -23,4 +27,5 @@ def run_captured(
         env=dict(os.environ if env is None else env),
         stdin=subprocess.DEVNULL,
         start_new_session=True,
+        timeout=timeout,
     )

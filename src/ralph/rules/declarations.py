@@ -248,11 +248,9 @@ def read_pyproject(data: Mapping[str, Any], name: str, out: Declaration) -> None
             path = spec.get("path") if isinstance(spec, Mapping) else None
             found = [posixpath.normpath(path)] if isinstance(path, str) else []
             paths = tuple(p for p in found if not p.startswith(("../", "/")) and p != "..")
-            out.sources.append(
-                Source(name, f"[tool.uv.sources] {package} = {_inline(spec)}", paths)
-            )
+            out.sources.append(Source(name, f"[tool.uv.sources] {package} = {inline(spec)}", paths))
         for key in sorted(set(uv) & UV_SOURCE_KEYS):
-            out.sources.append(Source(name, f"[tool.uv] {key} = {_inline(uv[key])}"))
+            out.sources.append(Source(name, f"[tool.uv] {key} = {inline(uv[key])}"))
         dev = uv.get("dev-dependencies")
         if isinstance(dev, list):
             _strings(dev, name, "[tool.uv] dev-dependencies", out)
@@ -304,9 +302,10 @@ def _strings(items: list[Any], name: str, where: str, out: Declaration) -> None:
             out.requirements.append(req)
 
 
-def _inline(value: Any) -> str:
+def inline(value: Any) -> str:
+    """A TOML or JSON value as one line of text."""
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{k} = {_inline(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k} = {inline(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
-        return "[" + ", ".join(_inline(v) for v in value) + "]"
+        return "[" + ", ".join(inline(v) for v in value) + "]"
     return repr(value) if isinstance(value, str) else str(value)

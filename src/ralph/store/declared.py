@@ -29,6 +29,7 @@ from ralph.rules.declarations import (
 from ralph.store.reader import read_bytes
 
 MAX_DECLARING = 1 << 22  # a declaring file
+UNREAD = "not understood, so not in the checks' environment"  # said of each at the start
 MAX_ARTIFACT = 1 << 28  # a wheel or archive a source names
 MAX_ARTIFACTS = 256  # files of a folder of wheels a source names
 
@@ -51,15 +52,7 @@ class Declared:
     def blocks(self) -> list[tuple[Source, str]]:
         """Each source and its text as a person reviews it: its line, then the hash of every
         file it names."""
-        hashes = dict(self.artifacts)
-        out: list[tuple[Source, str]] = []
-        for source in self.declaration.sources:
-            lines = [source.describe()]
-            for path in source.paths:
-                named = sorted(p for p in hashes if p == path or p.startswith(path + "/"))
-                lines += [f"    {p} sha256:{hashes[p]}" for p in named] or [f"    {path} (none)"]
-            out.append((source, "".join(f"{line}\n" for line in lines)))
-        return out
+        return source_blocks(self.declaration.sources, self.artifacts)
 
     def sources_text(self) -> str:
         """The sources as a person reviews them (`ralph accept`). Empty: none."""
@@ -75,6 +68,22 @@ class Declared:
         """Does the tree declare anything for Python at all?"""
         d = self.declaration
         return bool(d.requirements or d.constraints or d.sources or d.includes or self.setup_py)
+
+
+def source_blocks(
+    sources: list[Source], artifacts: tuple[tuple[str, str], ...]
+) -> list[tuple[Source, str]]:
+    """Each source and its text as a person reviews it: its line, then the hash of every file
+    it names."""
+    hashes = dict(artifacts)
+    out: list[tuple[Source, str]] = []
+    for source in sources:
+        lines = [source.describe()]
+        for path in source.paths:
+            named = sorted(p for p in hashes if p == path or p.startswith(path + "/"))
+            lines += [f"    {p} sha256:{hashes[p]}" for p in named] or [f"    {path} (none)"]
+        out.append((source, "".join(f"{line}\n" for line in lines)))
+    return out
 
 
 def read_declared(tree: Path) -> Declared:
@@ -104,7 +113,7 @@ def read_declared(tree: Path) -> Declared:
     for name in SETTINGS_FILES:
         if (tree / name).exists() or (tree / name).is_symlink():
             out.sources.append(Source(name, "package-manager settings in the tree", (name,)))
-    artifacts = _artifacts(tree, out.sources)
+    artifacts = artifact_hashes(tree, out.sources)
     read = tuple(n for n in ("pyproject.toml", "setup.cfg", *SETTINGS_FILES) if n in names)
     return Declared(out, artifacts, "setup.py" in names, read)
 
@@ -159,7 +168,7 @@ def _toml(text: str) -> dict[str, Any]:
         raise ValueError(f"not valid TOML ({exc})") from exc
 
 
-def _artifacts(tree: Path, sources: list[Source]) -> tuple[tuple[str, str], ...]:
+def artifact_hashes(tree: Path, sources: list[Source]) -> tuple[tuple[str, str], ...]:
     """(path, sha256) of every file a source names: a file, or the files of a folder (not
     below it: find-links reads one level)."""
     out: dict[str, str] = {}

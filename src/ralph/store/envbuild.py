@@ -30,16 +30,20 @@ from pathlib import Path
 
 from ralph.errors import RalphError
 from ralph.process.launcher import PLAIN, Launcher
-from ralph.process.treecode import PROJECT_VENVS, _sites
+from ralph.process.treecode import NODE_MODULES, PROJECT_VENVS, _sites
 from ralph.rules.installerfault import unreachable
 from ralph.store import pkgsources
 from ralph.store.buildinputs import build_inputs
 from ralph.store.declared import MAX_DECLARING, Declared, read_declared
-from ralph.store.envcopy import START_DIGEST, envs_dir, start_envs
+from ralph.store.envcopy import START, START_DIGEST, START_NODE, envs_dir, start_envs
 from ralph.store.installer import INPUT, Installer, uv_program
+from ralph.store.nodebuild import build_node
+from ralph.store.nodedeclared import read_node
+from ralph.store.npmsettings import registry
 from ralph.store.reader import read_text
 from ralph.store.roomsync import wipe
 from ralph.store.uvsettings import kept_person_uv, uv_settings
+from ralph.store.venvbins import shadowing
 
 BUILT = "built"
 
@@ -61,29 +65,54 @@ def environments(
     project: Path, tree: Path, env: Mapping[str, str], launcher: Launcher = PLAIN
 ) -> Environments:
     start = start_envs(project)
-    try:
-        was = (start / START_DIGEST).read_text()
-    except OSError:
-        was = None
     declared = read_declared(tree)
-    unread = tuple(declared.declaration.unread)
-    if was is None or declared.digest == was:
+    node = read_node(tree, registry(project))
+    unread = (*declared.declaration.unread, *node.declaration.unread)
+    python = _changed(start / START_DIGEST, declared.digest)
+    nodejs = _changed(start / START_NODE, node.digest)
+    if not python and not nodejs:
         return Environments(start, unread=unread)
-    held = pkgsources.why_held(project, declared)
+    held = pkgsources.why_held(project, [*declared.blocks(), *node.blocks()])
     if held is not None:
         return Environments(start, held, unread=unread)
-    target = envs_dir(project) / _key(declared, kept_person_uv(project), env)
+    python_key = _key(declared, kept_person_uv(project), env) if python else None
+    target = build_folder(project, python_key, node.digest if nodejs else None)
     if not (target / BUILT).is_file():
-        why = _build(project, start, tree, declared, target, env, launcher)
+        wipe(target)
+        (target / INPUT).mkdir(mode=0o700, parents=True)
+        why = _build(project, start, tree, declared, target, env, launcher) if python else None
+        if why is None and nodejs:
+            why = build_node(project, tree, node, target, env, launcher)
+        # what uv read (the settings it was given, the copies) goes: every check reads envs/
+        wipe(target / INPUT)
         if why is not None:
             return Environments(target, why, unread=unread, halt=unreachable(why))
-    name = next((n for n in PROJECT_VENVS if (target / n / "pyvenv.cfg").is_file()), None)
-    return Environments(target, None, name, unread)
+        for name in (*PROJECT_VENVS, NODE_MODULES):  # what was not built: the start's
+            if (start / name).is_dir() and not (target / name).exists():
+                (target / name).symlink_to(start / name, target_is_directory=True)
+        (target / BUILT).write_text("")
+    found = (n for n in PROJECT_VENVS if (target / n / "pyvenv.cfg").is_file())
+    return Environments(target, None, next(found, None) if python else None, unread)
+
+
+def build_folder(project: Path, python: str | None, node: str | None) -> Path:
+    """Where the environments are built for these keys (None: that language's is the
+    start's, linked)."""
+    key = f"{python or START}:{node or START}"
+    return envs_dir(project) / hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def _changed(recorded: Path, digest: str) -> bool:
+    """Does the tree declare other than the run's start recorded (none recorded: no)?"""
+    try:
+        return recorded.read_text() != digest
+    except OSError:
+        return False
 
 
 def _key(declared: Declared, person: str | None, env: Mapping[str, str]) -> str:
-    """The build's folder: everything that went into it (the declaration, with the hash of
-    every file its sources name, and the person's uv settings and variables)."""
+    """What the Python build is keyed by: everything that went into it (the declaration, with
+    the hash of every file its sources name, and the person's uv settings and variables)."""
     settings = sorted((k, v) for k, v in env.items() if k.startswith("UV_"))
     data = json.dumps([declared.digest, person, settings])
     return hashlib.sha256(data.encode()).hexdigest()[:16]
@@ -101,8 +130,6 @@ def _build(
     uv = uv_program()
     if uv is None:
         return "uv is not installed beside ralph: reinstall ralph as its README says (it needs uv)"
-    wipe(target)
-    (target / INPUT).mkdir(mode=0o700, parents=True)
     settings = uv_settings(tree, declared, target, env, kept_person_uv(project))
     if isinstance(settings, str):
         return settings
@@ -138,9 +165,7 @@ def _build(
         added = sorted(_hooks(site) - before)
         if added:  # what the tree declares must not change how every test run starts
             return f"a declared package runs code at every Python start: {added[0]}"
-    if (start / "node_modules").is_dir():
-        (target / "node_modules").symlink_to(start / "node_modules", target_is_directory=True)
-    (target / BUILT).write_text("")
+        return shadowing(venv, start / name if name is not None else None, env)
     return None
 
 

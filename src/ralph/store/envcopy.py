@@ -42,6 +42,7 @@ TAKEN = "taken"  # written last: a copy cut short is taken again, never used hal
 MAX_SCRIPT = 1 << 16  # a command larger than this is a program, not a script naming its venv
 DECLARING = ("pyproject.toml", "setup.cfg", "setup.py")  # a Python project's own files
 START_DIGEST = "declared.txt"  # what the project declared when the copies were taken
+START_NODE = "declared-node.txt"  # and for Node (package.json, its lockfile)
 
 
 def envs_dir(project: Path) -> Path:
@@ -104,27 +105,40 @@ def record_start_envs(project: Path, *, keep: bool = False) -> Taken:
                     "check the free space and permissions of ralph's state folder",
                 ) from exc
         copied.append(name)
-    (folder / START_DIGEST).write_text(_start_digest(project, folder, spans))
+    declared = read_declared(project)
+    _start_digest(project, folder / START_DIGEST, declared.digest, declared.files, spans)
     (folder / TAKEN).write_text("")
     return Taken(copied, held)
 
 
-def _start_digest(project: Path, folder: Path, spans: Spans) -> str:
-    """What the copies were made for: the tree's declaration now, unless a file of it changed
-    while a run was live (the last run's agent added a dependency): then the person's
-    environments still hold what was declared before, and a DONE builds what the agent added."""
-    declared = read_declared(project)
+def record_start_digest(
+    project: Path, name: str, digest: str, files: list[str], *, keep: bool = False
+) -> None:
+    """When a run starts: what the copies were made for, of another language's declaration
+    (`name` in the start folder; `keep`: the last run was killed, what it recorded stays)."""
+    path = start_envs(project) / name
+    if keep and path.is_file():
+        return
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _start_digest(project, path, digest, files, load_spans(envs_dir(project)))
+
+
+def _start_digest(project: Path, path: Path, digest: str, files: list[str], spans: Spans) -> None:
+    """Record at `path` what the copies were made for: the tree's declaration now (`digest`,
+    read from `files`), unless a file of it changed while a run was live (the last run's agent
+    added a dependency): then the person's environments still hold what was declared before,
+    and a DONE builds what the agent added."""
     try:
-        before = (folder / START_DIGEST).read_text()
+        before = path.read_text()
     except OSError:
-        return declared.digest
-    for name in declared.files:
+        before = None
+    for name in files if before is not None else ():
         try:
             if spans.live(os.lstat(project / name).st_ctime_ns):
-                return before
+                return  # what was recorded stays
         except OSError:
             continue
-    return declared.digest
+    path.write_text(digest)
 
 
 def _held_out(

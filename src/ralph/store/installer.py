@@ -4,6 +4,7 @@ person's package cache only, with a time limit (store/envbuild.py decides what i
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,6 +16,8 @@ from ralph.process.spawn import StartError
 BUILD_TIMEOUT = 900.0  # seconds for each command: a hung index or a pipe ends here
 INPUT = "input"  # the build's folder it works in: all it reads of the tree is copied here
 _CROSS = "\u00d7"  # the mark uv puts before an error
+_NPM = re.compile(r"^npm (error|ERR!) ")  # the mark npm puts before each line of an error
+_NPM_LOG = "A complete log of this run"  # where its log is: not the error
 _DRAWING = _CROSS + "\u2570\u2500\u25b6\u2502\u251c "  # and the tree it draws below it
 # what an installer needs of ralph's environment inside a sandbox: the proxy, the CAs
 _PASSES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR")
@@ -65,8 +68,10 @@ class Installer:
 
 def said(text: str) -> str:
     """An installer's error as one line: from its first `error:` or cross-marked line to the
-    end, its tree drawing gone, at most 400 characters."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    end, its tree drawing gone (npm's: its `npm error` marks gone, and where its log is), at
+    most 400 characters."""
+    lines = [_NPM.sub("", line).strip() for line in text.splitlines()]
+    lines = [line for line in lines if line and not line.startswith(_NPM_LOG)]
     start = next((i for i, line in enumerate(lines) if line.startswith(("error:", _CROSS))), 0)
     words = " ".join(line.lstrip(_DRAWING).strip() for line in lines[start:])
     return words if len(words) <= 400 else words[:399] + "…"

@@ -1,11 +1,13 @@
 """The package sources a person accepted, kept in the private store.
 
 A source (a path or file URL, a wheel or folder in the tree, a find-links, index or constraint
-line, `[tool.uv.sources]`, a `uv.toml` or `pip.conf` in the tree: rules/declarations.py) changes
-what the checks' environment holds, so it changes how the checks judge: it follows the rule
-`ralph.yaml` follows (rules/settings.py). One that changed during a run waits for `ralph accept`;
-one a person made between runs, or that was there at the first run, is taken. A dependency by
-name from the person's index is no source: it needs no one's say.
+line, `[tool.uv.sources]`, a `uv.toml` or `pip.conf` in the tree: rules/declarations.py; a
+`file:`, git or URL dependency, a lockfile entry from another registry, an `.npmrc` in the tree:
+rules/nodedeclarations.py) changes what the checks' environment holds, so it changes how the
+checks judge: it follows the rule `ralph.yaml` follows (rules/settings.py). One that changed
+during a run waits for `ralph accept`; one a person made between runs, or that was there at the
+first run, is taken. A dependency by name from the person's index is no source: it needs no
+one's say.
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ import hashlib
 from pathlib import Path
 
 from ralph.errors import StateError
+from ralph.rules.declarations import Source
 from ralph.rules.settings import Record, decide
-from ralph.store.declared import Declared, read_declared
+from ralph.store.declared import read_declared
 from ralph.store.files import load_json, write_json_atomic
+from ralph.store.nodedeclared import read_node
+from ralph.store.npmsettings import registry
 from ralph.store.private import ensure_store, store_dir
 
 SOURCES_FILE = "package-sources.json"
@@ -42,8 +47,9 @@ def _save(root: Path, record: Record) -> None:
     write_json_atomic(ensure_store(root) / SOURCES_FILE, data)
 
 
-def current(tree: Path) -> str:
-    return read_declared(tree).sources_text()
+def current(root: Path) -> str:
+    """The sources the project at `root` declares, Python's then Node's."""
+    return read_declared(root).sources_text() + read_node(root, registry(root)).sources_text()
 
 
 def begin(root: Path) -> str | None:
@@ -99,14 +105,14 @@ def accept(root: Path, shown: str) -> bool:
     return True
 
 
-def why_held(project: Path, declared: Declared) -> str | None:
-    """Why the sources `declared` holds wait for a person, naming the first that differs
-    from the accepted ones (None: they are the accepted ones)."""
+def why_held(project: Path, blocks: list[tuple[Source, str]]) -> str | None:
+    """Why the sources of a tree (`blocks`: each and its text, Declared.blocks) wait for a
+    person, naming the first that differs from the accepted ones (None: they are those)."""
     taken = accepted(project) or ""
-    if declared.sources_text() == taken:
+    if "".join(text for _, text in blocks) == taken:
         return None
     known = _blocks(taken)
-    new = [s for s, text in declared.blocks() if text not in known]
+    new = [s for s, text in blocks if text not in known]
     first = new[0].describe() if new else "a source was removed"
     more = f" (and {len(new) - 1} more)" if len(new) > 1 else ""
     return (

@@ -10,11 +10,13 @@ from pathlib import Path
 
 from ralph.errors import RalphError
 from ralph.store.declared import MAX_DECLARING, Declared
-from ralph.store.envcopy import envs_dir
 from ralph.store.installer import INPUT
+from ralph.store.private import ensure_store, store_dir
 from ralph.store.reader import read_text
 
-PERSON_UV = "person-uv.toml"  # the person's own uv settings as the run began
+# the person's own uv settings as the run began: in the store, never under envs/, which every
+# check may read (they may hold an index's credentials)
+PERSON_UV = "person-uv.toml"
 
 
 def person_uv(env: Mapping[str, str]) -> str | None:
@@ -31,18 +33,18 @@ def person_uv(env: Mapping[str, str]) -> str | None:
 
 def record_person_uv(project: Path, env: Mapping[str, str]) -> None:
     """When the run starts: the person's own uv settings, kept for the builds of this run."""
-    kept = envs_dir(project) / PERSON_UV
+    kept = store_dir(project) / PERSON_UV
     kept.unlink(missing_ok=True)
     text = person_uv(env)
     if text is not None:
-        envs_dir(project).mkdir(mode=0o700, parents=True, exist_ok=True)
+        ensure_store(project)
         kept.write_text(text)
 
 
 def kept_person_uv(project: Path) -> str | None:
     """The person's uv settings as this run began."""
     try:
-        return (envs_dir(project) / PERSON_UV).read_text(errors="replace")
+        return (store_dir(project) / PERSON_UV).read_text(errors="replace")
     except OSError:
         return None
 

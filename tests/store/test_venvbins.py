@@ -1,0 +1,56 @@
+"""store/venvbins.py: a declared package's console script never shadows a command on PATH
+unless it is its own distribution's (pytest's `pytest`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ralph.store.venvbins import shadowing
+
+
+def _venv(root: Path, scripts: dict[str, str]) -> Path:
+    """A built virtualenv: `scripts` (command -> the distribution whose RECORD lists it)."""
+    venv = root / "built" / ".venv"
+    site = venv / "lib" / "python3.11" / "site-packages"
+    (venv / "bin").mkdir(parents=True)
+    site.mkdir(parents=True)
+    (venv / "bin" / "python").write_text("")
+    (venv / "bin" / "activate").write_text("")
+    records: dict[str, list[str]] = {}
+    for name, dist in scripts.items():
+        (venv / "bin" / name).write_text("#!/bin/sh\n")
+        records.setdefault(dist, []).append(f"../../../bin/{name},sha256=x,1")
+    for dist, lines in records.items():
+        info = site / f"{dist}-1.0.dist-info"
+        info.mkdir()
+        (info / "RECORD").write_text("\n".join(lines) + "\n")
+    return venv
+
+
+def _path(root: Path, *names: str) -> dict[str, str]:
+    on_path = root / "system-bin"
+    on_path.mkdir(exist_ok=True)
+    for name in names:
+        (on_path / name).write_text("#!/bin/sh\n")
+        (on_path / name).chmod(0o755)
+    return {"PATH": str(on_path)}
+
+
+def test_a_package_whose_command_shadows_make_is_refused(tmp_path: Path) -> None:
+    venv = _venv(tmp_path, {"make": "calcfix", "calcfix": "calcfix"})
+    why = shadowing(venv, None, _path(tmp_path, "make"))
+    assert why is not None and "bin/make (from calcfix)" in why
+
+
+def test_its_own_command_and_a_new_one_are_not(tmp_path: Path) -> None:
+    # controls: pytest's `pytest` (its own name), a command nothing else provides, python
+    venv = _venv(tmp_path, {"pytest": "pytest", "py.test": "pytest", "isodate-cli": "isodate"})
+    assert shadowing(venv, None, _path(tmp_path, "pytest", "python")) is None
+
+
+def test_a_command_the_start_had_is_not_new(tmp_path: Path) -> None:
+    venv = _venv(tmp_path, {"make": "calcfix"})
+    start = tmp_path / "start" / ".venv"
+    (start / "bin").mkdir(parents=True)
+    (start / "bin" / "make").write_text("")
+    assert shadowing(venv, start, _path(tmp_path, "make")) is None
