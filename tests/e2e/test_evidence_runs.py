@@ -107,7 +107,8 @@ def test_exit_0_at_import_leaves_no_summary_and_is_refused(git_project: Project)
     gone = "getattr(__import__('os'), '_exit')(0)\n" + WRONG
     res = p.run("run", *p.fake(every({"write": {"calc/__init__.py": gone}})), "-n", "2")
     never_verified(p, res.exit_code)
-    assert "the test run printed no test summary, though it printed one before" in res.stdout
+    # pytest's own record: its session never ended, whatever it printed (or did not)
+    assert "pytest stopped before its end" in res.stdout, res.stdout
     # the bar: 4 tests ran before the first rotation
     assert p.state()["specs"][0]["best_tests"]["passed"] == 4
 

@@ -48,3 +48,14 @@ def test_sessions_add_up_and_an_unreadable_one_is_refused() -> None:
     assert bad is not None and bad.refusal == UNREADABLE
     forged = judged([record(passed=-1)])
     assert forged is not None and forged.refusal == UNREADABLE
+
+
+def test_a_session_that_only_collected_says_so() -> None:
+    from ralph.rules.runrecord import COLLECT_ONLY, judged
+
+    only = {"stage": "ended", "collected": 4, "ran": 0, "errors": 0, "passed": 0}
+    record = judged([{**only, "failed": 0, "skipped": 0, "collect_only": True}])
+    assert record is not None and record.refusal == COLLECT_ONLY
+    # control: the same numbers without it were stopped early
+    record = judged([{**only, "failed": 0, "skipped": 0}])
+    assert record is not None and record.refusal is not None and "ran 0 of the 4" in record.refusal

@@ -175,3 +175,16 @@ def test_a_lanes_submodule_is_never_entered_and_keeps_its_worktree(
     assert (place / "lib" / "a.txt").read_text() == "A\n"
     p.git("-C", str(place), "add", "-A")  # the control: git's own add goes in, and runs it
     assert ran.exists()
+
+
+def test_what_a_branch_changed_since_a_lane_parted_from_it(git_project: Project) -> None:
+    # a lane holding uncommitted work takes the branch when nothing it changed is that work
+    p = git_project
+    r = _project(p)
+    wt.add_worktree(r, p.root, NAME, "main")
+    lane = wt.lane_repo(p.root, NAME, r.lock)
+    assert wt.incoming(lane, "main") == []
+    p.write({"b.py": "b\n", "app.py": "main's\n"})
+    wt.commit_all(r, "main")
+    assert sorted(wt.incoming(lane, "main") or []) == ["app.py", "b.py"]
+    assert wt.incoming(lane, "no-such-branch") is None

@@ -49,8 +49,9 @@ def _hide() -> None:
 
 
 class _Record:
-    def __init__(self) -> None:
+    def __init__(self, collect_only: bool) -> None:
         self.path = HERE / f"session-{os.getpid()}.json"
+        self.collect_only = collect_only  # `--collect-only`: it runs nothing, by design
         self.stage = "started"
         self.collected: int | None = None
         self.errors = 0  # collection errors
@@ -69,6 +70,7 @@ class _Record:
             "ran": len(self.ended),
             "errors": self.errors,
             "exitstatus": self.exitstatus,
+            "collect_only": self.collect_only,
             **counts,
         }
         spare = self.path.with_suffix(".tmp")
@@ -114,4 +116,5 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get(OWNER) or hasattr(config, "workerinput"):
         return  # a session inside a test, or an xdist worker: the outermost one records
     os.environ[OWNER] = "1"
-    config.pluginmanager.register(_Record(), "ralph_record_session")
+    only = bool(getattr(config.option, "collectonly", False))
+    config.pluginmanager.register(_Record(only), "ralph_record_session")

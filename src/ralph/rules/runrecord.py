@@ -21,6 +21,7 @@ STOPPED = (
     "(os._exit, a signal or a crash inside the run), whatever the run printed"
 )
 SHORT = "pytest ran {ran} of the {collected} tests it collected to their end, and none failed"
+COLLECT_ONLY = "ran no test: it only collected them (pytest --collect-only)"
 UNREADABLE = "pytest's record of the run cannot be read"
 
 
@@ -79,6 +80,8 @@ def _one(data: Mapping[str, object] | None) -> RunRecord:
     refusal = None
     if stage != "ended":
         refusal = STOPPED.format(stage=f"it had {stage}")
+    elif data is not None and data.get("collect_only") is True:
+        refusal = COLLECT_ONLY
     elif known is not None and not counts.failed and numbers["ran"] < known:
         refusal = SHORT.format(ran=numbers["ran"], collected=known)
     return RunRecord(counts, known, numbers["ran"], numbers["errors"], refusal)

@@ -160,10 +160,9 @@ class Integration:
         """Bring the user's branch into an open lane before its next rotation; a conflict is
         aborted and handed to the lane's agent. Returns the state after."""
         lane_repo = self._repo(lane)
-        if wt.is_merged(lane_repo, self.branch) or wt.uncommitted(lane_repo):
-            # work not counted yet stays uncommitted (run/lanework.py): the lane takes the
-            # branch once it is committed, after its next counted DONE
-            return state
+        held = wt.uncommitted(lane_repo)  # work not counted yet: uncommitted (run/lanework.py)
+        if wt.is_merged(lane_repo, self.branch) or (held and _touches(lane_repo, self, held)):
+            return state  # the branch after its next counted DONE, once that work is committed
         message = f"ralph: {self.branch} into {lane.branch}"
         merged = wt.merge(lane_repo, self.branch, message, trees=False)
         if merged.ok:
@@ -328,3 +327,10 @@ class Integration:
         folder = wt.lanes_folder(self.root)
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
+
+
+def _touches(lane_repo: Repo, integration: Integration, held: list[str]) -> bool:
+    """Does what the user's branch changed touch work the lane holds uncommitted? (git keeps
+    that work as it is through a merge that touches none of it.)"""
+    changed = wt.incoming(lane_repo, integration.branch)
+    return changed is None or bool(set(changed) & set(held))

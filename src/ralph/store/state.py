@@ -265,6 +265,8 @@ def save_state(path: Path, state: State) -> None:
         write_json_atomic(ensure_store(root) / STATE_FILE, data)
         if path.is_symlink():  # never written through a link someone planted
             path.unlink()
+    if not path.parent.exists() and not path.parent.is_symlink():  # `.ralph/` deleted: anew
+        path.parent.mkdir(parents=True)
     write_json_atomic(path, data)
 
 

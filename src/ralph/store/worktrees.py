@@ -189,6 +189,12 @@ def uncommitted(r: Repo) -> list[str]:
     return [p for p in paths if p.split("/", 1)[0] != STATE_DIR]
 
 
+def incoming(r: Repo, ref: str) -> list[str] | None:
+    """The paths `ref` changed since it and r's branch parted (None: git cannot say)."""
+    status, out = _calm(r, "diff", "--name-only", "--no-renames", f"HEAD...{ref}", "--")
+    return out.splitlines() if status == 0 else None
+
+
 def head_tree(r: Repo) -> str:
     return _out(r, "rev-parse", "HEAD^{tree}").strip()
 
