@@ -167,7 +167,7 @@ def test_lock_entries_from_elsewhere_or_linked_are_sources() -> None:
         ("node_modules/a resolved http://127.0.0.1:9/a.tgz", ()),
         ("node_modules/b resolved file:vendor/b.tgz", ("vendor/b.tgz",)),
         ("node_modules/c resolved git+ssh://git@host/c.git#abc", ()),
-        ("node_modules/d linked to packages/d", ("packages/d",)),
+        ("node_modules/d linked to packages/d", ()),  # its code is the tree's own
         ("node_modules/e version file:vendor/e.tgz", ("vendor/e.tgz",)),
     ]
 

@@ -143,9 +143,9 @@ def _entry(
 ) -> None:
     resolved = entry.get("resolved")
     if entry.get("link") is True:
-        path = tree_path(resolved) if isinstance(resolved, str) else None
-        line = f"{key} linked to {resolved}"
-        out.sources.append(Source(name, line, (path,) if path else ()))
+        # a link to a folder (a workspace's package): where it leads is a source, what the
+        # folder holds is the tree's own code, compared and run in the room like the rest
+        out.sources.append(Source(name, f"{key} linked to {resolved}"))
         return
     if not isinstance(resolved, str):
         version = entry.get("version")
