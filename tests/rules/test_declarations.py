@@ -123,3 +123,21 @@ def test_setup_cfg_install_requires_and_extras() -> None:
     out = Declaration()
     read_setup_cfg("not an ini file [\n", "setup.cfg", out)
     assert out.unread
+
+
+def test_the_project_naming_itself_is_not_installed() -> None:
+    # `mylib[test]` in its own extras: the project itself, whose every extra is read already
+    out = Declaration()
+    data = {
+        "project": {
+            "name": "My_Lib",
+            "dependencies": ["isodate"],
+            "optional-dependencies": {"test": ["pytest"], "all": ["my-lib[test]"]},
+        }
+    }
+    read_pyproject(data, "pyproject.toml", out)
+    assert out.installable() == ["isodate", "pytest"]
+    out = Declaration()
+    text = "[metadata]\nname = tinylib\n[options.extras_require]\nall =\n    tinylib[x]\n    six\n"
+    read_setup_cfg(text, "setup.cfg", out)
+    assert out.installable() == ["six"]

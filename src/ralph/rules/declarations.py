@@ -83,6 +83,12 @@ class Declaration:
     sources: list[Source] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # "file: why", said, not ignored
     includes: list[str] = field(default_factory=list)  # every file read, tree-relative
+    own: set[str] = field(default_factory=set)  # the project's own names (normalized)
+
+    def installable(self) -> list[str]:
+        """The requirements to install: all but the project's own (`mylib[test]` names the
+        project itself, whose every extra is read already; its code is the room's)."""
+        return [r for r in self.requirements if normal(_name(r)) not in self.own]
 
     def canonical(self) -> list[Any]:
         return [
@@ -219,6 +225,8 @@ def read_pyproject(data: Mapping[str, Any], name: str, out: Declaration) -> None
     as sources."""
     project = data.get("project")
     if isinstance(project, Mapping):
+        if isinstance(project.get("name"), str):
+            out.own.add(normal(project["name"]))
         deps = project.get("dependencies")
         if isinstance(deps, list):
             _strings(deps, name, "[project] dependencies", out)
@@ -271,6 +279,8 @@ def read_setup_cfg(text: str, name: str, out: Declaration) -> None:
     except configparser.Error as exc:
         out.unread.append(f"{name}: {str(exc).splitlines()[0]}")
         return
+    if parser.has_option("metadata", "name"):
+        out.own.add(normal(parser.get("metadata", "name")))
     for key in ("install_requires", "tests_require"):  # what the code and its tests import
         if parser.has_option("options", key):
             _lines(parser.get("options", key), name, key, out)
@@ -309,3 +319,13 @@ def inline(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(inline(v) for v in value) + "]"
     return repr(value) if isinstance(value, str) else str(value)
+
+
+def normal(name: str) -> str:
+    """A distribution's name as its index compares it (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _name(requirement: str) -> str:
+    found = REQUIREMENT_NAME.match(requirement)
+    return found[1] if found is not None else requirement

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import configparser
 import json
-import re
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from ralph.rules.declarations import (
     REQUIREMENT_NAME,
     Declaration,
+    normal,
     read_pyproject,
     read_requirements,
     read_setup_cfg,
@@ -40,13 +40,13 @@ def is_declaring(name: str) -> bool:
 def declaring_file(package: str, files: Mapping[str, str]) -> str | None:
     """The first of `files` (name -> text, in the order given) that declares `package`; None
     when none does or none can be read as what its name says."""
-    wanted = _normal(package)
+    wanted = normal(package)
     for name, text in files.items():
         try:
             found = _names(name, text)
             if name == "package.json" and package in found:
                 return name
-            if name != "package.json" and wanted in {_normal(n) for n in found}:
+            if name != "package.json" and wanted in {normal(n) for n in found}:
                 return name
         except (ValueError, configparser.Error, tomllib.TOMLDecodeError):
             continue  # a file that does not parse declares nothing here
@@ -93,7 +93,3 @@ def _keys(*tables: object) -> Iterator[str]:
     for table in tables:
         if isinstance(table, dict):
             yield from (k for k in table if k != "python")
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()

@@ -16,7 +16,7 @@ def build_inputs(tree: Path, declared: Declared, folder: Path) -> list[str] | st
     """The files uv installs from, written in the build's folder (the arguments naming them;
     [] when there is nothing to install), or why not."""
     d = declared.declaration
-    lines, constraints = [*d.options, *d.requirements], list(d.constraints)
+    lines, constraints = [*d.options, *d.installable()], list(d.constraints)
     for source in d.sources:
         line = _source_line(tree, source, folder)
         if line is None:

@@ -26,7 +26,7 @@ class Probe:
 def probe_index(root: Path, env: Mapping[str, str]) -> Probe | None:
     """None when the tree declares no dependency by name."""
     declared = read_declared(root)
-    names = declared.declaration.requirements
+    names = declared.declaration.installable()
     if not names:
         return None
     uv = uv_program()

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ralph.errors import RalphError
+from ralph.rules.declarations import normal
 from ralph.store.declared import MAX_DECLARING
 from ralph.store.reader import read_text
 
@@ -27,7 +28,7 @@ def shadowing(venv: Path, start: Path | None, env: Mapping[str, str]) -> str | N
         if name in had or _OWN.match(name) or shutil.which(name, path=env.get("PATH")) is None:
             continue
         owner = owners.get(name, "?")
-        if _normal(owner) != _normal(name):
+        if normal(owner) != normal(name):
             return (
                 f"a declared package's command shadows one on PATH: bin/{name} (from {owner}); "
                 "a person installs it, or the test command runs it by its package"
@@ -57,7 +58,3 @@ def _owners(venv: Path) -> dict[str, str]:
                 if "/bin/" in f"/{path}":
                     out.setdefault(path.rsplit("/", 1)[-1], dist)
     return out
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
