@@ -18,9 +18,9 @@ from ralph.rules.declarations import (
     Declaration,
     normal,
     read_pyproject,
-    read_requirements,
     read_setup_cfg,
 )
+from ralph.rules.requirements import read_requirements
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -18,14 +18,13 @@ from typing import Any
 
 from ralph.errors import RalphError
 from ralph.rules.declarations import (
-    MAX_INCLUDES,
     SETTINGS_FILES,
     Declaration,
     Source,
     read_pyproject,
-    read_requirements,
     read_setup_cfg,
 )
+from ralph.rules.requirements import MAX_INCLUDES, read_requirements
 from ralph.store.reader import read_bytes
 
 MAX_DECLARING = 1 << 22  # a declaring file
