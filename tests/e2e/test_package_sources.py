@@ -528,3 +528,29 @@ def test_under_bwrap_no_check_reads_the_persons_uv_settings(
     res = p.run("run", "--sandbox", "bwrap", "--agent-command", agent, "-n", "6")
     assert res.exit_code == 0, res.stdout
     assert "the token is readable" not in res.stdout
+
+
+def test_in_lanes_a_lanes_planted_wheel_is_held_and_the_other_lane_is_verified(
+    project: Project, tmp_path: Path, index: Path
+) -> None:
+    p = project
+    venv_project(p)
+    spec = (p.root / "PROMPT.md").read_text()
+    p.write({"specs/a.spec.md": spec, "specs/b.spec.md": spec})
+    (p.root / "PROMPT.md").unlink()
+    p.commit_all()
+    steps = {
+        "specs/a.spec.md": [
+            {
+                "run": f"{maker(tmp_path)} wheels/{WHEEL}",
+                "write": {"requirements.txt": "-f wheels\ncalcfix\n"},
+                "signal": "DONE",
+            },
+            {"signal": "DONE"},
+        ],
+        "specs/b.spec.md": [{"write": {"calc.py": RIGHT}, "signal": "DONE"}, {"signal": "DONE"}],
+    }
+    res = p.run("run", "--agent-command", p.script(steps), "--parallel", "2", "-n", "8")
+    assert res.exit_code != 0, res.stdout
+    assert p.counts()["specs/a.spec.md"] == 0
+    assert "a package source no person accepted: requirements.txt: -f wheels" in res.stdout
