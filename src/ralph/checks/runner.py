@@ -31,7 +31,7 @@ from ralph.checks.judge import Judge
 from ralph.checks.registry import METHODS
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.process.launcher import PLAIN, Launcher
-from ralph.specs.checkconfig import ExternalConfig, StringMatchConfig
+from ralph.specs.checkconfig import StringMatchConfig, command_check
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
 from ralph.store import reader
 
@@ -101,10 +101,8 @@ def gate_items(meta: SpecMeta, mode: str) -> list[CheckItem]:
     command, its `checks:`, the promise of each role that applies, then the role's own method
     (a string_match role is its promise)."""
     items: list[CheckItem] = []
-    if meta.test_command:
-        cfg = ExternalConfig(
-            command=meta.test_command, timeout=meta.test_timeout, report=meta.test_report
-        )
+    cfg = command_check(meta)
+    if cfg is not None:
         items.append(CheckItem("test_command", "external", cfg))
     items += [
         CheckItem(check_name(c, meta), c.method, c.config, c.required, c.cache) for c in meta.checks

@@ -36,7 +36,7 @@ from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
 from ralph.process.launcher import Launcher
-from ralph.specs.checkconfig import ExternalConfig
+from ralph.specs.checkconfig import ExternalConfig, command_check
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
 from ralph.store import reader
 from ralph.store import sealed as store
@@ -66,18 +66,14 @@ def test_command(root: Path, spec: str, meta: SpecMeta | None = None) -> Externa
         except (OSError, UnicodeDecodeError, RalphError):
             meta = None
     if meta is not None and meta.test_command:
-        return ExternalConfig(
-            command=meta.test_command, timeout=meta.test_timeout, report=meta.test_report
-        )
+        return command_check(meta)
     from ralph.store.settings import accepted_config
 
     try:
         config = accepted_config(root)
     except RalphError:
         return None
-    if config.test_command:
-        return ExternalConfig(command=config.test_command, timeout=config.test_timeout)
-    return None
+    return command_check(config)
 
 
 @dataclass(frozen=True)

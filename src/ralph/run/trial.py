@@ -23,7 +23,7 @@ from ralph.run.facts import VerificationAnswered, VerificationEnded, Verificatio
 from ralph.run.ledger import budget_spent, keep_tree, kept, rotation_tally, usage_fields
 from ralph.run.rotation import Rotation
 from ralph.run.turn import Trial, Verified
-from ralph.specs.checkconfig import ExternalConfig
+from ralph.specs.checkconfig import command_check
 from ralph.store.files import read_text, write_text_new
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
@@ -111,9 +111,9 @@ def own_checks(
     """The project's test command and every spec's checks (the DONE gate's runner, on the
     tree as it is now): the failures, whether Ctrl-C stopped them, what their judges spent."""
     run, gate, failed = rotation.run, rotation.gate, list[str]()
-    command = run.opts.config.test_command
-    if command:
-        config = ExternalConfig(command=command, timeout=run.opts.config.test_timeout)
+    config = command_check(run.opts.config)
+    if config is not None:
+        command = config.command
         # in the clean room, as every check that decides (checks/place.py)
         where, env = gate.check_place()
         ran = run_command(
