@@ -18,9 +18,9 @@ from ralph.specs.checkconfig import (
     Role,
     SemanticCheck,
     StringMatchRole,
+    command_check,
     relative_dir,
     relative_file,
-    command_check,
 )
 from ralph.specs.frontmatter import SpecMeta
 from ralph.store.config import RalphConfig

@@ -1,6 +1,9 @@
-"""What a rotation leaves on disk besides the state, once its scheduler has folded it and
-saved the state: `record` (its log closed and its record), then `keep` (what the gate keeps
-of the tests, the tree the next rotation starts from, the events).
+"""The one commit step of every rotation, a spec's, a lane's and the final verification's
+(`commit`: the pure fold, the state saved, then what the outcome leaves on disk), and what a
+spec's rotation leaves besides the state: `record` (its log closed and its record), then
+`keep` (what the gate keeps of the tests, the tree the next rotation starts from, the events).
+They write to the `Books` they are given (run/trial.py writes a verification's to the same):
+the ledger never reaches back into the rotation that made the outcome.
 
 The order is the one a `kill -9` needs (docs/explanation/worklog.md): the state is the truth
 and comes first, the record of a rotation derived from it after (a run that takes over from a
@@ -10,22 +13,30 @@ scheduler holds interrupts from the tree taken (Rotation.settle) to the end of `
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from ralph.agents.result import AgentResult
 from ralph.rules.budget import LatencyBudget
+from ralph.rules.spec import Spec
 from ralph.rules.state import State, Tally
 from ralph.run.events import Event, Notice, RotationEnded, matrix_rows
 from ralph.run.facts import AnswerDelivered, BudgetSpent, Fact, RotationRecorded
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
-from ralph.run.rotation import Rotation
-from ralph.run.tree import Taken
+from ralph.run.tree import Taken, Tree
 from ralph.run.turn import Attempt, Outcome
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Snapshot
 from ralph.store.state import save_state
+from ralph.store.workspace import Workspace
+
+Settled = TypeVar("Settled")  # a spec's Outcome, or a final verification's Verified
+Fold = Callable[[State, Settled], tuple[State, tuple[str, ...]]]
+Write = Callable[[State, tuple[str, ...]], Snapshot]
+KeepTests = Callable[[Spec, Sequence[str], State], None]  # the gate's, once the state is saved
 
 
 class StateFile:
@@ -46,6 +57,36 @@ class StateFile:
             self.saved = state
 
 
+@dataclass(frozen=True)
+class Books:
+    """Where a rotation's writes go: the run's workspace, the sink its events take (a lane's
+    name the lane), the tree the next rotation starts from, and its place's run.json news."""
+
+    ws: Workspace
+    emit: Callable[[Event | Fact], None]
+    tree: Tree
+    note: Callable[..., None]
+
+
+def commit(
+    state: State,
+    settled: Settled,
+    fold: Fold[Settled],
+    save: Callable[[State], None],
+    budget: LatencyBudget,
+    write: Write,
+) -> tuple[State, Snapshot]:
+    """One step for every rotation, in the order a kill -9 needs: the pure fold, the state
+    saved (the truth), then what the outcome leaves (`write`: its record, the tree, the
+    events). The caller holds interrupts. The new state and the tree the next rotation
+    starts from."""
+    with budget.operation("bookkeeping"):
+        state, dropped = fold(state, settled)
+    with budget.operation("state_save"):
+        save(state)
+    return state, write(state, dropped)
+
+
 def kept(taken: Taken, log: RotationLog) -> Snapshot:
     """Once the outcome is saved: a failed snapshot is raised now."""
     if taken.failure is not None:
@@ -55,14 +96,27 @@ def kept(taken: Taken, log: RotationLog) -> Snapshot:
     return taken.after
 
 
-def keep_tree(rotation: Rotation, after: Snapshot, taken: Taken) -> None:
+def keep_tree(books: Books, after: Snapshot, taken: Taken) -> None:
     """The tree the next rotation starts from; the agent's whole process tree is gone."""
-    rotation.tree.save(after, taken.hidden)
-    rotation.place.note(agent_pid=None)
+    books.tree.save(after, taken.hidden)
+    books.note(agent_pid=None)
+
+
+def write(
+    books: Books,
+    attempt: Attempt,
+    outcome: Outcome,
+    state: State,
+    downgraded: tuple[str, ...],
+    keep_tests: KeepTests,
+) -> Snapshot:
+    """What a spec's rotation leaves once its state is saved: its record, then what it keeps."""
+    record(books, attempt, outcome, state, downgraded)
+    return keep(books, attempt, outcome, state, downgraded, keep_tests)
 
 
 def record(
-    rotation: Rotation,
+    books: Books,
     attempt: Attempt,
     outcome: Outcome,
     state: State,
@@ -72,7 +126,7 @@ def record(
     whose snapshot failed gets neither yet: the failure is raised (`keep`)."""
     if outcome.taken.failure is not None:
         return
-    run, ws, turn, result = rotation.run, rotation.run.ws, attempt.turn, outcome.result
+    ws, emit, turn, result = books.ws, books.emit, attempt.turn, outcome.result
     budget, log, changes = attempt.budget, attempt.log, outcome.changes
     tick = time.perf_counter()
     signal_, note = outcome.signal, outcome.note
@@ -84,10 +138,10 @@ def record(
         if turn.answer is not None:
             # delivered: a later rotation must not get the same answer again
             moved = archive_answered(ws)
-            run.emit(AnswerDelivered(ws.rel(moved)))
+            emit(AnswerDelivered(ws.rel(moved)))
         paths = changes.paths[:50] if budget.optional("changed_paths") else ()
         own = outcome.own + time.perf_counter() - tick
-        run.emit(
+        emit(
             RotationRecorded(
                 iteration=turn.iteration,
                 spec=turn.spec.path,
@@ -112,22 +166,23 @@ def record(
 
 
 def keep(
-    rotation: Rotation,
+    books: Books,
     attempt: Attempt,
     outcome: Outcome,
     state: State,
     downgraded: tuple[str, ...],
+    keep_tests: KeepTests,
 ) -> Snapshot:
     """Once the state is saved: what the gate keeps of the tests, the tree the next rotation
     starts from (a failed snapshot is raised now), then the events; that tree."""
     turn, budget, taken = attempt.turn, attempt.budget, outcome.taken
     with budget.operation("bookkeeping"):  # the tests' baseline: after the state (kill -9)
-        rotation.gate.keep_tests(turn.spec, taken.changes.paths, state)
+        keep_tests(turn.spec, taken.changes.paths, state)
     after = kept(taken, attempt.log)
     with budget.operation("snapshot_save"):
-        keep_tree(rotation, after, taken)
-    budget_spent(rotation.run.emit, turn.iteration, budget)
-    rotation.emit(
+        keep_tree(books, after, taken)
+    budget_spent(books.emit, turn.iteration, budget)
+    books.emit(
         RotationEnded(
             agent=turn.agent.name,
             spec=turn.spec.path,

@@ -291,16 +291,22 @@ class SpecRun:
         )
 
     def commit(self, rotation: Rotation, attempt: Attempt, outcome: Outcome) -> Snapshot:
-        """A rotation's outcome joins the run's state (the pure fold, the breaker's move
-        included) and is written in one step, in the order a kill -9 needs: the state (the
-        truth), its record, the tree (run/ledger.py, run/takeover.py). The caller holds
-        interrupts. The tree the next rotation starts from."""
-        with attempt.budget.operation("bookkeeping"):
-            self.state, downgraded = fold(self.state, outcome, self.circuit.rule)
-        with attempt.budget.operation("state_save"):
-            self.save()
-        ledger.record(rotation, attempt, outcome, self.state, downgraded)
-        return ledger.keep(rotation, attempt, outcome, self.state, downgraded)
+        """A rotation's outcome joins the run's state through the one commit step
+        (run/ledger.commit: the pure fold, the breaker's move included, the state saved, then
+        its record and the tree, in the order a kill -9 needs). The caller holds interrupts.
+        The tree the next rotation starts from."""
+        books, keep_tests, rule = rotation.books, rotation.gate.keep_tests, self.circuit.rule
+        self.state, after = ledger.commit(
+            self.state,
+            outcome,
+            lambda state, outcome: fold(state, outcome, rule),
+            self.statefile.save,
+            attempt.budget,
+            lambda state, dropped: ledger.write(
+                books, attempt, outcome, state, dropped, keep_tests
+            ),
+        )
+        return after
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:
         """The specs that may run: those at an iteration cap of their front matter are

@@ -37,6 +37,7 @@ from ralph.run.events import (
     matrix_rows,
 )
 from ralph.run.facts import Fact, GateBypassed
+from ralph.run.ledger import Books
 from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
 from ralph.specs.discovery import spec_file_hash
@@ -58,6 +59,11 @@ class Rotation:
         self.place = place
         self.tree = tree
         self.gate = gate(self.emit)  # built complete: its records are the rotation's events
+
+    @property
+    def books(self) -> Books:
+        """Where its outcome is written once folded (run/ledger.py): values, not the rotation."""
+        return Books(self.run.ws, self.emit, self.tree, self.place.note)
 
     def emit(self, event: Event | Fact) -> None:
         """The run's one sink; a lane's events name the lane, its output lines the spec."""

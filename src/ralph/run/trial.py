@@ -20,7 +20,14 @@ from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.run.events import RotationEnded, matrix_rows
 from ralph.run.facts import VerificationAnswered, VerificationEnded, VerificationStarted
-from ralph.run.ledger import budget_spent, keep_tree, kept, rotation_tally, usage_fields
+from ralph.run.ledger import (
+    Books,
+    budget_spent,
+    keep_tree,
+    kept,
+    rotation_tally,
+    usage_fields,
+)
 from ralph.run.rotation import Rotation
 from ralph.run.turn import Trial, Verified
 from ralph.specs.checkconfig import command_check
@@ -102,6 +109,8 @@ def attempt(
         budget=budget,
         started=started,
         checks_s=time.perf_counter() - checked,
+        first=run.first,
+        allowed=run.budget(state),
     )
 
 
@@ -172,8 +181,17 @@ def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
     )
 
 
+def write(
+    books: Books, trial: Trial, verified: Verified, state: State, dropped: tuple[str, ...]
+) -> Snapshot:
+    """What a verification leaves once its state is saved (run/ledger.commit's `write`): its
+    record, then the tree and the events."""
+    record(books, trial, verified, state, dropped)
+    return keep(books, trial, verified, state, dropped)
+
+
 def record(
-    rotation: Rotation,
+    books: Books,
     trial: Trial,
     verified: Verified,
     state: State,
@@ -181,7 +199,7 @@ def record(
 ) -> None:
     """After the state that counts it (run/ledger.py): the verification's log closed and its
     record; nothing yet when its snapshot failed."""
-    run, ws, budget, log = rotation.run, rotation.run.ws, trial.budget, trial.log
+    ws, budget, log = books.ws, trial.budget, trial.log
     taken, verdict, result = verified.taken, verified.verdict, verified.result
     if taken.failure is not None:
         return
@@ -191,7 +209,7 @@ def record(
             f"# ended: verdict={'PASS' if verdict.passed else 'FAIL'} "
             f"files_changed={changes} elapsed={verified.seconds:.1f}s"
         )
-        run.emit(
+        books.emit(
             VerificationEnded(
                 attempt=trial.attempt,
                 iteration=trial.iteration,
@@ -213,7 +231,7 @@ def record(
 
 
 def keep(
-    rotation: Rotation,
+    books: Books,
     trial: Trial,
     verified: Verified,
     state: State,
@@ -221,19 +239,19 @@ def keep(
 ) -> Snapshot:
     """Once the state is saved: the tree the next rotation starts from (a failed snapshot is
     raised now), then the events; that tree."""
-    run, budget, taken, verdict = rotation.run, trial.budget, verified.taken, verified.verdict
+    budget, taken, verdict = trial.budget, verified.taken, verified.verdict
     after = kept(taken, trial.log)
     with budget.operation("snapshot_save"):
-        keep_tree(rotation, after, taken)
-    budget_spent(run.emit, trial.iteration, budget)
-    run.emit(
+        keep_tree(books, after, taken)
+    budget_spent(books.emit, trial.iteration, budget)
+    books.emit(
         RotationEnded(
             trial.agent,
             ALL_SPECS,
             "VERIFY",
             trial.iteration,
-            run.run_iteration(state),
-            run.budget(state),
+            trial.iteration - trial.first,
+            trial.allowed,
             "VERIFY_PASS" if verdict.passed else "VERIFY_FAIL",
             len(taken.changes),
             3 if verdict.passed else 2,

@@ -131,6 +131,8 @@ class Trial:
     budget: LatencyBudget
     started: float  # time.time() when the verifier was started
     checks_s: float  # seconds ralph's own checks took
+    first: int  # the last rotation number before this run: its place in the run's budget
+    allowed: int  # this run's rotations allowed (Shared.budget)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from ralph.rules.pool import Pool
 from ralph.rules.spec import Spec
 from ralph.rules.state import State, number_next
 from ralph.rules.words import plural
-from ralph.run import trial
+from ralph.run import ledger, trial
 from ralph.run.circuit import Circuit
 from ralph.run.context import Shared
 from ralph.run.events import Notice
@@ -134,12 +134,15 @@ class Verification:
         state = replace(number_next(state), current_spec=None)
         self.statefile.save(state)
         tried = trial.attempt(self.rotation, state, specs, verifier, self.reviewer("JUDGE"))
+        books, rule = self.rotation.books, self.circuit.rule
         with deferred_interrupts():  # from the tree taken to the outcome written
             verified = trial.settle(self.rotation, tried, before)
-            with tried.budget.operation("bookkeeping"):
-                state, dropped = fold_verification(state, verified, self.circuit.rule)
-            with tried.budget.operation("state_save"):  # the truth first (run/takeover.py)
-                self.statefile.save(state)
-            trial.record(self.rotation, tried, verified, state, dropped)
-            after = trial.keep(self.rotation, tried, verified, state, dropped)
+            state, after = ledger.commit(
+                state,
+                verified,
+                lambda state, verified: fold_verification(state, verified, rule),
+                self.statefile.save,
+                tried.budget,
+                lambda state, dropped: trial.write(books, tried, verified, state, dropped),
+            )
         return state, after, verified.verdict, verified.interrupted
