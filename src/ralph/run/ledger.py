@@ -1,14 +1,12 @@
 """The one commit step of every rotation, a spec's, a lane's and the final verification's
-(`commit`: the pure fold, the state saved, then what the outcome leaves on disk), and what a
-spec's rotation leaves besides the state: `record` (its log closed and its record), then
-`keep` (what the gate keeps of the tests, the tree the next rotation starts from, the events).
-They write to the `Books` they are given (run/trial.py writes a verification's to the same):
-the ledger never reaches back into the rotation that made the outcome.
+(`commit`: the pure fold, the state saved, then `write`: the record, what the gate keeps of
+the tests, the tree the next rotation starts from, the events). The writes go to the `Books`
+handed over (run/trial.py writes a verification's to the same): never back into the rotation.
 
 The order is the one a `kill -9` needs (docs/explanation/worklog.md): the state is the truth
 and comes first, the record of a rotation derived from it after (a run that takes over from a
 kill between the two records the state's counters: run/takeover.py), the snapshot last. The
-scheduler holds interrupts from the tree taken (Rotation.settle) to the end of `keep`."""
+scheduler holds interrupts from the tree taken (Rotation.settle) to the end of `write`."""
 
 from __future__ import annotations
 
@@ -102,19 +100,6 @@ def keep_tree(books: Books, after: Snapshot, taken: Taken) -> None:
     books.note(agent_pid=None)
 
 
-def write(
-    books: Books,
-    attempt: Attempt,
-    outcome: Outcome,
-    state: State,
-    downgraded: tuple[str, ...],
-    keep_tests: KeepTests,
-) -> Snapshot:
-    """What a spec's rotation leaves once its state is saved: its record, then what it keeps."""
-    record(books, attempt, outcome, state, downgraded)
-    return keep(books, attempt, outcome, state, downgraded, keep_tests)
-
-
 def record(
     books: Books,
     attempt: Attempt,
@@ -123,7 +108,7 @@ def record(
     downgraded: tuple[str, ...],
 ) -> None:
     """After the state that counts it: the rotation's log closed and its record. A rotation
-    whose snapshot failed gets neither yet: the failure is raised (`keep`)."""
+    whose snapshot failed gets neither yet: the failure is raised (`write`)."""
     if outcome.taken.failure is not None:
         return
     ws, emit, turn, result = books.ws, books.emit, attempt.turn, outcome.result
@@ -165,19 +150,21 @@ def record(
         )
 
 
-def keep(
+def write(
     books: Books,
     attempt: Attempt,
     outcome: Outcome,
     state: State,
     downgraded: tuple[str, ...],
-    keep_tests: KeepTests,
+    keep: KeepTests,
 ) -> Snapshot:
-    """Once the state is saved: what the gate keeps of the tests, the tree the next rotation
-    starts from (a failed snapshot is raised now), then the events; that tree."""
+    """Once the state is saved (`commit`'s `write`): the rotation's record, what the gate
+    keeps of the tests, the tree the next rotation starts from (a failed snapshot is raised
+    now), then the events; that tree."""
+    record(books, attempt, outcome, state, downgraded)
     turn, budget, taken = attempt.turn, attempt.budget, outcome.taken
     with budget.operation("bookkeeping"):  # the tests' baseline: after the state (kill -9)
-        keep_tests(turn.spec, taken.changes.paths, state)
+        keep(turn.spec, taken.changes.paths, state)
     after = kept(taken, attempt.log)
     with budget.operation("snapshot_save"):
         keep_tree(books, after, taken)

@@ -291,21 +291,14 @@ class SpecRun:
         )
 
     def commit(self, rotation: Rotation, attempt: Attempt, outcome: Outcome) -> Snapshot:
-        """A rotation's outcome joins the run's state through the one commit step
-        (run/ledger.commit: the pure fold, the breaker's move included, the state saved, then
-        its record and the tree, in the order a kill -9 needs). The caller holds interrupts.
-        The tree the next rotation starts from."""
-        books, keep_tests, rule = rotation.books, rotation.gate.keep_tests, self.circuit.rule
-        self.state, after = ledger.commit(
-            self.state,
-            outcome,
-            lambda state, outcome: fold(state, outcome, rule),
-            self.statefile.save,
-            attempt.budget,
-            lambda state, dropped: ledger.write(
-                books, attempt, outcome, state, dropped, keep_tests
-            ),
+        """The outcome joins the run's state by the one commit step (run/ledger.commit); the
+        caller holds interrupts. The tree the next rotation starts from."""
+        write = partial(
+            ledger.write, rotation.books, attempt, outcome, keep=rotation.gate.keep_tests
         )
+        fold_ = partial(fold, rule=self.circuit.rule)
+        save, budget = self.statefile.save, attempt.budget
+        self.state, after = ledger.commit(self.state, outcome, fold_, save, budget, write)
         return after
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:

@@ -1,7 +1,7 @@
 """A final verification as a rotation in two parts, like a spec's (run/rotation.py): `attempt`
 (the prompt, the verifier, ralph's own checks: what a Ctrl-C may stop) and `settle` (the tree
 taken after it, the verdict as values). Its scheduler folds the outcome (fold_verification in
-run/fold.py) and writes it in one step, in the rotation's order: `record`, the state, `keep`."""
+run/fold.py) and writes it in the one commit step (run/ledger.commit): the state, `write`."""
 
 from __future__ import annotations
 
@@ -181,15 +181,6 @@ def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
     )
 
 
-def write(
-    books: Books, trial: Trial, verified: Verified, state: State, dropped: tuple[str, ...]
-) -> Snapshot:
-    """What a verification leaves once its state is saved (run/ledger.commit's `write`): its
-    record, then the tree and the events."""
-    record(books, trial, verified, state, dropped)
-    return keep(books, trial, verified, state, dropped)
-
-
 def record(
     books: Books,
     trial: Trial,
@@ -230,15 +221,17 @@ def record(
         )
 
 
-def keep(
+def write(
     books: Books,
     trial: Trial,
     verified: Verified,
     state: State,
     dropped: tuple[str, ...],
 ) -> Snapshot:
-    """Once the state is saved: the tree the next rotation starts from (a failed snapshot is
-    raised now), then the events; that tree."""
+    """Once the state is saved (run/ledger.commit's `write`): the verification's record, the
+    tree the next rotation starts from (a failed snapshot is raised now), then the events;
+    that tree."""
+    record(books, trial, verified, state, dropped)
     budget, taken, verdict = trial.budget, verified.taken, verified.verdict
     after = kept(taken, trial.log)
     with budget.operation("snapshot_save"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 from ralph.agents.command import CommandAgent
 from ralph.errors import ExitCode
@@ -134,15 +135,9 @@ class Verification:
         state = replace(number_next(state), current_spec=None)
         self.statefile.save(state)
         tried = trial.attempt(self.rotation, state, specs, verifier, self.reviewer("JUDGE"))
-        books, rule = self.rotation.books, self.circuit.rule
+        fold_, save = partial(fold_verification, rule=self.circuit.rule), self.statefile.save
         with deferred_interrupts():  # from the tree taken to the outcome written
             verified = trial.settle(self.rotation, tried, before)
-            state, after = ledger.commit(
-                state,
-                verified,
-                lambda state, verified: fold_verification(state, verified, rule),
-                self.statefile.save,
-                tried.budget,
-                lambda state, dropped: trial.write(books, tried, verified, state, dropped),
-            )
+            write = partial(trial.write, self.rotation.books, tried, verified)
+            state, after = ledger.commit(state, verified, fold_, save, tried.budget, write)
         return state, after, verified.verdict, verified.interrupted
