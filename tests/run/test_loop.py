@@ -217,3 +217,52 @@ def test_a_rotation_cut_short_stops_the_run_and_the_pool_does_not_count_it(
         own = replace(cut, interrupted=False, result=AgentResult(failed, None, None))
         assert run.heard(own, run.state.breaker) is None  # control: counted, goes on
         assert run.pool != pool and [e for e in events if isinstance(e, CostsUpdated)]
+
+
+def test_a_rotation_reads_ralph_yaml_from_the_run_s_settings_never_from_disk(
+    project: Project,
+) -> None:
+    """ralph.yaml is read once per run: inside a rotation (a DONE with a change, which the
+    test configuration's guard and the DONE gate look at) no code of store/settings.py or
+    store/config.py runs; the run's settings (RunOptions.config) say it. Control: the probe
+    sees those modules when the guard is not given the run's settings (outside a run)."""
+    import sys
+    from pathlib import Path
+    from types import FrameType
+
+    import ralph
+    from ralph.checks.testconfig import ConfigGuard
+    from ralph.run.loop import SpecRun
+
+    src = Path(ralph.__file__).resolve().parent
+    reads = {str(src / "store" / "settings.py"), str(src / "store" / "config.py")}
+    seen: list[str] = []
+    inside: list[FrameType] = []
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if frame.f_code is SpecRun.rotate.__code__:
+            if event == "call":
+                inside.append(frame)
+            elif event == "return":
+                inside.remove(frame)
+        if (inside or not probe_rotations) and event == "call":
+            if frame.f_code.co_filename in reads:
+                seen.append(frame.f_code.co_name)
+
+    spec = "---\ntests:\n  may_change: false\n---\n# a\n- [ ] a.txt\n"
+    lanes_project(project, {"specs/a.spec.md": spec, "t.sh": "true\n"})
+    probe_rotations = True
+    sys.setprofile(profile)
+    try:
+        code, _ = play(project, {"*": [CHANGE]}, max_iterations=2, yaml="test_command: sh t.sh\n")
+    finally:
+        sys.setprofile(None)
+    assert code == ExitCode.MAX_ITERATIONS
+    assert set(seen) <= {"run_or_accepted"}  # handed the run's settings: nothing read
+    probe_rotations = False  # control: outside a run, the guard reads the accepted settings
+    sys.setprofile(profile)
+    try:
+        ConfigGuard(project.root, project.root / ".ralph").scripts()
+    finally:
+        sys.setprofile(None)
+    assert "accepted_config" in seen

@@ -43,6 +43,7 @@ from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent
+    from ralph.store.config import RalphConfig
 
 REFUSED = "REFUSED"
 INTERRUPTED = "interrupted while running the DONE checks"
@@ -80,9 +81,10 @@ class DoneGate:
         *,
         launcher: Launcher,
         lock: GitLock | None = None,
+        project: RalphConfig | None = None,  # ralph.yaml as the run read it (None: accepted)
     ):
         self.root = root
-        self.tests = TestGuard(root, ws.dir, test_globs, lock=lock)  # tests may grow, never shrink
+        self.tests = TestGuard(root, ws.dir, test_globs, lock=lock, project=project)  # may grow
         self.ws = ws
         # the clean room command checks run in, and how they start (the run's sandbox)
         self.place = CheckPlace(root, ws.root, launcher, lock)
@@ -120,11 +122,6 @@ class DoneGate:
     def blocked(self, specs: Sequence[Spec], state: State) -> dict[str, str]:
         """Specs that hit an iteration cap of their front matter, with the reason."""
         return capped({s.path: m.caps if (m := self.meta(s)[0]) else None for s in specs}, state)
-
-    def check_place(self) -> tuple[Path, dict[str, str]]:
-        """Where command checks run (the clean room of this tree, synced now), and their
-        environment (checks/place.py)."""
-        return self.place.here()
 
     def prompt_section(self, spec: Spec, mode: str) -> str:
         """What the agent must know: which checks its DONE must pass, and the last refusal."""

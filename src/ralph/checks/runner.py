@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph.checks.claims import STRICT, Boxes, Claim, VerificationMachine, VState, count_boxes
 from ralph.checks.context import (
@@ -34,6 +35,9 @@ from ralph.process.launcher import PLAIN, Launcher
 from ralph.specs.checkconfig import StringMatchConfig, command_check
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
 from ralph.store import reader
+
+if TYPE_CHECKING:
+    from ralph.store.config import RalphConfig
 
 
 def run_gate(
@@ -57,6 +61,7 @@ def run_gate(
     start: Path | None = None,
     rooms: RoomMaker | None = None,
     launcher: Launcher = PLAIN,
+    project: RalphConfig | None = None,
 ) -> GateResult:
     """Run every check of `spec_path` (read from disk unless `spec_text` is given). `cancel`
     set (`ralph cancel --now`) stops the running checks: the verdict is then void. Commands
@@ -92,6 +97,7 @@ def run_gate(
         start=start,
         rooms=rooms,
         launcher=launcher,
+        project=project,
     )
     return _GateRun(gi, on_result).run()
 

@@ -70,6 +70,7 @@ class SpecRun:
             ws,
             changed=self.tree.changed,
             test_globs=opts.test_globs,
+            project=opts.config,
             launcher=opts.launcher,
             lock=run.git,
         )

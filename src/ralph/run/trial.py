@@ -124,7 +124,7 @@ def own_checks(
     if config is not None:
         command = config.command
         # in the clean room, as every check that decides (checks/place.py)
-        where, env = gate.check_place()
+        where, env = gate.place.here()
         ran = run_command(
             config,
             where,

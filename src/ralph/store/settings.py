@@ -118,6 +118,12 @@ def accepted_config(root: Path) -> RalphConfig:
     return RalphConfig() if text is None else parse_config(text)
 
 
+def run_or_accepted(root: Path, config: RalphConfig | None) -> RalphConfig:
+    """ralph.yaml as the run read it once (`config`), or outside a run (None) the settings a
+    person accepted: a run never reads the file again."""
+    return config if config is not None else accepted_config(root)
+
+
 def settings_for(root: Path, command: str) -> tuple[RalphConfig, str | None]:
     """The settings a command other than `run` acts on (`doctor`, `agents`): those a run
     starting now would use, so an agent's edit of ralph.yaml (one made during a run) names no
