@@ -85,19 +85,22 @@ def commit(
     return state, write(state, dropped)
 
 
-def kept(taken: Taken, log: RotationLog) -> Snapshot:
-    """Once the outcome is saved: a failed snapshot is raised now."""
+def ended(
+    books: Books, taken: Taken, log: RotationLog, budget: LatencyBudget, end: RotationEnded
+) -> Snapshot:
+    """The end every rotation's write shares, a spec's and a verification's: the tree the next
+    rotation starts from (a failed snapshot is raised now, its log closed), the agent's whole
+    process tree gone, what ralph's own work cost, then the rotation's end; that tree."""
     if taken.failure is not None:
         log.close(f"# ralph could not take a snapshot: {taken.failure.message}")
         raise taken.failure
     assert taken.after is not None
+    with budget.operation("snapshot_save"):
+        books.tree.save(taken.after, taken.hidden)
+        books.note(agent_pid=None)
+    budget_spent(books.emit, end.iteration, budget)
+    books.emit(end)
     return taken.after
-
-
-def keep_tree(books: Books, after: Snapshot, taken: Taken) -> None:
-    """The tree the next rotation starts from; the agent's whole process tree is gone."""
-    books.tree.save(after, taken.hidden)
-    books.note(agent_pid=None)
 
 
 def record(
@@ -165,11 +168,11 @@ def write(
     turn, budget, taken = attempt.turn, attempt.budget, outcome.taken
     with budget.operation("bookkeeping"):  # the tests' baseline: after the state (kill -9)
         keep(turn.spec, taken.changes.paths, state)
-    after = kept(taken, attempt.log)
-    with budget.operation("snapshot_save"):
-        keep_tree(books, after, taken)
-    budget_spent(books.emit, turn.iteration, budget)
-    books.emit(
+    return ended(
+        books,
+        taken,
+        attempt.log,
+        budget,
         RotationEnded(
             agent=turn.agent.name,
             spec=turn.spec.path,
@@ -186,9 +189,8 @@ def write(
             matrix=matrix_rows(state),
             usage=rotation_tally(outcome.result),
             checks=round(attempt.checks_s, 3) if attempt.checks_s else None,
-        )
+        ),
     )
-    return after
 
 
 def _done_count(state: State, path: str) -> int:

@@ -277,7 +277,7 @@ def _bypassed(state: State, path: str) -> bool:
 
 def write_prompt(rotation: Rotation, turn: Turn, done_count: int, handoff: Path) -> str:
     """The agent's prompt, also written to the place's prompt file for whoever looks."""
-    run, ws, answer, spec = rotation.run, rotation.run.ws, turn.answer, turn.spec
+    ws, answer, spec = rotation.run.ws, turn.answer, turn.spec
     prompt = build_prompt(
         PromptInput(
             spec_path=spec.path,
@@ -299,8 +299,14 @@ def write_prompt(rotation: Rotation, turn: Turn, done_count: int, handoff: Path)
             checks_text=rotation.gate.prompt_section(spec, turn.mode),
         )
     )
-    # It quotes files the agent wrote (handoff): no secret, no escape sequence in it.
-    prompt = clean_text(run.redactor.text(prompt))
+    return posted(rotation, prompt)
+
+
+def posted(rotation: Rotation, prompt: str) -> str:
+    """A prompt as the agent gets it, a spec's or a verifier's: it quotes files the agent wrote
+    (handoff), so no secret and no escape sequence stay in it; written to the place's prompt
+    file for whoever looks."""
+    prompt = clean_text(rotation.run.redactor.text(prompt))
     make_dirs(rotation.place.prompt_file.parent)
     write_text_new(rotation.place.prompt_file, prompt)
     return prompt

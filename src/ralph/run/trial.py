@@ -13,7 +13,6 @@ from ralph.checks.records import CheckRan, JudgeSpent
 from ralph.checks.result import CheckResult
 from ralph.rules import verification as fv
 from ralph.rules.budget import LatencyBudget
-from ralph.rules.printable import clean_text
 from ralph.rules.prompt import VerifyInput, build_verification_prompt
 from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
@@ -22,16 +21,14 @@ from ralph.run.events import RotationEnded, matrix_rows
 from ralph.run.facts import VerificationAnswered, VerificationEnded, VerificationStarted
 from ralph.run.ledger import (
     Books,
-    budget_spent,
-    keep_tree,
-    kept,
+    ended,
     rotation_tally,
     usage_fields,
 )
-from ralph.run.rotation import Rotation
+from ralph.run.rotation import Rotation, posted
 from ralph.run.turn import Trial, Verified
 from ralph.specs.checkconfig import command_check
-from ralph.store.files import read_text, write_text_new
+from ralph.store.files import read_text
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Snapshot
@@ -69,9 +66,7 @@ def attempt(
             recent_errors=recent_errors(ws.errors_log),
         )
     )
-    # It quotes files the agent wrote (handoff): no secret, no escape sequence in it.
-    prompt = clean_text(run.redactor.text(prompt))
-    write_text_new(ws.prompt_file, prompt)
+    prompt = posted(rotation, prompt)
     started = time.time()
     log = RotationLog(
         ws.history_log(fv.SLUG, iteration),
@@ -233,11 +228,11 @@ def write(
     that tree."""
     record(books, trial, verified, state, dropped)
     budget, taken, verdict = trial.budget, verified.taken, verified.verdict
-    after = kept(taken, trial.log)
-    with budget.operation("snapshot_save"):
-        keep_tree(books, after, taken)
-    budget_spent(books.emit, trial.iteration, budget)
-    books.emit(
+    return ended(
+        books,
+        taken,
+        trial.log,
+        budget,
         RotationEnded(
             trial.agent,
             ALL_SPECS,
@@ -254,9 +249,8 @@ def write(
             matrix_rows(state),
             rotation_tally(verified.result),  # its usage counts on the panel like any rotation's
             checks=round(trial.checks_s, 3) if trial.checks_s else None,
-        )
+        ),
     )
-    return after
 
 
 def check_line(name: str, command: str, result: CheckResult) -> str:
