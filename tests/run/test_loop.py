@@ -245,9 +245,9 @@ def test_a_rotation_reads_ralph_yaml_from_the_run_s_settings_never_from_disk(
                 inside.append(frame)
             elif event == "return":
                 inside.remove(frame)
-        if (inside or not probe_rotations) and event == "call":
-            if frame.f_code.co_filename in reads:
-                seen.append(frame.f_code.co_name)
+        in_scope = inside or not probe_rotations
+        if in_scope and event == "call" and frame.f_code.co_filename in reads:
+            seen.append(frame.f_code.co_name)
 
     spec = "---\ntests:\n  may_change: false\n---\n# a\n- [ ] a.txt\n"
     lanes_project(project, {"specs/a.spec.md": spec, "t.sh": "true\n"})
@@ -266,3 +266,31 @@ def test_a_rotation_reads_ralph_yaml_from_the_run_s_settings_never_from_disk(
     finally:
         sys.setprofile(None)
     assert "accepted_config" in seen
+
+
+def test_the_scheduler_s_state_is_saved_as_it_is_set_and_an_equal_one_is_not_rewritten(
+    project: Project,
+) -> None:
+    """`SpecRun.state`: whatever part returned the new state (a fold, the breaker, the
+    merger), setting it is the save; no call can be forgotten. Control: setting the state
+    state.json already holds writes nothing (StateFile)."""
+    from ralph.run.context import open_run
+    from ralph.run.loop import SpecRun
+    from ralph.store.cancel import CancelWatch
+    from ralph.store.runlock import RunLock
+    from ralph.store.state import load_state
+    from ralph.store.workspace import Workspace
+    from tests.run.test_start import WORK, options
+
+    lanes_project(project, TWO)
+    opts = options(project, WORK)
+    ws = Workspace(project.root)
+    ws.ensure()
+    with RunLock(ws.dir, agent="scripted") as lock, CancelWatch(ws.dir) as cancel:
+        run = SpecRun(*open_run(opts, ws, lambda event: None, lock, cancel))
+        run.begin()
+        run.state = replace(run.state, max_iteration=7)
+        assert load_state(ws.state_file).max_iteration == 7  # saved, with no save called
+        ws.state_file.unlink()
+        run.state = replace(run.state, max_iteration=7)  # equal to the saved one
+        assert not ws.state_file.exists()

@@ -51,8 +51,8 @@ class SpecRun:
     def __init__(self, run: Shared, state: State) -> None:
         self.shared = run
         # The scheduler's own values: only its thread reads or writes them.
-        self.state = state
         self.statefile = ledger.StateFile(run.ws.state_file)  # the one writer of state.json
+        self._state = state  # as loaded: saved once it changes
         self.pool = Pool.of(list(run.members))
         self.member: Member = run.opts.pool[0]  # the agent of the current (or next) rotation
         self.mode: Mode = "IMPLEMENT"  # of the current (or last) rotation
@@ -87,10 +87,16 @@ class SpecRun:
     def end(self, code: ExitCode, reason: str) -> int:
         return self.shared.end(self.state, code, reason)
 
-    def save(self) -> None:
-        """state.json gets the scheduler's state (run/ledger.StateFile): after each fold, and
-        each part that returned a new state."""
-        self.statefile.save(self.state)
+    @property
+    def state(self) -> State:
+        return self._state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        """The one place the scheduler's state is saved: as it changes, whoever returned it (a
+        fold, the breaker, the merger); StateFile writes a state only when it differs."""
+        self._state = state
+        self.statefile.save(state)
 
     def discover(self, templates: list[str] | None = None) -> list[Spec]:
         """The specs as the run works on them (SpecError when every spec was removed)."""
@@ -127,7 +133,6 @@ class SpecRun:
         state, held = take_person_specs(state, opts.root, moved)
         # this run's budget of rotations, recorded: `Shared.budget` reads it from here
         self.state = replace(state, max_iteration=opts.settings.max_iterations)
-        self.save()
         self.tree.save(before, self.tree.hidden)
         edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
         budget = run.budget(self.state)
@@ -142,7 +147,6 @@ class SpecRun:
             cancel=run.cancel.now,  # `ralph cancel --now` stops it too
             notify=lambda line: run.emit(Notice("info", line)),
         )
-        self.save()
         for notice in opening.tests_notices(edited, taken, held_line(self.gate.place.held)):
             run.emit(notice)
         if len(run.members) > 1:
@@ -176,7 +180,6 @@ class SpecRun:
                 self.state, code, before = self.verification.complete(
                     self.state, self.pool, specs, before
                 )
-                self.save()
                 if code is not None:
                     return code
                 current, switch, new = None, False, ()  # the failed verification's findings
@@ -202,7 +205,6 @@ class SpecRun:
                 # raises: with no agent left, there is nothing to ask
                 self.seats.exhausted(self.state, choice)
             self.state, admitted = self.circuit.admit(self.state)
-            self.save()
             if admitted is not None:
                 return self.end(ExitCode[admitted.code], admitted.reason)
             self.use(choice)
@@ -268,7 +270,6 @@ class SpecRun:
             self.state, stop = self.circuit.escalate_if_opened(breaker, self.state, self.pool)
         if stop is None:
             self.state, stop = self.convergence.escalate_if_stuck(self.state, path)
-        self.save()
         return stop
 
     def turn(self, spec: Spec, tick: float, stop: threading.Event) -> Turn:
@@ -283,7 +284,6 @@ class SpecRun:
         if stop is run.cancel.now:  # the project's own tree: its current spec
             state = replace(state, current_spec=spec.path)
         self.state = state
-        self.save()
         answer, self.answer = self.answer, None  # delivered with this rotation's prompt
         return Turn(
             *(spec, mode, self.member.agent, self.reviewer(), state.last_rotation, state),
@@ -313,7 +313,6 @@ class SpecRun:
         if marked != self.state:
             before = {s.path: s.blocked for s in self.state.specs}
             self.state = marked
-            self.save()
             for path, reason in blocked.items():
                 if before.get(path) != reason:  # newly stopped: say so once
                     run.emit(Notice("warning", f"{path} stopped: {reason}"))
