@@ -130,8 +130,7 @@ class DoneGate:
 
     def keep_tests(self, spec: Spec, changed: Sequence[str], state: State) -> None:
         """Once a rotation is in the state: what it changed of the tests is what ralph has
-        seen; a spec whose (person-written) front matter says `tests: {may_change: true}`
-        moves the baseline with it."""
+        seen (and the baseline, for a person's front matter saying `tests: {may_change: true}`)."""
         meta, row = self.meta(spec)[0], state.get(spec.path)
         may = meta is not None and meta.tests.may_change
         mark = row.agent_front_matter if row is not None else None

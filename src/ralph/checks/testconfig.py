@@ -30,7 +30,7 @@ from ralph.rules.testconfig import (
     recipe_commands,
 )
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
-from ralph.store.testbaseline import TestStore, hashes, person_edits, read
+from ralph.store.testbaseline import TestStore, hashes, observe, person_edits, read
 
 if TYPE_CHECKING:
     from ralph.store.config import RalphConfig
@@ -86,12 +86,7 @@ class ConfigGuard:
         else:
             scripts = self.scripts()
             paths = [p for p in changed if p in known or self.is_config(p, scripts=scripts)]
-        if not paths:
-            return
-        now = {p: t for p in paths if (t := read(self.root, p)) is not None}
-        self.store.see(paths, now)
-        if may_change:
-            self.store.take(paths, now)
+        observe(self.store, self.root, paths, may_change=may_change)
 
     def scripts(self) -> set[str]:
         """The runner scripts the test commands name that are files in the tree."""

@@ -27,6 +27,7 @@ from ralph.store.testbaseline import (
     TestStore,
     digest,
     hashes,
+    observe,
     person_edits,
     person_ignored,
     read,
@@ -97,12 +98,7 @@ class TestGuard:
         else:
             seen = self.store.seen()
             paths = [p for p in changed if p in seen or is_test(p, self.globs) or p.endswith(".rs")]
-        if not paths:
-            return
-        now = {p: t for p in paths if (t := read(self.root, p)) is not None}
-        self.store.see(paths, now)
-        if may_change:
-            self.store.take(paths, now)
+        observe(self.store, self.root, paths, may_change=may_change)
 
     def findings(self, globs: Sequence[str] | None = None, *, full: bool = False) -> list[Finding]:
         """How the tests now are weaker than the baseline ([] before any baseline), for the
