@@ -80,13 +80,15 @@ def test_one_commit_step_folds_then_saves_then_writes_what_was_saved() -> None:
     saved state and the specs the fold dropped; a failed save writes nothing."""
     from ralph.rules.budget import LatencyBudget
     from ralph.run import ledger
+    from ralph.run.turn import Outcome
+    from tests.run.test_fold import outcome
 
     calls: list[str] = []
-    start, folded = State(), replace(State(), last_rotation=7)
+    start, folded, done = State(), replace(State(), last_rotation=7), outcome("DONE")
     after = object()
 
-    def fold(state: State, settled: str) -> tuple[State, tuple[str, ...]]:
-        calls.append(f"fold {settled}")
+    def fold(state: State, settled: Outcome) -> tuple[State, tuple[str, ...]]:
+        calls.append(f"fold {settled.signal}")
         assert state is start
         return folded, ("specs/b.spec.md",)
 
@@ -100,8 +102,8 @@ def test_one_commit_step_folds_then_saves_then_writes_what_was_saved() -> None:
         return after
 
     budget = LatencyBudget(1000)
-    assert ledger.commit(start, "outcome", fold, save, budget, write) == (folded, after)
-    assert calls == ["fold outcome", "save", "write"]
+    assert ledger.commit(start, done, fold, save, budget, write) == (folded, after)
+    assert calls == ["fold DONE", "save", "write"]
     assert {"bookkeeping", "state_save"} <= set(budget.to_json()["ops"])
 
     def broken(state: State) -> None:
@@ -109,5 +111,5 @@ def test_one_commit_step_folds_then_saves_then_writes_what_was_saved() -> None:
 
     calls.clear()
     with pytest.raises(OSError):
-        ledger.commit(start, "outcome", fold, broken, budget, write)
-    assert calls == ["fold outcome"]  # no record ahead of the state (kill -9's order)
+        ledger.commit(start, done, fold, broken, budget, write)
+    assert calls == ["fold DONE"]  # no record ahead of the state (kill -9's order)

@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from ralph.agents.result import AgentResult
 from ralph.rules.budget import LatencyBudget
@@ -31,8 +30,7 @@ from ralph.store.snapshot import Snapshot
 from ralph.store.state import save_state
 from ralph.store.workspace import Workspace
 
-Settled = TypeVar("Settled")  # a spec's Outcome, or a final verification's Verified
-Fold = Callable[[State, Settled], tuple[State, tuple[str, ...]]]
+Fold = Callable[[State, Outcome], tuple[State, tuple[str, ...]]]  # run/fold.fold, its rule given
 Write = Callable[[State, tuple[str, ...]], Snapshot]
 KeepTests = Callable[[Spec, Sequence[str], State], None]  # the gate's, once the state is saved
 
@@ -68,8 +66,8 @@ class Books:
 
 def commit(
     state: State,
-    settled: Settled,
-    fold: Fold[Settled],
+    outcome: Outcome,
+    fold: Fold,
     save: Callable[[State], None],
     budget: LatencyBudget,
     write: Write,
@@ -79,7 +77,7 @@ def commit(
     events). The caller holds interrupts. The new state and the tree the next rotation
     starts from."""
     with budget.operation("bookkeeping"):
-        state, dropped = fold(state, settled)
+        state, dropped = fold(state, outcome)
     with budget.operation("state_save"):
         save(state)
     return state, write(state, dropped)

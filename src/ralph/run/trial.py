@@ -26,7 +26,7 @@ from ralph.run.ledger import (
     usage_fields,
 )
 from ralph.run.rotation import Rotation, posted
-from ralph.run.turn import Trial, Verified
+from ralph.run.turn import Outcome, Trial
 from ralph.specs.checkconfig import command_check
 from ralph.store.files import read_text
 from ralph.store.journal import recent_errors, stamp
@@ -155,38 +155,46 @@ def own_checks(
     return tuple(failed), False, judged
 
 
-def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
-    """The trial as the outcome its scheduler folds: the tree taken after it and ralph's
-    verdict. The caller holds interrupts from here until the outcome is written. A failed
-    snapshot counts as a change (the verification fails) and is raised once it is saved."""
+def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Outcome:
+    """The trial as the outcome its scheduler folds, a rotation's of "(all specs)" in VERIFY:
+    the tree taken after it and ralph's verdict. The caller holds interrupts from here until
+    the outcome is written. A failed snapshot counts as a change (the verification fails)
+    and is raised once it is saved."""
     with trial.budget.operation("snapshot"):
         taken = rotation.tree.after(before)
     failure = "interrupted" if trial.interrupted else trial.result.failure
     verdict = fv.judge(trial.tag, failure, taken.changes.paths, trial.failed_checks)
-    return Verified(
+    return Outcome(
+        spec=ALL_SPECS,
+        mode="VERIFY",
         agent=trial.agent,
-        attempt=trial.attempt,
-        result=trial.result,
-        judged=trial.judged,
+        iteration=trial.iteration,
+        signal="VERIFY_PASS" if verdict.passed else "VERIFY_FAIL",
+        note=None if verdict.passed else verdict.summary,
         interrupted=trial.interrupted,
-        verdict=verdict,
+        result=trial.result,
         taken=taken,
-        seconds=time.time() - trial.started,
+        spec_hash=None,
+        front=None,
+        lane=None,
         ended=rotation.run.clock(),
+        judged=trial.judged,
+        seconds=time.time() - trial.started,
+        verdict=verdict,
     )
 
 
 def record(
     books: Books,
     trial: Trial,
-    verified: Verified,
+    verified: Outcome,
     state: State,
     dropped: tuple[str, ...],
 ) -> None:
     """After the state that counts it (run/ledger.py): the verification's log closed and its
     record; nothing yet when its snapshot failed."""
     ws, budget, log = books.ws, trial.budget, trial.log
-    taken, verdict, result = verified.taken, verified.verdict, verified.result
+    taken, verdict, result = verified.taken, verdict_of(verified), verified.result
     if taken.failure is not None:
         return
     changes = len(taken.changes)
@@ -219,7 +227,7 @@ def record(
 def write(
     books: Books,
     trial: Trial,
-    verified: Verified,
+    verified: Outcome,
     state: State,
     dropped: tuple[str, ...],
 ) -> Snapshot:
@@ -227,30 +235,36 @@ def write(
     tree the next rotation starts from (a failed snapshot is raised now), then the events;
     that tree."""
     record(books, trial, verified, state, dropped)
-    budget, taken, verdict = trial.budget, verified.taken, verified.verdict
+    taken, passed = verified.taken, verdict_of(verified).passed
     return ended(
         books,
         taken,
         trial.log,
-        budget,
+        trial.budget,
         RotationEnded(
-            trial.agent,
-            ALL_SPECS,
-            "VERIFY",
-            trial.iteration,
-            trial.iteration - trial.first,
+            verified.agent,
+            verified.spec,
+            verified.mode,
+            verified.iteration,
+            verified.iteration - trial.first,
             trial.allowed,
-            "VERIFY_PASS" if verdict.passed else "VERIFY_FAIL",
+            verified.signal,
             len(taken.changes),
-            3 if verdict.passed else 2,
+            3 if passed else 2,
             round(verified.seconds, 3),
-            None if verdict.passed else verdict.summary,
+            verified.note,
             dropped,
             matrix_rows(state),
             rotation_tally(verified.result),  # its usage counts on the panel like any rotation's
             checks=round(trial.checks_s, 3) if trial.checks_s else None,
         ),
     )
+
+
+def verdict_of(outcome: Outcome) -> fv.Verdict:
+    """Ralph's verdict on a final verification (its outcome always carries one)."""
+    assert outcome.verdict is not None, "not a final verification's outcome"
+    return outcome.verdict
 
 
 def check_line(name: str, command: str, result: CheckResult) -> str:

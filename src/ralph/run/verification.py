@@ -19,7 +19,7 @@ from ralph.run.circuit import Circuit
 from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.facts import RunArchived
-from ralph.run.fold import fold_verification
+from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.ledger import StateFile
 from ralph.run.rotation import Rotation
@@ -135,9 +135,9 @@ class Verification:
         state = replace(number_next(state), current_spec=None)
         self.statefile.save(state)
         tried = trial.attempt(self.rotation, state, specs, verifier, self.reviewer("JUDGE"))
-        fold_, save = partial(fold_verification, rule=self.circuit.rule), self.statefile.save
+        fold_, save = partial(fold, rule=self.circuit.rule), self.statefile.save
         with deferred_interrupts():  # from the tree taken to the outcome written
             verified = trial.settle(self.rotation, tried, before)
             write = partial(trial.write, self.rotation.books, tried, verified)
             state, after = ledger.commit(state, verified, fold_, save, tried.budget, write)
-        return state, after, verified.verdict, verified.interrupted
+        return state, after, trial.verdict_of(verified), verified.interrupted
