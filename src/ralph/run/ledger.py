@@ -36,9 +36,9 @@ KeepTests = Callable[[Spec, Sequence[str], State], None]  # the gate's, once the
 
 
 class StateFile:
-    """The one place a run writes state.json (its scheduler's, lent to the final verification):
-    after each fold, and after each part that returned a new state; never the same state
-    twice in a row."""
+    """The one place a run writes state.json (its scheduler's, lent to the final verification
+    and the merger): as the scheduler's state is set (`SpecRun.state`) and in the commit step;
+    never the same state twice in a row."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
