@@ -6,6 +6,8 @@ The CLI tests of the same rules are in tests/e2e/test_loop.py; these are the inn
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -130,22 +132,16 @@ BESIDE = (
 SINK = ("ralph.run.sink", "ralph.run.recorder")
 
 
-def road_of_one_rotation(project: Project) -> dict[str, int]:
-    """The modules of ralph.run and ralph.checks.gate whose functions run while the one-spec
-    scheduler turns one rotation (a DONE with a change), with their lines: profiled in-process
-    with the scripted agent."""
+@contextmanager
+def calls_seen(files: set[str], *, in_rotation: bool = True) -> Iterator[list[tuple[str, str]]]:
+    """(file, function) of each call into `files` while the block runs: inside a rotation of
+    the one-spec scheduler (`SpecRun.rotate`) only, or anywhere."""
     import sys
-    from pathlib import Path
     from types import FrameType
 
-    import ralph
     from ralph.run.loop import SpecRun
 
-    src = Path(ralph.__file__).resolve().parent
-    wanted = {str(p): p for p in (src / "run").glob("*.py")} | {
-        str(src / "checks" / "gate.py"): src / "checks" / "gate.py"
-    }
-    seen: dict[str, None] = {}  # in the order first run
+    seen: list[tuple[str, str]] = []
     inside: list[FrameType] = []
 
     def profile(frame: FrameType, event: str, arg: object) -> None:
@@ -154,15 +150,32 @@ def road_of_one_rotation(project: Project) -> dict[str, int]:
                 inside.append(frame)
             elif event == "return":
                 inside.remove(frame)
-        if inside and event == "call" and frame.f_code.co_filename in wanted:
-            seen.setdefault(frame.f_code.co_filename)
+        if (inside or not in_rotation) and event == "call" and frame.f_code.co_filename in files:
+            seen.append((frame.f_code.co_filename, frame.f_code.co_name))
 
-    lanes_project(project, {"specs/a.spec.md": "# a\n- [ ] a.txt\n"})
     sys.setprofile(profile)
     try:
-        play(project, {"*": [CHANGE]}, max_iterations=1)
+        yield seen
     finally:
         sys.setprofile(None)
+
+
+def road_of_one_rotation(project: Project) -> dict[str, int]:
+    """The modules of ralph.run and ralph.checks.gate whose functions run while the one-spec
+    scheduler turns one rotation (a DONE with a change), with their lines: profiled in-process
+    with the scripted agent."""
+    from pathlib import Path
+
+    import ralph
+
+    src = Path(ralph.__file__).resolve().parent
+    wanted = {str(p): p for p in (src / "run").glob("*.py")} | {
+        str(src / "checks" / "gate.py"): src / "checks" / "gate.py"
+    }
+    lanes_project(project, {"specs/a.spec.md": "# a\n- [ ] a.txt\n"})
+    with calls_seen(set(wanted)) as calls:
+        play(project, {"*": [CHANGE]}, max_iterations=1)
+    seen = dict.fromkeys(filename for filename, _ in calls)  # in the order first run
     modules = {}
     for filename in seen:
         path = wanted[filename]
@@ -226,45 +239,23 @@ def test_a_rotation_reads_ralph_yaml_from_the_run_s_settings_never_from_disk(
     test configuration's guard and the DONE gate look at) no code of store/settings.py or
     store/config.py runs; the run's settings (RunOptions.config) say it. Control: the probe
     sees those modules when the guard is not given the run's settings (outside a run)."""
-    import sys
     from pathlib import Path
-    from types import FrameType
 
     import ralph
     from ralph.checks.testconfig import ConfigGuard
-    from ralph.run.loop import SpecRun
 
     src = Path(ralph.__file__).resolve().parent
     reads = {str(src / "store" / "settings.py"), str(src / "store" / "config.py")}
-    seen: list[str] = []
-    inside: list[FrameType] = []
-
-    def profile(frame: FrameType, event: str, arg: object) -> None:
-        if frame.f_code is SpecRun.rotate.__code__:
-            if event == "call":
-                inside.append(frame)
-            elif event == "return":
-                inside.remove(frame)
-        in_scope = inside or not probe_rotations
-        if in_scope and event == "call" and frame.f_code.co_filename in reads:
-            seen.append(frame.f_code.co_name)
-
     spec = "---\ntests:\n  may_change: false\n---\n# a\n- [ ] a.txt\n"
     lanes_project(project, {"specs/a.spec.md": spec, "t.sh": "true\n"})
-    probe_rotations = True
-    sys.setprofile(profile)
-    try:
+    with calls_seen(reads) as calls:
         code, _ = play(project, {"*": [CHANGE]}, max_iterations=2, yaml="test_command: sh t.sh\n")
-    finally:
-        sys.setprofile(None)
     assert code == ExitCode.MAX_ITERATIONS
-    assert set(seen) <= {"run_or_accepted"}  # handed the run's settings: nothing read
-    probe_rotations = False  # control: outside a run, the guard reads the accepted settings
-    sys.setprofile(profile)
-    try:
-        ConfigGuard(project.root, project.root / ".ralph").scripts()
-    finally:
-        sys.setprofile(None)
+    seen = {name for _, name in calls}
+    assert seen <= {"run_or_accepted"}  # handed the run's settings: nothing read
+    with calls_seen(reads, in_rotation=False) as calls:  # control: outside a run, the guard
+        ConfigGuard(project.root, project.root / ".ralph").scripts()  # reads the accepted ones
+    seen = {name for _, name in calls}
     assert "accepted_config" in seen
 
 
