@@ -98,6 +98,26 @@ def test_the_policy_takes_the_rotation_and_the_wait_from_the_settings() -> None:
     assert given.rotation == "round-robin"
 
 
+def test_every_key_of_ralph_yaml_s_pool_reaches_the_policy_by_its_name() -> None:
+    """build_policy copies no key by hand: each `pool:` key the policy shares is taken as
+    given (control: the defaults stay where nothing is given)."""
+    yaml = (
+        "pool: {fresh_eyes: false, backoff: 60.0, max_failures: 7, max_wait: 5.0,"
+        " short_backoff: 2.0, short_retries: 1}\nlimits: {pause_at: 80.0}\n"
+    )
+    config = parse_config(yaml)
+    policy = build_policy(resolve({}, config), config)
+    assert (policy.fresh_eyes, policy.backoff, policy.max_failures, policy.max_wait) == (
+        False,
+        60.0,
+        7,
+        5.0,
+    )
+    assert (policy.short_backoff, policy.short_retries, policy.pause_at) == (2.0, 1, 80.0)
+    default = build_policy(resolve({}, RalphConfig()), RalphConfig())
+    assert (default.backoff, default.max_failures, default.pause_at) == (900.0, 3, None)
+
+
 @pytest.mark.parametrize("wanted", ["missing-agent-xyz", "cmd:/no/such/program"])
 def test_an_agent_that_does_not_exist_is_an_error_before_anything_runs(
     tmp_path: Path, wanted: str

@@ -21,7 +21,7 @@ from ralph.rules.testcounts import TestCounts as Counts
 from ralph.run import fold as fold_module
 from ralph.run.fold import fold, fold_verification
 from ralph.run.tree import Taken
-from ralph.run.turn import Outcome, Verified
+from ralph.run.turn import Outcome
 from ralph.store.snapshot import Changes
 
 A, B, C = "specs/a.md", "specs/b.md", "specs/c.md"
@@ -261,19 +261,27 @@ def test_a_failed_final_verification_counts_for_the_breaker_and_a_pass_closes_it
 # ------------------------------------------------------------------ the final verification
 
 
-def verified(passed: bool = True, **more: Any) -> Verified:
+def verified(passed: bool = True, **more: Any) -> Outcome:
+    """A final verification's outcome (run/trial.settle): a rotation of "(all specs)"."""
     values: dict[str, Any] = {
+        "spec": fv.ALL_SPECS,
+        "mode": "VERIFY",
         "agent": "verifier",
-        "attempt": 1,
+        "iteration": 9,
+        "signal": "VERIFY_PASS" if passed else "VERIFY_FAIL",
+        "note": None,
         "result": result(),
         "judged": (),
         "interrupted": False,
         "verdict": fv.Verdict(passed, () if passed else ("the verifier answered VERIFY_FAIL",)),
         "taken": Taken(None, Changes(()), {}, None),
+        "spec_hash": None,
+        "front": None,
+        "lane": None,
         "ended": 1000.0,
     }
     values.update(more)
-    return Verified(**values)
+    return Outcome(**values)
 
 
 def done(failures: int = 0) -> State:
@@ -325,3 +333,15 @@ def test_the_verification_fold_is_pure() -> None:
     before, v = done(failures=1), verified(False)
     assert fold_verification(before, v, RULE) == fold_verification(before, v, RULE)
     assert before == done(failures=1)
+
+
+def test_one_fold_for_every_rotation_a_verification_s_outcome_by_its_own_rules() -> None:
+    """`fold` is the one entry a scheduler's commit step calls: a final verification's
+    outcome (its verdict in it) folds as `fold_verification` says; control: a spec's outcome
+    still counts on its spec and leaves the verification's record alone."""
+    before = done(failures=1)
+    for passed in (True, False):
+        v = verified(passed)
+        assert fold(before, v, RULE) == fold_verification(before, v, RULE)
+    after, _ = fold(before, outcome("DONE", spec=A), RULE)
+    assert after.final == before.final and row(after).rotations == 1

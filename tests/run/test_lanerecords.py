@@ -1,8 +1,10 @@
 """run/lanerecords.py: what a lanes run's merges leave in the records. A conflict is the one
-that writes the spec's handoff and the errors log; a merge writes only the progress log."""
+that writes the spec's handoff and the errors log; a merge writes only the progress log. The
+worklog's lane lines are the facts' fields, written by the recorder (run/recorder.LINES)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,8 @@ import pytest
 
 from ralph.rules.spec import spec_slug
 from ralph.run import lanerecords
-from ralph.run.facts import LaneClosed, LaneConflict, LaneLeftOut, LaneMerged, LaneOpened
+from ralph.run.facts import Fact, LaneClosed, LaneConflict, LaneLeftOut, LaneMerged, LaneOpened
+from ralph.run.recorder import Recorder
 from ralph.store.workspace import Workspace
 
 A = "specs/a.spec.md"
@@ -23,9 +26,18 @@ def ws(tmp_path: Path) -> Workspace:
     return ws
 
 
-def _log() -> tuple[list[tuple[str, dict[str, Any]]], lanerecords.Log]:
-    lines: list[tuple[str, dict[str, Any]]] = []
-    return lines, lambda event, **fields: lines.append((event, fields))
+def _log(ws: Workspace) -> tuple[list[tuple[str, dict[str, Any]]], Callable[[Fact], None]]:
+    """The worklog lines the recorder writes for the facts handed to it, as read back."""
+    recorder, lines = Recorder(ws, [], "round-robin"), list[tuple[str, dict[str, Any]]]()
+
+    def handle(fact: Fact) -> None:
+        before = len(recorder.records)
+        recorder.handle(fact)
+        for record in recorder.records[before:]:
+            fields = {k: v for k, v in record.items() if k not in ("ts", "event")}
+            lines.append((record["event"], fields))
+
+    return lines, handle
 
 
 def _read(path: Path) -> str:
@@ -33,9 +45,9 @@ def _read(path: Path) -> str:
 
 
 def test_an_opened_and_a_closed_lane_are_worklog_lines_only(ws: Workspace) -> None:
-    lines, log = _log()
-    lanerecords.opened(log, ws, LaneOpened(A, "a-1", ".ralph/lanes/a-1"))
-    lanerecords.closed(log, ws, LaneClosed(A, "a-1", False, "kept: unmerged work"))
+    lines, log = _log(ws)
+    log(LaneOpened(A, "a-1", ".ralph/lanes/a-1"))
+    log(LaneClosed(A, "a-1", False, "kept: unmerged work"))
     assert lines == [
         ("lane_open", {"spec": A, "branch": "a-1", "worktree": ".ralph/lanes/a-1"}),
         (
@@ -47,9 +59,9 @@ def test_an_opened_and_a_closed_lane_are_worklog_lines_only(ws: Workspace) -> No
 
 
 def test_a_merge_is_in_the_progress_log_and_says_whether_the_lane_goes_on(ws: Workspace) -> None:
-    lines, log = _log()
-    lanerecords.merged(log, ws, LaneMerged(A, "a-1", "main", True, ("specs/b.spec.md",)))
-    lanerecords.merged(log, ws, LaneMerged(A, "a-1", "main", False, (), closes=False))
+    lines, log = _log(ws)
+    log(LaneMerged(A, "a-1", "main", True, ("specs/b.spec.md",)))
+    log(LaneMerged(A, "a-1", "main", False, (), closes=False))
     assert [event for event, _ in lines] == ["lane_merge", "lane_merge"]
     assert lines[0][1]["downgraded"] == ["specs/b.spec.md"] and lines[0][1]["closes"] is True
     progress = _read(ws.progress)
@@ -68,9 +80,9 @@ def test_a_merge_is_in_the_progress_log_and_says_whether_the_lane_goes_on(ws: Wo
 def test_a_conflict_tells_the_spec_s_next_rotation_what_to_do(
     ws: Workspace, during: str, said: str
 ) -> None:
-    lines, log = _log()
+    lines, log = _log(ws)
     conflict = LaneConflict(A, "a-1", "main", ("x.txt", "y.txt"), ("specs/b.spec.md",), during)
-    lanerecords.conflict(log, ws, conflict)
+    log(conflict)
     assert lines == [
         (
             "lane_conflict",
@@ -91,18 +103,17 @@ def test_a_conflict_tells_the_spec_s_next_rotation_what_to_do(
 
 
 def test_a_conflict_with_no_other_spec_s_work_names_none(ws: Workspace) -> None:
-    _, log = _log()
-    lanerecords.conflict(log, ws, LaneConflict(A, "a-1", "main", ("x.txt",), (), "merge"))
+    lanerecords.conflict(ws, LaneConflict(A, "a-1", "main", ("x.txt",), (), "merge"))
     handoff = _read(ws.handoff(spec_slug(A)))
     assert "conflicts in x.txt. In your working folder" in handoff
     assert "with the work of" not in handoff
 
 
 def test_work_a_verified_lane_left_uncommitted_is_in_the_handoff(ws: Workspace) -> None:
-    lines, log = _log()
-    lanerecords.left_out(log, ws, LaneLeftOut(A, "a-1", "main", ()))  # control: commits only
+    lines, log = _log(ws)
+    log(LaneLeftOut(A, "a-1", "main", ()))  # control: commits only
     assert _read(ws.handoff(spec_slug(A))) == _read(ws.errors_log) == ""
-    lanerecords.left_out(log, ws, LaneLeftOut(A, "a-1", "main", ("a.txt", "b.txt")))
+    log(LaneLeftOut(A, "a-1", "main", ("a.txt", "b.txt")))
     assert [event for event, _ in lines] == ["lane_left_out", "lane_left_out"]
     assert lines[1][1]["uncommitted"] == ["a.txt", "b.txt"]
     note = _read(ws.handoff(spec_slug(A)))

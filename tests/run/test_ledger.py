@@ -13,6 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ralph.agents.member import Member
 from ralph.errors import ExitCode
 from ralph.rules.state import State
@@ -70,3 +72,44 @@ def test_the_state_file_is_written_once_per_new_state(tmp_path: Path) -> None:
     second = replace(first, iteration=1)
     statefile.save(second)
     assert load_state(path).iteration == 1
+
+
+def test_one_commit_step_folds_then_saves_then_writes_what_was_saved() -> None:
+    """run/ledger.commit, the step a spec's rotation, a lane's and the final verification
+    share: the fold's state is saved before anything is written, and the writer gets that
+    saved state and the specs the fold dropped; a failed save writes nothing."""
+    from ralph.rules.budget import LatencyBudget
+    from ralph.run import ledger
+    from ralph.run.turn import Outcome
+    from tests.run.test_fold import outcome
+
+    calls: list[str] = []
+    start, folded, done = State(), replace(State(), last_rotation=7), outcome("DONE")
+    after = object()
+
+    def fold(state: State, settled: Outcome) -> tuple[State, tuple[str, ...]]:
+        calls.append(f"fold {settled.signal}")
+        assert state is start
+        return folded, ("specs/b.spec.md",)
+
+    def save(state: State) -> None:
+        calls.append("save")
+        assert state is folded
+
+    def write(state: State, dropped: tuple[str, ...]) -> Any:
+        calls.append("write")
+        assert (state, dropped) == (folded, ("specs/b.spec.md",))
+        return after
+
+    budget = LatencyBudget(1000)
+    assert ledger.commit(start, done, fold, save, budget, write) == (folded, after)
+    assert calls == ["fold DONE", "save", "write"]
+    assert {"bookkeeping", "state_save"} <= set(budget.to_json()["ops"])
+
+    def broken(state: State) -> None:
+        raise OSError("disk full")
+
+    calls.clear()
+    with pytest.raises(OSError):
+        ledger.commit(start, done, fold, broken, budget, write)
+    assert calls == ["fold DONE"]  # no record ahead of the state (kill -9's order)

@@ -6,6 +6,8 @@ The CLI tests of the same rules are in tests/e2e/test_loop.py; these are the inn
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -130,22 +132,16 @@ BESIDE = (
 SINK = ("ralph.run.sink", "ralph.run.recorder")
 
 
-def road_of_one_rotation(project: Project) -> dict[str, int]:
-    """The modules of ralph.run and ralph.checks.gate whose functions run while the one-spec
-    scheduler turns one rotation (a DONE with a change), with their lines: profiled in-process
-    with the scripted agent."""
+@contextmanager
+def calls_seen(files: set[str], *, in_rotation: bool = True) -> Iterator[list[tuple[str, str]]]:
+    """(file, function) of each call into `files` while the block runs: inside a rotation of
+    the one-spec scheduler (`SpecRun.rotate`) only, or anywhere."""
     import sys
-    from pathlib import Path
     from types import FrameType
 
-    import ralph
     from ralph.run.loop import SpecRun
 
-    src = Path(ralph.__file__).resolve().parent
-    wanted = {str(p): p for p in (src / "run").glob("*.py")} | {
-        str(src / "checks" / "gate.py"): src / "checks" / "gate.py"
-    }
-    seen: dict[str, None] = {}  # in the order first run
+    seen: list[tuple[str, str]] = []
     inside: list[FrameType] = []
 
     def profile(frame: FrameType, event: str, arg: object) -> None:
@@ -154,15 +150,32 @@ def road_of_one_rotation(project: Project) -> dict[str, int]:
                 inside.append(frame)
             elif event == "return":
                 inside.remove(frame)
-        if inside and event == "call" and frame.f_code.co_filename in wanted:
-            seen.setdefault(frame.f_code.co_filename)
+        if (inside or not in_rotation) and event == "call" and frame.f_code.co_filename in files:
+            seen.append((frame.f_code.co_filename, frame.f_code.co_name))
 
-    lanes_project(project, {"specs/a.spec.md": "# a\n- [ ] a.txt\n"})
     sys.setprofile(profile)
     try:
-        play(project, {"*": [CHANGE]}, max_iterations=1)
+        yield seen
     finally:
         sys.setprofile(None)
+
+
+def road_of_one_rotation(project: Project) -> dict[str, int]:
+    """The modules of ralph.run and ralph.checks.gate whose functions run while the one-spec
+    scheduler turns one rotation (a DONE with a change), with their lines: profiled in-process
+    with the scripted agent."""
+    from pathlib import Path
+
+    import ralph
+
+    src = Path(ralph.__file__).resolve().parent
+    wanted = {str(p): p for p in (src / "run").glob("*.py")} | {
+        str(src / "checks" / "gate.py"): src / "checks" / "gate.py"
+    }
+    lanes_project(project, {"specs/a.spec.md": "# a\n- [ ] a.txt\n"})
+    with calls_seen(set(wanted)) as calls:
+        play(project, {"*": [CHANGE]}, max_iterations=1)
+    seen = dict.fromkeys(filename for filename, _ in calls)  # in the order first run
     modules = {}
     for filename in seen:
         path = wanted[filename]
@@ -217,3 +230,58 @@ def test_a_rotation_cut_short_stops_the_run_and_the_pool_does_not_count_it(
         own = replace(cut, interrupted=False, result=AgentResult(failed, None, None))
         assert run.heard(own, run.state.breaker) is None  # control: counted, goes on
         assert run.pool != pool and [e for e in events if isinstance(e, CostsUpdated)]
+
+
+def test_a_rotation_reads_ralph_yaml_from_the_run_s_settings_never_from_disk(
+    project: Project,
+) -> None:
+    """ralph.yaml is read once per run: inside a rotation (a DONE with a change, which the
+    test configuration's guard and the DONE gate look at) no code of store/settings.py or
+    store/config.py runs; the run's settings (RunOptions.config) say it. Control: the probe
+    sees those modules when the guard is not given the run's settings (outside a run)."""
+    from pathlib import Path
+
+    import ralph
+    from ralph.checks.testconfig import ConfigGuard
+
+    src = Path(ralph.__file__).resolve().parent
+    reads = {str(src / "store" / "settings.py"), str(src / "store" / "config.py")}
+    spec = "---\ntests:\n  may_change: false\n---\n# a\n- [ ] a.txt\n"
+    lanes_project(project, {"specs/a.spec.md": spec, "t.sh": "true\n"})
+    with calls_seen(reads) as calls:
+        code, _ = play(project, {"*": [CHANGE]}, max_iterations=2, yaml="test_command: sh t.sh\n")
+    assert code == ExitCode.MAX_ITERATIONS
+    seen = {name for _, name in calls}
+    assert seen <= {"run_or_accepted"}  # handed the run's settings: nothing read
+    with calls_seen(reads, in_rotation=False) as calls:  # control: outside a run, the guard
+        ConfigGuard(project.root, project.root / ".ralph").scripts()  # reads the accepted ones
+    seen = {name for _, name in calls}
+    assert "accepted_config" in seen
+
+
+def test_the_scheduler_s_state_is_saved_as_it_is_set_and_an_equal_one_is_not_rewritten(
+    project: Project,
+) -> None:
+    """`SpecRun.state`: whatever part returned the new state (a fold, the breaker, the
+    merger), setting it is the save; no call can be forgotten. Control: setting the state
+    state.json already holds writes nothing (StateFile)."""
+    from ralph.run.context import open_run
+    from ralph.run.loop import SpecRun
+    from ralph.store.cancel import CancelWatch
+    from ralph.store.runlock import RunLock
+    from ralph.store.state import load_state
+    from ralph.store.workspace import Workspace
+    from tests.run.test_start import WORK, options
+
+    lanes_project(project, TWO)
+    opts = options(project, WORK)
+    ws = Workspace(project.root)
+    ws.ensure()
+    with RunLock(ws.dir, agent="scripted") as lock, CancelWatch(ws.dir) as cancel:
+        run = SpecRun(*open_run(opts, ws, lambda event: None, lock, cancel))
+        run.begin()
+        run.state = replace(run.state, max_iteration=7)
+        assert load_state(ws.state_file).max_iteration == 7  # saved, with no save called
+        ws.state_file.unlink()
+        run.state = replace(run.state, max_iteration=7)  # equal to the saved one
+        assert not ws.state_file.exists()

@@ -5,6 +5,8 @@ agent behind CommandAgent's seam."""
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, astuple
+from pathlib import Path
 
 from ralph.rules.spec import spec_slug
 from ralph.run import recorder  # noqa: F401 -- the subscriber under test, run by run_loop
@@ -48,3 +50,38 @@ def test_a_failed_rotation_reaches_errors_log_and_the_handoff_with_its_stderr(
     assert "The last lines it wrote on stderr:\n\n    the stack" in note  # for the next rotation
     # the control: the rotations that succeeded wrote none
     assert errors.count("rotation ") == 1
+
+
+def test_a_fact_s_worklog_line_is_its_fields_so_a_field_added_to_it_is_recorded(
+    tmp_path: Path,
+) -> None:
+    """run/rec.LINES: the line of such a fact is its leading fields, then every field of
+    the dataclass in its order (one schema); a fact with a field more than today's shows it
+    in its line with nothing copied by hand. Control: a fact the table does not name (an
+    agent's output) writes no line."""
+    from dataclasses import fields, make_dataclass
+
+    from ralph.run.events import AgentOutput
+    from ralph.run.facts import LaneMerged, VerificationStarted
+    from ralph.run.recorder import LINES, Recorder
+    from ralph.store.workspace import Workspace
+
+    ws = Workspace(tmp_path)
+    ws.ensure()
+    rec = Recorder(ws, [], "round-robin")
+    merged = LaneMerged("specs/a.spec.md", "a-1", "main", True, ("specs/b.spec.md",))
+    rec.handle(merged)
+    rec.handle(VerificationStarted(1, 7, "codex"))
+    lane, started = ({k: v for k, v in r.items() if k != "ts"} for r in rec.records)
+    assert lane == {"event": "lane_merge", **asdict(merged), "downgraded": ["specs/b.spec.md"]}
+    assert list(started) == ["event", "transition", "attempt", "iteration", "agent"]
+    wider = make_dataclass("Wider", [(f.name, f.type) for f in fields(LaneMerged)] + [("why", str)])
+    LINES[wider] = ("lane_merge", {})
+    try:
+        rec.handle(wider(*astuple(merged), "added"))
+    finally:
+        del LINES[wider]
+    assert rec.records[-1]["why"] == "added"  # the new field, in the line
+    count = len(rec.records)
+    rec.handle(AgentOutput("stdout", ("hi",), "specs/a.spec.md", 1))
+    assert len(rec.records) == count

@@ -118,10 +118,9 @@ def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> Non
         unfolded = project.counts()["specs/a.spec.md"]
         state, downgraded = fold(start, outcome, run.circuit.rule)  # the one place results join
         unsaved = project.counts()["specs/a.spec.md"]  # the fold writes nothing
-        ledger.record(run.rotation, attempt, outcome, state, downgraded)  # before the state
-        run.state = state
-        run.save()  # the scheduler's one save
-        ledger.keep(run.rotation, attempt, outcome, state, downgraded)  # the tree, the events
+        run.state = state  # the scheduler's one save: its state, as it is set
+        keep = run.gate.keep_tests
+        ledger.write(run.rotation.books, attempt, outcome, state, downgraded, keep)  # the tree
     assert (outcome.spec, outcome.mode, outcome.signal) == ("specs/a.spec.md", "IMPLEMENT", "DONE")
     assert outcome.changes.paths == ("a.txt",)
     assert not outcome.interrupted

@@ -18,7 +18,7 @@ from ralph.rules.state import State, number_next
 from ralph.run import trial
 from ralph.run.events import RotationStarted
 from ralph.run.loop import SpecRun
-from ralph.run.turn import Trial, Verified
+from ralph.run.turn import Outcome, Trial
 from ralph.store.snapshot import Snapshot
 from tests.conftest import Project
 from tests.fakes.commands import Commands
@@ -27,7 +27,7 @@ from tests.run.test_rotation import JUDGED, PLAIN, opened
 A = "specs/a.spec.md"
 
 
-def verify(run: SpecRun, specs: list[Spec], before: Snapshot) -> tuple[Trial, Verified, State]:
+def verify(run: SpecRun, specs: list[Spec], before: Snapshot) -> tuple[Trial, Outcome, State]:
     """One final verification: numbered as its scheduler numbers it, tried, settled."""
     state = replace(number_next(run.state), current_spec=None)
     agent = run.shared.opts.pool[0].agent
@@ -45,7 +45,7 @@ def test_a_verifier_s_pass_on_an_unchanged_tree_verifies(project: Project) -> No
         tried, verified, state = verify(run, specs, before)
     assert (tried.iteration, tried.attempt, tried.agent, tried.specs) == (1, 1, "scripted", (A,))
     assert (tried.tag, tried.failed_checks, tried.interrupted) == ("VERIFY_PASS", (), False)
-    assert verified.verdict.passed and verified.ended > 0
+    assert trial.verdict_of(verified).passed and verified.ended > 0
     assert project.counts() == {A: 0}  # nothing folded, nothing saved: its scheduler does
     started = [e for e in events if isinstance(e, RotationStarted)]
     assert [(e.spec, e.mode, e.iteration) for e in started] == [("(all specs)", "VERIFY", 1)]
@@ -55,15 +55,15 @@ def test_a_verifier_s_pass_on_an_unchanged_tree_verifies(project: Project) -> No
 def test_a_verifier_s_fail_is_ralph_s_fail(project: Project) -> None:
     with opened(project, PLAIN, steps({"signal": "VERIFY_FAIL"})) as (run, specs, before, _):
         _, verified, _ = verify(run, specs, before)
-    assert verified.verdict.reasons == ("the verifier answered VERIFY_FAIL",)
+    assert trial.verdict_of(verified).reasons == ("the verifier answered VERIFY_FAIL",)
 
 
 def test_a_verifier_that_changes_files_fails_whatever_it_says(project: Project) -> None:
     script = steps({"write": {"a.txt": "fixed\n"}, "signal": "VERIFY_PASS"})
     with opened(project, PLAIN, script) as (run, specs, before, _):
         _, verified, _ = verify(run, specs, before)
-    assert not verified.verdict.passed
-    assert verified.verdict.reasons == ("the verifier changed 1 tracked file(s): a.txt",)
+    assert not trial.verdict_of(verified).passed
+    assert trial.verdict_of(verified).reasons == ("the verifier changed 1 tracked file(s): a.txt",)
     assert verified.taken.changes.paths == ("a.txt",)
 
 
@@ -79,7 +79,7 @@ def test_no_verdict_is_no_pass(project: Project) -> None:
     with opened(project, PLAIN, steps({"say": "looks fine"})) as (run, specs, before, _):
         tried, verified, _ = verify(run, specs, before)
     assert tried.tag is None
-    assert verified.verdict.reasons == ("the verifier gave no verdict (last tag: none)",)
+    assert trial.verdict_of(verified).reasons == ("the verifier gave no verdict (last tag: none)",)
 
 
 @pytest.mark.parametrize(
@@ -97,7 +97,7 @@ def test_ralph_yaml_s_test_command_runs_by_the_run_s_launcher(
     assert request.argv[-1] == "make test" and request.confined is launcher.confined
     # in the clean room, as every check that decides (checks/place.py), not in the tree
     assert request.room == request.cwd != project.root and request.sealed
-    assert verified.verdict.passed is passed
+    assert trial.verdict_of(verified).passed is passed
     if not passed:
         why = "`make test` (test_command (ralph.yaml)) failed: exit code 1, expected 0"
-        assert verified.verdict.reasons[0].startswith(why)
+        assert trial.verdict_of(verified).reasons[0].startswith(why)

@@ -1,6 +1,6 @@
 """run/turn.py: the values a rotation is given and returns are plain and frozen: what it is
 asked (`Turn`), where it works (`Place`), what its parts leave (`Attempt`, `Outcome`), and the
-same for a final verification (`Trial`, `Verified`)."""
+same for a final verification (`Trial`; its outcome is an `Outcome` too)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import dataclasses
 import pytest
 
 from ralph.run.tree import Taken
-from ralph.run.turn import Attempt, Outcome, Place, Trial, Turn, Verified
+from ralph.run.turn import Attempt, Outcome, Place, Trial, Turn
 from ralph.store.snapshot import Changes
 from tests.run.test_fold import outcome
 
 
-@pytest.mark.parametrize("value", [Place, Turn, Attempt, Outcome, Trial, Verified])
+@pytest.mark.parametrize("value", [Place, Turn, Attempt, Outcome, Trial])
 def test_every_value_a_rotation_passes_is_frozen(value: type) -> None:
     assert dataclasses.is_dataclass(value) and value.__dataclass_params__.frozen  # type: ignore[attr-defined]
 

@@ -18,9 +18,12 @@ from ralph.specs.checkconfig import (
     Role,
     SemanticCheck,
     StringMatchRole,
+    command_check,
     relative_dir,
     relative_file,
 )
+from ralph.specs.frontmatter import SpecMeta
+from ralph.store.config import RalphConfig
 
 CHECK: TypeAdapter[Any] = TypeAdapter(Check)
 ROLE: TypeAdapter[Any] = TypeAdapter(Role)
@@ -106,3 +109,14 @@ def test_a_role_verifies_by_its_promise_unless_it_says_otherwise() -> None:
         ROLE.validate_python(external)
     role = ROLE.validate_python({**external, "verification_config": {"command": "make"}})
     assert role.verification_config.command == "make"
+
+
+def test_a_test_command_becomes_one_check_from_the_front_matter_or_ralph_yaml() -> None:
+    """One way for every site (the gate, the sealed run, the final verification): the
+    command, its timeout and the report only a front matter names."""
+    meta = SpecMeta(test_command="pytest -q", test_timeout=12, test_report="out.xml")
+    assert command_check(meta) == ExternalConfig(command="pytest -q", timeout=12, report="out.xml")
+    config = RalphConfig(test_command="make test", test_timeout=30.0)
+    assert command_check(config) == ExternalConfig(command="make test", timeout=30.0)
+    assert command_check(SpecMeta()) is None
+    assert command_check(RalphConfig()) is None

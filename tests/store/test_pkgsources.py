@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph.store import pkgsources
+from ralph.store import pkgsources, settings
 
 HELD = "changed during a run and no person accepted them"
 
@@ -45,7 +45,7 @@ def test_a_killed_run_leaves_its_change_held(tmp_path: Path) -> None:
 def test_accept_takes_only_what_was_shown(tmp_path: Path) -> None:
     pkgsources.begin(tmp_path)
     (tmp_path / "requirements.txt").write_text("./a.whl\n")
-    shown = pkgsources.key(pkgsources.current(tmp_path))
+    shown = settings.key(pkgsources.current(tmp_path))
     assert pkgsources.accept(tmp_path, shown)
     assert pkgsources.pending(tmp_path) is None
     assert not pkgsources.accept(tmp_path, "not what is there")

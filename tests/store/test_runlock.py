@@ -109,3 +109,18 @@ def test_taking_the_project_says_what_it_put_right(tmp_path: Path) -> None:
         assert len(lock.notes) == 1 and ".ralph/run-options.json" in lock.notes[0]
     with RunLock(state) as again:
         assert again.notes == []
+
+
+def test_run_json_is_written_only_when_its_news_change(tmp_path: Path) -> None:
+    """A rotation's news that run.json already holds (the pool as it was) are not written
+    again; control: a changed value is, in both copies."""
+    state = tmp_path / ".ralph"
+    own = store_dir(tmp_path) / RUN_FILE
+    with RunLock(state) as lock:
+        lock.update(current_spec="b", pool=[{"name": "a", "status": "a ready"}])
+        stamps = [(p.stat().st_ino, p.stat().st_mtime_ns) for p in (own, state / RUN_FILE)]
+        lock.update(pool=[{"name": "a", "status": "a ready"}])
+        assert [(p.stat().st_ino, p.stat().st_mtime_ns) for p in (own, state / RUN_FILE)] == stamps
+        lock.update(current_spec="c")
+        for copy in (own, state / RUN_FILE):
+            assert json.loads(copy.read_text())["current_spec"] == "c"

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel
 
@@ -21,6 +21,9 @@ from ralph.checks.result import CheckCache, CheckResult
 from ralph.process.launcher import Launcher
 from ralph.specs.checkconfig import AnyCheck
 from ralph.specs.frontmatter import SpecMeta
+
+if TYPE_CHECKING:
+    from ralph.store.config import RalphConfig
 
 # local: cheap, read what is at hand (every one runs); command: run a command (every one runs, so
 # the agent learns about all failures at once); costly: an agent as judge (only while all passed)
@@ -61,6 +64,7 @@ class GateInput:
     rooms: RoomMaker | None = None  # other rooms of this tree (checks/place.py)
     # where its commands start (the run's sandbox) and what runs them: always said
     launcher: Launcher = field(kw_only=True)
+    project: RalphConfig | None = None  # the run's ralph.yaml; None: the accepted one
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from ralph.store.workspace import Workspace
 
 if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent
+    from ralph.store.config import RalphConfig
 
 REFUSED = "REFUSED"
 INTERRUPTED = "interrupted while running the DONE checks"
@@ -81,9 +82,10 @@ class DoneGate:
         *,
         launcher: Launcher,
         lock: GitLock | None = None,
+        project: RalphConfig | None = None,  # ralph.yaml as the run read it (None: accepted)
     ):
         self.root = root
-        self.tests = TestGuard(root, ws.dir, test_globs, lock=lock)  # tests may grow, never shrink
+        self.tests = TestGuard(root, ws.dir, test_globs, lock=lock, project=project)  # may grow
         self.ws = ws
         # the clean room command checks run in, and how they start (the run's sandbox)
         self.place = CheckPlace(root, ws.root, launcher, lock)
@@ -122,11 +124,6 @@ class DoneGate:
         """Specs that hit an iteration cap of their front matter, with the reason."""
         return capped({s.path: m.caps if (m := self.meta(s)[0]) else None for s in specs}, state)
 
-    def check_place(self) -> tuple[Path, dict[str, str]]:
-        """Where command checks run (the clean room of this tree, synced now), and their
-        environment (checks/place.py)."""
-        return self.place.here()
-
     def prompt_section(self, spec: Spec, mode: str) -> str:
         """What the agent must know: which checks its DONE must pass, and the last refusal."""
         meta, error = self.meta(spec)
@@ -134,8 +131,7 @@ class DoneGate:
 
     def keep_tests(self, spec: Spec, changed: Sequence[str], state: State) -> None:
         """Once a rotation is in the state: what it changed of the tests is what ralph has
-        seen; a spec whose (person-written) front matter says `tests: {may_change: true}`
-        moves the baseline with it."""
+        seen (and the baseline, for a person's front matter saying `tests: {may_change: true}`)."""
         meta, row = self.meta(spec)[0], state.get(spec.path)
         may = meta is not None and meta.tests.may_change
         mark = row.agent_front_matter if row is not None else None
@@ -185,8 +181,7 @@ class DoneGate:
         person_specs: Digests | None = None,
     ) -> Verdict:
         """Run the checks of a spec whose agent said DONE; the verdict on that DONE. `judge`:
-        the agent that judges its semantic checks (another than the coder, when the pool has
-        one)."""
+        the agent that judges its semantic checks (another than the coder, when it can)."""
         waits = specs_refusal(person_specs, self.root, spec.path)
         if waits is not None:  # fewer or weaker specs than a person wrote: nothing verifies
             return self._refuse(spec, iteration, handoff, (waits,), "", hint=SPECS_HINT)
@@ -247,10 +242,9 @@ class DoneGate:
                     iteration, spec.path, gate.passed, gate.interrupted, gate.reasons, gate.warnings
                 )
             )
-            if gate.interrupted:
-                return Verdict("ERROR", INTERRUPTED, True, gate)
-            if gate.halted is not None:  # neither counted nor refused: the run ends on it
-                return Verdict("ERROR", f"not judged: {gate.halted}", gate=gate, halted=gate.halted)
+            if gate.interrupted or gate.halted:  # halted: neither counted nor refused, the end
+                note = INTERRUPTED if gate.interrupted else f"not judged: {gate.halted}"
+                return Verdict("ERROR", note, gate.interrupted, gate, halted=gate.halted)
             return self._decided(spec, meta, iteration, handoff, row, gate, code)
         except KeyboardInterrupt:
             stopped = replace(gate, passed=False, interrupted=True)

@@ -136,6 +136,7 @@ class CheckPlace:
             start=start_copy(self.project),
             rooms=self.other_room,
             launcher=self.launcher,
+            project=tests.project,  # ralph.yaml as the run read it
             **gate,
         )
         cancel, logged = gate.get("cancel"), gate.get("on_result")
@@ -173,6 +174,7 @@ class CheckPlace:
             listing=lambda: self.source().listing()[0],
             config=lambda command: person_config(self.tree, tests, command),
             is_test=lambda path: is_test(path, tests.globs),
+            project=tests.project,
         )
 
     def room_a(self, overlay: Mapping[str, bytes | None] | None) -> tuple[Path, dict[str, str]]:

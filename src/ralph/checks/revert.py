@@ -31,7 +31,7 @@ from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
 from ralph.specs.checkconfig import RevertConfig
 from ralph.store import reader
 from ralph.store.room import never_in_room
-from ralph.store.settings import accepted_config
+from ralph.store.settings import run_or_accepted
 from ralph.store.startcopy import changed_since_start
 from ralph.store.testbaseline import runner_settings
 
@@ -131,7 +131,7 @@ def which_tests(gi: GateInput, *roots: Path) -> tuple[str, ...]:
     base = gi.meta.tests.paths
     if base is None:
         try:
-            base = accepted_config(gi.root).tests.paths  # not the agent's edit
+            base = run_or_accepted(gi.root, gi.project).tests.paths  # not the agent's edit
         except ConfigError:
             base = None
     found = [*(base if base is not None else DEFAULT_GLOBS)]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph.checks.claims import STRICT, Boxes, Claim, VerificationMachine, VState, count_boxes
 from ralph.checks.context import (
@@ -31,9 +32,12 @@ from ralph.checks.judge import Judge
 from ralph.checks.registry import METHODS
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.process.launcher import PLAIN, Launcher
-from ralph.specs.checkconfig import ExternalConfig, StringMatchConfig
+from ralph.specs.checkconfig import StringMatchConfig, command_check
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
 from ralph.store import reader
+
+if TYPE_CHECKING:
+    from ralph.store.config import RalphConfig
 
 
 def run_gate(
@@ -57,6 +61,7 @@ def run_gate(
     start: Path | None = None,
     rooms: RoomMaker | None = None,
     launcher: Launcher = PLAIN,
+    project: RalphConfig | None = None,
 ) -> GateResult:
     """Run every check of `spec_path` (read from disk unless `spec_text` is given). `cancel`
     set (`ralph cancel --now`) stops the running checks: the verdict is then void. Commands
@@ -92,6 +97,7 @@ def run_gate(
         start=start,
         rooms=rooms,
         launcher=launcher,
+        project=project,
     )
     return _GateRun(gi, on_result).run()
 
@@ -101,10 +107,8 @@ def gate_items(meta: SpecMeta, mode: str) -> list[CheckItem]:
     command, its `checks:`, the promise of each role that applies, then the role's own method
     (a string_match role is its promise)."""
     items: list[CheckItem] = []
-    if meta.test_command:
-        cfg = ExternalConfig(
-            command=meta.test_command, timeout=meta.test_timeout, report=meta.test_report
-        )
+    cfg = command_check(meta)
+    if cfg is not None:
         items.append(CheckItem("test_command", "external", cfg))
     items += [
         CheckItem(check_name(c, meta), c.method, c.config, c.required, c.cache) for c in meta.checks

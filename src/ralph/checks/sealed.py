@@ -29,6 +29,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph.checks.command import run_command
 from ralph.checks.persontests import person_overlay
@@ -36,10 +37,13 @@ from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
 from ralph.process.launcher import Launcher
-from ralph.specs.checkconfig import ExternalConfig
+from ralph.specs.checkconfig import ExternalConfig, command_check
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
 from ralph.store import reader
 from ralph.store import sealed as store
+
+if TYPE_CHECKING:
+    from ralph.store.config import RalphConfig
 
 SUFFIX = "sealed"  # its kind in results (it runs in room A)
 NAME = "sealed tests"
@@ -53,10 +57,12 @@ HINT_RUN = "they did not run: the test command runs none of the sealed files"
 RoomA = Callable[[Mapping[str, bytes | None] | None], tuple[Path, dict[str, str]]]
 
 
-def test_command(root: Path, spec: str, meta: SpecMeta | None = None) -> ExternalConfig | None:
+def test_command(
+    root: Path, spec: str, meta: SpecMeta | None = None, project: RalphConfig | None = None
+) -> ExternalConfig | None:
     """The command that runs `spec`'s sealed files, as the `test_command` check runs it: its
-    front matter's (with its timeout and report), else ralph.yaml's (as a person accepted
-    it); None when there is none."""
+    front matter's (with its timeout and report), else ralph.yaml's (`project`: as the run
+    read it; None: as a person accepted it); None when there is none."""
     if meta is None:
         try:
             text = reader.read_text(
@@ -66,18 +72,14 @@ def test_command(root: Path, spec: str, meta: SpecMeta | None = None) -> Externa
         except (OSError, UnicodeDecodeError, RalphError):
             meta = None
     if meta is not None and meta.test_command:
-        return ExternalConfig(
-            command=meta.test_command, timeout=meta.test_timeout, report=meta.test_report
-        )
-    from ralph.store.settings import accepted_config
+        return command_check(meta)
+    from ralph.store.settings import run_or_accepted
 
     try:
-        config = accepted_config(root)
+        config = run_or_accepted(root, project)
     except RalphError:
         return None
-    if config.test_command:
-        return ExternalConfig(command=config.test_command, timeout=config.test_timeout)
-    return None
+    return command_check(config)
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,7 @@ class SealedRoom:
     listing: Callable[[], Iterable[str]]
     config: Callable[[str], Mapping[str, bytes | None]]
     is_test: Callable[[str], bool]
+    project: RalphConfig | None = None  # the run's ralph.yaml; None: the accepted one
 
     def overlay(
         self, command: str, files: Mapping[str, bytes], paths: Iterable[str]
@@ -155,7 +158,7 @@ def run_sealed(
         files: dict[str, bytes] = store.for_spec(project, spec)
     except RalphError as exc:
         return fail(f"cannot be read: {exc.message}")
-    cfg = test_command(project, spec, meta)
+    cfg = test_command(project, spec, meta, place.project)
     if cfg is None:
         return fail("no test_command to run them with")
     paths = list(place.listing())

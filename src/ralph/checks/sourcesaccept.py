@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from ralph.checks.acceptance import Pending, Scope
 from ralph.rules.settings import visible
 from ralph.rules.state import State
-from ralph.store import pkgsources
+from ralph.store import pkgsources, settings
 
 
 class SourcesAcceptor:
@@ -26,7 +26,7 @@ class SourcesAcceptor:
         lines = [f"- {visible(line)}" for line in before.splitlines() if line not in new]
         lines += [f"+ {visible(line)}" for line in after.splitlines() if line not in old]
         summary = "package sources the tree declares, changed during a run (used once accepted)"
-        return [Pending(self.kind, None, summary, tuple(lines), pkgsources.key(after))]
+        return [Pending(self.kind, None, summary, tuple(lines), settings.key(after))]
 
     def accept(self, scope: Scope, state: State, items: Sequence[Pending]) -> State:
         for item in items:

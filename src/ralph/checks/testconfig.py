@@ -16,6 +16,7 @@ import os
 import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.errors import RalphError
@@ -29,7 +30,10 @@ from ralph.rules.testconfig import (
     recipe_commands,
 )
 from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
-from ralph.store.testbaseline import TestStore, hashes, person_edits, read
+from ralph.store.testbaseline import TestStore, hashes, observe, person_edits, read
+
+if TYPE_CHECKING:
+    from ralph.store.config import RalphConfig
 
 STORE = "testconfig"  # its folder in the private store
 # folders not looked into: the project's environments (`node_modules`, a virtualenv: a folder
@@ -46,8 +50,10 @@ class ConfigGuard:
         state_dir: Path,
         globs: Sequence[str] = DEFAULT_GLOBS,
         commands: Sequence[str] = (),
+        project: RalphConfig | None = None,  # the run's ralph.yaml; None: the accepted one
     ) -> None:
         self.root = root
+        self.project = project
         self.store = TestStore(state_dir, STORE)
         self.globs = tuple(globs)
         self.commands = tuple(commands)
@@ -80,16 +86,11 @@ class ConfigGuard:
         else:
             scripts = self.scripts()
             paths = [p for p in changed if p in known or self.is_config(p, scripts=scripts)]
-        if not paths:
-            return
-        now = {p: t for p in paths if (t := read(self.root, p)) is not None}
-        self.store.see(paths, now)
-        if may_change:
-            self.store.take(paths, now)
+        observe(self.store, self.root, paths, may_change=may_change)
 
     def scripts(self) -> set[str]:
         """The runner scripts the test commands name that are files in the tree."""
-        commands = [*self.commands, *_project_command(self.root)]
+        commands = [*self.commands, *_project_command(self.root, self.project)]
         for name in (*MAKEFILES, "package.json"):  # what `make test`, `npm test` run
             text = read(self.root, name)
             commands += recipe_commands(name, text) if text is not None else []
@@ -185,12 +186,13 @@ def diff_lines(changed: dict[str, tuple[str | None, str | None]]) -> list[str]:
     return out
 
 
-def _project_command(root: Path) -> list[str]:
-    """The project's `test_command` in ralph.yaml (as a person accepted it)."""
-    from ralph.store.settings import accepted_config
+def _project_command(root: Path, project: RalphConfig | None) -> list[str]:
+    """The project's `test_command` in ralph.yaml (as the run read it, else as a person
+    accepted it)."""
+    from ralph.store.settings import run_or_accepted
 
     try:
-        command = accepted_config(root).test_command
+        command = run_or_accepted(root, project).test_command
     except RalphError:  # the run itself says what is wrong with the settings
         return []
     return [command] if command else []

@@ -14,6 +14,7 @@ import contextlib
 import difflib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.checks.recognised import guarded_globs
@@ -26,11 +27,15 @@ from ralph.store.testbaseline import (
     TestStore,
     digest,
     hashes,
+    observe,
     person_edits,
     person_ignored,
     read,
     scan,
 )
+
+if TYPE_CHECKING:
+    from ralph.store.config import RalphConfig
 
 ACCEPT_HINT = "restore the tests, or a person accepts the change with `ralph accept`"
 SHOWN = 5  # findings named in a refusal
@@ -44,13 +49,15 @@ class TestGuard:
         globs: Sequence[str] | None = None,
         commands: Sequence[str] = (),
         lock: GitLock | None = None,
+        project: RalphConfig | None = None,  # the run's ralph.yaml; None: the accepted one
     ):
         self.root = root
+        self.project = project
         self.store = TestStore(state_dir)
         self.globs = guarded_globs(root, globs)
         self.ignored = person_ignored(root, lock)  # what the person's ignore rules leave out
         # the test configuration, recorded and taken as the tests are
-        self.config = ConfigGuard(root, state_dir, self.globs, commands)
+        self.config = ConfigGuard(root, state_dir, self.globs, commands, project)
 
     def start(self) -> tuple[list[str], bool]:
         """When a run starts: record the baseline the first time; afterwards, test files that
@@ -91,12 +98,7 @@ class TestGuard:
         else:
             seen = self.store.seen()
             paths = [p for p in changed if p in seen or is_test(p, self.globs) or p.endswith(".rs")]
-        if not paths:
-            return
-        now = {p: t for p in paths if (t := read(self.root, p)) is not None}
-        self.store.see(paths, now)
-        if may_change:
-            self.store.take(paths, now)
+        observe(self.store, self.root, paths, may_change=may_change)
 
     def findings(self, globs: Sequence[str] | None = None, *, full: bool = False) -> list[Finding]:
         """How the tests now are weaker than the baseline ([] before any baseline), for the

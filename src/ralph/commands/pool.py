@@ -17,20 +17,17 @@ if TYPE_CHECKING:
 
 
 def build_policy(settings: RunSettings, config: RalphConfig) -> PoolPolicy:
+    """ralph.yaml's `pool:` by the names the policy shares with it (a key added to both
+    reaches the policy as it is), then what the run's settings resolved (flag over
+    ralph.yaml: `rotation`, `wait_for_reset`) and `limits.pause_at`."""
+    from dataclasses import fields
+
     from ralph.rules.pool import PoolPolicy
 
-    p = config.pool
-    return PoolPolicy(
-        rotation=settings.rotation,
-        fresh_eyes=p.fresh_eyes,
-        backoff=p.backoff,
-        max_failures=p.max_failures,
-        max_wait=p.max_wait,
-        short_backoff=p.short_backoff,
-        short_retries=p.short_retries,
-        wait_for_reset=settings.wait_for_reset,
-        pause_at=config.limits.pause_at,
-    )
+    shared = {f.name for f in fields(PoolPolicy)} & set(type(config.pool).model_fields)
+    given = {name: getattr(config.pool, name) for name in shared}
+    resolved = {"rotation": settings.rotation, "wait_for_reset": settings.wait_for_reset}
+    return PoolPolicy(**{**given, **resolved, "pause_at": config.limits.pause_at})
 
 
 def build_pool(root: Path, kept: Mapping[str, Any], config: RalphConfig) -> tuple[Member, ...]:

@@ -172,6 +172,13 @@ def event_name(event: object) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
 
 
+def carried(event: Event, into: type, *left: str) -> dict[str, Any]:
+    """The event's fields that the view or report `into` (a dataclass) declares too, by name
+    (but `left`): a field added to both reaches it with nothing copied by hand."""
+    names = {f.name for f in fields(into)} - set(left)
+    return {f.name: getattr(event, f.name) for f in fields(event) if f.name in names}
+
+
 def event_fields(event: object) -> dict[str, Any]:
     """An event's fields as JSON-ready values, whatever the event type and its fields:
     events added later (check results, usage) flow through displays and reports unchanged."""

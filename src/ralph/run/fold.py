@@ -21,7 +21,7 @@ from ralph.rules.matrix import record_rotation
 from ralph.rules.refusedwhy import refusal
 from ralph.rules.state import State
 from ralph.rules.usage import record_usage
-from ralph.run.turn import Outcome, Verified
+from ralph.run.turn import Outcome
 
 
 def fold(state: State, outcome: Outcome, rule: Rule) -> tuple[State, tuple[str, ...]]:
@@ -29,7 +29,10 @@ def fold(state: State, outcome: Outcome, rule: Rule) -> tuple[State, tuple[str, 
     the run's breaker.
 
     A lane's rotation changed files in its own worktree: the other specs hear of it only
-    through its merge, so in a lane no other spec drops."""
+    through its merge, so in a lane no other spec drops. A final verification's outcome (its
+    verdict in it) folds by its own rules, `fold_verification`."""
+    if outcome.verdict is not None:
+        return fold_verification(state, outcome, rule)
     path, changed = outcome.spec, outcome.changed
     before = state
     state, downgraded = record_rotation(state, path, outcome.signal, changed, outcome.spec_hash)
@@ -57,9 +60,7 @@ def fold(state: State, outcome: Outcome, rule: Rule) -> tuple[State, tuple[str, 
     return replace(state, breaker=breaker), downgraded
 
 
-def fold_verification(
-    state: State, verified: Verified, rule: Rule
-) -> tuple[State, tuple[str, ...]]:
+def fold_verification(state: State, verified: Outcome, rule: Rule) -> tuple[State, tuple[str, ...]]:
     """The state after a final verification, and the specs it sent from 3/3 back to 2/3.
 
     Its calls count like any rotation's (the verifier's and its judges'), even when it was
@@ -70,13 +71,14 @@ def fold_verification(
         state = record_usage(state, judged.spec, judged.agent, judged.usage)
     if verified.interrupted:
         return state, ()
-    verdict = verified.verdict
+    verdict = verified.verdict  # a verification's outcome (run/trial.settle) carries it
+    assert verdict is not None, "not a final verification's outcome"
     breaker, _ = record(
         state.breaker,
         success=verdict.passed,
         now=verified.ended,
         threshold=rule.threshold,
-        reason=f"final verification {verified.attempt}: {verdict.summary}",
+        reason=f"final verification {state.final.failures + 1}: {verdict.summary}",
         subject=fv.SUBJECT,
         agents=rule.agents,
     )

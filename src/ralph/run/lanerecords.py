@@ -1,48 +1,22 @@
-"""What a lanes run's merges leave in the records (run/recorder.py hands them here): the
-worklog's lane lines, the progress log, and for a conflict, or work left in a verified lane
-that ralph cannot commit, the spec's handoff and the errors log, so the next rotation of that
-spec reads what to do."""
+"""What a lanes run's merges leave in the records besides their worklog lines (run/recorder.py
+writes those from the facts' fields and hands the rest here): the progress log, and for a
+conflict, or work left in a verified lane that ralph cannot commit, the spec's handoff and the
+errors log, so the next rotation of that spec reads what to do."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ralph.rules.spec import spec_slug
-from ralph.run.facts import LaneClosed, LaneConflict, LaneLeftOut, LaneMerged, LaneOpened
+from ralph.run.facts import LaneConflict, LaneLeftOut, LaneMerged
 from ralph.store.journal import append_error, append_note, append_progress
 from ralph.store.workspace import Workspace
 
-Log = Callable[..., None]  # the recorder's worklog line: an event's name and its fields
 
-
-def opened(log: Log, ws: Workspace, e: LaneOpened) -> None:
-    log("lane_open", spec=e.spec, branch=e.branch, worktree=e.worktree)
-
-
-def merged(log: Log, ws: Workspace, e: LaneMerged) -> None:
-    log(
-        "lane_merge",
-        spec=e.spec,
-        branch=e.branch,
-        into=e.into,
-        changed=e.changed,
-        downgraded=list(e.downgraded),
-        closes=e.closes,
-    )
+def merged(ws: Workspace, e: LaneMerged) -> None:
     what = "merged" if e.closes else "work merged (the lane goes on)"
     append_progress(ws.progress, f"{e.spec}: lane {e.branch} {what} into {e.into}")
 
 
-def conflict(log: Log, ws: Workspace, e: LaneConflict) -> None:
-    log(
-        "lane_conflict",
-        spec=e.spec,
-        branch=e.branch,
-        into=e.into,
-        files=list(e.files),
-        others=list(e.others),
-        during=e.during,
-    )
+def conflict(ws: Workspace, e: LaneConflict) -> None:
     what = (
         f"ralph could not merge this spec's lane ({e.branch}) into {e.into}"
         if e.during == "merge"
@@ -58,8 +32,7 @@ def conflict(log: Log, ws: Workspace, e: LaneConflict) -> None:
     append_error(ws.errors_log, f"{e.spec}: merge conflict in {', '.join(e.files)}")
 
 
-def left_out(log: Log, ws: Workspace, e: LaneLeftOut) -> None:
-    log("lane_left_out", spec=e.spec, branch=e.branch, into=e.into, uncommitted=list(e.uncommitted))
+def left_out(ws: Workspace, e: LaneLeftOut) -> None:
     if not e.uncommitted:  # commits not merged: ralph merges them when the spec is verified
         return
     files = ", ".join(e.uncommitted)
@@ -71,7 +44,3 @@ def left_out(log: Log, ws: Workspace, e: LaneLeftOut) -> None:
         "remove it (`git merge --abort`, or restore the files), and check this spec again.",
     )
     append_error(ws.errors_log, f"{e.spec}: work left uncommitted in its lane: {files}")
-
-
-def closed(log: Log, ws: Workspace, e: LaneClosed) -> None:
-    log("lane_close", spec=e.spec, branch=e.branch, removed=e.removed, reason=e.reason)

@@ -122,7 +122,6 @@ class LaneRun(SpecRun):
                         self.state, code, _ = self.verification.complete(
                             self.state, self.pool, specs, before
                         )
-                    self.save()
                     if code is not None:
                         if code == ExitCode.OK:
                             self.integration.finish()
@@ -159,7 +158,6 @@ class LaneRun(SpecRun):
         if state == self.state:
             return True
         self.state = state
-        self.save()
         self.tree.save(self.tree.take(), hidden_spec_hashes(self.shared.opts.root))
         return False
 
@@ -171,7 +169,6 @@ class LaneRun(SpecRun):
         if asked is None:
             return False
         self.state, stop = asked
-        self.save()
         if stop is not None:
             self.stopping = (ExitCode[stop.code], stop.reason)
         return True
@@ -188,10 +185,7 @@ class LaneRun(SpecRun):
         return (ExitCode.MAX_ITERATIONS, reason) if reason is not None else None
 
     def _end(self, code: ExitCode, reason: str) -> int:
-        state = self.integration.unverified(self.state)  # 3/3 only with its work merged
-        if state != self.state:
-            self.state = state
-            self.save()
+        self.state = self.integration.unverified(self.state)  # 3/3 only with its work merged
         self.integration.retire()
         for where in self.integration.where():
             self.shared.emit(Notice("warning", f"lane kept (its spec not verified): {where}"))
@@ -247,7 +241,6 @@ class LaneRun(SpecRun):
             self.state, stop = self.circuit.admit(self.state)  # the run's (a verification's)
             if stop is None:  # its lane's own: once its cooldown is over, one trial
                 self.state, stop = self.circuit.admit(self.state, spec.path)
-            self.save()
             if stop is not None:  # the run ends once the running lanes have
                 self.stopping = (ExitCode[stop.code], stop.reason)
                 return None
@@ -307,14 +300,12 @@ class LaneRun(SpecRun):
                 continue
             # a lane its breaker opened pauses (heard said so); a stuck spec is a person's call
             self.state, stop = self.convergence.escalate_if_stuck(self.state, path)
-            self.save()
             if stop is not None:
                 self.stopping = (ExitCode[stop.code], stop.reason)
                 continue
             if self.integration.unresolved(path):
                 if self.state != (held := hold(self.state, path)):
                     self.state = held
-                    self.save()
                     branch = self.integration.branch
                     run.emit(
                         Notice("warning", f"{path}: no DONE counts until its lane merges {branch}")

@@ -101,6 +101,7 @@ def lane_parts(run: Shared, work: LaneTurn) -> LaneParts:
         run.ws,
         changed=tree.changed,
         test_globs=run.opts.test_globs,
+        project=run.opts.config,
         launcher=run.opts.launcher,
         lock=run.git,
     )

@@ -1,37 +1,44 @@
-"""What a rotation leaves on disk besides the state, once its scheduler has folded it and
-saved the state: `record` (its log closed and its record), then `keep` (what the gate keeps
-of the tests, the tree the next rotation starts from, the events).
+"""The one commit step of every rotation, a spec's, a lane's and the final verification's
+(`commit`: the pure fold, the state saved, then `write`: the record, what the gate keeps of
+the tests, the tree the next rotation starts from, the events). The writes go to the `Books`
+handed over (run/trial.py writes a verification's to the same): never back into the rotation.
 
 The order is the one a `kill -9` needs (docs/explanation/worklog.md): the state is the truth
 and comes first, the record of a rotation derived from it after (a run that takes over from a
 kill between the two records the state's counters: run/takeover.py), the snapshot last. The
-scheduler holds interrupts from the tree taken (Rotation.settle) to the end of `keep`."""
+scheduler holds interrupts from the tree taken (Rotation.settle) to the end of `write`."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.agents.result import AgentResult
 from ralph.rules.budget import LatencyBudget
+from ralph.rules.spec import Spec
 from ralph.rules.state import State, Tally
 from ralph.run.events import Event, Notice, RotationEnded, matrix_rows
 from ralph.run.facts import AnswerDelivered, BudgetSpent, Fact, RotationRecorded
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
-from ralph.run.rotation import Rotation
-from ralph.run.tree import Taken
+from ralph.run.tree import Taken, Tree
 from ralph.run.turn import Attempt, Outcome
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Snapshot
 from ralph.store.state import save_state
+from ralph.store.workspace import Workspace
+
+Fold = Callable[[State, Outcome], tuple[State, tuple[str, ...]]]  # run/fold.fold, its rule given
+Write = Callable[[State, tuple[str, ...]], Snapshot]
+KeepTests = Callable[[Spec, Sequence[str], State], None]  # the gate's, once the state is saved
 
 
 class StateFile:
-    """The one place a run writes state.json (its scheduler's, lent to the final verification):
-    after each fold, and after each part that returned a new state; never the same state
-    twice in a row."""
+    """The one place a run writes state.json (its scheduler's, lent to the final verification
+    and the merger): as the scheduler's state is set (`SpecRun.state`) and in the commit step;
+    never the same state twice in a row."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -46,33 +53,66 @@ class StateFile:
             self.saved = state
 
 
-def kept(taken: Taken, log: RotationLog) -> Snapshot:
-    """Once the outcome is saved: a failed snapshot is raised now."""
+@dataclass(frozen=True)
+class Books:
+    """Where a rotation's writes go: the run's workspace, the sink its events take (a lane's
+    name the lane), the tree the next rotation starts from, and its place's run.json news."""
+
+    ws: Workspace
+    emit: Callable[[Event | Fact], None]
+    tree: Tree
+    note: Callable[..., None]
+
+
+def commit(
+    state: State,
+    outcome: Outcome,
+    fold: Fold,
+    save: Callable[[State], None],
+    budget: LatencyBudget,
+    write: Write,
+) -> tuple[State, Snapshot]:
+    """One step for every rotation, in the order a kill -9 needs: the pure fold, the state
+    saved (the truth), then what the outcome leaves (`write`: its record, the tree, the
+    events). The caller holds interrupts. The new state and the tree the next rotation
+    starts from."""
+    with budget.operation("bookkeeping"):
+        state, dropped = fold(state, outcome)
+    with budget.operation("state_save"):
+        save(state)
+    return state, write(state, dropped)
+
+
+def ended(
+    books: Books, taken: Taken, log: RotationLog, budget: LatencyBudget, end: RotationEnded
+) -> Snapshot:
+    """The end every rotation's write shares, a spec's and a verification's: the tree the next
+    rotation starts from (a failed snapshot is raised now, its log closed), the agent's whole
+    process tree gone, what ralph's own work cost, then the rotation's end; that tree."""
     if taken.failure is not None:
         log.close(f"# ralph could not take a snapshot: {taken.failure.message}")
         raise taken.failure
     assert taken.after is not None
+    with budget.operation("snapshot_save"):
+        books.tree.save(taken.after, taken.hidden)
+        books.note(agent_pid=None)
+    budget_spent(books.emit, end.iteration, budget)
+    books.emit(end)
     return taken.after
 
 
-def keep_tree(rotation: Rotation, after: Snapshot, taken: Taken) -> None:
-    """The tree the next rotation starts from; the agent's whole process tree is gone."""
-    rotation.tree.save(after, taken.hidden)
-    rotation.place.note(agent_pid=None)
-
-
 def record(
-    rotation: Rotation,
+    books: Books,
     attempt: Attempt,
     outcome: Outcome,
     state: State,
     downgraded: tuple[str, ...],
 ) -> None:
     """After the state that counts it: the rotation's log closed and its record. A rotation
-    whose snapshot failed gets neither yet: the failure is raised (`keep`)."""
+    whose snapshot failed gets neither yet: the failure is raised (`write`)."""
     if outcome.taken.failure is not None:
         return
-    run, ws, turn, result = rotation.run, rotation.run.ws, attempt.turn, outcome.result
+    ws, emit, turn, result = books.ws, books.emit, attempt.turn, outcome.result
     budget, log, changes = attempt.budget, attempt.log, outcome.changes
     tick = time.perf_counter()
     signal_, note = outcome.signal, outcome.note
@@ -84,10 +124,10 @@ def record(
         if turn.answer is not None:
             # delivered: a later rotation must not get the same answer again
             moved = archive_answered(ws)
-            run.emit(AnswerDelivered(ws.rel(moved)))
+            emit(AnswerDelivered(ws.rel(moved)))
         paths = changes.paths[:50] if budget.optional("changed_paths") else ()
         own = outcome.own + time.perf_counter() - tick
-        run.emit(
+        emit(
             RotationRecorded(
                 iteration=turn.iteration,
                 spec=turn.spec.path,
@@ -111,23 +151,26 @@ def record(
         )
 
 
-def keep(
-    rotation: Rotation,
+def write(
+    books: Books,
     attempt: Attempt,
     outcome: Outcome,
     state: State,
     downgraded: tuple[str, ...],
+    keep: KeepTests,
 ) -> Snapshot:
-    """Once the state is saved: what the gate keeps of the tests, the tree the next rotation
-    starts from (a failed snapshot is raised now), then the events; that tree."""
+    """Once the state is saved (`commit`'s `write`): the rotation's record, what the gate
+    keeps of the tests, the tree the next rotation starts from (a failed snapshot is raised
+    now), then the events; that tree."""
+    record(books, attempt, outcome, state, downgraded)
     turn, budget, taken = attempt.turn, attempt.budget, outcome.taken
     with budget.operation("bookkeeping"):  # the tests' baseline: after the state (kill -9)
-        rotation.gate.keep_tests(turn.spec, taken.changes.paths, state)
-    after = kept(taken, attempt.log)
-    with budget.operation("snapshot_save"):
-        keep_tree(rotation, after, taken)
-    budget_spent(rotation.run.emit, turn.iteration, budget)
-    rotation.emit(
+        keep(turn.spec, taken.changes.paths, state)
+    return ended(
+        books,
+        taken,
+        attempt.log,
+        budget,
         RotationEnded(
             agent=turn.agent.name,
             spec=turn.spec.path,
@@ -144,9 +187,8 @@ def keep(
             matrix=matrix_rows(state),
             usage=rotation_tally(outcome.result),
             checks=round(attempt.checks_s, 3) if attempt.checks_s else None,
-        )
+        ),
     )
-    return after
 
 
 def _done_count(state: State, path: str) -> int:

@@ -50,8 +50,8 @@ class SpecRun:
     def __init__(self, run: Shared, state: State) -> None:
         self.shared = run
         # The scheduler's own values: only its thread reads or writes them.
-        self.state = state
         self.statefile = ledger.StateFile(run.ws.state_file)  # the one writer of state.json
+        self._state = state  # as loaded: saved once it changes
         self.pool = Pool.of(list(run.members))
         self.member: Member = run.opts.pool[0]  # the agent of the current (or next) rotation
         self.mode: Mode = "IMPLEMENT"  # of the current (or last) rotation
@@ -69,6 +69,7 @@ class SpecRun:
             ws,
             changed=self.tree.changed,
             test_globs=opts.test_globs,
+            project=opts.config,
             launcher=opts.launcher,
             lock=run.git,
         )
@@ -85,10 +86,16 @@ class SpecRun:
     def end(self, code: ExitCode, reason: str) -> int:
         return self.shared.end(self.state, code, reason)
 
-    def save(self) -> None:
-        """state.json gets the scheduler's state (run/ledger.StateFile): after each fold, and
-        each part that returned a new state."""
-        self.statefile.save(self.state)
+    @property
+    def state(self) -> State:
+        return self._state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        """The one place the scheduler's state is saved: as it changes, whoever returned it (a
+        fold, the breaker, the merger); StateFile writes a state only when it differs."""
+        self._state = state
+        self.statefile.save(state)
 
     def discover(self, templates: list[str] | None = None) -> list[Spec]:
         """The specs as the run works on them (SpecError when every spec was removed)."""
@@ -125,7 +132,6 @@ class SpecRun:
         state, held = take_person_specs(state, opts.root, moved)
         # this run's budget of rotations, recorded: `Shared.budget` reads it from here
         self.state = replace(state, max_iteration=opts.settings.max_iterations)
-        self.save()
         self.tree.save(before, self.tree.hidden)
         edited, taken = self.gate.start_tests(specs)  # the tests a person left: the baseline
         budget = run.budget(self.state)
@@ -140,7 +146,6 @@ class SpecRun:
             cancel=run.cancel.now,  # `ralph cancel --now` stops it too
             notify=lambda line: run.emit(Notice("info", line)),
         )
-        self.save()
         for notice in opening.tests_notices(edited, taken, self.gate.place.notes):
             run.emit(notice)
         if len(run.members) > 1:
@@ -174,7 +179,6 @@ class SpecRun:
                 self.state, code, before = self.verification.complete(
                     self.state, self.pool, specs, before
                 )
-                self.save()
                 if code is not None:
                     return code
                 current, switch, new = None, False, ()  # the failed verification's findings
@@ -200,7 +204,6 @@ class SpecRun:
                 # raises: with no agent left, there is nothing to ask
                 self.seats.exhausted(self.state, choice)
             self.state, admitted = self.circuit.admit(self.state)
-            self.save()
             if admitted is not None:
                 return self.end(ExitCode[admitted.code], admitted.reason)
             self.use(choice)
@@ -264,7 +267,6 @@ class SpecRun:
             self.state, stop = self.circuit.escalate_if_opened(breaker, self.state, self.pool)
         if stop is None:
             self.state, stop = self.convergence.escalate_if_stuck(self.state, path)
-        self.save()
         return stop
 
     def turn(self, spec: Spec, tick: float, stop: threading.Event) -> Turn:
@@ -279,7 +281,6 @@ class SpecRun:
         if stop is run.cancel.now:  # the project's own tree: its current spec
             state = replace(state, current_spec=spec.path)
         self.state = state
-        self.save()
         answer, self.answer = self.answer, None  # delivered with this rotation's prompt
         return Turn(
             *(spec, mode, self.member.agent, self.reviewer(), state.last_rotation, state),
@@ -288,16 +289,15 @@ class SpecRun:
         )
 
     def commit(self, rotation: Rotation, attempt: Attempt, outcome: Outcome) -> Snapshot:
-        """A rotation's outcome joins the run's state (the pure fold, the breaker's move
-        included) and is written in one step, in the order a kill -9 needs: the state (the
-        truth), its record, the tree (run/ledger.py, run/takeover.py). The caller holds
-        interrupts. The tree the next rotation starts from."""
-        with attempt.budget.operation("bookkeeping"):
-            self.state, downgraded = fold(self.state, outcome, self.circuit.rule)
-        with attempt.budget.operation("state_save"):
-            self.save()
-        ledger.record(rotation, attempt, outcome, self.state, downgraded)
-        return ledger.keep(rotation, attempt, outcome, self.state, downgraded)
+        """The outcome joins the run's state by the one commit step (run/ledger.commit); the
+        caller holds interrupts. The tree the next rotation starts from."""
+        write = partial(
+            ledger.write, rotation.books, attempt, outcome, keep=rotation.gate.keep_tests
+        )
+        fold_ = partial(fold, rule=self.circuit.rule)
+        save, budget = self.statefile.save, attempt.budget
+        self.state, after = ledger.commit(self.state, outcome, fold_, save, budget, write)
+        return after
 
     def _unblocked(self, specs: list[Spec]) -> list[Spec]:
         """The specs that may run: those at an iteration cap of their front matter are
@@ -310,7 +310,6 @@ class SpecRun:
         if marked != self.state:
             before = {s.path: s.blocked for s in self.state.specs}
             self.state = marked
-            self.save()
             for path, reason in blocked.items():
                 if before.get(path) != reason:  # newly stopped: say so once
                     run.emit(Notice("warning", f"{path} stopped: {reason}"))

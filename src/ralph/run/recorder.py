@@ -4,6 +4,7 @@ handoff notes, each from the run's events and facts. Nothing else in the run wri
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,31 @@ from ralph.store.workspace import Workspace
 
 OUTCOMES = {"accept": "user_accepted", "abort": "aborted", "continue": "bypassed"}
 
+# The worklog line of each fact whose line is the fact itself: its name, the fields it leads
+# with, then every field of the fact in its order (one schema, the dataclass's: a field added
+# to the fact is in its line). The other facts' lines are written by their handlers.
+LINES: dict[type, tuple[str, dict[str, object]]] = {
+    SpecBlocked: ("spec_blocked", {}),
+    AnswerDelivered: ("answer_delivered", {}),
+    QuestionAsked: ("question", {}),
+    ClaimMoved: ("claim_transition", {}),
+    GateDecided: ("done_gate", {}),
+    VerificationStarted: ("verification", {"transition": "started"}),
+    VerificationAnswered: ("verification", {"transition": "answered"}),
+    RunArchived: ("archived", {}),
+    Reconciled: ("reconciled", {}),
+    LaneOpened: ("lane_open", {}),
+    LaneMerged: ("lane_merge", {}),
+    LaneConflict: ("lane_conflict", {}),
+    LaneLeftOut: ("lane_left_out", {}),
+    LaneClosed: ("lane_close", {}),
+}
+
+
+def fields_of(fact: object) -> dict[str, object]:
+    """A fact's fields as they are, in their order (tuples are written as JSON lists)."""
+    return {f.name: getattr(fact, f.name) for f in fields(fact)}  # type: ignore[arg-type]
+
 
 class Recorder:
     def __init__(
@@ -87,31 +113,22 @@ class Recorder:
             RunEnded: self._run_ended,
             RotationStarted: self._rotation_started,
             WaitStarted: self._wait_started,
-            SpecBlocked: self._spec_blocked,
             GateBypassed: self._gate_bypassed,
-            AnswerDelivered: self._answer_delivered,
             RotationRecorded: self._rotation_recorded,
             BudgetSpent: self._budget_spent,
             BreakerChanged: self._breaker_changed,
             Escalated: self._escalated,
-            QuestionAsked: self._question_asked,
             CheckRan: self._check_ran,
-            ClaimMoved: self._claim_moved,
             GateDecided: self._gate_decided,
             DoneRefused: self._done_refused,
             JudgeSpent: lambda e: _judge_spent(self, e),
             BarMeasured: lambda e: self.log("bar", command=e.command, seconds=round(e.seconds, 3)),
             LimitsSeen: lambda e: _limits_seen(self, e),
-            VerificationStarted: self._verification_started,
             VerificationAnswered: self._verification_answered,
             VerificationEnded: self._verification_ended,
-            RunArchived: lambda e: self.log("archived", folder=e.folder),
-            Reconciled: lambda e: self.log("reconciled", counts=e.counts, told=e.told),
-            LaneOpened: lambda e: lanerecords.opened(self.log, self.ws, e),
-            LaneMerged: lambda e: lanerecords.merged(self.log, self.ws, e),
-            LaneConflict: lambda e: lanerecords.conflict(self.log, self.ws, e),
-            LaneLeftOut: lambda e: lanerecords.left_out(self.log, self.ws, e),
-            LaneClosed: lambda e: lanerecords.closed(self.log, self.ws, e),
+            LaneMerged: lambda e: lanerecords.merged(self.ws, e),
+            LaneConflict: lambda e: lanerecords.conflict(self.ws, e),
+            LaneLeftOut: lambda e: lanerecords.left_out(self.ws, e),
         }
 
     def log(self, event: str, **fields: object) -> None:
@@ -127,6 +144,10 @@ class Recorder:
         handler = self._handlers.get(type(event))
         if handler is not None:  # events with nothing to record (agent output, notices...)
             handler(event)
+        line = LINES.get(type(event))
+        if line is not None:  # after what else it does (notes dropped, files redacted)
+            name, leading = line
+            self.log(name, **leading, **fields_of(event))
 
     def _run_started(self, e: RunStarted) -> None:
         self.log(
@@ -167,14 +188,8 @@ class Recorder:
     def _wait_started(self, e: WaitStarted) -> None:
         self.log("wait", until=round(e.until, 3), reason=e.reason)
 
-    def _spec_blocked(self, e: SpecBlocked) -> None:
-        self.log("spec_blocked", spec=e.spec, reason=e.reason)
-
     def _gate_bypassed(self, e: GateBypassed) -> None:
         self.log("gate_bypassed", iteration=e.iteration, spec=e.spec, risk=True)
-
-    def _answer_delivered(self, e: AnswerDelivered) -> None:
-        self.log("answer_delivered", archived=e.archived)
 
     def _rotation_recorded(self, e: RotationRecorded) -> None:
         ws = self.ws
@@ -255,34 +270,13 @@ class Recorder:
         if e.choice == "continue" and e.kind == "breaker":
             append_error(self.ws.errors_log, f"risk: {e.subject} goes on without verification")
 
-    def _question_asked(self, e: QuestionAsked) -> None:
-        self.log("question", spec=e.spec)
-
     def _check_ran(self, e: CheckRan) -> None:
         self.log("check", iteration=e.iteration, spec=e.spec, **e.outcome)
-
-    def _claim_moved(self, e: ClaimMoved) -> None:
-        self.log(
-            "claim_transition",
-            iteration=e.iteration,
-            spec=e.spec,
-            from_state=e.from_state,
-            to_state=e.to_state,
-        )
 
     def _gate_decided(self, e: GateDecided) -> None:
         if e.passed and not e.interrupted:  # the refusals are answered: stop repeating them
             slug = spec_slug(e.spec)
             drop_refusal_notes(self.ws.handoff(slug), self.ws.history / slug / "refused.md")
-        self.log(
-            "done_gate",
-            iteration=e.iteration,
-            spec=e.spec,
-            passed=e.passed,
-            interrupted=e.interrupted,
-            reasons=list(e.reasons),
-            warnings=list(e.warnings),
-        )
 
     def _done_refused(self, e: DoneRefused) -> None:
         append_note(
@@ -292,25 +286,8 @@ class Recorder:
             + f"\n\n{REFUSAL_END}",
         )
 
-    def _verification_started(self, e: VerificationStarted) -> None:
-        self.log(
-            "verification",
-            transition="started",
-            attempt=e.attempt,
-            iteration=e.iteration,
-            agent=e.agent,
-        )
-
     def _verification_answered(self, e: VerificationAnswered) -> None:
         self._redact_agent_files(self.ws.handoff(VERIFICATION_SLUG))  # the verifier's report
-        self.log(
-            "verification",
-            transition="answered",
-            attempt=e.attempt,
-            iteration=e.iteration,
-            tag=e.tag,
-            failure=e.failure,
-        )
 
     def _verification_ended(self, e: VerificationEnded) -> None:
         ws = self.ws

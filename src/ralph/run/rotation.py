@@ -37,6 +37,7 @@ from ralph.run.events import (
     matrix_rows,
 )
 from ralph.run.facts import Fact, GateBypassed
+from ralph.run.ledger import Books
 from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
 from ralph.specs.discovery import spec_file_hash
@@ -58,6 +59,11 @@ class Rotation:
         self.place = place
         self.tree = tree
         self.gate = gate(self.emit)  # built complete: its records are the rotation's events
+
+    @property
+    def books(self) -> Books:
+        """Where its outcome is written once folded (run/ledger.py): values, not the rotation."""
+        return Books(self.run.ws, self.emit, self.tree, self.place.note)
 
     def emit(self, event: Event | Fact) -> None:
         """The run's one sink; a lane's events name the lane, its output lines the spec."""
@@ -277,7 +283,7 @@ def _bypassed(state: State, path: str) -> bool:
 
 def write_prompt(rotation: Rotation, turn: Turn, done_count: int, handoff: Path) -> str:
     """The agent's prompt, also written to the place's prompt file for whoever looks."""
-    run, ws, answer, spec = rotation.run, rotation.run.ws, turn.answer, turn.spec
+    ws, answer, spec = rotation.run.ws, turn.answer, turn.spec
     prompt = build_prompt(
         PromptInput(
             spec_path=spec.path,
@@ -299,8 +305,14 @@ def write_prompt(rotation: Rotation, turn: Turn, done_count: int, handoff: Path)
             checks_text=rotation.gate.prompt_section(spec, turn.mode),
         )
     )
-    # It quotes files the agent wrote (handoff): no secret, no escape sequence in it.
-    prompt = clean_text(run.redactor.text(prompt))
+    return posted(rotation, prompt)
+
+
+def posted(rotation: Rotation, prompt: str) -> str:
+    """A prompt as the agent gets it, a spec's or a verifier's: it quotes files the agent wrote
+    (handoff), so no secret and no escape sequence stay in it; written to the place's prompt
+    file for whoever looks."""
+    prompt = clean_text(rotation.run.redactor.text(prompt))
     make_dirs(rotation.place.prompt_file.parent)
     write_text_new(rotation.place.prompt_file, prompt)
     return prompt

@@ -1,7 +1,7 @@
 """A final verification as a rotation in two parts, like a spec's (run/rotation.py): `attempt`
 (the prompt, the verifier, ralph's own checks: what a Ctrl-C may stop) and `settle` (the tree
 taken after it, the verdict as values). Its scheduler folds the outcome (fold_verification in
-run/fold.py) and writes it in one step, in the rotation's order: `record`, the state, `keep`."""
+run/fold.py) and writes it in the one commit step (run/ledger.commit): the state, `write`."""
 
 from __future__ import annotations
 
@@ -13,18 +13,22 @@ from ralph.checks.records import CheckRan, JudgeSpent
 from ralph.checks.result import CheckResult
 from ralph.rules import verification as fv
 from ralph.rules.budget import LatencyBudget
-from ralph.rules.printable import clean_text
 from ralph.rules.prompt import VerifyInput, build_verification_prompt
 from ralph.rules.signals import parse_signal
 from ralph.rules.spec import Spec
 from ralph.rules.state import State
 from ralph.run.events import RotationEnded, matrix_rows
 from ralph.run.facts import VerificationAnswered, VerificationEnded, VerificationStarted
-from ralph.run.ledger import budget_spent, keep_tree, kept, rotation_tally, usage_fields
-from ralph.run.rotation import Rotation
-from ralph.run.turn import Trial, Verified
-from ralph.specs.checkconfig import ExternalConfig
-from ralph.store.files import read_text, write_text_new
+from ralph.run.ledger import (
+    Books,
+    ended,
+    rotation_tally,
+    usage_fields,
+)
+from ralph.run.rotation import Rotation, posted
+from ralph.run.turn import Outcome, Trial
+from ralph.specs.checkconfig import command_check
+from ralph.store.files import read_text
 from ralph.store.journal import recent_errors, stamp
 from ralph.store.rotationlog import RotationLog
 from ralph.store.snapshot import Snapshot
@@ -62,9 +66,7 @@ def attempt(
             recent_errors=recent_errors(ws.errors_log),
         )
     )
-    # It quotes files the agent wrote (handoff): no secret, no escape sequence in it.
-    prompt = clean_text(run.redactor.text(prompt))
-    write_text_new(ws.prompt_file, prompt)
+    prompt = posted(rotation, prompt)
     started = time.time()
     log = RotationLog(
         ws.history_log(fv.SLUG, iteration),
@@ -102,6 +104,8 @@ def attempt(
         budget=budget,
         started=started,
         checks_s=time.perf_counter() - checked,
+        first=run.first,
+        allowed=run.budget(state),
     )
 
 
@@ -111,11 +115,11 @@ def own_checks(
     """The project's test command and every spec's checks (the DONE gate's runner, on the
     tree as it is now): the failures, whether Ctrl-C stopped them, what their judges spent."""
     run, gate, failed = rotation.run, rotation.gate, list[str]()
-    command = run.opts.config.test_command
-    if command:
-        config = ExternalConfig(command=command, timeout=run.opts.config.test_timeout)
+    config = command_check(run.opts.config)
+    if config is not None:
+        command = config.command
         # in the clean room, as every check that decides (checks/place.py)
-        where, env = gate.check_place()
+        where, env = gate.place.here()
         ran = run_command(
             config,
             where,
@@ -151,38 +155,46 @@ def own_checks(
     return tuple(failed), False, judged
 
 
-def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Verified:
-    """The trial as the outcome its scheduler folds: the tree taken after it and ralph's
-    verdict. The caller holds interrupts from here until the outcome is written. A failed
-    snapshot counts as a change (the verification fails) and is raised once it is saved."""
+def settle(rotation: Rotation, trial: Trial, before: Snapshot) -> Outcome:
+    """The trial as the outcome its scheduler folds, a rotation's of "(all specs)" in VERIFY:
+    the tree taken after it and ralph's verdict. The caller holds interrupts from here until
+    the outcome is written. A failed snapshot counts as a change (the verification fails)
+    and is raised once it is saved."""
     with trial.budget.operation("snapshot"):
         taken = rotation.tree.after(before)
     failure = "interrupted" if trial.interrupted else trial.result.failure
     verdict = fv.judge(trial.tag, failure, taken.changes.paths, trial.failed_checks)
-    return Verified(
+    return Outcome(
+        spec=ALL_SPECS,
+        mode="VERIFY",
         agent=trial.agent,
-        attempt=trial.attempt,
-        result=trial.result,
-        judged=trial.judged,
+        iteration=trial.iteration,
+        signal="VERIFY_PASS" if verdict.passed else "VERIFY_FAIL",
+        note=None if verdict.passed else verdict.summary,
         interrupted=trial.interrupted,
-        verdict=verdict,
+        result=trial.result,
         taken=taken,
-        seconds=time.time() - trial.started,
+        spec_hash=None,
+        front=None,
+        lane=None,
         ended=rotation.run.clock(),
+        judged=trial.judged,
+        seconds=time.time() - trial.started,
+        verdict=verdict,
     )
 
 
 def record(
-    rotation: Rotation,
+    books: Books,
     trial: Trial,
-    verified: Verified,
+    verified: Outcome,
     state: State,
     dropped: tuple[str, ...],
 ) -> None:
     """After the state that counts it (run/ledger.py): the verification's log closed and its
     record; nothing yet when its snapshot failed."""
-    run, ws, budget, log = rotation.run, rotation.run.ws, trial.budget, trial.log
-    taken, verdict, result = verified.taken, verified.verdict, verified.result
+    ws, budget, log = books.ws, trial.budget, trial.log
+    taken, verdict, result = verified.taken, verdict_of(verified), verified.result
     if taken.failure is not None:
         return
     changes = len(taken.changes)
@@ -191,7 +203,7 @@ def record(
             f"# ended: verdict={'PASS' if verdict.passed else 'FAIL'} "
             f"files_changed={changes} elapsed={verified.seconds:.1f}s"
         )
-        run.emit(
+        books.emit(
             VerificationEnded(
                 attempt=trial.attempt,
                 iteration=trial.iteration,
@@ -212,40 +224,47 @@ def record(
         )
 
 
-def keep(
-    rotation: Rotation,
+def write(
+    books: Books,
     trial: Trial,
-    verified: Verified,
+    verified: Outcome,
     state: State,
     dropped: tuple[str, ...],
 ) -> Snapshot:
-    """Once the state is saved: the tree the next rotation starts from (a failed snapshot is
-    raised now), then the events; that tree."""
-    run, budget, taken, verdict = rotation.run, trial.budget, verified.taken, verified.verdict
-    after = kept(taken, trial.log)
-    with budget.operation("snapshot_save"):
-        keep_tree(rotation, after, taken)
-    budget_spent(run.emit, trial.iteration, budget)
-    run.emit(
+    """Once the state is saved (run/ledger.commit's `write`): the verification's record, the
+    tree the next rotation starts from (a failed snapshot is raised now), then the events;
+    that tree."""
+    record(books, trial, verified, state, dropped)
+    taken, passed = verified.taken, verdict_of(verified).passed
+    return ended(
+        books,
+        taken,
+        trial.log,
+        trial.budget,
         RotationEnded(
-            trial.agent,
-            ALL_SPECS,
-            "VERIFY",
-            trial.iteration,
-            run.run_iteration(state),
-            run.budget(state),
-            "VERIFY_PASS" if verdict.passed else "VERIFY_FAIL",
+            verified.agent,
+            verified.spec,
+            verified.mode,
+            verified.iteration,
+            verified.iteration - trial.first,
+            trial.allowed,
+            verified.signal,
             len(taken.changes),
-            3 if verdict.passed else 2,
+            3 if passed else 2,
             round(verified.seconds, 3),
-            None if verdict.passed else verdict.summary,
+            verified.note,
             dropped,
             matrix_rows(state),
             rotation_tally(verified.result),  # its usage counts on the panel like any rotation's
             checks=round(trial.checks_s, 3) if trial.checks_s else None,
-        )
+        ),
     )
-    return after
+
+
+def verdict_of(outcome: Outcome) -> fv.Verdict:
+    """Ralph's verdict on a final verification (its outcome always carries one)."""
+    assert outcome.verdict is not None, "not a final verification's outcome"
+    return outcome.verdict
 
 
 def check_line(name: str, command: str, result: CheckResult) -> str:

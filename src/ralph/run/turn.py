@@ -1,6 +1,6 @@
 """What one rotation is asked (`Turn`), where it works (`Place`), what its interruptible part
-leaves (`Attempt`) and what it returns to the scheduler that called it (`Outcome`); the same
-for a final verification (`Trial`, `Verified`): plain values, passed and returned."""
+leaves (`Attempt`; a final verification's: `Trial`) and what it returns to the scheduler that
+called it (`Outcome`, a final verification's too): plain values, passed and returned."""
 
 from __future__ import annotations
 
@@ -104,6 +104,9 @@ class Outcome:
     best: bool = False  # ...and they hold the best run (they did not fall behind)
     own: float = 0.0  # seconds of ralph's own work so far (its latency budget)
     seconds: float = 0.0  # from the agent's start to the tree taken after it
+    # a final verification's (spec "(all specs)", mode VERIFY): ralph's verdict on the
+    # verifier's answer, its changes and ralph's own checks; None: a spec's rotation
+    verdict: fv.Verdict | None = None
 
     @property
     def changes(self) -> Changes:
@@ -133,19 +136,5 @@ class Trial:
     budget: LatencyBudget
     started: float  # time.time() when the verifier was started
     checks_s: float  # seconds ralph's own checks took
-
-
-@dataclass(frozen=True)
-class Verified:
-    """What a final verification returns for its scheduler to fold (fold_verification in
-    run/fold.py): values only."""
-
-    agent: str  # the verifier's name
-    attempt: int
-    result: AgentResult
-    judged: tuple[JudgeSpent, ...]
-    interrupted: bool
-    verdict: fv.Verdict  # ralph's verdict: the verifier's answer, its changes, the checks
-    taken: Taken  # the tree after it
-    ended: float  # the run's clock (Shared.clock) as it was settled: the breaker's
-    seconds: float = 0.0  # from the verifier's start to the tree taken after it
+    first: int  # the last rotation number before this run: its place in the run's budget
+    allowed: int  # this run's rotations allowed (Shared.budget)

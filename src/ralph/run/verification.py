@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 from ralph.agents.command import CommandAgent
 from ralph.errors import ExitCode
@@ -13,12 +14,12 @@ from ralph.rules.pool import Pool
 from ralph.rules.spec import Spec
 from ralph.rules.state import State, number_next
 from ralph.rules.words import plural
-from ralph.run import trial
+from ralph.run import ledger, trial
 from ralph.run.circuit import Circuit
 from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.facts import RunArchived
-from ralph.run.fold import fold_verification
+from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.ledger import StateFile
 from ralph.run.rotation import Rotation
@@ -134,12 +135,9 @@ class Verification:
         state = replace(number_next(state), current_spec=None)
         self.statefile.save(state)
         tried = trial.attempt(self.rotation, state, specs, verifier, self.reviewer("JUDGE"))
+        fold_, save = partial(fold, rule=self.circuit.rule), self.statefile.save
         with deferred_interrupts():  # from the tree taken to the outcome written
             verified = trial.settle(self.rotation, tried, before)
-            with tried.budget.operation("bookkeeping"):
-                state, dropped = fold_verification(state, verified, self.circuit.rule)
-            with tried.budget.operation("state_save"):  # the truth first (run/takeover.py)
-                self.statefile.save(state)
-            trial.record(self.rotation, tried, verified, state, dropped)
-            after = trial.keep(self.rotation, tried, verified, state, dropped)
-        return state, after, verified.verdict, verified.interrupted
+            write = partial(trial.write, self.rotation.books, tried, verified)
+            state, after = ledger.commit(state, verified, fold_, save, tried.budget, write)
+        return state, after, trial.verdict_of(verified), verified.interrupted

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Protocol
 
 from pydantic import (
     BaseModel,
@@ -59,6 +59,24 @@ class ExternalConfig(StrictModel):
 
     _dir = field_validator("working_dir")(relative_dir)
     _report = field_validator("report")(relative_file)
+
+
+class TestCommandSource(Protocol):
+    """What says a test command: a spec's front matter, or ralph.yaml."""
+
+    @property
+    def test_command(self) -> str | None: ...
+    @property
+    def test_timeout(self) -> float: ...
+
+
+def command_check(source: TestCommandSource) -> ExternalConfig | None:
+    """The one way a test command becomes a check: its command, its timeout and, where the
+    source names one, the JUnit report it writes; None when the source has no command."""
+    if not source.test_command:
+        return None
+    report: str | None = getattr(source, "test_report", None)
+    return ExternalConfig(command=source.test_command, timeout=source.test_timeout, report=report)
 
 
 class SemanticConfig(StrictModel):

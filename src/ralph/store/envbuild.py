@@ -35,6 +35,7 @@ from ralph.rules.installerfault import unreachable
 from ralph.store import pkgsources
 from ralph.store.buildinputs import build_inputs
 from ralph.store.declared import MAX_DECLARING, Declared, read_declared
+from ralph.store.envbins import venv_shadowing
 from ralph.store.envcopy import START, START_DIGEST, START_NODE, envs_dir, start_envs
 from ralph.store.installer import INPUT, Installer, uv_program
 from ralph.store.nodebuild import build_node
@@ -43,7 +44,6 @@ from ralph.store.npmsettings import registry
 from ralph.store.reader import read_text
 from ralph.store.roomsync import wipe
 from ralph.store.uvsettings import kept_person_uv, uv_settings
-from ralph.store.venvbins import shadowing
 
 BUILT = "built"
 
@@ -165,7 +165,7 @@ def _build(
         added = sorted(_hooks(site) - before)
         if added:  # what the tree declares must not change how every test run starts
             return f"a declared package runs code at every Python start: {added[0]}"
-        return shadowing(venv, start / name if name is not None else None, env)
+        return venv_shadowing(venv, start / name if name is not None else None, env)
     return None
 
 

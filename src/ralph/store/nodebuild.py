@@ -22,9 +22,9 @@ from ralph.process.launcher import Launcher
 from ralph.process.treecode import NODE_MODULES
 from ralph.rules.nodedeclarations import PACKAGE_JSON
 from ralph.store.declared import MAX_ARTIFACT, UNREAD
+from ralph.store.envbins import node_shadowing
 from ralph.store.envcopy import START_NODE, record_start_digest, start_envs
 from ralph.store.installer import INPUT, Installer
-from ralph.store.nodebins import shadowing
 from ralph.store.nodedeclared import NodeDeclared, read_node, start_notes
 from ralph.store.npmsettings import (
     npm_cache,
@@ -77,7 +77,9 @@ def build_node(
     try:
         why = _ci(npm, project, tree, node, folder, env, launcher)
         if why is None:
-            why = shadowing(folder / INPUT / NODE_MODULES, start_envs(project) / NODE_MODULES, env)
+            why = node_shadowing(
+                folder / INPUT / NODE_MODULES, start_envs(project) / NODE_MODULES, env
+            )
         if why is None:
             (folder / INPUT / NODE_MODULES).rename(target / NODE_MODULES)
         return why

@@ -12,39 +12,26 @@ one's say.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-from ralph.errors import StateError
 from ralph.rules.declarations import Source
 from ralph.rules.settings import Record, decide
 from ralph.store.declared import read_declared
-from ralph.store.files import load_json, write_json_atomic
 from ralph.store.nodedeclared import read_node
 from ralph.store.npmsettings import registry
-from ralph.store.private import ensure_store, store_dir
+from ralph.store.settings import accept_now, load_record, save_record
 
 SOURCES_FILE = "package-sources.json"
 NAME = "package sources"
 
 
 def _load(root: Path) -> Record | None:
-    path = store_dir(root) / SOURCES_FILE
-    try:
-        data = load_json(path, f"ralph's record of the accepted package sources ({path})")
-    except StateError:
-        data = None
-    if not isinstance(data, dict):
-        return None
-    accepted, seen = data.get("accepted"), data.get("seen")
-    if not all(isinstance(v, str) for v in (accepted, seen)):
-        return None
-    return Record(accepted, seen, data.get("running") is True)
+    record = load_record(root, SOURCES_FILE)
+    return record if record is None or record.accepted is not None else None
 
 
 def _save(root: Path, record: Record) -> None:
-    data = {"accepted": record.accepted, "seen": record.seen, "running": record.running}
-    write_json_atomic(ensure_store(root) / SOURCES_FILE, data)
+    save_record(root, record, SOURCES_FILE)
 
 
 def current(root: Path) -> str:
@@ -91,18 +78,9 @@ def pending(root: Path) -> tuple[str, str] | None:
     return None if now == record.accepted else (record.accepted, now)
 
 
-def key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def accept(root: Path, shown: str) -> bool:
     """The sources as they are now become the accepted ones, if they are still those shown."""
-    now = current(root)
-    if key(now) != shown:
-        return False
-    record = _load(root)
-    _save(root, Record(now, now, running=record.running if record else False))
-    return True
+    return accept_now(root, current(root), shown, SOURCES_FILE)
 
 
 def why_held(project: Path, blocks: list[tuple[Source, str]]) -> str | None:

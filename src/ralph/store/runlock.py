@@ -201,7 +201,10 @@ class RunLock:
 
     def update(self, **info: Any) -> None:
         """Best effort: run.json informs humans and `status`; a failed write must not stop
-        a run (the lock, not this file, is what keeps a second run out)."""
+        a run (the lock, not this file, is what keeps a second run out). News it already
+        holds are not written again (the pool's, after every rotation)."""
+        if all(k in self.info and self.info[k] == v for k, v in info.items()):
+            return
         self.info.update(info)
         with contextlib.suppress(OSError):
             self._write()

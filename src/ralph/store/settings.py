@@ -55,10 +55,12 @@ def read_current(root: Path) -> str | None:
     return read_config_text(root)
 
 
-def load_record(root: Path) -> Record | None:
-    path = store_dir(root) / SETTINGS_FILE
+def load_record(root: Path, name: str = SETTINGS_FILE) -> Record | None:
+    """A record of what a person accepted (the settings; `name`: another kept alike, the
+    package sources)."""
+    path = store_dir(root) / name
     try:
-        data = load_json(path, f"ralph's record of the accepted settings ({path})")
+        data = load_json(path, f"ralph's record of what a person accepted ({path})")
     except StateError:
         data = None  # unreadable: as damaged as missing (a first run records it again)
     if not isinstance(data, dict):
@@ -69,9 +71,9 @@ def load_record(root: Path) -> Record | None:
     return Record(accepted, seen, data.get("running") is True)
 
 
-def _save(root: Path, record: Record) -> None:
+def save_record(root: Path, record: Record, name: str = SETTINGS_FILE) -> None:
     data = {"accepted": record.accepted, "seen": record.seen, "running": record.running}
-    write_json_atomic(ensure_store(root) / SETTINGS_FILE, data)
+    write_json_atomic(ensure_store(root) / name, data)
 
 
 def settle(root: Path) -> Settled:
@@ -89,14 +91,14 @@ def begin(root: Path, settled: Settled) -> None:
     record = load_record(root) or Record(settled.current, settled.current)
     if settled.decision.take:
         record = Record(settled.current, settled.current)
-    _save(root, Record(record.accepted, record.seen, running=True))
+    save_record(root, Record(record.accepted, record.seen, running=True))
 
 
 def finish(root: Path) -> None:
     """The run ends: the file as it leaves it (an edit the agent made stays held)."""
     record = load_record(root)
     if record is not None:
-        _save(root, Record(record.accepted, read_current(root), running=False))
+        save_record(root, Record(record.accepted, read_current(root), running=False))
 
 
 def pending(root: Path) -> tuple[str | None, str | None] | None:
@@ -116,6 +118,12 @@ def accepted_config(root: Path) -> RalphConfig:
     held = pending(root)
     text = held[0] if held is not None else read_current(root)
     return RalphConfig() if text is None else parse_config(text)
+
+
+def run_or_accepted(root: Path, config: RalphConfig | None) -> RalphConfig:
+    """ralph.yaml as the run read it once (`config`), or outside a run (None) the settings a
+    person accepted: a run never reads the file again."""
+    return config if config is not None else accepted_config(root)
 
 
 def settings_for(root: Path, command: str) -> tuple[RalphConfig, str | None]:
@@ -138,9 +146,13 @@ def key(text: str | None) -> str:
 
 def accept(root: Path, shown: str) -> bool:
     """The file as it is now becomes the accepted settings, if it is still the one shown."""
-    current = read_current(root)
-    if key(current) != shown:
+    return accept_now(root, read_current(root), shown)
+
+
+def accept_now(root: Path, now: str | None, shown: str, name: str = SETTINGS_FILE) -> bool:
+    """`now` becomes what a person accepted (the record `name`), if it is what was shown."""
+    if key(now) != shown:
         return False
-    record = load_record(root)
-    _save(root, Record(current, current, running=record.running if record else False))
+    record = load_record(root, name)
+    save_record(root, Record(now, now, running=record.running if record else False), name)
     return True

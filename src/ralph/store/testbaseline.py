@@ -235,3 +235,13 @@ def person_edits(seen: Files, now: Files, paths: Iterable[str] | None = None) ->
     """Paths whose content differs from what ralph last saw (added, changed or deleted)."""
     keys = set(seen) | set(now) if paths is None else set(paths)
     return {p for p in keys if seen.get(p) != now.get(p)}
+
+
+def observe(store: TestStore, root: Path, paths: Sequence[str], *, may_change: bool) -> None:
+    """What a rotation changed of `paths`, read in the tree at `root` now, is what `store` has
+    seen, and with `may_change` its baseline too (the tests' guard and the configuration's)."""
+    if paths:
+        now = {p: t for p in paths if (t := read(root, p)) is not None}
+        store.see(paths, now)
+        if may_change:
+            store.take(paths, now)

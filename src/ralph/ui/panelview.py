@@ -21,6 +21,7 @@ from ralph.run.events import (
     RunStarted,
     SpecRow,
     Waiting,
+    carried,
 )
 from ralph.ui.text import clean_line
 
@@ -92,12 +93,9 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
     if isinstance(event, RunStarted):
         return replace(
             view,
-            agent=event.agent,
+            **carried(event, PanelView),
             phase="starting",
-            iteration=event.iteration,
             run_iteration=0,
-            max_iterations=event.max_iterations,
-            matrix=event.matrix,
             exit_code=None,
             reason=None,
             cancel=None,
@@ -110,16 +108,9 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
         view = _lanes_started(view, event)
         return replace(
             view,
-            agent=event.agent,
+            **carried(event, PanelView),
             phase="running",
-            spec=event.spec,
-            mode=event.mode,
-            iteration=event.iteration,
-            run_iteration=event.run_iteration,
-            max_iterations=event.max_iterations,
-            started_at=event.started_at,
             elapsed=None,
-            matrix=event.matrix,
             output=(),  # the previous agent's lines would be misread as this one's
             waiting_until=None,
             waiting_reason=None,
@@ -131,27 +122,15 @@ def apply_event(view: PanelView, event: Event) -> PanelView:
         view = _lanes_ended(_count_usage(view, event), event)
         return replace(
             view,
-            agent=event.agent,
+            **carried(event, PanelView),
             phase="running" if view.running else "idle",  # other lanes are still at work
-            spec=event.spec,
-            mode=event.mode,
-            iteration=event.iteration,
-            run_iteration=event.run_iteration,
-            max_iterations=event.max_iterations,
-            elapsed=event.elapsed,
-            matrix=event.matrix,
             last=event,
         )
     if isinstance(event, RunEnded):
         return replace(
             view,
+            **carried(event, PanelView, "costs"),  # the panel's cost line is CostsUpdated's
             phase="finished",
-            iteration=event.iteration,
-            run_iteration=event.run_iteration,
-            max_iterations=event.max_iterations,
-            matrix=event.matrix,
-            exit_code=event.exit_code,
-            reason=event.reason,
             # The run's own total (judges and the final verification included): the panel's
             # last word and the line printed under it are one number.
             run_usage=view.run_usage if event.usage is None else event.usage,

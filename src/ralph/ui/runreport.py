@@ -18,6 +18,7 @@ from ralph.run.events import (
     RunEnded,
     RunStarted,
     SpecRow,
+    carried,
     event_fields,
 )
 
@@ -111,13 +112,7 @@ def _with_matrix(report: RunReport, matrix: tuple[SpecRow, ...]) -> RunReport:
 def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
     """The report after `event` (received at `now`)."""
     if isinstance(event, RunStarted):
-        report = replace(
-            report,
-            agent=event.agent,
-            started_at=now,
-            iteration=event.iteration,
-            max_iterations=event.max_iterations,
-        )
+        report = replace(report, **carried(event, RunReport), started_at=now)
         return _with_matrix(report, event.matrix)
     if isinstance(event, RotationStarted):
         return _with_matrix(replace(report, iteration=event.iteration), event.matrix)
@@ -142,20 +137,15 @@ def apply_event(report: RunReport, event: Event, now: float) -> RunReport:
             )
         return replace(report, specs=tuple(specs))
     if isinstance(event, RunEnded):
-        known = {"exit_code", "reason", "iteration", "run_iteration", "max_iterations", "matrix"}
-        known |= {"costs", "totals", "usage"}
+        taken = carried(event, RunReport)  # the rest, but what the report derives, is extra
+        known = {*taken, "run_iteration", "matrix", "usage"}
         extra = {k: v for k, v in event_fields(event).items() if k not in known}
         report = replace(
             report,
+            **taken,
             ended_at=now,
-            exit_code=event.exit_code,
-            reason=event.reason,
-            iteration=event.iteration,
-            max_iterations=event.max_iterations,
             extra=extra,
-            costs=event.costs,
             run_rotations=max(report.run_rotations, event.run_iteration),
-            totals=event.totals,
         )
         return _with_matrix(report, event.matrix)
     return report
