@@ -93,6 +93,10 @@ def held(res: Result, source: str) -> None:
     assert res.project.counts() == {"PROMPT.md": 0}
     assert "a package source no person accepted" in res.stdout, res.stdout
     assert source in res.stdout, res.stdout
+    # the line points the person at `ralph accept`, never at uv's reach or at the agent alone
+    line = next(x for x in res.stdout.splitlines() if "a package source no person" in x)
+    assert "make its packages reachable" not in line, line
+    assert "if that source is yours, accept it (`ralph accept`)" in line, line
 
 
 def _index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -458,4 +462,5 @@ def test_a_name_the_index_does_not_have_is_the_trees_refusal(project: Project, i
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "2")
     assert res.exit_code == 3, res.stdout
     assert "DONE refused: environment" in res.stdout and "no-such-package" in res.stdout
+    assert "make its packages reachable to uv" in res.stdout  # what uv's refusal needs
     assert "the package index cannot be reached" not in res.stdout

@@ -23,6 +23,7 @@ from typing import Any
 
 from ralph.checks import runrecord
 from ralph.checks.context import GateInput
+from ralph.checks.hint import HELD_SOURCE
 from ralph.checks.personroom import PERSON_SUFFIX, person_gate
 from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.runner import gate_items, run_gate
@@ -202,12 +203,12 @@ class CheckPlace:
         found = environments(self.project, self.tree, os.environ, self.launcher)
         envs, why, built = found.folder, found.why, found.built
         self.halted = halt_line(why) if why is not None and found.halt else None
+        # a held source's line says what to do itself; uv's needs the hint
+        hint = "" if why is None or why.startswith(HELD_SOURCE) else f" ({UNBUILT_HINT})"
         self.unbuilt = (
             None
             if why is None
-            else CheckResult(
-                "environment", "environment", False, summary=f"{UNBUILT}: {why} ({UNBUILT_HINT})"
-            )
+            else CheckResult("environment", "environment", False, summary=f"{UNBUILT}: {why}{hint}")
         )
         source = self.source()
         room = build_room(self.tree, self.project, name, replace=overlay, source=source, envs=envs)
