@@ -136,6 +136,15 @@ def last_run(root: Path) -> RunTotals | None:
     return None if found is None else recorded_totals(found)
 
 
+def killed_last(root: Path) -> bool:
+    """Did the last run that started end without its `run_end` (killed)? Its figures were
+    never recorded: the last recorded totals are the run's before it."""
+    from ralph.store.worklog import last_run as last_records
+
+    records = last_records(Workspace(root).worklog)
+    return bool(records) and not any(r.get("event") == "run_end" for r in records)
+
+
 def print_status(
     root: Path, *, as_json: bool, no_color: bool = False, log: int | None = None
 ) -> None:
@@ -206,10 +215,15 @@ def print_status(
     line = costs_line(spec_costs(state.specs))
     if line:
         print(f"cost: {line}")
+    from ralph.store.worklog import KILLED
+
+    killed = live is None and killed_last(root)
+    if killed:  # never the run before it under its name
+        print(f"last run: {KILLED}: `ralph run --continue` takes it over")
     if last is not None:
         from ralph.ui.text import totals_line
 
-        print(f"last run: {totals_line(last)}")
+        print(f"{'the run before it' if killed else 'last run'}: {totals_line(last)}")
     if windows:
         from ralph.rules.limits import describe
 
