@@ -136,15 +136,6 @@ def last_run(root: Path) -> RunTotals | None:
     return None if found is None else recorded_totals(found)
 
 
-def killed_last(root: Path) -> bool:
-    """Did the last run that started end without its `run_end` (killed)? Its figures were
-    never recorded: the last recorded totals are the run's before it."""
-    from ralph.store.worklog import last_run as last_records
-
-    records = last_records(Workspace(root).worklog)
-    return bool(records) and not any(r.get("event") == "run_end" for r in records)
-
-
 def print_status(
     root: Path, *, as_json: bool, no_color: bool = False, log: int | None = None
 ) -> None:
@@ -216,9 +207,11 @@ def print_status(
     if line:
         print(f"cost: {line}")
     from ralph.store.worklog import KILLED
+    from ralph.store.worklog import last_run as last_records
 
-    killed = live is None and killed_last(root)
-    if killed:  # never the run before it under its name
+    records = [] if live is not None else last_records(Workspace(root).worklog)
+    killed = bool(records) and not any(r.get("event") == "run_end" for r in records)
+    if killed:  # its totals were never recorded: never the run before it under its name
         print(f"last run: {KILLED}: `ralph run --continue` takes it over")
     if last is not None:
         from ralph.ui.text import totals_line
