@@ -51,6 +51,9 @@ from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 from ralph.store.uvsettings import record_person_uv
 
 UNREAD = "not understood, so not in the checks' environment"
+# one build of a checks' environment at a time: the lanes are threads of one run (store/
+# envbuild.py builds a declaration's folder in place, from empty)
+_BUILDING = threading.Lock()
 # the methods that may run a command
 COMMANDS = ("external", "multi_stage", *WANTED)
 UNBUILT = "ralph cannot build the environment the tree declares"
@@ -200,7 +203,8 @@ class CheckPlace:
         """Room A (or, with `overlay`, room B or the room of `suffix`) built or synced now,
         and the checks' env."""
         name = self.name + (suffix if overlay is not None else "")
-        found = environments(self.project, self.tree, os.environ, self.launcher)
+        with _BUILDING:  # lanes' gates at once would build one folder together, wiping it
+            found = environments(self.project, self.tree, os.environ, self.launcher)
         envs, why, built = found.folder, found.why, found.built
         self.halted = halt_line(why) if why is not None and found.halt else None
         # a held source's line says what to do itself; uv's needs the hint
