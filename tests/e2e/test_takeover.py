@@ -208,6 +208,11 @@ def test_status_after_a_kill_never_shows_the_run_before_as_the_last(git_project:
         said = git_project.run("status").stdout
         assert "last run: ended without a record (killed?)" in said, said
         assert "the run before it: 1 rotation" in said and "last run: 1 rotation" not in said
+        assert "`ralph run --continue` takes it over" in said
+        git_project.run("reset")  # a reset begins a new job: nothing left to continue
+        said = git_project.run("status").stdout
+        assert "last run: ended without a record (killed?)" in said, said
+        assert "--continue" not in said, said
         take_over(git_project)  # the control: a run that ends is the last run again
         said = git_project.run("status").stdout
         assert "last run: 1 rotation" in said and "killed" not in said, said

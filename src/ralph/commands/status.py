@@ -209,10 +209,11 @@ def print_status(
     from ralph.store.worklog import KILLED
     from ralph.store.worklog import last_run as last_records
 
-    records = [] if live is not None else last_records(Workspace(root).worklog)
-    killed = bool(records) and not any(r.get("event") == "run_end" for r in records)
+    seen = {r.get("event") for r in ([] if live else last_records(Workspace(root).worklog))}
+    killed = "run_start" in seen and "run_end" not in seen
     if killed:  # its totals were never recorded: never the run before it under its name
-        print(f"last run: {KILLED}: `ralph run --continue` takes it over")
+        after = "" if "reset" in seen else ": `ralph run --continue` takes it over"
+        print(f"last run: {KILLED}{after}")
     if last is not None:
         from ralph.ui.text import totals_line
 
