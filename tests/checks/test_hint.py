@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ralph.checks.hint import (
     ENVIRONMENT_HINT,
+    HELD_SOURCE,
     SEALED_HINT,
+    SOURCE_HINT,
     START_HINT,
     WORK_HINT,
     cannot_start,
@@ -12,6 +16,8 @@ from ralph.checks.hint import (
 )
 from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.sealed import NAME as SEALED_NAME
+from ralph.store import pkgsources
+from ralph.store.declared import read_declared
 
 FINE = CheckResult("lint", "external", passed=True)
 WORK = CheckResult("tests", "external", False, summary="exit code 1, expected 0", error="E")
@@ -47,6 +53,20 @@ def test_a_declared_package_missing_from_the_environment_says_so_and_what_to_do(
     hint = hint_for(gate(WORK, lacking))
     assert hint == f"{MISSING}: {ENVIRONMENT_HINT}"
     assert "npm install" in hint and "pip install" in hint and "front matter" not in hint
+
+
+def test_a_package_source_held_for_a_person_points_at_ralph_accept(tmp_path: Path) -> None:
+    """The line store/pkgsources writes for a source the agent added is the one the hint
+    recognises; the person is sent to `ralph accept`, not to the agent alone."""
+    pkgsources.begin(tmp_path)  # the person's sources: none
+    (tmp_path / "requirements.txt").write_text("-f wheels\ncalcfix\n")  # the agent's
+    why = pkgsources.why_held(tmp_path, read_declared(tmp_path).blocks())
+    assert why is not None and why.startswith(HELD_SOURCE)
+    held = CheckResult("environment", "environment", False, summary=f"cannot build: {why}")
+    assert hint_for(gate(held)) == SOURCE_HINT and "ralph accept" in SOURCE_HINT
+    # the control: an environment uv could not build is the work's to fix
+    failed = CheckResult("environment", "environment", False, summary="cannot build: no-such")
+    assert hint_for(gate(failed)) == WORK_HINT
 
 
 def test_a_refusal_by_sealed_tests_says_how_sealed_tests_change() -> None:

@@ -150,8 +150,9 @@ def test_a_lane_says_when_its_checks_import_code_from_outside_its_tree(project: 
     line = f"the checks may import code from outside this tree: {project.root / 'vendored'}"
     handoffs = [p.read_text() for p in (project.root / ".ralph" / "handoffs").glob("*.md")]
     assert len(handoffs) == 3 and all(line in h for h in handoffs), handoffs
-    refused = [x for x in res.stdout.splitlines() if "DONE refused: test_command: exit code 1" in x]
-    assert refused and all("; the checks may import code from outside" in x for x in refused)
+    # the failing test's own first line, then where the checks may have imported from
+    said = [x for x in res.stdout.splitlines() if "DONE refused: test_command: exit code 1" in x]
+    assert said and all("; error: FAIL: " in x and "; the checks may import" in x for x in said)
 
 
 JS_PACKAGES = {

@@ -93,6 +93,10 @@ def held(res: Result, source: str) -> None:
     assert res.project.counts() == {"PROMPT.md": 0}
     assert "a package source no person accepted" in res.stdout, res.stdout
     assert source in res.stdout, res.stdout
+    # the line points the person at `ralph accept`, never at uv's reach or at the agent alone
+    line = next(x for x in res.stdout.splitlines() if "a package source no person" in x)
+    assert "make its packages reachable" not in line, line
+    assert "if that source is yours, accept it (`ralph accept`)" in line, line
 
 
 def _index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -450,6 +454,25 @@ def test_an_index_that_cannot_be_reached_ends_the_run_and_is_not_the_agents_stri
     assert p.state()["breaker"]["failures"] == 0, p.state()["breaker"]
 
 
+def test_a_folder_of_wheels_the_persons_settings_name_gone_is_not_the_agents_strike(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the person's uv settings name a folder that is not there (moved, unmounted): the tree
+    # asks for nothing wrong, so the run ends with its own line, the agent takes no strike
+    offline_index(monkeypatch, tmp_path, tmp_path / "wheels-moved")
+    p = project
+    venv_project(p)
+    fix = "from tinydep import total\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
+    steps = [
+        {"write": {"calc.py": fix, "requirements.txt": "tinydep\n"}, "signal": "DONE"},
+        {"signal": "DONE"},
+    ]
+    res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "6")
+    assert res.exit_code == 1, res.stdout
+    assert "the package index cannot be reached" in res.stdout and "wheels-moved" in res.stdout
+    assert p.state()["breaker"]["failures"] == 0, p.state()["breaker"]
+
+
 def test_a_name_the_index_does_not_have_is_the_trees_refusal(project: Project, index: Path) -> None:
     # control: the index answered; the tree asked for what it does not have
     p = project
@@ -458,6 +481,7 @@ def test_a_name_the_index_does_not_have_is_the_trees_refusal(project: Project, i
     res = p.run("run", "--agent-command", p.script({"*": steps}), "-n", "2")
     assert res.exit_code == 3, res.stdout
     assert "DONE refused: environment" in res.stdout and "no-such-package" in res.stdout
+    assert "make its packages reachable to uv" in res.stdout  # what uv's refusal needs
     assert "the package index cannot be reached" not in res.stdout
 
 

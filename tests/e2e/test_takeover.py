@@ -192,3 +192,31 @@ def test_every_process_of_a_run_carries_its_recorded_run_id(
         proc.kill()
         proc.wait()
         kill_all(git_project, found)
+
+
+def test_status_after_a_kill_never_shows_the_run_before_as_the_last(git_project: Project) -> None:
+    """A killed run records no totals: `ralph status` says so rather than give the run
+    before it as the "last run" (the user who just killed it would read the wrong figures)."""
+    git_project.write({"PROMPT.md": "# goal\n"})
+    take_over(git_project)  # a run that ends: its totals are recorded
+    assert "last run: 1 rotation" in git_project.run("status").stdout
+    proc = start_run(git_project, "sh -c 'sleep 300'")
+    try:
+        wait_for(lambda: len(escaped(git_project)) >= 2)  # the agent runs: the run started
+        proc.kill()
+        proc.wait(10)
+        said = git_project.run("status").stdout
+        assert "last run: ended without a record (killed?)" in said, said
+        assert "the run before it: 1 rotation" in said and "last run: 1 rotation" not in said
+        assert "`ralph run --continue` takes it over" in said
+        git_project.run("reset")  # a reset begins a new job: nothing left to continue
+        said = git_project.run("status").stdout
+        assert "last run: ended without a record (killed?)" in said, said
+        assert "--continue" not in said, said
+        take_over(git_project)  # the control: a run that ends is the last run again
+        said = git_project.run("status").stdout
+        assert "last run: 1 rotation" in said and "killed" not in said, said
+    finally:
+        proc.kill()
+        proc.wait()
+        kill_all(git_project, [])

@@ -22,6 +22,14 @@ RECORDED = {
     "errors/node-test-assertion.txt": (
         "not ok 1 - adds: Expected values to be strictly equal: 3 !== 4"
     ),
+    # a diff of two strings: both values, not the diff cut after its third line
+    "errors/node-test-string-diff.txt": (
+        "not ok 1 - many: Expected values to be strictly equal: actual '3 cat', expected '3 cats'"
+    ),
+    "errors/node-test-deep-diff.txt": (
+        "not ok 1 - deep: Expected values to be strictly deep-equal: + actual - expected "
+        "{ a: 1, b: [ 1, + 2 - 3 ] }"
+    ),
     "errors/node-cjs-missing-module.txt": "Error: Cannot find module 'timestring'",
     "errors/node-esm-missing-package.txt": (
         "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'timestring' imported from "

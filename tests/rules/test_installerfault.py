@@ -13,6 +13,11 @@ def test_network_failures_are_unreachable() -> None:
     )
     assert unreachable("npm error code ENOTFOUND npm error request to http://x/y failed")
     assert unreachable("npm ERR! code EAI_AGAIN")
+    # the folder of wheels the person's uv settings name is not there (uv 0.x's words)
+    assert unreachable(
+        "error: Failed to read `--find-links` directory: /var/tmp/trial/wheels "
+        "Caused by: No such file or directory (os error 2)"
+    )
 
 
 def test_what_the_tree_asks_for_is_not() -> None:

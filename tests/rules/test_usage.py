@@ -88,6 +88,9 @@ def test_formatting() -> None:
     assert format_cost(Tally(2, cost_usd=0.4213)) == "$0.42"
     assert format_cost(Tally(2, cost_usd=0.42, unpriced=1)) == "$0.42+"  # a lower bound
     assert format_cost(Tally(2, unpriced=2)) == "—"
+    # a sum added up live and the same sum read back from state.json read alike
+    live = sum([0.021] * 13) + 0.002
+    assert format_cost(Tally(14, cost_usd=live)) == format_cost(Tally(14, cost_usd=0.275))
     assert format_tally(Tally(1, 12_345, 678, 0.05)) == "12.3k in · 678 out · $0.05"
     assert format_tally(Tally(3, unpriced=3)) == "not reported"
     assert format_tally(Tally()) == "—"

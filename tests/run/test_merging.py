@@ -90,6 +90,10 @@ def test_a_merge_at_3_3_closes_the_lane_and_drops_the_others_to_review(project: 
     assert (project.root / "a.txt").read_text() == "a\n"
     merged = [f for f in said if isinstance(f, LaneMerged)]
     assert [(m.spec, m.changed, m.downgraded, m.closes) for m in merged] == [(A, True, (B,), True)]
+    # the line says why b dropped, not only that it did
+    assert f"{A}: lane merged into main; {B} 3/3 -> 2/3 for one more review of the merged tree" in (
+        notices(said)
+    )
 
 
 def test_a_merge_that_changes_nothing_drops_nothing(project: Project) -> None:

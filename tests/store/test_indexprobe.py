@@ -48,3 +48,20 @@ def test_the_index_answers_or_cannot_be_reached(tmp_path: Path) -> None:
     found = probe_index(tmp_path, down)
     assert found is not None and not found.ok
     assert found.detail.startswith("the package index cannot be reached"), found
+
+
+@pytest.mark.slow  # starts uv
+def test_a_folder_of_wheels_the_settings_name_that_is_not_there_is_not_ready(
+    tmp_path: Path,
+) -> None:
+    """uv's "Failed to read `--find-links` directory" is not an index that answers."""
+    (tmp_path / "requirements.txt").write_text("tinydep\n")
+    config = tmp_path / "config"
+    (config / "uv").mkdir(parents=True)
+    gone = tmp_path / "wheels-moved"
+    (config / "uv" / "uv.toml").write_text(f"no-index = true\nfind-links = [{str(gone)!r}]\n")
+    env = {"HOME": str(tmp_path), "UV_CACHE_DIR": str(tmp_path / "cache")}
+    found = probe_index(tmp_path, {**env, "XDG_CONFIG_HOME": str(config)})
+    assert found is not None and not found.ok, found
+    assert found.detail.startswith("the package index cannot be reached"), found
+    assert "wheels-moved" in found.detail

@@ -1,7 +1,8 @@
 """What a person can do about the checks that refused a DONE, in one line, pointing the right
 way: the work (the agent fixes it: its next prompt says why), the checks' environment (a
-package the tree declares is not installed there), the check itself (its command cannot
-start: the spec's front matter), or a sealed test (`ralph seal`)."""
+package the tree declares is not installed there, or a package source waits for a person's
+say), the check itself (its command cannot start: the spec's front matter), or a sealed test
+(`ralph seal`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,12 @@ from ralph.errors import docs_page
 
 PERSON = "what a person can do: "
 WORK_HINT = "let the agent fix the work (its next prompt says why)"
+# how store/pkgsources.why_held's line begins: a source held for a person, not a build that failed
+HELD_SOURCE = "a package source no person accepted"
+SOURCE_HINT = (
+    "if that source is yours, accept it (`ralph accept`); if not, let the agent undo it "
+    "(its next prompt says why)"
+)
 START_HINT = (
     "a check's command cannot start: fix it in the spec's front matter, or install what it runs"
 )
@@ -44,6 +51,8 @@ def _hint(failed: list[CheckResult]) -> str:
     missing = next((r.not_installed for r in failed if r.not_installed), None)
     if missing is not None:
         return f"{missing}: {ENVIRONMENT_HINT}"
+    if any(r.name == "environment" and HELD_SOURCE in r.summary for r in failed):
+        return SOURCE_HINT
     if any(cannot_start(r) for r in failed):
         return START_HINT
     return WORK_HINT

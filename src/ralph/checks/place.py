@@ -23,6 +23,7 @@ from typing import Any
 
 from ralph.checks import runrecord
 from ralph.checks.context import GateInput
+from ralph.checks.hint import HELD_SOURCE
 from ralph.checks.personroom import PERSON_SUFFIX, person_gate
 from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.runner import gate_items, run_gate
@@ -50,6 +51,9 @@ from ralph.store.runspans import record_began, record_ended
 from ralph.store.startcopy import WANTED, record_start_copy, start_copy
 from ralph.store.uvsettings import record_person_uv
 
+# one build of a checks' environment at a time: the lanes are threads of one run (store/
+# envbuild.py builds a declaration's folder in place, from empty)
+_BUILDING = threading.Lock()
 # the methods that may run a command
 COMMANDS = ("external", "multi_stage", *WANTED)
 UNBUILT = "ralph cannot build the environment the tree declares"
@@ -204,15 +208,16 @@ class CheckPlace:
         """Room A (or, with `overlay`, room B or the room of `suffix`) built or synced now,
         and the checks' env."""
         name = self.name + (suffix if overlay is not None else "")
-        found = environments(self.project, self.tree, os.environ, self.launcher)
+        with _BUILDING:  # lanes' gates at once would build one folder together, wiping it
+            found = environments(self.project, self.tree, os.environ, self.launcher)
         envs, why, built = found.folder, found.why, found.built
         self.halted = halt_line(why) if why is not None and found.halt else None
+        # a held source's line says what to do itself; uv's needs the hint
+        hint = "" if why is None or why.startswith(HELD_SOURCE) else f" ({UNBUILT_HINT})"
         self.unbuilt = (
             None
             if why is None
-            else CheckResult(
-                "environment", "environment", False, summary=f"{UNBUILT}: {why} ({UNBUILT_HINT})"
-            )
+            else CheckResult("environment", "environment", False, summary=f"{UNBUILT}: {why}{hint}")
         )
         source = self.source()
         room = build_room(self.tree, self.project, name, replace=overlay, source=source, envs=envs)

@@ -91,7 +91,7 @@ def inspect_data(root: Path, now: float | None = None) -> dict[str, Any]:
 
 def last_run(ws: Workspace) -> dict[str, Any] | None:
     """How the last run ended, from the worklog's last run_start / run_end records."""
-    from ralph.store.worklog import read_worklog
+    from ralph.store.worklog import KILLED, read_worklog
 
     start: dict[str, Any] | None = None
     end: dict[str, Any] | None = None
@@ -104,7 +104,7 @@ def last_run(ws: Workspace) -> dict[str, Any] | None:
         return None
     out: dict[str, Any] = {"started_at": start.get("ts"), "agent": start.get("agent")}
     if end is None:  # killed before it could say how it ended
-        out.update(ended_at=None, exit_code=None, reason="ended without a record (killed?)")
+        out.update(ended_at=None, exit_code=None, reason=KILLED)
     else:
         out.update(ended_at=end.get("ts"), exit_code=end.get("exit_code"), reason=end.get("reason"))
     return out

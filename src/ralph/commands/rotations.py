@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.rules import recorded
+from ralph.rules.money import dollars
 from ralph.rules.verification import ALL_SPECS
 from ralph.ui.text import format_seconds, format_when, printable
 
@@ -158,7 +159,7 @@ def render_table(rows: list[Rotation]) -> str:
                 "-" if r.files_changed is None else str(r.files_changed),
                 _seconds(r.duration),
                 _seconds(r.checks),
-                "-" if r.cost_usd is None else f"${r.cost_usd:.2f}",
+                "-" if r.cost_usd is None else dollars(r.cost_usd),
             )
         )
     widths = [max(len(line[i]) for line in cells) for i in range(len(header))]

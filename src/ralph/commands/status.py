@@ -206,10 +206,18 @@ def print_status(
     line = costs_line(spec_costs(state.specs))
     if line:
         print(f"cost: {line}")
+    from ralph.store.worklog import KILLED
+    from ralph.store.worklog import last_run as last_records
+
+    seen = {r.get("event") for r in ([] if live else last_records(Workspace(root).worklog))}
+    killed = "run_start" in seen and "run_end" not in seen
+    if killed:  # its totals were never recorded: never the run before it under its name
+        after = "" if "reset" in seen else ": `ralph run --continue` takes it over"
+        print(f"last run: {KILLED}{after}")
     if last is not None:
         from ralph.ui.text import totals_line
 
-        print(f"last run: {totals_line(last)}")
+        print(f"{'the run before it' if killed else 'last run'}: {totals_line(last)}")
     if windows:
         from ralph.rules.limits import describe
 

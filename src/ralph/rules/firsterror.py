@@ -40,6 +40,8 @@ _NOISE = re.compile(
     r"^(?:npm (?:ERR!|error)|make(?:\[\d+\])?: \*\*\*|Node\.js v\d|#\s*$"
     r"|[=_!*]{3,}|-{3,}(?! FAIL:))|ELIFECYCLE"
 )
+QUOTES = "'\""
+_DIFF_LEGEND = "+ actual - expected"  # node's assert: the lines after it are a diff
 _PREFIX = re.compile(r"^(?:E\s+|#\s+)")  # pytest's `E   `, a TAP comment's `# `
 _UNIQUE, _NAMED, _RAISED, _ASSERTED, _NAMED_ONLY, _GENERIC_RANK = range(6)
 
@@ -126,38 +128,48 @@ def _next(
 def _tap_message(lines: list[str], i: int) -> str | None:
     """What the YAML block under a TAP `not ok` says: its `message:` or `error:` (node's
     "test failed" of a whole file says nothing: the file's stderr, in comments above, does),
-    else its `expected:` and `actual:` (tape)."""
+    else its `expected:` and `actual:` (tape). node's diff of two values (`+ actual -
+    expected`, then `+ '3 cat'` / `- '3 cats'`) reads as its first line and the two values."""
     block: list[str] = []
     for raw in lines[i + 1 : i + 200]:
         if not raw.startswith((" ", "\t")) or raw.strip() == "...":
             break
         block.append(raw)
-    keys: dict[str, str] = {}
+    keys: dict[str, str] = {}  # plain values as written, quotes kept
+    scalars: dict[str, list[str]] = {}  # block scalars, line by line
     for j, raw in enumerate(block):
         key, sep, value = raw.strip().partition(":")
         if not sep or key not in ("message", "error", "expected", "actual") or key in keys:
             continue
         value = value.strip()
         if value in ("|", "|-", ">", ">-"):  # a block scalar: its lines, more indented
-            value = " ".join(_scalar(block[j + 1 :], len(raw) - len(raw.lstrip())))
-        keys[key] = value.strip("'\"")
-    said = keys.get("message") or keys.get("error")
-    if said and said != "test failed":
+            scalars[key] = _scalar(block[j + 1 :], len(raw) - len(raw.lstrip()))
+            value = " ".join(scalars[key])
+        keys[key] = value
+    which = "message" if keys.get("message") else "error"
+    said, expected, actual = keys.get(which), keys.get("expected"), keys.get("actual")
+    if said and said.strip(QUOTES) != "test failed":
+        diff = scalars.get(which)
+        if diff is None:
+            return said.strip(QUOTES)
+        if _DIFF_LEGEND in diff and expected and actual:  # two plain values: say them
+            return f"{diff[0]} actual {actual}, expected {expected}"
         return said
-    if "expected" in keys and "actual" in keys:
-        return f"expected: {keys['expected']}, actual: {keys['actual']}"
+    if expected and actual:
+        return f"expected: {expected.strip(QUOTES)}, actual: {actual.strip(QUOTES)}"
     return None
 
 
 def _scalar(lines: list[str], depth: int) -> list[str]:
-    """The first lines of a YAML block scalar: those indented deeper than its key."""
+    """The first lines of a YAML block scalar: those indented deeper than its key (a line of
+    carets under a diff points at a column, and says nothing)."""
     out: list[str] = []
-    for raw in lines[:20]:
+    for raw in lines[:40]:
         if raw.strip() and len(raw) - len(raw.lstrip()) <= depth:
             break
-        if raw.strip():
+        if raw.strip() and raw.strip("^ \t"):
             out.append(raw.strip())
-    return out[:3]
+    return out[:16]
 
 
 def _joined(line: str, said: str) -> str:

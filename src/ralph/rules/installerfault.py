@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import re
 
-# What uv and npm say when the network, not the request, failed.
+# What uv and npm say when the network, not the request, failed; and uv's word for a folder of
+# wheels its settings name that is not there (the person's settings: the tree's sources wait
+# for a person's say before any build reads them).
 _UNREACHABLE = re.compile(
+    r"failed to read `--find-links` directory|"
     r"error sending request|failed to fetch|tcp connect error|connection refused|"
     r"dns error|failed to lookup address|could not connect|network is unreachable|"
     r"operation timed out|connection reset|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|"

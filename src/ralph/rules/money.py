@@ -13,6 +13,13 @@ def money(value: float | None) -> float | None:
     return None if value is None else round(value, DECIMALS)
 
 
+def dollars(value: float, places: int = 2) -> str:
+    """`$0.28`: a price as every view shows it, rounded from its 6-decimal value, so a sum
+    added up live (0.27499999999999997) and the same sum read back from state.json (0.275)
+    read the same everywhere."""
+    return f"${round(value, DECIMALS):.{places}f}"
+
+
 def rounded_money(data: Any) -> Any:
     """`data` with every float under a key that names a cost rounded, at any depth."""
     if isinstance(data, dict):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
+from ralph.rules.money import dollars
 from ralph.rules.state import State, Tally
 
 
@@ -78,7 +79,7 @@ def record_usage(state: State, spec: str, agent: str, spent: Spent | None) -> St
 def over_budget(spent: Tally, max_cost: float | None, max_tokens: int | None) -> str | None:
     """Why the run must stop before another rotation, or None while within its budgets."""
     if max_cost is not None and spent.cost_usd >= max_cost:
-        return f"cost budget reached ({format_cost(spent)} of ${max_cost:.2f} this run)"
+        return f"cost budget reached ({format_cost(spent)} of {dollars(max_cost)} this run)"
     if max_tokens is not None and spent.tokens >= max_tokens:
         return (
             f"token budget reached ({format_tokens(spent.tokens)} of "
@@ -101,7 +102,7 @@ def format_cost(tally: Tally) -> str:
     priced = tally.rotations - tally.unpriced
     if priced <= 0:
         return "—"
-    return f"${tally.cost_usd:.2f}" + ("+" if tally.unpriced else "")
+    return dollars(tally.cost_usd) + ("+" if tally.unpriced else "")
 
 
 def format_tally(tally: Tally) -> str:

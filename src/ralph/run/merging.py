@@ -253,7 +253,9 @@ class Integration:
         run = self.run
         self._keep(self.lanes.merge_done(lane.spec, closes=closes))
         run.emit(LaneMerged(lane.spec, lane.branch, self.branch, changed, dropped, closes))
-        drops = f"; {', '.join(dropped)} 3/3 -> 2/3" if dropped else ""
+        # and why a spec at 3/3 drops: its checks ran on a tree the merge replaced
+        again = "3/3 -> 2/3 for one more review of the merged tree"
+        drops = f"; {', '.join(dropped)} {again}" if dropped else ""
         what = "lane merged" if closes else "lane's work merged (the lane goes on)"
         run.emit(Notice("info", f"{lane.spec}: {what} into {self.branch}{drops}"))
         if closes:  # kept, merged, for the review a later merge may ask for; closed at the end

@@ -51,6 +51,10 @@ def worklog_tail(path: Path, count: int) -> list[dict[str, Any]]:
     return [_record(line) or {"event": "(unreadable line)"} for line in lines]
 
 
+# what a run that started and has no `run_end` is said to have done: it was killed
+KILLED = "ended without a record (killed?)"
+
+
 def last_run(path: Path) -> list[dict[str, Any]]:
     """The records of the last run, from its `run_start` (of the last TAIL_LIMIT bytes; none
     when no run started there)."""

@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from html import escape
 
+from ralph.rules.money import dollars
 from ralph.rules.state import MAX_COUNT
 from ralph.rules.words import plural
 from ralph.store.runstory import RunRecords
@@ -80,7 +81,7 @@ def _when(ts: object) -> str:
 
 
 def _money(value: float | None) -> str:
-    return "—" if value is None else f"${value:.4f}"
+    return "—" if value is None else dollars(value, 4)
 
 
 def _signal(signal: str) -> str:

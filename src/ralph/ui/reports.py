@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ralph.rules.money import dollars
 from ralph.rules.printable import clean_text, printable
 from ralph.rules.state import MAX_COUNT
 from ralph.rules.words import plural
@@ -139,7 +140,7 @@ def markdown_summary(report: RunReport) -> str:
     if report.duration is not None:
         facts.append(f"time {format_clock(report.duration)}")
     if report.cost_usd is not None:
-        facts.append(f"cost ${report.cost_usd:.2f}")
+        facts.append(f"cost {dollars(report.cost_usd)}")
     if report.agent:
         facts.append(f"agent {_cell(report.agent)}")
     lines += [" · ".join(facts), ""]

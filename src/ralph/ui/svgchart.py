@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from ralph.rules.money import dollars
+
 WIDTH, HEIGHT, PAD = 640, 180, 36
 MAX_STEPS = 60
 
@@ -92,7 +94,7 @@ def counter_steps(path: Sequence[tuple[int, int]], *, top: int = 3) -> str:
 
 def _number(value: float, unit: str) -> str:
     if unit == "$":
-        return f"${value:.4f}" if value < 1 else f"${value:.2f}"
+        return dollars(value, 4 if value < 1 else 2)
     if value >= 1000:
         return f"{value / 1000:.1f}k{unit}"
     return f"{value:g}{unit}"
