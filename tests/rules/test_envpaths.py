@@ -33,12 +33,16 @@ def test_an_activated_virtualenv_names_ralphs_copy() -> None:
     assert env["PATH"] == "/proj/.venv/bin:/usr/bin"  # the caller's mapping is not changed
 
 
-def test_a_built_environment_goes_first_unless_path_names_it_already() -> None:
+def test_a_built_environment_goes_first_and_is_named_once() -> None:
     out = own_environment({"PATH": "/usr/bin"}, PROJECT, ENVS, ".venv", pathsep=":")
     assert out["PATH"] == "/store/envs/.venv/bin:/usr/bin"
     assert out["VIRTUAL_ENV"] == "/store/envs/.venv"
     named = own_environment({"PATH": "/proj/.venv/bin"}, PROJECT, ENVS, ".venv", pathsep=":")
-    assert named == {"PATH": "/store/envs/.venv/bin"}  # named once, not put first again
+    assert named["PATH"] == "/store/envs/.venv/bin"  # named once
+    # another virtualenv before the project's: the built one still comes first
+    env = {"PATH": "/other/venv/bin:/proj/.venv/bin:/usr/bin"}
+    out = own_environment(env, PROJECT, ENVS, ".venv", pathsep=":")
+    assert out["PATH"] == "/store/envs/.venv/bin:/other/venv/bin:/usr/bin"
 
 
 def test_the_platforms_separator_splits_path() -> None:

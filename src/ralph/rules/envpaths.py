@@ -5,8 +5,8 @@ A person who activated the project's virtualenv has `VIRTUAL_ENV=/proj/.venv` an
 which the agent may have changed. Each of them that names a folder inside one of the
 project's environments names the same place in the room instead, whose environment folders
 link to ralph's copies (store/envcopy.py). When ralph built an environment for the tree's
-declarations (store/envbuild.py) and nothing named one, its `bin` goes first on `PATH`: the
-checks' `python` is that one.
+declarations (store/envbuild.py), its `bin` goes first on `PATH`, even where another
+virtualenv came before the project's: the checks' `python` is that one.
 """
 
 from __future__ import annotations
@@ -45,12 +45,10 @@ def own_environment(
     venv = env.get("VIRTUAL_ENV")
     if venv:
         out["VIRTUAL_ENV"] = moved(venv, project, envs)
-    if built is not None:
+    if built is not None:  # first, even where another virtualenv came before the project's
         own = envs / built
-        named = any(PurePath(p).is_relative_to(own) for p in paths)
-        if not named:
-            paths.insert(0, str(own / "bin"))
-            out["VIRTUAL_ENV"] = str(own)
+        paths = [str(own / "bin"), *(p for p in paths if not PurePath(p).is_relative_to(own))]
+        out["VIRTUAL_ENV"] = str(own)
     if paths:
         out["PATH"] = pathsep.join(paths)
     return out
