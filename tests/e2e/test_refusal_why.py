@@ -78,12 +78,17 @@ def test_a_node_test_that_cannot_find_its_module_says_so(git_project: Project) -
     )
     p.commit_all()
     uses = "const ts = require('timestring');\nmodule.exports = (s) => ts(s);\n"
+    step = {"write": {"dates.js": uses}, "signal": "DONE"}
+    res = p.run("run", *p.fake({"*": [step]}), "-n", "1")
+    line = next(x for x in res.stdout.splitlines() if "DONE refused" in x)
+    assert "error: Error: Cannot find module 'timestring'" in line
+    assert "let the agent fix the work" in line and "front matter" not in line
+    # declared in package.json alone: ralph builds node_modules from it and its lockfile
     declared = '{"name": "dates", "version": "1.0.0", "dependencies": {"timestring": "^7"}}\n'
     step = {"write": {"dates.js": uses, "package.json": declared}, "signal": "DONE"}
     res = p.run("run", *p.fake({"*": [step]}), "-n", "1")
     line = next(x for x in res.stdout.splitlines() if "DONE refused" in x)
-    assert "error: Error: Cannot find module 'timestring'" in line
-    assert "`timestring` is declared by package.json but not installed" in line
+    assert "package.json changed and the tree has no package-lock.json" in line
     assert "npm install" in line and "front matter" not in line
 
 
