@@ -72,8 +72,8 @@ e2e: $(STAMP) e2e-agents
 
 # Modules the seeds require fully tested: 100 % of lines AND branches, by their own tests.
 # Add a module with its test file (--cov=ralph.p.x and tests/p/test_x.py).
-COVERAGE_100 := --cov=ralph.checks.claims --cov=ralph.rules.breaker
-COVERAGE_TESTS := tests/checks/test_claims.py tests/rules/test_breaker.py
+COVERAGE_100 := --cov=ralph.checks.claims --cov=ralph.rules.counts.breaker
+COVERAGE_TESTS := tests/checks/test_claims.py tests/rules/counts/test_breaker.py
 
 coverage: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider $(COVERAGE_TESTS) $(COVERAGE_100) \

@@ -1,4 +1,5 @@
-"""`make bench`: what ralph's own environment costs (store/envcopy.py, store/envbuild.py).
+"""`make bench`: what ralph's own environment costs (store/environments/envcopy.py,
+store/environments/envbuild.py).
 
 - The copy of the project's `.venv` when a run starts, for a site-packages of 1k, 5k and 20k
   files: the first run (every file copied) and a run after an unchanged one (one `lstat` per
@@ -24,9 +25,9 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from ralph.store.envbuild import environments
-from ralph.store.envcopy import envs_dir, record_start_envs, start_envs
-from ralph.store.uvsettings import record_person_uv
+from ralph.store.environments.envbuild import environments
+from ralph.store.environments.envcopy import envs_dir, record_start_envs, start_envs
+from ralph.store.environments.uvsettings import record_person_uv
 
 SIZES = (1_000, 5_000, 20_000)
 PER_PACKAGE = 50  # files per distribution, in folders of 10, as real packages are
@@ -127,7 +128,7 @@ def boxed_build(root: Path, env: dict[str, str], fresh: Callable[[], object]) ->
     from ralph.commands.sandboxing import start_sandbox
     from ralph.process.launcher import Launcher
     from ralph.process.request import Confinement
-    from ralph.store.config import SandboxConfig
+    from ralph.store.person.config import SandboxConfig
 
     box = start_sandbox(root, "bwrap", SandboxConfig(), [])
     boxed = Launcher(Confinement(box))
@@ -152,7 +153,7 @@ def node(tmp: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' registry
     from tests.fakes.npmregistry import TINYDEP, Registry
 
-    from ralph.store.nodebuild import record_node_start
+    from ralph.store.environments.nodebuild import record_node_start
 
     root = tmp / "node"
     root.mkdir()

@@ -73,7 +73,7 @@ def timed(cmd: list[str], cwd: Path, runs: int) -> float:
 
 def run_ralph(root: Path, agent: str, *extra: str, ok: tuple[int, ...] = (0,)) -> float:
     """Run ralph from a fresh state; returns the max RSS of ralph in MB."""
-    from ralph.store.private import store_dir
+    from ralph.store.disk.private import store_dir
 
     shutil.rmtree(root / ".ralph", ignore_errors=True)
     shutil.rmtree(store_dir(root), ignore_errors=True)  # what ralph believes: from scratch too

@@ -88,7 +88,7 @@ def review_shares(prompts: list[dict[str, str]]) -> list[float]:
 
 def own_tokens() -> dict[str, int]:
     """ralph's own words per prompt, in tokens: the template with no user content."""
-    from ralph.rules.prompt import Mode, PromptInput, build_prompt
+    from ralph.rules.text.prompt import Mode, PromptInput, build_prompt
 
     out: dict[str, int] = {}
     modes: tuple[Mode, ...] = ("IMPLEMENT", "REVIEW")

@@ -49,7 +49,7 @@ def seconds(root: Path, spec: str, *, cache: bool) -> float:
     from ralph.checks.result import CheckCache
     from ralph.checks.runner import run_gate
     from ralph.specs.frontmatter import parse_front_matter
-    from ralph.store.startcopy import start_copy
+    from ralph.store.rooms.startcopy import start_copy
 
     place = CheckPlace(root, root, PLAIN)
     meta = parse_front_matter("PROMPT.md", spec)

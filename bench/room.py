@@ -1,4 +1,4 @@
-"""`make bench`: the clean room's cost at the DONE gate (store/room.py).
+"""`make bench`: the clean room's cost at the DONE gate (store/rooms/room.py).
 
 Generates git repositories of 1,000 / 10,000 / 50,000 small tracked files (plus an ignored
 `node_modules/` of 2,000 files, which must cost nothing) and measures, in ralph's own process:
@@ -47,7 +47,7 @@ def ms(started: float) -> float:
 
 def measure(root: Path, state: Path) -> tuple[float, float, float, float]:
     """(first build, re-sync after CHANGED files, re-sync unchanged, room B first) in ms."""
-    from ralph.store.room import RoomSource, build_room, record_start, rooms_dir
+    from ralph.store.rooms.room import RoomSource, build_room, record_start, rooms_dir
 
     shutil.rmtree(state, ignore_errors=True)
     source = RoomSource(root)

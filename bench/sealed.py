@@ -56,7 +56,7 @@ def measure(root: Path, state: Path) -> tuple[float, float, float]:
     from ralph.checks.result import GateResult
     from ralph.checks.sealed import sealed_gate, test_command
     from ralph.checks.testguard import TestGuard
-    from ralph.store import sealed
+    from ralph.store.person import sealed
 
     shutil.rmtree(state, ignore_errors=True)
     sealed.add(root, "tests/test_sealed.py", ("PROMPT.md",), TEST.format(n="sealed").encode())

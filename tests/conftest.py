@@ -54,7 +54,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     """No test reaches the real home, picks up colours, or waits for the demo agent."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
-    # ralph's private store (store/private.py) lives under the state folder: per test too
+    # ralph's private store (store/disk/private.py) lives under the state folder: per test too
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     monkeypatch.setenv("LOCALAPPDATA", str(home / "AppData" / "Local"))
     monkeypatch.setenv("RALPH_DEMO_DELAY", "0")
@@ -98,8 +98,8 @@ class Project:
 
     @property
     def store(self) -> Path:
-        """ralph's private store for this project (store/private.py)."""
-        from ralph.store.private import store_dir
+        """ralph's private store for this project (store/disk/private.py)."""
+        from ralph.store.disk.private import store_dir
 
         return store_dir(self.root)
 

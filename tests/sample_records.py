@@ -1,4 +1,4 @@
-"""A run's records as `records.jsonl` holds them (shared by tests/rules/test_runtotals.py,
+"""A run's records as `records.jsonl` holds them (shared by tests/rules/counts/test_runtotals.py,
 tests/ui/test_story.py and tests/ui/test_htmlreport.py)."""
 
 from __future__ import annotations

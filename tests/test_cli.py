@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from ralph import __version__
-from ralph.rules.spec import PROMPT_TEMPLATE
-from ralph.store.workspace import GUARDRAILS_TEMPLATE
+from ralph.rules.counts.spec import PROMPT_TEMPLATE
+from ralph.store.disk.workspace import GUARDRAILS_TEMPLATE
 from tests.conftest import Project, Result
 
 GITIGNORE_BLOCK = "# ralph's state (see ralph status)\n.ralph/\n"

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from ralph.errors import DOCS_URL
 from ralph.specs import checkconfig, frontmatter, frontmatterkeys
-from ralph.store import config, configkeys
+from ralph.store.person import config, configkeys
 from tests import docs_gen
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,7 +41,7 @@ def test_a_changed_option_help_is_drift(monkeypatch: pytest.MonkeyPatch) -> None
     from inspect import Signature
 
     from ralph import cli
-    from ralph.rules import setting
+    from ralph.rules.environment import setting
     from ralph.run.settings import RunSettings
 
     first, *rest = setting.declared(RunSettings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ralph.errors import report
-from ralph.rules.printable import printable
+from ralph.rules.text.printable import printable
 
 
 def test_os_errors_are_one_line_with_a_hint(capsys: pytest.CaptureFixture[str]) -> None:

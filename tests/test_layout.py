@@ -129,7 +129,7 @@ LAYERS = (
     {"plugins"},  # the plugin manager and the hooks: every registry above reads it
     {"process"},
     {"store", "agents"},
-    {"specs"},  # read through store/reader.py, the one reader of what an agent could touch
+    {"specs"},  # read through store/disk/reader.py, the one reader of what an agent could touch
     {"checks"},
     {"run"},
     {"ui"},
@@ -164,6 +164,57 @@ def test_packages_import_only_from_the_layers_below() -> None:
     }
     assert modules == set().union(*LAYERS)  # a new package takes its place in LAYERS
     assert _layer_violations(_graph()) == []
+
+
+# Inside store/ and rules/, the sub-packages by purpose, bottom first: one imports only from
+# its own and the sub-layers below (a module straight in the package is below them all).
+SUBLAYERS = {
+    "store": (
+        {"disk"},  # atomic writes, the one reader, the private store, the workspace
+        {"repository", "records"},
+        {"live", "snapshots"},
+        {"person"},  # what is a person's to decide
+        {"rooms"},
+        {"environments"},  # what the checks run with, built confined
+    ),
+    "rules": (
+        {"text", "evidence"},
+        {"agents", "environment"},
+        {"counts"},  # the counters and the run's course
+    ),
+}
+
+
+def _sublayer_violations(graph: dict[str, set[str]]) -> list[str]:
+    found: list[str] = []
+    for package, layers in SUBLAYERS.items():
+        level = {sub: n for n, layer in enumerate(layers) for sub in layer}
+
+        def sub(module: str, package: str = package) -> str | None:
+            parts = module.split(".")
+            return parts[2] if len(parts) > 3 and parts[1] == package else None
+
+        for module, targets in graph.items():
+            mine = sub(module)
+            if mine is None:
+                continue
+            for target in targets:
+                theirs = sub(target)
+                if theirs is not None and theirs != mine and level[theirs] >= level[mine]:
+                    found.append(f"{module} -> {target}")
+    return sorted(found)
+
+
+def test_sub_packages_import_only_from_the_sub_layers_below() -> None:
+    for package, layers in SUBLAYERS.items():
+        subs = {p.name for p in (PACKAGE / package).iterdir() if (p / "__init__.py").is_file()}
+        assert subs == set().union(*layers), package  # a new sub-package takes its place
+    assert _sublayer_violations(_graph()) == []
+
+
+def test_the_sub_layer_check_finds_an_upward_import() -> None:
+    graph = {"ralph.store.disk.files": {"ralph.store.rooms.room"}}
+    assert _sublayer_violations(graph) == ["ralph.store.disk.files -> ralph.store.rooms.room"]
 
 
 def test_the_layer_check_finds_an_upward_import() -> None:

@@ -35,7 +35,19 @@ def _imported(test_file: Path) -> set[str]:
 
 
 def _modules(src: Path, package: str) -> list[str]:
-    return sorted(p.stem for p in (src / "ralph" / package).glob("*.py") if p.stem != "__init__")
+    """The modules of `package`, its sub-packages' too, as paths below it (`disk/files`)."""
+    root = src / "ralph" / package
+    return sorted(
+        p.relative_to(root).with_suffix("").as_posix()
+        for p in root.rglob("*.py")
+        if p.stem != "__init__"
+    )
+
+
+def _test_file(tests: Path, package: str, module: str) -> Path:
+    """tests/<package>/<sub-package>/test_<module>.py"""
+    folder, _, stem = module.rpartition("/")
+    return tests / package / folder / f"test_{stem}.py"
 
 
 def untested(src: Path, tests: Path, packages: Iterable[str]) -> list[str]:
@@ -43,8 +55,8 @@ def untested(src: Path, tests: Path, packages: Iterable[str]) -> list[str]:
     found = []
     for package in packages:
         for module in _modules(src, package):
-            test = tests / package / f"test_{module}.py"
-            name = f"ralph.{package}.{module}"
+            test = _test_file(tests, package, module)
+            name = f"ralph.{package}.{module.replace('/', '.')}"
             if not test.is_file():
                 found.append(f"{name}: no {test.relative_to(tests.parent)}")
             elif name not in _imported(test) and not (
@@ -74,8 +86,10 @@ def orphans(src: Path, tests: Path) -> list[str]:
     found = []
     for folder in sorted(p for p in tests.iterdir() if (src / "ralph" / p.name).is_dir()):
         modules = set(_modules(src, folder.name))
-        for test in sorted(folder.glob("test_*.py")):
-            if test.stem.removeprefix("test_") not in modules:
+        for test in sorted(folder.rglob("test_*.py")):
+            where = test.parent.relative_to(folder).as_posix()
+            module = test.stem.removeprefix("test_")
+            if (f"{where}/{module}" if where != "." else module) not in modules:
                 found.append(str(test.relative_to(tests.parent)))
     return found
 

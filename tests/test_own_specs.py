@@ -1,7 +1,7 @@
 """ralph's own specs (specs/*.spec.md): every checkbox is ticked and names tests that exist.
 
 A checkbox line (or an indented line that continues it) carries references such as
-`tests/rules/test_matrix.py::test_counter_never_exceeds_three`. A reference must name a test
+`tests/rules/counts/test_matrix.py::test_counter_never_exceeds_three`. A reference must name a test
 function (or `Class::method`) defined in that file; a `[param-id]` suffix is allowed. A box may
 stay unticked only while it names a test marked `xfail(reason="BUG: ...", strict=True)`: the
 known bug. Once the bug is fixed, that test passes, strict xfail fails the suite, the marker is
@@ -194,7 +194,9 @@ def test_coverage_gate_is_part_of_make_test() -> None:
     assert re.search(r"^test: .*\bcoverage\b", makefile, re.M)
     modules = re.search(r"^COVERAGE_100 := (.*)$", makefile, re.M)
     assert modules is not None
-    assert {"--cov=ralph.checks.claims", "--cov=ralph.rules.breaker"} <= set(modules[1].split())
+    assert {"--cov=ralph.checks.claims", "--cov=ralph.rules.counts.breaker"} <= set(
+        modules[1].split()
+    )
     recipe = makefile.split("\ncoverage:", 1)[1].split("\n\n", 1)[0]
     assert "--cov-branch" in recipe and "--cov-fail-under=100" in recipe
 
@@ -203,13 +205,16 @@ def test_coverage_gate_is_part_of_make_test() -> None:
 
 
 def test_checker_rejects_missing_tests_and_accepts_real_ones() -> None:
-    good = "- [x] a rule — `tests/rules/test_matrix.py::test_counter_never_exceeds_three`\n"
+    good = "- [x] a rule — `tests/rules/counts/test_matrix.py::test_counter_never_exceeds_three`\n"
     assert problems(good) == []
-    param = "- [x] a rule — `tests/rules/test_matrix.py::test_done_with_changes_resets_to_one[2]`\n"
+    param = (
+        "- [x] a rule — "
+        "`tests/rules/counts/test_matrix.py::test_done_with_changes_resets_to_one[2]`\n"
+    )
     assert problems(param) == []
-    missing = "- [x] a rule — `tests/rules/test_matrix.py::test_there_is_no_such_test`\n"
+    missing = "- [x] a rule — `tests/rules/counts/test_matrix.py::test_there_is_no_such_test`\n"
     assert problems(missing) == [
-        "line 1: tests/rules/test_matrix.py::test_there_is_no_such_test does not exist"
+        "line 1: tests/rules/counts/test_matrix.py::test_there_is_no_such_test does not exist"
     ]
     no_file = "- [x] a rule — `tests/test_nowhere.py::test_x`\n"
     assert "does not exist" in problems(no_file)[0]
@@ -219,7 +224,7 @@ def test_checker_rejects_missing_tests_and_accepts_real_ones() -> None:
 
 def test_checker_rejects_unticked_and_unreferenced_boxes() -> None:
     assert problems(
-        "- [ ] a rule — `tests/rules/test_matrix.py::test_counter_never_exceeds_three`\n"
+        "- [ ] a rule — `tests/rules/counts/test_matrix.py::test_counter_never_exceeds_three`\n"
     )
     assert problems("- [x] a rule with no test\n") == ["line 1: no `tests/...::name` reference"]
     assert problems("# a spec with no checkbox\n") == ["no checkboxes at all"]
@@ -228,9 +233,9 @@ def test_checker_rejects_unticked_and_unreferenced_boxes() -> None:
 def test_checker_reads_continuation_lines_and_nested_boxes() -> None:
     text = (
         "- [x] a parent rule\n"
-        "  proven by `tests/rules/test_matrix.py::test_counter_never_exceeds_three`\n"
+        "  proven by `tests/rules/counts/test_matrix.py::test_counter_never_exceeds_three`\n"
         "  - [x] a child rule — "
-        "`tests/rules/test_matrix.py::test_example_5_selective_propagation`\n"
+        "`tests/rules/counts/test_matrix.py::test_example_5_selective_propagation`\n"
         "- [x] next rule\n"
     )
     boxes = checkboxes(text)

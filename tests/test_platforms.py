@@ -1,7 +1,7 @@
 """Linux, macOS and Windows: stop signals on each, and CI on all three.
 
 The run lock on each (the probe Windows uses works on any filelock) is in
-tests/store/test_runlock.py."""
+tests/store/live/test_runlock.py."""
 
 from __future__ import annotations
 

@@ -77,12 +77,12 @@ def test_the_purity_check_finds_io_and_the_clock(tmp_path: Path) -> None:
     # the control: a check that finds nothing would pass the test above
     impure = tmp_path / "impure.py"
     impure.write_text(
-        "import subprocess\nfrom ralph.store import files\nimport time\n"
+        "import subprocess\nfrom ralph.store.disk import files\nimport time\n"
         "def f(p):\n    open(p)\n    p.write_text('x')\n    return time.time()\n"
     )
     assert _problems(impure) == [
         "line 1: imports subprocess",
-        "line 2: imports ralph.store.files",
+        "line 2: imports ralph.store.disk.files",
         "line 5: calls open()",
         "line 6: calls .write_text()",
         "line 7: reads the clock (.time())",

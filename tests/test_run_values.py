@@ -13,10 +13,10 @@ import pytest
 
 import ralph.run
 from ralph.run import context
-from ralph.store import git
-from ralph.store import worktrees as wt
-from ralph.store.git import GitLock
-from ralph.store.snapshotter import Snapshotter
+from ralph.store.repository import git
+from ralph.store.repository import worktrees as wt
+from ralph.store.repository.git import GitLock
+from ralph.store.snapshots.snapshotter import Snapshotter
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.run.test_start import TWO

@@ -61,8 +61,8 @@ def _opt(*names: str, **more: Any) -> Any:
 
 def project_root(given: Path | None) -> Path:
     """The project a command is about: found from -C DIR, or the current folder, upwards
-    (the nearest folder with .ralph/, else the git work tree's top; store/root.py)."""
-    from ralph.store.root import find_root
+    (the nearest folder with .ralph/, else the git work tree's top; store/disk/root.py)."""
+    from ralph.store.disk.root import find_root
 
     return find_root((given or Path()).resolve())
 
@@ -126,7 +126,7 @@ def run(continue_: bool = False, root: Path | None = None, **options: Any) -> No
 def _run_parameters() -> list[Parameter]:
     """`ralph run`'s parameters, made from its settings (run/settings.py): each one's
     own spelling in --help; its older spellings hidden there, but named in its help."""
-    from ralph.rules.setting import declared
+    from ralph.rules.environment.setting import declared
     from ralph.run.settings import RunSettings
 
     made = []

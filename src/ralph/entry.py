@@ -44,7 +44,7 @@ def plain_status_root(args: Sequence[str]) -> Path | None:
             return None  # anything else: Typer parses it and explains what is wrong
     if not root.is_dir():
         return None
-    from ralph.store.root import find_root
+    from ralph.store.disk.root import find_root
 
     return find_root(root.resolve())
 
@@ -94,7 +94,7 @@ def _main(argv: Sequence[str] | None) -> Any:
         return cli_main(args)
     from ralph.commands.status import print_status
     from ralph.errors import RalphError, report
-    from ralph.rules.printable import printable
+    from ralph.rules.text.printable import printable
 
     try:
         print_status(root, as_json="--json" in args)

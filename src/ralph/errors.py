@@ -36,7 +36,7 @@ def docs_page(page: str) -> str:
 
 def report(exc: BaseException, printable: Callable[[str], str]) -> int:
     """Print a RalphError, an OSError or Ctrl-C as one `error:` line and a `hint:` on stderr;
-    each line through `printable` (rules/printable.py: a message may quote any name)."""
+    each line through `printable` (rules/text/printable.py: a message may quote any name)."""
     import sys
 
     if isinstance(exc, KeyboardInterrupt):

@@ -11,7 +11,7 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.gemini import GeminiAgent
 from ralph.agents.opencode import OpenCodeAgent
 from ralph.agents.pi import PiAgent
-from ralph.rules.signals import parse_signal
+from ralph.rules.text.signals import parse_signal
 from tests.agent_helpers import command, replay, request
 
 

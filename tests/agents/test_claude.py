@@ -10,7 +10,7 @@ import pytest
 from ralph.agents.claude import ClaudeAgent
 from ralph.agents.registry import make_agent
 from ralph.agents.result import Usage
-from ralph.rules.signals import parse_signal
+from ralph.rules.text.signals import parse_signal
 from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture, request
 
 RESET_2030 = 1893456000.0  # 2030-01-01 00:00 UTC, what the mock's subscription limit sends

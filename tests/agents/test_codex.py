@@ -11,7 +11,7 @@ import pytest
 from ralph.agents.codex import CodexAgent
 from ralph.agents.registry import make_agent
 from ralph.agents.result import Usage
-from ralph.rules.signals import parse_signal
+from ralph.rules.text.signals import parse_signal
 from tests.agent_helpers import fake_cli, fixture, replay, replay_fixture, request
 
 
@@ -80,7 +80,7 @@ def test_a_codex_limit_that_lifts_within_the_minute_is_waited_for_not_given_up()
     from ralph.agents.codex import CodexParser
     from ralph.agents.output import LineSplitter
     from ralph.process.request import ProcessResult, StreamName
-    from ralph.rules.pool import Pool, PoolPolicy, Wait, after_rotation, choose
+    from ralph.rules.agents.pool import Pool, PoolPolicy, Wait, after_rotation, choose
 
     stdout = fixture("codex-usage-limit.stdout").replace(b"Jan 1st, 2030 12:00 AM", b"6:24 PM")
     assert b"try again at 6:24 PM" in stdout

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ralph.agents.credentials import agent_secrets
-from ralph.rules.redact import (
+from ralph.rules.text.redact import (
     json_secrets,
 )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ralph.agents.footprint import FOOTPRINTS, config_paths, credentials, endpoint_hosts
-from ralph.rules.agentfiles import AGENT_SCAFFOLDING
+from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
 CLAUDE, CODEX = FOOTPRINTS["claude"], FOOTPRINTS["codex"]
 

@@ -6,9 +6,9 @@ import hashlib
 from pathlib import Path
 
 from ralph.checks.acceptance import FrontMatterAcceptor, Scope
-from ralph.rules.spec import Spec
-from ralph.rules.specset import front_digest
-from ralph.rules.state import SpecState, State
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.specset import front_digest
+from ralph.rules.counts.state import SpecState, State
 
 FRONT = "test_command: pytest -q\n"
 A = "specs/a.spec.md"

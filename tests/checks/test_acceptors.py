@@ -7,11 +7,11 @@ from pathlib import Path
 
 from ralph.checks.acceptance import Scope
 from ralph.checks.acceptors import accept_all, acceptors, pending_all
-from ralph.rules.specset import front_digest
-from ralph.rules.state import SpecState, State
-from ralph.rules.testcounts import TestCounts as Counts
+from ralph.rules.counts.specset import front_digest
+from ralph.rules.counts.state import SpecState, State
+from ralph.rules.evidence.testcounts import TestCounts as Counts
 from ralph.specs.discovery import discover_specs
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
 
 
 def test_every_kind_in_the_order_ralph_accept_shows_them() -> None:

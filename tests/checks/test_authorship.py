@@ -6,9 +6,9 @@ import hashlib
 from pathlib import Path
 
 from ralph.checks.authorship import agent_change, agent_front, front_digests, front_seen
-from ralph.rules.frontmark import FrontSeen
-from ralph.rules.spec import Spec
-from ralph.rules.specset import front_digest
+from ralph.rules.counts.frontmark import FrontSeen
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.specset import front_digest
 
 FRONT = "test_command: pytest -q\n"
 TEXT = f"---\n{FRONT}---\n# a\n"

@@ -7,9 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.checks.bar import to_measure
-from ralph.rules.spec import Spec
-from ralph.rules.state import SpecState, State
-from ralph.rules.testcounts import TestCounts as Counts
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import SpecState, State
+from ralph.rules.evidence.testcounts import TestCounts as Counts
 from ralph.specs.frontmatter import parse_front_matter
 
 RUNNERS = Path(__file__).parents[1] / "fixtures" / "runners"
@@ -35,7 +35,7 @@ def test_which_specs_have_their_bar_measured() -> None:
 
 def test_the_bar_line_says_what_ran_in_words_that_fit() -> None:
     from ralph.checks.bar import Measured
-    from ralph.rules.testcounts import TestCounts
+    from ralph.rules.evidence.testcounts import TestCounts
 
     def line(passed: int, failed: int, skipped: int) -> str:
         return Measured(

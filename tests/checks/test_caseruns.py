@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ralph.checks.caseruns import case_run
 from ralph.process.request import ProcessRequest
-from ralph.rules.junitcases import JCase
+from ralph.rules.evidence.junitcases import JCase
 from ralph.specs.checkconfig import RevertConfig
 from tests.fakes.commands import Answer, Commands
 

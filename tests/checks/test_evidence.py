@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from ralph.checks.evidence import drop, no_tests, run_counts, vanished
-from ralph.rules.testcounts import TestCounts as Counts
-from ralph.rules.testcounts import bar_of, merged_bar
+from ralph.rules.evidence.testcounts import TestCounts as Counts
+from ralph.rules.evidence.testcounts import bar_of, merged_bar
 
 RUNNERS = Path(__file__).parents[1] / "fixtures" / "runners"
 

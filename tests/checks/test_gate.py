@@ -30,15 +30,15 @@ from ralph.checks.gate import (
 from ralph.checks.hint import SEALED_HINT, WORK_HINT
 from ralph.checks.records import CheckRan, ClaimMoved, DoneRefused, GateDecided, GateRecord
 from ralph.process.request import ProcessRequest
-from ralph.rules.spec import Spec
-from ralph.rules.specset import front_digest
-from ralph.rules.state import SpecState, State
-from ralph.rules.testcounts import TestCounts as Counts
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.specset import front_digest
+from ralph.rules.counts.state import SpecState, State
+from ralph.rules.evidence.testcounts import TestCounts as Counts
 from ralph.specs.discovery import discover_specs
 from ralph.specs.frontmatter import split_front_matter
-from ralph.store import sealed
-from ralph.store.envbuild import SITES
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.environments.envbuild import SITES
+from ralph.store.person import sealed
 from tests.fakes.commands import Commands, Play
 from tests.fakes.scripted_inline import inline_agent
 

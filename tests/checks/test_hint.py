@@ -16,8 +16,8 @@ from ralph.checks.hint import (
 )
 from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.sealed import NAME as SEALED_NAME
-from ralph.store import pkgsources
-from ralph.store.declared import read_declared
+from ralph.store.environments import pkgsources
+from ralph.store.environments.declared import read_declared
 
 FINE = CheckResult("lint", "external", passed=True)
 WORK = CheckResult("tests", "external", False, summary="exit code 1, expected 0", error="E")

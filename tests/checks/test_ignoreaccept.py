@@ -7,8 +7,8 @@ from pathlib import Path
 
 from ralph.checks.acceptance import Scope
 from ralph.checks.ignoreaccept import IgnoreRulesAcceptor
-from ralph.rules.state import State
-from ralph.store.private import ensure_store
+from ralph.rules.counts.state import State
+from ralph.store.disk.private import ensure_store
 
 
 def test_a_rule_that_can_hide_source_waits_until_accepted(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from ralph.checks.loaded import loaded
 from ralph.checks.place import CheckPlace
 from ralph.process.request import ProcessRequest
 from ralph.specs.frontmatter import parse_front_matter
-from ralph.store.envbuild import SITES
+from ralph.store.environments.envbuild import SITES
 from tests.fakes.commands import Answer, Commands
 
 META = parse_front_matter("a.spec.md", "---\ntest_command: pytest\n---\n# a\n")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ralph.checks.mutantsource import KEEP_IN_PY, Changes, no_code, none_chosen
 from ralph.checks.tracing import Seen
-from ralph.rules.testfiles import DEFAULT_GLOBS
+from ralph.rules.evidence.testfiles import DEFAULT_GLOBS
 
 OLD = "def add(a, b):\n    return a + b\n"
 NEW = "def add(a, b):\n    if a < 0:\n        return 0\n    return a + b\n"

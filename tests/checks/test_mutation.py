@@ -11,7 +11,7 @@ from pathlib import Path
 from ralph.checks.mutation import SKIPPED, STILLBORN
 from ralph.checks.result import CheckResult
 from ralph.process.request import ProcessRequest
-from ralph.rules.state import SpecState
+from ralph.rules.counts.state import SpecState
 from tests.checks.test_gate import FAILED, PASSED, Rig, rig, spec
 
 A = "specs/a.spec.md"

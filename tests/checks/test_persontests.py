@@ -236,7 +236,7 @@ def test_a_script_the_makefile_runs_is_the_persons(project: Project) -> None:
 
 
 def test_what_a_killed_save_left_of_the_configuration_is_swept(project: Project) -> None:
-    from ralph.store.private import drop_legacy
+    from ralph.store.disk.private import drop_legacy
 
     started(project)
     left = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ralph.checks.result import CheckCache, CheckResult, GateResult
-from ralph.rules.testcounts import TestCounts as Counts
+from ralph.rules.evidence.testcounts import TestCounts as Counts
 
 FAILED = CheckResult("tests", "external", False, summary="exit code 1", output="E assert 1\n")
 OPTIONAL = CheckResult("docs", "external", False, False, summary="exit code 2")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ralph.checks.result import CheckResult
 from ralph.checks.sealed import HINT_RUN, judged
-from ralph.rules import testcounts
+from ralph.rules.evidence import testcounts
 
 SECRET = "FAIL: test_secret_name (tests.test_hidden.T) AssertionError: 42 != 7"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from ralph.checks.acceptance import Scope
 from ralph.checks.settingsaccept import SettingsAcceptor
-from ralph.rules.state import State
-from ralph.store import settings
-from ralph.store.workspace import Workspace
+from ralph.rules.counts.state import State
+from ralph.store.disk.workspace import Workspace
+from ralph.store.person import settings
 
 
 def test_an_edit_during_a_run_is_shown_and_taken(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from ralph.checks.acceptance import Scope
 from ralph.checks.sourcesaccept import SourcesAcceptor
-from ralph.rules.state import State
-from ralph.store import pkgsources
-from ralph.store.workspace import Workspace
+from ralph.rules.counts.state import State
+from ralph.store.disk.workspace import Workspace
+from ralph.store.environments import pkgsources
 
 
 def test_a_source_added_during_a_run_is_shown_and_taken(tmp_path: Path) -> None:

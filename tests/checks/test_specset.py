@@ -7,8 +7,8 @@ from pathlib import Path
 
 from ralph.checks.acceptance import Scope
 from ralph.checks.specset import SpecSetAcceptor, recorded, specs_refusal, take_person_specs
-from ralph.rules.specset import front_digest
-from ralph.rules.state import SpecState, State
+from ralph.rules.counts.specset import front_digest
+from ralph.rules.counts.state import SpecState, State
 
 A, B = "specs/a.spec.md", "specs/b.spec.md"
 CHANGED = "its front matter (its checks) was changed during a run"

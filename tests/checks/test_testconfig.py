@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ralph.checks.acceptance import Scope
 from ralph.checks.testconfig import ConfigAcceptor, ConfigGuard
-from ralph.rules.state import State
+from ralph.rules.counts.state import State
 
 INI = "[pytest]\naddopts = -q\n"
 

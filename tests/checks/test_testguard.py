@@ -7,8 +7,8 @@ from pathlib import Path
 from ralph.checks import testguard
 from ralph.checks.acceptance import Scope
 from ralph.checks.testguard import ACCEPT_HINT, SHOWN, refusal
-from ralph.rules.state import State
-from ralph.rules.weakening import Finding
+from ralph.rules.counts.state import State
+from ralph.rules.evidence.weakening import Finding
 
 CASE = "def test_add():\n    assert add(2, 3) == 5\n"
 TEST = f"from calc import add\n\n\n{CASE}"

@@ -12,8 +12,8 @@ import pytest
 
 from ralph.commands.follow import follow
 from ralph.errors import NoLiveRun, RalphError
-from ralph.store.runlock import RunLock
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.runlock import RunLock
 
 
 def test_no_live_run_is_one_line(tmp_path: Path) -> None:

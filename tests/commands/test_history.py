@@ -10,7 +10,7 @@ import pytest
 
 from ralph.commands.history import HistoryError, find_log, log_text, normalise_spec, pick_spec
 from ralph.errors import UsageError
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
 from tests.conftest import Project
 from tests.sample_records import rotation
 from tests.schemas.test_catalog import problems

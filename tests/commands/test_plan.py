@@ -8,9 +8,9 @@ from dataclasses import replace
 
 from ralph.commands.plan import plan_data
 from ralph.commands.status import load_status
-from ralph.rules.lanes import lane_branch
-from ralph.store.state import save_state
-from ralph.store.workspace import Workspace
+from ralph.rules.counts.lanes import lane_branch
+from ralph.store.disk.workspace import Workspace
+from ralph.store.records.state import save_state
 from tests.conftest import Project
 from tests.schemas.test_catalog import problems
 

@@ -15,7 +15,7 @@ from ralph.errors import ConfigError
 from ralph.plugins.hookspecs import hookimpl
 from ralph.plugins.manager import Plugin
 from ralph.schemas.catalog import schema_text
-from ralph.store.config import RalphConfig, parse_config
+from ralph.store.person.config import RalphConfig, parse_config
 from tests.conftest import Project
 from tests.fakes.plugins import add_plugin
 

@@ -1,5 +1,6 @@
 """commands/pool.py: the agents of a run, each with its own model and limits, resolved by the one
-precedence rule of the run's settings (rules/setting.py): the command line, then the saved run,
+precedence rule of the run's settings (rules/environment/setting.py): the command line, then the
+saved run,
 then this agent's own entry in ralph.yaml, then the `agent:` block, then the default. Nothing
 runs: the agents are real commands (this Python), only looked up."""
 
@@ -15,7 +16,7 @@ from ralph.agents.member import Member
 from ralph.commands.pool import build_policy, build_pool
 from ralph.commands.runoptions import kept_settings, save_run_options
 from ralph.run.settings import resolve
-from ralph.store.config import AgentConfig, RalphConfig, parse_config
+from ralph.store.person.config import AgentConfig, RalphConfig, parse_config
 
 PY = sys.executable
 ENTRY = f"agents:\n  - {{name: one, command: ['{PY}'], timeout: 5.0, model: m-one}}\n"

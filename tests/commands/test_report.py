@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
 from tests.conftest import Project
 from tests.sample_records import lanes_run
 

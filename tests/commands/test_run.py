@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ralph.commands.run import run_options
 from ralph.run.settings import resolve
-from ralph.store.config import parse_config
+from ralph.store.person.config import parse_config
 from ralph.ui.webhook import Webhook
 from tests.conftest import Project
 

@@ -14,11 +14,11 @@ import pytest
 
 from ralph.commands.runoptions import kept_settings, save_run_options, saved_settings
 from ralph.errors import ExitCode, StateError, UsageError
-from ralph.rules.setting import declared
+from ralph.rules.environment.setting import declared
 from ralph.run.settings import RunSettings, resolve
-from ralph.store.config import RalphConfig
+from ralph.store.person.config import RalphConfig
 from tests.conftest import Project
-from tests.rules.test_setting import given, settings
+from tests.rules.environment.test_setting import given, settings
 
 
 def test_a_report_into_a_folder_is_a_usage_error(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from ralph.commands.runreports import write_reports
-from ralph.store import files
-from ralph.store.files import write_text_through
+from ralph.store.disk import files
+from ralph.store.disk.files import write_text_through
 from ralph.ui.runreport import RunReport
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="symlinks, FIFOs, /dev")

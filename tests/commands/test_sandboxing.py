@@ -14,8 +14,8 @@ import pytest
 
 from ralph.commands.sandboxing import NAMESPACE_HINT, SECRETS, start_sandbox
 from ralph.errors import SandboxError
-from ralph.store.config import SandboxConfig
-from ralph.store.private import stores_root
+from ralph.store.disk.private import stores_root
+from ralph.store.person.config import SandboxConfig
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="a shell script as the tool")
 

@@ -2,14 +2,14 @@
 person meets them: all or nothing, each refusal one line and an exit code.
 
 A run holding the project (exit 1) is tests/e2e/test_sealed.py's; what the store keeps is
-tests/store/test_sealed.py's."""
+tests/store/person/test_sealed.py's."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.conftest import Project
-from tests.store.test_sealed import SEALED, SEALED_PATH, calc_project
+from tests.store.person.test_sealed import SEALED, SEALED_PATH, calc_project
 
 
 def test_a_note_when_no_sandbox_is_set(git_project: Project) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ralph.store.config import parse_config
+from ralph.store.person.config import parse_config
 from ralph.ui import webhook
 
 SECRET = "T0000SECRET/B0000SECRET/XXXXsecretXXXXtoken"

@@ -4,7 +4,7 @@ and accepts it (exit 0 when nothing waits any more, 5 when something still does)
 from __future__ import annotations
 
 from ralph.commands.accept import accept
-from ralph.store.runlock import RunLock
+from ralph.store.live.runlock import RunLock
 from tests.conftest import Project
 
 DONE = [{"signal": "DONE"}]

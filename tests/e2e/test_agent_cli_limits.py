@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ralph.rules.pool import clock
+from ralph.rules.agents.pool import clock
 from tests.conftest import Project
 from tests.e2e.test_agent_clis import (
     ROTATION_TIMEOUT,

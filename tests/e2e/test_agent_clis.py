@@ -22,7 +22,7 @@ from ralph.agents.registry import make_agent
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import AgentResult
 from ralph.process.request import OPEN
-from ralph.rules.signals import parse_signal
+from ralph.rules.text.signals import parse_signal
 from tests.conftest import Project
 from tests.model import faults
 from tests.model.server import ModelServer

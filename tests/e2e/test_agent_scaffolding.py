@@ -1,4 +1,5 @@
-"""Agents' own scaffolding (rules/agentfiles.py) is never a reason to refuse: aider's `.aider*`
+"""Agents' own scaffolding (rules/agents/agentfiles.py) is never a reason to refuse: aider's
+`.aider*`
 rule and files, the CLIs' local settings folders. Stated once, per agent; its footprint says
 the same."""
 

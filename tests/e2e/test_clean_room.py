@@ -1,4 +1,4 @@
-"""The checks that decide run in the clean room (store/room.py, checks/place.py), through the
+"""The checks that decide run in the clean room (store/rooms/room.py, checks/place.py), through the
 real CLI: every trick below makes the test pass in the working tree (the control at the end of
 each test shows it), and none reaches verified; honest work still does."""
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ralph.checks.personroom import PERSON_FAILED
-from ralph.store.room import rooms_dir
+from ralph.store.rooms.room import rooms_dir
 from tests.conftest import Project
 
 PY = sys.executable

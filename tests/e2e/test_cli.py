@@ -24,7 +24,7 @@ import psutil
 import pytest
 
 from ralph import __version__
-from ralph.store.workspace import GUARDRAILS_TEMPLATE
+from ralph.store.disk.workspace import GUARDRAILS_TEMPLATE
 from tests.conftest import Project, Result
 from tests.platforms import posix_signals
 from tests.test_cli import assert_one_error, spec_row, status_json

@@ -1,4 +1,5 @@
-"""The environment the checks run in is ralph's (store/envcopy.py, store/envbuild.py), through
+"""The environment the checks run in is ralph's (store/environments/envcopy.py,
+store/environments/envbuild.py), through
 the real CLI: a project with its own `.venv` (a real pytest in it), an agent program that leaves
 `mean()` wrong and bends the project's environment so the test would pass anyway. The bend
 never reaches a check: never verified. Honest agents (a new dependency the tree declares, the
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ralph.checks.place import UNBUILT
-from ralph.store.envcopy import start_envs
+from ralph.store.environments.envcopy import start_envs
 from tests.conftest import Project, Result
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layout")

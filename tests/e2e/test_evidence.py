@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from ralph.errors import StateError
-from ralph.rules.state import SpecState, State
-from ralph.rules.testcounts import TestCounts as Counts
-from ralph.store.state import load_state, save_state, state_from_json
+from ralph.rules.counts.state import SpecState, State
+from ralph.rules.evidence.testcounts import TestCounts as Counts
+from ralph.store.records.state import load_state, save_state, state_from_json
 from tests.conftest import Project
 from tests.e2e.test_testguard import CALC_TEST, agent, assert_never_verified, calc_project
 

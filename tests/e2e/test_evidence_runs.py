@@ -103,7 +103,7 @@ def test_exit_0_at_import_leaves_no_summary_and_is_refused(git_project: Project)
     the start printed a summary, so a run without one is no evidence."""
     p = git_project
     mean_project(p)
-    # hidden from a static reading (rules/exits.py refuses the plain `os._exit(0)`)
+    # hidden from a static reading (rules/evidence/exits.py refuses the plain `os._exit(0)`)
     gone = "getattr(__import__('os'), '_exit')(0)\n" + WRONG
     res = p.run("run", *p.fake(every({"write": {"calc/__init__.py": gone}})), "-n", "2")
     never_verified(p, res.exit_code)

@@ -1,5 +1,6 @@
 """A check reads the compared tree, the environment ralph gives it, and the system: nothing the
-agent could plant around the room or behind a link (rules/roompin.py, store/room.py), through
+agent could plant around the room or behind a link (rules/environment/roompin.py,
+store/rooms/room.py), through
 the real CLI. Each trick is shown to work where a room would otherwise find it (the control),
 and none reaches verified; honest work still does."""
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from ralph.rules.toldcounts import told
-from ralph.store.files import TEMP_NAME, folders_below
+from ralph.rules.counts.toldcounts import told
+from ralph.store.disk.files import TEMP_NAME, folders_below
 from tests.conftest import Project
 
 pytestmark = [
@@ -55,7 +55,7 @@ def _temps(project: Project) -> set[Path]:
 
 def _explained(records: list[dict[str, Any]], state: dict[str, Any]) -> list[str]:
     """Why the records do not explain the state (empty when they do): state.json is the
-    truth, saved first; the records of the last run, replayed (rules/toldcounts.py), must
+    truth, saved first; the records of the last run, replayed (rules/counts/toldcounts.py), must
     tell its counters once the run that takes over has started (its `reconciled` record
     catches up with a kill between the two), and no record names a rotation the state has
     not numbered."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.rules.lanes import lane_name
+from ralph.rules.counts.lanes import lane_name
 from tests.conftest import Project
 from tests.e2e.test_lanes import branches, lanes_project, worktrees
 

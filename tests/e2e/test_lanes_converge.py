@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from ralph.rules.lanes import lane_name
+from ralph.rules.counts.lanes import lane_name
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 

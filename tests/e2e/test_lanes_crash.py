@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ralph.rules.lanes import lane_name
-from ralph.store.lanes import lanes_file
-from ralph.store.worktrees import lane_path
+from ralph.rules.counts.lanes import lane_name
+from ralph.store.live.lanes import lanes_file
+from ralph.store.repository.worktrees import lane_path
 from tests.conftest import Project
 from tests.e2e.test_lanes import branches, lanes_project, worktrees
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ralph.rules.spec import spec_slug
+from ralph.rules.counts.spec import spec_slug
 from tests.conftest import FAKES, Project
 from tests.e2e.test_lanes import lanes_project
 

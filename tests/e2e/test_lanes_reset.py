@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.store.lanes import lanes_file
+from ralph.store.live.lanes import lanes_file
 from tests.conftest import Project
 from tests.e2e.test_lanes import branches, lanes_project, worktrees
 

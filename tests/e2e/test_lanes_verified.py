@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from ralph.rules.lanes import lane_name
+from ralph.rules.counts.lanes import lane_name
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 
@@ -111,8 +111,8 @@ def test_a_verified_run_with_nothing_left_out_runs_nothing_again(project: Projec
 def test_a_lane_worktree_holding_work_is_never_removed(project: Project) -> None:
     """Removing a merged lane (its branch has nothing the user's lacks) keeps its worktree
     while that holds uncommitted work: removing it would delete the work."""
-    from ralph.store import worktrees as wt
-    from ralph.store.git import GitLock
+    from ralph.store.repository import worktrees as wt
+    from ralph.store.repository.git import GitLock
 
     lanes_project(project, SPECS)
     name, lock = lane_name("specs/b.spec.md"), GitLock()

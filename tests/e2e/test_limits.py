@@ -9,7 +9,7 @@ import json
 import time
 from typing import Any
 
-from ralph.rules.pool import clock
+from ralph.rules.agents.pool import clock
 from tests.conftest import Project
 from tests.e2e.test_pool_faults import DONE, Script, claude, claude_calls, used, worklog  # noqa: F401
 

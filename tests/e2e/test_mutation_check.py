@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ralph.checks.mutation import CONTROL_FAILED
-from ralph.store.room import rooms_dir
+from ralph.store.rooms.room import rooms_dir
 from tests.conftest import Project
 from tests.e2e.test_operator import gone, wait_for
 

@@ -76,7 +76,7 @@ def test_a_pipe_where_the_checkout_id_is_hangs_nothing(project: Project) -> None
 def test_history_of_a_lanes_run_has_a_lane_column_and_lists_rotations_in_order(
     project: Project,
 ) -> None:
-    from ralph.rules.lanes import lane_name
+    from ralph.rules.counts.lanes import lane_name
     from tests.e2e.test_lanes import lanes_project
 
     specs = {"specs/a.spec.md": "# a\n", "specs/b.spec.md": "# b\n"}

@@ -1,4 +1,5 @@
-"""Node is served as Python is, through the real CLI (store/nodebuild.py): an agent that adds a
+"""Node is served as Python is, through the real CLI (store/environments/nodebuild.py): an agent
+that adds a
 dependency (`npm install tinydep`: package.json and package-lock.json name it, from the person's
 registry, here a tiny HTTP registry on 127.0.0.1) reaches verified with no person's step, its
 `node_modules` built by `npm ci` in ralph's store. Where packages come from is the person's: a
@@ -15,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from ralph.store.envbuild import environments
-from ralph.store.envcopy import record_start_envs, start_envs
-from ralph.store.nodebuild import record_node_start
+from ralph.store.environments.envbuild import environments
+from ralph.store.environments.envcopy import record_start_envs, start_envs
+from ralph.store.environments.nodebuild import record_node_start
 from tests.conftest import Project, Result
 from tests.e2e.test_package_sources import boxed_agent
 from tests.e2e.test_sandbox_run import disk_tmp, need

@@ -179,7 +179,7 @@ def test_cancel_now_stops_running_done_checks(project: Project, tmp_path: Path) 
 
 
 def test_a_stale_cancel_request_does_not_stop_a_later_run(project: Project) -> None:
-    from ralph.store.cancel import request_cancel
+    from ralph.store.live.cancel import request_cancel
 
     project.write({"PROMPT.md": "# goal\n"})
     (project.root / ".ralph").mkdir()

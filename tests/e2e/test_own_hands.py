@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.rules.spec import spec_slug
+from ralph.rules.counts.spec import spec_slug
 from tests.conftest import Project, Result
 from tests.e2e.test_sandbox_run import disk_tmp, need  # noqa: F401 -- the fixture, and the skip
 

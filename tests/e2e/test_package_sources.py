@@ -1,4 +1,5 @@
-"""Where the checks' packages come from is the person's (store/envbuild.py, store/pkgsources.py),
+"""Where the checks' packages come from is the person's (store/environments/envbuild.py,
+store/environments/pkgsources.py),
 through the real CLI: an agent that leaves `mean()` wrong and plants a wheel of a few lines (made
 with zipfile, no build step) whose pytest plugin patches `calc` at every test run, then names it
 to the installer in each way a tree can (a path, `-f`, `-c`, `[tool.uv.sources]`, a `uv.toml`),

@@ -30,7 +30,7 @@ def test_a_killed_run_leaves_its_lock_to_the_next(project: Project) -> None:
     code = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "from ralph.store.runlock import RunLock\n"
+        "from ralph.store.live.runlock import RunLock\n"
         "with RunLock(Path(sys.argv[1])):\n"
         "    print('locked', flush=True)\n"
         "    time.sleep(60)\n"

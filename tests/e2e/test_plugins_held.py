@@ -12,7 +12,7 @@ import pytest
 from ralph.commands.plugins import every_plugin
 from ralph.plugins.hookspecs import hookimpl
 from ralph.plugins.manager import Plugin
-from ralph.store.config import RalphConfig
+from ralph.store.person.config import RalphConfig
 from tests.conftest import Project
 from tests.fakes.plugins import add_plugin
 

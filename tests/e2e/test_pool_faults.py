@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ralph.rules.pool import clock
+from ralph.rules.agents.pool import clock
 from tests.conftest import FAKES, SCRIPTED_AGENT, Project
 from tests.platforms import posix_signals, wrapper
 

@@ -1,4 +1,5 @@
-"""ralph's private store (store/private.py): what ralph judges with is out of the agent's reach.
+"""ralph's private store (store/disk/private.py): what ralph judges with is out of the agent's
+reach.
 
 Each attack of issue 18 on ralph's records is played by a real agent program
 (tests/fakes/intruder.py, tests/fakes/hider.py) through the real CLI: deleting the test
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.store.private import store_dir
+from ralph.store.disk.private import store_dir
 from tests.conftest import Project
 from tests.e2e.test_hidden_changes import assert_not_verified
 from tests.e2e.test_hidden_changes import run as run_hider

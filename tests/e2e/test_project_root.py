@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.rules.spec import PROMPT_TEMPLATE
+from ralph.rules.counts.spec import PROMPT_TEMPLATE
 from tests.conftest import Project, Result
 
 DONE = [{"signal": "DONE"}]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
 from tests.conftest import Project
 
 pytestmark = [
@@ -145,7 +145,7 @@ def test_a_named_pipe_in_the_project_as_report_json_is_written_into(git_project:
 def test_a_pipe_in_the_project_nobody_reads_is_one_line_and_stays_a_pipe(
     git_project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ralph.store import files
+    from ralph.store.disk import files
 
     monkeypatch.setattr(files, "FIFO_WAIT", 0.2)
     fifo = git_project.root / "r.fifo"

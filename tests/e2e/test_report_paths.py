@@ -18,7 +18,8 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="symlinks, FIFOs
 @pytest.mark.parametrize("redirect", ["pipe", "file"])
 def test_dev_stdout_gets_the_report_and_stays_what_it_was(tmp_path: Path, redirect: str) -> None:
     script = (
-        "import sys; from pathlib import Path; from ralph.store.files import write_text_through;"
+        "import sys; from pathlib import Path; "
+        "from ralph.store.disk.files import write_text_through;"
         "print('before', flush=True); write_text_through(Path('/dev/stdout'), 'REPORT\\n');"
         "print('after', flush=True)"
     )

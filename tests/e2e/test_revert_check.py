@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ralph.rules.revertverdict import NONE_ADDED, NOT_TESTED
+from ralph.rules.evidence.revertverdict import NONE_ADDED, NOT_TESTED
 from tests.conftest import Project
 from tests.e2e.test_sandbox_run import disk_tmp, need
 

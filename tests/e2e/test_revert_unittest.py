@@ -1,5 +1,5 @@
 """The revert check on a `python -m unittest -v` project, through the real CLI: unittest writes
-no JUnit report, so the per-case lines it prints are read (rules/caselines.py). A test that
+no JUnit report, so the per-case lines it prints are read (rules/evidence/caselines.py). A test that
 bites reaches verified; a hollow one is refused; a test that prints lines like the runner's
 own makes the output no result, and the refusal says so."""
 

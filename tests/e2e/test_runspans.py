@@ -1,5 +1,6 @@
 """What an agent changed in the project's environment while a run was live never reaches a
-later run's checks (store/runspans.py, store/envcopy.py), through the real CLI: not after a
+later run's checks (store/environments/runspans.py, store/environments/envcopy.py), through the
+real CLI: not after a
 run that ended, not after `ralph reset`. What a person changes there once the run ended is
 taken."""
 
@@ -12,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ralph.store.envcopy import envs_dir
-from ralph.store.runspans import ENDED
+from ralph.store.environments.envcopy import envs_dir
+from ralph.store.environments.runspans import ENDED
 from tests.conftest import Project, Result
 from tests.e2e.test_environment import RIGHT, make_project, refused, site_of, venv_project
 

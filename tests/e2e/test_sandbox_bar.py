@@ -20,7 +20,7 @@ __all__ = ["disk_tmp"]  # the fixture, shared
 pytestmark = [pytest.mark.slow]
 
 # mean() is still wrong; the one test that catches it now skips instead of failing (the skip
-# is reached at run time: a static reading, rules/callers.py, would refuse a plain
+# is reached at run time: a static reading, rules/evidence/callers.py, would refuse a plain
 # `pytest.skip` before the checks, and this test is about the bar)
 SKIPPING = """\
 def mean(xs):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.store.private import stores_root
+from ralph.store.disk.private import stores_root
 from tests.conftest import Project
 from tests.e2e.test_sandbox_run import box_project, disk_tmp, need, rotation_log
 

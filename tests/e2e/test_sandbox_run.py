@@ -404,7 +404,7 @@ def test_a_sandboxed_check_works_in_its_clean_room_and_sees_no_other_part_of_the
     profile: str, box_project: Project, disk_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     need(profile, monkeypatch)
-    from ralph.store.private import store_dir
+    from ralph.store.disk.private import store_dir
 
     store = store_dir(box_project.root)
     # the check writes in its room, and fails if it can read the store's other records, or

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ralph.store.sealed import sealed_dir
+from ralph.store.person.sealed import sealed_dir
 from tests.conftest import Project
-from tests.store.test_sealed import (
+from tests.store.person.test_sealed import (
     COMMAND,
     SEALED_PATH,
     SECRET_WORD,
@@ -36,7 +36,7 @@ def write_step(code: str) -> dict[str, object]:
 
 
 def test_refused_while_a_run_is_live(git_project: Project) -> None:
-    from ralph.store.runlock import RunLock
+    from ralph.store.live.runlock import RunLock
 
     p = git_project
     calc_project(p, seal=False)
@@ -169,7 +169,7 @@ def test_the_sealed_content_and_names_appear_nowhere_the_agent_or_the_logs_see(
 def test_a_sealed_file_is_no_shrinking_of_the_tests(git_project: Project, killed: bool) -> None:
     """Sealed after a run had it in the baseline (even after a run that was killed, when test
     edits wait for a person's say): the guard forgets it as a person's deletion."""
-    from ralph.store.testbaseline import TestStore
+    from ralph.store.person.testbaseline import TestStore
 
     p = git_project
     calc_project(p, seal=False)
@@ -187,7 +187,7 @@ def test_a_sealed_file_is_no_shrinking_of_the_tests(git_project: Project, killed
 
 @pytest.mark.slow
 def test_a_lanes_done_runs_the_sealed_tests_in_the_lanes_own_room(project: Project) -> None:
-    from ralph.store.room import rooms_dir
+    from ralph.store.rooms.room import rooms_dir
 
     p = project
     calc_project(p, seal=False)

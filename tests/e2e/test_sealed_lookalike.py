@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import Project
 from tests.e2e.test_sealed import CHEAT, RIGHT, write_step
-from tests.store.test_sealed import calc_project
+from tests.store.person.test_sealed import calc_project
 
 pytestmark = pytest.mark.slow
 
@@ -236,7 +236,7 @@ def test_honest_code_using_inspect_signature_and_logging_is_verified(git_project
 
 
 def test_the_sealed_run_happens_in_room_a_and_leaves_it_as_it_was(git_project: Project) -> None:
-    from ralph.store.room import rooms_dir
+    from ralph.store.rooms.room import rooms_dir
 
     p = git_project
     calc_project(p)

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from ralph.store.private import store_dir
+from ralph.store.disk.private import store_dir
 from tests.conftest import SCRIPTED_AGENT, Project
 from tests.e2e.test_sandbox_run import bwrap_reason, disk_tmp, need
 from tests.e2e.test_sealed import CHEAT, RIGHT
-from tests.store.test_sealed import SEALED_PATH, SECRET_WORD, calc_project
+from tests.store.person.test_sealed import SEALED_PATH, SECRET_WORD, calc_project
 
 __all__ = ["disk_tmp"]  # the fixture, shared
 

@@ -1,4 +1,5 @@
-"""Settings that decide are a person's (store/settings.py): an agent's edit of ralph.yaml, or of
+"""Settings that decide are a person's (store/person/settings.py): an agent's edit of ralph.yaml,
+or of
 the options `--continue` reuses, takes no effect until a person accepts it with `ralph accept`.
 
 A real agent program (tests/fakes/intruder.py) rewrites ralph.yaml during a run; the next run

@@ -1,10 +1,10 @@
-"""The code as it was when the run began (store/startcopy.py): taken once, compared by bytes,
+"""The code as it was when the run began (store/rooms/startcopy.py): taken once, compared by bytes,
 kept while the run goes on, dropped by a verified end and by `ralph reset`."""
 
 from __future__ import annotations
 
-from ralph.store.room import RoomSource, record_start
-from ralph.store.startcopy import record_start_copy, start_copy
+from ralph.store.rooms.room import RoomSource, record_start
+from ralph.store.rooms.startcopy import record_start_copy, start_copy
 from tests.conftest import Project
 
 DONE = {"signal": "DONE"}

@@ -12,7 +12,7 @@ import pytest
 from ralph.errors import ConfigError
 from ralph.process.allowlist import AllowList
 from ralph.process.sandbox import Sandbox, container_name, srt_settings, wrap
-from ralph.store.config import parse_config
+from ralph.store.person.config import parse_config
 
 ROOT = Path("/work/proj")
 SCRATCH = Path("/tmp/ralph-sandbox-x")
@@ -298,7 +298,7 @@ def test_every_profile_is_a_backend_registered_through_the_hook() -> None:
     from ralph.plugins.manager import plugins
     from ralph.process import sandbox
     from ralph.run.settings import RunSettings
-    from ralph.store.config import SandboxChoice
+    from ralph.store.person.config import SandboxChoice
 
     names = list(sandbox.backends())
     assert names == [b.name for b in sandbox.ralph_sandbox_backends()] == ["srt", "bwrap", "docker"]

@@ -6,7 +6,7 @@ breaker and escalation are in tests/e2e/test_escalation.py."""
 from __future__ import annotations
 
 from ralph.errors import ExitCode
-from ralph.rules.pool import PoolPolicy
+from ralph.rules.agents.pool import PoolPolicy
 from ralph.run import circuit  # noqa: F401 -- the breaker's part of the run, run by run_loop
 from ralph.run.events import Notice, RotationEnded
 from tests.conftest import Project

@@ -15,15 +15,15 @@ from typing import Any
 
 from ralph.agents.member import Member
 from ralph.errors import ExitCode
-from ralph.rules.state import SpecState, State, Tally
+from ralph.rules.counts.state import SpecState, State, Tally
 from ralph.run import context
 from ralph.run.context import Shared, open_run
 from ralph.run.events import CancelRequested, Event, Notice, RunEnded
 from ralph.run.facts import Fact
-from ralph.store.cancel import CancelWatch
-from ralph.store.runlock import RunLock
-from ralph.store.state import save_state
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.cancel import CancelWatch
+from ralph.store.live.runlock import RunLock
+from ralph.store.records.state import save_state
 from tests.conftest import Project
 from tests.fakes.scripted_inline import inline_agent
 from tests.run.test_options import run_options

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from ralph.rules.state import SpecState, State
+from ralph.rules.counts.state import SpecState, State
 from ralph.run.escalation import (
     Escalation,
     apply_choice,

@@ -13,16 +13,16 @@ import pytest
 from ralph.agents.result import AgentResult, Usage
 from ralph.checks.records import JudgeSpent
 from ralph.process.request import ProcessResult
-from ralph.rules import verification as fv
-from ralph.rules.breaker import Breaker, Rule
-from ralph.rules.frontmark import FrontSeen
-from ralph.rules.state import FinalVerification, SpecState, State, Tally
-from ralph.rules.testcounts import TestCounts as Counts
+from ralph.rules.counts import verification as fv
+from ralph.rules.counts.breaker import Breaker, Rule
+from ralph.rules.counts.frontmark import FrontSeen
+from ralph.rules.counts.state import FinalVerification, SpecState, State, Tally
+from ralph.rules.evidence.testcounts import TestCounts as Counts
 from ralph.run import fold as fold_module
 from ralph.run.fold import fold, fold_verification
 from ralph.run.tree import Taken
 from ralph.run.turn import Outcome
-from ralph.store.snapshot import Changes
+from ralph.store.snapshots.snapshot import Changes
 
 A, B, C = "specs/a.md", "specs/b.md", "specs/c.md"
 RULE = Rule(threshold=3, agents="fingerprint")  # the run's breaker

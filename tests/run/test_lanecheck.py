@@ -10,16 +10,16 @@ import subprocess
 import pytest
 
 from ralph.errors import StateError
-from ralph.rules.laneregistry import Lane, Lanes
-from ralph.rules.lanes import lane_name
-from ralph.rules.spec import spec_slug
-from ralph.rules.state import MAX_COUNT, SpecState, State
+from ralph.rules.counts.laneregistry import Lane, Lanes
+from ralph.rules.counts.lanes import lane_name
+from ralph.rules.counts.spec import spec_slug
+from ralph.rules.counts.state import MAX_COUNT, SpecState, State
 from ralph.run.events import Notice
 from ralph.run.lanecheck import LeftOut, commit_strays, left_out
 from ralph.run.ledger import StateFile
 from ralph.run.merging import Integration
-from ralph.store import worktrees as wt
-from ralph.store.git import GitLock, Repo
+from ralph.store.repository import worktrees as wt
+from ralph.store.repository.git import GitLock, Repo
 from tests.conftest import Project
 from tests.run.test_context import shared
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from ralph.rules.spec import spec_slug
+from ralph.rules.counts.spec import spec_slug
 from ralph.run import lanerecords
 from ralph.run.facts import Fact, LaneClosed, LaneConflict, LaneLeftOut, LaneMerged, LaneOpened
 from ralph.run.recorder import Recorder
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
 
 A = "specs/a.spec.md"
 

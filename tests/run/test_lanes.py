@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from ralph.errors import ExitCode
-from ralph.rules.lanebreakers import lane_breaker
-from ralph.rules.lanes import lane_name
-from ralph.rules.stops import cancelled, cut_short
+from ralph.rules.counts.lanebreakers import lane_breaker
+from ralph.rules.counts.lanes import lane_name
+from ralph.rules.counts.stops import cancelled, cut_short
 from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import Event, Notice, RotationEnded, RunEnded
 from ralph.run.facts import (
@@ -33,10 +33,10 @@ from ralph.run.lanes import LaneRun
 from ralph.run.lanework import LaneDone
 from ralph.run.options import RunOptions
 from ralph.run.start import run_loop
-from ralph.store import worktrees as wt
-from ralph.store.cancel import request_cancel
-from ralph.store.state import load_state
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.cancel import request_cancel
+from ralph.store.records.state import load_state
+from ralph.store.repository import worktrees as wt
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.run.test_merging import A, B, at, lane_run, notices, worked_lane

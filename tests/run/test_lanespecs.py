@@ -4,12 +4,12 @@ the user's branch. Whole runs: tests/e2e/test_lanes*.py."""
 
 from __future__ import annotations
 
-from ralph.rules.laneregistry import Lane, Lanes
-from ralph.rules.lanes import lane_name
+from ralph.rules.counts.laneregistry import Lane, Lanes
+from ralph.rules.counts.lanes import lane_name
 from ralph.run.lanespecs import LaneSpecs, lane_heads
 from ralph.specs.discovery import read_spec
-from ralph.store import worktrees as wt
-from ralph.store.git import GitLock, Repo
+from ralph.store.repository import worktrees as wt
+from ralph.store.repository.git import GitLock, Repo
 from tests.conftest import Project
 
 A, B = "specs/a.spec.md", "specs/b.spec.md"

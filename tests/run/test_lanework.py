@@ -17,8 +17,8 @@ from ralph.run import lanework
 from ralph.run.events import Event, RotationEnded, RunEnded
 from ralph.run.lanework import meanwhile
 from ralph.run.start import run_loop
-from ralph.store import worktrees as wt
-from ralph.store.lanes import lanes_file
+from ralph.store.live.lanes import lanes_file
+from ralph.store.repository import worktrees as wt
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.run.test_lanes import ONCE, launched

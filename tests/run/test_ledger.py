@@ -17,11 +17,11 @@ import pytest
 
 from ralph.agents.member import Member
 from ralph.errors import ExitCode
-from ralph.rules.state import State
+from ralph.rules.counts.state import State
 from ralph.run.facts import Fact, RotationRecorded, VerificationEnded
 from ralph.run.ledger import StateFile
 from ralph.run.start import run_loop
-from ralph.store.state import load_state
+from ralph.store.records.state import load_state
 from tests.conftest import Project
 from tests.fakes.scripted_inline import inline_agent
 from tests.run.test_options import run_options
@@ -78,7 +78,7 @@ def test_one_commit_step_folds_then_saves_then_writes_what_was_saved() -> None:
     """run/ledger.commit, the step a spec's rotation, a lane's and the final verification
     share: the fold's state is saved before anything is written, and the writer gets that
     saved state and the specs the fold dropped; a failed save writes nothing."""
-    from ralph.rules.budget import LatencyBudget
+    from ralph.rules.agents.budget import LatencyBudget
     from ralph.run import ledger
     from ralph.run.turn import Outcome
     from tests.run.test_fold import outcome

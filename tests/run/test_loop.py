@@ -13,7 +13,7 @@ from typing import Any
 
 from ralph.agents.member import Member
 from ralph.errors import ExitCode
-from ralph.rules.state import SpecState, State
+from ralph.rules.counts.state import SpecState, State
 from ralph.run.events import Event, RotationEnded, RotationStarted, RunEnded
 from ralph.run.loop import selected_reason
 from ralph.run.start import run_loop
@@ -202,13 +202,13 @@ def test_a_rotation_cut_short_stops_the_run_and_the_pool_does_not_count_it(
     control: the same agent failing on its own is counted, and the run goes on."""
     from ralph.agents.result import AgentResult
     from ralph.process.request import ProcessResult
-    from ralph.rules.stops import cut_short
+    from ralph.rules.counts.stops import cut_short
     from ralph.run.context import open_run
     from ralph.run.events import CostsUpdated
     from ralph.run.loop import SpecRun
-    from ralph.store.cancel import CancelWatch
-    from ralph.store.runlock import RunLock
-    from ralph.store.workspace import Workspace
+    from ralph.store.disk.workspace import Workspace
+    from ralph.store.live.cancel import CancelWatch
+    from ralph.store.live.runlock import RunLock
     from tests.run.test_fold import outcome
     from tests.run.test_start import WORK, options
 
@@ -236,8 +236,8 @@ def test_a_rotation_reads_ralph_yaml_from_the_run_s_settings_never_from_disk(
     project: Project,
 ) -> None:
     """ralph.yaml is read once per run: inside a rotation (a DONE with a change, which the
-    test configuration's guard and the DONE gate look at) no code of store/settings.py or
-    store/config.py runs; the run's settings (RunOptions.config) say it. Control: the probe
+    test configuration's guard and the DONE gate look at) no code of store/person/settings.py or
+    store/person/config.py runs; the run's settings (RunOptions.config) say it. Control: the probe
     sees those modules when the guard is not given the run's settings (outside a run)."""
     from pathlib import Path
 
@@ -245,7 +245,7 @@ def test_a_rotation_reads_ralph_yaml_from_the_run_s_settings_never_from_disk(
     from ralph.checks.testconfig import ConfigGuard
 
     src = Path(ralph.__file__).resolve().parent
-    reads = {str(src / "store" / "settings.py"), str(src / "store" / "config.py")}
+    reads = {str(src / "store" / "person" / f) for f in ("settings.py", "config.py")}
     spec = "---\ntests:\n  may_change: false\n---\n# a\n- [ ] a.txt\n"
     lanes_project(project, {"specs/a.spec.md": spec, "t.sh": "true\n"})
     with calls_seen(reads) as calls:
@@ -267,10 +267,10 @@ def test_the_scheduler_s_state_is_saved_as_it_is_set_and_an_equal_one_is_not_rew
     state.json already holds writes nothing (StateFile)."""
     from ralph.run.context import open_run
     from ralph.run.loop import SpecRun
-    from ralph.store.cancel import CancelWatch
-    from ralph.store.runlock import RunLock
-    from ralph.store.state import load_state
-    from ralph.store.workspace import Workspace
+    from ralph.store.disk.workspace import Workspace
+    from ralph.store.live.cancel import CancelWatch
+    from ralph.store.live.runlock import RunLock
+    from ralph.store.records.state import load_state
     from tests.run.test_start import WORK, options
 
     lanes_project(project, TWO)

@@ -11,16 +11,16 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from ralph.rules.laneregistry import Lane
-from ralph.rules.spec import spec_slug
+from ralph.rules.counts.laneregistry import Lane
+from ralph.rules.counts.spec import spec_slug
 from ralph.run.events import Event, Notice
 from ralph.run.facts import Fact, LaneConflict, LaneMerged
 from ralph.run.lanes import LaneRun
 from ralph.run.merging import Integration
-from ralph.store import worktrees as wt
-from ralph.store.cancel import CancelWatch
-from ralph.store.runlock import RunLock
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.cancel import CancelWatch
+from ralph.store.live.runlock import RunLock
+from ralph.store.repository import worktrees as wt
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.run.test_start import TWO, options
@@ -229,7 +229,7 @@ def test_a_lane_left_by_an_earlier_run_is_taken_back_its_work_left_uncounted(
 
 
 def test_the_lanes_registry_has_one_owner_and_one_save_point() -> None:
-    """The registry (rules/laneregistry.py) is taken to the next value by its own moves and
+    """The registry (rules/counts/laneregistry.py) is taken to the next value by its own moves and
     written only by the merger's `_keep`, the one place that saves it."""
     writes = [
         (path.name, cls, owner)

@@ -11,7 +11,7 @@ import pluggy
 from ralph.plugins import hookspecs
 from ralph.plugins.hookspecs import hookimpl
 from ralph.plugins.manager import Plugins
-from ralph.rules.state import Tally
+from ralph.rules.counts.state import Tally
 from ralph.run.events import AgentOutput, RotationEnded, RunStarted, SpecRow
 from ralph.run.facts import Escalated, QuestionAsked
 from ralph.run.observers import Observers, hooks_for, payload

@@ -17,10 +17,10 @@ import pytest
 from ralph.agents.command import CommandAgent
 from ralph.agents.member import Member
 from ralph.process.request import OPEN
-from ralph.rules.setting import declared
+from ralph.rules.environment.setting import declared
 from ralph.run.options import RunOptions
 from ralph.run.settings import RunSettings, resolve
-from ralph.store.config import RalphConfig, parse_config
+from ralph.store.person.config import RalphConfig, parse_config
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "ralph"
 

@@ -15,7 +15,7 @@ from ralph.run.question import (
     shown,
     write_fallback_question,
 )
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
 
 
 def workspace(root: Path) -> Workspace:

@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict, astuple
 from pathlib import Path
 
-from ralph.rules.spec import spec_slug
+from ralph.rules.counts.spec import spec_slug
 from ralph.run import recorder  # noqa: F401 -- the subscriber under test, run by run_loop
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
@@ -64,7 +64,7 @@ def test_a_fact_s_worklog_line_is_its_fields_so_a_field_added_to_it_is_recorded(
     from ralph.run.events import AgentOutput
     from ralph.run.facts import LaneMerged, VerificationStarted
     from ralph.run.recorder import LINES, Recorder
-    from ralph.store.workspace import Workspace
+    from ralph.store.disk.workspace import Workspace
 
     ws = Workspace(tmp_path)
     ws.ensure()

@@ -20,9 +20,9 @@ from ralph.agents.member import Member
 from ralph.agents.result import AgentFault, AgentResult
 from ralph.checks.records import GateDecided
 from ralph.process.request import ProcessResult
-from ralph.rules.breaker import Rule
-from ralph.rules.spec import Spec
-from ralph.rules.state import BYPASSED, State
+from ralph.rules.counts.breaker import Rule
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import BYPASSED, State
 from ralph.run.context import open_run
 from ralph.run.events import AgentOutput, Event, RotationStarted
 from ralph.run.facts import Fact
@@ -30,10 +30,10 @@ from ralph.run.fold import fold
 from ralph.run.loop import SpecRun
 from ralph.run.rotation import Rotation, signal_of
 from ralph.run.turn import Turn
-from ralph.store.cancel import CancelWatch
-from ralph.store.runlock import RunLock
-from ralph.store.snapshot import Snapshot
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.cancel import CancelWatch
+from ralph.store.live.runlock import RunLock
+from ralph.store.snapshots.snapshot import Snapshot
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.fakes.scripted_inline import inline_agent

@@ -19,19 +19,19 @@ from ralph.agents.member import Member
 from ralph.agents.result import AgentFault, AgentResult, LimitInfo
 from ralph.errors import AgentError, AgentsExhausted, ExitCode
 from ralph.process.request import ProcessResult
-from ralph.rules.pool import Exhausted, Pick, Pool, PoolPolicy, Seat, Wait
-from ralph.rules.spec import Spec
-from ralph.rules.state import SpecState, State
+from ralph.rules.agents.pool import Exhausted, Pick, Pool, PoolPolicy, Seat, Wait
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import SpecState, State
 from ralph.run.context import open_run
 from ralph.run.events import Event, Notice, PoolChanged, RunEnded, Waiting
 from ralph.run.facts import Fact
 from ralph.run.seats import AUTH_HINT, ROOT_HINT, Seats, auth_hint
 from ralph.run.tree import Taken
 from ralph.run.turn import Outcome
-from ralph.store.cancel import CancelWatch, request_cancel
-from ralph.store.runlock import RunLock
-from ralph.store.snapshot import Changes
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.cancel import CancelWatch, request_cancel
+from ralph.store.live.runlock import RunLock
+from ralph.store.snapshots.snapshot import Changes
 from tests.conftest import Project
 from tests.run.test_options import run_options
 

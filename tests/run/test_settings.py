@@ -15,11 +15,11 @@ import pytest
 
 from ralph.commands.run import run_options
 from ralph.commands.runoptions import kept_settings, save_run_options
-from ralph.rules.setting import Declared, checked, declared
+from ralph.rules.environment.setting import Declared, checked, declared
 from ralph.run.settings import RunSettings, resolve
-from ralph.store.config import AgentConfig, RalphConfig, parse_config
+from ralph.store.person.config import AgentConfig, RalphConfig, parse_config
 from tests.conftest import Project
-from tests.rules.test_setting import given
+from tests.rules.environment.test_setting import given
 
 # --------------------------------------------------------------------------- one field, everywhere
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from ralph.rules.redact import Redactor
+from ralph.rules.text.redact import Redactor
 from ralph.run.escalation import Choice, Decide, Escalation
 from ralph.run.events import AgentOutput, CancelRequested, Event, Notice, RunEnded
 from ralph.run.facts import Fact, SpecBlocked, WaitStarted
 from ralph.run.recorder import Recorder
 from ralph.run.sink import Sink
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
 
 SECRET = "hunter2-swordfish-42"
 ENDED = RunEnded(0, "all specs verified", 3, 3, 20, ())

@@ -87,9 +87,9 @@ def test_both_schedulers_end_alike_on_a_stuck_agent(project: Project) -> None:
 def test_a_rotation_called_directly_returns_its_outcome(project: Project) -> None:
     from ralph.run.context import open_run
     from ralph.run.loop import SpecRun
-    from ralph.store.cancel import CancelWatch
-    from ralph.store.runlock import RunLock
-    from ralph.store.workspace import Workspace
+    from ralph.store.disk.workspace import Workspace
+    from ralph.store.live.cancel import CancelWatch
+    from ralph.store.live.runlock import RunLock
 
     lanes_project(project, TWO)
     opts = options(project, WORK)

@@ -15,7 +15,7 @@ from ralph.run.events import Event, Notice
 from ralph.run.facts import Reconciled
 from ralph.run.start import run_loop
 from ralph.run.takeover import take_over
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 from tests.run.test_merging import lane_run

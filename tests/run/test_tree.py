@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph.rules.state import SpecState, State
+from ralph.rules.counts.state import SpecState, State
 from ralph.run.tree import Tree, changed_since_last_run, hidden_spec_hashes
-from ralph.store.git import GitLock
+from ralph.store.repository.git import GitLock
 from tests.conftest import Project
 from tests.e2e.test_lanes import lanes_project
 

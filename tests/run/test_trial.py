@@ -13,13 +13,13 @@ import pytest
 from ralph.process.allowlist import AllowList
 from ralph.process.launcher import Launcher
 from ralph.process.request import Confinement
-from ralph.rules.spec import Spec
-from ralph.rules.state import State, number_next
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import State, number_next
 from ralph.run import trial
 from ralph.run.events import RotationStarted
 from ralph.run.loop import SpecRun
 from ralph.run.turn import Outcome, Trial
-from ralph.store.snapshot import Snapshot
+from ralph.store.snapshots.snapshot import Snapshot
 from tests.conftest import Project
 from tests.fakes.commands import Commands
 from tests.run.test_rotation import JUDGED, PLAIN, opened

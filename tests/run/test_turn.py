@@ -10,7 +10,7 @@ import pytest
 
 from ralph.run.tree import Taken
 from ralph.run.turn import Attempt, Outcome, Place, Trial, Turn
-from ralph.store.snapshot import Changes
+from ralph.store.snapshots.snapshot import Changes
 from tests.run.test_fold import outcome
 
 

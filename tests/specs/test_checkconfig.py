@@ -23,7 +23,7 @@ from ralph.specs.checkconfig import (
     relative_file,
 )
 from ralph.specs.frontmatter import SpecMeta
-from ralph.store.config import RalphConfig
+from ralph.store.person.config import RalphConfig
 
 CHECK: TypeAdapter[Any] = TypeAdapter(Check)
 ROLE: TypeAdapter[Any] = TypeAdapter(Role)

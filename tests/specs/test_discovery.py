@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ralph.errors import SpecError, UnsafePath
-from ralph.rules.spec import PROMPT_TEMPLATE
+from ralph.rules.counts.spec import PROMPT_TEMPLATE
 from ralph.specs.discovery import discover_specs, find_spec_paths, read_spec, spec_file_hash
 from tests.conftest import Project
 

@@ -3,7 +3,7 @@ tests/ui/test_live.py, test_plain.py and test_panelview.py)."""
 
 from __future__ import annotations
 
-from ralph.rules.prompt import Mode
+from ralph.rules.text.prompt import Mode
 from ralph.run.events import (
     AgentOutput,
     Event,

@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ralph.rules.runtotals import run_totals
-from ralph.store.runstory import RunRecords
-from ralph.store.workspace import Workspace
+from ralph.rules.counts.runtotals import run_totals
+from ralph.store.disk.workspace import Workspace
+from ralph.store.records.runstory import RunRecords
 from ralph.ui.htmlreport import MAX_BYTES, render_html
 from ralph.ui.story import story_of
 from tests.conftest import Project

@@ -8,8 +8,8 @@ import time
 
 from rich.console import Console
 
-from ralph.rules.pool import Seat
-from ralph.rules.state import Tally
+from ralph.rules.agents.pool import Seat
+from ralph.rules.counts.state import Tally
 from ralph.run.events import (
     Event,
     PoolChanged,

@@ -22,7 +22,7 @@ from ralph.run.events import (
     RunStarted,
     SpecRow,
 )
-from ralph.store.cancel import CancelWatch, request_cancel
+from ralph.store.live.cancel import CancelWatch, request_cancel
 from ralph.ui.live import LiveDisplay, print_rotation
 from ralph.ui.panel import render_panel
 from ralph.ui.panelfit import shorten_left

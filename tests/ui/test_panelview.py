@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import pytest
 from rich.console import Console, RenderableType
 
-from ralph.rules.state import Tally
+from ralph.rules.counts.state import Tally
 from ralph.run.events import (
     AgentOutput,
     Event,

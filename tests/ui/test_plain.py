@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ralph.rules.state import Tally
+from ralph.rules.counts.state import Tally
 from ralph.run.events import (
     AgentOutput,
     Event,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from ralph.rules.state import Tally
+from ralph.rules.counts.state import Tally
 from ralph.run.events import RotationEnded, SpecRow
 from ralph.ui.reports import junit_xml, markdown_summary, report_data
 from ralph.ui.runreport import RunReport, SpecReport

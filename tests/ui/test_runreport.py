@@ -26,7 +26,7 @@ def costly() -> CostlyRotationEnded:
 
 
 def test_an_unpriced_usage_is_no_cost() -> None:
-    from ralph.rules.state import Tally
+    from ralph.rules.counts.state import Tally
     from ralph.ui.runreport import rotation_cost
 
     unpriced = Tally(rotations=1, input_tokens=5, cost_usd=0.0, unpriced=1)

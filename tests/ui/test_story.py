@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ralph.rules.runtotals import run_totals
-from ralph.store.runstory import RunRecords
+from ralph.rules.counts.runtotals import run_totals
+from ralph.store.records.runstory import RunRecords
 from ralph.ui.story import story_of
 from tests.sample_records import lanes_run
 

@@ -23,8 +23,8 @@ from ralph.errors import AgentError, ConfigError
 from ralph.process.request import OutputCallback, ProcessRequest, ProcessResult, StreamName
 from ralph.process.runner import run_process
 from ralph.process.spawn import StartError
-from ralph.rules.redact import redactor
-from ralph.rules.streamredact import StreamRedactor
+from ralph.rules.text.redact import redactor
+from ralph.rules.text.streamredact import StreamRedactor
 
 
 class CommandAgent:
@@ -66,7 +66,7 @@ class CommandAgent:
 
     def vendor(self, mode: str = "IMPLEMENT") -> str | None:
         """Whose model runs in `mode`, when it can be told."""
-        from ralph.rules.vendor import vendor_of
+        from ralph.rules.agents.vendor import vendor_of
 
         return vendor_of(self.model_for(mode), self.default_vendor)
 

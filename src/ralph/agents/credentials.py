@@ -1,6 +1,6 @@
 """Where each agent CLI reads its credentials: the values ralph redacts from its output.
 
-Any variable named like a credential is secret whatever the CLI (rules/redact.py); these are
+Any variable named like a credential is secret whatever the CLI (rules/text/redact.py); these are
 the names each CLI is known to read (its footprint's `key_vars`), so a name that does not look
 like one is not missed, and the configuration variables that carry keys inside a JSON document.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ralph.agents.footprint import FOOTPRINTS
-from ralph.rules.redact import json_secrets, secret_values
+from ralph.rules.text.redact import json_secrets, secret_values
 
 # Variables whose value is a JSON configuration that may hold keys (opencode's provider
 # options: {"provider": {"x": {"options": {"apiKey": "..."}}}}).

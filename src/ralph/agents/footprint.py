@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ralph.rules.agentfiles import AGENT_SCAFFOLDING
+from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ class Footprint:
     login_hint: str = ""
     # More variables the CLI reads (a region, a provider switch): passed into a sandbox too.
     other_vars: tuple[str, ...] = ()
-    # What the CLI makes in the project (rules/agentfiles.py): never a reason to refuse a DONE.
+    # What the CLI makes in the project (rules/agents/agentfiles.py): never a reason to refuse a
+    # DONE.
     scaffolding: tuple[str, ...] = ()
 
     @property

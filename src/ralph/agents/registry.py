@@ -18,8 +18,8 @@ from ralph.agents.command import CommandAgent
 from ralph.agents.demo import agent as demo
 from ralph.errors import ConfigError
 from ralph.plugins.manager import plugins
-from ralph.rules.cmdline import split_command
-from ralph.rules.names import command_label, did_you_mean
+from ralph.rules.agents.cmdline import split_command
+from ralph.rules.text.names import command_label, did_you_mean
 
 
 class RegisteredAgent(Protocol):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph.process.request import Confinement
-from ralph.rules.prompt import Mode
+from ralph.rules.text.prompt import Mode
 
 
 @dataclass(frozen=True)

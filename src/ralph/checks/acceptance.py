@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from ralph.rules.spec import Spec
-from ralph.rules.state import State
-from ralph.store.git import GitLock
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import State
+from ralph.store.repository.git import GitLock
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class FrontMatterAcceptor:
         return out
 
     def accept(self, scope: Scope, state: State, items: Sequence[Pending]) -> State:
-        from ralph.rules.specset import accept
+        from ralph.rules.counts.specset import accept
 
         for item in items:
             row = state.get(item.spec or "")

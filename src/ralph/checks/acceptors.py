@@ -13,7 +13,7 @@ from ralph.checks.sourcesaccept import SourcesAcceptor
 from ralph.checks.specset import SpecSetAcceptor
 from ralph.checks.testconfig import ConfigAcceptor
 from ralph.checks.testguard import TestAcceptor
-from ralph.rules.state import State
+from ralph.rules.counts.state import State
 
 
 def acceptors() -> list[Acceptor]:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ralph.errors import RalphError
-from ralph.rules.frontmark import FrontSeen
-from ralph.rules.spec import Spec
-from ralph.rules.specset import UNREADABLE, front_digest
+from ralph.rules.counts.frontmark import FrontSeen
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.specset import UNREADABLE, front_digest
 from ralph.specs.frontmatter import split_front_matter
-from ralph.store import reader
+from ralph.store.disk import reader
 
 
 def front_seen(root: Path, spec: Spec) -> FrontSeen | None:
@@ -52,7 +52,7 @@ def agent_front(spec: Spec, mark: str | None) -> str | None:
 
 
 def front_digests(root: Path) -> dict[str, str]:
-    """Every spec on disk with the digest of its front matter (rules/specset.py)."""
+    """Every spec on disk with the digest of its front matter (rules/counts/specset.py)."""
     from ralph.specs.discovery import find_spec_paths
 
     found: dict[str, str] = {}

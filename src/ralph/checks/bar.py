@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from ralph.checks.command import run_command
 from ralph.checks.recognised import UNRECOGNISED
 from ralph.checks.records import BarMeasured
-from ralph.rules.spec import Spec
-from ralph.rules.state import State
-from ralph.rules.testcounts import TestCounts, merged_bar
-from ralph.rules.testsummary import READ
-from ralph.rules.words import plural
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import State
+from ralph.rules.evidence.testcounts import TestCounts, merged_bar
+from ralph.rules.evidence.testsummary import READ
+from ralph.rules.text.words import plural
 from ralph.specs.checkconfig import ExternalConfig
 from ralph.specs.frontmatter import SpecMeta
 

@@ -1,5 +1,5 @@
 """A test run's per-case results, on ralph's terms: the command run in a room with a JUnit XML
-report it must write afresh, read as testcases (rules/junitcases.py).
+report it must write afresh, read as testcases (rules/evidence/junitcases.py).
 
 For pytest ralph asks for the report itself, in `PYTEST_ADDOPTS` after the person's own options
 (a later `--junitxml` wins over the project's `addopts`), at a name drawn at random in the room
@@ -7,7 +7,7 @@ For pytest ralph asks for the report itself, in `PYTEST_ADDOPTS` after the perso
 the run: a file left there earlier, or one the run did not write, is no result. Other runners
 name the file they write (`report:`); it must be written by this run too. A run that wrote no
 report (`python -m unittest -v`, or pytest where ralph's option did not reach it) is read from
-the per-case lines it printed (rules/caselines.py), which must add up to its own summary: a
+the per-case lines it printed (rules/evidence/caselines.py), which must add up to its own summary: a
 structured report is preferred wherever there is one.
 """
 
@@ -28,11 +28,11 @@ from ralph.checks.failure import output_tail, relative
 from ralph.checks.result import CheckResult
 from ralph.errors import RalphError
 from ralph.process.launcher import Launcher
-from ralph.rules.caselines import printed_cases
-from ralph.rules.junitcases import JCase
-from ralph.rules.testcounts import TestCounts
+from ralph.rules.evidence.caselines import printed_cases
+from ralph.rules.evidence.junitcases import JCase
+from ralph.rules.evidence.testcounts import TestCounts
 from ralph.specs.checkconfig import ExternalConfig, RevertConfig
-from ralph.store import reader
+from ralph.store.disk import reader
 
 MAX_REPORT_BYTES = reader.REPORT_LIMIT
 REPORT_HINT = (

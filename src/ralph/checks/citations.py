@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ralph.errors import RalphError
-from ralph.rules.citations import Citation, normalize, parse_citations, uncovered
-from ralph.store import reader
+from ralph.rules.evidence.citations import Citation, normalize, parse_citations, uncovered
+from ralph.store.disk import reader
 
 WINDOW = 3  # a quote may run over onto the next lines (a wrapped statement)
 SHOWN = 3

@@ -19,11 +19,11 @@ from ralph.checks.result import CheckResult
 from ralph.process.launcher import Launcher
 from ralph.process.request import ProcessRequest
 from ralph.process.spawn import StartError
-from ralph.rules.printable import clean_text
-from ralph.rules.redact import redactor, secret_values
-from ralph.rules.runrecord import RunRecord
-from ralph.rules.streamredact import StreamRedactor
-from ralph.rules.testcounts import TestCounts
+from ralph.rules.evidence.runrecord import RunRecord
+from ralph.rules.evidence.testcounts import TestCounts
+from ralph.rules.text.printable import clean_text
+from ralph.rules.text.redact import redactor, secret_values
+from ralph.rules.text.streamredact import StreamRedactor
 from ralph.specs.checkconfig import ExternalConfig
 
 OUTPUT_TAIL_BYTES = 4 << 20  # how much of a check's output is searched for output_contains

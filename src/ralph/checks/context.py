@@ -23,7 +23,7 @@ from ralph.specs.checkconfig import AnyCheck
 from ralph.specs.frontmatter import SpecMeta
 
 if TYPE_CHECKING:
-    from ralph.store.config import RalphConfig
+    from ralph.store.person.config import RalphConfig
 
 # local: cheap, read what is at hand (every one runs); command: run a command (every one runs, so
 # the agent learns about all failures at once); costly: an agent as judge (only while all passed)
@@ -60,7 +60,7 @@ class GateInput:
     run_root: Path | None = None  # where commands run (the clean room); None: `root`
     # the DONE that would reach 3/3, or the final verification: where costly checks decide
     decisive: bool = True
-    start: Path | None = None  # the code when the run began (store/startcopy.py), if taken
+    start: Path | None = None  # the code when the run began (store/rooms/startcopy.py), if taken
     rooms: RoomMaker | None = None  # other rooms of this tree (checks/place.py)
     # where its commands start (the run's sandbox) and what runs them: always said
     launcher: Launcher = field(kw_only=True)

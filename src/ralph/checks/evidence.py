@@ -10,10 +10,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
-from ralph.rules.runrecord import RunRecord
-from ralph.rules.state import SpecState, State
-from ralph.rules.testcounts import TestCounts, junit_counts
-from ralph.rules.testsummary import COLLECT_ONLY, parse_summary
+from ralph.rules.counts.state import SpecState, State
+from ralph.rules.evidence.runrecord import RunRecord
+from ralph.rules.evidence.testcounts import TestCounts, junit_counts
+from ralph.rules.evidence.testsummary import COLLECT_ONLY, parse_summary
 
 NO_TESTS = "ran no test"
 FAILED_TESTS = "its tests failed"
@@ -69,12 +69,12 @@ def vanished(now: TestCounts | None, before: TestCounts | None) -> str | None:
 
 def _report_counts(path: Path, started: float) -> TestCounts | str:
     """The counts of the JUnit report a check's command wrote, read through the one reader
-    (store/reader.py): a link, a pipe or a device there is no report, and never a hang."""
+    (store/disk/reader.py): a link, a pipe or a device there is no report, and never a hang."""
     import io
     import os
 
     from ralph.errors import RalphError
-    from ralph.store import reader
+    from ralph.store.disk import reader
 
     try:
         with reader.open_file(path, root=path.parent) as f:

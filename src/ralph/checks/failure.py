@@ -1,5 +1,6 @@
 """What a failed check's command shows a person and the agent: the end of each of its streams
-(stderr too, never crowded out by a long stdout), its own first error line (rules/firsterror.py),
+(stderr too, never crowded out by a long stdout), its own first error line
+(rules/evidence/firsterror.py),
 with the clean room's path taken out of both so that files read project-relative; and, when
 that line names a package a file of the tree declares, that the checks' environment lacks it."""
 
@@ -11,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import RalphError
-from ralph.rules.declares import declaring_file, is_declaring
-from ralph.rules.firsterror import first_error, missing_module
+from ralph.rules.environment.declares import declaring_file, is_declaring
+from ralph.rules.evidence.firsterror import first_error, missing_module
 
 OUTPUT_TAIL_LINES = 20  # lines of each stream of a failed check shown to the agent and the user
 LINE_CHARS = 300
@@ -64,7 +65,7 @@ def output_tail(output: str) -> str:
 def _declaring(root: Path) -> dict[str, str]:
     """The declaring files at `root` (name -> text), read as the store reads a tree's files: a
     link out, a pipe or a file too large is none."""
-    from ralph.store import reader
+    from ralph.store.disk import reader
 
     out: dict[str, str] = {}
     try:

@@ -31,19 +31,19 @@ from ralph.checks.specset import specs_refusal
 from ralph.checks.testguard import TestGuard, refusal
 from ralph.errors import SpecError, docs_page
 from ralph.process.launcher import Launcher
-from ralph.rules.caps import capped
-from ralph.rules.spec import Spec
-from ralph.rules.specset import Digests
-from ralph.rules.state import MAX_COUNT, SpecState, State
-from ralph.rules.testcounts import TestCounts
+from ralph.rules.counts.caps import capped
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.specset import Digests
+from ralph.rules.counts.state import MAX_COUNT, SpecState, State
+from ralph.rules.evidence.testcounts import TestCounts
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
-from ralph.store.git import GitLock
-from ralph.store.startcopy import WANTED
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.repository.git import GitLock
+from ralph.store.rooms.startcopy import WANTED
 
 if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent
-    from ralph.store.config import RalphConfig
+    from ralph.store.person.config import RalphConfig
 
 REFUSED = "REFUSED"
 INTERRUPTED = "interrupted while running the DONE checks"

@@ -1,5 +1,6 @@
 """The ignore rules in `ralph accept`: what differs from the rules a person set (recorded in
-`.ralph/ignore-rules.json`, store/ignorebase.py), and recording the rules on disk as theirs."""
+`.ralph/ignore-rules.json`, store/snapshots/ignorebase.py), and recording the rules on disk as
+theirs."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import Sequence
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.errors import StateError
-from ralph.rules.state import State
-from ralph.store import git, ignorebase
+from ralph.rules.counts.state import State
+from ralph.store.repository import git
+from ralph.store.snapshots import ignorebase
 
 
 class IgnoreRulesAcceptor:

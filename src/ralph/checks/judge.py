@@ -18,8 +18,8 @@ from ralph.checks.command import KILL_GRACE
 from ralph.checks.records import JudgeSpent, Record
 from ralph.errors import AgentError
 from ralph.process.request import Confinement
-from ralph.rules.signals import agent_words
-from ralph.store.files import write_text_new
+from ralph.rules.text.signals import agent_words
+from ralph.store.disk.files import write_text_new
 
 if TYPE_CHECKING:
     from ralph.agents.command import CommandAgent

@@ -1,7 +1,8 @@
 """What a test run loads that the agent added: a DONE is refused while a file the agent added
-or changed since the run began shadows a module of the test run (rules/shadowing.py) or, in
-code that is not a test file, patches the test harness (rules/harnesspatch.py) or reads the
-tests that call it (rules/callers.py: their frames or source). A person's own files, present
+or changed since the run began shadows a module of the test run (rules/evidence/shadowing.py) or, in
+code that is not a test file, patches the test harness (rules/evidence/harnesspatch.py) or reads the
+tests that call it (rules/evidence/callers.py: their frames or source). A person's own files,
+present
 when the run began, are never refused for this."""
 
 from __future__ import annotations
@@ -19,15 +20,15 @@ from ralph.process.launcher import Launcher
 from ralph.process.request import ProcessRequest
 from ralph.process.spawn import StartError
 from ralph.process.treecode import site_dirs
-from ralph.rules.callers import caller_reads
-from ralph.rules.exits import import_exits
-from ralph.rules.harnesspatch import harness_patches
-from ralph.rules.shadowing import import_folders, module_of, plugin_modules, shadowing
-from ralph.rules.testfiles import is_test as matches
+from ralph.rules.evidence.callers import caller_reads
+from ralph.rules.evidence.exits import import_exits
+from ralph.rules.evidence.harnesspatch import harness_patches
+from ralph.rules.evidence.shadowing import import_folders, module_of, plugin_modules, shadowing
+from ralph.rules.evidence.testfiles import is_test as matches
 from ralph.specs.frontmatter import SpecMeta
-from ralph.store import reader
-from ralph.store.envbuild import SITES
-from ralph.store.envcopy import envs_dir
+from ralph.store.disk import reader
+from ralph.store.environments.envbuild import SITES
+from ralph.store.environments.envcopy import envs_dir
 
 if TYPE_CHECKING:
     from ralph.checks.place import CheckPlace
@@ -112,7 +113,8 @@ def _sites(project: Path, launcher: Launcher) -> Iterator[Path]:
     """The site-packages of every environment a check may run in: the project's own and
     the interpreters on PATH (process/treecode.py; and as they say themselves, for an
     interpreter behind a shim such as pyenv's), and ralph's copies and builds of the
-    project's (store/envcopy.py, store/envbuild.py: the ones the rooms use)."""
+    project's (store/environments/envcopy.py, store/environments/envbuild.py: the ones the rooms
+    use)."""
     yield from site_dirs(os.environ, project)
     yield from _said(project, launcher)
     try:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from ralph.checks.tracing import Seen, Tracing
 from ralph.errors import RalphError
-from ralph.rules.mutantplan import changed_lines, mutable
-from ralph.rules.mutants import Mutant
-from ralph.rules.testfiles import is_test
-from ralph.store import reader
-from ralph.store.room import never_in_room
-from ralph.store.startcopy import changed_since_start
+from ralph.rules.evidence.mutantplan import changed_lines, mutable
+from ralph.rules.evidence.mutants import Mutant
+from ralph.rules.evidence.testfiles import is_test
+from ralph.store.disk import reader
+from ralph.store.rooms.room import never_in_room
+from ralph.store.rooms.startcopy import changed_since_start
 
 BOM = b"\xef\xbb\xbf"
 MAX_DATA = 1 << 20  # a changed file larger than this is not read as code that may run

@@ -4,7 +4,8 @@ Only where it decides (`gi.decisive`: the DONE that would reach 3/3, and the fin
 verification); elsewhere it is shown as skipped. It runs the command unmutated once in the room
 "<tree>.mutant", traced, then mutates the code changed since the run began that this run
 executed (the start copy against room A, whoever changed it: checks/mutantsource.py,
-checks/tracing.py, rules/mutantplan.py), runs it against each mutant in that room (every changed
+checks/tracing.py, rules/evidence/mutantplan.py), runs it against each mutant in that room (every
+changed
 file placed anew in each run, one of them mutated), and refuses when the share of mutants the
 tests killed is below `min_score`, naming the survivors; nothing to mutate is a refusal too.
 A mutant is killed when the command fails or outlives its own timeout (3x the unmutated run,
@@ -13,7 +14,7 @@ collection (pytest's own record, checks/runrecord.py: an import that fails, fewe
 collected than the unmutated run) shows nothing of what the tests check: it counts neither way,
 and a check where every mutant did is a refusal. Code the tests run from a string or an
 archive cannot be mutated at all: a refusal naming it (checks/mutantsource.py). No mutation
-tool drives this, see rules/mutants.py for why.
+tool drives this, see rules/evidence/mutants.py for why.
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.mutantsource import Changes, no_code, none_chosen
 from ralph.checks.result import CheckResult
 from ralph.plugins.hookspecs import hookimpl
-from ralph.rules.mutantplan import plan
-from ralph.rules.mutants import Mutant
-from ralph.rules.redact import redactor, secret_values
-from ralph.rules.testfiles import DEFAULT_GLOBS
+from ralph.rules.evidence.mutantplan import plan
+from ralph.rules.evidence.mutants import Mutant
+from ralph.rules.evidence.testfiles import DEFAULT_GLOBS
+from ralph.rules.text.redact import redactor, secret_values
 from ralph.specs.checkconfig import ExternalConfig, MutationConfig
 
 SUFFIX = "mutant"  # the room the mutants run in: "<tree's room>.mutant"

@@ -1,5 +1,5 @@
 """The person's tests, run as the person wrote them: what the second room of a DONE holds
-instead of the tree's files (the room itself is store/room.py's).
+instead of the tree's files (the room itself is store/rooms/room.py's).
 
 An agent may add lines that weaken a test (an early `return`, a `try/except: pass`, a second
 `def test_x` that shadows the first, a local `mean()`), or steer what runs (`--deselect` in
@@ -31,10 +31,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph.checks.testconfig import tree_files
-from ralph.rules.configparts import merge
-from ralph.rules.testconfig import command_scripts, helper, holds_only_tests, kind, name_kind
-from ralph.rules.testfiles import is_test
-from ralph.store.testbaseline import read
+from ralph.rules.environment.configparts import merge
+from ralph.rules.evidence.testconfig import (
+    command_scripts,
+    helper,
+    holds_only_tests,
+    kind,
+    name_kind,
+)
+from ralph.rules.evidence.testfiles import is_test
+from ralph.store.person.testbaseline import read
 
 if TYPE_CHECKING:
     from ralph.checks.testguard import TestGuard

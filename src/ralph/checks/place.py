@@ -1,11 +1,12 @@
-"""Where a DONE gate's command checks run: the clean room of its tree (store/room.py).
+"""Where a DONE gate's command checks run: the clean room of its tree (store/rooms/room.py).
 
 Room A holds the files the snapshot compares; its environment (`tree_code`: editable installs
 and PYTHONPATH entries that point into the project point at the room) makes the interpreter
 write no bytecode (PYTHONDONTWRITEBYTECODE: a room holds none, so its code is compiled from
 source at every run, while the interpreter's own compiled library is used as it is), load no
 user site (PYTHONNOUSERSITE, so no `usercustomize`), and finds no test configuration above
-the room (rules/roompin.py). Room B ("<name>.person") is the same with the person's tests and test
+the room (rules/environment/roompin.py). Room B ("<name>.person") is the same with the person's
+tests and test
 configuration as they last left them (checks/persontests.py): the test-running checks that
 passed in room A run there once more, when the agent changed the tests (checks/personroom.py).
 Then the person's sealed tests run in room A itself, synced to hold them (checks/sealed.py).
@@ -32,24 +33,25 @@ from ralph.checks.testguard import TestGuard
 from ralph.errors import RalphError
 from ralph.process.launcher import Launcher
 from ralph.process.treecode import TreeCode, tree_code
-from ralph.rules.envpaths import own_environment
-from ralph.rules.heldfiles import held_line
-from ralph.rules.installerfault import halt_line
-from ralph.rules.roompin import CONFIG_NAMES, pin_pytest
-from ralph.rules.spec import Spec
-from ralph.rules.testfiles import is_test
+from ralph.rules.counts.spec import Spec
+from ralph.rules.environment.envpaths import own_environment
+from ralph.rules.environment.installerfault import halt_line
+from ralph.rules.environment.roompin import CONFIG_NAMES, pin_pytest
+from ralph.rules.evidence.testfiles import is_test
+from ralph.rules.text.heldfiles import held_line
 from ralph.specs.frontmatter import SpecMeta
-from ralph.store import pkgsources, reader
-from ralph.store.declared import UNREAD, unread
-from ralph.store.envbuild import environments
-from ralph.store.envcopy import declared_here, envs_dir, record_start_envs
-from ralph.store.git import GitLock
-from ralph.store.nodebuild import record_node_start
-from ralph.store.room import RoomSource, build_room, record_start
-from ralph.store.roomsync import wipe
-from ralph.store.runspans import record_began, record_ended
-from ralph.store.startcopy import WANTED, record_start_copy, start_copy
-from ralph.store.uvsettings import record_person_uv
+from ralph.store.disk import reader
+from ralph.store.environments import pkgsources
+from ralph.store.environments.declared import UNREAD, unread
+from ralph.store.environments.envbuild import environments
+from ralph.store.environments.envcopy import declared_here, envs_dir, record_start_envs
+from ralph.store.environments.nodebuild import record_node_start
+from ralph.store.environments.runspans import record_began, record_ended
+from ralph.store.environments.uvsettings import record_person_uv
+from ralph.store.repository.git import GitLock
+from ralph.store.rooms.room import RoomSource, build_room, record_start
+from ralph.store.rooms.roomsync import wipe
+from ralph.store.rooms.startcopy import WANTED, record_start_copy, start_copy
 
 # one build of a checks' environment at a time: the lanes are threads of one run (store/
 # envbuild.py builds a declaration's folder in place, from empty)
@@ -88,7 +90,8 @@ class CheckPlace:
         return self._source
 
     def start(self, *, copy: bool = False, keep: bool = False, envs: bool = True) -> None:
-        """When the run starts: the project's environments, copied (store/envcopy.py; `keep`:
+        """When the run starts: the project's environments, copied (store/environments/envcopy.py;
+        `keep`:
         the last run was killed, the copies stay), what of the project is a person's
         (store/room.record_start), and with `copy` the code as it is now, unless the run
         began before (store/startcopy). `envs`: whether any check will run at all."""
@@ -108,7 +111,7 @@ class CheckPlace:
 
     def finish(self) -> None:
         """The run ended, its agent stopped: what changes in the project's environments from
-        now on is a person's (store/runspans.py)."""
+        now on is a person's (store/environments/runspans.py)."""
         if self.name == "main":
             with contextlib.suppress(OSError, RalphError):  # never hides why the run ended;
                 record_ended(envs_dir(self.project))  # the span stays open: held, not taken
@@ -225,7 +228,8 @@ class CheckPlace:
         # a sandbox's TMPDIR for a check in this room (process/sandbox.py, under srt)
         _fresh(room.path.parent / "tmp")
         # the room's own `.venv` is the checks' environment: what a variable names in the
-        # project's is named there, and relative paths in it (store/envcopy.py) meet the room
+        # project's is named there, and relative paths in it (store/environments/envcopy.py) meet
+        # the room
         project, here = PurePath(self.project.resolve()), PurePath(room.path)
         env = own_environment(os.environ, project, here, built, pathsep=os.pathsep)
         # a cache prefix of the person's could hold bytecode for the room's own paths
@@ -274,7 +278,7 @@ def _names(room: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     for name in CONFIG_NAMES:
         path = room / name
-        if path.is_file():  # a link in a room stays inside it (store/room.py)
+        if path.is_file():  # a link in a room stays inside it (store/rooms/room.py)
             with contextlib.suppress(OSError, RalphError):  # a pipe there: no configuration
                 out[name] = reader.read_text(path, limit=reader.TEXT_LIMIT, root=room, follow=True)
     return out

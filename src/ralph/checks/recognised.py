@@ -1,7 +1,7 @@
 """Which test files ralph recognises in a tree, and the line that says it recognises none.
 
 The test guard (checks/testguard.py) guards the files the globs name (`tests:` in ralph.yaml
-or the defaults, rules/testfiles.py), widened by the runners' own settings. A project whose
+or the defaults, rules/evidence/testfiles.py), widened by the runners' own settings. A project whose
 tests none of them names has no guarded test: an agent could delete or skip every one. That
 is said where a person looks: at the bar (checks/bar.py), by `ralph init` and `ralph doctor`.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ralph.rules.testfiles import DEFAULT_GLOBS
-from ralph.rules.words import plural
-from ralph.store.git import GitLock
-from ralph.store.testbaseline import person_ignored, runner_settings, scan
+from ralph.rules.evidence.testfiles import DEFAULT_GLOBS
+from ralph.rules.text.words import plural
+from ralph.store.person.testbaseline import person_ignored, runner_settings, scan
+from ralph.store.repository.git import GitLock
 
 NONE = (
     "no test file matches ralph's test patterns, so no test is guarded (the tests may grow, "

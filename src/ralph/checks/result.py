@@ -6,9 +6,9 @@ import threading
 from dataclasses import dataclass, field
 
 from ralph.checks.records import JudgeSpent
-from ralph.rules.firsterror import with_error
-from ralph.rules.runrecord import RunRecord
-from ralph.rules.testcounts import TestCounts, total
+from ralph.rules.evidence.firsterror import with_error
+from ralph.rules.evidence.runrecord import RunRecord
+from ralph.rules.evidence.testcounts import TestCounts, total
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class CheckResult:
     warnings: tuple[str, ...] = ()  # optional stages that failed
     interrupted: bool = False
     counts: TestCounts | None = None  # what a test run did, from the runner's summary
-    record: RunRecord | None = None  # pytest's own record of the run (rules/runrecord.py)
+    record: RunRecord | None = None  # pytest's own record of the run (rules/evidence/runrecord.py)
     error: str | None = None  # a failed command's own first error line (checks/failure.py)
     not_installed: str | None = None  # a package it lacks that the tree declares
 

@@ -1,8 +1,8 @@
 """The `revert` method: the test cases added since the run began must fail on the code as it
 was then, and pass now; else "the new tests do not test the change".
 
-The added cases are the test files of the start copy (store/startcopy.py) against the same
-files now (rules/addedcases.py). The command runs twice, for per-case results
+The added cases are the test files of the start copy (store/rooms/startcopy.py) against the same
+files now (rules/evidence/addedcases.py). The command runs twice, for per-case results
 (checks/caseruns.py), in the room "<name>.revert": once holding room A's files (the tree as it
 is now), once every file but the tests' as it was at the start (files added since left out),
 in a random order. It decides only where a
@@ -23,17 +23,17 @@ from ralph.checks.context import CheckItem, Dispatch, GateInput, Phase
 from ralph.checks.result import CheckResult
 from ralph.errors import ConfigError, RalphError
 from ralph.plugins.hookspecs import hookimpl
-from ralph.rules.addedcases import AddedCase, added_cases, beside_tests
-from ralph.rules.junitcases import Outcome, outcomes
-from ralph.rules.reporthooks import forging_names
-from ralph.rules.revertverdict import NOT_TESTED, verdict
-from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
+from ralph.rules.evidence.addedcases import AddedCase, added_cases, beside_tests
+from ralph.rules.evidence.junitcases import Outcome, outcomes
+from ralph.rules.evidence.reporthooks import forging_names
+from ralph.rules.evidence.revertverdict import NOT_TESTED, verdict
+from ralph.rules.evidence.testfiles import DEFAULT_GLOBS, is_test
 from ralph.specs.checkconfig import RevertConfig
-from ralph.store import reader
-from ralph.store.room import never_in_room
-from ralph.store.settings import run_or_accepted
-from ralph.store.startcopy import changed_since_start
-from ralph.store.testbaseline import runner_settings
+from ralph.store.disk import reader
+from ralph.store.person.settings import run_or_accepted
+from ralph.store.person.testbaseline import runner_settings
+from ralph.store.rooms.room import never_in_room
+from ralph.store.rooms.startcopy import changed_since_start
 
 SUFFIX = "revert"
 SKIPPED = "skipped: runs only at the DONE that would reach 3/3 and at the final verification"
@@ -98,7 +98,7 @@ def _decide(
     if why is not None:
         return _result(item, False, why)
     # Both runs in the same room, synced between them, in an order drawn at random, with the
-    # same files placed anew each time (the tree's mode and times: store/room.py): a test
+    # same files placed anew each time (the tree's mode and times: store/rooms/room.py): a test
     # cannot tell the old code from the new by the room's path, by which run came first or by
     # the files' metadata, only by their bytes.
     placed = {"old": overlay, "now": {p: _bytes(now, now / p) for p in overlay}}

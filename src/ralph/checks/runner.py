@@ -34,10 +34,10 @@ from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.process.launcher import PLAIN, Launcher
 from ralph.specs.checkconfig import StringMatchConfig, command_check
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter, split_front_matter
-from ralph.store import reader
+from ralph.store.disk import reader
 
 if TYPE_CHECKING:
-    from ralph.store.config import RalphConfig
+    from ralph.store.person.config import RalphConfig
 
 
 def run_gate(

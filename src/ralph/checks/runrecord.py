@@ -1,8 +1,8 @@
 """ralph's pytest plugin in a clean room (checks/pytestrecord.py): placed, named to pytest,
-and its record of each run read back (rules/runrecord.py judges it).
+and its record of each run read back (rules/evidence/runrecord.py judges it).
 
 The plugin lives in `.ralph/record/` of the room, a folder no tree's file can reach (the room
-never copies a `.ralph/`, store/room.py) and every sync of the room removes; it is written
+never copies a `.ralph/`, store/rooms/room.py) and every sync of the room removes; it is written
 afresh when the room is synced, at the same path for every run in that room, and the run's
 records are cleared before each command and read right after it, through the one reader (a
 link, a pipe or a device there is no record).
@@ -17,9 +17,9 @@ import shlex
 from pathlib import Path
 
 from ralph.errors import RalphError
-from ralph.rules.runrecord import RunRecord, judged
-from ralph.store import reader
-from ralph.store.roomsync import wipe
+from ralph.rules.evidence.runrecord import RunRecord, judged
+from ralph.store.disk import reader
+from ralph.store.rooms.roomsync import wipe
 
 FOLDER = (".ralph", "record")
 MODULE = "ralph_record"  # its name to pytest: `-p ralph_record`

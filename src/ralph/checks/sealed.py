@@ -1,5 +1,5 @@
 """The sealed run: after a DONE's checks passed, the spec's test command once more, in room A
-itself, with the person's sealed test files (store/sealed.py, `ralph seal`) placed at their
+itself, with the person's sealed test files (store/person/sealed.py, `ralph seal`) placed at their
 paths. A failure refuses the DONE.
 
 It looks like the ordinary run of the spec's test command by construction, so code that is
@@ -39,11 +39,11 @@ from ralph.errors import RalphError
 from ralph.process.launcher import Launcher
 from ralph.specs.checkconfig import ExternalConfig, command_check
 from ralph.specs.frontmatter import SpecMeta, parse_front_matter
-from ralph.store import reader
-from ralph.store import sealed as store
+from ralph.store.disk import reader
+from ralph.store.person import sealed as store
 
 if TYPE_CHECKING:
-    from ralph.store.config import RalphConfig
+    from ralph.store.person.config import RalphConfig
 
 SUFFIX = "sealed"  # its kind in results (it runs in room A)
 NAME = "sealed tests"
@@ -73,7 +73,7 @@ def test_command(
             meta = None
     if meta is not None and meta.test_command:
         return command_check(meta)
-    from ralph.store.settings import run_or_accepted
+    from ralph.store.person.settings import run_or_accepted
 
     try:
         config = run_or_accepted(root, project)

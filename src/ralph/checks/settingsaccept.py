@@ -1,14 +1,14 @@
 """The settings in `ralph accept`: an edit of ralph.yaml made during a run waits for a person
-(store/settings.py); accepting it makes it the settings the next run uses."""
+(store/person/settings.py); accepting it makes it the settings the next run uses."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ralph.checks.acceptance import Pending, Scope
-from ralph.rules.settings import diff_lines
-from ralph.rules.state import State
-from ralph.store import settings
+from ralph.rules.counts.state import State
+from ralph.rules.environment.settings import diff_lines
+from ralph.store.person import settings
 
 
 class SettingsAcceptor:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ralph.rules.printable import printable
+from ralph.rules.text.printable import printable
 
 if TYPE_CHECKING:
     from ralph.checks.result import GateResult

@@ -1,15 +1,17 @@
 """The package sources in `ralph accept`: a local source of packages the tree declares (a path,
 a wheel, a find-links or index line, package-manager settings in the tree) that changed during a
-run waits for a person (store/pkgsources.py); accepting it lets the checks' environment use it."""
+run waits for a person (store/environments/pkgsources.py); accepting it lets the checks'
+environment use it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ralph.checks.acceptance import Pending, Scope
-from ralph.rules.settings import visible
-from ralph.rules.state import State
-from ralph.store import pkgsources, settings
+from ralph.rules.counts.state import State
+from ralph.rules.environment.settings import visible
+from ralph.store.environments import pkgsources
+from ralph.store.person import settings
 
 
 class SourcesAcceptor:

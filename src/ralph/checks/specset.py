@@ -1,5 +1,5 @@
 """The specs a person wrote, on disk: recording them at the start of a run and accepting an
-agent's change to them (`ralph accept`). The rules are in rules/specset.py."""
+agent's change to them (`ralph accept`). The rules are in rules/counts/specset.py."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.checks.authorship import front_digests
-from ralph.rules import specset
-from ralph.rules.state import State
+from ralph.rules.counts import specset
+from ralph.rules.counts.state import State
 
 
 def recorded(state: State) -> dict[str, str] | None:

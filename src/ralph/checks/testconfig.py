@@ -1,7 +1,8 @@
 """The test configuration as a person last left it: recorded beside the tests, taken and updated
 as they are (checks/testguard.py drives it), and shown and accepted in `ralph accept`.
 
-What counts is rules/testconfig.py's (by name), plus the `__init__.py` of a folder of tests,
+What counts is rules/evidence/testconfig.py's (by name), plus the `__init__.py` of a folder of
+tests,
 the runner scripts the test commands name. A `.env` counts too, ignored or not: the clean room
 holds the person's (a copy in ralph's private store, as the room's is).
 A changed line here is normal, so nothing refuses a DONE for it: the person's configuration
@@ -20,20 +21,20 @@ from typing import TYPE_CHECKING
 
 from ralph.checks.acceptance import Pending, Scope
 from ralph.errors import RalphError
-from ralph.rules.configparts import steering
-from ralph.rules.state import State
-from ralph.rules.testconfig import (
+from ralph.rules.counts.state import State
+from ralph.rules.environment.configparts import steering
+from ralph.rules.evidence.testconfig import (
     MAKEFILES,
     command_scripts,
     holds_only_tests,
     kind,
     recipe_commands,
 )
-from ralph.rules.testfiles import DEFAULT_GLOBS, is_test
-from ralph.store.testbaseline import TestStore, hashes, observe, person_edits, read
+from ralph.rules.evidence.testfiles import DEFAULT_GLOBS, is_test
+from ralph.store.person.testbaseline import TestStore, hashes, observe, person_edits, read
 
 if TYPE_CHECKING:
-    from ralph.store.config import RalphConfig
+    from ralph.store.person.config import RalphConfig
 
 STORE = "testconfig"  # its folder in the private store
 # folders not looked into: the project's environments (`node_modules`, a virtualenv: a folder
@@ -189,7 +190,7 @@ def diff_lines(changed: dict[str, tuple[str | None, str | None]]) -> list[str]:
 def _project_command(root: Path, project: RalphConfig | None) -> list[str]:
     """The project's `test_command` in ralph.yaml (as the run read it, else as a person
     accepted it)."""
-    from ralph.store.settings import run_or_accepted
+    from ralph.store.person.settings import run_or_accepted
 
     try:
         command = run_or_accepted(root, project).test_command

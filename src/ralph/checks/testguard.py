@@ -1,8 +1,8 @@
 """Tests may grow, never shrink, without a person's say.
 
 The baseline is the tests as ralph first recorded them or as a person last accepted or edited
-them (store/testbaseline.py). A DONE is refused while the tests on disk are weaker than the
-baseline (rules/weakening.py): until an agent restores them or a person accepts the change
+them (store/person/testbaseline.py). A DONE is refused while the tests on disk are weaker than the
+baseline (rules/evidence/weakening.py): until an agent restores them or a person accepts the change
 (`ralph accept`, or the escalation's Accept). A spec whose front matter says
 `tests: {may_change: true}` is not guarded, and what its rotations change of the tests becomes
 the baseline.
@@ -19,11 +19,10 @@ from typing import TYPE_CHECKING
 from ralph.checks.acceptance import Pending, Scope
 from ralph.checks.recognised import guarded_globs
 from ralph.checks.testconfig import ConfigGuard
-from ralph.rules.state import State
-from ralph.rules.testfiles import is_test
-from ralph.rules.weakening import Finding, weakened
-from ralph.store.git import GitLock
-from ralph.store.testbaseline import (
+from ralph.rules.counts.state import State
+from ralph.rules.evidence.testfiles import is_test
+from ralph.rules.evidence.weakening import Finding, weakened
+from ralph.store.person.testbaseline import (
     TestStore,
     digest,
     hashes,
@@ -33,9 +32,10 @@ from ralph.store.testbaseline import (
     read,
     scan,
 )
+from ralph.store.repository.git import GitLock
 
 if TYPE_CHECKING:
-    from ralph.store.config import RalphConfig
+    from ralph.store.person.config import RalphConfig
 
 ACCEPT_HINT = "restore the tests, or a person accepts the change with `ralph accept`"
 SHOWN = 5  # findings named in a refusal

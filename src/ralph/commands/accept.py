@@ -15,14 +15,14 @@ from pathlib import Path
 from ralph.checks.acceptance import Pending, Scope
 from ralph.checks.acceptors import accept_all, pending_all
 from ralph.errors import ExitCode, LockError, UsageError
-from ralph.rules.breaker import Breaker
-from ralph.rules.printable import printable
-from ralph.rules.state import State
+from ralph.rules.counts.breaker import Breaker
+from ralph.rules.counts.state import State
+from ralph.rules.text.printable import printable
 from ralph.specs.discovery import find_spec_paths, read_spec
 from ralph.specs.selection import select_specs
-from ralph.store.runlock import RunLock
-from ralph.store.state import load_state, save_state
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.runlock import RunLock
+from ralph.store.records.state import load_state, save_state
 from ralph.ui.terminal import terminal_confirm
 
 INDENT = "    "
@@ -87,7 +87,7 @@ def _about(items: Sequence[Pending], subject: str | None) -> bool:
 
 
 def _test_globs(root: Path) -> tuple[str, ...] | None:
-    from ralph.store.settings import accepted_config
+    from ralph.store.person.settings import accepted_config
 
     paths = accepted_config(root).tests.paths
     return tuple(paths) if paths is not None else None

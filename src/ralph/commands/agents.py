@@ -26,7 +26,7 @@ def agents(root: Path, *, as_json: bool) -> None:
 
         print(json.dumps({"schema_version": SCHEMA_VERSION, "agents": rows}))
     else:
-        from ralph.rules.printable import printable_lines
+        from ralph.rules.text.printable import printable_lines
 
         print(printable_lines(render(rows)), end="")  # commands and names from ralph.yaml
 
@@ -93,7 +93,7 @@ def list_agents(root: Path) -> list[dict[str, Any]]:
     """Every built-in agent, with ralph.yaml's `model:`, `models:`, `args:` and `env:` where
     they apply (the `agent:` entry, or the pool's entry of that name)."""
     from ralph import __version__
-    from ralph.store.settings import settings_for
+    from ralph.store.person.settings import settings_for
 
     loaded, held = settings_for(root, "agents")
     if held is not None:
@@ -135,8 +135,8 @@ def _add_limits(root: Path, rows: list[dict[str, Any]]) -> None:
     """Each agent's limit windows as its CLI last reported them in this project's runs."""
     import time
 
-    from ralph.rules.limits import describe as describe_limits
-    from ralph.store.limits import load_limits
+    from ralph.rules.agents.limits import describe as describe_limits
+    from ralph.store.records.limits import load_limits
 
     saved = load_limits(root / ".ralph").get("agents", {})
     now = time.time()

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ralph.errors import NoLiveRun
-from ralph.store.liverun import is_live, read_run
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.liverun import is_live, read_run
 
 
 def cancel(root: Path, *, now: bool, wait: bool) -> None:
@@ -18,7 +18,7 @@ def cancel(root: Path, *, now: bool, wait: bool) -> None:
 
 
 def cancel_run(root: Path, *, now: bool, wait: bool) -> Iterator[str]:
-    from ralph.store.cancel import request_cancel
+    from ralph.store.live.cancel import request_cancel
 
     ws = Workspace(root)
     ws.check()

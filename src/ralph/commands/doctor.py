@@ -17,7 +17,7 @@ from ralph.agents.footprint import FOOTPRINTS, credentials
 from ralph.agents.member import Member
 from ralph.errors import ExitCode, RalphError
 from ralph.process.sandbox import backends
-from ralph.store.config import RalphConfig
+from ralph.store.person.config import RalphConfig
 
 # each area's heading, in the order doctor prints them
 AREAS = {
@@ -43,7 +43,7 @@ def doctor(root: Path, *, as_json: bool) -> int:
     """Print every check; 1 when one that is needed failed, else 0."""
     import sys
 
-    from ralph.store.settings import settings_for
+    from ralph.store.person.settings import settings_for
 
     config, held = settings_for(root, "doctor")
     if held is not None:
@@ -64,7 +64,7 @@ def doctor(root: Path, *, as_json: bool) -> int:
         found = [asdict(c) for c in checks]
         print(json.dumps({"schema_version": SCHEMA_VERSION, "ok": not broken, "checks": found}))
     else:
-        from ralph.rules.printable import printable_lines
+        from ralph.rules.text.printable import printable_lines
 
         print(printable_lines(render(checks)), end="")  # commands and names from ralph.yaml
     return int(ExitCode.ERROR if broken else ExitCode.OK)
@@ -152,9 +152,10 @@ def tests_check(root: Path, config: RalphConfig) -> Check:
 
 def index_checks(root: Path) -> list[Check]:
     """The package index, when the tree declares dependencies: a DONE that adds one builds
-    the checks' environment from it (store/envbuild.py). Unreachable is a warning: a run whose
+    the checks' environment from it (store/environments/envbuild.py). Unreachable is a warning: a
+    run whose
     declarations do not change never asks it."""
-    from ralph.store.indexprobe import probe_index
+    from ralph.store.environments.indexprobe import probe_index
 
     probe = probe_index(root, os.environ)
     if probe is None:

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TextIO
 
 from ralph.errors import NoLiveRun
-from ralph.store import reader
-from ralph.store.liverun import is_live
-from ralph.store.workspace import Workspace
+from ralph.store.disk import reader
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.liverun import is_live
 
 FOLLOW_POLL = 0.2  # seconds between looks at current.log
 

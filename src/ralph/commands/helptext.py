@@ -84,7 +84,7 @@ def reported(exc: BaseException) -> int:
     """A RalphError, an OSError or Ctrl-C as one `error:` line and a `hint:` (errors.report),
     each through the printable rule: a message may quote any name. The exit code."""
     from ralph.errors import report
-    from ralph.rules.printable import printable
+    from ralph.rules.text.printable import printable
 
     return report(exc, printable)
 
@@ -102,7 +102,7 @@ def refused(exc: Any, say: Callable[[str], object]) -> int:
     )
     ctx = getattr(exc, "ctx", None)
     where = f"{ctx.command_path} --help" if ctx is not None else "ralph --help"
-    from ralph.rules.printable import printable  # the command line may hold any character
+    from ralph.rules.text.printable import printable  # the command line may hold any character
 
     say(f"error: {printable(line)}\nhint: {where} lists the options")
     return int(ExitCode.USAGE)

@@ -1,5 +1,6 @@
 """`ralph history`: past rotations from ralph's worklog, and one rotation's log: both read from
-ralph's records in its private store (store/worklog.py, store/rotationlog.py), never from the
+ralph's records in its private store (store/records/worklog.py, store/records/rotationlog.py),
+never from the
 copies in `.ralph/`, which the agent can write."""
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from ralph.commands.rotations import (
     rotations_from_worklog,
 )
 from ralph.errors import RalphError, UsageError
-from ralph.rules.printable import printable
-from ralph.rules.spec import spec_slug
-from ralph.store.worklog import read_worklog
-from ralph.store.workspace import Workspace
+from ralph.rules.counts.spec import spec_slug
+from ralph.rules.text.printable import printable
+from ralph.store.disk.workspace import Workspace
+from ralph.store.records.worklog import read_worklog
 
 
 class HistoryError(RalphError):
@@ -83,7 +84,7 @@ def list_rotations(root: Path, spec: str | None) -> tuple[list[Rotation], str | 
 def pick_spec(query: str, known: list[str]) -> str:
     """The spec an unambiguous part of its path names (`classify` for
     `specs/classify.spec.md`); the query itself when no recorded spec matches."""
-    from ralph.rules.names import matching
+    from ralph.rules.text.names import matching
 
     found = matching(query, known)
     if len(found) > 1:
@@ -141,7 +142,7 @@ def log_text(path: Path, tail: int | None, agent: str | None = None) -> str:
     stream-json becomes its text, as current.log showed it), escape codes removed; its last
     `tail` lines if asked."""
     from ralph.agents.replay import agent_of, readable
-    from ralph.store import reader
+    from ralph.store.disk import reader
     from ralph.ui.text import clean_line
 
     got = reader.read(path, limit=reader.LOG_LIMIT, tail=True)  # its end, where the verdict is

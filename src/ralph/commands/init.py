@@ -7,18 +7,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ralph.errors import LockError, UsageError
-from ralph.rules.spec import PROMPT_TEMPLATE
-from ralph.rules.state import State
+from ralph.rules.counts.spec import PROMPT_TEMPLATE
+from ralph.rules.counts.state import State
 from ralph.specs.discovery import find_spec_paths
-from ralph.store.runlock import RunLock
-from ralph.store.state import save_state
-from ralph.store.workspace import Workspace, ensure_gitignored
+from ralph.store.disk.workspace import Workspace, ensure_gitignored
+from ralph.store.live.runlock import RunLock
+from ralph.store.records.state import save_state
 
 
 def init(root: Path, *, force: bool, nested: bool = False) -> None:
     """Each step printed as it is done. Inside another project, refused unless `nested`: a
     second .ralph/ there would take every later command run below it away from the first."""
-    from ralph.store.root import enclosing_project
+    from ralph.store.disk.root import enclosing_project
 
     outer = enclosing_project(root)
     if outer is not None and not nested and not (root / ".ralph").is_dir():
@@ -33,7 +33,7 @@ def init(root: Path, *, force: bool, nested: bool = False) -> None:
 
 
 def init_project(root: Path, *, force: bool) -> Iterator[str]:
-    from ralph.store import confined
+    from ralph.store.disk import confined
 
     ws = Workspace(root)
     ws.check()
@@ -74,7 +74,7 @@ def _tests(root: Path) -> str:
     read (`ralph run` says what is wrong with it)."""
     from ralph.checks.recognised import found_line, recognised_tests
     from ralph.errors import RalphError
-    from ralph.store.config import load_config
+    from ralph.store.person.config import load_config
 
     try:
         globs = load_config(root).tests.paths

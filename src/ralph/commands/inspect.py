@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ralph.store.liverun import read_run
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.liverun import read_run
 from ralph.ui.text import format_when
 
 
@@ -26,7 +26,7 @@ def inspect(root: Path, *, follow: bool, as_json: bool) -> None:
 
         print(json.dumps({"schema_version": SCHEMA_VERSION, **data}))
     else:
-        from ralph.rules.printable import printable
+        from ralph.rules.text.printable import printable
 
         print("\n".join(printable(line) for line in inspect_lines(data)))  # it names the spec
 
@@ -83,7 +83,7 @@ def inspect_data(root: Path, now: float | None = None) -> dict[str, Any]:
             for name, lane in sorted(lanes.items())
             if isinstance(lane, dict)
         ]
-    from ralph.store.cancel import read_request
+    from ralph.store.live.cancel import read_request
 
     data["cancel_requested"] = read_request(ws.dir, live.pid)
     return data
@@ -91,7 +91,7 @@ def inspect_data(root: Path, now: float | None = None) -> dict[str, Any]:
 
 def last_run(ws: Workspace) -> dict[str, Any] | None:
     """How the last run ended, from the worklog's last run_start / run_end records."""
-    from ralph.store.worklog import KILLED, read_worklog
+    from ralph.store.records.worklog import KILLED, read_worklog
 
     start: dict[str, Any] | None = None
     end: dict[str, Any] | None = None
@@ -114,9 +114,9 @@ def left_running(ws: Workspace) -> list[dict[str, Any]]:
     """The processes a dead run left running (it was killed: its run.json is still in the
     store), found by the run id they carry; the next run stops them."""
     from ralph.process.leftovers import left_by
-    from ralph.store.liverun import RUN_FILE
-    from ralph.store.private import store_dir
-    from ralph.store.runlock import load_json_quietly
+    from ralph.store.disk.private import store_dir
+    from ralph.store.live.liverun import RUN_FILE
+    from ralph.store.live.runlock import load_json_quietly
 
     dead = load_json_quietly(store_dir(ws.root) / RUN_FILE)
     if not isinstance(dead, dict) or not isinstance(dead.get("run_id"), str):

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ralph.commands.status import load_status
-from ralph.rules.lanes import lane_branch
-from ralph.rules.printable import printable
+from ralph.rules.counts.lanes import lane_branch
+from ralph.rules.text.printable import printable
 from ralph.schemas.catalog import SCHEMA_VERSION
 
 

@@ -14,7 +14,7 @@ from ralph.errors import ConfigError
 if TYPE_CHECKING:
     from ralph.plugins.manager import Plugins
     from ralph.run.observers import Observers
-    from ralph.store.config import RalphConfig
+    from ralph.store.person.config import RalphConfig
 
 
 def every_plugin(root: Path, config: RalphConfig) -> Plugins:
@@ -92,7 +92,7 @@ def listing(found: Plugins) -> dict[str, Any]:
 def plugins_command(root: Path, *, as_json: bool) -> None:
     import sys
 
-    from ralph.store.settings import settings_for
+    from ralph.store.person.settings import settings_for
 
     config, held = settings_for(root, "plugins")
     if held is not None:

@@ -11,9 +11,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ralph.agents.member import Member
-    from ralph.rules.pool import PoolPolicy
+    from ralph.rules.agents.pool import PoolPolicy
     from ralph.run.settings import RunSettings
-    from ralph.store.config import AgentConfig, RalphConfig
+    from ralph.store.person.config import AgentConfig, RalphConfig
 
 
 def build_policy(settings: RunSettings, config: RalphConfig) -> PoolPolicy:
@@ -22,7 +22,7 @@ def build_policy(settings: RunSettings, config: RalphConfig) -> PoolPolicy:
     ralph.yaml: `rotation`, `wait_for_reset`) and `limits.pause_at`."""
     from dataclasses import fields
 
-    from ralph.rules.pool import PoolPolicy
+    from ralph.rules.agents.pool import PoolPolicy
 
     shared = {f.name for f in fields(PoolPolicy)} & set(type(config.pool).model_fields)
     given = {name: getattr(config.pool, name) for name in shared}

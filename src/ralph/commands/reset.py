@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ralph.errors import ExitCode
-from ralph.rules.matrix import reset_counters
-from ralph.rules.printable import printable
-from ralph.store.openlanes import OpenLane, describe, discard_lanes, open_lanes
-from ralph.store.runlock import RunLock
-from ralph.store.state import load_state, save_state
-from ralph.store.worklog import append_worklog
-from ralph.store.workspace import GUARDRAILS_TEMPLATE, STATE_DIR, Workspace
+from ralph.rules.counts.matrix import reset_counters
+from ralph.rules.text.printable import printable
+from ralph.store.disk.workspace import GUARDRAILS_TEMPLATE, STATE_DIR, Workspace
+from ralph.store.live.openlanes import OpenLane, describe, discard_lanes, open_lanes
+from ralph.store.live.runlock import RunLock
+from ralph.store.records.state import load_state, save_state
+from ralph.store.records.worklog import append_worklog
 from ralph.ui.terminal import terminal_confirm
 
 Confirm = Callable[[str], bool]
@@ -72,8 +72,8 @@ def _confirmed(found: list[OpenLane], confirm: Confirm | None) -> bool:
 def reset_project(
     ws: Workspace, *, handoffs: bool, history: bool, guardrails: bool
 ) -> Iterator[str]:
-    from ralph.store import confined
-    from ralph.store.startcopy import drop_start_copy
+    from ralph.store.disk import confined
+    from ralph.store.rooms.startcopy import drop_start_copy
 
     root = ws.root
     # Every folder and file to be replaced checked first: a link refuses the whole reset
@@ -96,7 +96,7 @@ def reset_project(
         )
     else:
         yield f"no {ws.rel(ws.state_file)}: no counters to reset"
-    if drop_start_copy(root):  # the next run begins afresh (store/startcopy.py)
+    if drop_start_copy(root):  # the next run begins afresh (store/rooms/startcopy.py)
         yield "the copy of the code as the run began deleted"
     if handoffs and ws.handoffs.exists():
         confined.remove_tree(root, ws.handoffs)

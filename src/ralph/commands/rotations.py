@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ralph.rules import recorded
-from ralph.rules.money import dollars
-from ralph.rules.verification import ALL_SPECS
+from ralph.rules.agents.money import dollars
+from ralph.rules.counts import recorded
+from ralph.rules.counts.verification import ALL_SPECS
 from ralph.ui.text import format_seconds, format_when, printable
 
 

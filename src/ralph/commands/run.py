@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ralph.run.escalation import Choice, Decide, Escalation
     from ralph.run.facts import Fact
     from ralph.run.options import RunOptions
-    from ralph.store.config import RalphConfig
+    from ralph.store.person.config import RalphConfig
     from ralph.ui.display import Display
     from ralph.ui.webhook import Webhook
 
@@ -38,8 +38,8 @@ def run(root: Path, options: Mapping[str, Any], *, continue_: bool = False) -> i
 def run_project(root: Path, kept: Mapping[str, Any], *, continues: bool = False) -> int:
     """Run with `kept`, the settings given (and saved): ralph.yaml's come after them;
     `continues` (`--continue`): a run that was killed goes on as this one."""
-    from ralph.store.config import RalphConfig
-    from ralph.store.files import check_report_path
+    from ralph.store.disk.files import check_report_path
+    from ralph.store.person.config import RalphConfig
 
     # The reports and the notification are never ralph.yaml's: known before it is read, they
     # are written however the run ends (a bad ralph.yaml included).
@@ -77,7 +77,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool)
     from ralph.process.launcher import Launcher
     from ralph.process.request import Confinement
     from ralph.run.start import run_loop
-    from ralph.store import settings as accepted
+    from ralph.store.person import settings as accepted
     from ralph.ui.display import make_display
 
     # ralph.yaml as a person accepted it: an agent's edit waits for `ralph accept`
@@ -168,7 +168,7 @@ def _unused_lanes(root: Path) -> str | None:
     """One line when an earlier --parallel run left lanes that this run, in the project's own
     tree, will not use: how to resume them or discard them. (Not `--continue`: this run's
     options are the ones it would continue from now.)"""
-    from ralph.store.openlanes import open_lanes
+    from ralph.store.live.openlanes import open_lanes
 
     found = open_lanes(root)
     if not found:

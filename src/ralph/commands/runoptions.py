@@ -2,7 +2,8 @@
 ralph's private store once the run has started (not in `.ralph/`, where an agent could rewrite
 what the next `--continue` runs) and read back by `ralph run --continue`.
 
-A value is checked by its setting's own rule (rules/setting.py) wherever it comes from: a bad
+A value is checked by its setting's own rule (rules/environment/setting.py) wherever it comes from:
+a bad
 one on the command line is a usage error (exit 2), one in a hand-edited saved file is one clear
 error (exit 1). Files saved by an older ralph (`junit`, `plain`, `agent_command`, ...) load
 through the settings' aliases, as those spellings do on the command line.
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.errors import StateError, UsageError
-from ralph.rules.setting import Declared, checked, declared, layered, spoken
+from ralph.rules.environment.setting import Declared, checked, declared, layered, spoken
 from ralph.run.settings import RunSettings
 
 OPTIONS_FILE = "run-options.json"
@@ -99,8 +100,8 @@ def saved_settings(root: Path, given: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def save_run_options(root: Path, kept: Mapping[str, Any]) -> None:
-    from ralph.store.files import write_json_atomic
-    from ralph.store.private import ensure_store
+    from ralph.store.disk.files import write_json_atomic
+    from ralph.store.disk.private import ensure_store
 
     by_name = _settings()
     options = {
@@ -116,8 +117,8 @@ def save_run_options(root: Path, kept: Mapping[str, Any]) -> None:
 
 def load_run_options(root: Path) -> dict[str, Any]:
     """The options the last run started with, as saved; an error when there are none."""
-    from ralph.store.files import load_json
-    from ralph.store.private import store_dir
+    from ralph.store.disk.files import load_json
+    from ralph.store.disk.private import store_dir
 
     # Only the store's: `.ralph/run-options.json` (where an earlier ralph saved them) is the
     # agent's to write, and what --continue reads there it would run.

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph.errors import RalphError, UsageError
-from ralph.rules.printable import printable
+from ralph.rules.text.printable import printable
 from ralph.run.events import Event, SpecRow
 from ralph.run.settings import RunSettings
-from ralph.store.workspace import STATE_DIR
+from ralph.store.disk.workspace import STATE_DIR
 from ralph.ui.runreport import RunReport
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def own_files(root: Path, paths: tuple[Path | None, ...]) -> tuple[str, ...]:
     """ralph's own report files inside the project, relative to it, forward slashes: this
     run's, and the ones earlier runs wrote that still hold what they wrote (never a change,
     never uncommitted work)."""
-    from ralph.store.ownreports import own_reports
+    from ralph.store.records.ownreports import own_reports
 
     found: list[str] = list(own_reports(root))
     base = root.resolve()
@@ -60,7 +60,7 @@ def _final_matrix(root: Path, sink: ReportSink) -> tuple[SpecRow, ...]:
     if sink.last_matrix is not None:
         return sink.last_matrix
     from ralph.specs.discovery import find_spec_paths
-    from ralph.store.state import load_state
+    from ralph.store.records.state import load_state
 
     try:
         state = load_state(root / STATE_DIR / "state.json")
@@ -98,7 +98,7 @@ def finish_reports(
     html = files.get("html")
     if html is not None and write_html_report(root, html, report, started=started):
         written.append(html)
-    from ralph.store.ownreports import record_reports
+    from ralph.store.records.ownreports import record_reports
 
     try:
         record_reports(root, written)
@@ -116,9 +116,9 @@ def finish_reports(
 
 def _continued(root: Path) -> list[dict[str, Any]]:
     """The records of the killed run the latest run continued (none when it continued none)."""
-    from ralph.store.runs import runs
-    from ralph.store.worklog import read_worklog
-    from ralph.store.workspace import Workspace
+    from ralph.store.disk.workspace import Workspace
+    from ralph.store.records.runs import runs
+    from ralph.store.records.worklog import read_worklog
 
     found = runs(read_worklog(Workspace(root).worklog))
     last = found[-1] if found else []
@@ -139,8 +139,8 @@ def write_html_report(
     when the worklog does not; a run that never `started` is that outcome alone, not the run
     before it); said on stderr when it cannot be written, never raised: a report must not
     change how a run ends."""
-    from ralph.store.files import write_text_through
-    from ralph.store.runstory import RunRecords, read_run
+    from ralph.store.disk.files import write_text_through
+    from ralph.store.records.runstory import RunRecords, read_run
     from ralph.ui.htmlreport import render_html
 
     ended = None
@@ -177,7 +177,7 @@ def write_reports(
     import json
     import os
 
-    from ralph.store.files import write_text_through
+    from ralph.store.disk.files import write_text_through
     from ralph.ui.reports import junit_xml, markdown_summary, report_data
 
     outputs: list[tuple[Path, Callable[[], str]]] = []

@@ -17,8 +17,8 @@ from ralph.agents.member import Member
 from ralph.errors import SandboxError, docs_page
 from ralph.process.containment import prepare, probe, scratch_folder
 from ralph.process.sandbox import Profile, Sandbox, backends
-from ralph.store.config import SandboxConfig
-from ralph.store.private import ensure_store, stores_root
+from ralph.store.disk.private import ensure_store, stores_root
+from ralph.store.person.config import SandboxConfig
 
 # Read by nobody but their owner's own tools: hidden from every agent unless the user allows.
 SECRETS = (
@@ -115,7 +115,7 @@ def _build(
     writable, hosts = _pool_rules(members, home, env)
     writable += [_existing(root, entry, "allow_write") for entry in config.allow_write]
     denied = [_expand(root, entry) for entry in (*SECRETS, *config.deny_read)]
-    # ralph's private stores (store/private.py), every project's: what ralph judges with is
+    # ralph's private stores (store/disk/private.py), every project's: what ralph judges with is
     # neither readable nor writable inside. Created now, so there is a folder to hide.
     ensure_store(root)
     denied.append(stores_root())

@@ -1,5 +1,5 @@
 """`ralph seal FILE... --spec SPEC`, `ralph seal --list`, `ralph unseal FILE`: a person's
-acceptance tests moved out of the work tree into ralph's private store (store/sealed.py), run
+acceptance tests moved out of the work tree into ralph's private store (store/person/sealed.py), run
 at every DONE that counts and at the final verification (checks/sealed.py).
 
 Exit codes: 0 done; 1 a live run holds the project, or the store is damaged; 2 bad input (a
@@ -19,14 +19,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.errors import ExitCode, RalphError, UsageError, docs_page
-from ralph.rules.printable import printable
+from ralph.rules.text.printable import printable
 from ralph.schemas.catalog import SCHEMA_VERSION
-from ralph.store import confined
-from ralph.store import sealed as store
-from ralph.store.runlock import RunLock
-from ralph.store.state import load_state, save_state
-from ralph.store.testbaseline import TestStore
-from ralph.store.workspace import Workspace
+from ralph.store.disk import confined
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.runlock import RunLock
+from ralph.store.person import sealed as store
+from ralph.store.person.testbaseline import TestStore
+from ralph.store.records.state import load_state, save_state
 
 PAGE = docs_page("how-to/sealed-tests.md")
 OVERRIDE = "--even-if-in-git"
@@ -59,7 +59,7 @@ def command(
 
 def seal(root: Path, files: Sequence[str], specs: Sequence[str], *, even_if_in_git: bool) -> int:
     """Seal `files` for `specs`, all or none; the exit code."""
-    from ralph.store.githeld import held_by_git
+    from ralph.store.repository.githeld import held_by_git
 
     if not files:
         raise UsageError(
@@ -219,7 +219,7 @@ def _forget_counts(ws: Workspace) -> None:
 
 
 def _no_sandbox(root: Path) -> bool:
-    from ralph.store.settings import accepted_config
+    from ralph.store.person.settings import accepted_config
 
     try:
         return accepted_config(root).sandbox.profile == "off"

@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph.errors import SpecError
-from ralph.rules.matrix import reconcile
-from ralph.rules.printable import printable
-from ralph.rules.spec import Spec
-from ralph.rules.state import State, status_to_json
+from ralph.rules.counts.matrix import reconcile
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import State, status_to_json
+from ralph.rules.text.printable import printable
 from ralph.specs.discovery import discover_specs
-from ralph.store.liverun import RunInfo, read_run
-from ralph.store.state import load_state
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.liverun import RunInfo, read_run
+from ralph.store.records.state import load_state
 
 if TYPE_CHECKING:
-    from ralph.rules.runtotals import RunTotals
+    from ralph.rules.counts.runtotals import RunTotals
 
 
 def status(
@@ -46,7 +46,7 @@ def load_status(root: Path) -> tuple[State, RunInfo | None]:
 
 def load_checked(root: Path) -> tuple[State, RunInfo | None, dict[str, SpecError]]:
     """`load_status`, with the specs `ralph run` would refuse (their front matter broken)."""
-    from ralph.store.checkout import foreign
+    from ralph.store.repository.checkout import foreign
 
     ws = Workspace(root)
     ws.check()
@@ -90,12 +90,12 @@ def status_data(state: State, live: RunInfo | None) -> dict[str, Any]:
 def lanes_data(root: Path) -> list[dict[str, Any]]:
     """The open lanes of a `--parallel` run (ralph's record of them): where each one's work
     is."""
-    from ralph.store.lanes import load_lanes
+    from ralph.store.live.lanes import load_lanes
 
     lanes = load_lanes(root).lanes
     if not lanes:
         return []  # the usual case: the lane plumbing is not even imported
-    from ralph.store.worktrees import lane_path
+    from ralph.store.repository.worktrees import lane_path
 
     return [
         {
@@ -109,7 +109,7 @@ def lanes_data(root: Path) -> list[dict[str, Any]]:
 
 
 def format_event(event: dict[str, Any]) -> str:
-    from ralph.rules.recorded import epoch
+    from ralph.rules.counts.recorded import epoch
     from ralph.ui.text import format_when  # only with --log: plain `status` must import little
 
     ts = epoch(event.get("ts"))  # a forged line's moment may be out of any clock's range
@@ -125,8 +125,8 @@ def format_event(event: dict[str, Any]) -> str:
 def last_run(root: Path) -> RunTotals | None:
     """The numbers of the last run that did work (a run with nothing to do is no news), as it
     recorded them when it ended: the same figures as its end line and its reports."""
-    from ralph.rules.runtotals import recorded_totals
-    from ralph.store.worklog import last_record
+    from ralph.rules.counts.runtotals import recorded_totals
+    from ralph.store.records.worklog import last_record
 
     def worked(rec: dict[str, Any]) -> bool:
         found = recorded_totals(rec)
@@ -142,11 +142,11 @@ def print_status(
     state, live, broken = load_checked(root)
     events = None
     if log:
-        from ralph.store.worklog import worklog_tail
+        from ralph.store.records.worklog import worklog_tail
 
         events = worklog_tail(Workspace(root).worklog, log)
-    from ralph.rules.forecast import costs_json, costs_line, spec_costs
-    from ralph.store.limits import load_limits
+    from ralph.rules.counts.forecast import costs_json, costs_line, spec_costs
+    from ralph.store.records.limits import load_limits
 
     windows = load_limits(Workspace(root).dir).get("agents", {})
     lanes = lanes_data(root)
@@ -186,7 +186,7 @@ def print_status(
         )
     else:
         print(statusview.render_status_plain(state.specs, **args), end="")
-    from ralph.store.checkout import foreign
+    from ralph.store.repository.checkout import foreign
 
     if foreign(root):
         print(
@@ -206,8 +206,8 @@ def print_status(
     line = costs_line(spec_costs(state.specs))
     if line:
         print(f"cost: {line}")
-    from ralph.store.worklog import KILLED
-    from ralph.store.worklog import last_run as last_records
+    from ralph.store.records.worklog import KILLED
+    from ralph.store.records.worklog import last_run as last_records
 
     seen = {r.get("event") for r in ([] if live else last_records(Workspace(root).worklog))}
     killed = "run_start" in seen and "run_end" not in seen
@@ -219,7 +219,7 @@ def print_status(
 
         print(f"{'the run before it' if killed else 'last run'}: {totals_line(last)}")
     if windows:
-        from ralph.rules.limits import describe
+        from ralph.rules.agents.limits import describe
 
         now = time.time()
         for name, agent_windows in sorted(windows.items()):

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph.rules.state import MAX_COUNT
+from ralph.rules.counts.state import MAX_COUNT
 
 # A wait shorter than this is a per-minute limit's backoff, not a quota window: nobody is told.
 PARKED_AT_LEAST = 300.0
@@ -16,7 +16,7 @@ PARKED_AT_LEAST = 300.0
 if TYPE_CHECKING:
     from ralph.run.escalation import Escalation
     from ralph.run.facts import Fact
-    from ralph.store.config import RalphConfig
+    from ralph.store.person.config import RalphConfig
     from ralph.ui.runreport import RunReport
     from ralph.ui.webhook import Webhook
 

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ralph.plugins.hookspecs import hookimpl
-from ralph.rules.redact import redactor
-from ralph.rules.vendor import vendor_of
+from ralph.rules.agents.vendor import vendor_of
+from ralph.rules.text.redact import redactor
 
 NAME = "ralph.plugins.otel"
 _ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")

@@ -44,7 +44,7 @@ class ProcessRequest:
     # Inside a sandbox the process gets only the basic variables (process/sandbox.py), ralph's
     # own, what ralph.yaml's `sandbox.env` names and these: its CLI's own (credentials, config).
     passes: frozenset[str] = frozenset()
-    # A check's clean room (store/room.py): inside ralph's store, which every sandbox hides,
+    # A check's clean room (store/rooms/room.py): inside ralph's store, which every sandbox hides,
     # yet this process works there (it may read and write it, and nothing else of the store).
     room: Path | None = None
     # A check's run in a room (every one: the sealed tests' run, checks/sealed.py, must look
@@ -53,7 +53,7 @@ class ProcessRequest:
     # the sealed files outlives it where the agent looks.
     sealed: bool = False
     # Beside its room, the folders a sealed process may write all the same (the person's uv
-    # cache, for ralph's build of the checks' environment: store/envbuild.py).
+    # cache, for ralph's build of the checks' environment: store/environments/envbuild.py).
     writes: tuple[Path, ...] = ()
     # Where it starts (the run's sandbox, its rules for the environment): always said, so no
     # caller can forget it; OPEN only outside a run and for ralph's own desktop helpers.

@@ -270,7 +270,8 @@ def _room_settings(
 
 def environments_of(room: Path) -> list[Path]:
     """The folders of the hidden store a room's environments link into (ralph's copies of the
-    project's virtualenvs and node_modules: store/envcopy.py): a check reads them, never
+    project's virtualenvs and node_modules: store/environments/envcopy.py): a check reads them,
+    never
     writes them. The `envs` folder that holds them all: a built one reads the start's too."""
     out: set[Path] = set()
     for name in (".venv", "venv", "env", "node_modules"):

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from ralph.process.capture import run_captured
-from ralph.rules.treecode import Entry, mapped_modules, pth_paths, remap, within
+from ralph.rules.environment.treecode import Entry, mapped_modules, pth_paths, remap, within
 
 PROJECT_VENVS = (".venv", "venv", "env")  # where a project's own virtualenv usually lives
 NODE_MODULES = "node_modules"
@@ -68,7 +68,7 @@ def tree_code(
     tree: Path, project: Path, env: Mapping[str, str] | None = None, envs: Path | None = None
 ) -> TreeCode:
     """`envs`: where the environments are that the checks use (ralph's copies of the
-    project's, store/envcopy.py); the project's own when None."""
+    project's, store/environments/envcopy.py); the project's own when None."""
     base = dict(os.environ if env is None else env)
     tree_p, project_p = PurePath(tree.resolve()), PurePath(project.resolve())
     if tree_p == project_p:
@@ -93,7 +93,8 @@ def tree_code(
 
 def _missing(found: list[Entry], tree: PurePath, project: PurePath) -> list[str]:
     """The folders the environment puts on sys.path inside the tree (a .pth line relative to
-    a room's site-packages: store/envcopy.py) that the tree lacks: the project has them."""
+    a room's site-packages: store/environments/envcopy.py) that the tree lacks: the project has
+    them."""
     out: list[str] = []
     for entry in found:
         path = PurePath(os.path.normpath(entry.path))
@@ -127,7 +128,7 @@ def link_environments(tree: Path, project: Path, *, ignored_only: bool = True) -
     `pyvenv.cfg`...) link to the project's (git matches `.venv/` only against a folder, never
     a link). Only where git ignores that folder in the tree: nothing git would see is ever
     made (a lane's work is committed with `add -A`); `ignored_only=False` for a tree that is
-    no repository (the clean room, store/room.py). The names linked."""
+    no repository (the clean room, store/rooms/room.py). The names linked."""
     linked: list[str] = []
     for name in PROJECT_VENVS:
         source, target = project / name, tree / name

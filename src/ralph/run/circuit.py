@@ -1,7 +1,7 @@
 """The circuit breaker in a run: an outcome moves it in the pure fold (run/fold.py); here what
 it did is said, an open breaker holds the next attempt until its cooldown is over (or the
 agents were changed), and escalates to a human (or, headless, to --on-escalation). In
-`ralph run --parallel` each lane has its own breaker (rules/lanebreakers.py): an open one
+`ralph run --parallel` each lane has its own breaker (rules/counts/lanebreakers.py): an open one
 pauses its lane, and a person is asked only when no lane can go on."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import hashlib
 import json
 from dataclasses import replace
 
-from ralph.rules import breaker as breakers
-from ralph.rules import verification as fv
-from ralph.rules.breaker import Breaker
-from ralph.rules.lanebreakers import breaker_of, paused, with_lane_breaker
-from ralph.rules.pool import Pool
-from ralph.rules.state import State
-from ralph.rules.stops import Stop
-from ralph.rules.words import plural
+from ralph.rules.agents.pool import Pool
+from ralph.rules.counts import breaker as breakers
+from ralph.rules.counts import verification as fv
+from ralph.rules.counts.breaker import Breaker
+from ralph.rules.counts.lanebreakers import breaker_of, paused, with_lane_breaker
+from ralph.rules.counts.state import State
+from ralph.rules.counts.stops import Stop
+from ralph.rules.text.words import plural
 from ralph.run.context import Shared
 from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice
@@ -45,7 +45,7 @@ class Circuit:
     `after_rotation`), on the state the scheduler passes: each returns the new state and,
     when the run ends, how (a Stop: its scheduler says the end). It keeps nothing that
     changes: what an outcome did to the breaker is read from the breaker before and after
-    it (rules/breaker.py `moved`)."""
+    it (rules/counts/breaker.py `moved`)."""
 
     def __init__(self, run: Shared) -> None:
         self.run = run

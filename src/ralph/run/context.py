@@ -13,11 +13,11 @@ from typing import Any
 
 from ralph.agents.member import Member
 from ralph.errors import ExitCode
-from ralph.rules.prompt import Mode
-from ralph.rules.redact import Redactor, redactor
-from ralph.rules.state import State, Tally
-from ralph.rules.usage import minus, over_budget
-from ralph.rules.words import plural
+from ralph.rules.counts.state import State, Tally
+from ralph.rules.counts.usage import minus, over_budget
+from ralph.rules.text.prompt import Mode
+from ralph.rules.text.redact import Redactor, redactor
+from ralph.rules.text.words import plural
 from ralph.run.escalation import Choice, Escalation
 from ralph.run.events import CancelRequested, Event, RotationStarted, RunEnded, matrix_rows
 from ralph.run.facts import Fact
@@ -25,12 +25,12 @@ from ralph.run.interrupts import deferred_interrupts
 from ralph.run.options import RunOptions
 from ralph.run.recorder import Recorder
 from ralph.run.sink import Emit, Sink
-from ralph.store.cancel import CancelWatch
-from ralph.store.git import GitLock
-from ralph.store.runlock import RunLock
-from ralph.store.runs import killed_run
-from ralph.store.state import load_state
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.cancel import CancelWatch
+from ralph.store.live.runlock import RunLock
+from ralph.store.records.runs import killed_run
+from ralph.store.records.state import load_state
+from ralph.store.repository.git import GitLock
 
 __all__ = ["STEADY", "Emit", "Shared", "SteadyClock", "open_run"]
 
@@ -40,7 +40,7 @@ class SteadyClock:
     """The run's clock (the breaker's): epoch seconds from the wall clock read once (`wall`,
     as `monotonic` read `start`), then moved on by the monotonic clock only, so a wall clock
     stepped during the run (NTP, a VM resumed, a person) moves no cooldown; what is read back
-    from an earlier run is clamped by the rules (rules/breaker.py)."""
+    from an earlier run is clamped by the rules (rules/counts/breaker.py)."""
 
     wall: float
     start: float
@@ -140,7 +140,7 @@ class Shared:
     def costs(self, state: State) -> tuple[str | None, dict[str, Any]]:
         """Cost per spec and per verified spec, and the forecast for the open specs: a line
         for the displays and the JSON for the reports."""
-        from ralph.rules.forecast import costs_json, costs_line, spec_costs
+        from ralph.rules.counts.forecast import costs_json, costs_line, spec_costs
 
         found = spec_costs(state.specs)
         data = costs_json(found)
@@ -160,7 +160,7 @@ class Shared:
     def end(self, state: State, code: ExitCode, reason: str) -> int:
         """The run ends with `code`: said once, with `state` as it ends, and the run's numbers
         as its records tell them (the same function every report uses)."""
-        from ralph.rules.runtotals import run_totals
+        from ralph.rules.counts.runtotals import run_totals
 
         totals = run_totals(self.sink.recorder.records, now=time.time())
         self.emit(

@@ -1,14 +1,15 @@
 """The convergence watch in a run: each rotation's changed files feed it, and a spec whose
 REVIEW rotations keep changing files is escalated (Accept / Abort / Continue, or the headless
-choice) instead of spending the run's whole budget on it. The rules are rules/convergence.py."""
+choice) instead of spending the run's whole budget on it. The rules are
+rules/counts/convergence.py."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ralph.rules import convergence as rules
-from ralph.rules.state import State
-from ralph.rules.stops import Stop
+from ralph.rules.counts import convergence as rules
+from ralph.rules.counts.state import State
+from ralph.rules.counts.stops import Stop
 from ralph.run.context import Shared
 from ralph.run.escalation import Escalation, apply_choice
 from ralph.run.events import Notice

@@ -12,15 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final, Literal, TextIO
 
-from ralph.rules.breaker import Breaker
-from ralph.rules.lanebreakers import with_lane_breaker
-from ralph.rules.printable import printable
-from ralph.rules.state import ACCEPTED, BYPASSED, MAX_COUNT, State
-from ralph.rules.words import plural
+from ralph.rules.counts.breaker import Breaker
+from ralph.rules.counts.lanebreakers import with_lane_breaker
+from ralph.rules.counts.state import ACCEPTED, BYPASSED, MAX_COUNT, State
+from ralph.rules.text.printable import printable
+from ralph.rules.text.words import plural
 
 Choice = Literal["accept", "abort", "continue"]
 CHOICES: Final[tuple[Choice, ...]] = ("accept", "abort", "continue")
-# How a rotation's failure is worded in the breaker's reasons (rules/breaker.py writes them).
+# How a rotation's failure is worded in the breaker's reasons (rules/counts/breaker.py writes them).
 FAILURE_ON: Final = re.compile(r"rotation \d+ on (.+?): ")
 MAX_ASKS: Final = 5  # unreadable answers before ralph takes the safe choice (abort)
 
@@ -35,7 +35,7 @@ class Escalation:
     cooldown_left: float  # seconds until the breaker would allow one more trial
     # why ralph asks: the circuit breaker opened, or a spec's REVIEWs keep changing files
     kind: Literal["breaker", "convergence"] = "breaker"
-    lane: bool = False  # the breaker is `spec`'s lane's own (rules/lanebreakers.py)
+    lane: bool = False  # the breaker is `spec`'s lane's own (rules/counts/lanebreakers.py)
 
     @property
     def subject(self) -> str:

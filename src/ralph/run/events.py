@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
-from ralph.rules.pool import Seat
-from ralph.rules.prompt import Mode
-from ralph.rules.runtotals import RunTotals
-from ralph.rules.state import MAX_COUNT, State, Tally, usage_to_json
-from ralph.rules.testcounts import TestCounts
+from ralph.rules.agents.pool import Seat
+from ralph.rules.counts.runtotals import RunTotals
+from ralph.rules.counts.state import MAX_COUNT, State, Tally, usage_to_json
+from ralph.rules.evidence.testcounts import TestCounts
+from ralph.rules.text.prompt import Mode
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from ralph.agents.result import AgentFault, LimitInfo
 from ralph.checks.records import GATE_RECORDS, GateRecord
-from ralph.rules.prompt import Mode
+from ralph.rules.text.prompt import Mode
 
 
 @dataclass(frozen=True)

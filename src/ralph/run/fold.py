@@ -1,7 +1,8 @@
 """The one place a rotation's outcome joins the run's state, whichever scheduler ran it: the
 spec's counter and status, its rotation count, what the gate keeps of it (the mark of front
 matter an agent wrote, the test counts of its DONE), the usage (the agent's and any judge's),
-the circuit breaker (rules/breaker.py; a lane's own: rules/lanebreakers.py); and a final
+the circuit breaker (rules/counts/breaker.py; a lane's own: rules/counts/lanebreakers.py); and a
+final
 verification's (`fold_verification`).
 
 Pure: the outcome holds values only, read here; nothing is read from disk or written, so the
@@ -12,15 +13,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ralph.agents.result import AgentResult
-from ralph.rules import verification as fv
-from ralph.rules.breaker import Rule, after_rotation, record
-from ralph.rules.caps import count_rotation
-from ralph.rules.frontmark import next_mark
-from ralph.rules.lanebreakers import breaker_of, with_lane_breaker
-from ralph.rules.matrix import record_rotation
-from ralph.rules.refusedwhy import refusal
-from ralph.rules.state import State
-from ralph.rules.usage import record_usage
+from ralph.rules.counts import verification as fv
+from ralph.rules.counts.breaker import Rule, after_rotation, record
+from ralph.rules.counts.caps import count_rotation
+from ralph.rules.counts.frontmark import next_mark
+from ralph.rules.counts.lanebreakers import breaker_of, with_lane_breaker
+from ralph.rules.counts.matrix import record_rotation
+from ralph.rules.counts.state import State
+from ralph.rules.counts.usage import record_usage
+from ralph.rules.evidence.refusedwhy import refusal
 from ralph.run.turn import Outcome
 
 

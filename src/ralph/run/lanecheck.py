@@ -10,12 +10,12 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from ralph.errors import StateError
-from ralph.rules.laneregistry import Lane, Lanes
-from ralph.rules.matrix import downgrade_verified
-from ralph.rules.state import MAX_COUNT, State
+from ralph.rules.counts.laneregistry import Lane, Lanes
+from ralph.rules.counts.matrix import downgrade_verified
+from ralph.rules.counts.state import MAX_COUNT, State
 from ralph.run.events import Notice
-from ralph.store import worktrees as wt
-from ralph.store.git import Repo
+from ralph.store.repository import worktrees as wt
+from ralph.store.repository.git import Repo
 
 
 def commit_strays(

@@ -5,10 +5,10 @@ errors log, so the next rotation of that spec reads what to do."""
 
 from __future__ import annotations
 
-from ralph.rules.spec import spec_slug
+from ralph.rules.counts.spec import spec_slug
 from ralph.run.facts import LaneConflict, LaneLeftOut, LaneMerged
-from ralph.store.journal import append_error, append_note, append_progress
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.records.journal import append_error, append_note, append_progress
 
 
 def merged(ws: Workspace, e: LaneMerged) -> None:

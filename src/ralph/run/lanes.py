@@ -14,13 +14,13 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from ralph.errors import ExitCode
-from ralph.rules.lanebreakers import lane_breaker
-from ralph.rules.lanes import candidates, hold, shares
-from ralph.rules.pool import Exhausted, Wait
-from ralph.rules.schedule import selected_done
-from ralph.rules.spec import Spec
-from ralph.rules.state import MAX_COUNT, State
-from ralph.rules.stops import cancelled, cut_short
+from ralph.rules.agents.pool import Exhausted, Wait
+from ralph.rules.counts.lanebreakers import lane_breaker
+from ralph.rules.counts.lanes import candidates, hold, shares
+from ralph.rules.counts.schedule import selected_done
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import MAX_COUNT, State
+from ralph.rules.counts.stops import cancelled, cut_short
 from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.interrupts import deferred_interrupts
@@ -38,14 +38,14 @@ from ralph.run.loop import SpecRun, selected_reason
 from ralph.run.merging import Integration
 from ralph.run.question import ask
 from ralph.run.tree import hidden_spec_hashes
-from ralph.store.worktrees import commit_all
+from ralph.store.repository.worktrees import commit_all
 
 TICK = 0.2  # seconds between the coordinator's looks at cancel requests while lanes run
 GONE = "no spec can go on: its lane waits on a spec no longer in the matrix"
 
 
 class LaneRun(SpecRun):
-    lanes = True  # the words of the run's stops (rules/stops.py): several rotations at once
+    lanes = True  # the words of the run's stops (rules/counts/stops.py): several rotations at once
 
     def __init__(self, run: Shared, state: State) -> None:
         super().__init__(run, state)

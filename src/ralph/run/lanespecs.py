@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph.rules.laneregistry import Lane, Lanes
-from ralph.rules.spec import Spec
+from ralph.rules.counts.laneregistry import Lane, Lanes
+from ralph.rules.counts.spec import Spec
 from ralph.specs.discovery import read_spec
-from ralph.store import worktrees as wt
-from ralph.store.git import Repo
+from ralph.store.repository import worktrees as wt
+from ralph.store.repository.git import Repo
 
 
 class LaneSpecs:

@@ -20,18 +20,18 @@ from typing import TYPE_CHECKING, Any
 
 from ralph.checks.gate import DoneGate
 from ralph.process.tree import started_at
-from ralph.rules.laneregistry import Lane
-from ralph.rules.spec import Spec
+from ralph.rules.counts.laneregistry import Lane
+from ralph.rules.counts.spec import Spec
 from ralph.run.context import Shared
 from ralph.run.rotation import Rotation
 from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
-from ralph.store.files import make_dirs
-from ralph.store.lanenotes import LaneNotes
-from ralph.store.worktrees import commit_all, repo
+from ralph.store.disk.files import make_dirs
+from ralph.store.live.lanenotes import LaneNotes
+from ralph.store.repository.worktrees import commit_all, repo
 
 if TYPE_CHECKING:
-    from ralph.store.git import Repo
+    from ralph.store.repository.git import Repo
 
 
 @dataclass(frozen=True)

@@ -16,19 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.agents.result import AgentResult
-from ralph.rules.budget import LatencyBudget
-from ralph.rules.spec import Spec
-from ralph.rules.state import State, Tally
+from ralph.rules.agents.budget import LatencyBudget
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import State, Tally
 from ralph.run.events import Event, Notice, RotationEnded, matrix_rows
 from ralph.run.facts import AnswerDelivered, BudgetSpent, Fact, RotationRecorded
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.question import archive_answered
 from ralph.run.tree import Taken, Tree
 from ralph.run.turn import Attempt, Outcome
-from ralph.store.rotationlog import RotationLog
-from ralph.store.snapshot import Snapshot
-from ralph.store.state import save_state
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.records.rotationlog import RotationLog
+from ralph.store.records.state import save_state
+from ralph.store.snapshots.snapshot import Snapshot
 
 Fold = Callable[[State, Outcome], tuple[State, tuple[str, ...]]]  # run/fold.fold, its rule given
 Write = Callable[[State, tuple[str, ...]], Snapshot]

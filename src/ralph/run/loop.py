@@ -16,16 +16,16 @@ from ralph.checks.bar import start_bars
 from ralph.checks.gate import DoneGate
 from ralph.checks.specset import take_person_specs
 from ralph.errors import ExitCode
-from ralph.rules.breaker import Breaker
-from ralph.rules.caps import mark_blocked
-from ralph.rules.lanebreakers import breaker_of
-from ralph.rules.matrix import Rescan, reconcile
-from ralph.rules.pool import Exhausted, Pick, Pool, Wait
-from ralph.rules.prompt import Mode
-from ralph.rules.schedule import next_spec, selected_done
-from ralph.rules.spec import Spec
-from ralph.rules.state import State, number_next
-from ralph.rules.stops import Stop, after_outcome, cancelled
+from ralph.rules.agents.pool import Exhausted, Pick, Pool, Wait
+from ralph.rules.counts.breaker import Breaker
+from ralph.rules.counts.caps import mark_blocked
+from ralph.rules.counts.lanebreakers import breaker_of
+from ralph.rules.counts.matrix import Rescan, reconcile
+from ralph.rules.counts.schedule import next_spec, selected_done
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import State, number_next
+from ralph.rules.counts.stops import Stop, after_outcome, cancelled
+from ralph.rules.text.prompt import Mode
 from ralph.run import ledger, opening
 from ralph.run.circuit import Circuit
 from ralph.run.context import Shared
@@ -41,11 +41,11 @@ from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
 from ralph.run.verification import Verification
 from ralph.specs.discovery import discover_specs
-from ralph.store.snapshot import Snapshot
+from ralph.store.snapshots.snapshot import Snapshot
 
 
 class SpecRun:
-    lanes = False  # the words of the run's stops (rules/stops.py): one rotation at a time
+    lanes = False  # the words of the run's stops (rules/counts/stops.py): one rotation at a time
 
     def __init__(self, run: Shared, state: State) -> None:
         self.shared = run
@@ -242,7 +242,7 @@ class SpecRun:
     def heard(self, outcome: Outcome, breaker: Breaker) -> Stop | None:
         """After a committed outcome, in both schedulers: what it did to the breaker is said
         (after the rotation's own line); unless it was cut short, the pool, the convergence
-        watch and the cost line hear of it; what it means for the run (rules/stops.py)."""
+        watch and the cost line hear of it; what it means for the run (rules/counts/stops.py)."""
         run = self.shared
         lane = outcome.spec if outcome.lane is not None else None  # a lane's own breaker
         if breaker_of(self.state, lane) != breaker:

@@ -11,31 +11,31 @@ from dataclasses import replace
 from pathlib import Path
 
 from ralph.errors import UsageError, docs_page
-from ralph.rules.laneregistry import Lane, Lanes
-from ralph.rules.lanes import (
+from ralph.rules.counts.laneregistry import Lane, Lanes
+from ralph.rules.counts.lanes import (
     BRANCH_PREFIX,
     after_merge,
     drop_to_review,
     hold,
     is_lane_name,
 )
-from ralph.rules.state import MAX_COUNT, State
+from ralph.rules.counts.state import MAX_COUNT, State
 from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.facts import LaneClosed, LaneConflict, LaneLeftOut, LaneMerged, LaneOpened
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.lanecheck import commit_strays, left_out
 from ralph.run.ledger import StateFile
-from ralph.store import worktrees as wt
-from ralph.store.git import Repo
-from ralph.store.lanes import load_lanes, save_lanes
+from ralph.store.live.lanes import load_lanes, save_lanes
+from ralph.store.repository import worktrees as wt
+from ralph.store.repository.git import Repo
 
 
 class Integration:
     """The lanes of a run and the one queue through which they reach the user's branch. It
-    is the one owner of the lanes' registry (a value: rules/laneregistry.py), which it
+    is the one owner of the lanes' registry (a value: rules/counts/laneregistry.py), which it
     takes to the next by the registry's own moves and saves in one place (`_keep`, to
-    ralph's private store: store/lanes.py); the run's state is passed to each step that
+    ralph's private store: store/live/lanes.py); the run's state is passed to each step that
     moves a counter, and the step returns the new one, saved through the scheduler's
     StateFile (lent, as to the final verification) before the registry moves on: a merge's
     counters are on disk before the registry says it is done (a kill -9 redoes it)."""

@@ -17,7 +17,7 @@ from typing import Any
 from ralph.plugins.contained import LIMIT, Failed, Worker
 from ralph.plugins.hookspecs import OBSERVERS
 from ralph.plugins.manager import Plugins
-from ralph.rules.state import MAX_COUNT
+from ralph.rules.counts.state import MAX_COUNT
 from ralph.run.events import AgentOutput, Event, RotationEnded, event_fields, event_name
 from ralph.run.facts import Escalated, Fact, QuestionAsked, VerificationEnded, WaitStarted
 from ralph.schemas.catalog import SCHEMA_VERSION

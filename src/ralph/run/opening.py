@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ralph.rules.specset import summary
+from ralph.rules.counts.specset import summary
 from ralph.run.events import Notice
 from ralph.run.tree import changed_since_last_run
 

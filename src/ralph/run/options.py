@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 from ralph.agents.member import Member
 from ralph.process.launcher import PLAIN, Launcher
-from ralph.rules.pool import PoolPolicy
+from ralph.rules.agents.pool import PoolPolicy
 from ralph.run.escalation import Decide
 from ralph.run.facts import Fact
 from ralph.run.observers import Observers
 from ralph.run.settings import RunSettings
 
 if TYPE_CHECKING:
-    from ralph.store.config import RalphConfig
+    from ralph.store.person.config import RalphConfig
 
 
 @dataclass(frozen=True)

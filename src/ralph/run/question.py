@@ -14,13 +14,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph.rules.words import plural
+from ralph.rules.text.words import plural
 from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.facts import QuestionAsked
-from ralph.store.archive import move_files, unique_dir
-from ralph.store.files import read_text, write_text_new
-from ralph.store.workspace import Workspace
+from ralph.store.disk.files import read_text, write_text_new
+from ralph.store.disk.workspace import Workspace
+from ralph.store.records.archive import move_files, unique_dir
 
 MAX_SHOWN_LINES = 30  # of a question, in the run's final message
 
@@ -47,7 +47,7 @@ def write_fallback_question(ws: Workspace, spec: str, output_tail: str) -> bool:
 
 
 def ask(run: Shared, spec: str, log: Path) -> Notice:
-    """The agent on `spec` asked a question (rules/stops.py): it is kept (from its output
+    """The agent on `spec` asked a question (rules/counts/stops.py): it is kept (from its output
     log, `log`, when it wrote none) and shown; the notice that showed it, for a scheduler that
     shows it once more as the run ends."""
     if write_fallback_question(run.ws, spec, read_text(log)):

@@ -16,10 +16,10 @@ from ralph.checks.records import (
     GateDecided,
     JudgeSpent,
 )
-from ralph.rules import breaker as breakers
-from ralph.rules.spec import spec_slug
-from ralph.rules.state import Tally, usage_to_json
-from ralph.rules.verification import SLUG as VERIFICATION_SLUG
+from ralph.rules.counts import breaker as breakers
+from ralph.rules.counts.spec import spec_slug
+from ralph.rules.counts.state import Tally, usage_to_json
+from ralph.rules.counts.verification import SLUG as VERIFICATION_SLUG
 from ralph.run import lanerecords
 from ralph.run.events import Event, RotationStarted, RunEnded, RunStarted
 from ralph.run.facts import (
@@ -45,8 +45,9 @@ from ralph.run.facts import (
     VerificationStarted,
     WaitStarted,
 )
-from ralph.store.files import redact_file
-from ralph.store.journal import (
+from ralph.store.disk.files import redact_file
+from ralph.store.disk.workspace import Workspace
+from ralph.store.records.journal import (
     REFUSAL_END,
     REFUSAL_START,
     append_error,
@@ -57,8 +58,7 @@ from ralph.store.journal import (
     rotation_note,
     verification_note,
 )
-from ralph.store.worklog import append_worklog
-from ralph.store.workspace import Workspace
+from ralph.store.records.worklog import append_worklog
 
 OUTCOMES = {"accept": "user_accepted", "abort": "aborted", "continue": "bypassed"}
 
@@ -103,7 +103,7 @@ class Recorder:
         # prompt, the run's last message).
         self.redact = redact
         self.agents = agents  # the pool's names and policy: what run_start records
-        # this run's records as written: its numbers come from them (rules/runtotals.py). A
+        # this run's records as written: its numbers come from them (rules/counts/runtotals.py). A
         # run that continues a killed one (`--continue`) is one run with it: its records first.
         self.records: list[dict[str, Any]] = list(earlier)
         self.continues = bool(earlier)
@@ -322,8 +322,8 @@ def _limits_seen(rec: Recorder, e: LimitsSeen) -> None:
     """Each agent's newest report per limit window, for `ralph status` and `ralph agents`."""
     import time
 
-    from ralph.rules.limits import merged
-    from ralph.store.limits import load_limits, save_limits
+    from ralph.rules.agents.limits import merged
+    from ralph.store.records.limits import load_limits, save_limits
 
     now = time.time()
     save_limits(rec.ws.dir, merged(load_limits(rec.ws.dir), e.agent, e.limits, now))

@@ -21,12 +21,12 @@ from ralph.checks.gate import INTERRUPTED, DoneGate, Verdict
 from ralph.checks.records import Record
 from ralph.checks.specset import recorded
 from ralph.process.request import StreamName
-from ralph.rules.budget import LatencyBudget
-from ralph.rules.printable import clean_text
-from ralph.rules.prompt import Mode, PromptInput, build_prompt
-from ralph.rules.signals import VERDICTS, agent_words, parse_signal
-from ralph.rules.spec import spec_slug
-from ralph.rules.state import BYPASSED, State
+from ralph.rules.agents.budget import LatencyBudget
+from ralph.rules.counts.spec import spec_slug
+from ralph.rules.counts.state import BYPASSED, State
+from ralph.rules.text.printable import clean_text
+from ralph.rules.text.prompt import Mode, PromptInput, build_prompt
+from ralph.rules.text.signals import VERDICTS, agent_words, parse_signal
 from ralph.run.context import Shared
 from ralph.run.events import (
     AgentOutput,
@@ -41,10 +41,10 @@ from ralph.run.ledger import Books
 from ralph.run.tree import Tree
 from ralph.run.turn import Attempt, Outcome, Place, Turn
 from ralph.specs.discovery import spec_file_hash
-from ralph.store.files import make_dirs, read_text, write_text_new
-from ralph.store.journal import recent_errors, stamp
-from ralph.store.rotationlog import RotationLog
-from ralph.store.snapshot import Snapshot
+from ralph.store.disk.files import make_dirs, read_text, write_text_new
+from ralph.store.records.journal import recent_errors, stamp
+from ralph.store.records.rotationlog import RotationLog
+from ralph.store.snapshots.snapshot import Snapshot
 
 
 class Rotation:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, NoReturn
 from ralph.agents.command import CommandAgent
 from ralph.agents.result import LimitInfo
 from ralph.errors import AgentError, AgentsExhausted, ExitCode
-from ralph.rules.limits import park_until
-from ralph.rules.pool import (
+from ralph.rules.agents.limits import park_until
+from ralph.rules.agents.pool import (
     Choice,
     Exhausted,
     Pool,
@@ -22,9 +22,9 @@ from ralph.rules.pool import (
     park,
     release_due,
 )
-from ralph.rules.spec import Spec
-from ralph.rules.state import State
-from ralph.rules.words import plural
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import State
+from ralph.rules.text.words import plural
 from ralph.run.context import Shared
 from ralph.run.events import Notice, PoolChanged, Waiting
 from ralph.run.facts import LimitsSeen, WaitStarted
@@ -77,7 +77,7 @@ class Seats:
         VERIFY): another available agent of the pool than `coder`, whose work (done in
         `coder_mode`) is judged, one running another vendor's model first, when there is one
         (the pool's rotation is not moved)."""
-        from ralph.rules.vendor import other_vendor_first
+        from ralph.rules.agents.vendor import other_vendor_first
 
         members, now = self.run.members, time.time()
         others = [

@@ -1,7 +1,7 @@
 """The settings of `ralph run`, each declared once: a new option is one field here. Its flags,
 older spellings, ralph.yaml key, help and type are read by cli.py (the command line), by
 `--continue` (the saved run, commands/runoptions.py), by `resolve` (the precedence rule of
-rules/setting.py) alike; the run reads the resolved value as `opts.settings.NAME`
+rules/environment/setting.py) alike; the run reads the resolved value as `opts.settings.NAME`
 (run/options.py).
 
 Read at every start-up to build the command line: nothing heavy is imported here.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ralph.rules.setting import Alias, agent_level, layered, setting, yaml_level
+from ralph.rules.environment.setting import Alias, agent_level, layered, setting, yaml_level
 
 COMMAND = "cmd:"  # `--agent cmd:CMD`: any command, never taken for an agent's name
 HEADLESS = ("plain", "json")  # the outputs that draw no panel and never ask

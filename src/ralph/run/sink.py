@@ -7,7 +7,7 @@ import contextlib
 import threading
 from collections.abc import Callable
 
-from ralph.rules.redact import Redactor
+from ralph.rules.text.redact import Redactor
 from ralph.run.escalation import Choice, Decide, Escalation
 from ralph.run.events import AgentOutput, CancelRequested, Event, Notice, RunEnded
 from ralph.run.facts import FACTS, Fact

@@ -16,10 +16,10 @@ from ralph.run.options import RunOptions
 from ralph.run.takeover import take_over
 from ralph.specs.discovery import discover_specs
 from ralph.specs.selection import select_specs
-from ralph.store.cancel import CancelWatch
-from ralph.store.runlock import RunLock
-from ralph.store.startcopy import drop_start_copy
-from ralph.store.workspace import Workspace
+from ralph.store.disk.workspace import Workspace
+from ralph.store.live.cancel import CancelWatch
+from ralph.store.live.runlock import RunLock
+from ralph.store.rooms.startcopy import drop_start_copy
 
 
 def run_loop(opts: RunOptions, emit: Emit) -> int:
@@ -42,7 +42,7 @@ def run_loop(opts: RunOptions, emit: Emit) -> int:
     ):
         ws.ensure()
         shared, state = open_run(opts, ws, emit, lock, cancel)
-        for note in lock.notes:  # what taking the project put right (store/private.py)
+        for note in lock.notes:  # what taking the project put right (store/disk/private.py)
             shared.emit(Notice("warning", note))
         take_over(shared, state)  # a killed run's records caught up with the state, first
         if opts.settings.parallel > 1:

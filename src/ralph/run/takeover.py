@@ -8,12 +8,12 @@ the worklog (`reconciled`) and says so in one line, so the records explain every
 
 from __future__ import annotations
 
-from ralph.rules.state import State
-from ralph.rules.toldcounts import counts, moved, told
+from ralph.rules.counts.state import State
+from ralph.rules.counts.toldcounts import counts, moved, told
 from ralph.run.context import Shared
 from ralph.run.events import Notice
 from ralph.run.facts import Reconciled
-from ralph.store.worklog import last_run
+from ralph.store.records.worklog import last_run
 
 
 def take_over(run: Shared, state: State) -> None:

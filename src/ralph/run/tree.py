@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import StateError
-from ralph.rules.matrix import downgrade_verified
-from ralph.rules.state import State
+from ralph.rules.counts.matrix import downgrade_verified
+from ralph.rules.counts.state import State
 from ralph.specs.discovery import find_spec_paths, spec_file_hash
-from ralph.store.files import load_json, write_json_atomic
-from ralph.store.git import GitLock
-from ralph.store.snapshot import Changes, Snapshot
-from ralph.store.snapshotter import Snapshotter
+from ralph.store.disk.files import load_json, write_json_atomic
+from ralph.store.repository.git import GitLock
+from ralph.store.snapshots.snapshot import Changes, Snapshot
+from ralph.store.snapshots.snapshotter import Snapshotter
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,12 @@ from ralph.agents.command import CommandAgent
 from ralph.checks.command import run_command
 from ralph.checks.records import CheckRan, JudgeSpent
 from ralph.checks.result import CheckResult
-from ralph.rules import verification as fv
-from ralph.rules.budget import LatencyBudget
-from ralph.rules.prompt import VerifyInput, build_verification_prompt
-from ralph.rules.signals import parse_signal
-from ralph.rules.spec import Spec
-from ralph.rules.state import State
+from ralph.rules.agents.budget import LatencyBudget
+from ralph.rules.counts import verification as fv
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import State
+from ralph.rules.text.prompt import VerifyInput, build_verification_prompt
+from ralph.rules.text.signals import parse_signal
 from ralph.run.events import RotationEnded, matrix_rows
 from ralph.run.facts import VerificationAnswered, VerificationEnded, VerificationStarted
 from ralph.run.ledger import (
@@ -28,10 +28,10 @@ from ralph.run.ledger import (
 from ralph.run.rotation import Rotation, posted
 from ralph.run.turn import Outcome, Trial
 from ralph.specs.checkconfig import command_check
-from ralph.store.files import read_text
-from ralph.store.journal import recent_errors, stamp
-from ralph.store.rotationlog import RotationLog
-from ralph.store.snapshot import Snapshot
+from ralph.store.disk.files import read_text
+from ralph.store.records.journal import recent_errors, stamp
+from ralph.store.records.rotationlog import RotationLog
+from ralph.store.snapshots.snapshot import Snapshot
 
 ALL_SPECS = fv.ALL_SPECS
 

@@ -12,18 +12,18 @@ from pathlib import Path
 from ralph.agents.command import CommandAgent
 from ralph.agents.result import AgentResult
 from ralph.checks.records import JudgeSpent
-from ralph.rules import verification as fv
-from ralph.rules.budget import LatencyBudget
-from ralph.rules.frontmark import FrontSeen
-from ralph.rules.prompt import Mode
-from ralph.rules.spec import Spec
-from ralph.rules.state import State
-from ralph.rules.testcounts import TestCounts
+from ralph.rules.agents.budget import LatencyBudget
+from ralph.rules.counts import verification as fv
+from ralph.rules.counts.frontmark import FrontSeen
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import State
+from ralph.rules.evidence.testcounts import TestCounts
+from ralph.rules.text.prompt import Mode
 from ralph.run.question import QuestionAndAnswer
 from ralph.run.tree import Taken
-from ralph.store.lanenotes import LaneNotes
-from ralph.store.rotationlog import RotationLog
-from ralph.store.snapshot import Changes
+from ralph.store.live.lanenotes import LaneNotes
+from ralph.store.records.rotationlog import RotationLog
+from ralph.store.snapshots.snapshot import Changes
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ from functools import partial
 
 from ralph.agents.command import CommandAgent
 from ralph.errors import ExitCode
-from ralph.rules import verification as fv
-from ralph.rules.pool import Pool
-from ralph.rules.spec import Spec
-from ralph.rules.state import State, number_next
-from ralph.rules.words import plural
+from ralph.rules.agents.pool import Pool
+from ralph.rules.counts import verification as fv
+from ralph.rules.counts.spec import Spec
+from ralph.rules.counts.state import State, number_next
+from ralph.rules.text.words import plural
 from ralph.run import ledger, trial
 from ralph.run.circuit import Circuit
 from ralph.run.context import Shared
@@ -23,8 +23,8 @@ from ralph.run.fold import fold
 from ralph.run.interrupts import deferred_interrupts
 from ralph.run.ledger import StateFile
 from ralph.run.rotation import Rotation
-from ralph.store.archive import archive_run
-from ralph.store.snapshot import Snapshot
+from ralph.store.records.archive import archive_run
+from ralph.store.snapshots.snapshot import Snapshot
 
 
 class Verification:

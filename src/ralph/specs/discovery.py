@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 from ralph.errors import RalphError, SpecError, docs_page
-from ralph.rules.spec import ROOT_PROMPTS, Spec, is_untouched_template, sort_key
-from ralph.store import reader
+from ralph.rules.counts.spec import ROOT_PROMPTS, Spec, is_untouched_template, sort_key
+from ralph.store.disk import reader
 
 SPEC_DIRS = (".ralph/specs", "specs")
 SPEC_SUFFIX = ".spec.md"
@@ -58,7 +58,7 @@ def read_spec(root: Path, path: str) -> Spec | None:
 
 def _read_inside(root: Path, path: str) -> bytes:
     """A spec's bytes, following a link only while it stays inside the project (a person's
-    `specs/a.spec.md -> ../notes/a.md`): the one reader's rule (store/reader.py), so a link
+    `specs/a.spec.md -> ../notes/a.md`): the one reader's rule (store/disk/reader.py), so a link
     that leads outside, a pipe or a device is refused before anything is read, and a spec is
     read up to its bound."""
     return reader.read_bytes(root / path, limit=reader.TEXT_LIMIT, root=root, follow=True)

@@ -31,7 +31,7 @@ from ralph.errors import (
     model_keys,
     yaml_problem,
 )
-from ralph.rules.caps import Caps
+from ralph.rules.counts.caps import Caps
 from ralph.specs.checkconfig import (
     AnyCheck,
     AnyRole,

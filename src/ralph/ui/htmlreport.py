@@ -11,10 +11,10 @@ import time
 from collections.abc import Sequence
 from html import escape
 
-from ralph.rules.money import dollars
-from ralph.rules.state import MAX_COUNT
-from ralph.rules.words import plural
-from ralph.store.runstory import RunRecords
+from ralph.rules.agents.money import dollars
+from ralph.rules.counts.state import MAX_COUNT
+from ralph.rules.text.words import plural
+from ralph.store.records.runstory import RunRecords
 from ralph.ui.story import VERIFY, Check, Rotation, SpecStory, Story, story_of
 from ralph.ui.svgchart import bar_chart, counter_steps, line_chart
 from ralph.ui.text import clean_line, format_seconds, totals_line

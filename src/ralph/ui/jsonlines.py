@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ralph.rules.money import rounded_money
+from ralph.rules.agents.money import rounded_money
 from ralph.run.events import AgentOutput, Event, event_fields, event_name
 from ralph.schemas.catalog import SCHEMA_VERSION
 from ralph.ui.plain import LineDisplay, wanted

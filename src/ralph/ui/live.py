@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ralph.rules.state import MAX_COUNT as TARGET
-from ralph.rules.usage import format_tally
+from ralph.rules.counts.state import MAX_COUNT as TARGET
+from ralph.rules.counts.usage import format_tally
 from ralph.run.events import AgentOutput, Event, Notice, RotationEnded, RunEnded
 from ralph.ui.closing import Closing
 from ralph.ui.panel import MODE_STYLES, matrix_table, render_panel

@@ -10,8 +10,8 @@ import os
 import shutil
 from pathlib import Path
 
-from ralph.rules.printable import clean_text
-from ralph.rules.words import plural
+from ralph.rules.text.printable import clean_text
+from ralph.rules.text.words import plural
 from ralph.ui.runreport import RunReport
 
 NOTIFY_TIMEOUT = 5.0

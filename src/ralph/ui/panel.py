@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph.rules.pool import Seat, describe
-from ralph.rules.state import MAX_COUNT as TARGET
-from ralph.rules.usage import format_tally
-from ralph.rules.words import plural
+from ralph.rules.agents.pool import Seat, describe
+from ralph.rules.counts.state import MAX_COUNT as TARGET
+from ralph.rules.counts.usage import format_tally
+from ralph.rules.text.words import plural
 from ralph.run.events import RotationEnded, SpecRow
 from ralph.ui.panelfit import Fit, fit, shorten_left
 from ralph.ui.panelview import PanelView

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ralph.rules.state import MAX_COUNT
+from ralph.rules.counts.state import MAX_COUNT
 from ralph.run.events import SpecRow
 
 BORDER = 2  # the panel's top and bottom lines
@@ -30,7 +30,7 @@ class Fit:
 def shorten_left(path: str, width: int | None) -> str:
     """`…/api/users.spec.md`: the end of a path, which names the spec, kept whole where it
     can be; a path that fits is left alone. Control characters show as escapes."""
-    from ralph.rules.printable import printable
+    from ralph.rules.text.printable import printable
 
     path = printable(path)
     if width is None or len(path) <= width:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from ralph.rules.pool import Seat
-from ralph.rules.prompt import Mode
-from ralph.rules.state import Tally
-from ralph.rules.usage import UNREPORTED, merge
+from ralph.rules.agents.pool import Seat
+from ralph.rules.counts.state import Tally
+from ralph.rules.counts.usage import UNREPORTED, merge
+from ralph.rules.text.prompt import Mode
 from ralph.run.events import (
     AgentOutput,
     CancelRequested,

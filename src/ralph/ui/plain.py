@@ -7,11 +7,11 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, TextIO
 
-from ralph.rules.forecast import costs_from_json, costs_line
-from ralph.rules.printable import printable
-from ralph.rules.state import MAX_COUNT as TARGET
-from ralph.rules.usage import format_tally, merge
-from ralph.rules.words import plural
+from ralph.rules.counts.forecast import costs_from_json, costs_line
+from ralph.rules.counts.state import MAX_COUNT as TARGET
+from ralph.rules.counts.usage import format_tally, merge
+from ralph.rules.text.printable import printable
+from ralph.rules.text.words import plural
 from ralph.run.events import (
     AgentOutput,
     CancelRequested,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ralph.rules.money import dollars
-from ralph.rules.printable import clean_text, printable
-from ralph.rules.state import MAX_COUNT
-from ralph.rules.words import plural
+from ralph.rules.agents.money import dollars
+from ralph.rules.counts.state import MAX_COUNT
+from ralph.rules.text.printable import clean_text, printable
+from ralph.rules.text.words import plural
 from ralph.ui.runreport import RunReport, SpecReport
 from ralph.ui.text import format_clock
 
@@ -172,7 +172,7 @@ def _totals(report: RunReport) -> dict[str, Any]:
 
 def report_data(report: RunReport) -> dict[str, Any]:
     """`--report-json`: the final matrix and the totals (money rounded, as in every output)."""
-    from ralph.rules.money import rounded_money
+    from ralph.rules.agents.money import rounded_money
     from ralph.schemas.catalog import SCHEMA_VERSION
 
     data: dict[str, Any] = {

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ralph.rules.runtotals import RunTotals
-from ralph.rules.state import MAX_COUNT
-from ralph.rules.testcounts import TestCounts
+from ralph.rules.counts.runtotals import RunTotals
+from ralph.rules.counts.state import MAX_COUNT
+from ralph.rules.evidence.testcounts import TestCounts
 from ralph.run.events import (
     Event,
     RotationEnded,
@@ -155,8 +155,8 @@ def with_earlier(report: RunReport, earlier: Sequence[dict[str, Any]]) -> RunRep
     """The report of a run that continued a killed one (`--continue`, one run with it): the
     killed part's rotations, their time and cost added to each spec's, its start the run's.
     (The run's totals already cover both: its RunEnded counts from the same records.)"""
-    from ralph.rules import recorded
-    from ralph.rules.runtotals import is_call
+    from ralph.rules.counts import recorded
+    from ralph.rules.counts.runtotals import is_call
 
     specs = {s.path: s for s in report.specs}
     calls = 0

@@ -12,12 +12,12 @@ if TYPE_CHECKING:
 
     from rich.console import RenderableType
 
-from ralph.rules.printable import printable
-from ralph.rules.state import MAX_COUNT as TARGET
-from ralph.rules.state import Tally
-from ralph.rules.testcounts import TestCounts
-from ralph.rules.usage import format_tally
-from ralph.rules.words import plural
+from ralph.rules.counts.state import MAX_COUNT as TARGET
+from ralph.rules.counts.state import Tally
+from ralph.rules.counts.usage import format_tally
+from ralph.rules.evidence.testcounts import TestCounts
+from ralph.rules.text.printable import printable
+from ralph.rules.text.words import plural
 
 SIGNAL_STYLES = {
     "DONE": "bold green",

@@ -1,18 +1,18 @@
 """A run told as a story for the HTML report: its rotations (with their checks, refusals and
 log excerpt), each spec's counter path, what it spent over time, the final verifications and
-the escalations, folded from the worklog records `store/runstory.py` read. Pure."""
+the escalations, folded from the worklog records `store/records/runstory.py` read. Pure."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ralph.rules import recorded
-from ralph.rules.firsterror import with_error
-from ralph.rules.runtotals import RunTotals, run_totals
-from ralph.rules.state import MAX_COUNT
-from ralph.store.runs import runs
-from ralph.store.runstory import RunRecords
+from ralph.rules.counts import recorded
+from ralph.rules.counts.runtotals import RunTotals, run_totals
+from ralph.rules.counts.state import MAX_COUNT
+from ralph.rules.evidence.firsterror import with_error
+from ralph.store.records.runs import runs
+from ralph.store.records.runstory import RunRecords
 
 VERIFY = "(final verification)"
 # A log excerpt as shown: the last lines of the log rendered as `ralph history N` renders
@@ -283,8 +283,8 @@ def excerpt(tail: str | None, agent: str) -> str | None:
     if tail is None:
         return None
     from ralph.agents.replay import readable
-    from ralph.rules.printable import clean_line
-    from ralph.rules.redact import redactor
+    from ralph.rules.text.printable import clean_line
+    from ralph.rules.text.redact import redactor
 
     lines = readable(agent, tail.split("\n"))[-EXCERPT_LINES * 4 :]
     text = redactor().text("\n".join(lines))

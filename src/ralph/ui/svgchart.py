@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from ralph.rules.money import dollars
+from ralph.rules.agents.money import dollars
 
 WIDTH, HEIGHT, PAD = 640, 180, 36
 MAX_STEPS = 60

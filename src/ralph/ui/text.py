@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from ralph.rules.printable import clean_line, printable
-from ralph.rules.runtotals import RunTotals
-from ralph.rules.state import Tally
-from ralph.rules.words import plural
+from ralph.rules.counts.runtotals import RunTotals
+from ralph.rules.counts.state import Tally
+from ralph.rules.text.printable import clean_line, printable
+from ralph.rules.text.words import plural
 
 __all__ = ["clean_line", "printable"]  # the rules every display applies, by these names
 
@@ -47,7 +47,7 @@ def totals_line(totals: RunTotals) -> str:
     """A run's numbers in one line, the same wherever they are shown (the end of a run,
     `status`, the HTML report, the webhook): `4 rotations · 120.0k in · 4.0k out · $0.40 ·
     time 0:12 (agents 0:08, ralph's checks 0:03)`; tokens and cost only when reported."""
-    from ralph.rules.usage import format_tally
+    from ralph.rules.counts.usage import format_tally
 
     parts = [plural(totals.rotations, "rotation")]
     if usage_reported(totals.usage):

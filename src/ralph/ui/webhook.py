@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any, TextIO
 
-from ralph.rules.redact import redactor
+from ralph.rules.text.redact import redactor
 
 TIMEOUT = 5.0  # seconds for one POST (connect, and each read)
 BOUND = 8.0  # the longest the end of a run waits for pending POSTs
@@ -39,7 +39,7 @@ def slack_text(text: str) -> str:
     """`text` as Slack's message format reads it literally: `&`, `<` and `>` escaped, so
     that what an agent wrote cannot ping a channel (`<!channel>`), disguise a link
     (`<http://x|label>`) or mention anyone; one line, at most `MAX_TEXT` characters."""
-    from ralph.rules.printable import clean_line
+    from ralph.rules.text.printable import clean_line
 
     text = clean_line(" ".join(text.split()))
     if len(text) > MAX_TEXT:

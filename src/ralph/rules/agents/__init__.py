@@ -1,0 +1,1 @@
+"""The agents and their limits: the pool, vendors, their files, money, budgets."""

@@ -1,0 +1,1 @@
+"""Settings and environments as rules: ralph.yaml, declarations, paths, links."""

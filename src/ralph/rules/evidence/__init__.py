@@ -1,0 +1,1 @@
+"""What a test run is evidence of: test files, summaries, weakening, mutants."""

@@ -1,0 +1,1 @@
+"""What ralph says and writes: prompts, words, printable text, redaction, signals."""

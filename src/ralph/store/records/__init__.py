@@ -1,0 +1,1 @@
+"""What ralph records of its runs: the state, the worklog, logs, archives, reports."""

@@ -1,0 +1,1 @@
+"""ralph's git, guarded: the repository, what git holds, the lanes' worktrees."""

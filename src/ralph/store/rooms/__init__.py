@@ -1,0 +1,1 @@
+"""The clean rooms the checks run in: a copy of exactly the files ralph compares."""

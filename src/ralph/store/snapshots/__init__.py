@@ -1,0 +1,1 @@
+"""What changed: the tree's snapshot, its fingerprints, and what it leaves out."""
