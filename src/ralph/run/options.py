@@ -4,7 +4,6 @@ the other fields are what neither holds: the pool built from them, what the comm
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,7 +12,6 @@ from ralph.agents.member import Member
 from ralph.process.launcher import PLAIN, Launcher
 from ralph.rules.pool import PoolPolicy
 from ralph.run.escalation import Decide
-from ralph.run.facts import Fact
 from ralph.run.observers import Observers
 from ralph.run.settings import RunSettings
 
@@ -34,11 +32,9 @@ class RunOptions:
     # the next run must not take them for changes made while ralph was not running.
     own_files: tuple[str, ...] = ()
     decide: Decide | None = None  # asks the user when the breaker opens; None: abort
-    # Sees the facts no display gets (a question, a wait for a limit): the webhook's ears.
-    # Whatever it does or raises never changes the run.
-    watch: Callable[[Fact], None] | None = None
-    # The observer plugins (run/observers.py): hear every event and record through the sink,
-    # give the agent its trace context. None: no plugin observes, the run calls nothing.
+    # The observer plugins (run/observers.py), ralph's webhook among them: hear every event
+    # and record through the sink, give the agent its trace context. None: no plugin
+    # observes, the run calls nothing.
     observers: Observers | None = None
     # Values no output of the run may show (the webhook URL's parts): redacted like the
     # agents' own secrets from every log, record and report.

@@ -3,15 +3,18 @@ a person is asked to decide, what the displays would show waits until they have 
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ralph.rules.redact import Redactor
 from ralph.run.escalation import Choice, Decide, Escalation
 from ralph.run.events import AgentOutput, CancelRequested, Event, Notice, RunEnded
 from ralph.run.facts import FACTS, Fact
 from ralph.run.recorder import Recorder
+
+if TYPE_CHECKING:
+    from ralph.run.observers import Observers
 
 Emit = Callable[[Event], None]
 
@@ -23,13 +26,12 @@ class Sink:
         recorder: Recorder,
         redactor: Redactor,
         decide: Decide | None,
-        watch: Callable[[Fact], None] | None = None,
-        observe: Callable[[Event | Fact], list[str]] | None = None,
+        observe: Observers | None = None,
     ) -> None:
         self._display: Emit | None = display
-        self._watch = watch  # sees the facts displays never get (the webhooks)
-        # the observer plugins: hear each event and fact once it is recorded; the lines of
-        # those that failed and are left out come back, and are shown and recorded as notices
+        # the observer plugins (ralph's webhook among them): hear each event and fact once it
+        # is recorded, and an escalation before its choice; the lines of those that failed and
+        # are left out come back, and are shown and recorded as notices
         self._observe = observe
         self.recorder = recorder
         self.redactor = redactor
@@ -62,9 +64,6 @@ class Sink:
                 else:
                     self._show(event)
             self.recorder.handle(event)
-            if self._watch is not None and isinstance(event, FACTS):
-                with contextlib.suppress(Exception):  # a watcher never changes the run
-                    self._watch(event)
             if self._observe is not None:
                 for line in self._observe(event):
                     self.emit(Notice("warning", line))
@@ -82,6 +81,9 @@ class Sink:
         draw over the question. What came meanwhile is recorded at once and shown after."""
         if self._decide is None:
             return "abort"
+        if self._observe is not None:  # told first: someone may have to come and choose
+            for line in self._observe.asked(self.redactor.scrub(e)):
+                self.emit(Notice("warning", line))
         held = self._held is not None  # already held (a lane's question): stays held
         self.hold()
         try:
