@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import cast
 
 from ralph.agents.builtin import BuiltinAgent
-from ralph.agents.footprint import FOOTPRINTS, config_paths, endpoint_hosts
+from ralph.agents.footprint import config_paths, endpoint_hosts
 from ralph.agents.member import Member
 from ralph.errors import SandboxError, docs_page
 from ralph.process.containment import prepare, probe, scratch_folder
@@ -151,7 +151,7 @@ def _pool_rules(
     hosts: list[str] = []
     for member in members:
         agent = member.agent
-        footprint = FOOTPRINTS.get(agent.key) if isinstance(agent, BuiltinAgent) else None
+        footprint = agent.footprint if isinstance(agent, BuiltinAgent) else None
         if footprint is None:
             continue
         agent_env = {**env, **agent.extra_env}
