@@ -11,7 +11,6 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from ralph.specs.checkconfig import (
-    Check,
     ExternalConfig,
     MultiStageCheck,
     MutationConfig,
@@ -21,6 +20,7 @@ from ralph.specs.checkconfig import (
     relative_dir,
     relative_file,
 )
+from ralph.specs.plugincheck import Check
 
 CHECK: TypeAdapter[Any] = TypeAdapter(Check)
 ROLE: TypeAdapter[Any] = TypeAdapter(Role)

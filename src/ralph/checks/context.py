@@ -19,8 +19,8 @@ from ralph.checks.claims import VState
 from ralph.checks.judge import Judge
 from ralph.checks.result import CheckCache, CheckResult
 from ralph.process.launcher import Launcher
-from ralph.specs.checkconfig import AnyCheck
 from ralph.specs.frontmatter import SpecMeta
+from ralph.specs.plugincheck import AnyCheck
 
 # local: cheap, read what is at hand (every one runs); command: run a command (every one runs, so
 # the agent learns about all failures at once); costly: an agent as judge (only while all passed)
