@@ -36,7 +36,7 @@ class Footprint:
 
     @property
     def variables(self) -> tuple[str, ...]:
-        """Every variable of the CLI's own: a sandbox passes these on (process/sandbox.py)."""
+        """Every variable of the CLI's own: a sandbox passes these on (process/allowlist.py)."""
         return (*self.key_vars, *self.base_url_vars, *self.home_vars, *self.other_vars)
 
 

@@ -15,8 +15,9 @@ from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.footprint import config_paths, endpoint_hosts
 from ralph.agents.member import Member
 from ralph.errors import SandboxError, docs_page
+from ralph.process.box import Profile, Sandbox
 from ralph.process.containment import prepare, probe, scratch_folder
-from ralph.process.sandbox import Profile, Sandbox, backends
+from ralph.process.sandbox import backends
 from ralph.store.config import SandboxConfig
 from ralph.store.private import ensure_store, stores_root
 
