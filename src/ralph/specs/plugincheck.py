@@ -68,14 +68,15 @@ Check = Annotated[
 
 
 def plugin_method(name: str) -> Any:
-    """The method a plugin registered under `name` (the person's plugins loaded first, for the
-    folder ralph started in, when no command has loaded them yet); an error naming the methods
-    there are when none has."""
+    """The method a plugin registered under `name` (the person's plugins loaded first, when no
+    command has loaded them yet, for the project the folder ralph started in belongs to: none
+    from inside it); an error naming the methods there are when none has."""
     from ralph.plugins.manager import plugins
+    from ralph.store.root import find_root
 
     found = plugins()
     if not found.roots:
-        found.load_installed(Path.cwd())
+        found.load_installed(find_root(Path.cwd().resolve()))
     theirs: list[str] = []
     for _, offered in found.collect("ralph_check_methods"):
         if isinstance(offered, dict):
