@@ -278,11 +278,16 @@ def front_matter_page() -> str:
     ]
     for title, model, skip in FRONT_MATTER_SECTIONS:
         out += [f"## {title}\n", model_doc(model) + model_table(model, table, skip)]
+    from ralph.checks.registry import methods
+
+    own = [f"`{name}`" for name in methods()]  # as the plugins register them, ralph's own first
     out.append(
-        "A check's `method` is `external`, `semantic`, `string_match`, `multi_stage` or `revert`, "
-        "and its `config:` is the mapping of that method above. A role's `verification_method` "
-        "is one of the first four (default `string_match`) and its `verification_config:` that "
-        "method's `config:`.\n"
+        f"A check's `method` is one of {', '.join(own[:-1])} or {own[-1]}, and its `config:` is "
+        "the mapping of that method above; or a method a plugin installed in ralph's environment "
+        "registers, whose `config:` that plugin's own model reads "
+        "([Write a plugin](../how-to/write-a-plugin.md)). A role's `verification_method` is "
+        "`string_match` (the default), `external`, `semantic` or `multi_stage`, and its "
+        "`verification_config:` that method's `config:`.\n"
     )
     return HEADER + "\n".join(out)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ralph.agents.claude import ClaudeAgent
 from ralph.agents.credentials import agent_secrets
+from ralph.agents.cursor import CursorAgent
 from ralph.rules.text.redact import (
     json_secrets,
 )
@@ -14,7 +16,8 @@ def test_each_cli_credentials_and_opencode_config_keys() -> None:
         "OPENCODE_CONFIG_CONTENT": '{"provider": {"m": {"options": {"apiKey": "inline-key-123"}}}}',
     }
     # Each CLI's credential variables are secret for it.
-    assert agent_secrets("claude", {"CLAUDE_CODE_OAUTH_TOKEN": "x" * 9}, ()) == {"x" * 9}
-    assert agent_secrets("cursor", {"ANTHROPIC_API_KEY": "y" * 9}, ()) == {"y" * 9}
-    assert agent_secrets("opencode", env, ()) == {"oauth-token-value", "inline-key-123"}
+    claude, cursor = ClaudeAgent().key_vars(), CursorAgent().key_vars()  # their footprints'
+    assert agent_secrets({"CLAUDE_CODE_OAUTH_TOKEN": "x" * 9}, (), claude) == {"x" * 9}
+    assert agent_secrets({"ANTHROPIC_API_KEY": "y" * 9}, (), cursor) == {"y" * 9}
+    assert agent_secrets(env, ()) == {"oauth-token-value", "inline-key-123"}
     assert json_secrets("not json") == frozenset()

@@ -5,15 +5,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph.agents.footprint import FOOTPRINTS, config_paths, credentials, endpoint_hosts
+from ralph.agents.claude import ClaudeAgent
+from ralph.agents.codex import CodexAgent
+from ralph.agents.footprint import Footprint, config_paths, credentials, endpoint_hosts
+from ralph.agents.registry import clis
 from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
-CLAUDE, CODEX = FOOTPRINTS["claude"], FOOTPRINTS["codex"]
+assert ClaudeAgent.footprint is not None and CodexAgent.footprint is not None
+CLAUDE, CODEX = ClaudeAgent.footprint, CodexAgent.footprint
+# every one of ralph's own CLIs, as its plugin registers it: the footprint its module states
+FOOTPRINTS: dict[str, Footprint | None] = {key: agent.footprint for key, agent in clis().items()}
 
 
-def test_every_built_in_agent_states_its_scaffolding_in_its_footprint() -> None:
+def test_every_built_in_agent_states_its_footprint_and_its_scaffolding() -> None:
     assert AGENT_SCAFFOLDING.keys() == FOOTPRINTS.keys()
     for name, footprint in FOOTPRINTS.items():
+        assert footprint is not None, name
         assert footprint.scaffolding == AGENT_SCAFFOLDING[name] != ()
 
 
@@ -57,5 +64,5 @@ def test_a_moved_config_folder_holds_the_credentials_file(tmp_path: Path) -> Non
 
 def test_every_cli_says_how_to_log_in_and_passes_only_its_own_variables() -> None:
     for name, footprint in FOOTPRINTS.items():
-        assert footprint.login_hint and footprint.hosts, name
+        assert footprint is not None and footprint.login_hint and footprint.hosts, name
         assert all(not v.startswith("RALPH_") for v in footprint.variables), name

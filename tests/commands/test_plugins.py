@@ -28,7 +28,8 @@ def test_every_built_in_agent_method_and_backend_is_listed_as_a_plugin(project: 
     hooks = {p["name"]: p["hooks"] for p in data["plugins"] if p["builtin"]}
     assert hooks["ralph.agents.claude"] == ["ralph_agents"]
     assert hooks["ralph.checks.mutation"] == ["ralph_check_methods"]
-    assert hooks["ralph.process.sandbox"] == ["ralph_sandbox_backends"]
+    for backend in ("srt", "bwrap", "docker"):  # one module each
+        assert hooks[f"ralph.process.backends.{backend}"] == ["ralph_sandbox_backends"]
     text = project.run("plugins").stdout
     assert "ralph.agents.demo.agent  0.1.0  built-in  (ralph_agents)" in text
 

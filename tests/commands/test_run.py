@@ -7,6 +7,9 @@ import os
 from pathlib import Path
 
 from ralph.commands.run import run_options
+from ralph.commands.runreports import ReportSink
+from ralph.commands.webhooks import NAME, Told
+from ralph.plugins.manager import plugins
 from ralph.run.settings import resolve
 from ralph.store.person.config import parse_config
 from ralph.ui.webhook import Webhook
@@ -39,12 +42,17 @@ def test_the_loop_gets_the_settings_and_ralph_yaml_themselves(tmp_path: Path) ->
     assert (opts.settings.max_cost, opts.config.breaker.threshold) == (1.0, 2)
     assert opts.policy.rotation == "fallback"  # built from them
     assert opts.own_files == ("r.json",)  # this run's report, inside the project
-    assert opts.watch is None and opts.secrets == frozenset()  # no webhook
+    assert opts.observers is None and opts.secrets == frozenset()  # no webhook
 
 
 def test_a_webhooks_url_is_a_secret_of_the_run_and_its_ears(tmp_path: Path) -> None:
     config = parse_config("")
     hook = Webhook("http://127.0.0.1:9/hook?token=s3cret")
-    opts = run_options(tmp_path, resolve({}, config), config, (), hook)
+    sink = ReportSink()
+    sink.register(Told(hook, tmp_path.name), NAME)  # as `ralph run` registers it
+    try:
+        opts = run_options(tmp_path, resolve({}, config), config, (), hook)
+    finally:
+        plugins().drop_own(NAME)
     assert opts.secrets == hook.secrets and "token=s3cret" in opts.secrets
-    assert opts.watch is not None
+    assert opts.observers is not None

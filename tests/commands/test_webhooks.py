@@ -95,12 +95,17 @@ def test_where_says_only_the_scheme_and_host() -> None:
 
 
 def test_a_wait_for_a_limit_window_is_sent(receiver: Receiver, tmp_path: Path) -> None:
-    from ralph.commands.webhooks import on_fact
+    from ralph.commands.webhooks import Told
     from ralph.run.facts import WaitStarted
+    from ralph.run.observers import payload
 
     hook = webhook.Webhook(receiver.url)
-    on_fact(hook, tmp_path / "app", WaitStarted(time.time() + 20, "a per-minute backoff"))
-    on_fact(hook, tmp_path / "app", WaitStarted(time.time() + 3600, "claude: weekly limit"))
+    told = Told(hook, (tmp_path / "app").name)
+    for wait in (
+        WaitStarted(time.time() + 20, "a per-minute backoff"),
+        WaitStarted(time.time() + 3600, "claude: weekly limit"),
+    ):
+        told.ralph_limit_reached(payload(wait, time.time()))  # as the observer hook hears it
     hook.finish()
     (sent,) = receiver.bodies
     assert sent["event"] == "waiting" and sent["project"] == "app"

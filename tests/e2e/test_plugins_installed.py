@@ -247,3 +247,45 @@ def test_a_plugin_in_the_projects_folder_is_never_loaded(tmp_path: Path) -> None
     (left,) = [r for r in data["left_out"] if r["name"] == "sneaky"]
     assert "which an agent may write" in left["reason"]
     assert not (project / "RAN").exists()
+
+
+def _checked(text: str) -> str:
+    return (
+        "---\nchecks:\n  - method: hello_file\n"
+        f"    config: {text}\n---\n# hello\n- [ ] hello.txt says hello\n"
+    )
+
+
+@pytest.mark.slow
+def test_a_plugins_check_method_is_read_by_its_model_and_decides(tmp_path: Path) -> None:
+    """The docs' check method, installed by the person: a spec names it in its front matter,
+    its model reads the `config:` (a wrong key is one line before any agent runs), and it
+    decides the DONE like one of ralph's own."""
+    python = _venv(tmp_path / "venv", _example(tmp_path / "ralph-hello"))
+    run = ("run", "--agent", "hello", "--headless")
+
+    passes = _project(tmp_path / "passes")
+    (passes / "specs" / "hello.spec.md").write_text(_checked("{path: hello.txt, text: hello}"))
+    done = _ralph(python, passes, tmp_path / "p.jsonl", *run)
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = _lines(passes / ".ralph" / "worklog.jsonl")
+    checks = [r for r in records if r["event"] == "check" and r["method"] == "hello_file"]
+    assert len(checks) >= 3 and all(c["passed"] for c in checks), checks  # each DONE's, VERIFY's
+
+    # the same check asking for what the agent never writes: every DONE refused, by it
+    fails = _project(tmp_path / "fails")
+    (fails / "specs" / "hello.spec.md").write_text(_checked("{path: hello.txt, text: goodbye}"))
+    refused = _ralph(python, fails, tmp_path / "f.jsonl", *run, "--max-iterations", "2")
+    assert refused.returncode != 0, refused.stdout
+    state = json.loads((fails / ".ralph" / "state.json").read_text())
+    assert [s["done_count"] for s in state["specs"]] == [0]
+    assert "hello.txt does not say 'goodbye'" in refused.stdout
+
+    # a key its model does not know: one line naming the spec and the key, no agent ran
+    typo = _project(tmp_path / "typo")
+    (typo / "specs" / "hello.spec.md").write_text(_checked("{path: hello.txt, txet: hello}"))
+    bad = _ralph(python, typo, tmp_path / "t.jsonl", *run)
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    said = "specs/hello.spec.md: front matter: checks[0].config: text: Field required"
+    assert said in bad.stderr, bad.stderr
+    assert not (typo / "hello.txt").exists()

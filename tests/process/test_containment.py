@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph.process.box import Sandbox
 from ralph.process.containment import (
     SCRATCH_PREFIX,
     kept,
@@ -23,7 +24,6 @@ from ralph.process.containment import (
     remove_left,
     scratch_folder,
 )
-from ralph.process.sandbox import Sandbox
 
 
 def _box(profile: str, scratch: Path, tool: str = "/usr/bin/bwrap") -> Sandbox:

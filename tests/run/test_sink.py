@@ -1,17 +1,23 @@
 """run/sink.py: the run's one event sink. Every event is redacted, shown, then recorded; facts
-reach the recorder and the watch, never a display; a display that breaks is dropped; while a
+reach the recorder and the observers, never a display; a display that breaks is dropped; while a
 person decides, the displays wait and the recorder does not."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pluggy
 import pytest
 
+from ralph.plugins import hookspecs
+from ralph.plugins.hookspecs import hookimpl
+from ralph.plugins.manager import Plugins
 from ralph.rules.text.redact import Redactor
 from ralph.run.escalation import Choice, Decide, Escalation
 from ralph.run.events import AgentOutput, CancelRequested, Event, Notice, RunEnded
-from ralph.run.facts import Fact, SpecBlocked, WaitStarted
+from ralph.run.facts import SpecBlocked, WaitStarted
+from ralph.run.observers import Observers
 from ralph.run.recorder import Recorder
 from ralph.run.sink import Sink
 from ralph.store.disk.workspace import Workspace
@@ -49,25 +55,73 @@ def test_agent_output_is_not_scrubbed_again(tmp_path: Path) -> None:
     assert shown == [output] and shown[0] is output
 
 
-def test_facts_are_recorded_and_watched_never_shown(tmp_path: Path) -> None:
+class _Heard:
+    """An observer plugin: what it hears, and (when `broken`) it raises at each."""
+
+    def __init__(self, broken: bool = False) -> None:
+        self.heard: list[dict[str, Any]] = []
+        self.broken = broken
+
+    @hookimpl
+    def ralph_event(self, event: dict[str, Any]) -> None:
+        self.heard.append(event)
+        if self.broken:
+            raise RuntimeError("webhook down")
+
+    @hookimpl
+    def ralph_escalation_asked(self, event: dict[str, Any]) -> None:
+        self.heard.append(event)
+
+
+def _observers(plugin: _Heard) -> Observers:
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    pm.register(plugin, name="heard")
+    return Observers(Plugins(pm, {}, [], set()))
+
+
+def test_facts_are_recorded_and_heard_never_shown(tmp_path: Path) -> None:
     shown: list[Event] = []
-    watched: list[Fact] = []
-    sink = _sink(tmp_path, shown, watch=watched.append)
-    fact = WaitStarted(10.0, "rate limited")
-    sink.emit(fact)
-    sink.emit(Notice("info", "shown"))  # the control: an event is shown, not watched
-    assert shown == [Notice("info", "shown")]
-    assert watched == [fact]
-    assert _recorded(sink) == ["wait"]
-
-
-def test_a_watch_that_fails_changes_nothing(tmp_path: Path) -> None:
-    def broken(fact: Fact) -> None:
-        raise RuntimeError("webhook down")
-
-    sink = _sink(tmp_path, [], watch=broken)
+    heard = _Heard()
+    sink = _sink(tmp_path, shown, observe=_observers(heard))
     sink.emit(WaitStarted(10.0, "rate limited"))
+    sink.emit(Notice("info", "shown"))  # the control: an event is shown
+    assert shown == [Notice("info", "shown")]
+    assert [e["event"] for e in heard.heard] == ["wait_started", "notice"]
     assert _recorded(sink) == ["wait"]
+
+
+def test_an_observer_that_fails_changes_nothing(tmp_path: Path) -> None:
+    shown: list[Event] = []
+    sink = _sink(tmp_path, shown, observe=_observers(_Heard(broken=True)))
+    sink.emit(WaitStarted(10.0, "rate limited"))
+    sink.emit(WaitStarted(20.0, "rate limited"))
+    assert _recorded(sink).count("wait") == 2  # both recorded, the run went on
+    assert [n.message for n in shown if isinstance(n, Notice)] == [
+        "plugin heard: ralph_event raised RuntimeError: webhook down; left out, the run goes on"
+    ]
+
+
+def test_an_escalation_is_heard_before_the_choice_and_redacted(tmp_path: Path) -> None:
+    """Someone may have to come and choose: the observers (the webhook) hear of it first."""
+    heard = _Heard()
+    order: list[str] = []
+
+    def decide(e: Escalation) -> Choice:
+        order.append(f"decided after {len(heard.heard)} heard")
+        return "continue"
+
+    sink = _sink(tmp_path, [], decide, observe=_observers(heard))
+    e = Escalation("specs/a.spec.md", 3, (f"leaked {SECRET}",), 0.0)
+    assert sink.decide(e) == "continue"
+    assert order == ["decided after 1 heard"]
+    (asked,) = heard.heard
+    assert (asked["event"], asked["subject"], asked["failures"]) == (
+        "escalation_asked",
+        "specs/a.spec.md",
+        3,
+    )
+    assert asked["reasons"] == ["leaked [REDACTED]"]
 
 
 def test_a_display_that_cannot_write_is_dropped_and_the_run_goes_on(tmp_path: Path) -> None:

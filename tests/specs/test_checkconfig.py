@@ -11,7 +11,6 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from ralph.specs.checkconfig import (
-    Check,
     ExternalConfig,
     MultiStageCheck,
     MutationConfig,
@@ -23,6 +22,7 @@ from ralph.specs.checkconfig import (
     relative_file,
 )
 from ralph.specs.frontmatter import SpecMeta
+from ralph.specs.plugincheck import Check
 from ralph.store.person.config import RalphConfig
 
 CHECK: TypeAdapter[Any] = TypeAdapter(Check)

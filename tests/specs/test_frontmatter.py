@@ -130,7 +130,10 @@ def test_front_matter_split_and_body_offset() -> None:
             "checks: [{method: external, config: {command: x, working_dir: /etc}}]\n",
             "checks[0].config.working_dir: Value error, must be relative to the project root",
         ),
-        ("checks: [{method: magic}]\n", "front matter: checks[0]: Input tag 'magic'"),
+        (
+            "checks: [{method: magic}]\n",
+            "front matter: checks[0].method: unknown check method 'magic'",
+        ),
         (
             "checks: [{method: multi_stage, config: {stages: []}}]\n",
             "checks[0].config.stages: List should have at least 1 item",

@@ -18,11 +18,13 @@ from pathlib import Path
 
 from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.faults import fault_from
+from ralph.agents.footprint import ANTHROPIC, OPENAI, Footprint
 from ralph.agents.output import OutputParser, bound_line
 from ralph.agents.result import AgentFault, FaultKind, Outcome
 from ralph.agents.stream import UsageCounter
 from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult, StreamName
+from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
 _TOKENS = re.compile(
     r"^Tokens: (?P<sent>[\d.,]+)(?P<sk>[kKmM]?) sent(?:, [^,.]* cache \w+)*"
@@ -108,6 +110,19 @@ class AiderParser(OutputParser):
 
 class AiderAgent(BuiltinAgent):
     key = "aider"
+    footprint = Footprint(
+        scaffolding=AGENT_SCAFFOLDING["aider"],
+        hosts=(*ANTHROPIC, *OPENAI),
+        folders=(".aider", ".cache/aider"),
+        key_vars=(
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "OPENROUTER_API_KEY",
+            "AIDERANTHROPIC_API_KEY",
+        ),
+        certain=False,  # keys may sit in .env or .aider.conf.yml
+        login_hint="set ANTHROPIC_API_KEY or OPENAI_API_KEY (or put the key in .aider.conf.yml)",
+    )
     title = "aider"
     executables = ("aider",)
     install = "python -m pip install aider-install && aider-install"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from ralph.agents.command import CommandAgent
-from ralph.agents.footprint import FOOTPRINTS
+from ralph.agents.footprint import Footprint
 from ralph.agents.request import AgentRequest
 from ralph.errors import AgentError
 
@@ -35,6 +35,10 @@ class BuiltinAgent(CommandAgent):
     """A real agent CLI run headless, with permissions bypassed and structured output."""
 
     key: ClassVar[str]  # the --agent name
+    # what it touches outside the project, its credentials, the files it makes in it: stated
+    # by its own module, read wherever they are needed (the sandbox, doctor, redaction);
+    # None: a plugin's CLI that states none (no folders or hosts of its own in a sandbox)
+    footprint: ClassVar[Footprint | None] = None
     title: ClassVar[str]  # its product name
     executables: ClassVar[tuple[str, ...]]  # looked up on PATH in this order
     install: ClassVar[str]  # how to get it
@@ -75,14 +79,12 @@ class BuiltinAgent(CommandAgent):
     def key_vars(self) -> tuple[str, ...]:
         """The variables this agent reads its keys from: its CLI's own, plus any its
         configuration names (a custom provider's key variable)."""
-        footprint = FOOTPRINTS.get(self.key)
-        return footprint.key_vars if footprint else ()
+        return () if self.footprint is None else self.footprint.key_vars
 
     def passes(self) -> frozenset[str]:
-        """Its own credential, endpoint and config-folder variables too (agents/footprint.py),
+        """Its own credential, endpoint and config-folder variables too (its footprint),
         and the key variables its configuration names (into a sandbox)."""
-        footprint = FOOTPRINTS.get(self.key)
-        own = () if footprint is None else footprint.variables
+        own = () if self.footprint is None else self.footprint.variables
         return super().passes() | frozenset(own) | frozenset(self.key_vars())
 
     def command_line(self, exe: str, prompt: str, prompt_file: Path) -> tuple[list[str], bool]:

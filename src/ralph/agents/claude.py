@@ -9,17 +9,20 @@ result event, the usage of the assistant messages seen so far. Limits: `rate_lim
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.faults import fault_from, one_line
+from ralph.agents.footprint import ANTHROPIC, Footprint
 from ralph.agents.output import OutputParser
 from ralph.agents.result import FaultKind, LimitInfo, Outcome, Usage, Window
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.agents.stream import usage_line as format_usage
 from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
+from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
 # The `error` field of a synthetic assistant message, where it decides the kind by itself.
 _ERROR_KINDS: dict[str, FaultKind] = {
@@ -200,6 +203,18 @@ def _prompt_tokens(usage: dict[str, Any]) -> float:
 
 class ClaudeAgent(BuiltinAgent):
     key = "claude"
+    footprint = Footprint(
+        scaffolding=AGENT_SCAFFOLDING["claude"],
+        hosts=(*ANTHROPIC, "console.anthropic.com", "claude.ai", "platform.claude.com"),
+        folders=(".claude", ".cache/claude-cli-nodejs", ".local/state/claude"),
+        files=(".claude.json", ".claude.json.backup"),
+        home_vars=("CLAUDE_CONFIG_DIR",),
+        base_url_vars=("ANTHROPIC_BASE_URL",),
+        key_vars=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
+        credential_files=(".claude/.credentials.json",),
+        certain=sys.platform != "darwin",  # on macOS the login is in the keychain
+        login_hint="run `claude` once and /login, or set ANTHROPIC_API_KEY",
+    )
     default_vendor = "anthropic"
     title = "Claude Code"
     executables = ("claude",)

@@ -15,11 +15,13 @@ from typing import Any
 
 from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.faults import one_line
+from ralph.agents.footprint import OPENAI, Footprint
 from ralph.agents.output import OutputParser
 from ralph.agents.result import Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
+from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
 
 class CodexParser(JsonLinesParser):
@@ -96,6 +98,16 @@ _ENV_KEY = re.compile(r"""env_key\s*=\s*["']?([A-Za-z_][A-Za-z0-9_]*)""")
 
 class CodexAgent(BuiltinAgent):
     key = "codex"
+    footprint = Footprint(
+        scaffolding=AGENT_SCAFFOLDING["codex"],
+        hosts=(*OPENAI, "chatgpt.com", "auth.openai.com"),
+        folders=(".codex",),
+        home_vars=("CODEX_HOME",),
+        base_url_vars=("OPENAI_BASE_URL",),
+        key_vars=("CODEX_API_KEY", "OPENAI_API_KEY"),
+        credential_files=(".codex/auth.json",),
+        login_hint="run `codex login`, or set OPENAI_API_KEY",
+    )
     default_vendor = "openai"
     title = "Codex CLI"
     executables = ("codex",)

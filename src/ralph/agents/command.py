@@ -111,8 +111,7 @@ class CommandAgent:
         redacted from everything ralph writes of its output."""
         if argv is None:
             argv = (*self.argv, *getattr(self, "args", ()))  # a built-in's extra arguments
-        key = getattr(self, "key", self.name)
-        return agent_secrets(key, env or self.base_env(), argv, self.key_vars())
+        return agent_secrets(env or self.base_env(), argv, self.key_vars())
 
     def key_vars(self) -> tuple[str, ...]:
         """Variables holding this agent's keys beyond the credential-named ones (a built-in

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ralph.agents.footprint import FOOTPRINTS
 from ralph.rules.text.redact import json_secrets, secret_values
 
 # Variables whose value is a JSON configuration that may hold keys (opencode's provider
@@ -18,12 +17,11 @@ CONFIG_VARS = ("OPENCODE_CONFIG_CONTENT",)
 
 
 def agent_secrets(
-    key: str, env: Mapping[str, str], argv: Sequence[str], names: Sequence[str] = ()
+    env: Mapping[str, str], argv: Sequence[str], names: Sequence[str] = ()
 ) -> frozenset[str]:
-    """The secret values an agent runs with: in its environment (the CLI's key variables, and
-    `names`: those its configuration names) and on its command line."""
-    known = FOOTPRINTS[key].key_vars if key in FOOTPRINTS else ()
-    found = set(secret_values(env, (*known, *names), argv))
+    """The secret values an agent runs with: in its environment (`names`: the CLI's key
+    variables, its footprint's and those its configuration names) and on its command line."""
+    found = set(secret_values(env, names, argv))
     for name in CONFIG_VARS:
         if name in env:
             found |= json_secrets(env[name])

@@ -13,11 +13,13 @@ from typing import Any
 
 from ralph.agents.builtin import BuiltinAgent, fits_argument, pointer_prompt
 from ralph.agents.faults import one_line
+from ralph.agents.footprint import Footprint
 from ralph.agents.output import OutputParser
 from ralph.agents.result import Outcome, Usage
 from ralph.agents.stream import JsonLinesParser, number, obj, text, tool_line, usage_line
 from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
+from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
 
 class CursorParser(JsonLinesParser):
@@ -80,6 +82,14 @@ class CursorParser(JsonLinesParser):
 
 class CursorAgent(BuiltinAgent):
     key = "cursor"
+    footprint = Footprint(
+        scaffolding=AGENT_SCAFFOLDING["cursor"],
+        hosts=("cursor.com", "*.cursor.com", "*.cursor.sh"),
+        folders=(".cursor", ".config/cursor", ".local/share/cursor-agent"),
+        key_vars=("CURSOR_API_KEY",),
+        certain=False,
+        login_hint="run `cursor-agent login`, or set CURSOR_API_KEY",
+    )
     title = "Cursor agent"
     executables = ("cursor-agent",)
     install = "curl https://cursor.com/install -fsS | bash"

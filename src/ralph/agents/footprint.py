@@ -1,18 +1,17 @@
 """What each agent CLI touches outside the project: the hosts it calls, the folders that hold its
 login and caches, and where its credentials live. The sandbox lets a CLI reach exactly these;
 `ralph doctor` reads the credential places (never calling the API) to say whether it is logged in.
+Each CLI's module states its own, on its class (`BuiltinAgent.footprint`): what the plugin
+registers through `ralph_agents` is all there is to know of it.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
-
-from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
 
 @dataclass(frozen=True)
@@ -38,92 +37,14 @@ class Footprint:
 
     @property
     def variables(self) -> tuple[str, ...]:
-        """Every variable of the CLI's own: a sandbox passes these on (process/sandbox.py)."""
+        """Every variable of the CLI's own: a sandbox passes these on (process/allowlist.py)."""
         return (*self.key_vars, *self.base_url_vars, *self.home_vars, *self.other_vars)
 
 
-_ANTHROPIC = ("api.anthropic.com",)
-_OPENAI = ("api.openai.com",)
-_GOOGLE = ("generativelanguage.googleapis.com", "oauth2.googleapis.com")
-
-FOOTPRINTS: dict[str, Footprint] = {
-    "claude": Footprint(
-        scaffolding=AGENT_SCAFFOLDING["claude"],
-        hosts=(*_ANTHROPIC, "console.anthropic.com", "claude.ai", "platform.claude.com"),
-        folders=(".claude", ".cache/claude-cli-nodejs", ".local/state/claude"),
-        files=(".claude.json", ".claude.json.backup"),
-        home_vars=("CLAUDE_CONFIG_DIR",),
-        base_url_vars=("ANTHROPIC_BASE_URL",),
-        key_vars=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
-        credential_files=(".claude/.credentials.json",),
-        certain=sys.platform != "darwin",  # on macOS the login is in the keychain
-        login_hint="run `claude` once and /login, or set ANTHROPIC_API_KEY",
-    ),
-    "codex": Footprint(
-        scaffolding=AGENT_SCAFFOLDING["codex"],
-        hosts=(*_OPENAI, "chatgpt.com", "auth.openai.com"),
-        folders=(".codex",),
-        home_vars=("CODEX_HOME",),
-        base_url_vars=("OPENAI_BASE_URL",),
-        key_vars=("CODEX_API_KEY", "OPENAI_API_KEY"),
-        credential_files=(".codex/auth.json",),
-        login_hint="run `codex login`, or set OPENAI_API_KEY",
-    ),
-    "gemini": Footprint(
-        scaffolding=AGENT_SCAFFOLDING["gemini"],
-        hosts=(*_GOOGLE, "cloudcode-pa.googleapis.com"),
-        folders=(".gemini",),
-        base_url_vars=("GOOGLE_GEMINI_BASE_URL",),
-        key_vars=("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"),
-        credential_files=(".gemini/oauth_creds.json",),
-        login_hint="run `gemini` once and log in, or set GEMINI_API_KEY",
-    ),
-    "cursor": Footprint(
-        scaffolding=AGENT_SCAFFOLDING["cursor"],
-        hosts=("cursor.com", "*.cursor.com", "*.cursor.sh"),
-        folders=(".cursor", ".config/cursor", ".local/share/cursor-agent"),
-        key_vars=("CURSOR_API_KEY",),
-        certain=False,
-        login_hint="run `cursor-agent login`, or set CURSOR_API_KEY",
-    ),
-    "opencode": Footprint(
-        scaffolding=AGENT_SCAFFOLDING["opencode"],
-        hosts=(*_ANTHROPIC, *_OPENAI, "opencode.ai", "models.dev"),
-        folders=(
-            ".config/opencode",
-            ".local/share/opencode",
-            ".cache/opencode",
-            ".local/state/opencode",
-        ),
-        key_vars=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"),
-        credential_files=(".local/share/opencode/auth.json",),
-        certain=False,  # providers configured in opencode.json carry their own keys
-        login_hint="run `opencode auth login`, or set the provider's API key",
-    ),
-    "pi": Footprint(
-        scaffolding=AGENT_SCAFFOLDING["pi"],
-        hosts=(*_ANTHROPIC, *_OPENAI, *_GOOGLE),
-        folders=(".pi",),
-        home_vars=("PI_CODING_AGENT_DIR",),
-        key_vars=("ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY"),
-        credential_files=(".pi/agent/auth.json",),
-        certain=False,  # ~/.pi/agent/models.json may carry a provider's key
-        login_hint="run `pi` and /login, or set ANTHROPIC_API_KEY (or another provider's key)",
-    ),
-    "aider": Footprint(
-        scaffolding=AGENT_SCAFFOLDING["aider"],
-        hosts=(*_ANTHROPIC, *_OPENAI),
-        folders=(".aider", ".cache/aider"),
-        key_vars=(
-            "ANTHROPIC_API_KEY",
-            "OPENAI_API_KEY",
-            "OPENROUTER_API_KEY",
-            "AIDER_ANTHROPIC_API_KEY",
-        ),
-        certain=False,  # keys may sit in .env or .aider.conf.yml
-        login_hint="set ANTHROPIC_API_KEY or OPENAI_API_KEY (or put the key in .aider.conf.yml)",
-    ),
-}
+# hosts more than one CLI calls
+ANTHROPIC = ("api.anthropic.com",)
+OPENAI = ("api.openai.com",)
+GOOGLE = ("generativelanguage.googleapis.com", "oauth2.googleapis.com")
 
 
 def endpoint_hosts(footprint: Footprint, env: Mapping[str, str]) -> tuple[str, ...]:

@@ -16,12 +16,14 @@ from typing import Any
 
 from ralph.agents.builtin import BuiltinAgent, fits_argument, pointer_prompt
 from ralph.agents.faults import fault_from, one_line
+from ralph.agents.footprint import GOOGLE, Footprint
 from ralph.agents.output import OutputParser
 from ralph.agents.request import AgentRequest
 from ralph.agents.result import FaultKind, Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
+from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
 # Exit codes that say what went wrong by themselves (src + obs, see the reference).
 _EXIT_KINDS: dict[int, FaultKind] = {41: "auth", 52: "auth", 55: "auth", 173: "rate_limit"}
@@ -140,6 +142,15 @@ def _open_to_others(folder: Path) -> bool:
 
 class GeminiAgent(BuiltinAgent):
     key = "gemini"
+    footprint = Footprint(
+        scaffolding=AGENT_SCAFFOLDING["gemini"],
+        hosts=(*GOOGLE, "cloudcode-pa.googleapis.com"),
+        folders=(".gemini",),
+        base_url_vars=("GOOGLE_GEMINI_BASE_URL",),
+        key_vars=("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"),
+        credential_files=(".gemini/oauth_creds.json",),
+        login_hint="run `gemini` once and log in, or set GEMINI_API_KEY",
+    )
     default_vendor = "google"
     title = "Gemini CLI"
     executables = ("gemini",)

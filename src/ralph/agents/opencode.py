@@ -13,11 +13,13 @@ from typing import Any
 
 from ralph.agents.builtin import BuiltinAgent, fits_argument
 from ralph.agents.faults import fault_from, one_line
+from ralph.agents.footprint import ANTHROPIC, OPENAI, Footprint
 from ralph.agents.output import OutputParser
 from ralph.agents.result import FaultKind, Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
+from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
 # opencode appends piped stdin to the message; `-f FILE` would inline only its first 50 KB.
 STDIN_PROMPT = "The instructions for this rotation follow, given on standard input: follow them."
@@ -99,6 +101,20 @@ class OpenCodeParser(JsonLinesParser):
 
 class OpenCodeAgent(BuiltinAgent):
     key = "opencode"
+    footprint = Footprint(
+        scaffolding=AGENT_SCAFFOLDING["opencode"],
+        hosts=(*ANTHROPIC, *OPENAI, "opencode.ai", "models.dev"),
+        folders=(
+            ".config/opencode",
+            ".local/share/opencode",
+            ".cache/opencode",
+            ".local/state/opencode",
+        ),
+        key_vars=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"),
+        credential_files=(".local/share/opencode/auth.json",),
+        certain=False,  # providers configured in opencode.json carry their own keys
+        login_hint="run `opencode auth login`, or set the provider's API key",
+    )
     title = "opencode"
     executables = ("opencode",)
     install = "npm install -g opencode-ai"

@@ -14,11 +14,13 @@ from typing import Any
 
 from ralph.agents.builtin import BuiltinAgent, fits_argument
 from ralph.agents.faults import fault_from
+from ralph.agents.footprint import ANTHROPIC, GOOGLE, OPENAI, Footprint
 from ralph.agents.output import OutputParser
 from ralph.agents.result import Outcome
 from ralph.agents.stream import JsonLinesParser, UsageCounter, number, obj, text, tool_line
 from ralph.plugins.hookspecs import hookimpl
 from ralph.process.request import ProcessResult
+from ralph.rules.agents.agentfiles import AGENT_SCAFFOLDING
 
 ATTACHED_PROMPT = (
     "Your instructions for this rotation are in the attached file: follow them exactly."
@@ -96,6 +98,16 @@ class PiParser(JsonLinesParser):
 
 class PiAgent(BuiltinAgent):
     key = "pi"
+    footprint = Footprint(
+        scaffolding=AGENT_SCAFFOLDING["pi"],
+        hosts=(*ANTHROPIC, *OPENAI, *GOOGLE),
+        folders=(".pi",),
+        home_vars=("PI_CODING_AGENT_DIR",),
+        key_vars=("ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY"),
+        credential_files=(".pi/agent/auth.json",),
+        certain=False,  # ~/.pi/agent/models.json may carry a provider's key
+        login_hint="run `pi` and /login, or set ANTHROPIC_API_KEY (or another provider's key)",
+    )
     title = "pi"
     executables = ("pi",)
     install = "npm install -g @mariozechner/pi-coding-agent"

@@ -19,8 +19,8 @@ from ralph.checks.claims import VState
 from ralph.checks.judge import Judge
 from ralph.checks.result import CheckCache, CheckResult
 from ralph.process.launcher import Launcher
-from ralph.specs.checkconfig import AnyCheck
 from ralph.specs.frontmatter import SpecMeta
+from ralph.specs.plugincheck import AnyCheck
 
 if TYPE_CHECKING:
     from ralph.store.person.config import RalphConfig

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ralph.checks.context import GateInput
 from ralph.checks.persontests import person_overlay
-from ralph.checks.registry import METHODS
+from ralph.checks.registry import method_for
 from ralph.checks.result import CheckResult, GateResult
 from ralph.checks.runner import gate_items
 from ralph.checks.testguard import TestGuard
@@ -82,7 +82,7 @@ def _person_check(
         key = gi.tree + ":person:" + hashlib.sha256(json.dumps(data).encode()).hexdigest()
     b_input = replace(gi, run_root=path, env=code.env, tree=key)
     for item in items:
-        result = METHODS[item.method].run(b_input, item, lambda i: _never(i.name))
+        result = method_for(item.method).run(b_input, item, lambda i: _never(i.name))
         result = replace(result, name=f"{item.name} (person's tests)")
         if result.interrupted or not result.passed:
             summary = f"{PERSON_FAILED} ({item.name}: {result.summary})"

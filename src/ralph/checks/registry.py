@@ -1,7 +1,7 @@
 """Every check method by the name a spec's front matter gives it, as the plugins register them:
-ralph's own methods are plugins (each module implements `ralph_check_methods`). A new method is
-one module, one line in `BUILTIN`, and its model in specs/checkconfig.py (what its front
-matter may say)."""
+ralph's own methods are plugins (each module implements `ralph_check_methods`). A new method of
+ralph's is one module, one line in `BUILTIN`, and its model in specs/checkconfig.py (what its
+front matter may say); a person's plugin gives its model as its method's `config_model`."""
 
 from __future__ import annotations
 
@@ -28,5 +28,12 @@ def methods() -> dict[str, Method]:
     return registered
 
 
-# read once: a spec's front matter names only the methods its models know (specs/checkconfig.py)
+# ralph's own, read once (a spec names another only through a plugin: `method_for`)
 METHODS: Mapping[str, Method] = methods()
+
+
+def method_for(name: str) -> Method:
+    """The method a check names: ralph's own, else the plugin's that registered it (its front
+    matter was read by that plugin's model: specs/plugincheck.py)."""
+    own = METHODS.get(name)
+    return own if own is not None else methods()[name]

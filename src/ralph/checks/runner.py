@@ -29,7 +29,7 @@ from ralph.checks.context import (
     check_name,
 )
 from ralph.checks.judge import Judge
-from ralph.checks.registry import METHODS
+from ralph.checks.registry import method_for
 from ralph.checks.result import CheckCache, CheckResult, GateResult
 from ralph.process.launcher import PLAIN, Launcher
 from ralph.specs.checkconfig import StringMatchConfig, command_check
@@ -150,7 +150,7 @@ class _GateRun:
         return self.interrupted or any(r.blocking for r in self.results)
 
     def dispatch(self, item: CheckItem) -> CheckResult:
-        return METHODS[item.method].run(self.gi, item, self.dispatch)
+        return method_for(item.method).run(self.gi, item, self.dispatch)
 
     def phase(self, phase: Phase, items: list[CheckItem]) -> list[CheckItem]:
         """The items of `phase`; a role's criteria only while its promise held."""
@@ -158,7 +158,7 @@ class _GateRun:
         return [
             item
             for item in items
-            if METHODS[item.method].phase == phase
+            if method_for(item.method).phase == phase
             and (item.role is None or f"{item.role}.promise" not in failed)
         ]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ralph.agents.builtin import BuiltinAgent
 from ralph.agents.command import CommandAgent
-from ralph.agents.footprint import FOOTPRINTS, credentials
+from ralph.agents.footprint import credentials
 from ralph.agents.member import Member
 from ralph.errors import ExitCode, RalphError
 from ralph.process.sandbox import backends
@@ -189,12 +189,11 @@ def agent_checks(config: RalphConfig, pool: list[CommandAgent]) -> list[Check]:
 
 
 def _login(agent: BuiltinAgent, found: str, needed: bool) -> Check:
-    footprint = FOOTPRINTS.get(agent.key)
-    if footprint is None:
+    if agent.footprint is None:
         return Check("agent", agent.key, "ok", found, needed)
     env = {**os.environ, **agent.extra_env}
     # a custom provider's key variable counts as a login too (Codex's `env_key`)
-    footprint = replace(footprint, key_vars=agent.key_vars())
+    footprint = replace(agent.footprint, key_vars=agent.key_vars())
     source = credentials(footprint, Path.home(), env)
     if source is not None:
         return Check("agent", agent.key, "ok", f"{found}; credentials: {source}", needed)

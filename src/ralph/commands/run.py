@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -18,7 +17,6 @@ from ralph.run.settings import RunSettings, resolve
 if TYPE_CHECKING:
     from ralph.agents.member import Member
     from ralph.run.escalation import Choice, Decide, Escalation
-    from ralph.run.facts import Fact
     from ralph.run.options import RunOptions
     from ralph.store.person.config import RalphConfig
     from ralph.ui.display import Display
@@ -48,6 +46,10 @@ def run_project(root: Path, kept: Mapping[str, Any], *, continues: bool = False)
         if kind in asked.reports:  # refused before any agent runs (and no report is written)
             check_report_path(asked.reports[kind], root)
     sink = ReportSink()
+    if asked.notify:  # a desktop notification at the end, whatever ralph.yaml says
+        from ralph.ui import notify
+
+        sink.register(notify, notify.NAME)
     code: int = int(ExitCode.ERROR)
     reason = "ralph stopped with an error"
     try:
@@ -71,7 +73,7 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool)
     from ralph.commands.pool import build_pool
     from ralph.commands.runoptions import save_run_options
     from ralph.commands.sandboxing import start_sandbox
-    from ralph.commands.webhooks import on_escalation, open_webhook
+    from ralph.commands.webhooks import NAME, Told, open_webhook
     from ralph.process.allowlist import AllowList
     from ralph.process.containment import kept as sandbox_kept
     from ralph.process.launcher import Launcher
@@ -85,6 +87,8 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool)
     config = settled.config()
     run_settings = resolve(kept, config)
     sink.webhook = hook = open_webhook(config)
+    if hook is not None:  # told through the observer hooks, as any plugin is
+        sink.register(Told(hook, root.name), NAME)
     every_plugin(root, config)  # the person's plugins (their agents too), before any is named
     members = build_pool(root, kept, config)
     opts = replace(run_options(root, run_settings, config, members, hook), continues=continues)
@@ -127,8 +131,6 @@ def _run(root: Path, kept: Mapping[str, Any], sink: ReportSink, continues: bool)
 
         headless = run_settings.headless
         decide = _decider(display, run_settings.on_escalation, forced=headless)
-        if hook is not None:
-            decide = _told(decide, partial(on_escalation, hook, root))
         try:
             return run_loop(replace(opts, decide=decide, launcher=launcher), emit)
         finally:
@@ -144,13 +146,12 @@ def run_options(
     hook: Webhook | None,
 ) -> RunOptions:
     """What the loop is asked to do: this run's settings (already past ralph.yaml's), ralph.yaml
-    for what only it says, and what is built from them."""
+    for what only it says, and what is built from them (`hook`: the run's webhook, whose URL
+    no output may show; it hears the run as an observer plugin)."""
     from ralph.commands.plugins import observers
     from ralph.commands.pool import build_policy
-    from ralph.commands.webhooks import on_fact
     from ralph.run.options import RunOptions
 
-    watch: Callable[[Fact], None] | None = None if hook is None else partial(on_fact, hook, root)
     return RunOptions(
         root=root,
         pool=members,
@@ -158,7 +159,6 @@ def run_options(
         config=config,
         policy=build_policy(settings, config),
         own_files=own_files(root, tuple(settings.reports.values())),
-        watch=watch,
         observers=observers(root, config, settings.otel),
         secrets=frozenset() if hook is None else hook.secrets,
     )
@@ -180,16 +180,6 @@ def _unused_lanes(root: Path) -> str | None:
         f"this run: resume with `ralph run --parallel {max(n, 2)}`, or discard with "
         "`ralph reset --lanes`"
     )
-
-
-def _told(decide: Decide, tell: Callable[[Escalation], None]) -> Decide:
-    """`decide`, once the webhook has been told that a person is needed."""
-
-    def told(e: Escalation) -> Choice:
-        tell(e)
-        return decide(e)
-
-    return told
 
 
 def _decider(display: Display, headless_choice: str, *, forced: bool = False) -> Decide:

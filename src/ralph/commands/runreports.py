@@ -1,5 +1,6 @@
-"""The reports of a run (JUnit XML, JSON, the GitHub step summary, the notification): folded
-from the run's events, written after every run however it ended, and kept out of snapshots."""
+"""The reports of a run (JUnit XML, JSON, the GitHub step summary), then `ralph_run_reported` to
+the plugins (ralph's notification and webhook among them): folded from the run's events,
+written after every run however it ended, and kept out of snapshots."""
 
 from __future__ import annotations
 
@@ -27,6 +28,14 @@ class ReportSink:
         self.report = RunReport()
         self.last_matrix: tuple[SpecRow, ...] | None = None
         self.webhook: Webhook | None = None  # set once ralph.yaml has been read
+        self.own: list[str] = []  # ralph's own plugins made for this run, dropped at its end
+
+    def register(self, plugin: object, name: str) -> None:
+        """One of ralph's own plugins, for this run (until its reports are written)."""
+        from ralph.plugins.manager import plugins
+
+        plugins().register_own(plugin, name)
+        self.own.append(name)
 
     def handle(self, event: Event) -> None:
         from ralph.ui.runreport import apply_event
@@ -104,14 +113,9 @@ def finish_reports(
         record_reports(root, written)
     except OSError as exc:
         print(f"error: cannot record the reports written: {exc.strerror or exc}", file=sys.stderr)
-    if settings.notify:
-        from ralph.ui.notify import notify_run_end
+    from ralph.commands.runreported import tell_reported
 
-        notify_run_end(report)
-    if sink.webhook is not None:
-        from ralph.commands.webhooks import on_run_end
-
-        on_run_end(sink.webhook, root, report)
+    tell_reported(root, report, sink.webhook, sink.own)
 
 
 def _continued(root: Path) -> list[dict[str, Any]]:

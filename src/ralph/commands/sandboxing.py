@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import cast
 
 from ralph.agents.builtin import BuiltinAgent
-from ralph.agents.footprint import FOOTPRINTS, config_paths, endpoint_hosts
+from ralph.agents.footprint import config_paths, endpoint_hosts
 from ralph.agents.member import Member
 from ralph.errors import SandboxError, docs_page
+from ralph.process.box import Profile, Sandbox
 from ralph.process.containment import prepare, probe, scratch_folder
-from ralph.process.sandbox import Profile, Sandbox, backends
+from ralph.process.sandbox import backends
 from ralph.store.disk.private import ensure_store, stores_root
 from ralph.store.person.config import SandboxConfig
 
@@ -151,7 +152,7 @@ def _pool_rules(
     hosts: list[str] = []
     for member in members:
         agent = member.agent
-        footprint = FOOTPRINTS.get(agent.key) if isinstance(agent, BuiltinAgent) else None
+        footprint = agent.footprint if isinstance(agent, BuiltinAgent) else None
         if footprint is None:
             continue
         agent_env = {**env, **agent.extra_env}

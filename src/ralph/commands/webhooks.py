@@ -1,23 +1,21 @@
-"""The run's webhook (`notify: {webhook: URL}` in ralph.yaml): what it is told and when —
-the end of every run, however it ended, and each time the run needs a person."""
+"""The run's webhook (`notify: {webhook: URL}` in ralph.yaml), one of ralph's own plugins on the
+observer hooks: what it is told and when — the end of every run, however it ended, and each
+time the run needs a person."""
 
 from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph.rules.counts.state import MAX_COUNT
+from ralph.plugins.hookspecs import hookimpl
 
 # A wait shorter than this is a per-minute limit's backoff, not a quota window: nobody is told.
 PARKED_AT_LEAST = 300.0
+NAME = "ralph.webhook"  # its name among the plugins (`ralph plugins`)
 
 if TYPE_CHECKING:
-    from ralph.run.escalation import Escalation
-    from ralph.run.facts import Fact
     from ralph.store.person.config import RalphConfig
-    from ralph.ui.runreport import RunReport
     from ralph.ui.webhook import Webhook
 
 
@@ -30,45 +28,57 @@ def open_webhook(config: RalphConfig) -> Webhook | None:
     return Webhook(url)
 
 
-def on_fact(hook: Webhook, root: Path, fact: Fact) -> None:
-    """A question from the agent, or a wait for a limit window: someone should know."""
-    from ralph.run.facts import QuestionAsked, WaitStarted
-    from ralph.ui.webhook import person_payload
+class Told:
+    """The webhook as a plugin of one run: each hook it implements queues one POST (never
+    waited for here: `Webhook.finish` is, bounded, once the reports are written)."""
 
-    if isinstance(fact, QuestionAsked):
+    def __init__(self, hook: Webhook, project: str) -> None:
+        self.hook = hook
+        self.project = project
+
+    @hookimpl
+    def ralph_question(self, event: dict[str, Any]) -> None:
+        """A question from the agent: someone should answer it."""
+        from ralph.ui.webhook import person_payload
+
         detail = "write the answer to .ralph/answer.md and run ralph again"
-        hook.send(person_payload("question", root.name, fact.spec, detail))
-    elif isinstance(fact, WaitStarted) and fact.until - time.time() >= PARKED_AT_LEAST:
-        until = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(fact.until))
-        hook.send(person_payload("waiting", root.name, f"until {until}", fact.reason))
+        self.hook.send(person_payload("question", self.project, event["spec"], detail))
 
+    @hookimpl
+    def ralph_limit_reached(self, event: dict[str, Any]) -> None:
+        """A wait for a limit window (not a per-minute backoff): someone should know."""
+        from ralph.ui.webhook import person_payload
 
-def on_escalation(hook: Webhook, root: Path, e: Escalation) -> None:
-    """Sent before the choice is made (on a terminal, someone has to come and make it)."""
-    from ralph.ui.webhook import person_payload
+        if event["until"] - time.time() >= PARKED_AT_LEAST:
+            until = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(event["until"]))
+            self.hook.send(
+                person_payload("waiting", self.project, f"until {until}", event["reason"])
+            )
 
-    detail = "; ".join(e.reasons[-3:])
-    hook.send(person_payload("escalation", root.name, e.subject, detail))
+    @hookimpl
+    def ralph_escalation_asked(self, event: dict[str, Any]) -> None:
+        """Sent before the choice is made (on a terminal, someone has to come and make it)."""
+        from ralph.ui.webhook import person_payload
 
+        detail = "; ".join(event["reasons"][-3:])
+        self.hook.send(person_payload("escalation", self.project, event["subject"], detail))
 
-def on_run_end(hook: Webhook, root: Path, report: RunReport) -> None:
-    """The end of the run, then a bounded wait for every POST still going."""
-    from ralph.ui.webhook import run_end_payload
-
-    specs: list[dict[str, Any]] = [
-        {
-            "path": s.path,
-            "done_count": s.done_count,
-            "verified": s.done_count >= MAX_COUNT,
-            "last_status": s.last_status,
-        }
-        for s in report.specs
-    ]
-    code = report.exit_code if report.exit_code is not None else 1
-    totals, said = None, None
-    if report.totals is not None:
+    @hookimpl
+    def ralph_run_reported(self, event: dict[str, Any]) -> None:
+        """The end of the run, however it ended."""
+        from ralph.rules.counts.runtotals import recorded_totals
         from ralph.ui.text import totals_line
+        from ralph.ui.webhook import run_end_payload
 
-        totals, said = report.totals.to_json(), totals_line(report.totals)
-    hook.send(run_end_payload(root.name, code, report.reason or "", specs, totals, said))
-    hook.finish()
+        totals = event["totals"]
+        said = None
+        if totals is not None:
+            found = recorded_totals({"event": "run_end", "totals": totals})
+            said = None if found is None else totals_line(found)
+        specs = [
+            {k: s[k] for k in ("path", "done_count", "verified", "last_status")}
+            for s in event["specs"]
+        ]
+        self.hook.send(
+            run_end_payload(self.project, event["exit_code"], event["reason"], specs, totals, said)
+        )

@@ -32,10 +32,12 @@ OBSERVERS = (
     "ralph_spec_verified",
     "ralph_spec_dropped",
     "ralph_question",
+    "ralph_escalation_asked",
     "ralph_escalation",
     "ralph_limit_reached",
     "ralph_final_verification",
     "ralph_run_ended",
+    "ralph_run_reported",
     "ralph_event",
 )
 
@@ -109,6 +111,13 @@ def ralph_question(event: dict[str, Any]) -> None:
 
 
 @hookspec
+def ralph_escalation_asked(event: dict[str, Any]) -> None:
+    """The breaker opened and a person's choice is awaited, before it is made (on a terminal,
+    someone must come and make it; headless, the configured one is taken next):
+    `escalation_asked`: key, subject, failures, reasons."""
+
+
+@hookspec
 def ralph_escalation(event: dict[str, Any]) -> None:
     """The breaker opened and a choice was made (`escalated`: subject, choice, reasons)."""
 
@@ -126,6 +135,14 @@ def ralph_final_verification(event: dict[str, Any]) -> None:
 @hookspec
 def ralph_run_ended(event: dict[str, Any]) -> None:
     """The run ended (`run_ended`: exit_code, reason, matrix, usage, totals)."""
+
+
+@hookspec
+def ralph_run_reported(event: dict[str, Any]) -> None:
+    """The run's reports are written, however it ended, a run stopped before it started
+    included (`run_reported`: project, exit_code, reason, specs with path, done_count,
+    verified and last_status, rotations, totals): ralph's own webhook and desktop
+    notification hear this one."""
 
 
 @hookspec

@@ -90,6 +90,12 @@ class Plugins:
         self.manager.register(plugin, name=name)
         self.loaded[name] = Plugin(name, BUILTIN, __version__)
 
+    def drop_own(self, name: str) -> None:
+        """One of ralph's own plugins made for a run, gone once the run is over."""
+        if self.manager.get_plugin(name) is not None:
+            self.manager.unregister(name=name)
+        self.loaded.pop(name, None)
+
     def collect(self, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:
         """What each plugin's `hook` returned, ralph's own first (in their order of
         registration), the person's after; a person's that raised, hung or is blocked is

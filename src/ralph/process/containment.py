@@ -22,7 +22,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from ralph.process import started
-from ralph.process.sandbox import Sandbox, container_name, srt_settings, wrap
+from ralph.process.backends.docker import container_name
+from ralph.process.backends.srt import srt_settings
+from ralph.process.box import Sandbox
+from ralph.process.sandbox import wrap
 
 SCRATCH_PREFIX = "ralph-sandbox-"
 PROBE_TIMEOUT = 30.0  # seconds: srt starts node and its proxies; bwrap takes milliseconds

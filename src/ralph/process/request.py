@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from ralph.process.allowlist import AllowList
-from ralph.process.sandbox import Sandbox
+from ralph.process.box import Sandbox
 
 StreamName = Literal["stdout", "stderr"]
 OutputCallback = Callable[[StreamName, bytes], None]

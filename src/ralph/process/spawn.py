@@ -11,8 +11,9 @@ from typing import IO, Any
 
 from ralph.process import started
 from ralph.process.allowlist import AllowList
+from ralph.process.box import Sandbox
 from ralph.process.request import ProcessRequest
-from ralph.process.sandbox import Sandbox, wrap
+from ralph.process.sandbox import wrap
 
 
 class StartError(Exception):

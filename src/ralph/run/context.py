@@ -190,7 +190,7 @@ def open_run(
     earlier = killed_run(ws.worklog) if opts.continues else []
     names = [m.name for m in opts.pool]
     recorder = Recorder(ws, names, opts.policy.rotation, scrub.text, earlier)
-    sink = Sink(emit, recorder, scrub, opts.decide, opts.watch, opts.observers)
+    sink = Sink(emit, recorder, scrub, opts.decide, opts.observers, opts.watch)
     members = MappingProxyType({m.name: m for m in opts.pool})
     state = load_state(ws.state_file)
     if state.last_rotation == 0:  # a new or lost state file: numbers must not repeat

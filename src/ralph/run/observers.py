@@ -18,6 +18,7 @@ from ralph.plugins.contained import LIMIT, Failed, Worker
 from ralph.plugins.hookspecs import OBSERVERS
 from ralph.plugins.manager import Plugins
 from ralph.rules.counts.state import MAX_COUNT
+from ralph.run.escalation import Escalation
 from ralph.run.events import AgentOutput, Event, RotationEnded, event_fields, event_name
 from ralph.run.facts import Escalated, Fact, QuestionAsked, VerificationEnded, WaitStarted
 from ralph.schemas.catalog import SCHEMA_VERSION
@@ -100,9 +101,24 @@ class Observers:
     def close(self) -> None:
         """The run is over: the plugins made for it are unregistered."""
         for name in self._scoped:
-            if self._found.manager.get_plugin(name) is not None:
-                self._found.manager.unregister(name=name)
-            self._found.loaded.pop(name, None)
+            self._found.drop_own(name)
+
+    def asked(self, e: Escalation) -> list[str]:
+        """A person's choice is awaited (before it is made): `ralph_escalation_asked`; the
+        warning lines of those left out now."""
+        event = {
+            "schema_version": SCHEMA_VERSION,
+            "ts": round(self._clock(), 3),
+            "event": "escalation_asked",
+            "key": e.key,
+            "subject": e.subject,
+            "failures": e.failures,
+            "reasons": list(e.reasons),
+            "kind": e.kind,
+        }
+        said: list[str] = []
+        self._call("ralph_escalation_asked", json.dumps(event), said)
+        return said
 
     def trace_context(self, spec: str, iteration: int, mode: str) -> dict[str, str]:
         """TRACEPARENT and TRACESTATE for the agent of this rotation, as a plugin gives them

@@ -13,11 +13,11 @@ from ralph.agents.member import Member
 from ralph.process.launcher import PLAIN, Launcher
 from ralph.rules.agents.pool import PoolPolicy
 from ralph.run.escalation import Decide
-from ralph.run.facts import Fact
 from ralph.run.observers import Observers
 from ralph.run.settings import RunSettings
 
 if TYPE_CHECKING:
+    from ralph.run.facts import Fact
     from ralph.store.person.config import RalphConfig
 
 
@@ -34,12 +34,13 @@ class RunOptions:
     # the next run must not take them for changes made while ralph was not running.
     own_files: tuple[str, ...] = ()
     decide: Decide | None = None  # asks the user when the breaker opens; None: abort
-    # Sees the facts no display gets (a question, a wait for a limit): the webhook's ears.
-    # Whatever it does or raises never changes the run.
-    watch: Callable[[Fact], None] | None = None
-    # The observer plugins (run/observers.py): hear every event and record through the sink,
-    # give the agent its trace context. None: no plugin observes, the run calls nothing.
+    # The observer plugins (run/observers.py), ralph's webhook among them: hear every event
+    # and record through the sink, give the agent its trace context. None: no plugin
+    # observes, the run calls nothing.
     observers: Observers | None = None
+    # Sees every fact once it is recorded, in the run's thread: an in-process watcher passed
+    # in as a value (the tests' seam, as displays are); None: none.
+    watch: Callable[[Fact], None] | None = None
     # Values no output of the run may show (the webhook URL's parts): redacted like the
     # agents' own secrets from every log, record and report.
     secrets: frozenset[str] = frozenset()

@@ -6,12 +6,16 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ralph.rules.text.redact import Redactor
 from ralph.run.escalation import Choice, Decide, Escalation
 from ralph.run.events import AgentOutput, CancelRequested, Event, Notice, RunEnded
 from ralph.run.facts import FACTS, Fact
 from ralph.run.recorder import Recorder
+
+if TYPE_CHECKING:
+    from ralph.run.observers import Observers
 
 Emit = Callable[[Event], None]
 
@@ -23,14 +27,15 @@ class Sink:
         recorder: Recorder,
         redactor: Redactor,
         decide: Decide | None,
+        observe: Observers | None = None,
         watch: Callable[[Fact], None] | None = None,
-        observe: Callable[[Event | Fact], list[str]] | None = None,
     ) -> None:
         self._display: Emit | None = display
-        self._watch = watch  # sees the facts displays never get (the webhooks)
-        # the observer plugins: hear each event and fact once it is recorded; the lines of
-        # those that failed and are left out come back, and are shown and recorded as notices
+        # the observer plugins (ralph's webhook among them): hear each event and fact once it
+        # is recorded, and an escalation before its choice; the lines of those that failed and
+        # are left out come back, and are shown and recorded as notices
         self._observe = observe
+        self._watch = watch  # an in-process watcher of the facts (a value passed in: tests')
         self.recorder = recorder
         self.redactor = redactor
         self._decide = decide
@@ -82,6 +87,9 @@ class Sink:
         draw over the question. What came meanwhile is recorded at once and shown after."""
         if self._decide is None:
             return "abort"
+        if self._observe is not None:  # told first: someone may have to come and choose
+            for line in self._observe.asked(self.redactor.scrub(e)):
+                self.emit(Notice("warning", line))
         held = self._held is not None  # already held (a lane's question): stays held
         self.hold()
         try:

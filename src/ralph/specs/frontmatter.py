@@ -33,9 +33,8 @@ from ralph.errors import (
 )
 from ralph.rules.counts.caps import Caps
 from ralph.specs.checkconfig import (
-    AnyCheck,
+    OWN_METHODS,
     AnyRole,
-    Check,
     ExternalCheck,
     MutationCheck,
     NonEmpty,
@@ -45,6 +44,7 @@ from ralph.specs.checkconfig import (
     StrictModel,
     relative_file,
 )
+from ralph.specs.plugincheck import AnyCheck, Check
 
 FENCE = "---"
 HINT = (
@@ -52,7 +52,7 @@ HINT = (
     f"{docs_page('reference/front-matter.md')})"
 )
 ROLES = ("coder", "reviewer", "tester", "qa")
-_LOC_TAGS = frozenset({"external", "semantic", "string_match", "multi_stage", "mutation", "revert"})
+_LOC_TAGS = frozenset({*OWN_METHODS, "plugin"})
 
 
 class TestsConfig(StrictModel):

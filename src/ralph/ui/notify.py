@@ -1,4 +1,5 @@
-"""`--notify`: a desktop notification at the end of a run, through the platform's notifier.
+"""`--notify`: a desktop notification at the end of a run, through the platform's notifier; one
+of ralph's own plugins (`ralph_run_reported`), registered for the run that asks for it.
 
 notify-send (Linux, BSD) or osascript (macOS) when one is on PATH; silent otherwise, and never
 an error: a missing or broken notifier must not change how a run ends.
@@ -9,24 +10,26 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
+from ralph.plugins.contained import LIMIT
+from ralph.plugins.hookspecs import hookimpl
 from ralph.rules.text.printable import clean_text
 from ralph.rules.text.words import plural
-from ralph.ui.runreport import RunReport
 
-NOTIFY_TIMEOUT = 5.0
+NAME = "ralph.notify"  # its name among the plugins (`ralph plugins`)
+NOTIFY_TIMEOUT = LIMIT - 1.0  # a notifier that hangs is stopped within a plugin's time limit
 
 
-def notification_text(report: RunReport) -> tuple[str, str]:
-    """Title and body, e.g. ("ralph: every spec verified", "3/3 specs verified · 7 rotations")."""
-    if report.exit_code == 0:
-        title = "ralph: every spec verified"
-    else:
-        title = f"ralph stopped (exit {report.exit_code})"
-    done = f"{report.verified}/{len(report.specs)} specs verified"
-    body = f"{done} · {plural(report.rotations, 'rotation')}"
-    if report.reason and report.exit_code != 0:
-        body = f"{report.reason}\n{body}"
+def notification_text(event: dict[str, Any]) -> tuple[str, str]:
+    """Title and body of a `run_reported` event, e.g. ("ralph: every spec verified",
+    "3/3 specs verified · 7 rotations")."""
+    code, reason, specs = event["exit_code"], event["reason"], event["specs"]
+    title = "ralph: every spec verified" if code == 0 else f"ralph stopped (exit {code})"
+    verified = sum(1 for s in specs if s["verified"])
+    body = f"{verified}/{len(specs)} specs verified · {plural(event['rotations'], 'rotation')}"
+    if reason and code != 0:
+        body = f"{reason}\n{body}"
     return title, body
 
 
@@ -49,8 +52,10 @@ def notifier_command(title: str, body: str) -> list[str] | None:
     return None
 
 
-def notify_run_end(report: RunReport) -> None:
-    argv = notifier_command(*notification_text(report))
+@hookimpl
+def ralph_run_reported(event: dict[str, Any]) -> None:
+    """The notification, once the run's reports are written."""
+    argv = notifier_command(*notification_text(event))
     if argv is None:
         return
     from ralph.process.request import OPEN, ProcessRequest

@@ -7,9 +7,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from ralph.process.box import Sandbox
 from ralph.process.launcher import Launcher
 from ralph.process.request import Confinement, OutputCallback, ProcessRequest, ProcessResult
-from ralph.process.sandbox import Sandbox
 from ralph.store.environments.installer import BUILD_TIMEOUT, INPUT, Installer, said
 
 UV_ERROR = """\

@@ -5,8 +5,9 @@ on its first run in a git repository, adds `.aider*` to `.gitignore`; Claude Cod
 local settings in `.claude/`, Gemini CLI in `.gemini/`, Cursor's agent in `.cursor/`, OpenCode
 in `.opencode/`, Codex in `.codex/`, pi in `.pi/`. An ignore rule that names only these waits
 for no person, and what it ignores is never hidden source (store/snapshots/ignore.py). Each agent's
-footprint (agents/footprint.py) takes its entry from here: the store, which applies them, may
-not import the agents' layer.
+footprint (on its class, in its module) takes its entry from here: the store, which applies
+them, sits below the agents and may not import them (tests/agents/test_footprint.py holds the
+two equal).
 """
 
 from __future__ import annotations
