@@ -124,3 +124,14 @@ def test_run_json_is_written_only_when_its_news_change(tmp_path: Path) -> None:
         lock.update(current_spec="c")
         for copy in (own, state / RUN_FILE):
             assert json.loads(copy.read_text())["current_spec"] == "c"
+
+
+def test_news_changed_in_place_are_written(tmp_path: Path) -> None:
+    # the lanes' news are one dict their notes change in place: what was written decides
+    state = tmp_path / ".ralph"
+    lanes: dict[str, object] = {"a": {"agent_pid": None}}
+    with RunLock(state) as lock:
+        lock.update(lanes=lanes)
+        lanes["b"] = {"agent_pid": 42}
+        lock.update(lanes=lanes)
+        assert json.loads((state / RUN_FILE).read_text())["lanes"]["b"] == {"agent_pid": 42}

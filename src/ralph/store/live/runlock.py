@@ -15,6 +15,7 @@ the `filelock` library's (flock on Linux and macOS, a byte-range lock on Windows
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 import time
@@ -100,6 +101,7 @@ class RunLock:
         import uuid  # here: `ralph status` reads the lock without it (uuid loads platform)
 
         self.run_id = current_run() or uuid.uuid4().hex
+        self._said: str | None = None  # run.json as last written (its JSON)
         self.info: dict[str, Any] = {
             "pid": os.getpid(),
             "started_at": time.time(),
@@ -203,9 +205,13 @@ class RunLock:
         """Best effort: run.json informs humans and `status`; a failed write must not stop
         a run (the lock, not this file, is what keeps a second run out). News it already
         holds are not written again (the pool's, after every rotation)."""
-        if all(k in self.info and self.info[k] == v for k, v in info.items()):
-            return
         self.info.update(info)
+        # by what was written, never by the values held: a caller's dict (the lanes' news)
+        # may have changed in place since
+        said = json.dumps(self.info, sort_keys=True, default=str)
+        if said == self._said:
+            return
+        self._said = said
         with contextlib.suppress(OSError):
             self._write()
 
