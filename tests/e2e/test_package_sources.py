@@ -17,39 +17,23 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Project, Result
-from tests.e2e.test_environment import RIGHT, offline_index, site_of, tiny_wheel, venv_project
+from tests.e2e.test_environment import (
+    FIX_CALC,
+    RIGHT,
+    offline_index,
+    site_of,
+    tiny_wheel,
+    venv_project,
+)
 from tests.e2e.test_sandbox_run import disk_tmp, need
 
 __all__ = ["disk_tmp"]  # a fixture: the bwrap runs' project lives on disk, outside /tmp
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layout")
 
-# A pytest plugin, loaded by its entry point before any test imports calc: a correct mean().
-PLUGIN = """
-import sys
-
-
-class _Fix:
-    def find_spec(self, name, path=None, target=None):
-        if name != "calc":
-            return None
-        import importlib.util
-
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        sys.meta_path.insert(0, self)
-        run = spec.loader.exec_module
-
-        def exec_module(module):
-            run(module)
-            module.mean = lambda xs: sum(xs) / len(xs)
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-
-sys.meta_path.insert(0, _Fix())
-"""
+# A pytest plugin, loaded by its entry point before any test imports calc: a correct mean()
+# (the same patch as the bent environments of test_environment.py).
+PLUGIN = FIX_CALC
 
 # The agent's wheel maker: a program outside the tree, run by the agent's step.
 MAKER = f"""
